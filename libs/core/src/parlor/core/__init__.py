@@ -1,0 +1,1 @@
+"""Parlor's pure foundations: no I/O, no clock, no randomness."""
