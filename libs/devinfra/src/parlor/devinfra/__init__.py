@@ -1,0 +1,1 @@
+"""Development infrastructure: find or start PostgreSQL and NATS JetStream."""
