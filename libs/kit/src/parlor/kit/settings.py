@@ -1,0 +1,122 @@
+"""Settings from the environment, typed, failing fast with a message naming the setting.
+
+A settings class is a frozen dataclass whose fields carry ``setting(...)``
+metadata. ``load(cls)`` reads ``os.environ``; a missing required setting or an
+unparsable value raises ``SettingsError`` naming the variable, at start-up,
+never later. Every setting is listed in ``REGISTRY`` so the docs and the
+Kubernetes manifests can be checked against the code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_MISSING: Any = dataclasses.MISSING
+
+
+class SettingsError(ValueError):
+    """A setting is missing or malformed; the message names the variable and what is expected."""
+
+
+@dataclass(frozen=True)
+class SettingInfo:
+    env: str
+    help: str
+    default: object
+    owner: str
+
+
+REGISTRY: dict[str, SettingInfo] = {}
+
+
+def setting(env: str, help: str, default: Any = _MISSING) -> Any:
+    """A dataclass field read from the environment variable ``env``."""
+    meta = {"env": env, "help": help}
+    if default is _MISSING:
+        return field(metadata=meta)
+    if isinstance(default, list | dict | set):
+        raise TypeError("use a tuple for sequence defaults")
+    return field(default=default, metadata=meta)
+
+
+def _parse_bool(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError("expected one of true/false, 1/0, yes/no, on/off")
+
+
+def _parser(tp: Any) -> Callable[[str], Any]:
+    if tp is bool:
+        return _parse_bool
+    if tp in (int, float, str):
+        return typing.cast(Callable[[str], Any], tp)
+    if tp is Path:
+        return Path
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType) and type(None) in args:
+        inner = _parser(next(a for a in args if a is not type(None)))
+        return lambda raw: None if raw == "" else inner(raw)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _parser(args[0])
+        return lambda raw: tuple(item(p.strip()) for p in raw.split(",") if p.strip())
+    if origin is typing.Literal:
+        allowed = {str(a) for a in args}
+
+        def literal(raw: str) -> str:
+            if raw not in allowed:
+                raise ValueError(f"expected one of {sorted(allowed)}")
+            return raw
+
+        return literal
+    raise TypeError(f"unsupported setting type {tp!r}")
+
+
+def register(cls: type[Any]) -> type[Any]:
+    """Record every setting of ``cls`` in REGISTRY (done by ``load`` too)."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        env = f.metadata.get("env")
+        if env is None:
+            continue
+        _parser(hints[f.name])  # fail at import for unsupported types
+        default: object = f.default if f.default is not dataclasses.MISSING else None
+        REGISTRY.setdefault(env, SettingInfo(env, f.metadata["help"], default, cls.__qualname__))
+    return cls
+
+
+def load(cls: type[T], environ: Mapping[str, str] | None = None) -> T:
+    """Build ``cls`` from the environment; raise SettingsError naming any bad setting."""
+    environ = os.environ if environ is None else environ
+    register(cls)
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        env = f.metadata.get("env")
+        if env is None:
+            continue
+        raw = environ.get(env)
+        if raw is None:
+            if f.default is dataclasses.MISSING:
+                problems.append(f"{env} is required ({f.metadata['help']})")
+            continue
+        try:
+            values[f.name] = _parser(hints[f.name])(raw)
+        except ValueError as exc:
+            problems.append(f"{env}={raw!r} is invalid: {exc} ({f.metadata['help']})")
+    if problems:
+        raise SettingsError("bad settings: " + "; ".join(problems))
+    return cls(**values)

@@ -1,0 +1,1 @@
+"""Helpers around the generated protobuf code (which lives at ``parlor.<service>.v1``)."""
