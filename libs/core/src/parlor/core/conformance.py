@@ -44,10 +44,10 @@ def random_playout(
     check_invariants(state)
     steps = 0
     while not decider.is_terminal(state) and steps < max_steps:
-        command = choose(state, rng)
-        if command is None:
+        chosen = choose(state, rng)
+        if chosen is None:
             break
-        state, new = execute(decider, state, command)
+        state, new = execute(decider, state, chosen)
         events.extend(new)
         check_invariants(state)
         steps += 1

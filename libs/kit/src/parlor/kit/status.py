@@ -44,7 +44,8 @@ def to_status(error: errors.ParlorError) -> grpc.Status:
     detail = any_pb2.Any()
     detail.Pack(info)
     proto = status_pb2.Status(code=code.value[0], message=error.message, details=[detail])
-    return rpc_status.to_status(proto)
+    status: grpc.Status = rpc_status.to_status(proto)
+    return status
 
 
 def reason_of(error: grpc.RpcError) -> str | None:

@@ -1,0 +1,1 @@
+"""The all-in-one development platform (``make run``)."""

@@ -1,0 +1,96 @@
+"""`make run` as a new user runs it: every service SERVING, reflection lists them, Ctrl-C stops all.
+
+The platform is started with no PARLOR_DATABASE_URL / PARLOR_NATS_URL, so it
+must start embedded PostgreSQL and NATS itself, and stop them on exit.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import grpc
+import psutil
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from parlor.devinfra.embedded import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+STANDARD = {"grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"}
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def _processes_using(path: Path) -> list[str]:
+    found = []
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = " ".join(proc.info["cmdline"] or [])
+        if str(path) in cmdline:
+            found.append(f"{proc.info['pid']}: {cmdline}")
+    return found
+
+
+def _list_services(channel: grpc.Channel) -> set[str]:
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    names: set[str] = set()
+    for response in stub.ServerReflectionInfo(iter([request]), timeout=5):
+        names |= {s.name for s in response.list_services_response.service}
+    return names
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_make_run_serves_everything_and_stops_cleanly(
+    tmp_path: Path, stop_signal: signal.Signals
+) -> None:
+    port = free_port()
+    data_dir = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k not in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL")}
+    env.update(
+        PARLOR_GRPC_PORT=str(port),
+        PARLOR_METRICS_PORT="0",
+        PARLOR_DATA_DIR=str(data_dir),
+        PARLOR_LOG_FORMAT="text",
+        MAKEFLAGS="",
+    )
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "run"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )
+    output: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            output.append(line)
+            if line.startswith("parlor: serving"):
+                break
+        else:
+            pytest.fail("make run exited before serving:\n" + "".join(output))
+        assert any("PostgreSQL (embedded)" in line for line in output), output
+        assert any("NATS (embedded)" in line for line in output), output
+
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            services = _list_services(channel) - STANDARD
+            health = health_pb2_grpc.HealthStub(channel)
+            for name in ["", *sorted(services)]:
+                reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
+        assert time.monotonic() - started < 30 + 60  # 30 s to serve, plus a first install
+        assert _processes_using(data_dir), "embedded servers should be running"
+
+        os.killpg(proc.pid, stop_signal)  # what Ctrl-C does to the foreground group
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while _processes_using(data_dir) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_using(data_dir) == []
