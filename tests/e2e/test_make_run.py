@@ -50,7 +50,9 @@ def test_make_run_serves_everything_and_stops_cleanly(
 ) -> None:
     port = free_port()
     data_dir = tmp_path / "data"
-    env = {k: v for k, v in os.environ.items() if k not in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL")
+    }
     env.update(
         PARLOR_GRPC_PORT=str(port),
         PARLOR_METRICS_PORT="0",
@@ -61,7 +63,11 @@ def test_make_run_serves_everything_and_stops_cleanly(
     started = time.monotonic()
     proc = subprocess.Popen(
         ["make", "--no-print-directory", "run"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         start_new_session=True,
     )
     output: list[str] = []

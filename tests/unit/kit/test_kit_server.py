@@ -16,6 +16,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kit_fixture_server import SERVICE, probe_component
 
+from parlor.kit import client
+from parlor.kit.auth import AuthSettings, bearer, issue_token
 from parlor.kit.server import Server, ServerSettings, running
 from parlor.kit.settings import SettingsError, load, setting
 from parlor.kit.status import reason_of
@@ -30,14 +32,57 @@ def _call(channel: grpc.aio.Channel, method: str):  # type: ignore[no-untyped-de
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
     settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=5)
-    async with running(settings, [probe_component]) as srv:
+    async with running(settings, [probe_component], AUTH) as srv:
         yield srv
+
+
+AUTH = AuthSettings(secret="kit-test-secret-of-at-least-32-bytes")
 
 
 @pytest.fixture
 async def channel(server: Server) -> AsyncIterator[grpc.aio.Channel]:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as ch:
+    token = issue_token(AUTH, "player-1", "Ada")
+    async with client.channel(f"127.0.0.1:{server.port}", token) as ch:
         yield ch
+
+
+@pytest.fixture
+async def anonymous(server: Server) -> AsyncIterator[grpc.aio.Channel]:
+    async with client.channel(f"127.0.0.1:{server.port}") as ch:
+        yield ch
+
+
+async def test_a_call_without_a_token_is_unauthenticated(anonymous: grpc.aio.Channel) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await _call(anonymous, "Echo")(b"hi")
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert reason_of(caught.value) == "TOKEN_MISSING"
+
+
+@pytest.mark.parametrize(
+    ("token", "reason"),
+    [
+        (
+            issue_token(AuthSettings(secret="another-secret-of-at-least-32-bytes"), "p"),
+            "TOKEN_INVALID",
+        ),
+        (issue_token(AUTH, "p", now=1_000_000), "TOKEN_EXPIRED"),
+        ("not.a.token", "TOKEN_INVALID"),
+    ],
+)
+async def test_a_bad_token_is_unauthenticated_with_its_reason(
+    server: Server, token: str, reason: str
+) -> None:
+    async with client.channel(f"127.0.0.1:{server.port}", token) as ch:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await _call(ch, "Echo")(b"hi")
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert reason_of(caught.value) == reason
+
+
+async def test_health_needs_no_token(anonymous: grpc.aio.Channel) -> None:
+    reply = await health_pb2_grpc.HealthStub(anonymous).Check(health_pb2.HealthCheckRequest())
+    assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
 def test_a_bad_setting_fails_naming_it() -> None:
@@ -138,6 +183,7 @@ def test_sigterm_lets_an_in_flight_call_finish() -> None:
         "PARLOR_METRICS_PORT": "0",
         "PARLOR_SHUTDOWN_GRACE_SECONDS": "10",
         "PYTHONPATH": str(HERE),
+        "PARLOR_JWT_SECRET": "sigterm-secret-of-at-least-32-bytes",
     }
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "kit_fixture_server.py")],
@@ -153,8 +199,11 @@ def test_sigterm_lets_an_in_flight_call_finish() -> None:
             line = proc.stdout.readline()
             assert line, "the server exited before serving"
         port = int(line.rsplit(" ", 1)[1])
+        token = issue_token(AuthSettings(secret="sigterm-secret-of-at-least-32-bytes"), "p")
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-            future = ch.unary_unary(f"/{SERVICE}/Slow").future(b"1.5", timeout=10)
+            future = ch.unary_unary(f"/{SERVICE}/Slow").future(
+                b"1.5", timeout=10, metadata=bearer(token)
+            )
             time.sleep(0.5)
             proc.send_signal(signal.SIGTERM)
             assert future.result() == b"finished"

@@ -17,7 +17,8 @@ from typing import Any
 import grpc
 
 from parlor.core.errors import ParlorError
-from parlor.kit import metrics
+from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
+from parlor.kit import auth, metrics
 from parlor.kit.logs import call_context
 from parlor.kit.status import to_status
 
@@ -68,10 +69,16 @@ class _Call:
         call_context.reset(self.token)
 
 
-def _wrap_unary(method: str, inner: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+Authenticate = Callable[[grpc.aio.ServicerContext[Any, Any]], "auth.Identity | None"]
+
+
+def _wrap_unary(
+    method: str, inner: Callable[..., Awaitable[Any]], authenticate: Authenticate
+) -> Callable[..., Awaitable[Any]]:
     async def handler(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         call = _Call(method)
         try:
+            auth.bind(authenticate(context))
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
@@ -85,13 +92,14 @@ def _wrap_unary(method: str, inner: Callable[..., Awaitable[Any]]) -> Callable[.
 
 
 def _wrap_stream(
-    method: str, inner: Callable[..., AsyncIterator[Any]]
+    method: str, inner: Callable[..., AsyncIterator[Any]], authenticate: Authenticate
 ) -> Callable[..., AsyncIterator[Any]]:
     async def handler(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
         call = _Call(method)
         try:
+            auth.bind(authenticate(context))
             async for item in inner(request, context):
                 yield item
         except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -105,8 +113,33 @@ def _wrap_stream(
     return handler
 
 
+PUBLIC_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
+
+
 class ServerInterceptor(grpc.aio.ServerInterceptor):
-    """Maps errors to statuses, counts and times every call, sets the log context."""
+    """Checks tokens, maps errors to statuses, counts and times every call, sets the log context."""
+
+    def __init__(
+        self, auth_settings: auth.AuthSettings, public_methods: frozenset[str] = frozenset()
+    ) -> None:
+        self.auth_settings = auth_settings
+        self.public_methods = public_methods
+
+    def _authenticator(self, method: str) -> Authenticate:
+        public = method.startswith(PUBLIC_PREFIXES) or method in self.public_methods
+
+        def authenticate(context: grpc.aio.ServicerContext[Any, Any]) -> auth.Identity | None:
+            token = auth.token_from_metadata(context.invocation_metadata())
+            if token is None:
+                if public:
+                    return None
+                raise ParlorUnauthenticated(
+                    "this call needs 'authorization: Bearer <token>' metadata",
+                    reason="TOKEN_MISSING",
+                )
+            return auth.verify_token(self.auth_settings, token)
+
+        return authenticate
 
     async def intercept_service(
         self,
@@ -119,13 +152,13 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         method = handler_call_details.method  # type: ignore[attr-defined]
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _wrap_unary(method, handler.unary_unary),
+                _wrap_unary(method, handler.unary_unary, self._authenticator(method)),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream(method, handler.unary_stream),
+                _wrap_stream(method, handler.unary_stream, self._authenticator(method)),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )

@@ -20,9 +20,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from parlor.kit.auth import AuthSettings
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
-from parlor.kit.settings import setting
+from parlor.kit.settings import load, setting
 
 log = logging.getLogger("parlor.kit.server")
 
@@ -57,20 +58,32 @@ class Component:
     name: str
     services: Sequence[GrpcService] = ()
     tasks: Sequence[Callable[[], Awaitable[None]]] = ()
+    # full method names ("/pkg.Service/Method") callable without a token
+    public_methods: frozenset[str] = frozenset()
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Server:
     """A started gRPC server with its components; ``stop`` drains and shuts down."""
 
-    def __init__(self, settings: ServerSettings, components: Sequence[Component]) -> None:
+    def __init__(
+        self,
+        settings: ServerSettings,
+        components: Sequence[Component],
+        auth_settings: AuthSettings | None = None,
+    ) -> None:
         self.settings = settings
         self.components = list(components)
         self.health = (
             health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         )
         self._grpc = grpc.aio.server(
-            interceptors=[ServerInterceptor()],
+            interceptors=[
+                ServerInterceptor(
+                    auth_settings or load(AuthSettings),
+                    frozenset().union(*(c.public_methods for c in components)),
+                )
+            ],
             options=[
                 ("grpc.max_receive_message_length", settings.max_message_bytes),
                 ("grpc.max_send_message_length", settings.max_message_bytes),
@@ -146,12 +159,14 @@ ComponentFactory = Callable[[], contextlib.AbstractAsyncContextManager[Component
 
 @contextlib.asynccontextmanager
 async def running(
-    settings: ServerSettings, factories: Sequence[ComponentFactory]
+    settings: ServerSettings,
+    factories: Sequence[ComponentFactory],
+    auth_settings: AuthSettings | None = None,
 ) -> AsyncIterator[Server]:
     """Build components, start the server, and stop everything on exit (for tests too)."""
     async with contextlib.AsyncExitStack() as stack:
         components = [await stack.enter_async_context(factory()) for factory in factories]
-        server = Server(settings, components)
+        server = Server(settings, components, auth_settings)
         await server.start()
         try:
             yield server

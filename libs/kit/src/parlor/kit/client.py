@@ -1,0 +1,66 @@
+"""Client channels for calling Parlor services: the caller's token on every call, and retries.
+
+Used by services calling each other (a game service asking the dictionary) and
+by tests and the command line. Transient ``UNAVAILABLE`` failures are retried by
+gRPC itself (service config), so a restarting dependency is ridden out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+RETRY_POLICY = {
+    "methodConfig": [
+        {
+            "name": [{}],
+            "retryPolicy": {
+                "maxAttempts": 5,
+                "initialBackoff": "0.1s",
+                "maxBackoff": "2s",
+                "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"],
+            },
+        }
+    ]
+}
+
+
+def _with_token(details: Any, token: str) -> Any:
+    metadata: Any = [*(details.metadata or ()), ("authorization", f"Bearer {token}")]
+    return grpc.aio.ClientCallDetails(
+        details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+    )
+
+
+# grpc.aio files an interceptor under the first kind it is, so one class per kind.
+class _UnaryToken(grpc.aio.UnaryUnaryClientInterceptor):
+    def __init__(self, token: Callable[[], str]) -> None:
+        self.token = token
+
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_token(details, self.token()), request)
+
+
+class _StreamToken(grpc.aio.UnaryStreamClientInterceptor):
+    def __init__(self, token: Callable[[], str]) -> None:
+        self.token = token
+
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_token(details, self.token()), request)
+
+
+def channel(target: str, token: str | Callable[[], str] | None = None) -> grpc.aio.Channel:
+    """An insecure aio channel to ``target`` that sends ``token`` (a value or a getter)."""
+    interceptors: list[Any] = []
+    if token is not None:
+        getter = token if callable(token) else (lambda: token)
+        interceptors += [_UnaryToken(getter), _StreamToken(getter)]
+    return grpc.aio.insecure_channel(
+        target,
+        interceptors=interceptors,
+        options=[("grpc.service_config", json.dumps(RETRY_POLICY)), ("grpc.enable_retries", 1)],
+    )
