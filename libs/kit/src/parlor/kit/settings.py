@@ -120,3 +120,16 @@ def load(cls: type[T], environ: Mapping[str, str] | None = None) -> T:
     if problems:
         raise SettingsError("bad settings: " + "; ".join(problems))
     return cls(**values)
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    """Where the event store and the bus are; every stateful service reads these."""
+
+    database_url: str = setting(
+        "PARLOR_DATABASE_URL", "PostgreSQL URL, e.g. postgresql://user:pass@host:5432/parlor"
+    )
+    nats_url: str = setting("PARLOR_NATS_URL", "NATS URL with JetStream, e.g. nats://host:4222")
+    database_pool_size: int = setting(
+        "PARLOR_DATABASE_POOL_SIZE", "connections each process keeps to PostgreSQL", 10
+    )

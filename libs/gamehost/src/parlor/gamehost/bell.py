@@ -1,0 +1,34 @@
+"""Ring a host's doorbell for every event the bus carries for its game type.
+
+Other replicas append to the same games; their events reach this process on
+NATS (the relay publishes every committed event), so watchers here wake at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from parlor.eventstore import Subjects
+from parlor.gamehost.doorbell import Doorbell
+
+
+async def ring_from_bus(
+    bus: Any, subjects: Subjects, category: str, doorbell: Doorbell
+) -> Callable[[], Awaitable[None]]:
+    """Subscribe (plain NATS, no ack needed: the store is the truth); returns the unsubscriber."""
+    prefix_tokens = subjects.prefix.count(".") + 1
+
+    async def on_message(msg: Any) -> None:
+        tokens = msg.subject.split(".")
+        if len(tokens) > prefix_tokens + 1:
+            doorbell.ring(tokens[prefix_tokens + 1])
+
+    nc = getattr(bus, "nc", None)
+    if nc is None:  # the in-memory bus: local appends ring the bell themselves
+        async def nothing() -> None:
+            return None
+
+        return nothing
+    sub = await nc.subscribe(subjects.category(category), cb=on_message)
+    return sub.unsubscribe  # type: ignore[no-any-return]

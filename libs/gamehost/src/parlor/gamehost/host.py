@@ -1,0 +1,257 @@
+"""A game as an event stream: load by replay, decide, append with optimistic concurrency.
+
+``GameHost`` is the one place where rule engines meet the event store. A
+command is decided against the latest state and appended with the version it
+was decided on; if another writer got there first (``Conflict``) the state is
+refreshed and the command decided again, so concurrent players (Take Four's
+simultaneous play) are never lost and never applied twice. A command id makes
+a command idempotent: a retry returns the first outcome and appends nothing,
+even if the game has moved on since.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from parlor.core.decider import Decider, replay
+from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound, ParlorError
+from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
+from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.doorbell import Doorbell
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+
+MAX_ID_LENGTH = 128
+
+
+@dataclass(frozen=True)
+class Recorded(Generic[E]):
+    """A stored event with its domain form."""
+
+    record: RecordedEvent
+    event: E
+
+    @property
+    def version(self) -> int:
+        return self.record.version
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[S, E]):
+    """What a command did: the state after it, its version, and the events it appended."""
+
+    state: S
+    version: int
+    events: tuple[E, ...]
+    duplicate: bool = False
+
+
+CommandSource = C | Callable[[S], Awaitable[C]]
+
+
+def check_id(value: str, what: str) -> str:
+    """Ids come from clients: non-empty, short, and safe as stream ids and NATS tokens."""
+    if not value or len(value) > MAX_ID_LENGTH:
+        raise InvalidArgument(
+            f"{what} must be 1 to {MAX_ID_LENGTH} characters", reason=f"INVALID_{what.upper()}"
+        )
+    if not all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in value):
+        raise InvalidArgument(
+            f"{what} may hold only letters, digits, '-' and '_'", reason=f"INVALID_{what.upper()}"
+        )
+    return value
+
+
+class GameHost(Generic[S, C, E]):
+    def __init__(
+        self,
+        category: str,
+        decider: Decider[S, C, E],
+        codec: EventCodec[E],
+        store: EventStore,
+        *,
+        doorbell: Doorbell | None = None,
+        cache_size: int = 4096,
+        max_attempts: int = 32,
+    ) -> None:
+        self.category = category
+        self.decider = decider
+        self.codec = codec
+        self.store = store
+        self.doorbell = doorbell or Doorbell()
+        self.cache_size = cache_size
+        self.max_attempts = max_attempts
+        self._cache: OrderedDict[str, tuple[S, int]] = OrderedDict()
+
+    def stream_id(self, game_id: str) -> str:
+        return f"{self.category}-{check_id(game_id, 'game_id')}"
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def load(self, game_id: str, version: int | None = None) -> tuple[S, int]:
+        """The state of a game now (fresh from the store) or at an earlier version."""
+        if version is not None:
+            if version < 1:
+                raise InvalidArgument("version must be 1 or more", reason="INVALID_VERSION")
+            events = await self.history(game_id, 1, version)
+            if not events:
+                raise self._not_found(game_id)
+            if events[-1].version < version:
+                raise NotFound(
+                    f"game {game_id} has only {events[-1].version} events", reason="NO_SUCH_VERSION"
+                )
+            return replay(self.decider, (r.event for r in events)), version
+        return await self._current(game_id, fresh=True)
+
+    async def history(
+        self, game_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[Recorded[E]]:
+        records = await self.store.read_stream(self.stream_id(game_id), from_version, to_version)
+        return [Recorded(r, self.codec.decode(r.type, r.data)) for r in records]
+
+    async def exists(self, game_id: str) -> bool:
+        return await self.store.stream_version(self.stream_id(game_id)) > 0
+
+    async def watch(
+        self, game_id: str, after_version: int = 0, poll_seconds: float = 5.0
+    ) -> AsyncIterator[Recorded[E]]:
+        """Every event after ``after_version``, then each new one as it is appended; never ends."""
+        if after_version < 0:
+            raise InvalidArgument("after_version must be 0 or more", reason="INVALID_VERSION")
+        if not await self.exists(game_id):
+            raise self._not_found(game_id)
+        last = after_version
+        while True:
+            bell = self.doorbell.bell(game_id)
+            for recorded in await self.history(game_id, last + 1):
+                last = recorded.version
+                yield recorded
+            await self.doorbell.wait(bell, poll_seconds)
+
+    # -- writing -------------------------------------------------------------------------
+
+    async def create(
+        self, game_id: str, command: C, *, command_id: str | None = None, actor: str | None = None
+    ) -> Outcome[S, E]:
+        """Start a game: its first events, in a stream that must not exist yet."""
+        return await self.execute(game_id, command, command_id=command_id, actor=actor, create=True)
+
+    async def execute(
+        self,
+        game_id: str,
+        command: CommandSource[S, C],
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        correlation_id: str | None = None,
+        create: bool = False,
+    ) -> Outcome[S, E]:
+        """Decide a command on the latest state and append its events; retried on conflicts.
+
+        ``command`` may be a coroutine function of the state, for commands that need
+        outside answers (the dictionary) about the very state they are decided on.
+        """
+        if command_id is not None:
+            check_id(command_id, "command_id")
+        stream_id = self.stream_id(game_id)
+        for attempt in range(self.max_attempts):
+            if create:
+                state, version = self.decider.initial_state(), NO_STREAM
+            else:
+                state, version = await self._current(game_id, fresh=attempt > 0)
+            try:
+                decided = await command(state) if _is_source(command) else command  # type: ignore[operator]
+                events = list(self.decider.decide(state, decided))
+            except ParlorError:
+                prior = await self._prior(game_id, command_id)
+                if prior is not None:
+                    return prior
+                raise
+            if not events:
+                return Outcome(state, version, ())
+            try:
+                result = await self.store.append(
+                    stream_id,
+                    [self._new(e, actor, correlation_id) for e in events],
+                    expected_version=version,
+                    command_id=command_id,
+                )
+            except Conflict:
+                self._cache.pop(game_id, None)
+                if create:
+                    prior = await self._prior(game_id, command_id)
+                    if prior is not None:
+                        return prior
+                    raise AlreadyExists(
+                        f"game {game_id} already exists", reason="GAME_EXISTS"
+                    ) from None
+                continue
+            if result.duplicate:
+                return await self._outcome_of(game_id, result)
+            new_state = replay(self.decider, events, state)
+            self._remember(game_id, new_state, result.last_version)
+            self.doorbell.ring(game_id)
+            return Outcome(new_state, result.last_version, tuple(events))
+        raise Conflict(
+            f"game {game_id} is too busy: gave up after {self.max_attempts} attempts",
+            reason="TOO_MANY_CONFLICTS",
+        )
+
+    # -- inside --------------------------------------------------------------------------
+
+    def _new(self, event: E, actor: str | None, correlation_id: str | None) -> NewEvent:
+        event_type, data = self.codec.encode(event)
+        return NewEvent(
+            type=event_type,
+            data=data,
+            metadata=Metadata(actor=actor, correlation_id=correlation_id),
+        )
+
+    def _not_found(self, game_id: str) -> NotFound:
+        return NotFound(f"no {self.category} game with id {game_id}", reason="GAME_NOT_FOUND")
+
+    def _remember(self, game_id: str, state: S, version: int) -> None:
+        self._cache[game_id] = (state, version)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    async def _current(self, game_id: str, *, fresh: bool) -> tuple[S, int]:
+        """The latest state: from the cache, caught up with the store when ``fresh``."""
+        cached = self._cache.get(game_id)
+        if cached is not None and not fresh:
+            return cached
+        state, version = cached if cached is not None else (self.decider.initial_state(), 0)
+        newer = await self.history(game_id, version + 1)
+        if newer:
+            state = replay(self.decider, (r.event for r in newer), state)
+            version = newer[-1].version
+        if version == 0:
+            raise self._not_found(game_id)
+        self._remember(game_id, state, version)
+        return state, version
+
+    async def _prior(self, game_id: str, command_id: str | None) -> Outcome[S, E] | None:
+        """The outcome of a command id already applied to this game, if any."""
+        if command_id is None:
+            return None
+        result = await self.store.command_result(self.stream_id(game_id), command_id)
+        return None if result is None else await self._outcome_of(game_id, result)
+
+    async def _outcome_of(self, game_id: str, result: AppendResult) -> Outcome[S, E]:
+        events = await self.history(game_id, 1, result.last_version)
+        state = replay(self.decider, (r.event for r in events))
+        mine = tuple(r.event for r in events if r.version >= result.first_version)
+        return Outcome(state, result.last_version, mine, duplicate=True)
+
+
+def _is_source(command: object) -> bool:
+    return inspect.iscoroutinefunction(command) or (
+        callable(command) and inspect.iscoroutinefunction(getattr(command, "__call__", None))
+    )

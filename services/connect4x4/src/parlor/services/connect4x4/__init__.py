@@ -1,0 +1,1 @@
+"""The Connect 4x4 game service."""

@@ -1,0 +1,197 @@
+"""Connect 4x4's events and views, between the rule engine's dataclasses and protobuf."""
+
+from __future__ import annotations
+
+from google.protobuf.message import DecodeError, Message
+
+from parlor.common.v1 import common_pb2
+from parlor.connect4x4.v1 import connect4x4_pb2 as pb
+from parlor.core.errors import ParlorError
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.rules import connect4x4 as c4
+
+SIDES = {c4.Side.FRONT: pb.SIDE_FRONT, c4.Side.BACK: pb.SIDE_BACK}
+SIDES_BACK = {v: k for k, v in SIDES.items()}
+CONTENT = {
+    c4.Content.EMPTY: pb.CONTENT_EMPTY,
+    c4.Content.CHECKER: pb.CONTENT_CHECKER,
+    c4.Content.BLOCKER: pb.CONTENT_BLOCKER,
+    c4.Content.DEAD: pb.CONTENT_DEAD,
+}
+STATUS = {
+    c4.Status.IN_PROGRESS: pb.STATUS_IN_PROGRESS,
+    c4.Status.WON: pb.STATUS_WON,
+    c4.Status.TIED: pb.STATUS_TIED,
+}
+
+Event = c4.Event | SeatsTaken | GameFinished
+
+
+def config_pb(config: c4.Config) -> pb.Config:
+    return pb.Config(
+        players=config.players,
+        first_seat=config.first_seat,
+        blockers_count_toward_lines=config.blockers_count_toward_lines,
+    )
+
+
+def config_of(message: pb.Config) -> c4.Config:
+    return c4.Config(
+        players=message.players,
+        first_seat=message.first_seat,
+        blockers_count_toward_lines=message.blockers_count_toward_lines,
+    )
+
+
+def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
+    return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
+
+
+def _positions(line: tuple[c4.Position, ...]) -> list[pb.Position]:
+    return [pb.Position(column=p.column, row=p.row) for p in line]
+
+
+def event_pb(event: Event) -> Message:
+    """The protobuf message an event is stored and published as."""
+    match event:
+        case SeatsTaken(seats):
+            return common_pb2.SeatsTaken(seats=[seat_pb(i, s) for i, s in enumerate(seats)])
+        case GameFinished(reason, standings):
+            return common_pb2.GameFinished(
+                game_type="connect4x4",
+                reason=reason,
+                results=[
+                    common_pb2.SeatResult(seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank)
+                    for i, s in enumerate(standings)
+                ],
+            )
+        case c4.GameCreated(config):
+            return pb.GameCreated(config=config_pb(config))
+        case c4.CheckerDropped(seat, column, side, row):
+            return pb.CheckerDropped(seat=seat, column=column, side=SIDES[side], row=row)
+        case c4.BlockerDropped(seat, column, row, dead):
+            return pb.BlockerDropped(
+                seat=seat,
+                column=column,
+                row=row,
+                dead=[pb.Cell(column=c.column, row=c.row, side=SIDES[c.side]) for c in dead],
+            )
+        case c4.PlayerSkipped(seat, reason):
+            return pb.PlayerSkipped(seat=seat, reason=reason)
+        case c4.GameWon(seat, line, reason):
+            return pb.GameWon(seat=seat, line=_positions(line), reason=reason)
+        case c4.GameTied(reason):
+            return pb.GameTied(reason=reason)
+        case c4.PlayerResigned(seat):
+            return pb.PlayerResigned(seat=seat)
+    raise TypeError(f"not a Connect 4x4 event: {event!r}")
+
+
+def event_of(message: Message) -> Event:
+    match message:
+        case common_pb2.SeatsTaken():
+            return SeatsTaken(tuple(Seat(s.player_id, s.display_name) for s in message.seats))
+        case common_pb2.GameFinished():
+            return GameFinished(
+                message.reason, tuple(Standing(r.rank, r.score) for r in message.results)
+            )
+        case pb.GameCreated():
+            return c4.GameCreated(config_of(message.config))
+        case pb.CheckerDropped():
+            return c4.CheckerDropped(
+                message.seat, message.column, SIDES_BACK[message.side], message.row
+            )
+        case pb.BlockerDropped():
+            dead = tuple(c4.Cell(c.column, c.row, SIDES_BACK[c.side]) for c in message.dead)
+            return c4.BlockerDropped(message.seat, message.column, message.row, dead)
+        case pb.PlayerSkipped():
+            return c4.PlayerSkipped(message.seat, message.reason)
+        case pb.GameWon():
+            line = tuple(c4.Position(p.column, p.row) for p in message.line)
+            return c4.GameWon(message.seat, line, message.reason)
+        case pb.GameTied():
+            return c4.GameTied(message.reason)
+        case pb.PlayerResigned():
+            return c4.PlayerResigned(message.seat)
+    raise TypeError(f"not a Connect 4x4 event message: {type(message).__name__}")
+
+
+_TYPES: dict[str, type[Message]] = {
+    cls.DESCRIPTOR.full_name: cls
+    for cls in (
+        common_pb2.SeatsTaken,
+        common_pb2.GameFinished,
+        pb.GameCreated,
+        pb.CheckerDropped,
+        pb.BlockerDropped,
+        pb.PlayerSkipped,
+        pb.GameWon,
+        pb.GameTied,
+        pb.PlayerResigned,
+    )
+}
+
+_BODY_FIELD = {
+    "parlor.common.v1.SeatsTaken": "seats_taken",
+    "parlor.common.v1.GameFinished": "game_finished",
+    "parlor.connect4x4.v1.GameCreated": "game_created",
+    "parlor.connect4x4.v1.CheckerDropped": "checker_dropped",
+    "parlor.connect4x4.v1.BlockerDropped": "blocker_dropped",
+    "parlor.connect4x4.v1.PlayerSkipped": "player_skipped",
+    "parlor.connect4x4.v1.GameWon": "game_won",
+    "parlor.connect4x4.v1.GameTied": "game_tied",
+    "parlor.connect4x4.v1.PlayerResigned": "player_resigned",
+}
+
+
+class Codec:
+    """The ``EventCodec`` of Connect 4x4 games: the protobuf message's full name is the type."""
+
+    def encode(self, event: Event) -> tuple[str, bytes]:
+        message = event_pb(event)
+        return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
+
+    def decode(self, event_type: str, data: bytes) -> Event:
+        cls = _TYPES.get(event_type)
+        if cls is None:
+            raise ParlorError(f"unknown Connect 4x4 event type {event_type!r}")
+        message = cls()
+        try:
+            message.ParseFromString(data)
+        except DecodeError as exc:
+            raise ParlorError(f"corrupt {event_type} payload: {exc}") from exc
+        return event_of(message)
+
+
+def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
+    message = event_pb(event)
+    out = pb.GameEvent(info=info)
+    getattr(out, _BODY_FIELD[message.DESCRIPTOR.full_name]).CopyFrom(message)
+    if isinstance(event, c4.CheckerDropped):
+        out.notation = c4.format_move(c4.DropChecker(event.seat, event.column, event.side))
+    elif isinstance(event, c4.BlockerDropped):
+        out.notation = c4.format_move(c4.DropBlocker(event.seat, event.column))
+    return out
+
+
+def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | None) -> pb.Game:
+    v = c4.view(table.game, viewer)
+    return pb.Game(
+        game_id=game_id,
+        version=version,
+        seats=[seat_pb(i, s) for i, s in enumerate(table.seats)],
+        config=config_pb(v.config),
+        status=STATUS.get(v.status, pb.STATUS_UNSPECIFIED),
+        turn=v.turn or 0,
+        front=[pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for col in v.front for h in col],
+        back=[pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for col in v.back for h in col],
+        checkers_left=list(v.checkers_left),
+        blockers_left=list(v.blockers_left),
+        resigned=list(v.resigned),
+        winner=v.winner or 0,
+        line=_positions(v.line),
+        end_reason=v.end_reason or "",
+        legal_moves=list(v.legal_moves),
+        moves=v.moves,
+        board_text=c4.render(table.game),
+    )
