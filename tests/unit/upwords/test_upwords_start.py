@@ -65,7 +65,8 @@ def test_first_player_tie_draws_again_among_the_tied() -> None:
 
 def test_the_first_draw_tiles_go_back_before_the_deal() -> None:
     event = create(2, "AB")
-    assert event.racks is not None and event.bag is not None
+    assert event.racks is not None
+    assert event.bag is not None
     assert event.racks == (full_bag()[:7], full_bag()[7:14])
     assert event.bag == full_bag()[14:]
     state = UPWORDS.evolve(UPWORDS.initial_state(), event)

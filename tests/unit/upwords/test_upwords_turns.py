@@ -140,7 +140,8 @@ def test_challenge_of_an_invalid_word_takes_the_play_back() -> None:
     s, events = run(s, play(0, "5E (C)O(T)"))
     assert isinstance(events[-1], WordPlayed)
     assert s.board.top(4, 5) == "O"
-    assert s.pending is not None and s.pending.words == ("cot",)
+    assert s.pending is not None
+    assert s.pending.words == ("cot",)
     s, events = run(s, Challenge(1, {"cot": False}))
     assert isinstance(events[-1], PlayWithdrawn)
     assert events[-1].invalid_words == ("cot",)
@@ -189,7 +190,8 @@ def test_the_challenge_window_closes_at_the_next_play() -> None:
     s, events = run(s, play(1, "6E A"))
     assert events[0] == PlayAccepted(0)
     assert len(s.racks[0]) == 7
-    assert s.pending is not None and s.pending.seat == 1
+    assert s.pending is not None
+    assert s.pending.seat == 1
 
 
 def test_challenge_mode_accepts_plays_unchecked() -> None:

@@ -33,7 +33,7 @@ def board(*plays: str, stacks: Mapping[tuple[int, int], Sequence[str]] | None = 
 
 def state(
     b: Board = EMPTY_BOARD,
-    racks: Sequence[str] = ("ABCDEFG", "HIJKLMN"),
+    racks: Sequence[str | Sequence[str]] = ("ABCDEFG", "HIJKLMN"),
     bag: str | Sequence[str] = "EEEEE",
     to_move: int = 0,
     config: UpwordsConfig | None = None,
@@ -45,7 +45,7 @@ def state(
         config=config or UpwordsConfig(),
         seats=tuple(f"p{i}" for i in range(len(racks))),
         board=b,
-        racks=tuple(tuple(r) if isinstance(r, str) else tuple(r) for r in racks),
+        racks=tuple(tuple(r) for r in racks),
         bag=tuple(bag),
         scores=tuple(scores) if scores is not None else (0,) * len(racks),
         to_move=to_move,
