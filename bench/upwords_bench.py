@@ -42,7 +42,7 @@ from parlor.rules.upwords import (
 )
 from parlor.rules.upwords.board import SIZE
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
-from parlor.rules.upwords.lexicon import Lexicon
+from parlor.rules.upwords.dawg import Dawg
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -86,7 +86,7 @@ def play_game(
         turn += 1
 
 
-def brute_force(board: Board, rack: tuple[str, ...], lexicon: Lexicon) -> int:
+def brute_force(board: Board, rack: tuple[str, ...], lexicon: Dawg) -> int:
     """Count legal plays by trying every square set and tile order (the baseline)."""
     lines = [[(i, j) for j in range(SIZE)] for i in range(SIZE)]
     lines += [[(j, i) for j in range(SIZE)] for i in range(SIZE)]
@@ -118,7 +118,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     words = Path(args.lexicon).read_text().split()
-    lexicon = Lexicon(words)
+    lexicon = Dawg(words)
     build = time.perf_counter() - t0
     print(f"lexicon: {len(lexicon)} words, DAWG {lexicon.nodes} nodes, built in {build:.2f} s")
     bot = UpwordsBot(lexicon)

@@ -37,7 +37,7 @@ from parlor.rules.upwords import (
 )
 from parlor.rules.upwords.board import MAX_HEIGHT
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
-from parlor.rules.upwords.lexicon import Lexicon
+from parlor.rules.upwords.dawg import Dawg
 from parlor.rules.upwords.state import Phase
 
 ENABLE = Path("/work/shared/lexicons/enable1.txt")
@@ -77,7 +77,7 @@ def short_words() -> list[str]:
     return [w for w in ENABLE.read_text().split() if 2 <= len(w) <= 4]
 
 
-JUDGE = Lexicon(short_words())
+JUDGE = Dawg(short_words())
 # Phony words the challenge-mode bots believe in: real words spelled backwards.
 PHONIES = [w[::-1] for w in sorted(JUDGE.words)[::4] if w[::-1] not in JUDGE]
 HONEST = UpwordsBot(JUDGE)

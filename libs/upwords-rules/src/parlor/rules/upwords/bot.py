@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from parlor.rules.upwords import tiles
 from parlor.rules.upwords.board import Board
-from parlor.rules.upwords.lexicon import Lexicon
+from parlor.rules.upwords.dawg import Dawg
 from parlor.rules.upwords.movegen import GeneratedPlay, generate
 from parlor.rules.upwords.moves import Placement
 from parlor.rules.upwords.state import Phase
@@ -45,8 +45,8 @@ def _order(play: GeneratedPlay) -> tuple[int, tuple[tuple[int, int, str], ...]]:
 class UpwordsBot:
     """Builds its DAWG once from any iterable of words; then ``choose`` per turn."""
 
-    def __init__(self, words: Iterable[str] | Lexicon) -> None:
-        self.lexicon = words if isinstance(words, Lexicon) else Lexicon(words)
+    def __init__(self, words: Iterable[str] | Dawg) -> None:
+        self.lexicon = words if isinstance(words, Dawg) else Dawg(words)
 
     def plays(
         self, board: Board, rack: Sequence[str], *, plural_rule: bool = True

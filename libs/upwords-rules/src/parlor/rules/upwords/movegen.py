@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from parlor.rules.upwords import tiles
 from parlor.rules.upwords.board import ACROSS, CENTRE, DOWN, MAX_HEIGHT, SIZE, Board, Square
 from parlor.rules.upwords.crossword import QU_BONUS, SEVEN_TILE_BONUS
-from parlor.rules.upwords.lexicon import Lexicon, Node
+from parlor.rules.upwords.dawg import Dawg, Node
 from parlor.rules.upwords.moves import Placement
 
 
@@ -41,7 +41,7 @@ class _Line:
 
 
 def _cross_checks(
-    board: Board, row: int, col: int, across: Square, rack: Sequence[str], lexicon: Lexicon
+    board: Board, row: int, col: int, across: Square, rack: Sequence[str], lexicon: Dawg
 ) -> dict[str, int] | None:
     """Tiles that make a word across the line at (row, col), with that word's score."""
     dr, dc = across
@@ -79,7 +79,7 @@ def _cross_checks(
     return fits
 
 
-def _line(board: Board, squares: list[Square], rack: Sequence[str], lexicon: Lexicon) -> _Line:
+def _line(board: Board, squares: list[Square], rack: Sequence[str], lexicon: Dawg) -> _Line:
     across: Square = DOWN if squares[0][0] == squares[1][0] else ACROSS
     top = [board.top(*sq) for sq in squares]
     height = [board.height(*sq) for sq in squares]
@@ -97,7 +97,7 @@ def _line(board: Board, squares: list[Square], rack: Sequence[str], lexicon: Lex
 
 
 def generate(
-    board: Board, rack: Sequence[str], lexicon: Lexicon, *, plural_rule: bool = True
+    board: Board, rack: Sequence[str], lexicon: Dawg, *, plural_rule: bool = True
 ) -> Iterator[GeneratedPlay]:
     """Every legal play (words from ``lexicon``) of ``rack`` on ``board``.
 

@@ -6,16 +6,9 @@ lets the bot search, so it takes any iterable of words.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Protocol
+from collections.abc import Iterable
 
 from parlor.rules.upwords import tiles
-
-
-class WordSource(Protocol):
-    """What the bot needs of a word list: iteration (and, if it has it, membership)."""
-
-    def __iter__(self) -> Iterator[str]: ...
 
 
 class Node:
@@ -28,7 +21,7 @@ class Node:
         self.terminal = False
 
 
-class Lexicon:
+class Dawg:
     """Words as lowercase text (``quit``) and as a minimised DAWG over tiles."""
 
     def __init__(self, words: Iterable[str]) -> None:
