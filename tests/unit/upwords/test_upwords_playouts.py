@@ -189,3 +189,28 @@ def test_challenge_playouts_take_back_phony_plays() -> None:
         failed += sum(isinstance(e, ChallengeFailed) for e in result.events)
     assert withdrawn > 0
     assert failed > 0
+
+
+def test_move_generation_matches_brute_force_in_played_positions() -> None:
+    """Mid-game boards from a bot game (stacks, Qu and all): the generator misses nothing."""
+    from test_upwords_bot import brute_force
+
+    rng = random.Random(7)
+    (create,) = setup(2, rng, UpwordsConfig())
+    state = replay(UPWORDS, UPWORDS.decide(UPWORDS.initial_state(), create))
+    checked = 0
+    for turn in range(30):
+        if UPWORDS.is_terminal(state):
+            break
+        seat = state.to_move
+        if turn % 6 == 5:
+            rack = list(state.racks[seat][:3])
+            generated = {
+                (frozenset(p.placements), p.score) for p in HONEST.plays(state.board, rack)
+            }
+            assert generated == brute_force(state.board, rack, set(JUDGE.words))
+            checked += 1
+        command = chooser(HONEST)(state, rng)
+        assert command is not None
+        state = replay(UPWORDS, UPWORDS.decide(state, command), state)
+    assert checked >= 3

@@ -217,3 +217,24 @@ def test_resigning_ends_the_game_and_the_resigner_cannot_win() -> None:
     ended = events[-1]
     assert isinstance(ended, GameEnded)
     assert (ended.reason, ended.winners) == ("RESIGNED", (1,))
+
+
+def test_pass_out_of_turn_refused() -> None:
+    s = state(board("5E CAT"), racks=("A", "B"))
+    with pytest.raises(PermissionDenied):
+        UPWORDS.decide(s, Pass(1))
+
+
+def test_no_moves_after_the_game_ended() -> None:
+    s = state(board("5E CAT"), racks=("A", "B"))
+    s, _ = run(s, Pass(0), Pass(1))
+    with pytest.raises(RuleViolation) as caught:
+        UPWORDS.decide(s, Pass(0))
+    assert caught.value.rule == "GAME_NOT_IN_PROGRESS"
+
+
+def test_a_challenge_needs_a_verdict_for_every_word() -> None:
+    s = state(board("5E CAT"), racks=("OXXXXXX", "ABCDEFG"), config=CHALLENGE)
+    s, _ = run(s, play(0, "5E (C)O(T)"))
+    with pytest.raises(InvalidArgument):
+        UPWORDS.decide(s, Challenge(1, {}))
