@@ -38,6 +38,7 @@ from parlor.rules.upwords import (
 from parlor.rules.upwords.board import MAX_HEIGHT
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
 from parlor.rules.upwords.dawg import Dawg
+from parlor.rules.upwords.notation import format_play, parse_play
 from parlor.rules.upwords.state import Phase
 
 ENABLE = Path("/work/shared/lexicons/enable1.txt")
@@ -209,6 +210,8 @@ def test_move_generation_matches_brute_force_in_played_positions() -> None:
                 (frozenset(p.placements), p.score) for p in HONEST.plays(state.board, rack)
             }
             assert generated == brute_force(state.board, rack, set(JUDGE.words))
+            for play in HONEST.plays(state.board, state.racks[seat]):
+                assert parse_play(format_play(state.board, play.placements)) == play.placements
             checked += 1
         command = chooser(HONEST)(state, rng)
         assert command is not None
