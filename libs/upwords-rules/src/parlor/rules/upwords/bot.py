@@ -1,0 +1,93 @@
+"""A deterministic bot: the highest-scoring legal play, else an exchange, else a pass.
+
+It sees only what its seat sees (a ``PlayerView``), so it cannot cheat. Its word
+list is its own; the service still checks the bot's words with the dictionary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from parlor.rules.upwords import tiles
+from parlor.rules.upwords.board import Board
+from parlor.rules.upwords.dawg import Dawg
+from parlor.rules.upwords.movegen import GeneratedPlay, generate
+from parlor.rules.upwords.moves import Placement
+from parlor.rules.upwords.state import Phase
+from parlor.rules.upwords.view import PlayerView
+
+
+@dataclass(frozen=True)
+class BotPlay:
+    placements: tuple[Placement, ...]
+    score: int
+
+
+@dataclass(frozen=True)
+class BotExchange:
+    tile: str
+
+
+@dataclass(frozen=True)
+class BotPass:
+    pass
+
+
+BotMove = BotPlay | BotExchange | BotPass
+
+
+def _order(play: GeneratedPlay) -> tuple[int, tuple[tuple[int, int, str], ...]]:
+    """Highest score first; ties broken by the squares and tiles, so the choice is stable."""
+    return (-play.score, tuple((p.row, p.col, p.tile) for p in play.placements))
+
+
+class UpwordsBot:
+    """Builds its DAWG once from any iterable of words; then ``choose`` per turn."""
+
+    def __init__(self, words: Iterable[str] | Dawg) -> None:
+        self.lexicon = words if isinstance(words, Dawg) else Dawg(words)
+
+    def plays(
+        self, board: Board, rack: Sequence[str], *, plural_rule: bool = True
+    ) -> list[GeneratedPlay]:
+        """Every legal play of ``rack``, best first, single-tile duplicates removed."""
+        seen: set[frozenset[Placement]] = set()
+        out: list[GeneratedPlay] = []
+        for play in sorted(
+            generate(board, rack, self.lexicon, plural_rule=plural_rule), key=_order
+        ):
+            key = frozenset(play.placements)
+            if key not in seen:
+                seen.add(key)
+                out.append(play)
+        return out
+
+    def best_play(
+        self, board: Board, rack: Sequence[str], *, plural_rule: bool = True
+    ) -> GeneratedPlay | None:
+        best: GeneratedPlay | None = None
+        for play in generate(board, rack, self.lexicon, plural_rule=plural_rule):
+            if best is None or _order(play) < _order(best):
+                best = play
+        return best
+
+    def choose(self, seen: PlayerView) -> BotMove:
+        """The bot's move for the seat whose view this is."""
+        if seen.rack is None or seen.phase is not Phase.PLAYING:
+            return BotPass()
+        best = self.best_play(seen.board, seen.rack, plural_rule=seen.config.plural_rule)
+        if best is not None:
+            return BotPlay(best.placements, best.score)
+        if seen.bag_count > 0 and not seen.retry and seen.rack:
+            return BotExchange(self.worst_tile(seen.rack))
+        return BotPass()
+
+    def doubts(self, words: Iterable[str]) -> tuple[str, ...]:
+        """Words the bot would challenge (not in its own word list)."""
+        return tuple(w for w in words if w not in self.lexicon)
+
+    @staticmethod
+    def worst_tile(rack: Sequence[str]) -> str:
+        """The tile to give back: the rarest in the bag's make-up (hardest to use)."""
+        return min(rack, key=lambda t: (tiles.DISTRIBUTION[t], t))

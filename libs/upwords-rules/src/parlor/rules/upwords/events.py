@@ -1,0 +1,118 @@
+"""Events: the facts of a game. Fields marked secret are stripped by ``public_event``.
+
+A field is secret when its dataclass metadata has ``secret=True``; stripped
+events carry ``None`` there (their public counts stay).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from parlor.rules.upwords.config import UpwordsConfig
+from parlor.rules.upwords.moves import Placement
+
+SECRET: dict[str, Any] = {"secret": True}
+
+
+@dataclass(frozen=True)
+class DrawRound:
+    """One round of the first-player draw: which seat drew which tile (public)."""
+
+    draws: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class GameCreated:
+    config: UpwordsConfig
+    seats: tuple[str, ...]
+    first_draw: tuple[DrawRound, ...]
+    first_seat: int
+    racks: tuple[tuple[str, ...] | None, ...] | None = field(metadata=SECRET)
+    bag: tuple[str, ...] | None = field(metadata=SECRET)
+    bag_count: int = 0
+
+
+@dataclass(frozen=True)
+class WordPlayed:
+    """Tiles put down; in challenge mode the play stays pending until accepted."""
+
+    seat: int
+    placements: tuple[Placement, ...]
+    words: tuple[str, ...]
+    score: int
+    bonus: int
+
+
+@dataclass(frozen=True)
+class TilesDrawn:
+    seat: int
+    count: int
+    drawn: tuple[str, ...] | None = field(metadata=SECRET)
+
+
+@dataclass(frozen=True)
+class Passed:
+    seat: int
+
+
+@dataclass(frozen=True)
+class TileExchanged:
+    seat: int
+    returned: str | None = field(metadata=SECRET)
+    drawn: str | None = field(metadata=SECRET)
+    position: int | None = field(metadata=SECRET)
+
+
+@dataclass(frozen=True)
+class PlayAccepted:
+    """The challenge window of a pending play closed; the play stands."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class ChallengeFailed:
+    challenger: int
+    seat: int
+
+
+@dataclass(frozen=True)
+class PlayWithdrawn:
+    """A successful challenge: the tiles go back to the rack and the score is undone."""
+
+    challenger: int
+    seat: int
+    invalid_words: tuple[str, ...]
+    placements: tuple[Placement, ...]
+    score: int
+
+
+@dataclass(frozen=True)
+class PlayerResigned:
+    seat: int
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """Final accounting; the racks left are revealed (the game is over)."""
+
+    reason: str
+    racks_left: tuple[tuple[str, ...], ...]
+    penalties: tuple[int, ...]
+    final_scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+Event = (
+    GameCreated
+    | WordPlayed
+    | TilesDrawn
+    | Passed
+    | TileExchanged
+    | PlayAccepted
+    | ChallengeFailed
+    | PlayWithdrawn
+    | PlayerResigned
+    | GameEnded
+)

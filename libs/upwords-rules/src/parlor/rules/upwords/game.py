@@ -1,0 +1,358 @@
+"""Upwords as a decider: commands become events, events fold into the state."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
+from parlor.rules.upwords import tiles
+from parlor.rules.upwords.config import WordChecking
+from parlor.rules.upwords.crossword import validate_play
+from parlor.rules.upwords.events import (
+    ChallengeFailed,
+    Event,
+    GameCreated,
+    GameEnded,
+    Passed,
+    PlayAccepted,
+    PlayerResigned,
+    PlayWithdrawn,
+    TileExchanged,
+    TilesDrawn,
+    WordPlayed,
+)
+from parlor.rules.upwords.moves import (
+    AcceptPlay,
+    Challenge,
+    Command,
+    CreateGame,
+    Exchange,
+    Pass,
+    Play,
+    Resign,
+)
+from parlor.rules.upwords.start import deal, draw_for_first
+from parlor.rules.upwords.state import PendingPlay, Phase, UpwordsState
+
+PENALTY_PER_TILE = 5
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+
+@dataclass(frozen=True)
+class GameResult:
+    reason: str
+    final_scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+def _without(rack: Sequence[str], used: Sequence[str]) -> tuple[str, ...]:
+    """The rack after taking out one copy of each used tile."""
+    left = list(rack)
+    for tile in used:
+        left.remove(tile)
+    return tuple(left)
+
+
+def _set(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _set_rack(
+    racks: tuple[tuple[str, ...], ...], index: int, rack: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    return (*racks[:index], rack, *racks[index + 1 :])
+
+
+def _check_verdicts(words: Sequence[str], verdicts: Mapping[str, bool]) -> tuple[str, ...]:
+    """The words the dictionary refused; every word must have a verdict."""
+    missing = sorted({w for w in words if w not in verdicts})
+    if missing:
+        raise InvalidArgument(
+            "verdicts are missing for: " + ", ".join(missing), reason="MISSING_VERDICTS"
+        )
+    return tuple(dict.fromkeys(w for w in words if not verdicts[w]))
+
+
+class UpwordsDecider:
+    """The one Upwords decider (``UPWORDS``); see the package docstring for the flow."""
+
+    def initial_state(self) -> UpwordsState:
+        return UpwordsState()
+
+    def is_terminal(self, state: UpwordsState) -> bool:
+        return state.phase is Phase.ENDED
+
+    def result(self, state: UpwordsState) -> GameResult | None:
+        if state.phase is not Phase.ENDED:
+            return None
+        return GameResult(state.end_reason, state.scores, state.winners)
+
+    # -- decide -------------------------------------------------------------
+
+    def decide(self, state: UpwordsState, command: Command) -> list[Event]:
+        if isinstance(command, CreateGame):
+            return self._create(state, command)
+        if state.phase is not Phase.PLAYING:
+            raise RuleViolation("GAME_NOT_IN_PROGRESS", "the game is not in progress")
+        if isinstance(command, Play):
+            return self._play(state, command)
+        if isinstance(command, Challenge):
+            return self._challenge(state, command)
+        if isinstance(command, Resign):
+            self._seat(state, command.seat)
+            ended = self._ending(state, "RESIGNED", resigned=command.seat)
+            return [PlayerResigned(command.seat), ended]
+        self._turn(state, command.seat)
+        if isinstance(command, AcceptPlay):
+            if state.pending is None:
+                raise RuleViolation("NOTHING_TO_ACCEPT", "there is no play awaiting challenge")
+            return self._close_window(state)
+        if state.pending_is_final():
+            raise RuleViolation("CHALLENGE_WINDOW_OPEN", "accept or challenge the last play first")
+        if isinstance(command, Pass):
+            events = self._close_window(state)
+            events.append(Passed(command.seat))
+            if state.passes + 1 >= state.players:
+                after = self._fold(state, events)
+                events.append(self._ending(after, "ALL_PASSED"))
+            return events
+        if isinstance(command, Exchange):
+            return self._exchange(state, command)
+        raise InvalidArgument(f"unknown command {type(command).__name__}", reason="UNKNOWN_COMMAND")
+
+    def _seat(self, state: UpwordsState, seat: int) -> None:
+        if not 0 <= seat < state.players:
+            raise InvalidArgument(f"no seat {seat}", reason="NO_SUCH_SEAT")
+
+    def _turn(self, state: UpwordsState, seat: int) -> None:
+        self._seat(state, seat)
+        if seat != state.to_move:
+            raise PermissionDenied("it is not your turn", reason="NOT_YOUR_TURN")
+
+    def _fold(self, state: UpwordsState, events: Sequence[Event]) -> UpwordsState:
+        for event in events:
+            state = self.evolve(state, event)
+        return state
+
+    def _create(self, state: UpwordsState, command: CreateGame) -> list[Event]:
+        if state.phase is not Phase.NOT_STARTED:
+            raise RuleViolation("GAME_ALREADY_CREATED", "the game has already been created")
+        players = len(command.seats)
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise InvalidArgument(
+                f"Upwords is for {MIN_PLAYERS} to {MAX_PLAYERS} players", reason="BAD_SEATS"
+            )
+        for order in (command.first_draw_order, command.bag_order):
+            if not tiles.is_full_bag(order):
+                raise InvalidArgument("a bag order must hold all 100 tiles", reason="BAD_BAG")
+        rounds, first = draw_for_first(players, command.first_draw_order)
+        racks, bag = deal(players, command.bag_order)
+        return [
+            GameCreated(
+                config=command.config,
+                seats=tuple(command.seats),
+                first_draw=rounds,
+                first_seat=first,
+                racks=racks,
+                bag=bag,
+                bag_count=len(bag),
+            )
+        ]
+
+    def _close_window(self, state: UpwordsState) -> list[Event]:
+        """Let the pending play stand: its player refills, and the game may end."""
+        pending = state.pending
+        if pending is None:
+            return []
+        events: list[Event] = [PlayAccepted(pending.seat)]
+        events.extend(self._refill(state, pending.seat))
+        return events
+
+    def _refill(self, state: UpwordsState, seat: int) -> list[Event]:
+        """Draw back up to 7; end the game if the player is out of tiles and the bag is empty."""
+        need = tiles.RACK_SIZE - len(state.racks[seat])
+        drawn = state.bag[:need]
+        events: list[Event] = [TilesDrawn(seat, len(drawn), drawn)] if drawn else []
+        if not state.racks[seat] and not drawn:
+            events.append(self._ending(state, "OUT_OF_TILES"))
+        return events
+
+    def _play(self, state: UpwordsState, command: Play) -> list[Event]:
+        check = validate_play(state, command.seat, command.placements)
+        if state.config.word_checking is WordChecking.AUTO:
+            invalid = _check_verdicts(check.texts, command.verdicts)
+            if invalid:
+                raise RuleViolation(
+                    "INVALID_WORDS",
+                    "not in the lexicon: " + ", ".join(invalid),
+                    metadata={"words": ",".join(invalid)},
+                )
+        events = self._close_window(state)
+        played = WordPlayed(
+            command.seat, tuple(command.placements), check.texts, check.score, check.bonus
+        )
+        events.append(played)
+        if state.config.word_checking is WordChecking.AUTO:
+            events.extend(self._refill(self._fold(state, events), command.seat))
+        return events
+
+    def _exchange(self, state: UpwordsState, command: Exchange) -> list[Event]:
+        if state.retry:
+            raise RuleViolation(
+                "EXCHANGE_AFTER_WITHDRAWN", "after a withdrawn play you may play again or pass"
+            )
+        events = self._close_window(state)
+        after = self._fold(state, events)
+        if not after.bag:
+            raise RuleViolation("EXCHANGE_BAG_EMPTY", "no exchange when the bag is empty")
+        if command.tile not in after.racks[command.seat]:
+            raise RuleViolation("TILES_NOT_ON_RACK", "that tile is not on your rack")
+        if not 0 <= command.position < len(after.bag):
+            raise InvalidArgument(
+                f"position must be in 0..{len(after.bag) - 1}", reason="BAD_POSITION"
+            )
+        events.append(TileExchanged(command.seat, command.tile, after.bag[0], command.position))
+        return events
+
+    def _challenge(self, state: UpwordsState, command: Challenge) -> list[Event]:
+        self._seat(state, command.seat)
+        pending = state.pending
+        if pending is None:
+            raise RuleViolation("NOTHING_TO_CHALLENGE", "there is no play to challenge")
+        if command.seat == pending.seat:
+            raise PermissionDenied("you may not challenge your own play", reason="OWN_PLAY")
+        invalid = _check_verdicts(pending.words, command.verdicts)
+        if invalid:
+            return [
+                PlayWithdrawn(
+                    command.seat, pending.seat, invalid, pending.placements, pending.score
+                )
+            ]
+        return [ChallengeFailed(command.seat, pending.seat), *self._close_window(state)]
+
+    def _ending(self, state: UpwordsState, reason: str, resigned: int | None = None) -> GameEnded:
+        """Final scores: -5 per tile left (not on resignation); ties share the win."""
+        racks = state.racks
+        if resigned is None:
+            penalties = tuple(PENALTY_PER_TILE * len(rack) for rack in racks)
+        else:
+            penalties = (0,) * len(racks)
+        final = tuple(s - p for s, p in zip(state.scores, penalties, strict=True))
+        eligible = [s for s in range(len(final)) if s != resigned]
+        best = max(final[s] for s in eligible)
+        winners = tuple(s for s in eligible if final[s] == best)
+        return GameEnded(reason, racks, penalties, final, winners)
+
+    # -- evolve -------------------------------------------------------------
+
+    def evolve(self, state: UpwordsState, event: Event) -> UpwordsState:
+        if isinstance(event, GameCreated):
+            if event.racks is None or event.bag is None or None in event.racks:
+                raise ValueError("cannot evolve a public (stripped) GameCreated")
+            return UpwordsState(
+                phase=Phase.PLAYING,
+                config=event.config,
+                seats=event.seats,
+                racks=tuple(r for r in event.racks if r is not None),
+                bag=event.bag,
+                scores=(0,) * len(event.seats),
+                to_move=event.first_seat,
+            )
+        if isinstance(event, WordPlayed):
+            used = [p.tile for p in event.placements]
+            pending = None
+            if state.config.word_checking is WordChecking.CHALLENGE:
+                pending = PendingPlay(
+                    event.seat, event.placements, event.words, event.score, state.passes
+                )
+            return replace(
+                state,
+                board=state.board.placed((p.row, p.col, p.tile) for p in event.placements),
+                racks=_set_rack(state.racks, event.seat, _without(state.racks[event.seat], used)),
+                scores=_set(state.scores, event.seat, state.scores[event.seat] + event.score),
+                to_move=state.next_seat(event.seat),
+                passes=0,
+                pending=pending,
+                retry=False,
+            )
+        if isinstance(event, TilesDrawn):
+            if event.drawn is None:
+                raise ValueError("cannot evolve a public (stripped) TilesDrawn")
+            return replace(
+                state,
+                racks=_set_rack(state.racks, event.seat, state.racks[event.seat] + event.drawn),
+                bag=state.bag[event.count :],
+            )
+        if isinstance(event, Passed):
+            return replace(
+                state, passes=state.passes + 1, to_move=state.next_seat(event.seat), retry=False
+            )
+        if isinstance(event, TileExchanged):
+            if event.returned is None or event.drawn is None or event.position is None:
+                raise ValueError("cannot evolve a public (stripped) TileExchanged")
+            rest = state.bag[1:]
+            rack = (*_without(state.racks[event.seat], [event.returned]), event.drawn)
+            return replace(
+                state,
+                racks=_set_rack(state.racks, event.seat, rack),
+                bag=(*rest[: event.position], event.returned, *rest[event.position :]),
+                to_move=state.next_seat(event.seat),
+                passes=0,
+                retry=False,
+            )
+        if isinstance(event, PlayAccepted):
+            return replace(state, pending=None)
+        if isinstance(event, ChallengeFailed | PlayerResigned):
+            return state
+        if isinstance(event, PlayWithdrawn):
+            pending = state.pending
+            passes = pending.passes_before if pending is not None else state.passes
+            returned = tuple(p.tile for p in event.placements)
+            return replace(
+                state,
+                board=state.board.lifted((p.row, p.col) for p in event.placements),
+                racks=_set_rack(state.racks, event.seat, state.racks[event.seat] + returned),
+                scores=_set(state.scores, event.seat, state.scores[event.seat] - event.score),
+                to_move=event.seat,
+                passes=passes,
+                pending=None,
+                retry=True,
+            )
+        if isinstance(event, GameEnded):
+            return replace(
+                state,
+                phase=Phase.ENDED,
+                scores=event.final_scores,
+                end_reason=event.reason,
+                winners=event.winners,
+                pending=None,
+            )
+        raise TypeError(f"unknown event {type(event).__name__}")
+
+
+UPWORDS = UpwordsDecider()
+
+
+def exchange_positions(state: UpwordsState) -> int:
+    """How many insert positions an exchange now has (the service picks one at random)."""
+    if state.phase is not Phase.PLAYING:
+        return 0
+    after = UPWORDS._fold(state, UPWORDS._close_window(state))
+    return len(after.bag)
+
+
+def pending_words(state: UpwordsState) -> tuple[str, ...]:
+    """The words a challenger's verdicts must cover (challenge mode)."""
+    return state.pending.words if state.pending is not None else ()
+
+
+def tile_counts(state: UpwordsState) -> Counter[str]:
+    """Every tile in the game by letter (always the full 100: an invariant)."""
+    counts: Counter[str] = Counter(state.bag)
+    for rack in state.racks:
+        counts.update(rack)
+    for stack in state.board.stacks:
+        counts.update(stack)
+    return counts

@@ -1,0 +1,148 @@
+"""Move notation, after GCG (the crossword-game record format).
+
+Squares: columns ``A``-``J`` left to right, rows ``1``-``10`` top to bottom.
+A play is ``<coordinate> <word>``: the coordinate names the first square of
+the main word, row first for a play across (``5E``), column first for a play
+down (``E5``). The word is spelled in full, left to right or top to bottom;
+letters already on the board and left in place are in parentheses, every
+other letter is a tile placed in this play (on an empty square or on top of
+a stack). The Qu tile is written ``QU`` (a Q is always the Qu tile).
+Example: ``5E W(O)R(D)`` puts W on 5E and R on 5G, keeping O and D.
+A single tile reads across if it forms a word across, else down.
+Other turns: ``-`` is a pass, ``-X`` exchanges the tile X.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from parlor.core.errors import InvalidArgument
+from parlor.rules.upwords import tiles
+from parlor.rules.upwords.board import ACROSS, DOWN, SIZE, Board, Square
+from parlor.rules.upwords.moves import Placement
+
+COLUMNS = "ABCDEFGHIJ"
+_ACROSS = re.compile(r"^(10|[1-9])([A-J])$")
+_DOWN = re.compile(r"^([A-J])(10|[1-9])$")
+
+
+@dataclass(frozen=True)
+class NotatedPlay:
+    placements: tuple[Placement, ...]
+    kept: tuple[tuple[int, int, str], ...]
+
+
+@dataclass(frozen=True)
+class NotatedExchange:
+    tile: str
+
+
+@dataclass(frozen=True)
+class NotatedPass:
+    pass
+
+
+NotatedMove = NotatedPlay | NotatedExchange | NotatedPass
+
+
+def _bad(text: str, why: str) -> InvalidArgument:
+    return InvalidArgument(f"cannot read move {text!r}: {why}", reason="BAD_NOTATION")
+
+
+def parse_coordinate(text: str) -> tuple[int, int, Square]:
+    """``5E`` -> (4, 4, ACROSS); ``E5`` -> (4, 4, DOWN)."""
+    coord = text.strip().upper()
+    if m := _ACROSS.match(coord):
+        return int(m[1]) - 1, COLUMNS.index(m[2]), ACROSS
+    if m := _DOWN.match(coord):
+        return int(m[2]) - 1, COLUMNS.index(m[1]), DOWN
+    raise _bad(text, "the coordinate is not like 5E (across) or E5 (down)")
+
+
+def format_coordinate(row: int, col: int, direction: Square) -> str:
+    if direction == ACROSS:
+        return f"{row + 1}{COLUMNS[col]}"
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def _tile_tokens(text: str, letters: str) -> list[str]:
+    spelled = tiles.tokens(letters)
+    if spelled is None:
+        raise _bad(text, "letters must be A-Z, with Q only as QU")
+    return list(spelled)
+
+
+def parse_move(text: str) -> NotatedMove:
+    """Read a move written in this notation."""
+    body = text.strip()
+    if body == "-":
+        return NotatedPass()
+    if body.startswith("-"):
+        spelled = _tile_tokens(text, body[1:])
+        if len(spelled) != 1:
+            raise _bad(text, "an exchange names exactly one tile")
+        return NotatedExchange(spelled[0])
+    parts = body.split()
+    if len(parts) != 2:
+        raise _bad(text, "a play is a coordinate and a word")
+    row, col, (dr, dc) = parse_coordinate(parts[0])
+    placed: list[tuple[int, int, str]] = []
+    kept: list[tuple[int, int, str]] = []
+    for i, chunk in enumerate(re.split(r"(\([^()]*\))", parts[1])):
+        if not chunk:
+            continue
+        is_kept = chunk.startswith("(")
+        letters = chunk[1:-1] if is_kept else chunk
+        if (not is_kept and i % 2 == 1) or ("(" in letters or ")" in letters):
+            raise _bad(text, "unbalanced parentheses")
+        for tile in _tile_tokens(text, letters):
+            if not (0 <= row < SIZE and 0 <= col < SIZE):
+                raise _bad(text, "the word runs off the board")
+            (kept if is_kept else placed).append((row, col, tile))
+            row, col = row + dr, col + dc
+    return NotatedPlay(
+        tuple(Placement(r, c, t) for r, c, t in placed),
+        tuple(kept),
+    )
+
+
+def parse_play(text: str) -> tuple[Placement, ...]:
+    move = parse_move(text)
+    if not isinstance(move, NotatedPlay):
+        raise _bad(text, "not a play")
+    return move.placements
+
+
+def _tile_text(tile: str) -> str:
+    return tile.upper()
+
+
+def format_play(board: Board, placements: tuple[Placement, ...] | list[Placement]) -> str:
+    """Write a play made on ``board`` (the board before the play)."""
+    after = board.placed((p.row, p.col, p.tile) for p in placements)
+    first = (placements[0].row, placements[0].col)
+    if len(placements) > 1:
+        direction = ACROSS if placements[0].row == placements[1].row else DOWN
+    else:
+        direction = ACROSS if len(after.run(*first, ACROSS)) >= 2 else DOWN
+    run = after.run(*first, direction)
+    placed = {(p.row, p.col): p.tile for p in placements}
+    out: list[str] = []
+    in_kept = False
+    for sq in run:
+        is_kept = sq not in placed
+        if is_kept != in_kept:
+            out.append("(" if is_kept else ")")
+            in_kept = is_kept
+        out.append(_tile_text(placed[sq] if not is_kept else after.top(*sq) or ""))
+    if in_kept:
+        out.append(")")
+    return f"{format_coordinate(*run[0], direction)} {''.join(out)}"
+
+
+def format_exchange(tile: str) -> str:
+    return f"-{_tile_text(tile)}"
+
+
+PASS = "-"
