@@ -97,3 +97,12 @@ def test_pattern_in_enable() -> None:
     assert enable.pattern("zyzz*") == ["zyzzyva", "zyzzyvas"]
     assert enable.pattern("*") == list(enable.words())
     assert all(word.endswith("ing") for word in enable.pattern("*ing"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(words_strategy, st.text(ALPHABET, max_size=4))
+def test_prefix_queries_match_brute_force(words: list[str], prefix: str) -> None:
+    lexicon = Lexicon("random", words)
+    expected = sorted({word for word in words if word.startswith(prefix)})
+    assert list(lexicon.words(prefix)) == expected
+    assert lexicon.has_prefix(prefix) is bool(expected)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from parlor.core.errors import InvalidArgument
-from parlor.lexicon import LEXICON_NAME_TAKEN, Lexicon, Registry, enable1
+from parlor.core.errors import InvalidArgument, NotFound
+from parlor.lexicon import LEXICON_NAME_TAKEN, Lexicon, Registry, enable1, load_registry
 
 SMALL = Lexicon("small", ["cat", "dog"])
 OTHER = Lexicon("other", ["cat", "cow"])
@@ -41,3 +43,24 @@ def test_enable_registers_under_its_name() -> None:
     registry = Registry([enable1()])
     assert registry.get("enable1") is enable1()
     assert registry.get(enable1().id).check("quixotic")
+
+
+def test_service_registry_has_enable_and_each_configured_file(tmp_path: Path) -> None:
+    collins = tmp_path / "collins.txt"
+    collins.write_text("qi\nza\ncat\n")
+    registry = load_registry({"collins": collins}, warm=True)
+    assert registry.default is enable1()
+    assert registry.get("collins").check("QI")
+    assert not registry.get("enable1").check("qi")
+    assert [lexicon.name for lexicon in registry] == ["enable1", "collins"]
+    assert load_registry({"collins": collins}, default="collins").default.name == "collins"
+
+
+def test_service_registry_fails_fast_on_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        load_registry({"gone": tmp_path / "gone.txt"})
+
+
+def test_service_registry_refuses_an_unknown_default() -> None:
+    with pytest.raises(NotFound):
+        load_registry(default="collins")

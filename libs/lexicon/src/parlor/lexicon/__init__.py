@@ -34,7 +34,7 @@ from .query import (
     normalise_word,
 )
 from .rack import Rack
-from .shelf import ENABLE1, Registry, enable1, lexicon_from_bytes, load_lexicon
+from .shelf import ENABLE1, Registry, enable1, lexicon_from_bytes, load_lexicon, load_registry
 from .tile import qu_tiles, spell
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "enable1",
     "lexicon_from_bytes",
     "load_lexicon",
+    "load_registry",
     "normalise_word",
     "qu_tiles",
     "spell",

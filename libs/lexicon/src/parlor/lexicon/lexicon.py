@@ -105,7 +105,7 @@ class Lexicon:
         return word in self._set
 
     def has_prefix(self, prefix: str) -> bool:
-        """Whether some word starts with ``prefix`` (lexicon form); "" is always true."""
+        """Whether some word starts with ``prefix`` (lexicon form; "" if any word at all)."""
         words = self._words
         index = bisect_left(words, prefix)
         return index < len(words) and words[index].startswith(prefix)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -37,6 +37,27 @@ def enable1() -> Lexicon:
     # Beside this module, not through importlib.resources: that costs ~25 ms of imports.
     data = (Path(__file__).parent / "data" / "enable1.txt.gz").read_bytes()
     return lexicon_from_bytes(ENABLE1, data)
+
+
+def load_registry(
+    files: Mapping[str, str | Path] | None = None,
+    *,
+    default: str = ENABLE1,
+    warm: bool = False,
+) -> Registry:
+    """The registry a service starts with: ENABLE plus each ``name -> path`` from its settings.
+
+    Fails fast (OSError, InvalidArgument) on a missing file or a taken name; ``warm``
+    builds every index now so the first query is not the slow one.
+    """
+    registry = Registry([enable1()])
+    for name, path in (files or {}).items():
+        registry.add(load_lexicon(path, name))
+    registry = Registry(registry, default=default)
+    if warm:
+        for lexicon in registry:
+            lexicon.warm()
+    return registry
 
 
 class Registry:
