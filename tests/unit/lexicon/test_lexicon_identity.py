@@ -54,6 +54,7 @@ def test_id_is_the_same_from_text_bytes_gzip_and_file(tmp_path: Path) -> None:
         Lexicon.from_text("tiny", text).id,
         Lexicon.from_text("tiny", text.replace("\n", "\r\n")).id,
         lexicon_from_bytes("tiny", text.encode()).id,
+        lexicon_from_bytes("tiny", text.encode("utf-8-sig")).id,
         load_lexicon(plain).id,
         load_lexicon(packed).id,
         load_lexicon(packed, "tiny").id,

@@ -85,6 +85,7 @@ class Lexicon:
         """Reads one entry per line (UTF-8 if bytes; undecodable lines are skipped as non-words)."""
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
+        text = text.removeprefix("\ufeff")  # a byte-order mark would hide the first word
         if _OUTSIDE_FAST_PATH.search(text):
             return cls(name, text.splitlines())
         # Fast path: only a-z and newlines, so every line is clean already.
