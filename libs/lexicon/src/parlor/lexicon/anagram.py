@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 _A = ord("a")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_NEXT = {letter: chr(ord(letter) + 1) for letter in _LETTERS}  # "z" -> "{", past every word
 
 
 class AnagramIndex:
@@ -80,8 +81,12 @@ class AnagramIndex:
                     code = ord(letter) - _A
                     if code > lowest_held:
                         return
-                    end = bisect_left(signatures, prefix + chr(ord(letter) + 1), lo, hi)
-                    if held[code]:
+                    end = bisect_left(signatures, prefix + _NEXT[letter], lo, hi)
+                    if end - lo == 1 and len(signatures[lo]) == depth + 1:
+                        # A leaf: spend the tile and emit here rather than recurse.
+                        if depth + 1 >= min_length and (not use_all or depth + 1 == total):
+                            found.extend(words[starts[lo] : starts[lo + 1]])
+                    elif held[code]:
                         held[code] -= 1
                         visit(prefix + letter, depth + 1, lo, end, blanks)
                         held[code] += 1
@@ -98,7 +103,7 @@ class AnagramIndex:
                 child = prefix + _LETTERS[code]
                 start = bisect_left(signatures, child, lo, hi)
                 if start < hi and signatures[start].startswith(child):
-                    end = bisect_left(signatures, prefix + chr(_A + code + 1), start, hi)
+                    end = bisect_left(signatures, prefix + _NEXT[_LETTERS[code]], start, hi)
                     held[code] -= 1
                     visit(child, depth + 1, start, end, 0)
                     held[code] += 1

@@ -167,7 +167,8 @@ class Lexicon:
         )
         if rack.qu:
             found = [word for word in found if rack.spells(word)]
-        found.sort(key=_longest_first)
+        found.sort()
+        found.sort(key=len, reverse=True)  # stable: alphabetical within a length
         return found if limit is None else found[:limit]
 
     def pattern(self, pattern: str, *, limit: int | None = None) -> list[str]:
@@ -213,6 +214,3 @@ def _keep_words(entries: Iterable[str]) -> tuple[list[str], int]:
             skipped += 1
     return kept, skipped
 
-
-def _longest_first(word: str) -> tuple[int, str]:
-    return (-len(word), word)
