@@ -213,4 +213,3 @@ def _keep_words(entries: Iterable[str]) -> tuple[list[str], int]:
         elif word:
             skipped += 1
     return kept, skipped
-
