@@ -6,6 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parlor.core.errors import InvalidArgument, NotFound
 from parlor.lexicon import (
@@ -166,3 +168,29 @@ def test_limit_keeps_the_first_results() -> None:
     assert LEXICON.anagrams("tact", limit=2) == ["tact", "act"]
     assert LEXICON.pattern("*", limit=3) == ["act", "at", "cat"]
     assert LEXICON.pattern("*", limit=0) == []
+
+
+@given(
+    st.text(" \t\n", max_size=3),
+    st.text("caTDOGquIE-'é ", min_size=1, max_size=8),
+    st.text(" \t\r\n", max_size=3),
+)
+def test_check_is_membership_of_the_stripped_lowercase_word_or_a_named_error(
+    before: str, core: str, after: str
+) -> None:
+    asked = before + core + after
+    stripped = asked.strip()
+    offending = [i for i, c in enumerate(stripped) if not (c.isascii() and c.isalpha())]
+    if not stripped or offending:
+        with pytest.raises(InvalidArgument) as caught:
+            LEXICON.check(asked)
+        if not stripped:
+            assert caught.value.reason == EMPTY_WORD
+        else:
+            assert caught.value.reason == NOT_A_LETTER
+            assert caught.value.metadata["index"] == str(offending[0])
+            assert caught.value.metadata["character"] == stripped[offending[0]]
+        return
+    answer = LEXICON.check(asked)
+    assert answer is (stripped.lower() in LEXICON)
+    assert LEXICON.check_many([asked]) == [answer]
