@@ -35,6 +35,7 @@ from parlor.rules.connect4x4.game import (
 )
 from parlor.rules.connect4x4.notation import format_move, parse_move
 from parlor.rules.connect4x4.state import State, Status
+from parlor.rules.connect4x4.transcript import play
 from parlor.rules.connect4x4.view import Content, GameView, Hole, render, view
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "is_terminal",
     "legal_moves",
     "parse_move",
+    "play",
     "render",
     "result",
     "view",
