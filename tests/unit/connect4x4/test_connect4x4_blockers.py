@@ -22,9 +22,7 @@ from parlor.rules.connect4x4.board import bit
 def test_blocker_fills_both_sides_at_the_higher_channel() -> None:
     # Red a0 and a1 on the back; Yellow's blocker stops at row 2 on both sides.
     state, events = play("ab gf ab ax")
-    assert events[-1] == BlockerDropped(
-        1, 0, 2, (Cell(0, 0, Side.FRONT), Cell(0, 1, Side.FRONT))
-    )
+    assert events[-1] == BlockerDropped(1, 0, 2, (Cell(0, 0, Side.FRONT), Cell(0, 1, Side.FRONT)))
     assert state.blockers[1] == bit(0, 2)
     assert state.height(0, Side.FRONT) == state.height(0, Side.BACK) == 3
 
@@ -78,7 +76,7 @@ def test_blocker_refused_when_either_side_full() -> None:
 
 
 def test_blocker_legal_on_the_top_row() -> None:
-    state, events = play("af af af af af bx ax")
+    _state, events = play("af af af af af bx ax")
     assert isinstance(events[-1], BlockerDropped)
     assert events[-1].row == 5
     assert events[-1].dead == tuple(Cell(0, r, Side.BACK) for r in range(5))

@@ -61,4 +61,3 @@ def test_no_checkers_left_refuses_a_checker() -> None:
         decide(state, DropChecker(1, 2, Side.FRONT))
     assert refused.value.rule == "NO_CHECKERS_LEFT"
     assert not any(isinstance(m, DropChecker) for m in legal_moves(state))
-

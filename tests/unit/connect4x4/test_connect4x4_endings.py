@@ -47,7 +47,9 @@ def test_tie_when_every_player_has_used_all_checkers() -> None:
     assert events[-1] == GameTied("ALL_CHECKERS_USED")
     assert state.checkers_left == (0, 0)
     assert result(state) == Outcome(None, "ALL_CHECKERS_USED")
-    assert result(state) is not None and result(state).tie  # type: ignore[union-attr]
+    outcome = result(state)
+    assert outcome is not None
+    assert outcome.tie
 
 
 def test_all_checkers_tie_ends_the_game_even_with_blockers_left() -> None:

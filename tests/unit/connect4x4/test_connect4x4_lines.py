@@ -49,12 +49,12 @@ def test_weaving_diagonal_line_wins() -> None:
 
 def test_weaving_anti_diagonal_line_wins() -> None:
     # Red: d0 back, c1 front, b2 back, a3 front.
-    state, events = play("db cf cf bb gf bb bb af gb af ef af af")
+    _state, events = play("db cf cf bb gf bb bb af gb af ef af af")
     assert events[-1] == GameWon(0, _line((0, 3), (1, 2), (2, 1), (3, 0)))
 
 
 def test_line_entirely_on_one_side_wins() -> None:
-    state, events = play("ab af bb bf cb gf db")
+    _state, events = play("ab af bb bf cb gf db")
     assert events[-1] == GameWon(0, _line((0, 0), (1, 0), (2, 0), (3, 0)))
 
 
@@ -72,13 +72,13 @@ def test_line_broken_by_a_blocker_does_not_win() -> None:
 
 
 def test_own_blocker_never_counts_toward_a_line_by_default() -> None:
-    state, events = play("af gb bf fb df gb cx")
+    state, _events = play("af gb bf fb df gb cx")
     assert state.status is Status.IN_PROGRESS
     assert result(state) is None
 
 
 def test_blockers_count_toward_lines_when_configured() -> None:
-    state, events = play("af gb bf fb df gb cx", Config(blockers_count_toward_lines=True))
+    _state, events = play("af gb bf fb df gb cx", Config(blockers_count_toward_lines=True))
     assert events[-1] == GameWon(0, _line((0, 0), (1, 0), (2, 0), (3, 0)))
 
 

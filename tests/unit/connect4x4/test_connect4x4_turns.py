@@ -1,5 +1,7 @@
 """Turns pass in seat order from the configured first seat; out-of-turn moves are refused."""
 
+from collections.abc import Sequence
+
 import pytest
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
@@ -20,7 +22,7 @@ from parlor.rules.connect4x4 import (
 )
 
 
-def _seats(events: list[object]) -> list[int]:
+def _seats(events: Sequence[object]) -> list[int]:
     return [e.seat for e in events if isinstance(e, CheckerDropped)]
 
 
@@ -51,7 +53,7 @@ def test_not_your_turn_is_refused() -> None:
 
 def test_three_player_game_plays_to_a_win() -> None:
     # Red a0-d0 across both sides; Yellow and Green play elsewhere.
-    state, events = play("af gf gb bb ef eb cf fb fb db", Config(players=3))
+    _state, events = play("af gf gb bb ef eb cf fb fb db", Config(players=3))
     assert _seats(events) == [0, 1, 2, 0, 1, 2, 0, 1, 2, 0]
     assert events[-1] == GameWon(0, tuple(Position(c, 0) for c in range(4)))
 
@@ -59,7 +61,7 @@ def test_three_player_game_plays_to_a_win() -> None:
 def test_four_player_game_plays_to_a_win() -> None:
     # Blue (seat 3) makes d0..d3 on the front while the others scatter.
     moves = "af bf cf df ab bb cb df ef fb gf df ab fb cb df"
-    state, events = play(moves, Config(players=4))
+    _state, events = play(moves, Config(players=4))
     assert _seats(events) == [0, 1, 2, 3] * 4
     assert events[-1] == GameWon(3, tuple(Position(3, r) for r in range(4)))
 

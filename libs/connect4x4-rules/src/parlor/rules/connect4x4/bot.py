@@ -170,7 +170,7 @@ class _Board:
         if move < _BLOCKER_BASE:
             side, column = divmod(move, COLUMNS)
             b = 1 << (column * STRIDE + heights[move])
-            saved = (seat, move, self.pieces[seat], filled[side], heights[move])
+            saved: tuple[int, ...] = (seat, move, self.pieces[seat], filled[side], heights[move])
             self.pieces[seat] |= b
             filled[side] |= b
             heights[move] += 1
