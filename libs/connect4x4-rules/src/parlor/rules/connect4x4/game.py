@@ -220,16 +220,28 @@ def evolve(state: State, event: Event) -> State:
     """The state after one event; events are facts and are never refused."""
     if isinstance(event, CheckerDropped):
         seat, b = event.seat, bit(event.column, event.row)
+        front, back = state.front, state.back
         if event.side is Side.FRONT:
-            state = replace(state, front=_with(state.front, seat, state.front[seat] | b))
+            front = _with(front, seat, front[seat] | b)
         else:
-            state = replace(state, back=_with(state.back, seat, state.back[seat] | b))
-        slot = event.side.index * COLUMNS + event.column
-        return replace(
-            state,
-            heights=_with(state.heights, slot, event.row + 1),
-            checkers_left=_with(state.checkers_left, seat, state.checkers_left[seat] - 1),
+            back = _with(back, seat, back[seat] | b)
+        # Built field by field rather than with dataclasses.replace: this is the hot path.
+        return State(
+            config=state.config,
+            status=state.status,
             turn=state.next_active(seat),
+            front=front,
+            back=back,
+            blockers=state.blockers,
+            dead_front=state.dead_front,
+            dead_back=state.dead_back,
+            heights=_with(state.heights, event.side.index * COLUMNS + event.column, event.row + 1),
+            checkers_left=_with(state.checkers_left, seat, state.checkers_left[seat] - 1),
+            blockers_left=state.blockers_left,
+            resigned=state.resigned,
+            winner=state.winner,
+            line=state.line,
+            end_reason=state.end_reason,
             moves=state.moves + 1,
         )
     if isinstance(event, BlockerDropped):
