@@ -6,6 +6,7 @@ from collections.abc import Callable
 import pytest
 
 from parlor.core.conformance import random_playout
+from parlor.core.errors import RuleViolation
 from parlor.rules.connect4x4 import (
     BLOCKERS_PER_PLAYER,
     CHECKERS_PER_PLAYER,
@@ -15,6 +16,7 @@ from parlor.rules.connect4x4 import (
     Config,
     CreateGame,
     DropBlocker,
+    DropChecker,
     Event,
     GameTied,
     GameWon,
@@ -185,3 +187,32 @@ def test_skipped_players_in_playouts_have_no_legal_move() -> None:
                 skips += 1
             state = decider.evolve(state, event)
     assert skips > 0
+
+
+def test_legal_moves_are_exactly_the_drops_decide_accepts() -> None:
+    rng = random.Random(11)
+    for players in (2, 3, 4):
+        for _ in range(5):
+            playout = random_playout(
+                decider, _setup(Config(players=players)), avoiding_lines, check_invariants, rng
+            )
+            state = decider.initial_state()
+            for event in playout.events:
+                state = decider.evolve(state, event)
+                if state.status is not Status.IN_PROGRESS:
+                    continue
+                seat = state.turn
+                drops: list[Command] = [
+                    DropChecker(seat, column, side)
+                    for column in range(COLUMNS)
+                    for side in (Side.FRONT, Side.BACK)
+                ]
+                drops += [DropBlocker(seat, column) for column in range(COLUMNS)]
+                legal = legal_moves(state)
+                for drop in drops:
+                    try:
+                        decide(state, drop)
+                    except RuleViolation:
+                        assert drop not in legal
+                    else:
+                        assert drop in legal
