@@ -111,3 +111,44 @@ def test_strong_bot_beats_greedy_bot() -> None:
         state = _play_bots(levels, first_seat=(game // 2) % 2, rng=rng, budget=300)
         strong_wins += state.winner == game % 2
     assert strong_wins >= 15
+
+
+def test_bot_search_board_agrees_with_the_rules() -> None:
+    """The bot's mutable board must see the same moves, wins and positions as the decider."""
+    from parlor.rules.connect4x4.bot import _Board, _command
+
+    rng = random.Random(5)
+    for game in range(24):
+        config = Config(players=2 + game % 3, blockers_count_toward_lines=game % 4 == 0)
+        state = initial_state()
+        for event in decide(state, CreateGame(config)):
+            state = evolve(state, event)
+        while not is_terminal(state):
+            board = _Board.of(state)
+            seat = state.turn
+            moves = board.moves(seat)
+            assert sorted(map(repr, (_command(seat, m) for m in moves))) == sorted(
+                map(repr, legal_moves(state))
+            )
+            for move in moves:
+                events = decide(state, _command(seat, move))
+                assert board.wins(seat, move) == any(isinstance(e, GameWon) for e in events)
+                saved = board.play(seat, move)
+                after = state
+                for event in events:
+                    after = evolve(after, event)
+                expected = _Board.of(after)
+                assert (board.pieces, board.blockers, board.filled, board.heights) == (
+                    expected.pieces,
+                    expected.blockers,
+                    expected.filled,
+                    expected.heights,
+                )
+                assert (board.checkers_left, board.blockers_left) == (
+                    expected.checkers_left,
+                    expected.blockers_left,
+                )
+                board.undo(saved)
+                assert board == _Board.of(state)
+            for event in decide(state, rng.choice(legal_moves(state))):
+                state = evolve(state, event)

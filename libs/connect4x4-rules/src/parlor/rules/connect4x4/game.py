@@ -203,11 +203,8 @@ def _aftermath(after: State, actor: int, placed: int | None) -> list[Event]:
     for _ in active:
         if after.can_move(seat):
             return skipped
-        reason = (
-            NO_OPEN_CELL
-            if after.checkers_left[seat] or after.blockers_left[seat]
-            else (NO_PIECES_LEFT)
-        )
+        holds_pieces = after.checkers_left[seat] or after.blockers_left[seat]
+        reason = NO_OPEN_CELL if holds_pieces else NO_PIECES_LEFT
         skipped.append(PlayerSkipped(seat, reason))
         seat = after.next_active(seat)
     return [GameTied(NO_LEGAL_MOVES)]
