@@ -1,0 +1,147 @@
+"""What a player or spectator sees, and the text picture of both sides for a terminal.
+
+Connect 4x4 hides nothing, so every viewer gets the same view; ``view`` still
+is the one place a service asks, as for the games that do hide things.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from parlor.rules.connect4x4.board import COLUMN_LETTERS, COLUMNS, ROWS, Position, Side, bit
+from parlor.rules.connect4x4.commands import Config
+from parlor.rules.connect4x4.game import legal_moves
+from parlor.rules.connect4x4.notation import format_move
+from parlor.rules.connect4x4.state import State, Status
+
+SEAT_SYMBOLS = "RYGB"  # red, yellow, green, blue: the colours of the box
+BLOCKER_SYMBOL = "#"
+DEAD_SYMBOL = "~"
+EMPTY_SYMBOL = "."
+
+
+class Content(enum.Enum):
+    EMPTY = "empty"
+    CHECKER = "checker"
+    BLOCKER = "blocker"
+    DEAD = "dead"
+
+
+@dataclass(frozen=True, slots=True)
+class Hole:
+    """What one cell holds; ``seat`` owns the checker or blocker."""
+
+    content: Content
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """The whole public picture of a game; ``front[column][row]`` and ``back`` alike."""
+
+    viewer: int | None
+    config: Config
+    status: Status
+    turn: int | None
+    front: tuple[tuple[Hole, ...], ...]
+    back: tuple[tuple[Hole, ...], ...]
+    checkers_left: tuple[int, ...]
+    blockers_left: tuple[int, ...]
+    resigned: tuple[bool, ...]
+    winner: int | None
+    line: tuple[Position, ...]
+    end_reason: str | None
+    legal_moves: tuple[str, ...]
+    moves: int
+
+
+def hole(state: State, column: int, row: int, side: Side) -> Hole:
+    b = bit(column, row)
+    for seat in range(state.players):
+        if state.checkers(seat, side) & b:
+            return Hole(Content.CHECKER, seat)
+        if state.blockers[seat] & b:
+            return Hole(Content.BLOCKER, seat)
+    if state.dead(side) & b:
+        return Hole(Content.DEAD)
+    return Hole(Content.EMPTY)
+
+
+def view(state: State, viewer: int | None = None) -> GameView:
+    """The view for a seat (or a spectator, ``None``): the same for all, nothing is hidden."""
+    started = state.status is not Status.NOT_STARTED
+
+    def side_view(side: Side) -> tuple[tuple[Hole, ...], ...]:
+        if not started:
+            return tuple(tuple(Hole(Content.EMPTY) for _ in range(ROWS)) for _ in range(COLUMNS))
+        return tuple(
+            tuple(hole(state, column, row, side) for row in range(ROWS))
+            for column in range(COLUMNS)
+        )
+
+    return GameView(
+        viewer=viewer,
+        config=state.config,
+        status=state.status,
+        turn=state.turn if state.status is Status.IN_PROGRESS else None,
+        front=side_view(Side.FRONT),
+        back=side_view(Side.BACK),
+        checkers_left=state.checkers_left,
+        blockers_left=state.blockers_left,
+        resigned=state.resigned,
+        winner=state.winner,
+        line=state.line,
+        end_reason=state.end_reason,
+        legal_moves=tuple(format_move(move) for move in legal_moves(state)),
+        moves=state.moves,
+    )
+
+
+def _symbol(h: Hole) -> str:
+    if h.content is Content.CHECKER and h.seat is not None:
+        return SEAT_SYMBOLS[h.seat]
+    if h.content is Content.BLOCKER:
+        return BLOCKER_SYMBOL
+    if h.content is Content.DEAD:
+        return DEAD_SYMBOL
+    return EMPTY_SYMBOL
+
+
+def render(state: State) -> str:
+    """Both sides next to each other, the back seen through the front (no mirroring)."""
+    if state.status is Status.NOT_STARTED:
+        return "(game not created yet)"
+    seen = view(state)
+    width = 2 * COLUMNS - 1
+    lines = [f"   {'front':^{width}}     {'back':^{width}}"]
+    for row in reversed(range(ROWS)):
+        cells = [
+            " ".join(_symbol(holes[column][row]) for column in range(COLUMNS))
+            for holes in (seen.front, seen.back)
+        ]
+        lines.append(f"{row} |{cells[0]}|   |{cells[1]}|")
+    letters = " ".join(COLUMN_LETTERS)
+    lines.append(f"   {letters}     {letters}")
+    for seat in range(state.players):
+        out = "  (resigned)" if state.resigned[seat] else ""
+        lines.append(
+            f"{SEAT_SYMBOLS[seat]} seat {seat}: {state.checkers_left[seat]} checkers, "
+            f"{state.blockers_left[seat]} blockers{out}"
+        )
+    lines.append(
+        f"{BLOCKER_SYMBOL} blocker  {DEAD_SYMBOL} dead cell  {EMPTY_SYMBOL} empty  "
+        "(the back is seen through the front, not mirrored)"
+    )
+    if state.status is Status.WON and state.winner is not None:
+        where = " ".join(f"{COLUMN_LETTERS[p.column]}{p.row}" for p in state.line)
+        how = f" with {where}" if where else f" ({state.end_reason})"
+        lines.append(f"{SEAT_SYMBOLS[state.winner]} seat {state.winner} wins{how}")
+    elif state.status is Status.TIED:
+        lines.append(f"tie ({state.end_reason})")
+    else:
+        lines.append(f"{SEAT_SYMBOLS[state.turn]} seat {state.turn} to play")
+    return "\n".join(lines)
+
+
+__all__ = ["Content", "GameView", "Hole", "render", "view"]
