@@ -26,6 +26,7 @@ async def ring_from_bus(
 
     nc = getattr(bus, "nc", None)
     if nc is None:  # the in-memory bus: local appends ring the bell themselves
+
         async def nothing() -> None:
             return None
 

@@ -10,22 +10,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from parlor.kit import logs
 from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load
 
 
+def installed() -> dict[str, EntryPoint]:
+    """Installed services by name; nothing is imported until a service is chosen."""
+    return {ep.name: ep for ep in entry_points(group="parlor.services")}
+
+
 def available() -> dict[str, ComponentFactory]:
-    return {ep.name: ep.load() for ep in entry_points(group="parlor.services")}
+    return {name: ep.load() for name, ep in installed().items()}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="parlor-serve", description=__doc__)
     parser.add_argument("services", nargs="+", help="service names, e.g. dictionary connect4x4")
     args = parser.parse_args(argv)
-    known = available()
+    known = installed()
     unknown = [name for name in args.services if name not in known]
     if unknown:
         print(
@@ -33,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    return run("+".join(args.services), [known[name] for name in args.services])
+    return run("+".join(args.services), [known[name].load() for name in args.services])
 
 
 def run(name: str, factories: list[ComponentFactory]) -> int:

@@ -62,8 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     names = sorted(factories) if args.only is None else args.only
     missing = [n for n in names if n not in factories]
     if missing:
-        print(f"parlor-platform: unknown service(s) {missing}; installed: {sorted(factories)}",
-              file=sys.stderr)
+        print(
+            f"parlor-platform: unknown service(s) {missing}; installed: {sorted(factories)}",
+            file=sys.stderr,
+        )
         return 2
     try:
         with find_backends(["settings", "embedded"], data_dir) as backends:

@@ -183,7 +183,9 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
         config=config_pb(v.config),
         status=STATUS.get(v.status, pb.STATUS_UNSPECIFIED),
         turn=v.turn or 0,
-        front=[pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for col in v.front for h in col],
+        front=[
+            pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for col in v.front for h in col
+        ],
         back=[pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for col in v.back for h in col],
         checkers_left=list(v.checkers_left),
         blockers_left=list(v.blockers_left),

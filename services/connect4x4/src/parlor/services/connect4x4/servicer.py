@@ -45,7 +45,9 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         self.host = host
         self.bot_budget = bot_budget
 
-    async def CreateGame(self, request: pb.CreateGameRequest, context: Any) -> pb.CreateGameResponse:
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: Any
+    ) -> pb.CreateGameResponse:
         me = auth.caller()
         seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in request.seats)
         for seat in seats:
@@ -113,7 +115,9 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
             game=game_pb(request.game_id, version, table, viewer_seat(table, me))
         )
 
-    async def GetHistory(self, request: pb.GetHistoryRequest, context: Any) -> pb.GetHistoryResponse:
+    async def GetHistory(
+        self, request: pb.GetHistoryRequest, context: Any
+    ) -> pb.GetHistoryResponse:
         auth.caller()
         if request.to_version and request.to_version < request.from_version:
             raise InvalidArgument("to_version comes before from_version", reason="INVALID_RANGE")
