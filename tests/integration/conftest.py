@@ -1,0 +1,73 @@
+"""Start Parlor's components in-process on real PostgreSQL and NATS, as the platform does."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from parlor.kit import client
+from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.main import available
+from parlor.kit.server import Server, ServerSettings, running
+
+TEST_SECRET = "integration-test-secret-of-32-bytes-at-least"
+
+
+@pytest.fixture(scope="session")
+def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
+    """Point every component at the test session's scratch database and NATS."""
+    saved = {k: os.environ.get(k) for k in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL", "PARLOR_JWT_SECRET")}
+    os.environ.update(
+        PARLOR_DATABASE_URL=database_url, PARLOR_NATS_URL=nats_url, PARLOR_JWT_SECRET=TEST_SECRET
+    )
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+async def migrated(backend_env: None, database_url: str) -> None:
+    from parlor.eventstore import migrate
+
+    await migrate(database_url)
+
+
+@dataclass
+class Platform:
+    server: Server
+    auth: AuthSettings
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.server.port}"
+
+    def token(self, player_id: str, roles: tuple[str, ...] = ()) -> str:
+        return issue_token(self.auth, player_id, player_id.title(), roles)
+
+    def channel(self, player_id: str | None = None):  # type: ignore[no-untyped-def]
+        return client.channel(self.target, self.token(player_id) if player_id else None)
+
+
+PlatformFactory = Callable[..., contextlib.AbstractAsyncContextManager[Platform]]
+
+
+@pytest.fixture(scope="session")
+def start_platform(migrated: None) -> PlatformFactory:
+    """``async with start_platform("connect4x4", "relay") as p:`` runs those components."""
+
+    @contextlib.asynccontextmanager
+    async def start(*names: str) -> AsyncIterator[Platform]:
+        factories = available()
+        auth = AuthSettings(secret=TEST_SECRET)
+        settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=2)
+        async with running(settings, [factories[n] for n in names], auth) as server:
+            yield Platform(server, auth)
+
+    return start
