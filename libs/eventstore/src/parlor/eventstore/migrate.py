@@ -1,0 +1,62 @@
+"""Bring a database's event store schema to the newest version: ``await migrate(url)``.
+
+Safe to run twice and concurrently (every service replica may run it at start):
+migrators take a transaction-level advisory lock, and PostgreSQL's
+transactional DDL makes each run all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from importlib.resources import files
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from parlor.eventstore.schema import MIGRATE_LOCK
+from parlor.eventstore.urls import sqlalchemy_url
+
+
+def _alembic_config(connection: Connection) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(files("parlor.eventstore") / "migrations"))
+    config.attributes["connection"] = connection
+    return config
+
+
+def _upgrade(connection: Connection, revision: str) -> None:
+    command.upgrade(_alembic_config(connection), revision)
+
+
+async def migrate(url: str, revision: str = "head") -> None:
+    """Upgrade the schema at ``url`` (plain ``postgresql://`` accepted) to ``revision``."""
+    engine = create_async_engine(sqlalchemy_url(url), pool_size=1, max_overflow=0)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
+            await conn.run_sync(_upgrade, revision)
+    finally:
+        await engine.dispose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``parlor-migrate [URL]``: the URL defaults to ``$PARLOR_DATABASE_URL``."""
+    parser = argparse.ArgumentParser(prog="parlor-migrate", description=main.__doc__)
+    parser.add_argument("url", nargs="?", default=os.environ.get("PARLOR_DATABASE_URL"))
+    parser.add_argument("--revision", default="head")
+    args = parser.parse_args(argv)
+    if not args.url:
+        parser.error("give a database URL or set PARLOR_DATABASE_URL")
+    asyncio.run(migrate(args.url, args.revision))
+    print(f"event store schema at {args.revision}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
