@@ -46,14 +46,15 @@ class Doorbell:
         """Call before reading, so a commit during the read rings again."""
         self._rung.clear()
 
-    async def wait(self, timeout: float) -> bool:
-        """True if rung, False after ``timeout``; raises if the connection is lost."""
+    async def wait(self, seconds: float) -> bool:
+        """True if rung, False after ``seconds``; raises if the connection is lost."""
         if not self.alive:
             raise ConnectionError("the doorbell's LISTEN connection is closed")
         waiter = asyncio.ensure_future(self._rung.wait())
         assert self._task is not None
-        done, _ = await asyncio.wait({waiter, self._task}, timeout=timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {waiter, self._task}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
+        )
         if waiter not in done:
             waiter.cancel()
         if self._task in done:

@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import psycopg
-from sqlalchemy import Row, select, text
 from sqlalchemy import exc as sa_exc
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from parlor.core.errors import Conflict, InvalidArgument, Unavailable
@@ -239,12 +239,12 @@ class PostgresEventStore:
                 log.warning("subscription lost the database (%s); retrying", exc)
                 await asyncio.sleep(1.0)
 
-    def _recorded(self, row: Row[Any]) -> RecordedEvent:
+    def _recorded(self, row: Any) -> RecordedEvent:
         event = row_to_event(row)
         return self.upcasters.upcast(event) if self.upcasters else event
 
 
-def row_to_event(row: Row[Any]) -> RecordedEvent:
+def row_to_event(row: Any) -> RecordedEvent:
     m = row._mapping
     return RecordedEvent(
         stream_id=m["stream_id"],
@@ -295,12 +295,13 @@ def _append_params(
         "actors": [e.metadata.actor for e in events],
         "causation_ids": [e.metadata.causation_id for e in events],
         "correlation_ids": [e.metadata.correlation_id for e in events],
-        "extras": [json.dumps(dict(e.metadata.extra)) if e.metadata.extra else None
-                   for e in events],
+        "extras": [
+            json.dumps(dict(e.metadata.extra)) if e.metadata.extra else None for e in events
+        ],
     }
 
 
-def _append_result(stream_id: str, expected_version: int, row: Row[Any]) -> AppendResult:
+def _append_result(stream_id: str, expected_version: int, row: Any) -> AppendResult:
     outcome, first_version, last_version, first_position, last_position = row
     if outcome == "conflict":
         raise Conflict(

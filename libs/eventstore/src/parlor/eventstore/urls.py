@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg", "postgresql+psycopg2", "postgresql+asyncpg")
+_SCHEMES = (
+    "postgresql",
+    "postgres",
+    "postgresql+psycopg",
+    "postgresql+psycopg2",
+    "postgresql+asyncpg",
+)
 
 
 def sqlalchemy_url(url: str) -> str:
