@@ -15,9 +15,9 @@ from importlib.resources import files
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
 
 from parlor.eventstore.schema import MIGRATE_LOCK
 from parlor.eventstore.urls import sqlalchemy_url
@@ -34,15 +34,20 @@ def _upgrade(connection: Connection, revision: str) -> None:
     command.upgrade(_alembic_config(connection), revision)
 
 
+def migrate_blocking(url: str, revision: str = "head") -> None:
+    """``migrate`` for synchronous callers (CLI, test fixtures, deploy hooks)."""
+    engine = create_engine(sqlalchemy_url(url), poolclass=NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
+            _upgrade(conn, revision)
+    finally:
+        engine.dispose()
+
+
 async def migrate(url: str, revision: str = "head") -> None:
     """Upgrade the schema at ``url`` (plain ``postgresql://`` accepted) to ``revision``."""
-    engine = create_async_engine(sqlalchemy_url(url), pool_size=1, max_overflow=0)
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
-            await conn.run_sync(_upgrade, revision)
-    finally:
-        await engine.dispose()
+    await asyncio.to_thread(migrate_blocking, url, revision)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.url:
         parser.error("give a database URL or set PARLOR_DATABASE_URL")
-    asyncio.run(migrate(args.url, args.revision))
+    migrate_blocking(args.url, args.revision)
     print(f"event store schema at {args.revision}", file=sys.stderr)
     return 0
 
