@@ -78,7 +78,9 @@ class TestEventStoreContract:
         error = caught.value
         assert error.code == "ABORTED"
         assert error.reason == "WRONG_EXPECTED_VERSION"
-        assert stream in error.message and "2" in error.message and "3" in error.message
+        assert stream in error.message
+        assert "2" in error.message
+        assert "3" in error.message
         assert error.metadata == {
             "stream_id": stream,
             "expected_version": "2",
@@ -137,7 +139,8 @@ class TestEventStoreContract:
         stream = f"game-{unique}"
         first = await store.append(stream, moves("A", "B"), NO_STREAM, command_id="cmd-1")
         again = await store.append(stream, moves("A", "B"), NO_STREAM, command_id="cmd-1")
-        assert not first.duplicate and again.duplicate
+        assert not first.duplicate
+        assert again.duplicate
         assert (again.first_version, again.last_version) == (
             first.first_version,
             first.last_version,
@@ -152,13 +155,15 @@ class TestEventStoreContract:
         first = await store.append(stream, moves("A"), NO_STREAM, command_id="cmd-1")
         await store.append(stream, moves("B"), 1, command_id="cmd-2")
         again = await store.append(stream, moves("A"), NO_STREAM, command_id="cmd-1")
-        assert again.duplicate and again.last_version == first.last_version == 1
+        assert again.duplicate
+        assert again.last_version == first.last_version == 1
         assert await store.stream_version(stream) == 2
 
     async def test_command_ids_are_per_stream(self, store: EventStore, unique: str) -> None:
         one = await store.append(f"game-{unique}a", moves("A"), NO_STREAM, command_id="same")
         two = await store.append(f"game-{unique}b", moves("A"), NO_STREAM, command_id="same")
-        assert not one.duplicate and not two.duplicate
+        assert not one.duplicate
+        assert not two.duplicate
 
     async def test_metadata_is_recorded_with_every_event(
         self, store: EventStore, unique: str
@@ -174,7 +179,8 @@ class TestEventStoreContract:
             command_id="cmd-9",
         )
         (event,) = await store.read_stream(stream)
-        assert event.schema_version == 3 and event.data == b"\x00\x01"
+        assert event.schema_version == 3
+        assert event.data == b"\x00\x01"
         assert event.metadata == Metadata(
             command_id="cmd-9",
             actor="player-7",
