@@ -118,7 +118,7 @@ class JetStreamBus:
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
-            await self.nc.drain()
+            await self.nc.close()
 
     async def ensure_streams(self) -> None:
         await self.ensure_stream(self.subjects.stream, [self.subjects.all()])
