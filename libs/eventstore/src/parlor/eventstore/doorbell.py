@@ -52,10 +52,11 @@ class Doorbell:
             raise ConnectionError("the doorbell's LISTEN connection is closed")
         waiter = asyncio.ensure_future(self._rung.wait())
         assert self._task is not None
-        done, _ = await asyncio.wait(
-            {waiter, self._task}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
-        )
-        if waiter not in done:
+        try:
+            done, _ = await asyncio.wait(
+                {waiter, self._task}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
             waiter.cancel()
         if self._task in done:
             raise ConnectionError("the doorbell's LISTEN connection was lost")
