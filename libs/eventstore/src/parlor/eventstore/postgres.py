@@ -17,8 +17,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import psycopg
+from sqlalchemy import BigInteger, bindparam, func, literal_column, select
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import select, text
+from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from parlor.core.errors import Conflict, InvalidArgument, Unavailable
@@ -40,13 +41,15 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_APPEND = text(
+_APPEND = (
     "SELECT r_outcome, r_first_version, r_last_version, r_first_position, r_last_position "
-    "FROM parlor_append(:stream_id, :expected, :command_id, "
-    "CAST(:types AS text[]), CAST(:schema_versions AS integer[]), CAST(:data AS bytea[]), "
-    "CAST(:actors AS text[]), CAST(:causation_ids AS text[]), "
-    "CAST(:correlation_ids AS text[]), CAST(:extras AS jsonb[]))"
+    "FROM parlor_append(%(stream_id)s, %(expected)s, %(command_id)s::text, "
+    "%(types)s::text[], %(schema_versions)s::integer[], %(data)s::bytea[], "
+    "%(actors)s::text[], %(causation_ids)s::text[], "
+    "%(correlation_ids)s::text[], %(extras)s::jsonb[])"
 )
+
+_NO_END = 2**62
 
 _COLUMNS = (
     events.c.stream_id,
@@ -61,6 +64,35 @@ _COLUMNS = (
     events.c.correlation_id,
     events.c.extra,
     events.c.recorded_at,
+)
+
+_DIALECT = PGDialect_psycopg()  # type: ignore[no-untyped-call]
+
+
+def _compiled(query: Any) -> str:
+    """Core query -> driver SQL with ``%(name)s`` parameters, compiled once at import."""
+    return str(query.compile(dialect=_DIALECT))
+
+
+_READ_STREAM = _compiled(
+    select(*_COLUMNS)
+    .where(
+        events.c.stream_id == bindparam("stream_id"),
+        events.c.version >= bindparam("from_version"),
+        events.c.version <= bindparam("to_version"),
+    )
+    .order_by(events.c.version)
+)
+_READ_ALL = _compiled(
+    select(*_COLUMNS)
+    .where(events.c.position >= bindparam("from_position"))
+    .order_by(events.c.position)
+    .limit(bindparam("limit", type_=BigInteger))
+)
+_STREAM_VERSION = _compiled(
+    select(func.coalesce(func.max(events.c.version), literal_column("0"))).where(
+        events.c.stream_id == bindparam("stream_id")
+    )
 )
 
 
@@ -137,6 +169,15 @@ class PostgresEventStore:
                 unavailable(exc)
             raise
 
+    async def _fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """Run a compiled Core query on the pooled psycopg connection itself (the hot path)."""
+
+        async def work(conn: AsyncConnection) -> list[tuple[Any, ...]]:
+            return await _driver_fetch(conn, sql, params)
+
+        rows: list[tuple[Any, ...]] = await self._run(work)
+        return rows
+
     async def append(
         self,
         stream_id: str,
@@ -151,8 +192,8 @@ class PostgresEventStore:
 
         async def work(conn: AsyncConnection) -> AppendResult:
             try:
-                row = (await conn.execute(_APPEND, params)).one()
-            except sa_exc.IntegrityError as exc:
+                (row,) = await _driver_fetch(conn, _APPEND, params)
+            except psycopg.errors.UniqueViolation as exc:
                 # Only reachable if something wrote to ``events`` without the lock.
                 raise Conflict(
                     f"stream {stream_id}: a concurrent writer appended first",
@@ -169,44 +210,23 @@ class PostgresEventStore:
     async def read_stream(
         self, stream_id: str, from_version: int = 0, to_version: int | None = None
     ) -> list[RecordedEvent]:
-        query = (
-            select(*_COLUMNS)
-            .where(events.c.stream_id == stream_id, events.c.version >= from_version)
-            .order_by(events.c.version)
+        rows = await self._fetch(
+            _READ_STREAM,
+            {
+                "stream_id": stream_id,
+                "from_version": from_version,
+                "to_version": _NO_END if to_version is None else to_version,
+            },
         )
-        if to_version is not None:
-            query = query.where(events.c.version <= to_version)
-
-        async def work(conn: AsyncConnection) -> list[RecordedEvent]:
-            return [self._recorded(row) for row in await conn.execute(query)]
-
-        result: list[RecordedEvent] = await self._run(work)
-        return result
+        return self._recorded(rows)
 
     async def stream_version(self, stream_id: str) -> int:
-        query = select(events.c.version).where(events.c.stream_id == stream_id)
-        query = query.order_by(events.c.version.desc()).limit(1)
-
-        async def work(conn: AsyncConnection) -> int:
-            version = (await conn.execute(query)).scalar()
-            return int(version) if version is not None else 0
-
-        result: int = await self._run(work)
-        return result
+        rows = await self._fetch(_STREAM_VERSION, {"stream_id": stream_id})
+        return int(rows[0][0])
 
     async def read_all(self, from_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
-        query = (
-            select(*_COLUMNS)
-            .where(events.c.position >= from_position)
-            .order_by(events.c.position)
-            .limit(limit)
-        )
-
-        async def work(conn: AsyncConnection) -> list[RecordedEvent]:
-            return [self._recorded(row) for row in await conn.execute(query)]
-
-        result: list[RecordedEvent] = await self._run(work)
-        return result
+        rows = await self._fetch(_READ_ALL, {"from_position": from_position, "limit": limit})
+        return self._recorded(rows)
 
     async def head_position(self) -> int:
         """The position of the last committed event (0 for an empty store)."""
@@ -239,28 +259,60 @@ class PostgresEventStore:
                 log.warning("subscription lost the database (%s); retrying", exc)
                 await asyncio.sleep(1.0)
 
-    def _recorded(self, row: Any) -> RecordedEvent:
-        event = row_to_event(row)
-        return self.upcasters.upcast(event) if self.upcasters else event
+    def _recorded(self, rows: list[tuple[Any, ...]]) -> list[RecordedEvent]:
+        recorded = [row_to_event(row) for row in rows]
+        if self.upcasters:
+            return [self.upcasters.upcast(event) for event in recorded]
+        return recorded
 
 
-def row_to_event(row: Any) -> RecordedEvent:
-    m = row._mapping
+async def _driver_fetch(
+    conn: AsyncConnection, sql: str, params: dict[str, Any]
+) -> list[tuple[Any, ...]]:
+    """Skip SQLAlchemy's per-row layer: prepared statement, binary rows, plain tuples."""
+    raw = await conn.get_raw_connection()
+    driver = raw.driver_connection
+    assert isinstance(driver, psycopg.AsyncConnection)
+    try:
+        async with driver.cursor(binary=True) as cursor:
+            await cursor.execute(sql, params, prepare=True)
+            return await cursor.fetchall()
+    except (psycopg.OperationalError, psycopg.InterfaceError):
+        # SQLAlchemy did not see this error: drop the connection from the pool ourselves.
+        await conn.invalidate()
+        raise
+
+
+NO_METADATA = Metadata()
+
+
+def row_to_event(row: tuple[Any, ...]) -> RecordedEvent:
+    (
+        stream_id,
+        version,
+        position,
+        type_,
+        data,
+        schema_version,
+        command_id,
+        actor,
+        causation_id,
+        correlation_id,
+        extra,
+        recorded_at,
+    ) = row
+    if (
+        command_id is None
+        and actor is None
+        and causation_id is None
+        and correlation_id is None
+        and extra is None
+    ):
+        metadata = NO_METADATA
+    else:
+        metadata = Metadata(command_id, actor, causation_id, correlation_id, extra or {})
     return RecordedEvent(
-        stream_id=m["stream_id"],
-        version=m["version"],
-        position=m["position"],
-        type=m["type"],
-        data=bytes(m["data"]),
-        schema_version=m["schema_version"],
-        metadata=Metadata(
-            command_id=m["command_id"],
-            actor=m["actor"],
-            causation_id=m["causation_id"],
-            correlation_id=m["correlation_id"],
-            extra=dict(m["extra"] or {}),
-        ),
-        recorded_at=m["recorded_at"],
+        stream_id, version, position, type_, data, schema_version, metadata, recorded_at
     )
 
 
