@@ -1,0 +1,44 @@
+"""Parlor's event store (PostgreSQL) and event bus (NATS JetStream); see README.md."""
+
+from parlor.eventstore.bus import Bus, Delivery, Subjects, Subscription, decode_event, event_headers
+from parlor.eventstore.events import (
+    ANY_VERSION,
+    NO_STREAM,
+    AppendResult,
+    Metadata,
+    NewEvent,
+    RecordedEvent,
+)
+from parlor.eventstore.inbox import Inbox
+from parlor.eventstore.jetstream import JetStreamBus
+from parlor.eventstore.memory import InMemoryBus, InMemoryEventStore, InMemoryRelay
+from parlor.eventstore.migrate import migrate
+from parlor.eventstore.postgres import PostgresEventStore
+from parlor.eventstore.relay import Relay
+from parlor.eventstore.store import EventStore
+from parlor.eventstore.upcasting import Upcasters
+
+__all__ = [
+    "ANY_VERSION",
+    "NO_STREAM",
+    "AppendResult",
+    "Bus",
+    "Delivery",
+    "EventStore",
+    "InMemoryBus",
+    "InMemoryEventStore",
+    "InMemoryRelay",
+    "Inbox",
+    "JetStreamBus",
+    "Metadata",
+    "NewEvent",
+    "PostgresEventStore",
+    "RecordedEvent",
+    "Relay",
+    "Subjects",
+    "Subscription",
+    "Upcasters",
+    "decode_event",
+    "event_headers",
+    "migrate",
+]

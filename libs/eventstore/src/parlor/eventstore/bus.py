@@ -1,0 +1,194 @@
+"""The event bus port: subjects, headers and the contract of ``JetStreamBus`` and ``InMemoryBus``.
+
+Subjects are ``<prefix>.<category>.<id>.<EventType>`` (prefix ``parlor.events``)
+for the stream ``<category>-<id>``: consumers filter by game type
+(``parlor.events.upwords.>``), by game (``parlor.events.upwords.<id>.>``) or by
+event type across games (``parlor.events.*.*.GameFinished``). Subjects carry
+only public identifiers, never payload data; everything else travels in
+headers, and the message data is the event's payload bytes, so consumers in
+any language need only a NATS client and the protobuf definitions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from parlor.eventstore.events import Metadata, RecordedEvent, split_stream_id
+
+MSG_ID = "Nats-Msg-Id"
+STREAM = "Parlor-Stream"
+VERSION = "Parlor-Version"
+POSITION = "Parlor-Position"
+EVENT_TYPE = "Parlor-Event-Type"
+SCHEMA_VERSION = "Parlor-Schema-Version"
+RECORDED_AT = "Parlor-Recorded-At"
+COMMAND_ID = "Parlor-Command-Id"
+ACTOR = "Parlor-Actor"
+CAUSATION_ID = "Parlor-Causation-Id"
+CORRELATION_ID = "Parlor-Correlation-Id"
+EXTRA = "Parlor-Extra"
+
+
+@dataclass(frozen=True)
+class Subjects:
+    """Where events go on the bus; tests give each run its own prefix and stream name."""
+
+    prefix: str = "parlor.events"
+    stream: str = "PARLOR_EVENTS"
+
+    def for_event(self, event: RecordedEvent) -> str:
+        category, instance = split_stream_id(event.stream_id)
+        short_type = event.type.rsplit(".", 1)[-1]
+        return f"{self.prefix}.{category}.{instance}.{short_type}"
+
+    def category(self, category: str) -> str:
+        """Every event of one category (game type)."""
+        return f"{self.prefix}.{category}.>"
+
+    def stream_of(self, stream_id: str) -> str:
+        """Every event of one stream (one game)."""
+        category, instance = split_stream_id(stream_id)
+        return f"{self.prefix}.{category}.{instance}.*"
+
+    def all(self) -> str:
+        return f"{self.prefix}.>"
+
+
+def event_headers(event: RecordedEvent) -> dict[str, str]:
+    """The event's identity and metadata as NATS headers (the data is the payload)."""
+    headers = {
+        MSG_ID: event.message_id,
+        STREAM: event.stream_id,
+        VERSION: str(event.version),
+        POSITION: str(event.position),
+        EVENT_TYPE: event.type,
+        SCHEMA_VERSION: str(event.schema_version),
+        RECORDED_AT: event.recorded_at.isoformat(),
+    }
+    meta = event.metadata
+    for name, value in (
+        (COMMAND_ID, meta.command_id),
+        (ACTOR, meta.actor),
+        (CAUSATION_ID, meta.causation_id),
+        (CORRELATION_ID, meta.correlation_id),
+    ):
+        if value is not None:
+            headers[name] = value
+    if meta.extra:
+        headers[EXTRA] = json.dumps(dict(meta.extra), sort_keys=True)
+    return headers
+
+
+def decode_event(headers: Mapping[str, str], data: bytes) -> RecordedEvent | None:
+    """The ``RecordedEvent`` a relay published, or None for a message that is not an event."""
+    if STREAM not in headers or VERSION not in headers:
+        return None
+    return RecordedEvent(
+        stream_id=headers[STREAM],
+        version=int(headers[VERSION]),
+        position=int(headers[POSITION]),
+        type=headers[EVENT_TYPE],
+        data=data,
+        schema_version=int(headers[SCHEMA_VERSION]),
+        metadata=Metadata(
+            command_id=headers.get(COMMAND_ID),
+            actor=headers.get(ACTOR),
+            causation_id=headers.get(CAUSATION_ID),
+            correlation_id=headers.get(CORRELATION_ID),
+            extra=json.loads(headers[EXTRA]) if EXTRA in headers else {},
+        ),
+        recorded_at=datetime.fromisoformat(headers[RECORDED_AT]),
+    )
+
+
+def subject_matches(pattern: str, subject: str) -> bool:
+    """NATS wildcard matching: ``*`` is one token, a final ``>`` one or more."""
+    want, have = pattern.split("."), subject.split(".")
+    for i, token in enumerate(want):
+        if token == ">":
+            return len(have) > i
+        if i >= len(have) or (token != "*" and token != have[i]):
+            return False
+    return len(want) == len(have)
+
+
+class Delivery(Protocol):
+    """One message handed to a consumer; it comes again unless acked in time."""
+
+    @property
+    def subject(self) -> str: ...
+
+    @property
+    def data(self) -> bytes: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def message_id(self) -> str:
+        """``Nats-Msg-Id`` if the publisher set one, else the stream and sequence."""
+        ...
+
+    @property
+    def delivery_count(self) -> int: ...
+
+    def event(self) -> RecordedEvent | None:
+        """The event carried, or None for a non-event message."""
+        ...
+
+    async def ack(self) -> None: ...
+
+    async def nak(self, delay: float | None = None) -> None:
+        """Ask for redelivery (after ``delay`` seconds)."""
+        ...
+
+
+class Subscription(Protocol):
+    """A durable pull consumer: fetch, handle, ack."""
+
+    async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[Delivery]:
+        """Up to ``batch`` messages; empty after ``max_wait`` seconds with nothing to give."""
+        ...
+
+    async def close(self) -> None:
+        """Stop fetching; unacked messages go to the next fetcher after ``ack_wait``."""
+        ...
+
+
+class Bus(Protocol):
+    """Publishes events (and other messages) and hands them to durable consumers."""
+
+    subjects: Subjects
+
+    async def ensure_streams(self) -> None:
+        """Create or update the JetStream stream(s) the subjects need; safe to repeat."""
+        ...
+
+    async def publish_event(self, event: RecordedEvent) -> bool:
+        """Publish a committed event; False if the bus already had it (deduplicated)."""
+        ...
+
+    async def publish(
+        self,
+        subject: str,
+        data: bytes,
+        headers: Mapping[str, str] | None = None,
+        message_id: str | None = None,
+    ) -> bool:
+        """Publish any message on a subject some stream covers; False if deduplicated."""
+        ...
+
+    async def subscribe(
+        self,
+        durable: str,
+        filter_subject: str,
+        *,
+        ack_wait: float = 30.0,
+        max_deliver: int = -1,
+    ) -> Subscription:
+        """A durable pull consumer with explicit acks; the same name resumes where it was."""
+        ...

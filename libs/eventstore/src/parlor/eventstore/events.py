@@ -1,0 +1,123 @@
+"""The shapes that cross the store's boundary: events to append, events recorded, results.
+
+Payloads are opaque bytes (protobuf, encoded by the service) so the store stays
+game-agnostic and any language can read what it wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from parlor.core.errors import InvalidArgument
+
+NO_STREAM = 0
+"""Expected version for creation: the stream must not exist yet (versions start at 1)."""
+
+ANY_VERSION = -1
+"""Expected version that skips the check: append after whatever is there."""
+
+# <category>-<id>: the category names the kind of stream (a game type), the id one instance.
+# Both end up as NATS subject tokens, so no dots, spaces, '*' or '>'.
+_STREAM_ID = re.compile(r"^[a-z][a-z0-9_]*-[A-Za-z0-9_\-]{1,200}$")
+_EVENT_TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,199}$")
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """Who and what caused an event: travels with it into the store and onto the bus."""
+
+    command_id: str | None = None
+    actor: str | None = None
+    causation_id: str | None = None
+    correlation_id: str | None = None
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event a service wants to append; the store gives it a version and a position."""
+
+    type: str
+    data: bytes
+    schema_version: int = 1
+    metadata: Metadata = field(default_factory=Metadata)
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    """An event as committed: its place in its stream (version) and in the store (position)."""
+
+    stream_id: str
+    version: int
+    position: int
+    type: str
+    data: bytes
+    schema_version: int
+    metadata: Metadata
+    recorded_at: datetime
+
+    @property
+    def message_id(self) -> str:
+        """The bus deduplication id: the same event always gets the same one."""
+        return f"{self.stream_id}:{self.version}"
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an append wrote; a retried command gets the first result, marked ``duplicate``."""
+
+    stream_id: str
+    first_version: int
+    last_version: int
+    first_position: int
+    last_position: int
+    duplicate: bool = False
+
+    @property
+    def positions(self) -> range:
+        """Global positions of the appended events (contiguous: appends are serialised)."""
+        return range(self.first_position, self.last_position + 1)
+
+    @property
+    def versions(self) -> range:
+        return range(self.first_version, self.last_version + 1)
+
+
+def check_stream_id(stream_id: str) -> str:
+    """Refuse ids that cannot become a NATS subject (``<category>-<id>``)."""
+    if not _STREAM_ID.match(stream_id):
+        raise InvalidArgument(
+            f"stream id {stream_id!r} must look like '<category>-<id>' "
+            "(category: lowercase letters, digits, '_'; id: letters, digits, '_' or '-')",
+            reason="INVALID_STREAM_ID",
+        )
+    return stream_id
+
+
+def check_event_type(event_type: str) -> str:
+    if not _EVENT_TYPE.match(event_type):
+        raise InvalidArgument(
+            f"event type {event_type!r} must be a name like 'GameCreated' or "
+            "'parlor.upwords.v1.GameCreated'",
+            reason="INVALID_EVENT_TYPE",
+        )
+    return event_type
+
+
+def split_stream_id(stream_id: str) -> tuple[str, str]:
+    """``connect4x4-ab12`` -> ``("connect4x4", "ab12")``."""
+    category, _, instance = stream_id.partition("-")
+    return category, instance
+
+
+def check_expected_version(expected_version: int) -> int:
+    if expected_version < ANY_VERSION:
+        raise InvalidArgument(
+            f"expected version must be >= 0, NO_STREAM (0) or ANY_VERSION (-1), "
+            f"got {expected_version}",
+            reason="INVALID_EXPECTED_VERSION",
+        )
+    return expected_version

@@ -1,0 +1,85 @@
+"""The inbox: makes a consumer idempotent, so a redelivered message changes nothing.
+
+The message id (``<stream>:<version>`` for events) is recorded in the table
+``inbox`` in the same PostgreSQL transaction as the handler's own writes. A
+message seen before is skipped; a crash before commit leaves no trace (and the
+bus redelivers); a crash after commit but before ack is redelivered and skipped.
+Two replicas racing on one message serialise on the inbox's primary key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from parlor.eventstore.bus import Delivery, Subscription
+from parlor.eventstore.postgres import is_retriable, unavailable
+from parlor.eventstore.schema import inbox
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[AsyncConnection, Delivery], Awaitable[None]]
+"""Does the consumer's writes on the given connection, inside the inbox's transaction."""
+
+
+class Inbox:
+    """Records what one named consumer has processed, transactionally with its effects."""
+
+    def __init__(self, engine: AsyncEngine, consumer: str) -> None:
+        self.engine = engine
+        self.consumer = consumer
+
+    async def handle(self, delivery: Delivery, handler: Handler) -> bool:
+        """Apply ``handler`` once per message id, then ack; False if it was a duplicate."""
+        try:
+            async with self.engine.begin() as conn:
+                claimed = await conn.execute(
+                    insert(inbox)
+                    .values(consumer=self.consumer, message_id=delivery.message_id)
+                    .on_conflict_do_nothing()
+                    .returning(inbox.c.message_id)
+                )
+                fresh = claimed.first() is not None
+                if fresh:
+                    await handler(conn, delivery)
+        except Exception as exc:
+            if is_retriable(exc):
+                unavailable(exc)
+            raise
+        await delivery.ack()
+        return fresh
+
+    async def run(
+        self,
+        subscription: Subscription,
+        handler: Handler,
+        *,
+        batch: int = 100,
+        fetch_wait: float = 1.0,
+        retry_delay: float = 1.0,
+        stop: asyncio.Event | None = None,
+    ) -> None:
+        """Consume until ``stop`` is set: a failing message is nak'ed for a later retry."""
+        while stop is None or not stop.is_set():
+            for delivery in await subscription.fetch(batch, max_wait=fetch_wait):
+                try:
+                    await self.handle(delivery, handler)
+                except Exception:
+                    log.exception(
+                        "consumer %s failed on %s; will retry", self.consumer, delivery.message_id
+                    )
+                    await delivery.nak(delay=retry_delay)
+
+    async def seen(self, message_id: str) -> bool:
+        """Whether this consumer already processed ``message_id``."""
+        async with self.engine.connect() as conn:
+            found = await conn.execute(
+                inbox.select().where(
+                    inbox.c.consumer == self.consumer, inbox.c.message_id == message_id
+                )
+            )
+            return found.first() is not None

@@ -1,0 +1,325 @@
+"""In-memory store and bus with the same contract as PostgreSQL and JetStream, for unit tests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from parlor.core.errors import Conflict, InvalidArgument
+from parlor.eventstore.bus import (
+    MSG_ID,
+    Bus,
+    Subjects,
+    decode_event,
+    event_headers,
+    subject_matches,
+)
+from parlor.eventstore.events import (
+    ANY_VERSION,
+    AppendResult,
+    NewEvent,
+    RecordedEvent,
+    check_event_type,
+    check_expected_version,
+    check_stream_id,
+)
+from parlor.eventstore.postgres import effective_command_id
+from parlor.eventstore.upcasting import Upcasters
+
+
+class InMemoryEventStore:
+    """``EventStore`` in a list; one asyncio loop, so appends are naturally serialised."""
+
+    def __init__(self, upcasters: Upcasters | None = None) -> None:
+        self.upcasters = upcasters or Upcasters()
+        self._all: list[RecordedEvent] = []
+        self._streams: dict[str, list[RecordedEvent]] = {}
+        self._commands: dict[tuple[str, str], AppendResult] = {}
+        self._appended = asyncio.Condition()
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        command_id: str | None = None,
+    ) -> AppendResult:
+        check_stream_id(stream_id)
+        check_expected_version(expected_version)
+        if not events:
+            raise InvalidArgument("an append needs at least one event", reason="NO_EVENTS")
+        for event in events:
+            check_event_type(event.type)
+        command_id = effective_command_id(events, command_id)
+        if command_id is not None and (stream_id, command_id) in self._commands:
+            return dataclasses.replace(self._commands[stream_id, command_id], duplicate=True)
+        stream = self._streams.setdefault(stream_id, [])
+        current = len(stream)
+        if expected_version not in (ANY_VERSION, current):
+            raise Conflict(
+                f"stream {stream_id}: expected version {expected_version}, "
+                f"but the stream is at version {current}",
+                reason="WRONG_EXPECTED_VERSION",
+                metadata={
+                    "stream_id": stream_id,
+                    "expected_version": str(expected_version),
+                    "actual_version": str(current),
+                },
+            )
+        now = datetime.now(UTC)
+        for offset, new in enumerate(events, start=1):
+            recorded = RecordedEvent(
+                stream_id=stream_id,
+                version=current + offset,
+                position=len(self._all) + 1,
+                type=new.type,
+                data=bytes(new.data),
+                schema_version=new.schema_version,
+                metadata=dataclasses.replace(
+                    new.metadata, command_id=command_id, extra=dict(new.metadata.extra)
+                ),
+                recorded_at=now,
+            )
+            stream.append(recorded)
+            self._all.append(recorded)
+        result = AppendResult(
+            stream_id=stream_id,
+            first_version=current + 1,
+            last_version=current + len(events),
+            first_position=len(self._all) - len(events) + 1,
+            last_position=len(self._all),
+        )
+        if command_id is not None:
+            self._commands[stream_id, command_id] = result
+        async with self._appended:
+            self._appended.notify_all()
+        return result
+
+    def _up(self, event: RecordedEvent) -> RecordedEvent:
+        return self.upcasters.upcast(event) if self.upcasters else event
+
+    async def read_stream(
+        self, stream_id: str, from_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        return [
+            self._up(e)
+            for e in self._streams.get(stream_id, [])
+            if e.version >= from_version and (to_version is None or e.version <= to_version)
+        ]
+
+    async def stream_version(self, stream_id: str) -> int:
+        return len(self._streams.get(stream_id, []))
+
+    async def read_all(self, from_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        start = max(from_position, 1) - 1
+        return [self._up(e) for e in self._all[start : start + limit]]
+
+    async def head_position(self) -> int:
+        return len(self._all)
+
+    async def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
+        position = max(from_position, 1)
+        while True:
+            async with self._appended:
+                await self._appended.wait_for(self._reached(position))
+            for event in await self.read_all(position, limit=len(self._all)):
+                yield event
+                position = event.position + 1
+
+    def _reached(self, position: int) -> Callable[[], bool]:
+        return lambda: len(self._all) >= position
+
+    def inject(self, event: RecordedEvent) -> None:
+        """Put a recorded event in as it is (e.g. an old schema version), for tests."""
+        placed = dataclasses.replace(event, position=len(self._all) + 1)
+        self._streams.setdefault(event.stream_id, []).append(placed)
+        self._all.append(placed)
+
+
+@dataclass
+class _Message:
+    sequence: int
+    subject: str
+    data: bytes
+    headers: dict[str, str]
+
+
+@dataclass
+class _Consumer:
+    filter_subject: str
+    ack_wait: float
+    max_deliver: int
+    cursor: int = 0  # index into the log of the next message never delivered
+    in_flight: dict[int, tuple[float, int]] = field(default_factory=dict)  # seq -> due, count
+    redeliver: dict[int, int] = field(default_factory=dict)  # seq -> count, due now
+
+
+class InMemoryDelivery:
+    def __init__(self, bus: InMemoryBus, durable: str, msg: _Message, count: int) -> None:
+        self._bus, self._durable, self._msg, self._count = bus, durable, msg, count
+
+    @property
+    def subject(self) -> str:
+        return self._msg.subject
+
+    @property
+    def data(self) -> bytes:
+        return self._msg.data
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        return self._msg.headers
+
+    @property
+    def message_id(self) -> str:
+        return self._msg.headers.get(MSG_ID) or f"memory:{self._msg.sequence}"
+
+    @property
+    def delivery_count(self) -> int:
+        return self._count
+
+    def event(self) -> RecordedEvent | None:
+        return decode_event(self._msg.headers, self._msg.data)
+
+    async def ack(self) -> None:
+        self._bus._consumers[self._durable].in_flight.pop(self._msg.sequence, None)
+
+    async def nak(self, delay: float | None = None) -> None:
+        consumer = self._bus._consumers[self._durable]
+        if self._msg.sequence in consumer.in_flight:
+            due = self._bus._now() + (delay or 0.0)
+            consumer.in_flight[self._msg.sequence] = (due, self._count)
+
+
+class InMemorySubscription:
+    def __init__(self, bus: InMemoryBus, durable: str) -> None:
+        self._bus, self._durable = bus, durable
+
+    async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[InMemoryDelivery]:
+        deadline = self._bus._now() + max_wait
+        while True:
+            found = self._bus._take(self._durable, batch)
+            if found or self._bus._now() >= deadline:
+                return found
+            await asyncio.sleep(min(0.01, max(deadline - self._bus._now(), 0)))
+
+    async def close(self) -> None:
+        return None
+
+
+class InMemoryBus:
+    """``Bus`` in a list: dedupe by message id, durable consumers, ack deadlines, redelivery."""
+
+    def __init__(self, subjects: Subjects | None = None) -> None:
+        self.subjects = subjects or Subjects()
+        self.messages: list[_Message] = []
+        self._seen_ids: set[str] = set()
+        self._consumers: dict[str, _Consumer] = {}
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def ensure_streams(self) -> None:
+        return None
+
+    async def publish_event(self, event: RecordedEvent) -> bool:
+        return await self.publish(
+            self.subjects.for_event(event), event.data, headers=event_headers(event)
+        )
+
+    async def publish(
+        self,
+        subject: str,
+        data: bytes,
+        headers: Mapping[str, str] | None = None,
+        message_id: str | None = None,
+    ) -> bool:
+        all_headers = dict(headers or {})
+        if message_id is not None:
+            all_headers[MSG_ID] = message_id
+        msg_id = all_headers.get(MSG_ID)
+        if msg_id is not None:
+            if msg_id in self._seen_ids:
+                return False
+            self._seen_ids.add(msg_id)
+        self.messages.append(_Message(len(self.messages) + 1, subject, bytes(data), all_headers))
+        return True
+
+    async def subscribe(
+        self,
+        durable: str,
+        filter_subject: str,
+        *,
+        ack_wait: float = 30.0,
+        max_deliver: int = -1,
+    ) -> InMemorySubscription:
+        self._consumers.setdefault(durable, _Consumer(filter_subject, ack_wait, max_deliver))
+        return InMemorySubscription(self, durable)
+
+    def events(self) -> list[RecordedEvent]:
+        """Every event published so far, in order (for assertions)."""
+        found = (decode_event(m.headers, m.data) for m in self.messages)
+        return [e for e in found if e is not None]
+
+    def _take(self, durable: str, batch: int) -> list[InMemoryDelivery]:
+        consumer = self._consumers[durable]
+        now = self._now()
+        taken: list[InMemoryDelivery] = []
+        for seq, (due, count) in sorted(consumer.in_flight.items()):
+            if len(taken) >= batch:
+                return taken
+            if due <= now and (consumer.max_deliver < 0 or count < consumer.max_deliver):
+                consumer.in_flight[seq] = (now + consumer.ack_wait, count + 1)
+                taken.append(InMemoryDelivery(self, durable, self.messages[seq - 1], count + 1))
+        while len(taken) < batch and consumer.cursor < len(self.messages):
+            msg = self.messages[consumer.cursor]
+            consumer.cursor += 1
+            if subject_matches(consumer.filter_subject, msg.subject):
+                consumer.in_flight[msg.sequence] = (now + consumer.ack_wait, 1)
+                taken.append(InMemoryDelivery(self, durable, msg, 1))
+        return taken
+
+
+class InMemoryRelay:
+    """Publishes what an ``InMemoryEventStore`` records, as the PostgreSQL relay does."""
+
+    def __init__(
+        self,
+        store: InMemoryEventStore,
+        bus: Bus,
+        redact: Callable[[RecordedEvent], RecordedEvent | None] = lambda e: e,
+    ) -> None:
+        self.store, self.bus, self.redact = store, bus, redact
+        self.position = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def publish_pending(self) -> int:
+        """Publish everything recorded since the last call; how many events were read."""
+        batch = await self.store.read_all(self.position + 1, limit=1_000_000)
+        for event in batch:
+            out = self.redact(event)
+            if out is not None:
+                await self.bus.publish_event(out)
+            self.position = event.position
+        return len(batch)
+
+    async def _follow(self) -> None:
+        async for event in self.store.subscribe_all(self.position + 1):
+            out = self.redact(event)
+            if out is not None:
+                await self.bus.publish_event(out)
+            self.position = event.position
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._follow(), name="parlor-memory-relay")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None

@@ -1,0 +1,67 @@
+"""Bring a database's event store schema to the newest version: ``await migrate(url)``.
+
+Safe to run twice and concurrently (every service replica may run it at start):
+migrators take a transaction-level advisory lock, and PostgreSQL's
+transactional DDL makes each run all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from importlib.resources import files
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.pool import NullPool
+
+from parlor.eventstore.schema import MIGRATE_LOCK
+from parlor.eventstore.urls import sqlalchemy_url
+
+
+def _alembic_config(connection: Connection) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(files("parlor.eventstore") / "migrations"))
+    config.attributes["connection"] = connection
+    return config
+
+
+def _upgrade(connection: Connection, revision: str) -> None:
+    command.upgrade(_alembic_config(connection), revision)
+
+
+def migrate_blocking(url: str, revision: str = "head") -> None:
+    """``migrate`` for synchronous callers (CLI, test fixtures, deploy hooks)."""
+    engine = create_engine(sqlalchemy_url(url), poolclass=NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
+            _upgrade(conn, revision)
+    finally:
+        engine.dispose()
+
+
+async def migrate(url: str, revision: str = "head") -> None:
+    """Upgrade the schema at ``url`` (plain ``postgresql://`` accepted) to ``revision``."""
+    await asyncio.to_thread(migrate_blocking, url, revision)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``parlor-migrate [URL]``: the URL defaults to ``$PARLOR_DATABASE_URL``."""
+    parser = argparse.ArgumentParser(prog="parlor-migrate", description=main.__doc__)
+    parser.add_argument("url", nargs="?", default=os.environ.get("PARLOR_DATABASE_URL"))
+    parser.add_argument("--revision", default="head")
+    args = parser.parse_args(argv)
+    if not args.url:
+        parser.error("give a database URL or set PARLOR_DATABASE_URL")
+    migrate_blocking(args.url, args.revision)
+    print(f"event store schema at {args.revision}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,376 @@
+"""The event store on PostgreSQL: SQLAlchemy Core over psycopg 3 (async), one events table.
+
+Global order without holes: every append runs ``parlor_append`` (see the first
+migration), which takes a transaction-level advisory lock before it touches
+the table. Appends are therefore serialised, positions are handed out in
+commit order, and a reader that follows positions never skips an event that
+commits late. The lock is held for one round trip and the commit; readers never
+take it. Writes that bypass ``append`` would break this promise: don't.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, NoReturn, TypeVar
+
+import psycopg
+from sqlalchemy import BigInteger, bindparam, func, literal_column, select
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from parlor.core.errors import Conflict, InvalidArgument, Unavailable
+from parlor.eventstore.doorbell import Doorbell
+from parlor.eventstore.events import (
+    AppendResult,
+    Metadata,
+    NewEvent,
+    RecordedEvent,
+    check_event_type,
+    check_expected_version,
+    check_stream_id,
+)
+from parlor.eventstore.schema import events
+from parlor.eventstore.upcasting import Upcasters
+from parlor.eventstore.urls import sqlalchemy_url
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_APPEND = (
+    "SELECT r_outcome, r_first_version, r_last_version, r_first_position, r_last_position "
+    "FROM parlor_append(%(stream_id)s, %(expected)s, %(command_id)s::text, "
+    "%(types)s::text[], %(schema_versions)s::integer[], %(data)s::bytea[], "
+    "%(actors)s::text[], %(causation_ids)s::text[], "
+    "%(correlation_ids)s::text[], %(extras)s::jsonb[])"
+)
+
+_NO_END = 2**62
+
+_COLUMNS = (
+    events.c.stream_id,
+    events.c.version,
+    events.c.position,
+    events.c.type,
+    events.c.data,
+    events.c.schema_version,
+    events.c.command_id,
+    events.c.actor,
+    events.c.causation_id,
+    events.c.correlation_id,
+    events.c.extra,
+    events.c.recorded_at,
+)
+
+_DIALECT = PGDialect_psycopg()  # type: ignore[no-untyped-call]
+
+
+def _compiled(query: Any) -> str:
+    """Core query -> driver SQL with ``%(name)s`` parameters, compiled once at import."""
+    return str(query.compile(dialect=_DIALECT))
+
+
+_READ_STREAM = _compiled(
+    select(*_COLUMNS)
+    .where(
+        events.c.stream_id == bindparam("stream_id"),
+        events.c.version >= bindparam("from_version"),
+        events.c.version <= bindparam("to_version"),
+    )
+    .order_by(events.c.version)
+)
+_READ_ALL = _compiled(
+    select(*_COLUMNS)
+    .where(events.c.position >= bindparam("from_position"))
+    .order_by(events.c.position)
+    .limit(bindparam("limit", type_=BigInteger))
+)
+_STREAM_VERSION = _compiled(
+    select(func.coalesce(func.max(events.c.version), literal_column("0"))).where(
+        events.c.stream_id == bindparam("stream_id")
+    )
+)
+
+
+def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> AsyncEngine:
+    """A pooled async engine for a plain ``postgresql://`` (or SQLAlchemy) URL."""
+    return create_async_engine(
+        sqlalchemy_url(url),
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        pool_timeout=10,
+        pool_recycle=1800,
+    )
+
+
+def unavailable(exc: BaseException) -> NoReturn:
+    """Turn a lost or refused database connection into the retriable ``Unavailable``."""
+    raise Unavailable(
+        f"the event store database is unavailable ({type(exc).__name__})",
+        reason="DATABASE_UNAVAILABLE",
+    ) from exc
+
+
+def is_retriable(exc: BaseException) -> bool:
+    """Connection lost, refused, pool exhausted: the caller may try again."""
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(
+        exc,
+        sa_exc.OperationalError
+        | sa_exc.InterfaceError
+        | sa_exc.TimeoutError
+        | psycopg.OperationalError
+        | psycopg.InterfaceError
+        | OSError,
+    )
+
+
+class PostgresEventStore:
+    """``EventStore`` on PostgreSQL; build with ``PostgresEventStore(url)``, ``close()`` at exit."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        upcasters: Upcasters | None = None,
+        pool_size: int = 10,
+        max_overflow: int = 10,
+        poll_interval: float = 1.0,
+    ) -> None:
+        self.url = url
+        self.engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
+        # Every store call is one statement: autocommit saves the BEGIN/COMMIT round trips.
+        self._auto = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self.upcasters = upcasters or Upcasters()
+        self.poll_interval = poll_interval
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    async def __aenter__(self) -> PostgresEventStore:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    async def _run(self, work: Callable[[AsyncConnection], Any]) -> Any:
+        try:
+            async with self._auto.connect() as conn:
+                return await work(conn)
+        except (Conflict, InvalidArgument):
+            raise
+        except Exception as exc:
+            if is_retriable(exc):
+                unavailable(exc)
+            raise
+
+    async def _fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """Run a compiled Core query on the pooled psycopg connection itself (the hot path)."""
+
+        async def work(conn: AsyncConnection) -> list[tuple[Any, ...]]:
+            return await _driver_fetch(conn, sql, params)
+
+        rows: list[tuple[Any, ...]] = await self._run(work)
+        return rows
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        command_id: str | None = None,
+        *,
+        connection: AsyncConnection | None = None,
+    ) -> AppendResult:
+        """Append (see ``EventStore.append``); ``connection`` joins the caller's transaction."""
+        params = _append_params(stream_id, events, expected_version, command_id)
+
+        async def work(conn: AsyncConnection) -> AppendResult:
+            try:
+                (row,) = await _driver_fetch(conn, _APPEND, params)
+            except psycopg.errors.UniqueViolation as exc:
+                # Only reachable if something wrote to ``events`` without the lock.
+                raise Conflict(
+                    f"stream {stream_id}: a concurrent writer appended first",
+                    reason="WRONG_EXPECTED_VERSION",
+                    metadata={"stream_id": stream_id},
+                ) from exc
+            return _append_result(stream_id, expected_version, row)
+
+        if connection is not None:
+            return await work(connection)
+        result: AppendResult = await self._run(work)
+        return result
+
+    async def read_stream(
+        self, stream_id: str, from_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        rows = await self._fetch(
+            _READ_STREAM,
+            {
+                "stream_id": stream_id,
+                "from_version": from_version,
+                "to_version": _NO_END if to_version is None else to_version,
+            },
+        )
+        return self._recorded(rows)
+
+    async def stream_version(self, stream_id: str) -> int:
+        rows = await self._fetch(_STREAM_VERSION, {"stream_id": stream_id})
+        return int(rows[0][0])
+
+    async def read_all(self, from_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        rows = await self._fetch(_READ_ALL, {"from_position": from_position, "limit": limit})
+        return self._recorded(rows)
+
+    async def head_position(self) -> int:
+        """The position of the last committed event (0 for an empty store)."""
+        query = select(events.c.position).order_by(events.c.position.desc()).limit(1)
+
+        async def work(conn: AsyncConnection) -> int:
+            position = (await conn.execute(query)).scalar()
+            return int(position) if position is not None else 0
+
+        result: int = await self._run(work)
+        return result
+
+    async def subscribe_all(
+        self, from_position: int = 0, batch_size: int = 500
+    ) -> AsyncIterator[RecordedEvent]:
+        """Follow the global order; survives database restarts (retrying every second)."""
+        position = from_position
+        while True:
+            try:
+                async with Doorbell(self.url) as bell:
+                    while True:
+                        bell.clear()
+                        batch = await self.read_all(position, batch_size)
+                        for event in batch:
+                            yield event
+                            position = event.position + 1
+                        if len(batch) < batch_size:
+                            await bell.wait(self.poll_interval)
+            except (Unavailable, ConnectionError, psycopg.Error) as exc:
+                log.warning("subscription lost the database (%s); retrying", exc)
+                await asyncio.sleep(1.0)
+
+    def _recorded(self, rows: list[tuple[Any, ...]]) -> list[RecordedEvent]:
+        recorded = [row_to_event(row) for row in rows]
+        if self.upcasters:
+            return [self.upcasters.upcast(event) for event in recorded]
+        return recorded
+
+
+async def _driver_fetch(
+    conn: AsyncConnection, sql: str, params: dict[str, Any]
+) -> list[tuple[Any, ...]]:
+    """Skip SQLAlchemy's per-row layer: prepared statement, binary rows, plain tuples."""
+    raw = await conn.get_raw_connection()
+    driver = raw.driver_connection
+    assert isinstance(driver, psycopg.AsyncConnection)
+    try:
+        async with driver.cursor(binary=True) as cursor:
+            await cursor.execute(sql, params, prepare=True)
+            return await cursor.fetchall()
+    except (psycopg.OperationalError, psycopg.InterfaceError):
+        # SQLAlchemy did not see this error: drop the connection from the pool ourselves.
+        await conn.invalidate()
+        raise
+
+
+NO_METADATA = Metadata()
+
+
+def row_to_event(row: tuple[Any, ...]) -> RecordedEvent:
+    (
+        stream_id,
+        version,
+        position,
+        type_,
+        data,
+        schema_version,
+        command_id,
+        actor,
+        causation_id,
+        correlation_id,
+        extra,
+        recorded_at,
+    ) = row
+    if (
+        command_id is None
+        and actor is None
+        and causation_id is None
+        and correlation_id is None
+        and extra is None
+    ):
+        metadata = NO_METADATA
+    else:
+        metadata = Metadata(command_id, actor, causation_id, correlation_id, extra or {})
+    return RecordedEvent(
+        stream_id, version, position, type_, data, schema_version, metadata, recorded_at
+    )
+
+
+def effective_command_id(events: Sequence[NewEvent], command_id: str | None) -> str | None:
+    """The command id is given once: as the argument or in the events' metadata."""
+    ids = {e.metadata.command_id for e in events} - {None}
+    if command_id is not None:
+        ids.add(command_id)
+    if len(ids) > 1:
+        raise InvalidArgument(
+            "one append carries one command id; got several", reason="INVALID_COMMAND_ID"
+        )
+    return next(iter(ids), None)
+
+
+def _append_params(
+    stream_id: str, events: Sequence[NewEvent], expected_version: int, command_id: str | None
+) -> dict[str, Any]:
+    check_stream_id(stream_id)
+    check_expected_version(expected_version)
+    if not events:
+        raise InvalidArgument("an append needs at least one event", reason="NO_EVENTS")
+    for event in events:
+        check_event_type(event.type)
+    return {
+        "stream_id": stream_id,
+        "expected": expected_version,
+        "command_id": effective_command_id(events, command_id),
+        "types": [e.type for e in events],
+        "schema_versions": [e.schema_version for e in events],
+        "data": [bytes(e.data) for e in events],
+        "actors": [e.metadata.actor for e in events],
+        "causation_ids": [e.metadata.causation_id for e in events],
+        "correlation_ids": [e.metadata.correlation_id for e in events],
+        "extras": [
+            json.dumps(dict(e.metadata.extra)) if e.metadata.extra else None for e in events
+        ],
+    }
+
+
+def _append_result(stream_id: str, expected_version: int, row: Any) -> AppendResult:
+    outcome, first_version, last_version, first_position, last_position = row
+    if outcome == "conflict":
+        raise Conflict(
+            f"stream {stream_id}: expected version {expected_version}, "
+            f"but the stream is at version {last_version}",
+            reason="WRONG_EXPECTED_VERSION",
+            metadata={
+                "stream_id": stream_id,
+                "expected_version": str(expected_version),
+                "actual_version": str(last_version),
+            },
+        )
+    return AppendResult(
+        stream_id=stream_id,
+        first_version=first_version,
+        last_version=last_version,
+        first_position=first_position,
+        last_position=last_position,
+        duplicate=outcome == "duplicate",
+    )

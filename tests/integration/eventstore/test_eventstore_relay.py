@@ -1,0 +1,370 @@
+"""The relay and the inbox against real PostgreSQL and NATS: crashes, outages, replicas."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from parlor.eventstore import (
+    NO_STREAM,
+    Delivery,
+    Inbox,
+    JetStreamBus,
+    NewEvent,
+    PostgresEventStore,
+    RecordedEvent,
+    Relay,
+    Subjects,
+)
+
+pytestmark = pytest.mark.integration
+
+Eventually = Callable[..., Awaitable[None]]
+
+
+class Crash(BaseException):
+    """A process dying: nothing after it runs, no ``except Exception`` catches it."""
+
+
+@pytest.fixture
+async def store(fresh_url: str) -> AsyncIterator[PostgresEventStore]:
+    pg = PostgresEventStore(fresh_url, poll_interval=0.5)
+    try:
+        yield pg
+    finally:
+        await pg.close()
+
+
+@pytest.fixture
+def subjects(unique: str) -> Subjects:
+    return Subjects(prefix=f"t{unique}.events", stream=f"T{unique}")
+
+
+@pytest.fixture
+async def bus(nats_url: str, subjects: Subjects) -> AsyncIterator[JetStreamBus]:
+    js = await JetStreamBus.connect(nats_url, subjects)
+    await js.ensure_streams()
+    try:
+        yield js
+    finally:
+        await js.js.delete_stream(subjects.stream)
+        await js.close()
+
+
+def relay(store: PostgresEventStore, bus: JetStreamBus, **options: Any) -> Relay:
+    options.setdefault("poll_interval", 0.5)
+    options.setdefault("takeover_interval", 0.1)
+    return Relay(store, bus, name="games", **options)
+
+
+async def play(store: PostgresEventStore, games: int, moves: int, tag: str = "g") -> int:
+    """Append ``moves`` events to each of ``games`` streams; how many events in all."""
+    for g in range(games):
+        stream = f"connect4x4-{tag}{g}"
+        base = await store.stream_version(stream)
+        for m in range(moves):
+            await store.append(stream, [NewEvent("DiscDropped", f"{g}:{m}".encode())], base + m)
+    return games * moves
+
+
+async def stored(bus: JetStreamBus) -> int:
+    info = await bus.js.stream_info(bus.subjects.stream)
+    return int(info.state.messages)
+
+
+async def published_ids(bus: JetStreamBus, count: int) -> list[str]:
+    sub = await bus.subscribe("audit", bus.subjects.all())
+    ids: list[str] = []
+    for _ in range(50):
+        for d in await sub.fetch(count - len(ids) or 1, max_wait=0.2):
+            ids.append(d.message_id)
+            await d.ack()
+        if len(ids) >= count:
+            break
+    await sub.close()
+    return ids
+
+
+async def test_relay_publishes_every_committed_event_once_in_commit_order(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    total = await play(store, games=3, moves=10)
+    r = relay(store, bus)
+    r.start()
+    try:
+        await eventually(lambda: r.published == total)
+        more = await play(store, games=1, moves=5, tag="late")
+        await eventually(lambda: r.published == total + more)
+    finally:
+        await r.stop()
+    assert await stored(bus) == total + more
+    everything = await store.read_all(1, limit=1000)
+    assert await published_ids(bus, total + more) == [e.message_id for e in everything]
+    assert await r.checkpoint() == everything[-1].position
+
+
+async def test_relay_crash_after_publishing_before_checkpoint_publishes_nothing_twice(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    total = await play(store, games=2, moves=10)
+
+    class CrashBeforeCheckpoint(Relay):
+        async def save_checkpoint(self, conn: Any, position: int) -> None:
+            raise Crash
+
+    first = CrashBeforeCheckpoint(store, bus, name="games", takeover_interval=0.1)
+    first.start()
+    assert first.task is not None
+    with pytest.raises(Crash):
+        await asyncio.wait_for(first.task, 10)
+    assert first.published == total
+    assert await first.checkpoint() == 0  # published everything, remembered nothing
+
+    second = relay(store, bus)
+    second.start()
+    try:
+        await eventually(lambda: second.published == total)
+        await eventually(lambda: second.is_leader)
+    finally:
+        await second.stop()
+    assert await stored(bus) == total  # JetStream dropped the replays by Nats-Msg-Id
+    assert await second.checkpoint() == total
+
+
+async def test_relay_crash_midway_through_publishing_resumes_and_publishes_each_once(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    total = await play(store, games=2, moves=10)
+    sent = 0
+
+    class DyingBus:
+        """Dies before the 8th publish, like a relay process killed between two events."""
+
+        subjects = bus.subjects
+
+        async def publish_event(self, event: RecordedEvent) -> bool:
+            nonlocal sent
+            if sent == 7:
+                raise Crash
+            sent += 1
+            return await bus.publish_event(event)
+
+    first = Relay(store, DyingBus(), name="games", takeover_interval=0.1)  # type: ignore[arg-type]
+    first.start()
+    assert first.task is not None
+    with pytest.raises(Crash):
+        await asyncio.wait_for(first.task, 10)
+    assert await stored(bus) == 7
+
+    second = relay(store, bus)
+    second.start()
+    try:
+        await eventually(lambda: second.published == total)
+    finally:
+        await second.stop()
+    everything = await store.read_all(1, limit=1000)
+    assert await stored(bus) == total
+    assert await published_ids(bus, total) == [e.message_id for e in everything]
+
+
+async def test_games_go_on_while_nats_is_down_and_everything_is_published_when_it_returns(
+    store: PostgresEventStore, private_nats: Any, subjects: Subjects, eventually: Eventually
+) -> None:
+    bus = await JetStreamBus.connect(private_nats.url, subjects, publish_timeout=0.5)
+    await bus.ensure_streams()
+    r = relay(store, bus, max_backoff=0.2)
+    r.start()
+    try:
+        before = await play(store, games=1, moves=5, tag="before")
+        await eventually(lambda: r.published == before)
+
+        private_nats.stop()
+        during = await play(store, games=4, moves=5, tag="during")  # appends still succeed
+        await asyncio.sleep(0.5)
+        assert await store.head_position() == before + during
+        assert r.published == before  # nothing got through while NATS was away
+
+        private_nats.start()
+        await eventually(lambda: r.published >= before + during, seconds=30)
+        await eventually(lambda: r.is_leader)
+        for _ in range(100):
+            if await r.checkpoint() == before + during:
+                break
+            await asyncio.sleep(0.1)
+        assert await r.checkpoint() == before + during
+        assert await stored(bus) == before + during
+        everything = await store.read_all(1, limit=1000)
+        assert await published_ids(bus, before + during) == [e.message_id for e in everything]
+    finally:
+        await r.stop()
+        await bus.close()
+
+
+async def test_two_relay_replicas_one_publishes_and_the_other_takes_over_when_it_stops(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    a, b = relay(store, bus), relay(store, bus)
+    a.start()
+    await eventually(lambda: a.is_leader)
+    b.start()
+    try:
+        total = await play(store, games=2, moves=5)
+        await eventually(lambda: a.published == total)
+        await asyncio.sleep(0.3)
+        assert not b.is_leader
+        assert b.published == 0
+
+        await a.stop()
+        await eventually(lambda: b.is_leader)
+        more = await play(store, games=2, moves=5, tag="after")
+        await eventually(lambda: b.published >= more)
+    finally:
+        await a.stop()
+        await b.stop()
+    assert await stored(bus) == total + more
+    everything = await store.read_all(1, limit=1000)
+    assert await published_ids(bus, total + more) == [e.message_id for e in everything]
+
+
+async def test_a_replica_takes_over_when_the_leaders_database_session_dies(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    a, b = relay(store, bus), relay(store, bus)
+    a.start()
+    await eventually(lambda: a.is_leader)
+    b.start()
+    try:
+        with psycopg.connect(store.url, autocommit=True) as admin:
+            # Kill the leader's lock session as a crash or a network cut would.
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks "
+                "WHERE locktype = 'advisory' AND granted AND objid = %s",
+                (a.lock_key & 0xFFFFFFFF,),
+            )
+        total = await play(store, games=1, moves=5)
+        for _ in range(200):
+            if await stored(bus) == total and await a.checkpoint() == total:
+                break
+            await asyncio.sleep(0.05)
+        await eventually(lambda: a.is_leader != b.is_leader)  # exactly one leads again
+    finally:
+        await a.stop()
+        await b.stop()
+    assert await stored(bus) == total
+    assert await a.checkpoint() == total
+
+
+async def test_redact_keeps_secret_events_off_the_bus_and_strips_secret_fields(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    await store.append(
+        "upwords-g1",
+        [
+            NewEvent("GameCreated", b"public"),
+            NewEvent("RackDrawn", b"AEINRST"),
+            NewEvent("TilesPlaced", b"word|rack:QZ"),
+        ],
+        NO_STREAM,
+    )
+
+    def redact(event: RecordedEvent) -> RecordedEvent | None:
+        if event.type == "RackDrawn":
+            return None
+        return dataclasses.replace(event, data=event.data.split(b"|")[0])
+
+    r = relay(store, bus, redact=redact)
+    r.start()
+    try:
+        await eventually(lambda: r.published == 2)
+        for _ in range(50):
+            if await r.checkpoint() == 3:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await r.stop()
+    sub = await bus.subscribe("audit", bus.subjects.all())
+    got = await sub.fetch(10, max_wait=0.5)
+    assert [(d.message_id, d.data) for d in got] == [
+        ("upwords-g1:1", b"public"),
+        ("upwords-g1:3", b"word"),
+    ]
+    assert all(b"AEINRST" not in d.data and "AEINRST" not in d.subject for d in got)
+    assert await r.checkpoint() == 3
+
+
+class CrashOnAck:
+    """A delivery whose consumer dies right after its transaction committed, before the ack."""
+
+    def __init__(self, inner: Delivery) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    @property
+    def message_id(self) -> str:
+        return self._inner.message_id
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        return self._inner.headers
+
+    async def ack(self) -> None:
+        raise Crash
+
+
+async def test_consumer_crashing_before_ack_gets_the_message_again_and_applies_it_once(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(text("CREATE TABLE tally (stream_id text PRIMARY KEY, moves int)"))
+    await play(store, games=1, moves=3)
+    r = relay(store, bus)
+    r.start()
+    await eventually(lambda: r.published == 3)
+    await r.stop()
+
+    async def count_move(conn: AsyncConnection, delivery: Delivery) -> None:
+        event = delivery.event()
+        assert event is not None
+        await conn.execute(
+            text(
+                "INSERT INTO tally VALUES (:s, 1) "
+                "ON CONFLICT (stream_id) DO UPDATE SET moves = tally.moves + 1"
+            ),
+            {"s": event.stream_id},
+        )
+
+    inbox = Inbox(store.engine, "scoring")
+    sub = await bus.subscribe("scoring", bus.subjects.all(), ack_wait=0.5)
+    first = await sub.fetch(3, max_wait=2)
+    assert len(first) == 3
+    assert await inbox.handle(first[0], count_move)
+    with pytest.raises(Crash):
+        await inbox.handle(CrashOnAck(first[1]), count_move)  # type: ignore[arg-type]
+
+    async def broken(conn: AsyncConnection, delivery: Delivery) -> None:
+        await count_move(conn, delivery)
+        raise RuntimeError("crash inside the handler, before commit")
+
+    with pytest.raises(RuntimeError):
+        await inbox.handle(first[2], broken)
+    await sub.close()
+
+    again = await bus.subscribe("scoring", bus.subjects.all(), ack_wait=0.5)
+    redelivered = await again.fetch(3, max_wait=3)
+    assert sorted(d.message_id for d in redelivered) == ["connect4x4-g0:2", "connect4x4-g0:3"]
+    outcomes = {d.message_id: await inbox.handle(d, count_move) for d in redelivered}
+    assert outcomes == {"connect4x4-g0:2": False, "connect4x4-g0:3": True}
+    assert await again.fetch(3, max_wait=1.0) == []
+    async with store.engine.connect() as conn:
+        moves = (await conn.execute(text("SELECT moves FROM tally"))).scalar()
+    assert moves == 3
+    assert await inbox.seen("connect4x4-g0:2")
