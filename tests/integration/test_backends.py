@@ -5,10 +5,11 @@ import pytest
 pytestmark = pytest.mark.integration
 
 
-def test_database_is_a_fresh_postgres(database_url: str) -> None:
+def test_each_session_has_its_own_scratch_database(database_url: str) -> None:
     with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
-    assert row == (0,)
+        row = conn.execute("SELECT current_database()").fetchone()
+    assert row is not None
+    assert row[0].startswith("parlor_test_")
 
 
 async def test_nats_has_jetstream(nats_url: str) -> None:

@@ -114,6 +114,10 @@ class InMemoryEventStore:
     async def stream_version(self, stream_id: str) -> int:
         return len(self._streams.get(stream_id, []))
 
+    async def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
+        result = self._commands.get((stream_id, command_id))
+        return None if result is None else dataclasses.replace(result, duplicate=True)
+
     async def read_all(self, from_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         start = max(from_position, 1) - 1
         return [self._up(e) for e in self._all[start : start + limit]]

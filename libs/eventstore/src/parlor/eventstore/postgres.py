@@ -51,6 +51,11 @@ _APPEND = (
 
 _NO_END = 2**62
 
+_COMMAND_RESULT = (
+    "SELECT first_version, last_version, first_position, last_position FROM event_commands "
+    "WHERE stream_id = %(stream_id)s AND command_id = %(command_id)s"
+)
+
 _COLUMNS = (
     events.c.stream_id,
     events.c.version,
@@ -223,6 +228,23 @@ class PostgresEventStore:
     async def stream_version(self, stream_id: str) -> int:
         rows = await self._fetch(_STREAM_VERSION, {"stream_id": stream_id})
         return int(rows[0][0])
+
+    async def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
+        """What an already applied command appended (marked ``duplicate``), or None."""
+        rows = await self._fetch(
+            _COMMAND_RESULT, {"stream_id": stream_id, "command_id": command_id}
+        )
+        if not rows:
+            return None
+        first_version, last_version, first_position, last_position = rows[0]
+        return AppendResult(
+            stream_id=stream_id,
+            first_version=first_version,
+            last_version=last_version,
+            first_position=first_position,
+            last_position=last_position,
+            duplicate=True,
+        )
 
     async def read_all(self, from_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         rows = await self._fetch(_READ_ALL, {"from_position": from_position, "limit": limit})

@@ -31,6 +31,10 @@ class EventStore(Protocol):
         """Events of one stream with ``from_version <= version <= to_version``."""
         ...
 
+    async def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
+        """What a command id already applied to this stream appended, or None."""
+        ...
+
     async def stream_version(self, stream_id: str) -> int:
         """The last version of the stream; ``NO_STREAM`` (0) if it does not exist."""
         ...
