@@ -60,21 +60,29 @@ class Policy:
 
     def window(self, ticket: Ticket, now: datetime) -> float:
         """How far (in rating points) from its own rating this ticket will accept a player."""
-        seconds = self.waited(ticket, now).total_seconds()
-        return min(self.window_cap, self.window_base + self.window_growth * seconds)
+        return self.window_after(self.waited(ticket, now))
 
     def counts(self, ticket: Ticket, now: datetime) -> tuple[int, int]:
         """The table sizes the ticket accepts now: its maximum only, until it grows impatient."""
-        if self.waited(ticket, now) >= self.accept_minimum_after:
-            return (ticket.min_players, ticket.max_players)
-        return (ticket.max_players, ticket.max_players)
+        return self.counts_after(ticket, self.waited(ticket, now))
 
     def bots_allowed(self, ticket: Ticket, now: datetime) -> bool:
         """Whether the ticket has waited long enough to be seated with bots."""
-        return self.bot_fill_after is not None and self.waited(ticket, now) >= self.bot_fill_after
+        return self.bots_allowed_after(self.waited(ticket, now))
 
     def expired(self, ticket: Ticket, now: datetime) -> bool:
         return self.waited(ticket, now) >= self.expires_after
+
+    def window_after(self, waited: timedelta) -> float:
+        return min(self.window_cap, self.window_base + self.window_growth * waited.total_seconds())
+
+    def counts_after(self, ticket: Ticket, waited: timedelta) -> tuple[int, int]:
+        if waited >= self.accept_minimum_after:
+            return (ticket.min_players, ticket.max_players)
+        return (ticket.max_players, ticket.max_players)
+
+    def bots_allowed_after(self, waited: timedelta) -> bool:
+        return self.bot_fill_after is not None and waited >= self.bot_fill_after
 
     def bot_seat(self, average_rating: float) -> str:
         """The placeholder seat of a bot suited to a table of this average rating."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from parlor.core.errors import InvalidArgument
 from parlor.matching.match import Match, Round
@@ -40,17 +40,17 @@ class _Waiting:
         "window",
     )
 
-    def __init__(self, ticket: Ticket, order: int, policy: Policy, now: datetime) -> None:
+    def __init__(self, ticket: Ticket, order: int, policy: Policy, waited: timedelta) -> None:
         self.ticket = ticket
         self.order = order
         self.player = ticket.player_id
         self.rating = ticket.rating
-        self.lo, self.hi = policy.counts(ticket, now)
-        self.bots = policy.bots_allowed(ticket, now)
+        self.lo, self.hi = policy.counts_after(ticket, waited)
+        self.bots = policy.bots_allowed_after(waited)
+        self.window = policy.window_after(waited)
         self.taken = False
         self.line: _Line | None = None
         self.pos = -1
-        self.window = policy.window(ticket, now)
 
 
 class _Line:
@@ -108,11 +108,14 @@ class _Round:
         ordered = sorted(tickets, key=lambda t: t.priority)
         if len({t.id for t in ordered}) != len(ordered):
             raise InvalidArgument("a ticket id appears twice", reason="DUPLICATE_TICKET")
-        self.expired = [t.id for t in ordered if policy.expired(t, now)]
-        self.queue = [
-            _Waiting(t, order, policy, now)
-            for order, t in enumerate(t for t in ordered if not policy.expired(t, now))
-        ]
+        self.expired: list[str] = []
+        self.queue: list[_Waiting] = []
+        for t in ordered:
+            waited = policy.waited(t, now)
+            if waited >= policy.expires_after:
+                self.expired.append(t.id)
+            else:
+                self.queue.append(_Waiting(t, len(self.queue), policy, waited))
         self.by_player: dict[str, list[_Waiting]] = defaultdict(list)
         public: dict[str, list[_Waiting]] = defaultdict(list)
         self.lobbies: dict[tuple[str, str], list[_Waiting]] = defaultdict(list)
