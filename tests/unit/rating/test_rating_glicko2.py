@@ -19,6 +19,7 @@ from parlor.rating import (
     apply_game,
     elapsed_periods,
     idle,
+    leaderboard,
     outcomes,
     rate,
     tally_game,
@@ -166,6 +167,9 @@ def test_rebuilding_from_the_same_history_gives_identical_numbers(
     live = _rebuild(history)
     rebuilt = _rebuild([list(game) for game in history])
     assert live == rebuilt
+    # The same games with each table listed in another order: still the same bits.
+    relisted = _rebuild([list(reversed(game)) for game in history])
+    assert relisted == live
     for rating in live[0].values():
         assert math.isfinite(rating.rating)
         assert rating.rd > 0
@@ -199,6 +203,18 @@ def test_records_count_games_wins_draws_losses() -> None:
 
 def test_conservative_score_is_rating_minus_two_rd() -> None:
     assert Rating(1600.0, 50.0).conservative == 1500.0
+
+
+def test_leaderboard_ranks_by_conservative_score_then_player_id() -> None:
+    ratings = {
+        "lucky-newcomer": Rating(1700.0, 300.0),
+        "steady": Rating(1600.0, 40.0),
+        "b-twin": Rating(1500.0, 50.0),
+        "a-twin": Rating(1500.0, 50.0),
+    }
+    board = [player for player, _ in leaderboard(ratings)]
+    assert board == ["steady", "a-twin", "b-twin", "lucky-newcomer"]
+    assert [player for player, _ in leaderboard(ratings, limit=1)] == ["steady"]
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from parlor.rating.glicko2 import (
     idle,
     rate,
 )
+from parlor.rating.leaderboard import leaderboard
 from parlor.rating.record import Record, tally_game
 from parlor.rating.standings import (
     MAX_PLAYERS,
@@ -46,6 +47,7 @@ __all__ = [
     "canonical",
     "elapsed_periods",
     "idle",
+    "leaderboard",
     "outcomes",
     "pairwise_score",
     "rate",
