@@ -392,7 +392,9 @@ def test_no_player_is_ever_in_two_matches(
     for seconds in times:
         now = at(seconds)
         before = {t.id for t in waiting}
+        in_another_order = form_matches(reversed(list(waiting)), now, policy)
         round_ = waiting.match(now)
+        assert round_ == in_another_order
         assert len(round_.consumed) == len(set(round_.consumed))
         assert set(round_.consumed) <= before
         assert not set(round_.consumed) & tickets_gone

@@ -185,6 +185,36 @@ def test_rebuilding_gives_pinned_bits() -> None:
     assert ratings["b"].rating.hex() == "0x1.959ed87312a30p+10"
 
 
+ratings_st = st.builds(
+    Rating,
+    st.floats(100.0, 3000.0),
+    st.floats(30.0, 350.0),
+    st.floats(0.01, 0.2),
+)
+
+
+@given(st.lists(ratings_st, min_size=2, max_size=8), st.data())
+def test_a_sole_winner_never_loses_rating_and_a_sole_loser_never_gains(
+    table: list[Rating], data: st.DataObject
+) -> None:
+    n = len(table)
+    ranks = data.draw(st.lists(st.integers(1, n), min_size=n, max_size=n))
+    standings = [(f"p{i}", rank) for i, rank in enumerate(ranks)]
+    before = {f"p{i}": rating for i, rating in enumerate(table)}
+    after = apply_game(before, standings)
+    best, worst = min(ranks), max(ranks)
+    for player, rank in standings:
+        new, old = after[player], before[player]
+        assert math.isfinite(new.rating)
+        assert new.volatility > 0.0
+        # RD after a game is below the pre-game RD grown by the new volatility (step 7).
+        assert new.rd < math.hypot(old.rd, 173.7178 * new.volatility)
+        if rank == best and ranks.count(best) == 1:
+            assert new.rating >= old.rating
+        if rank == worst and ranks.count(worst) == 1:
+            assert new.rating <= old.rating
+
+
 def test_outcomes_best_rank_wins_all_equal_is_a_draw() -> None:
     assert outcomes([("a", 1), ("b", 2)]) == {"a": Outcome.WIN, "b": Outcome.LOSS}
     assert outcomes([("a", 1), ("b", 1)]) == {"a": Outcome.DRAW, "b": Outcome.DRAW}
