@@ -125,8 +125,7 @@ class _Round:
                 public[w.ticket.game_type].append(w)
             else:
                 self.lobbies[(w.ticket.game_type, w.ticket.lobby)].append(w)
-        for line in public.values():
-            _Line(line)
+        self.lines = {game_type: _Line(waiting) for game_type, waiting in public.items()}
         self.matches: list[Match] = []
         self.withdrawn: list[_Waiting] = []
 
