@@ -60,6 +60,12 @@ def test_no_games_in_a_period_only_grows_rd() -> None:
     assert after.rd == pytest.approx(173.7178 * math.sqrt(phi * phi + 0.06 * 0.06))
 
 
+def test_a_certain_outcome_carries_no_information() -> None:
+    player = Rating(1500.0, 100.0)
+    after = rate(player, [Result(Rating(1e6, 30.0), 0.0)])
+    assert after == rate(player, [])
+
+
 def test_rd_grows_with_idle_periods() -> None:
     player = Rating(1700.0, 60.0, 0.06)
     rds = [idle(player, periods).rd for periods in (0, 1, 5, 20)]

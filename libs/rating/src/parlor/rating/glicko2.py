@@ -128,6 +128,9 @@ def rate(player: Rating, results: Sequence[Result], *, tau: float = TAU) -> Rati
         e_j = _expected(mu, mu_j, g_j)
         information += result.weight * g_j * g_j * e_j * (1.0 - e_j)
         improvement += result.weight * g_j * (result.score - e_j)
+    if information == 0.0:
+        # Outcomes so certain that they carry no information (e.g. 1500 against 10**6).
+        return idle(player, 1, max_rd=math.inf)
     v = 1.0 / information
     delta = v * improvement
     sigma = _volatility(player.volatility, phi, v, delta, tau)

@@ -29,13 +29,13 @@ _EXP_MAX = 709.78
 
 
 def exp(x: float) -> float:
-    """e**x with the same bits on every machine."""
+    """e**x with the same bits on every machine (inf on overflow, 0 on underflow)."""
     if x != x:
         return x
     if x < _EXP_MIN:
         return 0.0
     if x > _EXP_MAX:
-        raise OverflowError("exp overflow")
+        return math.inf  # IEEE-754 overflow, where math.exp would raise
     k = round(x * _INV_LN2)
     r = (x - k * _LN2_HI) - k * _LN2_LO
     p = _EXP_TERMS[-1]
