@@ -1,0 +1,56 @@
+"""A ticket: one player's request for a game, waiting in the pool."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from parlor.core.errors import InvalidArgument
+
+MIN_PLAYERS = 2
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One request for a game of ``game_type`` with ``min_players``..``max_players`` seats.
+
+    ``rating`` is the player's rating for that game type (the scoring service's value,
+    or 1500 for a newcomer). Tickets with a ``lobby`` (invite code) match only tickets
+    with the same code, and ignore ratings. ``created_at`` must be timezone-aware.
+    """
+
+    id: str
+    player_id: str
+    game_type: str
+    min_players: int
+    max_players: int
+    rating: float
+    created_at: datetime
+    lobby: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("id", "player_id", "game_type"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise InvalidArgument(
+                    f"a ticket's {name} is a non-empty string", reason="BAD_TICKET"
+                )
+        if self.lobby is not None and not (isinstance(self.lobby, str) and self.lobby):
+            raise InvalidArgument("an invite code is a non-empty string", reason="BAD_TICKET")
+        counts = (self.min_players, self.max_players)
+        if any(isinstance(c, bool) or not isinstance(c, int) for c in counts) or not (
+            MIN_PLAYERS <= self.min_players <= self.max_players
+        ):
+            raise InvalidArgument(
+                f"player counts must satisfy {MIN_PLAYERS} <= min <= max", reason="BAD_PLAYER_COUNT"
+            )
+        if not math.isfinite(self.rating):
+            raise InvalidArgument("a ticket's rating must be a finite number", reason="BAD_RATING")
+        if self.created_at.tzinfo is None:
+            raise InvalidArgument("ticket times must be timezone-aware", reason="BAD_TIME")
+
+    @property
+    def priority(self) -> tuple[datetime, str]:
+        """Who is served first: the oldest ticket, then the smallest id."""
+        return (self.created_at, self.id)
