@@ -20,7 +20,10 @@ TEST_SECRET = "integration-test-secret-of-32-bytes-at-least"
 @pytest.fixture(scope="session")
 def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
     """Point every component at the test session's scratch database and NATS."""
-    saved = {k: os.environ.get(k) for k in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL", "PARLOR_JWT_SECRET")}
+    saved = {
+        k: os.environ.get(k)
+        for k in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL", "PARLOR_JWT_SECRET")
+    }
     os.environ.update(
         PARLOR_DATABASE_URL=database_url, PARLOR_NATS_URL=nats_url, PARLOR_JWT_SECRET=TEST_SECRET
     )

@@ -38,8 +38,15 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
             )
             assert created.game.status == pb.STATUS_IN_PROGRESS
             assert created.game.turn == 0
-            moves = [("ada", "af"), ("bob", "ab"), ("ada", "ab"), ("bob", "af"),
-                     ("ada", "af"), ("bob", "ab"), ("ada", "ab")]
+            moves = [
+                ("ada", "af"),
+                ("bob", "ab"),
+                ("ada", "ab"),
+                ("bob", "af"),
+                ("ada", "af"),
+                ("bob", "ab"),
+                ("ada", "ab"),
+            ]
             # Ada's vertical line weaves: a0 front, a1 back, a2 front, a3 back.
             last = None
             for i, (who, move) in enumerate(moves):
@@ -52,7 +59,9 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
             assert last.game.winner == 0
             assert last.game.end_reason == "FOUR_IN_A_LINE"
             assert [e.WhichOneof("body") for e in last.events] == [
-                "checker_dropped", "game_won", "game_finished"
+                "checker_dropped",
+                "game_won",
+                "game_finished",
             ]
 
             # A retried command returns the first answer and appends nothing.
@@ -83,9 +92,12 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
                 assert final.game.front == last.game.front
 
                 # A watcher resuming after version 3 gets the rest, then the stream ends.
-                watched = [r.event.info.version async for r in carol.WatchGame(
-                    pb.WatchGameRequest(game_id=game_id, after_version=3)
-                )]
+                watched = [
+                    r.event.info.version
+                    async for r in carol.WatchGame(
+                        pb.WatchGameRequest(game_id=game_id, after_version=3)
+                    )
+                ]
                 assert watched == list(range(4, last.game.version + 1))
 
         # Every event is in the store...
@@ -128,7 +140,10 @@ async def test_errors_name_the_rule_the_seat_and_the_game(start_platform) -> Non
             e = await error(bob.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="af")))
             assert (e.code(), reason_of(e)) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_TURN")
             e = await error(ada.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="zz")))
-            assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NOTATION")
+            assert (e.code(), reason_of(e)) == (
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "INVALID_NOTATION",
+            )
             e = await error(ada.PlayMove(pb.PlayMoveRequest(game_id="nope", move="af")))
             assert (e.code(), reason_of(e)) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
             async with platform.channel("eve") as e_ch:
@@ -146,15 +161,15 @@ async def test_errors_name_the_rule_the_seat_and_the_game(start_platform) -> Non
 
 async def test_a_bot_seat_answers_at_once(start_platform) -> None:
     game_id = uuid.uuid4().hex
-    async with start_platform("connect4x4") as platform:
-        async with platform.channel("ada") as ch:
-            ada = pb_grpc.Connect4x4ServiceStub(ch)
-            await ada.CreateGame(
-                pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bot:strong"))
-            )
-            reply = await ada.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="df"))
-            assert [e.WhichOneof("body") for e in reply.events][:2] == [
-                "checker_dropped", "checker_dropped"
-            ] or reply.events[1].WhichOneof("body") == "blocker_dropped"
-            assert reply.game.turn == 0
-            assert reply.game.moves == 2
+    async with start_platform("connect4x4") as platform, platform.channel("ada") as ch:
+        ada = pb_grpc.Connect4x4ServiceStub(ch)
+        await ada.CreateGame(
+            pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bot:strong"))
+        )
+        reply = await ada.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="df"))
+        assert [e.WhichOneof("body") for e in reply.events][:2] == [
+            "checker_dropped",
+            "checker_dropped",
+        ] or reply.events[1].WhichOneof("body") == "blocker_dropped"
+        assert reply.game.turn == 0
+        assert reply.game.moves == 2

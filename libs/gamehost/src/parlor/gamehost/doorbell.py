@@ -28,6 +28,6 @@ class Doorbell:
             bell.set()
 
     @staticmethod
-    async def wait(bell: asyncio.Event, timeout: float) -> None:
+    async def wait(bell: asyncio.Event, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(bell.wait(), timeout)
+            await asyncio.wait_for(bell.wait(), seconds)

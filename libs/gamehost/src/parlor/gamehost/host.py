@@ -15,7 +15,7 @@ import inspect
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from parlor.core.decider import Decider, replay
 from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound, ParlorError
@@ -52,7 +52,6 @@ class Outcome(Generic[S, E]):
     duplicate: bool = False
 
 
-CommandSource = C | Callable[[S], Awaitable[C]]
 
 
 def check_id(value: str, what: str) -> str:
@@ -145,7 +144,7 @@ class GameHost(Generic[S, C, E]):
     async def execute(
         self,
         game_id: str,
-        command: CommandSource[S, C],
+        command: C | Callable[[S], Awaitable[C]],
         *,
         command_id: str | None = None,
         actor: str | None = None,
@@ -166,7 +165,7 @@ class GameHost(Generic[S, C, E]):
             else:
                 state, version = await self._current(game_id, fresh=attempt > 0)
             try:
-                decided = await command(state) if _is_source(command) else command  # type: ignore[operator]
+                decided = await _decided(command, state)
                 events = list(self.decider.decide(state, decided))
             except ParlorError:
                 prior = await self._prior(game_id, command_id)
@@ -251,7 +250,8 @@ class GameHost(Generic[S, C, E]):
         return Outcome(state, result.last_version, mine, duplicate=True)
 
 
-def _is_source(command: object) -> bool:
-    return inspect.iscoroutinefunction(command) or (
-        callable(command) and inspect.iscoroutinefunction(getattr(command, "__call__", None))
-    )
+async def _decided(command: C | Callable[[S], Awaitable[C]], state: S) -> C:
+    """A command given as a coroutine function of the state is asked; plain values are kept."""
+    if inspect.iscoroutinefunction(command):
+        return cast(C, await command(state))
+    return cast(C, command)

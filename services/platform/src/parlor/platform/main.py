@@ -39,7 +39,7 @@ class PlatformSettings:
 async def _migrate() -> None:
     """Bring the database schema up to date, if the event store is installed."""
     try:
-        from parlor.eventstore.migrations import migrate  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from parlor.eventstore import migrate
     except ImportError:
         return
     await migrate(os.environ["PARLOR_DATABASE_URL"])

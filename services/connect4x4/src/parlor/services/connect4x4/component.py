@@ -9,6 +9,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2, connect4x4_pb2_grpc
 from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
 from parlor.gamehost import GameHost
 from parlor.gamehost.bell import ring_from_bus
+from parlor.gamehost.matches import consume_matches
 from parlor.gamehost.seating import Seated, Standing
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
@@ -46,6 +47,7 @@ async def connect4x4() -> AsyncIterator[Component]:
     try:
         yield Component(
             name=CATEGORY,
+            tasks=[lambda: consume_matches(bus, CATEGORY, servicer.create_from_match)],
             services=[
                 GrpcService(
                     SERVICE_NAME,

@@ -15,6 +15,7 @@ from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost import GameHost, Outcome, Recorded
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
 from parlor.kit import auth
+from parlor.matchmaking.v1.events_pb2 import MatchFormed
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
 from parlor.services.connect4x4.codec import Event, config_of, game_event_pb, game_pb
@@ -76,6 +77,17 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         )
         outcome = await self.play_bots(game_id, outcome)
         return pb.CreateGameResponse(game=self._game(game_id, outcome, me))
+
+    async def create_from_match(self, match: MatchFormed) -> None:
+        """A matchmade game: seats as matched, default rules, bots move at once."""
+        seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in match.seats)
+        outcome = await self.host.create(
+            match.match_id,
+            OpenTable(seats, c4.CreateGame(c4.Config(players=len(seats)))),
+            command_id=match.match_id,
+            actor="matchmaking",
+        )
+        await self.play_bots(match.match_id, outcome)
 
     async def PlayMove(self, request: pb.PlayMoveRequest, context: Any) -> pb.PlayMoveResponse:
         me = auth.caller()
