@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from takefour_support import lexicon
-
 from parlor.rules.takefour.crossword import is_crossword, run_words, sub_run_words
+from parlor.rules.takefour.testing import lexicon
 
 WORDS = lexicon("CAT", "AT", "TA", "ACT")
 

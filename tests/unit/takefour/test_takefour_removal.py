@@ -6,10 +6,10 @@ import zlib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from takefour_support import lexicon
 
 from parlor.rules.takefour.crossword import Cell, is_crossword
 from parlor.rules.takefour.removal import best_crossword, best_crossword_brute
+from parlor.rules.takefour.testing import lexicon
 
 STEPS = [(1, 0), (-1, 0), (0, 1), (0, -1), (2, 0), (0, 2)]
 
@@ -46,16 +46,19 @@ def test_removal_search_matches_brute_force_on_small_grids(
 def test_removal_keeps_a_valid_crossword_whole() -> None:
     letters = {(0, 0): "C", (1, 0): "A", (2, 0): "T", (2, 1): "O"}
     kept = best_crossword(letters, dict.fromkeys(letters, 1), lexicon("CAT", "TO"))
-    assert kept.removed == () and kept.kept == frozenset(letters)
+    assert kept.removed == ()
+    assert kept.kept == frozenset(letters)
 
 
 def test_removal_of_an_empty_grid_keeps_nothing() -> None:
     kept = best_crossword({}, {}, lexicon())
-    assert kept.kept == frozenset() and kept.removed == ()
+    assert kept.kept == frozenset()
+    assert kept.removed == ()
 
 
 def test_removal_keeps_the_most_valuable_structure_when_grids_are_split() -> None:
     letters = {(0, 0): "A", (1, 0): "T", (5, 0): "Q"}
     values = {(0, 0): 1, (1, 0): 1, (5, 0): 10}
     kept = best_crossword(letters, values, lexicon("AT"))
-    assert kept.kept == frozenset({(5, 0)}) and kept.removed == ((0, 0), (1, 0))
+    assert kept.kept == frozenset({(5, 0)})
+    assert kept.removed == ((0, 0), (1, 0))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from takefour_support import create, events_of, lexicon, play, start, tile, tile_set
 
 from parlor.core.errors import InvalidArgument, RuleViolation
 from parlor.rules.takefour import (
@@ -28,6 +27,7 @@ from parlor.rules.takefour import (
 )
 from parlor.rules.takefour.scoring import score_player
 from parlor.rules.takefour.state import Placement, Player
+from parlor.rules.takefour.testing import create, events_of, lexicon, play, start, tile, tile_set
 
 CATS_DOGZ = tile_set("C1 A1 T1 S1 D1 O1 G1 Z1")
 
@@ -111,7 +111,8 @@ def test_three_player_last_deal_is_take_one_with_one_tile_unused() -> None:
     assert isinstance(last, TilesDealt)
     assert (last.kind, last.counts, len(last.unused)) == ("last", (1, 1, 1), 1)
     state = play(state, CallTakeFour(0))
-    assert state.bag == () and len(state.unused) == 1
+    assert state.bag == ()
+    assert len(state.unused) == 1
     assert [len(p.hand) for p in state.players] == [1, 33, 33]
     assert_tiles_conserved(state)
 
@@ -121,7 +122,8 @@ def test_eight_player_last_deal_shares_the_rest_equally() -> None:
     state = start(create(8, tile_set("E40 T12")))
     state = play(place_hand_in_a_row(state, 5), CallTakeFour(5))
     assert [len(p.hand) for p in state.players] == [6, 6, 6, 6, 6, 2, 6, 6]
-    assert state.bag == () and len(state.unused) == 4
+    assert state.bag == ()
+    assert len(state.unused) == 4
     assert_tiles_conserved(state)
 
 
@@ -135,7 +137,8 @@ def test_eight_player_last_deal_of_the_standard_set_deals_nothing_and_leaves_fou
     assert isinstance(last, TilesDealt)
     assert (last.kind, last.counts, len(last.unused)) == ("last", (0,) * 8, 4)
     state = play(state, CallTakeFour(0))
-    assert state.bag == () and len(state.unused) == 4
+    assert state.bag == ()
+    assert len(state.unused) == 4
     assert_tiles_conserved(state)
 
 
@@ -149,7 +152,8 @@ def test_stalemate_deal_only_when_all_agree() -> None:
     state = play(state, AgreeToDeal(0), AgreeToDeal(1))
     assert [len(p.hand) for p in state.players] == [4, 4, 4]
     events = events_of(state, AgreeToDeal(2))
-    assert isinstance(events[-1], TilesDealt) and events[-1].kind == "stalemate"
+    assert isinstance(events[-1], TilesDealt)
+    assert events[-1].kind == "stalemate"
     state = play(state, AgreeToDeal(2))
     assert [len(p.hand) for p in state.players] == [8, 8, 8]
     assert not any(p.agrees_to_deal for p in state.players)  # a deal clears agreements
@@ -180,7 +184,8 @@ def test_tiles_move_on_the_grid_and_go_back_to_the_hand() -> None:
     state = play(state, PlaceTile(0, c, 0, 0), MoveTile(0, 0, 0, -3, 4))
     assert state.players[0].grid == {(-3, 4): Placement(c, "C")}
     state = play(state, TakeBackTile(0, -3, 4))
-    assert state.players[0].grid == {} and c in state.players[0].hand
+    assert state.players[0].grid == {}
+    assert c in state.players[0].hand
     with pytest.raises(RuleViolation) as refused:
         play(state, TakeBackTile(0, -3, 4))
     assert refused.value.rule == "CELL_EMPTY"
@@ -279,7 +284,8 @@ def test_auto_mode_refuses_an_invalid_call() -> None:
     with pytest.raises(RuleViolation) as refused:
         play(state, CallTakeFour(0), words=words)
     assert refused.value.rule == "INVALID_CROSSWORD"
-    assert "CATX" in refused.value.message and "DOGS" not in refused.value.message
+    assert "CATX" in refused.value.message
+    assert "DOGS" not in refused.value.message
     state = play(state, CallTakeFour(1), words=words)  # a valid call goes through
     assert len(state.players[0].hand) == 4
 
@@ -356,9 +362,12 @@ def test_rounds_repeat_until_the_target_and_the_lowest_total_wins() -> None:
         state = start(state)
         state = play(place_word(state, 0, "CAT"), CallDone(0), words=words)
         assert state.totals == expected
-    assert TAKE_FOUR.is_terminal(state) and state.phase is Phase.OVER
+    assert TAKE_FOUR.is_terminal(state)
+    assert state.phase is Phase.OVER
     result = TAKE_FOUR.result(state)
-    assert result is not None and result.winners == (0,) and result.totals == (0, 24)
+    assert result is not None
+    assert result.winners == (0,)
+    assert result.totals == (0, 24)
     with pytest.raises(RuleViolation) as refused:
         start(state)
     assert refused.value.rule == "GAME_OVER"
@@ -392,13 +401,14 @@ def test_game_needs_two_to_eight_players() -> None:
 def test_round_needs_every_tile_exactly_once_in_the_bag_order() -> None:
     state = create(2)
     with pytest.raises(InvalidArgument):
-        play(state, StartRound(tuple(range(99)) + (0,)))
+        play(state, StartRound((*tuple(range(99)), 0)))
 
 
 def test_standard_set_has_96_letters_and_4_jokers() -> None:
     tiles = TakeFourConfig().tiles
     faces = [tiles.face(t) for t in range(tiles.size)]
-    assert len(faces) == 100 and faces.count("?") == 4
+    assert len(faces) == 100
+    assert faces.count("?") == 4
     assert (faces.count("E"), tiles.value(faces.index("Q")), tiles.value(faces.index("?"))) == (
         11,
         10,

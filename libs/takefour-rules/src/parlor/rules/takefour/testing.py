@@ -1,4 +1,4 @@
-"""Small builders for Take Four tests: tiny tile sets, dealt games and a word list."""
+"""Builders for tests of Take Four and of its service: tiny tile sets, dealt games, word lists."""
 
 from __future__ import annotations
 
