@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
+import random
+import zlib
 from collections.abc import Callable, Iterable
 
+from parlor.core.conformance import Playout, random_playout
 from parlor.core.decider import execute
+from parlor.core.errors import InvalidArgument, RuleViolation
 from parlor.rules.takefour import (
     TAKE_FOUR,
+    AgreeToDeal,
+    CallDone,
+    CallTakeFour,
     CreateGame,
     LetterTiles,
+    MoveTile,
+    Phase,
+    PlaceTile,
     StartRound,
+    SwapJoker,
+    TakeBackTile,
     TakeFourCommand,
     TakeFourConfig,
     TakeFourEvent,
     TakeFourState,
     TileSet,
+    WithdrawAgreement,
 )
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.tiles import STANDARD_TILES
+from parlor.rules.takefour.state import COORDINATE_LIMIT
+from parlor.rules.takefour.tiles import LETTERS, STANDARD_TILES
 
 _STANDARD_VALUES = {spec.letter: spec.value for spec in STANDARD_TILES.letters}
 
@@ -73,3 +87,117 @@ def tile(state: TakeFourState, seat: int, face: str) -> int:
     """The first tile in the seat's hand showing ``face`` (``?`` for a joker)."""
     tiles = state.config.tiles
     return next(t for t in state.players[seat].hand if tiles.face(t) == face)
+
+
+# --- random play (the conformance kit's chooser) ------------------------------------------
+
+
+def crc_word(word: str) -> bool:
+    """A deterministic pseudo-lexicon: about half of all strings are 'words'."""
+    return zlib.crc32(word.encode()) % 2 == 0
+
+
+def lenient_word(word: str) -> bool:
+    """Three strings in four are 'words', so random auto-mode grids are sometimes valid."""
+    return zlib.crc32(word.encode()) % 4 != 0
+
+
+def check_invariants(state: TakeFourState) -> None:
+    """Tile conservation (bag + hands + grids + unused = the set) and consistent grids."""
+    if state.phase is Phase.NOT_CREATED:
+        return
+    tiles = state.config.tiles
+    if state.round == 0:
+        assert all(not p.hand and not p.grid for p in state.players)
+        return
+    held: list[int] = []
+    for p in state.players:
+        assert list(p.hand) == sorted(p.hand)
+        held.extend(p.hand)
+        for (x, y), placed in p.grid.items():
+            assert abs(x) <= COORDINATE_LIMIT
+            assert abs(y) <= COORDINATE_LIMIT
+            assert placed.letter in LETTERS
+            assert tiles.is_joker(placed.tile) or tiles.face(placed.tile) == placed.letter
+            held.append(placed.tile)
+    assert sorted(held + list(state.bag) + list(state.unused)) == list(range(tiles.size))
+    assert state.totals == tuple(
+        sum(r.scores[seat] for r in state.results) for seat in range(len(state.players))
+    )
+
+
+def _free_neighbours(grid: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Free cells touching exactly one tile: grids grow like crosswords, not blobs."""
+    cells = set()
+    for x, y in grid:
+        for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            touching = sum(
+                m in grid
+                for m in ((n[0] + 1, n[1]), (n[0] - 1, n[1]), (n[0], n[1] + 1), (n[0], n[1] - 1))
+            )
+            if n not in grid and touching == 1:
+                cells.add(n)
+    return sorted(cells)
+
+
+def candidates(state: TakeFourState, rng: random.Random) -> list[TakeFourCommand]:
+    seat = rng.randrange(len(state.players))
+    p = state.players[seat]
+    tiles = state.config.tiles
+    options: list[TakeFourCommand] = []
+    if not p.hand and p.grid:
+        options.append(CallTakeFour(seat) if state.bag else CallDone(seat))
+    if p.hand:
+        t = rng.choice(p.hand)
+        letter = rng.choice(LETTERS) if tiles.is_joker(t) else None
+        free = _free_neighbours(set(p.grid)) or [(rng.randint(-3, 3), rng.randint(-3, 3))]
+        x, y = rng.choice(free)
+        options += [PlaceTile(seat, t, x, y, letter)] * 6
+    if p.grid:
+        (x, y), placed = rng.choice(sorted(p.grid.items()))
+        options.append(TakeBackTile(seat, x, y))
+        tx, ty = rng.choice(_free_neighbours(set(p.grid) - {(x, y)}) or [(x + 1, y)])
+        letter = rng.choice(LETTERS) if tiles.is_joker(placed.tile) else None
+        options.append(MoveTile(seat, x, y, tx, ty, letter))
+        if tiles.is_joker(placed.tile):
+            options += [SwapJoker(seat, t, x, y) for t in p.hand if tiles.face(t) == placed.letter]
+    if state.bag:
+        options.append(WithdrawAgreement(seat) if p.agrees_to_deal else AgreeToDeal(seat))
+    rng.shuffle(options)
+    options.sort(key=lambda c: not isinstance(c, CallTakeFour | CallDone))
+    return options
+
+
+Chooser = Callable[[TakeFourState, random.Random], TakeFourCommand | None]
+
+
+def chooser(is_word: Callable[[str], bool]) -> Chooser:
+    return lambda state, rng: choose(state, rng, is_word)
+
+
+def choose(
+    state: TakeFourState, rng: random.Random, is_word: Callable[[str], bool] = crc_word
+) -> TakeFourCommand | None:
+    """A random command the engine accepts (refused ones are skipped, as a player would)."""
+    if state.phase is Phase.BETWEEN_ROUNDS:
+        order = list(range(state.config.tiles.size))
+        rng.shuffle(order)
+        return StartRound(tuple(order))
+    for _ in range(50):
+        for command in candidates(state, rng):
+            command = attach_verdicts(state, command, is_word)
+            try:
+                TAKE_FOUR.decide(state, command)
+            except (RuleViolation, InvalidArgument):
+                continue
+            return command
+    return None
+
+
+def playout(
+    players: int, config: TakeFourConfig, seed: int, is_word: Callable[[str], bool] = crc_word
+) -> Playout[TakeFourState, TakeFourEvent]:
+    setup: list[TakeFourCommand] = [CreateGame(config, tuple(f"p{i}" for i in range(players)))]
+    return random_playout(
+        TAKE_FOUR, setup, chooser(is_word), check_invariants, random.Random(seed), 20_000
+    )
