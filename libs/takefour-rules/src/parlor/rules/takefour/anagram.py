@@ -19,6 +19,9 @@ from parlor.rules.takefour.tiles import LETTERS
 
 _BIT = {letter: 1 << i for i, letter in enumerate(LETTERS)}
 
+_Entry = tuple[str, int, tuple[tuple[str, int], ...]]
+"""A word, its letter mask and its letter counts."""
+
 
 def _mask(word: str) -> int:
     mask = 0
@@ -34,19 +37,34 @@ class WordIndex:
         cleaned = {w.strip().upper() for w in words if 2 <= len(w.strip()) <= max_length}
         self.words = frozenset(w for w in cleaned if all(c in _BIT for c in w))
         ordered = sorted(self.words, key=lambda w: (-len(w), w))
-        self._entries = [(w, _mask(w), tuple(Counter(w).items())) for w in ordered]
+        self._by_length: dict[int, list[_Entry]] = {}
+        for w in ordered:
+            entry = (w, _mask(w), tuple(Counter(w).items()))
+            self._by_length.setdefault(len(w), []).append(entry)
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
 
     def spellable(self, letters: Mapping[str, int], jokers: int) -> list[str]:
         """Words the letters (plus ``jokers`` wild tiles) can spell, longest first."""
+        return [entry[0] for entry in self.spellable_entries(letters, jokers)]
+
+    def spellable_entries(self, letters: Mapping[str, int], jokers: int) -> list[_Entry]:
+        """As ``spellable``, with each word's letter counts."""
         have = 0
         for letter, count in letters.items():
             if count > 0:
                 have |= _BIT[letter]
-        found: list[str] = []
-        for word, mask, counts in self._entries:
+        found: list[_Entry] = []
+        longest = sum(letters.values()) + jokers
+        entries = (
+            entry
+            for length in sorted(self._by_length, reverse=True)
+            if length <= longest
+            for entry in self._by_length[length]
+        )
+        for entry in entries:
+            _word, mask, counts = entry
             if (mask & ~have).bit_count() > jokers:
                 continue
             short = 0
@@ -55,7 +73,7 @@ class WordIndex:
                 if extra > 0:
                     short += extra
             if short <= jokers:
-                found.append(word)
+                found.append(entry)
         return found
 
 
@@ -88,15 +106,19 @@ class _Builder:
         self.jokers = jokers
         self.hardness = hardness
         self.budget = budget
-        pool = Counter(remaining)
-        pool.update(start.letters.values())
-        self.candidates = index.spellable(pool, jokers)
-        self.counts = {word: tuple(Counter(word).items()) for word in self.candidates}
-        self.with_letter: dict[str, list[str]] = {}
-        for word in self.candidates:
-            for letter in set(word):
-                self.with_letter.setdefault(letter, []).append(word)
+        # A placement crosses at most two placed tiles, so the tiles to place plus two wild
+        # letters spell every word the search can use.
+        entries = index.spellable_entries(remaining, jokers + 2 if start.letters else jokers)
+        self.candidates = [entry[0] for entry in entries]
+        self.counts = {entry[0]: entry[2] for entry in entries}
+        self._with_letter: dict[str, list[str]] = {}
         self.best = self._snapshot()
+
+    def with_letter(self, letter: str) -> list[str]:
+        """The candidate words containing ``letter`` (longest first), found once per letter."""
+        if letter not in self._with_letter:
+            self._with_letter[letter] = [w for w in self.candidates if letter in w]
+        return self._with_letter[letter]
 
     def _snapshot(self) -> Layout:
         return Layout(dict(self.grid.letters), set(self.grid.jokers))
@@ -124,7 +146,7 @@ class _Builder:
 
     def _placements(self) -> Iterator[_Placement]:
         target = self._hardest()
-        words = self.with_letter.get(target, []) if target else self.candidates
+        words = self.with_letter(target) if target else self.candidates
         if not self.grid.letters:
             for word in words:
                 self.budget -= 1

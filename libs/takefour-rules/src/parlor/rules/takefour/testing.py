@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from parlor.core.conformance import Playout, random_playout
 from parlor.core.decider import execute
@@ -29,9 +29,11 @@ from parlor.rules.takefour import (
     TileSet,
     WithdrawAgreement,
 )
+from parlor.rules.takefour.bot import BotSeat, TakeFourBot
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.rules.takefour.state import COORDINATE_LIMIT
 from parlor.rules.takefour.tiles import LETTERS, STANDARD_TILES
+from parlor.rules.takefour.view import view
 
 _STANDARD_VALUES = {spec.letter: spec.value for spec in STANDARD_TILES.letters}
 
@@ -201,3 +203,55 @@ def playout(
     return random_playout(
         TAKE_FOUR, setup, chooser(is_word), check_invariants, random.Random(seed), 20_000
     )
+
+
+# --- bots at a table ------------------------------------------------------------------------
+
+
+def play_bots(
+    bots: Sequence[TakeFourBot],
+    config: TakeFourConfig,
+    seed: int,
+    max_commands: int = 100_000,
+) -> tuple[TakeFourState, list[TakeFourEvent]]:
+    """A whole game of bots taking turns one command at a time, verdicts from their own words.
+
+    The driver plays the service: it shuffles each round's bag (seeded) and fills in verdicts.
+    """
+    rng = random.Random(seed)
+    seats = tuple(f"bot{i}" for i in range(len(bots)))
+    state = TAKE_FOUR.initial_state()
+    events: list[TakeFourEvent] = []
+    is_word = bots[0].index.__contains__
+    players = [BotSeat(bot) for bot in bots]
+
+    def apply(command: TakeFourCommand) -> None:
+        nonlocal state
+        state, new = execute(TAKE_FOUR, state, attach_verdicts(state, command, is_word))
+        events.extend(new)
+
+    apply(CreateGame(config, seats))
+    idle = 0
+    for turn in range(max_commands):
+        if TAKE_FOUR.is_terminal(state):
+            return state, events
+        if state.phase is Phase.BETWEEN_ROUNDS:
+            order = list(range(config.tiles.size))
+            rng.shuffle(order)
+            apply(StartRound(tuple(order)))
+            for player in players:
+                player.new_round()
+            continue
+        seat = turn % len(bots)
+        command = players[seat].next_command(view(state, seat))
+        if command is None:
+            idle += 1
+            if idle > 2 * len(bots):
+                raise AssertionError("every bot is stuck: the round cannot go on")
+            continue
+        idle = 0
+        try:
+            apply(command)
+        except RuleViolation:
+            players[seat].refused()  # e.g. a deal came first: its call now finds tiles in hand
+    raise AssertionError("the bots did not finish the game within max_commands")
