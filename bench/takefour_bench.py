@@ -1,0 +1,170 @@
+"""Take Four figures: engine commands/s, the removal search (brute force as the baseline on
+small grids), and the bot's time to build a crossword for 8, 16 and 24 tiles.
+
+Run: ``python bench/takefour_bench.py`` (uses /work/shared/lexicons/enable1.txt).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from parlor.core.decider import execute, replay
+from parlor.rules.takefour import (
+    TAKE_FOUR,
+    CreateGame,
+    TakeFourCommand,
+    TakeFourConfig,
+    TakeFourEvent,
+)
+from parlor.rules.takefour.anagram import WordIndex, build_crossword
+from parlor.rules.takefour.crossword import Cell, is_crossword, sub_run_words
+from parlor.rules.takefour.removal import Removal, best_crossword, best_crossword_brute
+from parlor.rules.takefour.rules import attach_verdicts
+from parlor.rules.takefour.testing import choose, crc_word
+from parlor.rules.takefour.tiles import LETTERS, STANDARD_TILES, faces
+
+LEXICON = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/lexicons/enable1.txt")
+HARDNESS = {spec.letter: spec.value for spec in STANDARD_TILES.letters}
+VALUE = dict(HARDNESS)
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def engine(players: int, seed: int) -> None:
+    """Record a random game's commands, then time deciding and applying them afresh."""
+    rng = random.Random(seed)
+    config = TakeFourConfig(target=100)
+    commands: list[TakeFourCommand] = [CreateGame(config, tuple(f"p{i}" for i in range(players)))]
+    state = TAKE_FOUR.initial_state()
+    state, _ = execute(TAKE_FOUR, state, commands[0])
+    while not TAKE_FOUR.is_terminal(state):
+        command = choose(state, rng)
+        assert command is not None
+        command = attach_verdicts(state, command, crc_word)
+        commands.append(command)
+        state, _ = execute(TAKE_FOUR, state, command)
+    events: list[TakeFourEvent] = []
+
+    def run() -> None:
+        s = TAKE_FOUR.initial_state()
+        for c in commands:
+            s, new = execute(TAKE_FOUR, s, c)
+            events.extend(new)
+
+    took = timed(run)
+    replay_took = timed(lambda: replay(TAKE_FOUR, events))
+    dones = sum(1 for c in commands if type(c).__name__ == "CallDone")
+    print(
+        f"  {players} players: {len(commands):6d} commands in {took:6.2f} s = "
+        f"{len(commands) / took:8.0f} commands/s (incl. {dones} Done scorings); "
+        f"replay {len(events) / replay_took:8.0f} events/s"
+    )
+
+
+def corrupt(
+    letters: dict[Cell, str], rng: random.Random, changes: int
+) -> tuple[dict[Cell, str], dict[Cell, int]]:
+    """A crossword with ``changes`` letters swapped for random ones: a realistic bad Done."""
+    bad = dict(letters)
+    for cell in rng.sample(sorted(bad), min(changes, len(bad))):
+        bad[cell] = rng.choice(LETTERS)
+    return bad, {c: VALUE[v] for c, v in bad.items()}
+
+
+def time_removal(
+    search: Callable[[dict[Cell, str], dict[Cell, int], Callable[[str], bool]], Removal],
+    letters: dict[Cell, str],
+    values: dict[Cell, int],
+    words: dict[str, bool],
+) -> float:
+    start = time.perf_counter()
+    search(letters, values, words.__getitem__)
+    return time.perf_counter() - start
+
+
+def real_grid(index: WordIndex, size: int, rng: random.Random) -> dict[Cell, str]:
+    while True:
+        drawn = [f for f in rng.sample(faces(STANDARD_TILES), size + 4) if f != "?"][:size]
+        layout, complete = build_crossword(index, drawn, 0, HARDNESS)
+        if complete:
+            return layout.letters
+
+
+def removal(index: WordIndex) -> None:
+    rng = random.Random(5)
+    print("removal search on bot-built crosswords with letters changed (enable1 verdicts):")
+    print("  small grids, search vs brute force (the baseline), same answers checked:")
+    for size in (8, 10, 12):
+        fast: list[float] = []
+        slow: list[float] = []
+        for _ in range(5):
+            bad, values = corrupt(real_grid(index, size, rng), rng, 2)
+            words = {w: w in index for w in sub_run_words(bad)}
+            found = best_crossword(bad, values, words.__getitem__)
+            fast.append(time_removal(best_crossword, bad, values, words))
+            slow.append(time_removal(best_crossword_brute, bad, values, words))
+            assert found == best_crossword_brute(bad, values, words.__getitem__)
+        print(
+            f"    {size:2d} tiles: search {statistics.mean(fast) * 1e3:8.2f} ms, "
+            f"brute force {statistics.mean(slow) * 1e3:9.1f} ms "
+            f"(x{statistics.mean(slow) / statistics.mean(fast):.0f})"
+        )
+    print("  realistic grids (mean / max over 8 grids each):")
+    for size in (25, 35, 50):
+        for changes in (1, 3, 6, size):
+            times: list[float] = []
+            removed: list[int] = []
+            for _ in range(8):
+                bad, values = corrupt(real_grid(index, size, rng), rng, changes)
+                words = {w: w in index for w in sub_run_words(bad)}
+                times.append(time_removal(best_crossword, bad, values, words))
+                result = best_crossword(bad, values, words.__getitem__)
+                assert is_crossword({c: bad[c] for c in result.kept}, words.__getitem__)
+                removed.append(len(result.removed))
+            print(
+                f"    {size:2d} tiles, {changes:2d} letters changed: "
+                f"{statistics.mean(times) * 1e3:8.2f} ms mean, {max(times) * 1e3:8.2f} ms max, "
+                f"{statistics.mean(removed):4.1f} tiles removed on average"
+            )
+
+
+def bot(index: WordIndex) -> None:
+    print("bot: build a crossword using every tile from scratch (standard set draws, enable1):")
+    for size in (8, 16, 24):
+        times: list[float] = []
+        complete = 0
+        for seed in range(20):
+            drawn = random.Random(seed).sample(faces(STANDARD_TILES), size)
+            letters = [f for f in drawn if f != "?"]
+            start = time.perf_counter()
+            _, done = build_crossword(index, letters, size - len(letters), HARDNESS)
+            times.append(time.perf_counter() - start)
+            complete += done
+        print(
+            f"  {size:2d} tiles: {statistics.mean(times) * 1e3:7.1f} ms mean, "
+            f"{max(times) * 1e3:7.1f} ms max, all tiles used in {complete}/20 draws"
+        )
+
+
+def main() -> None:
+    print("engine (random legal play, honor mode, pseudo-lexicon, decide + evolve):")
+    for players, seed in ((2, 1), (4, 2), (8, 3)):
+        engine(players, seed)
+    took = time.perf_counter()
+    index = WordIndex(LEXICON.read_text().split())
+    print(f"word index: {len(index.words)} words in {time.perf_counter() - took:.2f} s")
+    removal(index)
+    bot(index)
+
+
+if __name__ == "__main__":
+    main()
