@@ -25,6 +25,7 @@ from parlor.rules.takefour import (
     TilesDealt,
     WithdrawAgreement,
 )
+from parlor.rules.takefour.rules import attach_verdicts, legal_moves
 from parlor.rules.takefour.scoring import score_player
 from parlor.rules.takefour.state import Placement, Player
 from parlor.rules.takefour.testing import create, events_of, lexicon, play, start, tile, tile_set
@@ -420,3 +421,15 @@ def test_game_is_created_once() -> None:
     state = create(2)
     with pytest.raises(RuleViolation):
         play(state, CreateGame(TakeFourConfig(), ("a", "b")))
+
+
+def test_legal_moves_are_all_accepted() -> None:
+    tiles = tile_set("C1 A1 T1 D1 O1 G1", jokers=2)
+    state = start(create(2, tiles), [0, 6, 2, 1, 3, 4, 5, 7])
+    state = place_word(state, 0, "Ca")
+    moves = legal_moves(state, 0)
+    kinds = {type(m).__name__ for m in moves}
+    assert {"PlaceTile", "MoveTile", "TakeBackTile", "SwapJoker"} <= kinds
+    for move in moves:
+        assert TAKE_FOUR.decide(state, attach_verdicts(state, move, lexicon("CAT")))
+    assert legal_moves(create(2), 0) == []
