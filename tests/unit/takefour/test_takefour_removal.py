@@ -43,6 +43,21 @@ def test_removal_search_matches_brute_force_on_small_grids(
     assert is_crossword({c: letters[c] for c in found.kept}, crc_word)
 
 
+def sparse_word(word: str) -> bool:
+    """A pseudo-lexicon closer to a real one: about one string in eight is a 'word'."""
+    return zlib.crc32(word.encode()) % 8 == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(grids())
+def test_removal_search_matches_brute_force_with_a_sparse_lexicon(
+    grid: tuple[dict[Cell, str], dict[Cell, int]],
+) -> None:
+    letters, values = grid
+    found = best_crossword(letters, values, sparse_word)
+    assert found == best_crossword_brute(letters, values, sparse_word)
+
+
 def test_removal_keeps_a_valid_crossword_whole() -> None:
     letters = {(0, 0): "C", (1, 0): "A", (2, 0): "T", (2, 1): "O"}
     kept = best_crossword(letters, dict.fromkeys(letters, 1), lexicon("CAT", "TO"))

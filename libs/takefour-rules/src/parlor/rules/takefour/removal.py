@@ -39,7 +39,13 @@ def best_crossword(
         return Removal(frozenset(), ())
     every = set(letters)
     parts = sorted(components(letters), key=lambda part: -sum(values[c] for c in part))
+    # Any lone tile is a valid crossword: the best of them is the bar to beat. The search
+    # then looks only for crosswords of two or more tiles.
     best: _Best | None = None
+    for cell in letters:
+        single = _Best(values[cell], 1, tuple(sorted(every - {cell})), frozenset({cell}))
+        if best is None or best.beaten_by(single.value, single.count, single.removed):
+            best = single
     for part in parts:
         total = sum(values[c] for c in part)
         if best is not None and (total, len(part)) < (best.value, best.count):
@@ -91,6 +97,8 @@ class _Search:
         ]
         # For each cell and axis: (run number, position in run), or None for a lone tile.
         self.place: list[list[tuple[int, int]]] = [[] for _ in part]
+        # A cell in no word piece (across or down) can only ever be kept alone.
+        self.linked = [False] * len(part)
         self.run_cells: list[list[int]] = []
         self.valid: list[list[list[bool]]] = []
         self.feasible: list[list[list[bool]]] = []
@@ -114,9 +122,55 @@ class _Search:
             self.feasible.append(feasible)
             for position, cell_id in enumerate(ids):
                 self.place[cell_id].append((number, position))
+                if any(
+                    valid[s][e] for s in range(position + 1) for e in range(position, n) if e > s
+                ):
+                    self.linked[cell_id] = True
         self.state = [_UNDECIDED] * len(part)
         self.in_count = 0
         self.in_value = 0
+        self._rows(part, letters, is_word)
+
+    def _rows(self, part: list[Cell], letters: Mapping[Cell, str], is_word: WordCheck) -> None:
+        """Row bounds: the best each row could keep on its own, ignoring columns and links.
+
+        Cells are decided row by row, so rows below the current cell are untouched and
+        their best is computed once; the bound at cell i is what is kept so far, plus every
+        cell left in i's row, plus the best of each later row.
+        """
+        n = len(part)
+        self.row_end = [0] * n
+        self.row_left = [(0, 0)] * n
+        bests: list[tuple[int, int]] = []
+        row_of = [0] * n
+        start = 0
+        while start < n:
+            end = start
+            x, y = part[start]
+            while end + 1 < n and part[end + 1] == (x + end + 1 - start, y):
+                end += 1
+            text = "".join(letters[c] for c in part[start : end + 1])
+            values = [
+                v if self.linked[i] else -1 for i, v in enumerate(self.value) if start <= i <= end
+            ]
+            bests.append(_row_best(text, values, is_word))
+            for i in range(start, end + 1):
+                row_of[i] = len(bests) - 1
+                self.row_end[i] = end
+                keep = [j for j in range(i, end + 1) if self.linked[j]]
+                self.row_left[i] = (sum(self.value[j] for j in keep), len(keep))
+            start = end + 1
+        after = [(0, 0)] * (len(bests) + 1)
+        for k in range(len(bests) - 1, -1, -1):
+            after[k] = (after[k + 1][0] + bests[k][0], after[k + 1][1] + bests[k][1])
+        self.rows_after = [after[row_of[i] + 1] for i in range(n)]
+
+    def _row_bound(self, cell: int) -> tuple[int, int]:
+        left, later = self.row_left[cell], self.rows_after[cell]
+        return (
+            self.in_value + left[0] + later[0],
+            self.in_count + left[1] + later[1],
+        )
 
     def run(self) -> _Best | None:
         bound = self._bound()
@@ -147,7 +201,7 @@ class _Search:
 
     def _bound(self) -> _Bound | None:
         """Best (value, tiles) still reachable, or None if the kept cells cannot connect."""
-        state, value, neighbours = self.state, self.value, self.neighbours
+        state, value, neighbours, linked = self.state, self.value, self.neighbours, self.linked
         if self.in_count:
             start = state.index(_IN)
             seen = {start}
@@ -159,7 +213,7 @@ class _Search:
                 total += value[cell]
                 kept += state[cell] == _IN
                 for n in neighbours[cell]:
-                    if n not in seen and state[n] != _OUT:
+                    if n not in seen and state[n] != _OUT and linked[n]:
                         seen.add(n)
                         stack.append(n)
             if kept < self.in_count:
@@ -170,7 +224,7 @@ class _Search:
             bound = (-1, 0)
             seen = set()
             for first in range(len(state)):
-                if state[first] != _UNDECIDED or first in seen:
+                if state[first] != _UNDECIDED or first in seen or not linked[first]:
                     continue
                 seen.add(first)
                 stack = [first]
@@ -180,7 +234,7 @@ class _Search:
                     total += value[cell]
                     count += 1
                     for n in neighbours[cell]:
-                        if n not in seen and state[n] == _UNDECIDED:
+                        if n not in seen and state[n] == _UNDECIDED and linked[n]:
                             seen.add(n)
                             stack.append(n)
                 bound = max(bound, (total, count))
@@ -195,8 +249,11 @@ class _Search:
         if cell == len(self.cells):
             self._leaf()
             return
+        if self.best is not None and self._row_bound(cell) < (self.best.value, self.best.count):
+            return
         state = self.state
-        if (bound.reach is None or cell in bound.reach) and self._fits_in(cell):
+        reachable = bound.reach is None or cell in bound.reach
+        if self.linked[cell] and reachable and self._fits_in(cell):
             state[cell] = _IN
             self.in_count += 1
             self.in_value += self.value[cell]
@@ -221,6 +278,27 @@ class _Search:
         removed = tuple(sorted(self.every - kept))
         if self.best is None or self.best.beaten_by(self.in_value, self.in_count, removed):
             self.best = _Best(self.in_value, self.in_count, removed, kept)
+
+
+def _row_best(text: str, values: list[int], is_word: WordCheck) -> tuple[int, int]:
+    """The most (value, tiles) one run can keep alone: pieces of it that are words or lone.
+
+    A value of -1 marks a cell that cannot be kept.
+    """
+    n = len(text)
+    best = [(0, 0)] * (n + 2)
+    for i in range(n - 1, -1, -1):
+        option = best[i + 1]  # cell i removed
+        total = 0
+        for e in range(i, n):
+            if values[e] < 0:
+                break  # a cell that can never be kept with others
+            total += values[e]
+            if e == i or is_word(text[i : e + 1]):
+                kept = (total + best[e + 2][0], e + 1 - i + best[e + 2][1])
+                option = max(option, kept)
+        best[i] = option
+    return best[0]
 
 
 def best_crossword_brute(
