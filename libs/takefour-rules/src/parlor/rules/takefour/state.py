@@ -28,6 +28,8 @@ class TakeFourConfig:
     target: int = 100
     max_rounds: int | None = None
     deal_size: int = 4
+    lexicon: str = "enable1"
+    """Which lexicon the service checks words against: recorded here, never read by the rules."""
 
     def validate(self) -> None:
         self.tiles.validate()
