@@ -102,3 +102,17 @@ def test_everything_is_shown_once_the_game_is_over() -> None:
         assert [s.grid for s in seen.seats] == [p.grid for p in state.players]
         assert [s.hand for s in seen.seats] == [p.hand for p in state.players]
     assert "hand: O" in render(state, None)
+
+
+def test_no_view_during_play_shows_another_seats_hand_or_grid() -> None:
+    events = playout(4, TakeFourConfig(target=60), seed=12).events
+    state = TAKE_FOUR.initial_state()
+    for event in events:
+        state = TAKE_FOUR.evolve(state, event)
+        if TAKE_FOUR.is_terminal(state):
+            break
+        for viewer in (0, 1, 2, 3, None):
+            for seen in view(state, viewer).seats:
+                if seen.seat != viewer:
+                    assert seen.hand is None
+                    assert seen.grid is None

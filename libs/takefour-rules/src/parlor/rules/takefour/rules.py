@@ -50,6 +50,7 @@ from parlor.rules.takefour.state import (
     TakeFourState,
 )
 from parlor.rules.takefour.tiles import JOKER, LETTERS
+from parlor.rules.takefour.view import TakeFourView, Viewer, view
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,14 @@ class TakeFourRules:
         if state.phase is not Phase.OVER:
             return None
         return GameResult(totals=state.totals, winners=_winners(state.totals))
+
+    def legal_moves(self, state: TakeFourState, seat: int) -> list[TakeFourCommand]:
+        """A finite sample of the seat's legal commands (see the module function)."""
+        return legal_moves(state, seat)
+
+    def view(self, state: TakeFourState, viewer: Viewer) -> TakeFourView:
+        """What ``viewer`` (a seat, or None for a spectator) may see."""
+        return view(state, viewer)
 
     def words_to_check(self, state: TakeFourState, command: TakeFourCommand) -> frozenset[str]:
         """The words whose verdicts ``command`` must carry: the service looks them up."""
