@@ -2,10 +2,13 @@
 
 Keep the valid crossword of greatest total value; ties go to the one keeping most
 tiles, then to the one whose sorted list of removed (x, y) cells is smallest. The
-search is exponential in the worst case, so it works per connected structure,
-decides cells row by row (in before out, so good answers come first), checks
-every run piece as soon as it is closed, refuses run prefixes no word can
-complete, and prunes with the value still reachable from the kept cells.
+search is exponential in the worst case, so: the best lone tile is the bar to
+beat; each connected structure is searched on its own (richest first, skipped
+when it cannot beat the bar); cells are decided row by row (in before out, so
+good answers come first); every run piece is checked as soon as it closes, and a
+run prefix no word can complete is refused; cells in no word piece across or down
+stay out; and branches are cut when the value still reachable from the kept cells,
+or the best each remaining row could keep on its own, cannot beat the bar.
 """
 
 from __future__ import annotations
