@@ -433,3 +433,24 @@ def test_legal_moves_are_all_accepted() -> None:
     for move in moves:
         assert TAKE_FOUR.decide(state, attach_verdicts(state, move, lexicon("CAT")))
     assert legal_moves(create(2), 0) == []
+
+
+def test_play_is_simultaneous_with_no_turns() -> None:
+    state = start(create(3))
+    for seat in (2, 2, 0, 1, 2, 0):
+        t = state.players[seat].hand[0]
+        x = len(state.players[seat].grid)
+        letter = "E" if state.config.tiles.is_joker(t) else None
+        state = play(state, PlaceTile(seat, t, x, 0, letter))
+    assert [len(p.grid) for p in state.players] == [2, 1, 3]
+
+
+def test_done_stops_the_round_for_everyone() -> None:
+    state = start(create(2, CATS_DOGZ))
+    state = play(place_word(state, 0, "CATS"), CallDone(0), words=lexicon("CATS"))
+    assert state.phase is Phase.BETWEEN_ROUNDS
+    with pytest.raises(RuleViolation) as refused:
+        play(state, PlaceTile(1, tile(state, 1, "D"), 0, 0))
+    assert refused.value.rule == "ROUND_NOT_IN_PLAY"
+    with pytest.raises(RuleViolation):
+        play(state, CallDone(1))
