@@ -1,5 +1,7 @@
 """Take Four's pure rule engine: a decider, the removal rule, per-viewer views and a bot."""
 
+from parlor.rules.takefour.anagram import WordIndex
+from parlor.rules.takefour.bot import BotSeat, TakeFourBot
 from parlor.rules.takefour.commands import (
     AgreeToDeal,
     CallDone,
@@ -32,7 +34,13 @@ from parlor.rules.takefour.events import (
     TileTakenBack,
     secret_fields,
 )
-from parlor.rules.takefour.rules import TAKE_FOUR, GameResult, TakeFourRules
+from parlor.rules.takefour.rules import (
+    TAKE_FOUR,
+    GameResult,
+    TakeFourRules,
+    attach_verdicts,
+    legal_moves,
+)
 from parlor.rules.takefour.state import Phase, Placement, TakeFourConfig, TakeFourState
 from parlor.rules.takefour.tiles import STANDARD_TILES, LetterTiles, TileSet
 from parlor.rules.takefour.view import TakeFourView, public_event, render, view
@@ -42,6 +50,7 @@ __all__ = [
     "TAKE_FOUR",
     "AgreeToDeal",
     "AgreementWithdrawn",
+    "BotSeat",
     "CallDone",
     "CallTakeFour",
     "CreateGame",
@@ -62,6 +71,7 @@ __all__ = [
     "StartRound",
     "SwapJoker",
     "TakeBackTile",
+    "TakeFourBot",
     "TakeFourCalled",
     "TakeFourCommand",
     "TakeFourConfig",
@@ -76,6 +86,9 @@ __all__ = [
     "TilesDealt",
     "Verdicts",
     "WithdrawAgreement",
+    "WordIndex",
+    "attach_verdicts",
+    "legal_moves",
     "public_event",
     "render",
     "secret_fields",
