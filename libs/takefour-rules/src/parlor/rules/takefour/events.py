@@ -1,0 +1,150 @@
+"""The facts of a Take Four game. Fields annotated ``Secret`` never reach other players.
+
+``public_event`` (in ``view``) is the one place that strips them; a test checks
+that every ``Secret`` field is stripped for every viewer who must not see it.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, fields
+from typing import Annotated, Literal
+
+from parlor.rules.takefour.crossword import Cell
+from parlor.rules.takefour.state import TakeFourConfig
+
+
+class Secret:
+    """Annotation marker: the field is private (to the event's seat, or to nobody)."""
+
+
+DealKind = Literal["start", "take_four", "stalemate", "last"]
+"""``last``: fewer than deal_size x players remained; each got an equal share, the rest unused."""
+
+
+@dataclass(frozen=True)
+class GameCreated:
+    config: TakeFourConfig
+    seats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RoundStarted:
+    round: int
+    bag: Annotated[tuple[int, ...], Secret]
+
+
+@dataclass(frozen=True)
+class TilesDealt:
+    """A deal from the front of the bag; ``hands[seat]`` are that seat's new tile ids."""
+
+    round: int
+    kind: DealKind
+    hands: Annotated[tuple[tuple[int, ...], ...], Secret]
+    unused: Annotated[tuple[int, ...], Secret]
+    bag_left: int
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return tuple(len(h) for h in self.hands)
+
+
+@dataclass(frozen=True)
+class TilePlaced:
+    seat: int
+    tile: Annotated[int, Secret]
+    x: Annotated[int, Secret]
+    y: Annotated[int, Secret]
+    letter: Annotated[str, Secret]
+
+
+@dataclass(frozen=True)
+class TileMoved:
+    seat: int
+    from_x: Annotated[int, Secret]
+    from_y: Annotated[int, Secret]
+    to_x: Annotated[int, Secret]
+    to_y: Annotated[int, Secret]
+    letter: Annotated[str, Secret]
+
+
+@dataclass(frozen=True)
+class TileTakenBack:
+    seat: int
+    x: Annotated[int, Secret]
+    y: Annotated[int, Secret]
+    tile: Annotated[int, Secret]
+
+
+@dataclass(frozen=True)
+class JokerSwapped:
+    """The hand tile ``tile`` took the joker's cell; the joker went back to the hand."""
+
+    seat: int
+    x: Annotated[int, Secret]
+    y: Annotated[int, Secret]
+    tile: Annotated[int, Secret]
+    joker: Annotated[int, Secret]
+
+
+@dataclass(frozen=True)
+class TakeFourCalled:
+    seat: int
+
+
+@dataclass(frozen=True)
+class DealAgreed:
+    seat: int
+
+
+@dataclass(frozen=True)
+class AgreementWithdrawn:
+    seat: int
+
+
+@dataclass(frozen=True)
+class DoneCalled:
+    seat: int
+
+
+@dataclass(frozen=True)
+class RoundScored:
+    """Scores are public; which cells each grid lost (``removed``) stays with its owner."""
+
+    round: int
+    done_seat: int
+    done_valid: bool
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    removed: Annotated[tuple[tuple[Cell, ...], ...], Secret]
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+TakeFourEvent = (
+    GameCreated
+    | RoundStarted
+    | TilesDealt
+    | TilePlaced
+    | TileMoved
+    | TileTakenBack
+    | JokerSwapped
+    | TakeFourCalled
+    | DealAgreed
+    | AgreementWithdrawn
+    | DoneCalled
+    | RoundScored
+    | GameEnded
+)
+
+
+def secret_fields(event_type: type) -> frozenset[str]:
+    """The names of an event class's fields annotated ``Secret``."""
+    hints = typing.get_type_hints(event_type, include_extras=True)
+    return frozenset(
+        f.name for f in fields(event_type) if Secret in getattr(hints[f.name], "__metadata__", ())
+    )

@@ -1,0 +1,102 @@
+"""The state of a Take Four game: config, seats, the bag, and each player's hand and grid."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Literal
+
+from parlor.core.errors import InvalidArgument
+from parlor.rules.takefour.crossword import Cell
+from parlor.rules.takefour.tiles import STANDARD_TILES, TileSet
+
+Checking = Literal["honor", "auto"]
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8
+COORDINATE_LIMIT = 1000
+"""Grid coordinates run from -1000 to 1000 on both axes: room for any crossword of 100 tiles."""
+
+
+@dataclass(frozen=True)
+class TakeFourConfig:
+    """Everything RULES.md calls configurable, recorded in the game's first event."""
+
+    tiles: TileSet = STANDARD_TILES
+    checking: Checking = "honor"
+    target: int = 100
+    max_rounds: int | None = None
+    deal_size: int = 4
+    lexicon: str = "enable1"
+    """Which lexicon the service checks words against: recorded here, never read by the rules."""
+
+    def validate(self) -> None:
+        self.tiles.validate()
+        if self.checking not in ("honor", "auto"):
+            raise InvalidArgument(f"checking must be 'honor' or 'auto', got {self.checking!r}")
+        if self.target < 1:
+            raise InvalidArgument("the target score must be at least 1")
+        if self.max_rounds is not None and self.max_rounds < 1:
+            raise InvalidArgument("max_rounds must be at least 1 when set")
+        if self.deal_size < 1:
+            raise InvalidArgument("deal_size must be at least 1")
+
+
+class Phase(Enum):
+    NOT_CREATED = "not_created"
+    BETWEEN_ROUNDS = "between_rounds"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A tile on a grid and the letter it shows (a joker shows the letter chosen for it)."""
+
+    tile: int
+    letter: str
+
+
+@dataclass(frozen=True)
+class Player:
+    """One seat's private tiles (hand and grid) and public standing."""
+
+    hand: tuple[int, ...] = ()
+    grid: Mapping[Cell, Placement] = field(default_factory=dict)
+    agrees_to_deal: bool = False
+    calls: int = 0
+    total: int = 0
+
+    def letters(self) -> dict[Cell, str]:
+        return {cell: p.letter for cell, p in self.grid.items()}
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    round: int
+    done_seat: int
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TakeFourState:
+    """Hands are sorted tile ids; ``bag`` is the undealt rest of the round's order, front first."""
+
+    phase: Phase = Phase.NOT_CREATED
+    config: TakeFourConfig = field(default_factory=TakeFourConfig)
+    seats: tuple[str, ...] = ()
+    players: tuple[Player, ...] = ()
+    round: int = 0
+    bag: tuple[int, ...] = ()
+    unused: tuple[int, ...] = ()
+    results: tuple[RoundResult, ...] = ()
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(p.total for p in self.players)
+
+    def with_player(self, seat: int, player: Player) -> TakeFourState:
+        players = list(self.players)
+        players[seat] = player
+        return replace(self, players=tuple(players))

@@ -1,0 +1,96 @@
+"""The tile set: which letters, how many, and what each is worth when left over."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from parlor.core.errors import InvalidArgument
+
+JOKER = "?"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class LetterTiles:
+    """How many tiles carry one letter, and the value each scores when unused."""
+
+    letter: str
+    count: int
+    value: int
+
+
+@dataclass(frozen=True)
+class TileSet:
+    """The tiles of a game; tile ids are positions in ``faces`` (letters first, jokers last)."""
+
+    letters: tuple[LetterTiles, ...]
+    jokers: int = 4
+    joker_value: int = 0
+
+    def validate(self) -> None:
+        """Refuse a malformed set up front, so no later rule meets one."""
+        seen: set[str] = set()
+        for spec in self.letters:
+            if len(spec.letter) != 1 or spec.letter not in LETTERS:
+                raise InvalidArgument(f"tile letter must be one of A-Z, got {spec.letter!r}")
+            if spec.letter in seen:
+                raise InvalidArgument(f"tile letter {spec.letter} is listed twice")
+            seen.add(spec.letter)
+            if spec.count < 0 or spec.value < 0:
+                raise InvalidArgument(f"tile counts and values must be >= 0 ({spec.letter})")
+        if self.jokers < 0 or self.joker_value < 0:
+            raise InvalidArgument("joker count and value must be >= 0")
+        if self.size == 0:
+            raise InvalidArgument("the tile set is empty")
+
+    @property
+    def size(self) -> int:
+        return len(faces(self))
+
+    def face(self, tile: int) -> str:
+        """The printed letter of a tile, or ``JOKER``."""
+        return faces(self)[tile]
+
+    def value(self, tile: int) -> int:
+        return values(self)[tile]
+
+    def is_joker(self, tile: int) -> bool:
+        return faces(self)[tile] == JOKER
+
+
+@cache
+def faces(tiles: TileSet) -> tuple[str, ...]:
+    """Tile id -> face, computed once per set (sets are immutable and hashable)."""
+    out: list[str] = []
+    for spec in tiles.letters:
+        out.extend(spec.letter * spec.count)
+    out.extend(JOKER * tiles.jokers)
+    return tuple(out)
+
+
+@cache
+def values(tiles: TileSet) -> tuple[int, ...]:
+    by_letter = {spec.letter: spec.value for spec in tiles.letters}
+    return tuple(tiles.joker_value if face == JOKER else by_letter[face] for face in faces(tiles))
+
+
+_COUNTS = "A9 B2 C2 D4 E11 F2 G3 H2 I8 J1 K1 L4 M2 N6 O8 P2 Q1 R6 S4 T6 U4 V2 W2 X1 Y2 Z1"
+_VALUES = {
+    **dict.fromkeys("AEILNORSTU", 1),
+    **dict.fromkeys("DG", 2),
+    **dict.fromkeys("BCMP", 3),
+    **dict.fromkeys("FHVWY", 4),
+    "K": 5,
+    **dict.fromkeys("JX", 8),
+    **dict.fromkeys("QZ", 10),
+}
+
+STANDARD_TILES = TileSet(
+    letters=tuple(
+        LetterTiles(item[0], int(item[1:]), _VALUES[item[0]]) for item in _COUNTS.split()
+    ),
+    jokers=4,
+    joker_value=0,
+)
+"""The platform's default set (RULES.md): 96 letters and 4 jokers, 100 tiles."""

@@ -1,0 +1,206 @@
+"""What each viewer may see: the one place that hides hands, grids and the bag."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from parlor.rules.takefour.crossword import Cell
+from parlor.rules.takefour.events import (
+    DealKind,
+    JokerSwapped,
+    RoundScored,
+    RoundStarted,
+    TakeFourEvent,
+    TileMoved,
+    TilePlaced,
+    TilesDealt,
+    TileTakenBack,
+)
+from parlor.rules.takefour.state import (
+    Phase,
+    Placement,
+    RoundResult,
+    TakeFourConfig,
+    TakeFourState,
+)
+
+Viewer = int | None
+"""A seat number, or ``None`` for a spectator."""
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One seat as a viewer sees it; ``hand`` and ``grid`` are None unless they may be seen."""
+
+    seat: int
+    player_id: str
+    in_hand: int
+    on_grid: int
+    agrees_to_deal: bool
+    calls: int
+    total: int
+    hand: tuple[int, ...] | None = None
+    grid: Mapping[Cell, Placement] | None = None
+
+
+@dataclass(frozen=True)
+class TakeFourView:
+    viewer: Viewer
+    phase: Phase
+    config: TakeFourConfig
+    round: int
+    bag_count: int
+    unused_count: int
+    seats: tuple[SeatView, ...]
+    results: tuple[RoundResult, ...]
+
+    @property
+    def me(self) -> SeatView | None:
+        return None if self.viewer is None else self.seats[self.viewer]
+
+
+def view(state: TakeFourState, viewer: Viewer) -> TakeFourView:
+    """The viewer's own hand and grid; of others only counts, calls and scores (all, once over)."""
+    over = state.phase is Phase.OVER
+    seats = tuple(
+        SeatView(
+            seat=seat,
+            player_id=state.seats[seat],
+            in_hand=len(p.hand),
+            on_grid=len(p.grid),
+            agrees_to_deal=p.agrees_to_deal,
+            calls=p.calls,
+            total=p.total,
+            hand=p.hand if over or seat == viewer else None,
+            grid=dict(p.grid) if over or seat == viewer else None,
+        )
+        for seat, p in enumerate(state.players)
+    )
+    return TakeFourView(
+        viewer=viewer,
+        phase=state.phase,
+        config=state.config,
+        round=state.round,
+        bag_count=len(state.bag),
+        unused_count=len(state.unused),
+        seats=seats,
+        results=state.results,
+    )
+
+
+@dataclass(frozen=True)
+class RoundStartedSeen:
+    round: int
+    bag_size: int
+
+
+@dataclass(frozen=True)
+class TilesDealtSeen:
+    """A deal as one viewer sees it: everyone's counts, and the viewer's own new tiles."""
+
+    round: int
+    kind: DealKind
+    counts: tuple[int, ...]
+    unused_count: int
+    bag_left: int
+    own: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GridChanged:
+    """Another player changed their grid; only the kind of change is public."""
+
+    seat: int
+    change: Literal["placed", "moved", "taken_back", "joker_swapped"]
+
+
+@dataclass(frozen=True)
+class RoundScoredSeen:
+    round: int
+    done_seat: int
+    done_valid: bool
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    own_removed: tuple[Cell, ...]
+
+
+SeenEvent = TakeFourEvent | RoundStartedSeen | TilesDealtSeen | GridChanged | RoundScoredSeen
+
+_CHANGES: dict[type, Literal["placed", "moved", "taken_back", "joker_swapped"]] = {
+    TilePlaced: "placed",
+    TileMoved: "moved",
+    TileTakenBack: "taken_back",
+    JokerSwapped: "joker_swapped",
+}
+
+
+def public_event(event: TakeFourEvent, viewer: Viewer, *, reveal: bool = False) -> SeenEvent:
+    """What ``viewer`` may see of ``event``; ``reveal`` (the game is over) shows everything."""
+    if reveal:
+        return event
+    match event:
+        case RoundStarted(round=number, bag=bag):
+            return RoundStartedSeen(round=number, bag_size=len(bag))
+        case TilesDealt():
+            own = event.hands[viewer] if viewer is not None else ()
+            return TilesDealtSeen(
+                event.round, event.kind, event.counts, len(event.unused), event.bag_left, own
+            )
+        case TilePlaced() | TileMoved() | TileTakenBack() | JokerSwapped():
+            if event.seat == viewer:
+                return event
+            return GridChanged(event.seat, _CHANGES[type(event)])
+        case RoundScored():
+            own_removed = event.removed[viewer] if viewer is not None else ()
+            return RoundScoredSeen(
+                event.round,
+                event.done_seat,
+                event.done_valid,
+                event.scores,
+                event.totals,
+                own_removed,
+            )
+    return event
+
+
+def draw_grid(grid: Mapping[Cell, Placement], jokers: frozenset[int] = frozenset()) -> str:
+    """The grid as text rows; a joker's letter is shown in lower case."""
+    if not grid:
+        return "(empty grid)"
+    xs = [x for x, _ in grid]
+    ys = [y for _, y in grid]
+    rows = []
+    for y in range(min(ys), max(ys) + 1):
+        row = ""
+        for x in range(min(xs), max(xs) + 1):
+            placed = grid.get((x, y))
+            if placed is None:
+                row += "."
+            else:
+                row += placed.letter.lower() if placed.tile in jokers else placed.letter
+        rows.append(row)
+    return f"origin ({min(xs)}, {min(ys)})\n" + "\n".join(rows)
+
+
+def render(state: TakeFourState, viewer: Viewer) -> str:
+    """A text picture of what ``viewer`` sees, for logs, bots' debugging and a CLI."""
+    seen = view(state, viewer)
+    tiles = state.config.tiles
+    jokers = frozenset(t for t in range(tiles.size) if tiles.is_joker(t))
+    lines = [
+        f"Take Four: round {seen.round}, {seen.phase.value}, bag {seen.bag_count}, "
+        f"unused {seen.unused_count}, checking {seen.config.checking}"
+    ]
+    for s in seen.seats:
+        flags = " (agrees to deal)" if s.agrees_to_deal else ""
+        lines.append(
+            f"seat {s.seat} {s.player_id}: total {s.total}, hand {s.in_hand}, "
+            f"grid {s.on_grid}, calls {s.calls}{flags}"
+        )
+        if s.hand is not None:
+            lines.append("  hand: " + " ".join(tiles.face(t) for t in s.hand))
+        if s.grid is not None:
+            lines.extend("  " + row for row in draw_grid(s.grid, jokers).splitlines())
+    return "\n".join(lines)

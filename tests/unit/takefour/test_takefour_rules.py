@@ -1,0 +1,456 @@
+"""One test per Take Four rule (RULES.md and the rulebook in seeds/000_...)."""
+
+from __future__ import annotations
+
+import pytest
+
+from parlor.core.errors import InvalidArgument, RuleViolation
+from parlor.rules.takefour import (
+    TAKE_FOUR,
+    AgreeToDeal,
+    CallDone,
+    CallTakeFour,
+    CreateGame,
+    DealAgreed,
+    GameEnded,
+    MoveTile,
+    Phase,
+    PlaceTile,
+    RoundScored,
+    StartRound,
+    SwapJoker,
+    TakeBackTile,
+    TakeFourConfig,
+    TakeFourState,
+    TilesDealt,
+    WithdrawAgreement,
+)
+from parlor.rules.takefour.rules import attach_verdicts, legal_moves
+from parlor.rules.takefour.scoring import score_player
+from parlor.rules.takefour.state import Placement, Player
+from parlor.rules.takefour.testing import create, events_of, lexicon, play, start, tile, tile_set
+
+CATS_DOGZ = tile_set("C1 A1 T1 S1 D1 O1 G1 Z1")
+
+
+def place_word(
+    state: TakeFourState, seat: int, word: str, x: int = 0, y: int = 0, down: bool = False
+) -> TakeFourState:
+    """Place ``word`` from the seat's hand (``?`` marks nothing: jokers use lower case)."""
+    for i, letter in enumerate(word):
+        cx, cy = (x, y + i) if down else (x + i, y)
+        if letter.islower():
+            state = play(state, PlaceTile(seat, tile(state, seat, "?"), cx, cy, letter.upper()))
+        else:
+            state = play(state, PlaceTile(seat, tile(state, seat, letter), cx, cy))
+    return state
+
+
+def place_hand_in_a_row(state: TakeFourState, seat: int) -> TakeFourState:
+    """Honor mode does not check calls: lay every hand tile in the next free row."""
+    row = max((y for _, y in state.players[seat].grid), default=-1) + 1
+    for x, t in enumerate(state.players[seat].hand):
+        letter = "E" if state.config.tiles.is_joker(t) else None
+        state = play(state, PlaceTile(seat, t, x, row, letter))
+    return state
+
+
+def assert_tiles_conserved(state: TakeFourState) -> None:
+    held = [t for p in state.players for t in (*p.hand, *(q.tile for q in p.grid.values()))]
+    assert sorted(held + list(state.bag) + list(state.unused)) == list(
+        range(state.config.tiles.size)
+    )
+
+
+# --- dealing -------------------------------------------------------------------------------
+
+
+def test_first_deal_gives_four_tiles_to_every_player_from_the_front_of_the_bag() -> None:
+    order = list(range(99, -1, -1))
+    state = start(create(3), order)
+    assert [p.hand for p in state.players] == [
+        (96, 97, 98, 99),
+        (92, 93, 94, 95),
+        (88, 89, 90, 91),
+    ]
+    assert state.bag == tuple(order[12:])
+
+
+def test_take_four_deals_four_more_to_every_player() -> None:
+    state = start(create(2, tile_set("C1 A1 T1 S1 D1 O1 G1 Z1 E8")))
+    state = place_word(state, 0, "CATS")
+    events = events_of(state, CallTakeFour(0))
+    assert isinstance(events[-1], TilesDealt)
+    assert events[-1].kind == "take_four"
+    state = play(state, CallTakeFour(0))
+    assert [len(p.hand) for p in state.players] == [4, 8]
+    assert state.bag == ()
+
+
+def test_take_four_refused_while_tiles_remain_in_hand() -> None:
+    state = start(create(2))
+    state = play(state, PlaceTile(0, state.players[0].hand[0], 0, 0))
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallTakeFour(0))
+    assert refused.value.rule == "HAND_NOT_EMPTY"
+
+
+def test_take_four_refused_once_the_bag_is_empty() -> None:
+    state = place_word(start(create(2, CATS_DOGZ)), 0, "CATS")
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallTakeFour(0))
+    assert refused.value.rule == "BAG_EMPTY"
+
+
+def test_three_player_last_deal_is_take_one_with_one_tile_unused() -> None:
+    state = start(create(3))  # 100 tiles: 12 dealt, 88 left
+    for _ in range(7):  # seven full deals of 12
+        state = play(place_hand_in_a_row(state, 0), CallTakeFour(0))
+    assert len(state.bag) == 4
+    state = place_hand_in_a_row(state, 0)
+    last = events_of(state, CallTakeFour(0))[-1]
+    assert isinstance(last, TilesDealt)
+    assert (last.kind, last.counts, len(last.unused)) == ("last", (1, 1, 1), 1)
+    state = play(state, CallTakeFour(0))
+    assert state.bag == ()
+    assert len(state.unused) == 1
+    assert [len(p.hand) for p in state.players] == [1, 33, 33]
+    assert_tiles_conserved(state)
+
+
+def test_eight_player_last_deal_shares_the_rest_equally() -> None:
+    # 52 tiles: the first deal takes 32, the 20 left give 2 each and leave 4 unused.
+    state = start(create(8, tile_set("E40 T12")))
+    state = play(place_hand_in_a_row(state, 5), CallTakeFour(5))
+    assert [len(p.hand) for p in state.players] == [6, 6, 6, 6, 6, 2, 6, 6]
+    assert state.bag == ()
+    assert len(state.unused) == 4
+    assert_tiles_conserved(state)
+
+
+def test_eight_player_last_deal_of_the_standard_set_deals_nothing_and_leaves_four() -> None:
+    state = start(create(8))  # 100 = 32 + 32 + 32 + 4
+    for _ in range(2):
+        state = play(place_hand_in_a_row(state, 0), CallTakeFour(0))
+    assert len(state.bag) == 4
+    state = place_hand_in_a_row(state, 0)
+    last = events_of(state, CallTakeFour(0))[-1]
+    assert isinstance(last, TilesDealt)
+    assert (last.kind, last.counts, len(last.unused)) == ("last", (0,) * 8, 4)
+    state = play(state, CallTakeFour(0))
+    assert state.bag == ()
+    assert len(state.unused) == 4
+    assert_tiles_conserved(state)
+
+
+# --- stalemate -----------------------------------------------------------------------------
+
+
+def test_stalemate_deal_only_when_all_agree() -> None:
+    state = start(create(3))
+    first = events_of(state, AgreeToDeal(0))
+    assert first == [DealAgreed(0)]
+    state = play(state, AgreeToDeal(0), AgreeToDeal(1))
+    assert [len(p.hand) for p in state.players] == [4, 4, 4]
+    events = events_of(state, AgreeToDeal(2))
+    assert isinstance(events[-1], TilesDealt)
+    assert events[-1].kind == "stalemate"
+    state = play(state, AgreeToDeal(2))
+    assert [len(p.hand) for p in state.players] == [8, 8, 8]
+    assert not any(p.agrees_to_deal for p in state.players)  # a deal clears agreements
+
+
+def test_withdrawn_agreement_blocks_the_stalemate_deal() -> None:
+    state = start(create(3))
+    state = play(state, AgreeToDeal(0), WithdrawAgreement(0), AgreeToDeal(1), AgreeToDeal(2))
+    assert [len(p.hand) for p in state.players] == [4, 4, 4]
+    with pytest.raises(RuleViolation) as refused:
+        play(state, AgreeToDeal(1))
+    assert refused.value.rule == "ALREADY_AGREED"
+
+
+def test_take_four_deal_clears_stalemate_agreements() -> None:
+    state = start(create(2))
+    state = play(state, AgreeToDeal(1))
+    state = play(place_hand_in_a_row(state, 0), CallTakeFour(0))
+    assert not state.players[1].agrees_to_deal
+
+
+# --- grid ----------------------------------------------------------------------------------
+
+
+def test_tiles_move_on_the_grid_and_go_back_to_the_hand() -> None:
+    state = start(create(2, CATS_DOGZ))
+    c = tile(state, 0, "C")
+    state = play(state, PlaceTile(0, c, 0, 0), MoveTile(0, 0, 0, -3, 4))
+    assert state.players[0].grid == {(-3, 4): Placement(c, "C")}
+    state = play(state, TakeBackTile(0, -3, 4))
+    assert state.players[0].grid == {}
+    assert c in state.players[0].hand
+    with pytest.raises(RuleViolation) as refused:
+        play(state, TakeBackTile(0, -3, 4))
+    assert refused.value.rule == "CELL_EMPTY"
+
+
+def test_a_cell_holds_one_tile() -> None:
+    state = start(create(2, CATS_DOGZ))
+    state = play(state, PlaceTile(0, tile(state, 0, "C"), 0, 0))
+    with pytest.raises(RuleViolation) as refused:
+        play(state, PlaceTile(0, tile(state, 0, "A"), 0, 0))
+    assert refused.value.rule == "CELL_OCCUPIED"
+
+
+def test_only_tiles_in_your_hand_can_be_placed() -> None:
+    state = start(create(2, CATS_DOGZ))
+    with pytest.raises(RuleViolation) as refused:
+        play(state, PlaceTile(0, tile(state, 1, "D"), 0, 0))
+    assert refused.value.rule == "TILE_NOT_IN_HAND"
+
+
+def test_coordinates_beyond_the_bound_are_invalid_arguments() -> None:
+    state = start(create(2, CATS_DOGZ))
+    c = tile(state, 0, "C")
+    play(state, PlaceTile(0, c, -1000, 1000))
+    for x, y in ((1001, 0), (0, -1001)):
+        with pytest.raises(InvalidArgument) as refused:
+            play(state, PlaceTile(0, c, x, y))
+        assert refused.value.reason == "COORDINATE_OUT_OF_RANGE"
+
+
+def test_joker_is_placed_with_a_chosen_letter() -> None:
+    state = start(create(2, tile_set("C1 T1 D1 O1 G1 S1", jokers=2)), [0, 6, 1, 3, 2, 4, 5, 7])
+    joker = tile(state, 0, "?")
+    with pytest.raises(InvalidArgument) as refused:
+        play(state, PlaceTile(0, joker, 1, 0))
+    assert refused.value.reason == "JOKER_LETTER_REQUIRED"
+    state = place_word(state, 0, "CaT")
+    assert state.players[0].letters() == {(0, 0): "C", (1, 0): "A", (2, 0): "T"}
+
+
+def test_joker_swap_returns_the_joker_to_the_hand_for_reuse() -> None:
+    tiles = tile_set("C1 A1 T1 D1 O1 G1", jokers=2)  # ids: C0 A1 T2 D3 O4 G5 ?6 ?7
+    state = start(create(2, tiles, deal_size=4), [0, 6, 2, 1, 3, 4, 5, 7])
+    state = place_word(state, 0, "CaT")  # C, joker as A, T; the real A stays in hand
+    with pytest.raises(RuleViolation) as refused:
+        play(state, SwapJoker(0, tile(state, 0, "A"), 0, 0))
+    assert refused.value.rule == "NOT_A_JOKER"
+    state = play(state, SwapJoker(0, 1, 1, 0))
+    assert state.players[0].grid[(1, 0)] == Placement(1, "A")
+    assert state.players[0].hand == (6,)
+    state = play(state, PlaceTile(0, 6, 3, 0, "S"))  # the joker reused: CATS
+    assert state.players[0].letters() == {(0, 0): "C", (1, 0): "A", (2, 0): "T", (3, 0): "S"}
+
+
+def test_joker_swap_needs_the_letter_the_joker_stands_for() -> None:
+    tiles = tile_set("C1 A1 T1 D1 O1 G1", jokers=2)
+    state = start(create(2, tiles, deal_size=4), [0, 6, 2, 1, 3, 4, 5, 7])
+    state = place_word(state, 0, "Ca")
+    with pytest.raises(RuleViolation) as refused:
+        play(state, SwapJoker(0, 2, 1, 0))  # T cannot replace a joker standing for A
+    assert refused.value.rule == "LETTER_MISMATCH"
+
+
+# --- Done, checking and scoring ------------------------------------------------------------
+
+
+def test_done_refused_while_the_bag_has_tiles() -> None:
+    state = place_hand_in_a_row(start(create(2)), 0)
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallDone(0))
+    assert refused.value.rule == "BAG_NOT_EMPTY"
+
+
+def test_done_refused_while_tiles_remain_in_hand() -> None:
+    state = place_word(start(create(2, CATS_DOGZ)), 0, "CAT")
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallDone(0), words=lexicon("CAT"))
+    assert refused.value.rule == "HAND_NOT_EMPTY"
+
+
+def test_done_needs_verdicts_for_every_word_scoring_reads() -> None:
+    state = place_word(start(create(2, CATS_DOGZ)), 0, "CATS")
+    assert TAKE_FOUR.words_to_check(state, CallDone(0)) == {"CA", "AT", "TS", "CAT", "ATS", "CATS"}
+    with pytest.raises(InvalidArgument) as refused:
+        play(state, CallDone(0))
+    assert refused.value.reason == "MISSING_VERDICTS"
+
+
+def test_auto_mode_refuses_an_invalid_call() -> None:
+    tiles = tile_set("C1 A1 T1 X1 D1 O1 G1 S1 E8")
+    state = start(create(2, tiles, checking="auto"))
+    state = place_word(state, 0, "CATX")
+    state = place_word(state, 1, "DOGS")
+    words = lexicon("CAT", "DOGS")
+    assert TAKE_FOUR.words_to_check(state, CallTakeFour(0)) == {"CATX"}
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallTakeFour(0), words=words)
+    assert refused.value.rule == "INVALID_CROSSWORD"
+    assert "CATX" in refused.value.message
+    assert "DOGS" not in refused.value.message
+    state = play(state, CallTakeFour(1), words=words)  # a valid call goes through
+    assert len(state.players[0].hand) == 4
+
+
+def test_auto_mode_refuses_an_invalid_done() -> None:
+    state = start(create(2, CATS_DOGZ, checking="auto"))
+    state = place_word(state, 0, "CAST")
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallDone(0), words=lexicon("CATS"))
+    assert refused.value.rule == "INVALID_CROSSWORD"
+
+
+def test_honor_mode_does_not_check_calls() -> None:
+    tiles = tile_set("C1 A1 T1 X1 D1 O1 G1 S1 E8")
+    state = place_word(start(create(2, tiles)), 0, "CATX")
+    state = play(state, CallTakeFour(0))
+    assert len(state.players[0].hand) == 4
+
+
+def test_valid_done_scores_zero_and_others_score_their_unused_values() -> None:
+    state = start(create(2, CATS_DOGZ))  # seat 0: C A T S, seat 1: D O G Z
+    state = place_word(place_word(state, 0, "CATS"), 1, "DOG")
+    events = events_of(state, CallDone(0), words=lexicon("CATS", "DOG"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    assert (scored.scores, scored.done_valid) == ((0, 10), True)  # Z (10) never placed
+
+
+def test_others_scored_by_the_values_of_tiles_not_in_their_valid_crossword() -> None:
+    state = start(create(2, CATS_DOGZ))
+    # Seat 1: DOG across, Z under G: "GZ" is not a word, so Z is removed (10).
+    state = place_word(place_word(state, 0, "CATS"), 1, "DOG")
+    state = play(state, PlaceTile(1, tile(state, 1, "Z"), 2, 1))
+    events = events_of(state, CallDone(0), words=lexicon("CATS", "DOG"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    assert scored.scores == (0, 5)  # keeping Z (10) beats keeping DOG (5): D O G are removed
+    assert scored.removed[1] == ((0, 0), (1, 0), (2, 0))
+
+
+def test_invalid_done_scored_at_twice_the_removed_values() -> None:
+    tiles = tile_set("Z1 A1 T1 D1 O1 G1")
+    state = start(create(2, tiles, deal_size=3))
+    state = place_word(place_word(state, 0, "ZAT"), 1, "DOG")
+    events = events_of(state, CallDone(0), words=lexicon("AT", "DOG"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    # Greatest value kept: Z alone (10) beats AT (2); A and T (1 + 1) removed, doubled.
+    assert scored.removed[0] == ((1, 0), (2, 0))
+    assert (scored.scores, scored.done_valid) == ((4, 0), False)
+
+
+def test_removal_ties_keep_most_tiles_then_remove_the_smallest_cells() -> None:
+    tiles = tile_set("X1 B1 D1 O1 G1", jokers=1, values={"X": 2, "B": 2})
+    state = start(create(2, tiles, deal_size=3), [0, 5, 1, 2, 3, 4])
+    state = place_word(place_word(state, 0, "XaB"), 1, "DOG")
+    events = events_of(state, CallDone(0), words=lexicon("XA", "AB", "DOG"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    # X alone, B alone, XA and AB are all worth 2; XA and AB keep two tiles; removing
+    # [(0, 0)] sorts before removing [(2, 0)], so AB is kept.
+    assert scored.removed[0] == ((0, 0),)
+    assert scored.scores == (4, 0)
+
+
+def test_done_callers_never_placed_tiles_count_double() -> None:
+    tiles = tile_set("C1 A1 T1 Z1")
+    player = Player(hand=(3,), grid={(0, 0): Placement(0, "C"), (1, 0): Placement(1, "A")})
+    assert score_player(player, tiles, lexicon("CA"), called_done=True).score == 20
+    assert score_player(player, tiles, lexicon("CA"), called_done=False).score == 10
+
+
+def test_rounds_repeat_until_the_target_and_the_lowest_total_wins() -> None:
+    tiles = tile_set("C1 A1 T1 Z1 O2")
+    words = lexicon("CAT", "ZOO")
+    state = create(2, tiles, deal_size=3, target=20)
+    for expected in ((0, 12), (0, 24)):
+        state = start(state)
+        state = play(place_word(state, 0, "CAT"), CallDone(0), words=words)
+        assert state.totals == expected
+    assert TAKE_FOUR.is_terminal(state)
+    assert state.phase is Phase.OVER
+    result = TAKE_FOUR.result(state)
+    assert result is not None
+    assert result.winners == (0,)
+    assert result.totals == (0, 24)
+    with pytest.raises(RuleViolation) as refused:
+        start(state)
+    assert refused.value.rule == "GAME_OVER"
+
+
+def test_a_set_number_of_rounds_ends_the_game_and_ties_share_the_win() -> None:
+    tiles = tile_set("C1 A1 T1 Z1 O2")
+    state = start(create(2, tiles, deal_size=3, max_rounds=1))
+    state = place_word(place_word(state, 0, "CAT"), 1, "ZOO")
+    events = events_of(state, CallDone(1), words=lexicon("CAT", "ZOO"))
+    assert events[-1] == GameEnded(totals=(0, 0), winners=(0, 1))
+
+
+def test_grid_commands_refused_between_rounds() -> None:
+    state = create(2)
+    with pytest.raises(RuleViolation) as refused:
+        play(state, AgreeToDeal(0))
+    assert refused.value.rule == "ROUND_NOT_IN_PLAY"
+
+
+# --- setup ---------------------------------------------------------------------------------
+
+
+def test_game_needs_two_to_eight_players() -> None:
+    for players in (1, 9):
+        with pytest.raises(InvalidArgument):
+            create(players)
+    assert len(create(8).players) == 8
+
+
+def test_round_needs_every_tile_exactly_once_in_the_bag_order() -> None:
+    state = create(2)
+    with pytest.raises(InvalidArgument):
+        play(state, StartRound((*tuple(range(99)), 0)))
+
+
+def test_standard_set_has_96_letters_and_4_jokers() -> None:
+    tiles = TakeFourConfig().tiles
+    faces = [tiles.face(t) for t in range(tiles.size)]
+    assert len(faces) == 100
+    assert faces.count("?") == 4
+    assert (faces.count("E"), tiles.value(faces.index("Q")), tiles.value(faces.index("?"))) == (
+        11,
+        10,
+        0,
+    )
+
+
+def test_game_is_created_once() -> None:
+    state = create(2)
+    with pytest.raises(RuleViolation):
+        play(state, CreateGame(TakeFourConfig(), ("a", "b")))
+
+
+def test_legal_moves_are_all_accepted() -> None:
+    tiles = tile_set("C1 A1 T1 D1 O1 G1", jokers=2)
+    state = start(create(2, tiles), [0, 6, 2, 1, 3, 4, 5, 7])
+    state = place_word(state, 0, "Ca")
+    moves = legal_moves(state, 0)
+    kinds = {type(m).__name__ for m in moves}
+    assert {"PlaceTile", "MoveTile", "TakeBackTile", "SwapJoker"} <= kinds
+    for move in moves:
+        assert TAKE_FOUR.decide(state, attach_verdicts(state, move, lexicon("CAT")))
+    assert legal_moves(create(2), 0) == []
+
+
+def test_play_is_simultaneous_with_no_turns() -> None:
+    state = start(create(3))
+    for seat in (2, 2, 0, 1, 2, 0):
+        t = state.players[seat].hand[0]
+        x = len(state.players[seat].grid)
+        letter = "E" if state.config.tiles.is_joker(t) else None
+        state = play(state, PlaceTile(seat, t, x, 0, letter))
+    assert [len(p.grid) for p in state.players] == [2, 1, 3]
+
+
+def test_done_stops_the_round_for_everyone() -> None:
+    state = start(create(2, CATS_DOGZ))
+    state = play(place_word(state, 0, "CATS"), CallDone(0), words=lexicon("CATS"))
+    assert state.phase is Phase.BETWEEN_ROUNDS
+    with pytest.raises(RuleViolation) as refused:
+        play(state, PlaceTile(1, tile(state, 1, "D"), 0, 0))
+    assert refused.value.rule == "ROUND_NOT_IN_PLAY"
+    with pytest.raises(RuleViolation):
+        play(state, CallDone(1))
