@@ -30,7 +30,7 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
     start_platform, database_url: str, nats_url: str
 ) -> None:
     game_id = uuid.uuid4().hex
-    async with start_platform("connect4x4", "relay") as platform:
+    async with start_platform("connect4x4") as platform:
         async with platform.channel("ada") as a_ch, platform.channel("bob") as b_ch:
             ada, bob = pb_grpc.Connect4x4ServiceStub(a_ch), pb_grpc.Connect4x4ServiceStub(b_ch)
             created = await ada.CreateGame(

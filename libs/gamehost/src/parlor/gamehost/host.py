@@ -52,8 +52,6 @@ class Outcome(Generic[S, E]):
     duplicate: bool = False
 
 
-
-
 def check_id(value: str, what: str) -> str:
     """Ids come from clients: non-empty, short, and safe as stream ids and NATS tokens."""
     if not value or len(value) > MAX_ID_LENGTH:

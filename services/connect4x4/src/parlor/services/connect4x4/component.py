@@ -10,6 +10,7 @@ from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
 from parlor.gamehost import GameHost
 from parlor.gamehost.bell import ring_from_bus
 from parlor.gamehost.matches import consume_matches
+from parlor.gamehost.outbox import category_relay
 from parlor.gamehost.seating import Seated, Standing
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
@@ -41,13 +42,15 @@ async def connect4x4() -> AsyncIterator[Component]:
     settings = load(BackendSettings)
     store = PostgresEventStore(settings.database_url, pool_size=settings.database_pool_size)
     bus = await JetStreamBus.connect(settings.nats_url)
+    await bus.ensure_streams()
     host = GameHost(CATEGORY, rules(), Codec(), store)
+    relay = category_relay(store, bus, CATEGORY)  # Connect 4x4 hides nothing
     servicer = Connect4x4Servicer(host)
     unsubscribe = await ring_from_bus(bus, Subjects(), CATEGORY, host.doorbell)
     try:
         yield Component(
             name=CATEGORY,
-            tasks=[lambda: consume_matches(bus, CATEGORY, servicer.create_from_match)],
+            tasks=[relay.run, lambda: consume_matches(bus, CATEGORY, servicer.create_from_match)],
             services=[
                 GrpcService(
                     SERVICE_NAME,

@@ -1,1 +1,0 @@
-"""The outbox relay service."""
