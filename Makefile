@@ -23,15 +23,19 @@ install: $(STAMP)  ## create .venv with every library, service and tool (editabl
 protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install)
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
 
-lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint (and buf breaking against main)
+lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (against main, or the previous commit on main)
 	$(BIN)/ruff check libs services tests bench
 	$(BIN)/ruff format --check libs services tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	cd protos && ../$(BIN)/buf lint
-	@if git rev-parse --verify --quiet origin/main >/dev/null; then \
-		cd protos && ../$(BIN)/buf breaking --against '../.git#branch=origin/main,subdir=protos'; \
-	else echo "buf breaking: no origin/main to compare with"; fi
+	@base=$$(git rev-parse --abbrev-ref HEAD 2>/dev/null); \
+	if [ "$$base" != "main" ] && git rev-parse --verify --quiet main >/dev/null; then ref=main; \
+	elif git rev-parse --verify --quiet HEAD~1 >/dev/null; then ref=HEAD~1; else ref=; fi; \
+	if [ -n "$$ref" ] && git cat-file -e "$$ref:protos/buf.yaml" 2>/dev/null; then \
+		echo "buf breaking against $$ref"; \
+		cd protos && ../$(BIN)/buf breaking --against "../.git#ref=$$ref,subdir=protos"; \
+	else echo "buf breaking: no earlier protos/ to compare with"; fi
 
 test: $(STAMP) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
 	$(BIN)/pytest
