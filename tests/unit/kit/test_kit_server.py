@@ -18,6 +18,7 @@ from kit_fixture_server import SERVICE, probe_component
 
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, bearer, issue_token
+from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Server, ServerSettings, running
 from parlor.kit.settings import SettingsError, load, setting
 from parlor.kit.status import reason_of
@@ -78,6 +79,22 @@ async def test_a_bad_token_is_unauthenticated_with_its_reason(
             await _call(ch, "Echo")(b"hi")
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert reason_of(caught.value) == reason
+
+
+async def test_a_player_over_the_rate_limit_gets_resource_exhausted() -> None:
+    settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0)
+    limits = RateLimitSettings(per_second=0.5, burst=2)
+    async with running(settings, [probe_component], AUTH, limits) as srv:
+        async with client.channel(f"127.0.0.1:{srv.port}", issue_token(AUTH, "greedy")) as ch:
+            assert await _call(ch, "Echo")(b"1") == b"1"
+            assert await _call(ch, "Echo")(b"2") == b"2"
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await _call(ch, "Echo")(b"3")
+            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert reason_of(caught.value) == "RATE_LIMITED"
+            health = health_pb2_grpc.HealthStub(ch)
+            for _ in range(5):  # probes are never limited
+                await health.Check(health_pb2.HealthCheckRequest())
 
 
 async def test_health_needs_no_token(anonymous: grpc.aio.Channel) -> None:

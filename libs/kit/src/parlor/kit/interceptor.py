@@ -20,6 +20,7 @@ from parlor.core.errors import ParlorError
 from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
 from parlor.kit import auth, metrics
 from parlor.kit.logs import call_context
+from parlor.kit.ratelimit import RateLimiter
 from parlor.kit.status import to_status
 
 log = logging.getLogger("parlor.kit.rpc")
@@ -120,24 +121,34 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
     """Checks tokens, maps errors to statuses, counts and times every call, sets the log context."""
 
     def __init__(
-        self, auth_settings: auth.AuthSettings, public_methods: frozenset[str] = frozenset()
+        self,
+        auth_settings: auth.AuthSettings,
+        public_methods: frozenset[str] = frozenset(),
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.auth_settings = auth_settings
         self.public_methods = public_methods
+        self.limiter = limiter
 
     def _authenticator(self, method: str) -> Authenticate:
-        public = method.startswith(PUBLIC_PREFIXES) or method in self.public_methods
+        standard = method.startswith(PUBLIC_PREFIXES)  # probes and tooling: never limited
+        public = standard or method in self.public_methods
 
         def authenticate(context: grpc.aio.ServicerContext[Any, Any]) -> auth.Identity | None:
             token = auth.token_from_metadata(context.invocation_metadata())
             if token is None:
                 if public:
+                    if self.limiter is not None and not standard:
+                        self.limiter.check(f"peer:{context.peer()}")
                     return None
                 raise ParlorUnauthenticated(
                     "this call needs 'authorization: Bearer <token>' metadata",
                     reason="TOKEN_MISSING",
                 )
-            return auth.verify_token(self.auth_settings, token)
+            identity = auth.verify_token(self.auth_settings, token)
+            if self.limiter is not None and not identity.is_service:
+                self.limiter.check(identity.player_id)
+            return identity
 
         return authenticate
 

@@ -23,6 +23,7 @@ from grpc_reflection.v1alpha import reflection
 from parlor.kit.auth import AuthSettings
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
+from parlor.kit.ratelimit import RateLimiter, RateLimitSettings
 from parlor.kit.settings import load, setting
 
 log = logging.getLogger("parlor.kit.server")
@@ -71,6 +72,7 @@ class Server:
         settings: ServerSettings,
         components: Sequence[Component],
         auth_settings: AuthSettings | None = None,
+        rate_limits: RateLimitSettings | None = None,
     ) -> None:
         self.settings = settings
         self.components = list(components)
@@ -82,6 +84,7 @@ class Server:
                 ServerInterceptor(
                     auth_settings or load(AuthSettings),
                     frozenset().union(*(c.public_methods for c in components)),
+                    RateLimiter(rate_limits or load(RateLimitSettings)),
                 )
             ],
             options=[
@@ -162,11 +165,12 @@ async def running(
     settings: ServerSettings,
     factories: Sequence[ComponentFactory],
     auth_settings: AuthSettings | None = None,
+    rate_limits: RateLimitSettings | None = None,
 ) -> AsyncIterator[Server]:
     """Build components, start the server, and stop everything on exit (for tests too)."""
     async with contextlib.AsyncExitStack() as stack:
         components = [await stack.enter_async_context(factory()) for factory in factories]
-        server = Server(settings, components, auth_settings)
+        server = Server(settings, components, auth_settings, rate_limits)
         await server.start()
         try:
             yield server
