@@ -146,7 +146,7 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
                     reason="TOKEN_MISSING",
                 )
             identity = auth.verify_token(self.auth_settings, token)
-            if self.limiter is not None and not identity.is_service:
+            if self.limiter is not None and not identity.is_service and not standard:
                 self.limiter.check(identity.player_id)
             return identity
 
