@@ -22,7 +22,16 @@ from typing import Any
 
 import grpc
 import pytest
-from deploy_facts import PLANNED_SERVICES, environment, of_kind, parlor_container, rendered, tool
+from deploy_facts import (
+    PLANNED_SERVICES,
+    environment,
+    of_kind,
+    parlor_container,
+    rendered,
+    service_distributions,
+    settings_needed,
+    tool,
+)
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 INSTALLED = sorted(
@@ -111,8 +120,9 @@ def started(
 
 
 def needs_backends(name: str) -> bool:
-    env, _ = manifest_environment(name)
-    return "PARLOR_DATABASE_URL" in env or "PARLOR_NATS_URL" in env
+    """From the code, not the manifests: collecting tests must not need kubectl."""
+    needed = settings_needed(name) if name in service_distributions() else {}
+    return "PARLOR_DATABASE_URL" in needed or "PARLOR_NATS_URL" in needed
 
 
 PARAMS = [
