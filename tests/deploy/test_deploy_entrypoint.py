@@ -3,18 +3,21 @@ environment its Deployment in the dev overlay gives it (backends swapped for the
 session's PostgreSQL and NATS, ports for free ones) answers gRPC health SERVING for the
 server and for the service its readiness probe names, and drains on SIGTERM.
 
-Every installed service is started; services that need PostgreSQL and NATS get the
-``database_url``/``nats_url`` fixtures, after the migration their init container runs.
+Every installed service is started; services that need PostgreSQL and NATS get a scratch
+database on the session's server (``backends``) and the ``nats_url``, after the migration
+their init container runs (twice: it must be safe to repeat).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -89,8 +92,14 @@ def started(
         "PARLOR_METRICS_PORT": str(metrics_port),
         "PARLOR_LOG_FORMAT": "text",
     }
+    stack = contextlib.ExitStack()
     if "PARLOR_DATABASE_URL" in env:
-        env["PARLOR_DATABASE_URL"] = request.getfixturevalue("database_url")
+        # a database of its own: the session's database_url is kept empty for other tests
+        from parlor.devinfra.backends import scratch_database
+
+        server = request.getfixturevalue("backends").database_url
+        name_db = f"parlor_deploy_{name}_{uuid.uuid4().hex[:8]}"
+        env["PARLOR_DATABASE_URL"] = stack.enter_context(scratch_database(server, name_db))
     if "PARLOR_NATS_URL" in env:
         env["PARLOR_NATS_URL"] = request.getfixturevalue("nats_url")
     base = {k: v for k, v in os.environ.items() if not k.startswith("PARLOR_")}
@@ -117,6 +126,7 @@ def started(
         if process.poll() is None:
             process.kill()
             process.communicate()
+        stack.close()
 
 
 def needs_backends(name: str) -> bool:
