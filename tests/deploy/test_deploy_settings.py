@@ -29,9 +29,10 @@ from deploy_facts import (
 )
 
 CODE_SERVICES = sorted(service_distributions())
+# Stand-ins for values in Secrets made outside the manifests (CloudNativePG's, the operator's).
 PLACEHOLDER = {
-    "PARLOR_DATABASE_URL": "postgresql://parlor:secret@db:5432/parlor",
-    "PARLOR_JWT_SECRET": "s",
+    "PARLOR_DATABASE_URL": "postgresql://parlor:secret@parlor-db-rw:5432/parlor",
+    "PARLOR_JWT_SECRET": "a-secret",
 }
 
 
@@ -111,10 +112,10 @@ def test_every_configured_value_parses(
     """Load each settings class the service reads from the Deployment's values, as at start-up."""
     from parlor.kit.settings import load
 
-    values = {
-        k: (v.value if v.value is not None else PLACEHOLDER[k])
-        for k, v in delivered(objects, overlay, name).items()
-    }
+    values: dict[str, str] = {}
+    for k, v in delivered(objects, overlay, name).items():
+        assert v.value is not None or k in PLACEHOLDER, f"{k}: add a stand-in value to PLACEHOLDER"
+        values[k] = v.value if v.value is not None else PLACEHOLDER[k]
     needed = settings_needed(name)
     owners = {(s.module, s.owner) for s in needed.values() if s.owner != "os.environ"}
     for module, owner in owners:
