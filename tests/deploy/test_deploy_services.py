@@ -204,3 +204,38 @@ def test_migrations_run_as_a_job_and_before_every_database_service(
             )
         else:
             assert not inits, name
+
+
+def test_every_image_has_a_fixed_tag(objects: tuple[dict[str, Any], ...]) -> None:
+    """No ``latest`` and no untagged images: what runs is what was reviewed."""
+    for obj, pod in workloads(objects):
+        for container in [*pod.get("initContainers", ()), *pod["containers"]]:
+            image = container["image"]
+            if "@sha256:" in image:
+                continue
+            tag = image.rpartition(":")[2] if ":" in image else ""
+            where = f"{obj['metadata']['name']}: {image}"
+            assert tag, where
+            assert "/" not in tag, where  # a registry port, not a tag
+            assert tag != "latest", where
+
+
+def test_dev_database_secret_agrees_with_its_url() -> None:
+    """The dev Secret mimics CloudNativePG's: its uri must name the same user, password,
+    host, port and database as its other keys (which the PostgreSQL StatefulSet uses)."""
+    from urllib.parse import urlsplit
+
+    from deploy_facts import rendered, secret_value
+
+    secret = of_kind(rendered("dev"), "Secret")
+    (db,) = [s for n, s in secret.items() if n.startswith("parlor-db-app")]
+    value = {k: secret_value(db, k) for k in db["data"]}
+    url = urlsplit(value["uri"])
+    assert (url.username, url.password, url.hostname, str(url.port), url.path[1:]) == (
+        value["username"],
+        value["password"],
+        value["host"],
+        value["port"],
+        value["dbname"],
+    )
+    assert value["host"] in of_kind(rendered("dev"), "Service")
