@@ -101,7 +101,7 @@ def kustomize(path: Path) -> list[dict[str, Any]]:
     )
     if done.returncode != 0:
         pytest.fail(f"kubectl kustomize {path} failed:\n{done.stderr}")
-    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+    return [doc for doc in yaml.safe_load_all(done.stdout) if isinstance(doc, dict)]
 
 
 @functools.cache
@@ -131,9 +131,8 @@ def workloads(objects: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any
 
 
 def parlor_container(deployment: dict[str, Any]) -> dict[str, Any]:
-    (container,) = [
-        c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == "parlor"
-    ]
+    containers: list[dict[str, Any]] = deployment["spec"]["template"]["spec"]["containers"]
+    (container,) = [c for c in containers if c["name"] == "parlor"]
     return container
 
 
@@ -299,12 +298,22 @@ def _module_name(path: Path, dist: Distribution) -> str:
     return ".".join(parts)
 
 
-def _is_setting_call(node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
+def _called_name(node: ast.Call) -> str | None:
     func = node.func
-    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-    return name == "setting" and bool(node.args) and isinstance(node.args[0], ast.Constant)
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _setting_call(node: ast.AST | None) -> tuple[str, bool] | None:
+    """(environment variable, required) of a ``setting("PARLOR_X", help[, default])`` call."""
+    if not isinstance(node, ast.Call) or _called_name(node) != "setting" or not node.args:
+        return None
+    env = node.args[0]
+    if not (isinstance(env, ast.Constant) and isinstance(env.value, str)):
+        return None
+    has_default = len(node.args) >= 3 or any(k.arg == "default" for k in node.keywords)
+    return env.value, not has_default
 
 
 def _environ_key(node: ast.AST) -> str | None:
@@ -340,29 +349,20 @@ def module_facts() -> tuple[ModuleFacts, ...]:
             for node in ast.walk(tree):
                 if isinstance(node, ast.ClassDef):
                     declared = [
-                        DeclaredSetting(
-                            stmt.value.args[0].value,  # type: ignore[union-attr]
-                            required=len(stmt.value.args) < 3
-                            and not any(  # type: ignore[union-attr]
-                                k.arg == "default"
-                                for k in stmt.value.keywords  # type: ignore[union-attr]
-                            ),
-                            owner=node.name,
-                            module=module.module,
-                            dist=dist.name,
-                        )
+                        DeclaredSetting(found[0], found[1], node.name, module.module, dist.name)
                         for stmt in node.body
                         if isinstance(stmt, ast.AnnAssign)
-                        and stmt.value is not None
-                        and _is_setting_call(stmt.value)
+                        and (found := _setting_call(stmt.value)) is not None
                     ]
                     if declared:
                         module.classes[node.name] = declared
-                elif isinstance(node, ast.Call):
-                    func = node.func
-                    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-                    if name == "load" and node.args and isinstance(node.args[0], ast.Name):
-                        module.loads.add(node.args[0].id)
+                elif (
+                    isinstance(node, ast.Call)
+                    and _called_name(node) == "load"
+                    and node.args
+                    and isinstance(node.args[0], ast.Name)
+                ):
+                    module.loads.add(node.args[0].id)
                 env = _environ_key(node)
                 if env:
                     module.environ.append(
