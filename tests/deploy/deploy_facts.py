@@ -40,7 +40,6 @@ PLANNED_SERVICES = (
     "takefour",
     "matchmaking",
     "scoring",
-    "relay",
 )
 # The gRPC API each serves, as planned; once protos/ declares one, the proto's name is checked.
 PLANNED_APIS = {
@@ -51,10 +50,10 @@ PLANNED_APIS = {
     "matchmaking": "parlor.matchmaking.v1.MatchmakingService",
     "scoring": "parlor.scoring.v1.ScoringService",
 }
-# The relay has no gRPC API of its own: its pods report health on the server as a whole.
-WITHOUT_GRPC_API = frozenset({"relay"})
-# Fixed replica count instead of an autoscaler: one leader publishes, others stand by.
-FIXED_REPLICAS = frozenset({"relay"})
+# Services without a gRPC API of their own (their pods report health on the server as a whole).
+WITHOUT_GRPC_API: frozenset[str] = frozenset()
+# Fixed replica count instead of an autoscaler.
+FIXED_REPLICAS: frozenset[str] = frozenset()
 # Settings that are secrets: only ever from a Secret, never a ConfigMap or a literal.
 SECRET_SETTINGS = frozenset({"PARLOR_JWT_SECRET", "PARLOR_DATABASE_URL"})
 # Secrets a production operator creates by hand (deploy/README.md says how), by name: keys.
