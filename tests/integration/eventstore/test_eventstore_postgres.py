@@ -167,16 +167,16 @@ async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url:
     assert migrate_cli([fresh_url]) == 0
     with psycopg.connect(fresh_url) as conn:
         versions = conn.execute("SELECT version_num FROM parlor_eventstore_alembic_version")
-        assert versions.fetchall() == [("0001",)]
+        assert versions.fetchall() == [("0002",)]
         tables = {
             r[0]
             for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
         }
-    assert {"events", "event_commands", "relay_checkpoints", "inbox"} <= tables
+    assert {"events", "event_commands", "relay_checkpoints", "inbox", "snapshots"} <= tables
 
 
 async def test_lost_database_is_unavailable_not_a_crash() -> None:
-    store = PostgresEventStore("postgresql://postgres@127.0.0.1:1/nowhere")
+    store = PostgresEventStore("postgresql://postgres@127.0.0.1:1/nowhere", pool_timeout=0.5)
     try:
         with pytest.raises(Unavailable) as caught:
             await store.append("game-x", [NewEvent("A", b"")], NO_STREAM)
