@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -16,7 +17,9 @@ from parlor.eventstore import (
     NO_STREAM,
     Delivery,
     Inbox,
+    InMemoryBus,
     JetStreamBus,
+    Metadata,
     NewEvent,
     PostgresEventStore,
     RecordedEvent,
@@ -368,3 +371,51 @@ async def test_consumer_crashing_before_ack_gets_the_message_again_and_applies_i
         moves = (await conn.execute(text("SELECT moves FROM tally"))).scalar()
     assert moves == 3
     assert await inbox.seen("connect4x4-g0:2")
+
+
+async def test_inbox_loop_retries_a_failing_handler_and_applies_every_event_once(
+    store: PostgresEventStore, eventually: Eventually
+) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(text("CREATE TABLE seen_moves (message_id text)"))
+    bus = InMemoryBus()
+    for version in range(1, 6):
+        recorded = RecordedEvent(
+            "connect4x4-loop",
+            version,
+            version,
+            "DiscDropped",
+            b"",
+            1,
+            Metadata(),
+            datetime.now(UTC),
+        )
+        await bus.publish_event(recorded)
+        await bus.publish_event(recorded)  # a duplicate publish changes nothing either
+    failures = {"connect4x4-loop:3": 2}
+
+    async def record(conn: AsyncConnection, delivery: Delivery) -> None:
+        await conn.execute(text("INSERT INTO seen_moves VALUES (:m)"), {"m": delivery.message_id})
+        if failures.get(delivery.message_id, 0) > 0:
+            failures[delivery.message_id] -= 1
+            raise RuntimeError("flaky handler")
+
+    async def rows() -> list[str]:
+        async with store.engine.connect() as conn:
+            found = await conn.execute(text("SELECT message_id FROM seen_moves ORDER BY 1"))
+            return [r[0] for r in found]
+
+    stop = asyncio.Event()
+    inbox = Inbox(store.engine, "loop")
+    sub = await bus.subscribe("loop", bus.subjects.all(), ack_wait=5)
+    loop = asyncio.create_task(inbox.run(sub, record, fetch_wait=0.05, retry_delay=0.05, stop=stop))
+    try:
+        await eventually(lambda: failures["connect4x4-loop:3"] == 0)
+        for _ in range(100):
+            if len(await rows()) == 5:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await asyncio.wait_for(loop, 5)
+    assert await rows() == [f"connect4x4-loop:{v}" for v in range(1, 6)]
