@@ -370,13 +370,18 @@ def _append_params(
         "types": [e.type for e in events],
         "schema_versions": [e.schema_version for e in events],
         "data": [bytes(e.data) for e in events],
-        "actors": [e.metadata.actor for e in events],
-        "causation_ids": [e.metadata.causation_id for e in events],
-        "correlation_ids": [e.metadata.correlation_id for e in events],
-        "extras": [
-            json.dumps(dict(e.metadata.extra)) if e.metadata.extra else None for e in events
-        ],
+        "actors": _column([e.metadata.actor for e in events]),
+        "causation_ids": _column([e.metadata.causation_id for e in events]),
+        "correlation_ids": _column([e.metadata.correlation_id for e in events]),
+        "extras": _column(
+            [json.dumps(dict(e.metadata.extra)) if e.metadata.extra else None for e in events]
+        ),
     }
+
+
+def _column(values: list[str | None]) -> list[str | None] | None:
+    """An all-NULL column travels as one NULL: unnest pads it with NULLs."""
+    return values if any(v is not None for v in values) else None
 
 
 def _append_result(stream_id: str, expected_version: int, row: Any) -> AppendResult:
