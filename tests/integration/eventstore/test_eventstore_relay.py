@@ -419,3 +419,32 @@ async def test_inbox_loop_retries_a_failing_handler_and_applies_every_event_once
         stop.set()
         await asyncio.wait_for(loop, 5)
     assert await rows() == [f"connect4x4-loop:{v}" for v in range(1, 6)]
+
+
+async def test_a_consumer_appends_the_events_a_message_causes_in_the_inbox_transaction(
+    store: PostgresEventStore,
+) -> None:
+    bus = InMemoryBus()
+    await bus.publish(
+        "parlor.events.matchmaking.m1.MatchFormed", b"seats", message_id="matchmaking-m1:1"
+    )
+    await bus.publish(
+        "parlor.events.matchmaking.m1.MatchFormed", b"seats", message_id="matchmaking-m1:1b"
+    )
+
+    async def create_game(conn: AsyncConnection, delivery: Delivery) -> None:
+        await store.append(
+            "connect4x4-m1",
+            [NewEvent("GameCreated", delivery.data)],
+            NO_STREAM,
+            command_id="match:m1",
+            connection=conn,
+        )
+
+    inbox = Inbox(store.engine, "connect4x4-from-matches")
+    sub = await bus.subscribe("c4", "parlor.events.matchmaking.>", ack_wait=0.2)
+    first, second = await sub.fetch(2, max_wait=1)
+    assert await inbox.handle(first, create_game)
+    assert await inbox.handle(second, create_game)  # another message, same command: no-op
+    assert await inbox.handle(first, create_game) is False
+    assert [e.type for e in await store.read_stream("connect4x4-m1")] == ["GameCreated"]
