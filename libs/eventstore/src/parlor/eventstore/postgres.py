@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, NoReturn, TypeVar
@@ -36,6 +35,13 @@ from parlor.eventstore.events import (
     check_expected_version,
     check_stream_id,
 )
+from parlor.eventstore.group_commit import (
+    APPEND_SQL,
+    AppendRequest,
+    GroupCommit,
+    batch_params,
+    outcomes,
+)
 from parlor.eventstore.schema import events, snapshots
 from parlor.eventstore.upcasting import Upcasters
 from parlor.eventstore.urls import libpq_url, sqlalchemy_url
@@ -43,14 +49,6 @@ from parlor.eventstore.urls import libpq_url, sqlalchemy_url
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-_APPEND = (
-    "SELECT r_outcome, r_first_version, r_last_version, r_first_position, r_last_position "
-    "FROM parlor_append(%(stream_id)s, %(expected)s, %(command_id)s::text, "
-    "%(types)s::text[], %(schema_versions)s::integer[], %(data)s::bytea[], "
-    "%(actors)s::text[], %(causation_ids)s::text[], "
-    "%(correlation_ids)s::text[], %(extras)s::jsonb[])"
-)
 
 _NO_END = 2**62
 
@@ -179,11 +177,13 @@ class PostgresEventStore:
             name="parlor-eventstore",
         )
         self._pool_opened = False
+        self._group_commit = GroupCommit(self._fetch)
         self.engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
         self.upcasters = upcasters or Upcasters()
         self.poll_interval = poll_interval
 
     async def close(self) -> None:
+        await self._group_commit.close()
         if self._pool_opened:
             await self._pool.close()
         await self.engine.dispose()
@@ -216,12 +216,13 @@ class PostgresEventStore:
         connection: AsyncConnection | None = None,
     ) -> AppendResult:
         """Append (see ``EventStore.append``); ``connection`` joins the caller's transaction."""
-        params = _append_params(stream_id, events, expected_version, command_id)
+        request = _append_request(stream_id, events, expected_version, command_id)
         try:
             if connection is not None:
-                (row,) = await _driver_fetch(connection, _APPEND, params)
+                rows = await _driver_fetch(connection, APPEND_SQL, batch_params([request]))
+                outcome = outcomes(rows)[1]
             else:
-                (row,) = await self._fetch(_APPEND, params)
+                outcome = await self._group_commit.submit(request)
         except psycopg.errors.UniqueViolation as exc:
             # Only reachable if something wrote to ``events`` without the append lock.
             raise Conflict(
@@ -229,7 +230,7 @@ class PostgresEventStore:
                 reason="WRONG_EXPECTED_VERSION",
                 metadata={"stream_id": stream_id},
             ) from exc
-        return _append_result(stream_id, expected_version, row)
+        return _append_result(stream_id, expected_version, outcome)
 
     async def read_stream(
         self, stream_id: str, from_version: int = 0, to_version: int | None = None
@@ -354,34 +355,18 @@ def effective_command_id(events: Sequence[NewEvent], command_id: str | None) -> 
     return next(iter(ids), None)
 
 
-def _append_params(
+def _append_request(
     stream_id: str, events: Sequence[NewEvent], expected_version: int, command_id: str | None
-) -> dict[str, Any]:
+) -> AppendRequest:
     check_stream_id(stream_id)
     check_expected_version(expected_version)
     if not events:
         raise InvalidArgument("an append needs at least one event", reason="NO_EVENTS")
     for event in events:
         check_event_type(event.type)
-    return {
-        "stream_id": stream_id,
-        "expected": expected_version,
-        "command_id": effective_command_id(events, command_id),
-        "types": [e.type for e in events],
-        "schema_versions": [e.schema_version for e in events],
-        "data": [bytes(e.data) for e in events],
-        "actors": _column([e.metadata.actor for e in events]),
-        "causation_ids": _column([e.metadata.causation_id for e in events]),
-        "correlation_ids": _column([e.metadata.correlation_id for e in events]),
-        "extras": _column(
-            [json.dumps(dict(e.metadata.extra)) if e.metadata.extra else None for e in events]
-        ),
-    }
-
-
-def _column(values: list[str | None]) -> list[str | None] | None:
-    """An all-NULL column travels as one NULL: unnest pads it with NULLs."""
-    return values if any(v is not None for v in values) else None
+    return AppendRequest(
+        stream_id, expected_version, effective_command_id(events, command_id), tuple(events)
+    )
 
 
 def _append_result(stream_id: str, expected_version: int, row: Any) -> AppendResult:
