@@ -37,8 +37,8 @@ async def test_concurrent_appends_share_one_call_and_each_gets_its_own_outcome()
     db = FakeDatabase()
     commit = GroupCommit(db.execute)
     results = await asyncio.gather(*(commit.submit(request(f"g-{n}", "A")) for n in range(5)))
-    assert db.batches == [5]
-    assert [r[1] for r in results] == [1, 2, 3, 4, 5]
+    assert db.batches == [1, 4]  # the first goes at once, the others wait for it together
+    assert [r[1] for r in results] == [1, 1, 2, 3, 4]
 
 
 async def test_appends_arriving_during_a_call_go_together_in_the_next_one() -> None:
@@ -57,6 +57,7 @@ async def test_a_failed_call_fails_every_append_in_it_and_the_next_ones_still_ru
     results = await asyncio.gather(
         *(commit.submit(request(f"g-{n}", "A")) for n in range(3)), return_exceptions=True
     )
+    assert db.batches == [1, 2]
     assert all(isinstance(r, ConnectionError) for r in results)
     db.fail = None
     assert (await commit.submit(request("g-9", "A")))[0] == "appended"
@@ -65,13 +66,15 @@ async def test_a_failed_call_fails_every_append_in_it_and_the_next_ones_still_ru
 async def test_a_caller_that_gives_up_does_not_stop_the_others() -> None:
     db = FakeDatabase(delay=0.05)
     commit = GroupCommit(db.execute)
-    impatient = asyncio.create_task(commit.submit(request("g-1", "A")))
-    patient = asyncio.create_task(commit.submit(request("g-2", "A")))
+    impatient = asyncio.create_task(commit.submit(request("g-1", "A")))  # in the database
+    patient = [asyncio.create_task(commit.submit(request(f"g-{n}", "A"))) for n in (2, 3)]
     await asyncio.sleep(0.01)
     impatient.cancel()
     with pytest.raises(asyncio.CancelledError):
         await impatient
-    assert (await patient)[0] == "appended"
+    assert [(await p)[0] for p in patient] == ["appended", "appended"]
+    assert (await commit.submit(request("g-4", "A")))[0] == "appended"
+    assert db.batches == [1, 2, 1]
 
 
 def test_batch_params_tag_each_event_with_its_request_and_offset() -> None:

@@ -4,7 +4,7 @@ Appends are serialised by the append lock, so each transaction pays its WAL
 flush alone. While one batch is in the database, new appends queue up; the next
 batch takes them all in one call to ``parlor_append``, which still checks each
 append on its own (expected version, command id) and returns one outcome each.
-A lone writer waits for nobody: its append goes at once.
+A lone writer waits for nobody: its append goes at once, from its own task.
 """
 
 from __future__ import annotations
@@ -101,34 +101,54 @@ class GroupCommit:
         self._execute = execute
         self._max_batch = max_batch
         self._pending: list[tuple[AppendRequest, asyncio.Future[Outcome]]] = []
+        self._busy = False  # a call is in the database; new appends queue up
         self._drainer: asyncio.Task[None] | None = None
 
     async def submit(self, request: AppendRequest) -> Outcome:
-        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        self._pending.append((request, future))
-        if self._drainer is None or self._drainer.done():
+        if self._busy:
+            future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+            self._pending.append((request, future))
+            return await future
+        # Nobody in the database: go at once, in the caller's own task.
+        self._busy = True
+        try:
+            rows = await self._execute(APPEND_SQL, batch_params([request]))
+            return outcomes(rows)[1]
+        finally:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        """After a call: send what queued meanwhile as the next batch, or go idle."""
+        if self._pending:
             self._drainer = asyncio.create_task(self._drain(), name="parlor-group-commit")
-        return await future
+        else:
+            self._busy = False
 
     async def _drain(self) -> None:
-        while self._pending:
-            batch = self._pending[: self._max_batch]
-            del self._pending[: self._max_batch]
-            try:
-                rows = await self._execute(APPEND_SQL, batch_params([r for r, _ in batch]))
-            except asyncio.CancelledError:
-                for _, future in batch:
-                    future.cancel()
-                raise
-            except Exception as exc:
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
-                continue
-            found = outcomes(rows)
-            for index, (_, future) in enumerate(batch, start=1):
+        try:
+            while self._pending:
+                batch = self._pending[: self._max_batch]
+                del self._pending[: self._max_batch]
+                await self._send(batch)
+        finally:
+            self._busy = False
+
+    async def _send(self, batch: list[tuple[AppendRequest, asyncio.Future[Outcome]]]) -> None:
+        try:
+            rows = await self._execute(APPEND_SQL, batch_params([r for r, _ in batch]))
+        except asyncio.CancelledError:
+            for _, future in batch:
+                future.cancel()
+            raise
+        except Exception as exc:
+            for _, future in batch:
                 if not future.done():
-                    future.set_result(found[index])
+                    future.set_exception(exc)
+            return
+        found = outcomes(rows)
+        for index, (_, future) in enumerate(batch, start=1):
+            if not future.done():
+                future.set_result(found[index])
 
     async def close(self) -> None:
         if self._drainer is not None and not self._drainer.done():
