@@ -39,6 +39,10 @@ class EventStore(Protocol):
         """Up to ``limit`` events with ``position >= from_position``, in commit order."""
         ...
 
+    async def head_position(self) -> int:
+        """The position of the last committed event (0 for an empty store)."""
+        ...
+
     def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
         """Every event from ``from_position`` on, waiting for new ones; never ends by itself."""
         ...
