@@ -6,6 +6,7 @@ the table. Appends are therefore serialised, positions are handed out in
 commit order, and a reader that follows positions never skips an event that
 commits late. The lock is held for one round trip and the commit; readers never
 take it. Writes that bypass ``append`` would break this promise: don't.
+Concurrent appends of this process share that round trip and commit (group_commit).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
@@ -47,8 +48,6 @@ from parlor.eventstore.upcasting import Upcasters
 from parlor.eventstore.urls import libpq_url, sqlalchemy_url
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 _NO_END = 2**62
 
