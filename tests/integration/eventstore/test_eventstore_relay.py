@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import UTC, datetime
@@ -448,3 +449,45 @@ async def test_a_consumer_appends_the_events_a_message_causes_in_the_inbox_trans
     assert await inbox.handle(second, create_game)  # another message, same command: no-op
     assert await inbox.handle(first, create_game) is False
     assert [e.type for e in await store.read_stream("connect4x4-m1")] == ["GameCreated"]
+
+
+async def test_relay_is_woken_by_each_commit_not_by_its_safety_poll(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    r = relay(store, bus, poll_interval=60.0)  # the poll alone would take a minute
+    r.start()
+    try:
+        await eventually(lambda: r.is_leader)
+        await asyncio.sleep(0.2)  # now idle, waiting on the doorbell
+        for n in range(1, 4):
+            await play(store, games=1, moves=1, tag=f"w{n}")
+            await eventually(lambda n=n: r.published == n, seconds=5)
+    finally:
+        await r.stop()
+
+
+async def test_subscription_survives_losing_its_listen_connection(
+    store: PostgresEventStore, eventually: Eventually
+) -> None:
+    seen: list[str] = []
+
+    async def follow() -> None:
+        async for event in store.subscribe_all(1):
+            seen.append(event.stream_id)
+
+    follower = asyncio.create_task(follow())
+    try:
+        await play(store, games=1, moves=1, tag="before")
+        await eventually(lambda: seen == ["connect4x4-before0"])
+        with psycopg.connect(store.url, autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN%%'"
+            ).fetchone()
+        assert killed == (1,)
+        await play(store, games=1, moves=1, tag="after")
+        await eventually(lambda: seen == ["connect4x4-before0", "connect4x4-after0"])
+    finally:
+        follower.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follower
