@@ -19,10 +19,17 @@ from parlor.eventstore.migrate import migrate_blocking
 
 
 @pytest.fixture(scope="session")
-def migrated_url(database_url: str) -> str:
-    """The session's scratch database with the event store schema."""
-    migrate_blocking(database_url)
-    return database_url
+def migrated_url(backends: object) -> Iterator[str]:
+    """A database with the event store schema, shared by this session's store tests.
+
+    Not ``database_url`` itself: other areas' tests expect that one empty.
+    """
+    from parlor.devinfra.backends import Backends, scratch_database
+
+    assert isinstance(backends, Backends)
+    with scratch_database(backends.database_url, f"parlor_es_{uuid.uuid4().hex[:10]}") as url:
+        migrate_blocking(url)
+        yield url
 
 
 @pytest.fixture

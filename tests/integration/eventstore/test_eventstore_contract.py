@@ -20,6 +20,8 @@ from parlor.eventstore import (
     Metadata,
     NewEvent,
     PostgresEventStore,
+    RecordedEvent,
+    Snapshot,
 )
 
 
@@ -239,3 +241,36 @@ class TestEventStoreContract:
             await store.append("game-1", moves("Bad Type"), NO_STREAM)
         with pytest.raises(InvalidArgument):
             await store.append("game-1", moves("A"), -2)
+
+    async def test_snapshot_plus_later_events_rebuilds_the_same_state_as_replay_from_zero(
+        self, store: EventStore, unique: str
+    ) -> None:
+        stream = f"game-{unique}"
+        points = [NewEvent("Scored", str(n).encode()) for n in range(1, 31)]
+        await store.append(stream, points[:20], NO_STREAM)
+
+        def fold(total: int, events: list[RecordedEvent]) -> int:
+            return total + sum(int(e.data) for e in events)
+
+        at_20 = fold(0, await store.read_stream(stream))
+        await store.save_snapshot(Snapshot(stream, 20, "Total", str(at_20).encode()))
+        await store.append(stream, points[20:], 20)
+
+        snapshot = await store.load_snapshot(stream)
+        assert snapshot is not None
+        assert snapshot.version == 20
+        from_snapshot = fold(
+            int(snapshot.data), await store.read_stream(stream, snapshot.version + 1)
+        )
+        assert from_snapshot == fold(0, await store.read_stream(stream)) == sum(range(1, 31))
+
+    async def test_an_older_snapshot_never_replaces_a_newer_one(
+        self, store: EventStore, unique: str
+    ) -> None:
+        stream = f"game-{unique}"
+        assert await store.load_snapshot(stream) is None
+        await store.save_snapshot(Snapshot(stream, 10, "Total", b"10", schema_version=2))
+        await store.save_snapshot(Snapshot(stream, 5, "Total", b"5"))
+        assert await store.load_snapshot(stream) == Snapshot(stream, 10, "Total", b"10", 2)
+        await store.save_snapshot(Snapshot(stream, 12, "Total", b"12"))
+        assert await store.load_snapshot(stream) == Snapshot(stream, 12, "Total", b"12", 1)

@@ -5,12 +5,20 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator
+from typing import Any
 
 import psycopg
 import pytest
 
 from parlor.core.errors import Conflict, Unavailable
-from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore, RecordedEvent, migrate
+from parlor.eventstore import (
+    NO_STREAM,
+    AppendResult,
+    NewEvent,
+    PostgresEventStore,
+    RecordedEvent,
+    migrate,
+)
 from parlor.eventstore.migrate import main as migrate_cli
 
 pytestmark = pytest.mark.integration
@@ -167,16 +175,16 @@ async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url:
     assert migrate_cli([fresh_url]) == 0
     with psycopg.connect(fresh_url) as conn:
         versions = conn.execute("SELECT version_num FROM parlor_eventstore_alembic_version")
-        assert versions.fetchall() == [("0001",)]
+        assert versions.fetchall() == [("0002",)]
         tables = {
             r[0]
             for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
         }
-    assert {"events", "event_commands", "relay_checkpoints", "inbox"} <= tables
+    assert {"events", "event_commands", "relay_checkpoints", "inbox", "snapshots"} <= tables
 
 
 async def test_lost_database_is_unavailable_not_a_crash() -> None:
-    store = PostgresEventStore("postgresql://postgres@127.0.0.1:1/nowhere")
+    store = PostgresEventStore("postgresql://postgres@127.0.0.1:1/nowhere", pool_timeout=0.5)
     try:
         with pytest.raises(Unavailable) as caught:
             await store.append("game-x", [NewEvent("A", b"")], NO_STREAM)
@@ -194,3 +202,42 @@ def test_append_lock_in_the_migration_is_the_one_the_code_names() -> None:
 
     migration = files("parlor.eventstore") / "migrations" / "versions" / "0001_events.py"
     assert f"pg_advisory_xact_lock({APPEND_LOCK})" in migration.read_text()
+
+
+async def test_appends_committed_together_are_each_checked_on_their_own(
+    store: PostgresEventStore, unique: str
+) -> None:
+    calls: list[int] = []
+    execute = store._group_commit._execute
+
+    async def spy(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        calls.append(len(params["stream_ids"]))
+        return await execute(sql, params)
+
+    store._group_commit._execute = spy
+    a, b, c = f"game-{unique}a", f"game-{unique}b", f"game-{unique}c"
+    results = await asyncio.gather(
+        store.append(a, [NewEvent("A1", b""), NewEvent("A2", b"")], NO_STREAM),
+        store.append(a, [NewEvent("X", b"")], NO_STREAM),
+        store.append(b, [NewEvent("B", b"")], 5),
+        store.append(c, [NewEvent("C", b"")], NO_STREAM, command_id="once"),
+        store.append(c, [NewEvent("C", b"")], NO_STREAM, command_id="once"),
+        store.append(a, [NewEvent("A3", b"")], 2),
+        return_exceptions=True,
+    )
+    assert calls == [1, 5]  # the first went at once; the rest waited for it, together
+    first, clash, wrong, created, retried, later = results
+    assert isinstance(first, AppendResult)
+    assert (first.first_version, first.last_version) == (1, 2)
+    assert isinstance(clash, Conflict)
+    assert isinstance(wrong, Conflict)
+    assert isinstance(created, AppendResult)
+    assert isinstance(retried, AppendResult)
+    assert not created.duplicate
+    assert retried.duplicate
+    assert retried.positions == created.positions
+    assert isinstance(later, AppendResult)
+    assert later.first_version == 3
+    assert [e.type for e in await store.read_stream(a)] == ["A1", "A2", "A3"]
+    assert await store.stream_version(b) == 0
+    assert [e.type for e in await store.read_stream(c)] == ["C"]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -16,7 +18,9 @@ from parlor.eventstore import (
     NO_STREAM,
     Delivery,
     Inbox,
+    InMemoryBus,
     JetStreamBus,
+    Metadata,
     NewEvent,
     PostgresEventStore,
     RecordedEvent,
@@ -368,3 +372,122 @@ async def test_consumer_crashing_before_ack_gets_the_message_again_and_applies_i
         moves = (await conn.execute(text("SELECT moves FROM tally"))).scalar()
     assert moves == 3
     assert await inbox.seen("connect4x4-g0:2")
+
+
+async def test_inbox_loop_retries_a_failing_handler_and_applies_every_event_once(
+    store: PostgresEventStore, eventually: Eventually
+) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(text("CREATE TABLE seen_moves (message_id text)"))
+    bus = InMemoryBus()
+    for version in range(1, 6):
+        recorded = RecordedEvent(
+            "connect4x4-loop",
+            version,
+            version,
+            "DiscDropped",
+            b"",
+            1,
+            Metadata(),
+            datetime.now(UTC),
+        )
+        await bus.publish_event(recorded)
+        await bus.publish_event(recorded)  # a duplicate publish changes nothing either
+    failures = {"connect4x4-loop:3": 2}
+
+    async def record(conn: AsyncConnection, delivery: Delivery) -> None:
+        await conn.execute(text("INSERT INTO seen_moves VALUES (:m)"), {"m": delivery.message_id})
+        if failures.get(delivery.message_id, 0) > 0:
+            failures[delivery.message_id] -= 1
+            raise RuntimeError("flaky handler")
+
+    async def rows() -> list[str]:
+        async with store.engine.connect() as conn:
+            found = await conn.execute(text("SELECT message_id FROM seen_moves ORDER BY 1"))
+            return [r[0] for r in found]
+
+    stop = asyncio.Event()
+    inbox = Inbox(store.engine, "loop")
+    sub = await bus.subscribe("loop", bus.subjects.all(), ack_wait=5)
+    loop = asyncio.create_task(inbox.run(sub, record, fetch_wait=0.05, retry_delay=0.05, stop=stop))
+    try:
+        await eventually(lambda: failures["connect4x4-loop:3"] == 0)
+        for _ in range(100):
+            if len(await rows()) == 5:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await asyncio.wait_for(loop, 5)
+    assert await rows() == [f"connect4x4-loop:{v}" for v in range(1, 6)]
+
+
+async def test_a_consumer_appends_the_events_a_message_causes_in_the_inbox_transaction(
+    store: PostgresEventStore,
+) -> None:
+    bus = InMemoryBus()
+    await bus.publish(
+        "parlor.events.matchmaking.m1.MatchFormed", b"seats", message_id="matchmaking-m1:1"
+    )
+    await bus.publish(
+        "parlor.events.matchmaking.m1.MatchFormed", b"seats", message_id="matchmaking-m1:1b"
+    )
+
+    async def create_game(conn: AsyncConnection, delivery: Delivery) -> None:
+        await store.append(
+            "connect4x4-m1",
+            [NewEvent("GameCreated", delivery.data)],
+            NO_STREAM,
+            command_id="match:m1",
+            connection=conn,
+        )
+
+    inbox = Inbox(store.engine, "connect4x4-from-matches")
+    sub = await bus.subscribe("c4", "parlor.events.matchmaking.>", ack_wait=0.2)
+    first, second = await sub.fetch(2, max_wait=1)
+    assert await inbox.handle(first, create_game)
+    assert await inbox.handle(second, create_game)  # another message, same command: no-op
+    assert await inbox.handle(first, create_game) is False
+    assert [e.type for e in await store.read_stream("connect4x4-m1")] == ["GameCreated"]
+
+
+async def test_relay_is_woken_by_each_commit_not_by_its_safety_poll(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    r = relay(store, bus, poll_interval=60.0)  # the poll alone would take a minute
+    r.start()
+    try:
+        await eventually(lambda: r.is_leader)
+        await asyncio.sleep(0.2)  # now idle, waiting on the doorbell
+        for n in range(1, 4):
+            await play(store, games=1, moves=1, tag=f"w{n}")
+            await eventually(lambda n=n: r.published == n, seconds=5)
+    finally:
+        await r.stop()
+
+
+async def test_subscription_survives_losing_its_listen_connection(
+    store: PostgresEventStore, eventually: Eventually
+) -> None:
+    seen: list[str] = []
+
+    async def follow() -> None:
+        async for event in store.subscribe_all(1):
+            seen.append(event.stream_id)
+
+    follower = asyncio.create_task(follow())
+    try:
+        await play(store, games=1, moves=1, tag="before")
+        await eventually(lambda: seen == ["connect4x4-before0"])
+        with psycopg.connect(store.url, autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN%%'"
+            ).fetchone()
+        assert killed == (1,)
+        await play(store, games=1, moves=1, tag="after")
+        await eventually(lambda: seen == ["connect4x4-before0", "connect4x4-after0"])
+    finally:
+        follower.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follower

@@ -8,6 +8,7 @@ from parlor.eventstore.events import (
     Metadata,
     NewEvent,
     RecordedEvent,
+    Snapshot,
 )
 from parlor.eventstore.inbox import Inbox
 from parlor.eventstore.jetstream import JetStreamBus
@@ -35,6 +36,7 @@ __all__ = [
     "PostgresEventStore",
     "RecordedEvent",
     "Relay",
+    "Snapshot",
     "Subjects",
     "Subscription",
     "Upcasters",

@@ -25,7 +25,7 @@ _STREAM_ID = re.compile(r"^[a-z][a-z0-9_]*-[A-Za-z0-9_\-]{1,200}$")
 _EVENT_TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,199}$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Metadata:
     """Who and what caused an event: travels with it into the store and onto the bus."""
 
@@ -36,7 +36,7 @@ class Metadata:
     extra: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NewEvent:
     """An event a service wants to append; the store gives it a version and a position."""
 
@@ -46,7 +46,7 @@ class NewEvent:
     metadata: Metadata = field(default_factory=Metadata)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RecordedEvent:
     """An event as committed: its place in its stream (version) and in the store (position)."""
 
@@ -65,7 +65,23 @@ class RecordedEvent:
         return f"{self.stream_id}:{self.version}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A stream's state folded up to ``version``, encoded by the service; a cache, never a fact.
+
+    Loading = this state + ``read_stream(stream_id, version + 1)``; replaying from
+    zero must give the same. Change ``schema_version`` when the state's encoding
+    changes and treat other versions as absent (snapshots are not upcast).
+    """
+
+    stream_id: str
+    version: int
+    type: str
+    data: bytes
+    schema_version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class AppendResult:
     """What an append wrote; a retried command gets the first result, marked ``duplicate``."""
 

@@ -10,6 +10,7 @@ Two replicas racing on one message serialise on the inbox's primary key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -63,16 +64,27 @@ class Inbox:
         retry_delay: float = 1.0,
         stop: asyncio.Event | None = None,
     ) -> None:
-        """Consume until ``stop`` is set: a failing message is nak'ed for a later retry."""
+        """Consume until ``stop`` is set; failures are retried, never skipped.
+
+        A failing message is nak'ed (or, if even that fails, left to ``ack_wait``);
+        a bus or database outage pauses the loop for ``retry_delay`` seconds.
+        """
         while stop is None or not stop.is_set():
-            for delivery in await subscription.fetch(batch, max_wait=fetch_wait):
+            try:
+                deliveries = await subscription.fetch(batch, max_wait=fetch_wait)
+            except Exception as exc:
+                log.warning("consumer %s cannot fetch (%s); retrying", self.consumer, exc)
+                await asyncio.sleep(retry_delay)
+                continue
+            for delivery in deliveries:
                 try:
                     await self.handle(delivery, handler)
                 except Exception:
                     log.exception(
                         "consumer %s failed on %s; will retry", self.consumer, delivery.message_id
                     )
-                    await delivery.nak(delay=retry_delay)
+                    with contextlib.suppress(Exception):
+                        await delivery.nak(delay=retry_delay)
 
     async def seen(self, message_id: str) -> bool:
         """Whether this consumer already processed ``message_id``."""

@@ -54,8 +54,9 @@ class JetStreamDelivery:
         return decode_event(self.headers, self.data)
 
     async def ack(self) -> None:
-        # ack_sync: the server confirmed, so a crash after this cannot bring it back.
-        await self._msg.ack_sync()
+        # Fire and forget: an ack lost on the way means one redelivery, which the
+        # inbox recognises; waiting for the server's confirmation costs a round trip.
+        await self._msg.ack()
 
     async def nak(self, delay: float | None = None) -> None:
         await self._msg.nak(delay=delay)

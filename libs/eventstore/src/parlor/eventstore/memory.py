@@ -23,6 +23,7 @@ from parlor.eventstore.events import (
     AppendResult,
     NewEvent,
     RecordedEvent,
+    Snapshot,
     check_event_type,
     check_expected_version,
     check_stream_id,
@@ -39,6 +40,7 @@ class InMemoryEventStore:
         self._all: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._commands: dict[tuple[str, str], AppendResult] = {}
+        self._snapshots: dict[str, Snapshot] = {}
         self._appended = asyncio.Condition()
 
     async def append(
@@ -136,6 +138,15 @@ class InMemoryEventStore:
 
     def _reached(self, position: int) -> Callable[[], bool]:
         return lambda: len(self._all) >= position
+
+    async def save_snapshot(self, snapshot: Snapshot) -> None:
+        check_stream_id(snapshot.stream_id)
+        kept = self._snapshots.get(snapshot.stream_id)
+        if kept is None or kept.version < snapshot.version:
+            self._snapshots[snapshot.stream_id] = snapshot
+
+    async def load_snapshot(self, stream_id: str) -> Snapshot | None:
+        return self._snapshots.get(stream_id)
 
     def inject(self, event: RecordedEvent) -> None:
         """Put a recorded event in as it is (e.g. an old schema version), for tests."""

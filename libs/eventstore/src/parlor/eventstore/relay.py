@@ -53,6 +53,7 @@ class Relay:
         poll_interval: float = 1.0,
         takeover_interval: float = 0.5,
         max_backoff: float = 2.0,
+        window: int = 64,
     ) -> None:
         self.store = store
         self.bus = bus
@@ -62,6 +63,7 @@ class Relay:
         self.poll_interval = poll_interval
         self.takeover_interval = takeover_interval
         self.max_backoff = max_backoff
+        self.window = window
         self.lock_key = RELAY_LOCK_BASE + zlib.crc32(name.encode())
         self.is_leader = False
         self.published = 0
@@ -131,21 +133,38 @@ class Relay:
     async def publish_batch(
         self, batch: Sequence[RecordedEvent], conn: psycopg.AsyncConnection[tuple[object, ...]]
     ) -> None:
-        """Publish in order; while the bus is down, keep trying the same event."""
-        backoff = 0.05
-        for event in batch:
-            out = self.redact(event)
-            while out is not None:
-                try:
-                    await self.bus.publish_event(out)
-                    self.published += 1
+        """Publish in order, ``window`` at a time; while the bus is down, retry from the gap.
+
+        The publishes of a window leave in order on one NATS connection, so what
+        JetStream stored is a prefix of it; the rest is sent again (dedupe drops repeats).
+        """
+        outgoing = [(event, out) for event in batch if (out := self.redact(event)) is not None]
+        start, backoff = 0, 0.05
+        while start < len(outgoing):
+            window = outgoing[start : start + self.window]
+            results = await asyncio.gather(
+                *(self.bus.publish_event(out) for _, out in window), return_exceptions=True
+            )
+            done = 0
+            for result in results:
+                if isinstance(result, BaseException):
                     break
-                except Unavailable as exc:
-                    log.warning("relay %s: bus unavailable (%s); retrying", self.name, exc)
-                    if event.position > 1:
-                        await self.save_checkpoint(conn, event.position - 1)
-                    await asyncio.sleep(backoff)
-                    backoff = min(backoff * 2, self.max_backoff)
+                done += 1
+            self.published += done
+            start += done
+            if done == len(window):
+                backoff = 0.05
+                continue
+            failure = results[done]
+            assert isinstance(failure, BaseException)
+            if not isinstance(failure, Unavailable):
+                raise failure
+            log.warning("relay %s: bus unavailable (%s); retrying", self.name, failure)
+            first_unpublished = outgoing[start][0].position
+            if first_unpublished > 1:
+                await self.save_checkpoint(conn, first_unpublished - 1)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, self.max_backoff)
 
     async def _load_checkpoint(self, conn: psycopg.AsyncConnection[tuple[object, ...]]) -> int:
         await conn.execute(

@@ -73,3 +73,14 @@ inbox = Table(
     Column("processed_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("consumer", "message_id", name="inbox_pkey"),
 )
+
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("stream_id", Text, primary_key=True),
+    Column("version", BigInteger, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    Column("recorded_at", DateTime(timezone=True), nullable=False),
+)

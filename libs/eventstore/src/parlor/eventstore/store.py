@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
-from parlor.eventstore.events import AppendResult, NewEvent, RecordedEvent
+from parlor.eventstore.events import AppendResult, NewEvent, RecordedEvent, Snapshot
 
 
 class EventStore(Protocol):
@@ -43,6 +43,18 @@ class EventStore(Protocol):
         """Up to ``limit`` events with ``position >= from_position``, in commit order."""
         ...
 
+    async def head_position(self) -> int:
+        """The position of the last committed event (0 for an empty store)."""
+        ...
+
     def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
         """Every event from ``from_position`` on, waiting for new ones; never ends by itself."""
+        ...
+
+    async def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Keep ``snapshot`` as the stream's latest, unless a newer one is already kept."""
+        ...
+
+    async def load_snapshot(self, stream_id: str) -> Snapshot | None:
+        """The stream's latest snapshot, if any."""
         ...

@@ -18,16 +18,23 @@ depends_on = None
 
 TIMESTAMP = sa.DateTime(timezone=True)
 
-# The whole append in one round trip. Appends are serialised by a transaction-level
-# advisory lock taken first, so global positions are handed out in commit order and a
-# reader following positions never skips an event that commits late. Each statement
-# below runs after the lock with a fresh snapshot (READ COMMITTED), so it sees every
-# append committed before. The lock key is parlor.eventstore.schema.APPEND_LOCK.
+# Appends in one round trip. ``parlor_append`` takes a batch of appends (one per
+# request: stream, expected version, command id; events tagged with their request
+# and their offset in it) and returns one outcome per request, so a process can
+# commit the appends of several concurrent writers with one WAL flush. Appends are
+# serialised by a transaction-level advisory lock taken first, so global positions
+# are handed out in commit order and a reader following positions never skips an
+# event that commits late. Every statement after the lock runs with a fresh
+# snapshot (READ COMMITTED) and sees every append committed before, and the
+# requests of one batch see each other in order. The lock key is
+# parlor.eventstore.schema.APPEND_LOCK.
 APPEND_FUNCTION = """
 CREATE FUNCTION parlor_append(
-    p_stream_id text,
-    p_expected bigint,
-    p_command_id text,
+    p_stream_ids text[],
+    p_expected bigint[],
+    p_command_ids text[],
+    p_requests integer[],
+    p_offsets integer[],
     p_types text[],
     p_schema_versions integer[],
     p_data bytea[],
@@ -36,6 +43,7 @@ CREATE FUNCTION parlor_append(
     p_correlation_ids text[],
     p_extras jsonb[]
 ) RETURNS TABLE (
+    r_request integer,
     r_outcome text,
     r_first_version bigint,
     r_last_version bigint,
@@ -44,48 +52,62 @@ CREATE FUNCTION parlor_append(
 ) LANGUAGE plpgsql AS $$
 DECLARE
     v_current bigint;
+    v_stream text;
+    v_command text;
 BEGIN
     PERFORM pg_advisory_xact_lock(31632341465002497);
-    IF p_command_id IS NOT NULL THEN
-        SELECT 'duplicate', c.first_version, c.last_version, c.first_position, c.last_position
-          INTO r_outcome, r_first_version, r_last_version, r_first_position, r_last_position
-          FROM event_commands c
-         WHERE c.stream_id = p_stream_id AND c.command_id = p_command_id;
-        IF FOUND THEN
-            RETURN NEXT;
-            RETURN;
+    FOR i IN 1 .. coalesce(array_length(p_stream_ids, 1), 0) LOOP
+        r_request := i;
+        v_stream := p_stream_ids[i];
+        v_command := p_command_ids[i];
+        r_first_version := NULL;
+        r_last_version := NULL;
+        r_first_position := NULL;
+        r_last_position := NULL;
+        IF v_command IS NOT NULL THEN
+            SELECT c.first_version, c.last_version, c.first_position, c.last_position
+              INTO r_first_version, r_last_version, r_first_position, r_last_position
+              FROM event_commands c
+             WHERE c.stream_id = v_stream AND c.command_id = v_command;
+            IF FOUND THEN
+                r_outcome := 'duplicate';
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
         END IF;
-    END IF;
-    SELECT coalesce(max(e.version), 0) INTO v_current FROM events e WHERE e.stream_id = p_stream_id;
-    IF p_expected <> -1 AND v_current <> p_expected THEN
-        r_outcome := 'conflict';
-        r_last_version := v_current;
+        SELECT coalesce(max(e.version), 0) INTO v_current
+          FROM events e WHERE e.stream_id = v_stream;
+        IF p_expected[i] <> -1 AND v_current <> p_expected[i] THEN
+            r_outcome := 'conflict';
+            r_last_version := v_current;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        WITH written AS (
+            INSERT INTO events (stream_id, version, type, schema_version, data, command_id,
+                                actor, causation_id, correlation_id, extra, recorded_at)
+            SELECT v_stream, v_current + n.event_offset, n.type, n.schema_version, n.data,
+                   v_command, n.actor, n.causation_id, n.correlation_id, n.extra, now()
+              FROM unnest(p_requests, p_offsets, p_types, p_schema_versions, p_data,
+                          p_actors, p_causation_ids, p_correlation_ids, p_extras)
+                   AS n(request, event_offset, type, schema_version, data, actor,
+                        causation_id, correlation_id, extra)
+             WHERE n.request = i
+             ORDER BY n.event_offset
+            RETURNING version, position
+        )
+        SELECT min(w.version), max(w.version), min(w.position), max(w.position)
+          INTO r_first_version, r_last_version, r_first_position, r_last_position
+          FROM written w;
+        IF v_command IS NOT NULL THEN
+            INSERT INTO event_commands (stream_id, command_id, first_version, last_version,
+                                        first_position, last_position, recorded_at)
+            VALUES (v_stream, v_command, r_first_version, r_last_version,
+                    r_first_position, r_last_position, now());
+        END IF;
+        r_outcome := 'appended';
         RETURN NEXT;
-        RETURN;
-    END IF;
-    WITH written AS (
-        INSERT INTO events (stream_id, version, type, schema_version, data, command_id,
-                            actor, causation_id, correlation_id, extra, recorded_at)
-        SELECT p_stream_id, v_current + n.ord, n.type, n.schema_version, n.data, p_command_id,
-               n.actor, n.causation_id, n.correlation_id, n.extra, now()
-          FROM unnest(p_types, p_schema_versions, p_data, p_actors, p_causation_ids,
-                      p_correlation_ids, p_extras)
-               WITH ORDINALITY AS n(type, schema_version, data, actor, causation_id,
-                                    correlation_id, extra, ord)
-         ORDER BY n.ord
-        RETURNING version, position
-    )
-    SELECT min(w.version), max(w.version), min(w.position), max(w.position)
-      INTO r_first_version, r_last_version, r_first_position, r_last_position
-      FROM written w;
-    IF p_command_id IS NOT NULL THEN
-        INSERT INTO event_commands (stream_id, command_id, first_version, last_version,
-                                    first_position, last_position, recorded_at)
-        VALUES (p_stream_id, p_command_id, r_first_version, r_last_version,
-                r_first_position, r_last_position, now());
-    END IF;
-    r_outcome := 'appended';
-    RETURN NEXT;
+    END LOOP;
 END
 $$
 """
