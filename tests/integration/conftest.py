@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 
@@ -20,12 +21,23 @@ TEST_SECRET = "integration-test-secret-of-32-bytes-at-least"
 @pytest.fixture(scope="session")
 def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
     """Point every component at the test session's scratch database and NATS."""
-    saved = {
-        k: os.environ.get(k)
-        for k in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL", "PARLOR_JWT_SECRET")
-    }
+    names = (
+        "PARLOR_DATABASE_URL",
+        "PARLOR_NATS_URL",
+        "PARLOR_JWT_SECRET",
+        "PARLOR_NATS_STREAM",
+        "PARLOR_NATS_SUBJECT_PREFIX",
+    )
+    saved = {k: os.environ.get(k) for k in names}
+    # A stream and subjects of this session's own: durable consumers of test runs that share a
+    # NATS server (CI beside a developer, parallel sessions) never steal each other's messages.
+    token = uuid.uuid4().hex[:10]
     os.environ.update(
-        PARLOR_DATABASE_URL=database_url, PARLOR_NATS_URL=nats_url, PARLOR_JWT_SECRET=TEST_SECRET
+        PARLOR_DATABASE_URL=database_url,
+        PARLOR_NATS_URL=nats_url,
+        PARLOR_JWT_SECRET=TEST_SECRET,
+        PARLOR_NATS_STREAM=f"PARLOR_TEST_{token}",
+        PARLOR_NATS_SUBJECT_PREFIX=f"test{token}.events",
     )
     yield
     for key, value in saved.items():
@@ -40,6 +52,12 @@ async def migrated(backend_env: None, database_url: str) -> None:
     from parlor.eventstore import migrate
 
     await migrate(database_url)
+
+
+@pytest.fixture(scope="session")
+def subject_prefix(backend_env: None) -> str:
+    """Where this test session's events are published: ``<prefix>.<game type>.<id>.<Event>``."""
+    return os.environ["PARLOR_NATS_SUBJECT_PREFIX"]
 
 
 @dataclass

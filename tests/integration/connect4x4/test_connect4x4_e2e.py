@@ -27,7 +27,7 @@ def seats(*players: str) -> list[common_pb2.Seat]:
 
 
 async def test_two_players_play_to_a_win_and_a_third_replays_it(
-    start_platform, database_url: str, nats_url: str
+    start_platform, database_url: str, nats_url: str, subject_prefix: str
 ) -> None:
     game_id = uuid.uuid4().hex
     async with start_platform("connect4x4") as platform:
@@ -112,7 +112,9 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
         nc = await nats.connect(nats_url)
         try:
             js = nc.jetstream()
-            sub = await js.subscribe(f"parlor.events.connect4x4.{game_id}.*", ordered_consumer=True)
+            sub = await js.subscribe(
+                f"{subject_prefix}.connect4x4.{game_id}.*", ordered_consumer=True
+            )
             seen: list[int] = []
             while len(seen) < len(stored):
                 msg = await sub.next_msg(timeout=10)

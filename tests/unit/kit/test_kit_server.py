@@ -97,6 +97,20 @@ async def test_a_player_over_the_rate_limit_gets_resource_exhausted() -> None:
                 await health.Check(health_pb2.HealthCheckRequest())
 
 
+async def test_bytes_that_are_not_the_request_type_are_an_invalid_argument(
+    server: Server,
+) -> None:
+    token = issue_token(AUTH, "player-1")
+    async with client.channel(f"127.0.0.1:{server.port}", token) as ch:
+        check = ch.unary_unary("/grpc.health.v1.Health/Check")
+        reply = await check(b"")  # empty bytes are a valid (empty) message
+        assert reply
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await check(b"\xff\xff\xff\xff")
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert reason_of(caught.value) == "MALFORMED_REQUEST"
+
+
 async def test_health_needs_no_token(anonymous: grpc.aio.Channel) -> None:
     reply = await health_pb2_grpc.HealthStub(anonymous).Check(health_pb2.HealthCheckRequest())
     assert reply.status == health_pb2.HealthCheckResponse.SERVING

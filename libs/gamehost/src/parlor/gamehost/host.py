@@ -28,6 +28,15 @@ C = TypeVar("C")
 E = TypeVar("E")
 
 MAX_ID_LENGTH = 128
+MAX_VERSION = 2**62  # far beyond any game; keeps client numbers inside PostgreSQL's bigint
+
+
+def check_version(value: int, what: str = "version") -> int:
+    if not 0 <= value <= MAX_VERSION:
+        raise InvalidArgument(
+            f"{what} must be between 0 and {MAX_VERSION}", reason="INVALID_VERSION"
+        )
+    return value
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,7 @@ class GameHost(Generic[S, C, E]):
     async def load(self, game_id: str, version: int | None = None) -> tuple[S, int]:
         """The state of a game now (fresh from the store) or at an earlier version."""
         if version is not None:
+            check_version(version)
             if version < 1:
                 raise InvalidArgument("version must be 1 or more", reason="INVALID_VERSION")
             events = await self.history(game_id, 1, version)
@@ -109,6 +119,9 @@ class GameHost(Generic[S, C, E]):
     async def history(
         self, game_id: str, from_version: int = 1, to_version: int | None = None
     ) -> list[Recorded[E]]:
+        check_version(from_version, "from_version")
+        if to_version is not None:
+            check_version(to_version, "to_version")
         records = await self.store.read_stream(self.stream_id(game_id), from_version, to_version)
         return [Recorded(r, self.codec.decode(r.type, r.data)) for r in records]
 
@@ -119,8 +132,7 @@ class GameHost(Generic[S, C, E]):
         self, game_id: str, after_version: int = 0, poll_seconds: float = 5.0
     ) -> AsyncIterator[Recorded[E]]:
         """Every event after ``after_version``, then each new one as it is appended; never ends."""
-        if after_version < 0:
-            raise InvalidArgument("after_version must be 0 or more", reason="INVALID_VERSION")
+        check_version(after_version, "after_version")
         if not await self.exists(game_id):
             raise self._not_found(game_id)
         last = after_version

@@ -16,7 +16,7 @@ from typing import Any
 
 import grpc
 
-from parlor.core.errors import ParlorError
+from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
 from parlor.kit import auth, metrics
 from parlor.kit.logs import call_context
@@ -73,6 +73,36 @@ class _Call:
 Authenticate = Callable[[grpc.aio.ServicerContext[Any, Any]], "auth.Identity | None"]
 
 
+class _Malformed:
+    """Stands in for a request whose bytes are not a valid message of its type."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """gRPC answers undecodable requests with INTERNAL; we answer INVALID_ARGUMENT instead."""
+    if deserialize is None:
+        return None
+
+    def parse(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as exc:  # any decode failure is the client's
+            return _Malformed(f"{type(exc).__name__}: {exc}")
+
+    return parse
+
+
+def _check_decoded(request: Any) -> None:
+    if isinstance(request, _Malformed):
+        raise InvalidArgument(
+            "the request is not a valid protobuf message of this method's type"
+            f" ({request.problem})",
+            reason="MALFORMED_REQUEST",
+        )
+
+
 def _wrap_unary(
     method: str, inner: Callable[..., Awaitable[Any]], authenticate: Authenticate
 ) -> Callable[..., Awaitable[Any]]:
@@ -80,6 +110,7 @@ def _wrap_unary(
         call = _Call(method)
         try:
             auth.bind(authenticate(context))
+            _check_decoded(request)
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
@@ -101,6 +132,7 @@ def _wrap_stream(
         call = _Call(method)
         try:
             auth.bind(authenticate(context))
+            _check_decoded(request)
             async for item in inner(request, context):
                 yield item
         except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -164,13 +196,13 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
                 _wrap_unary(method, handler.unary_unary, self._authenticator(method)),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
                 _wrap_stream(method, handler.unary_stream, self._authenticator(method)),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         return handler  # client- and bidi-streaming calls: none in Parlor's APIs yet

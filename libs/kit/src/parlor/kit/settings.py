@@ -133,3 +133,11 @@ class BackendSettings:
     database_pool_size: int = setting(
         "PARLOR_DATABASE_POOL_SIZE", "connections each process keeps to PostgreSQL", 10
     )
+    nats_stream: str = setting(
+        "PARLOR_NATS_STREAM", "JetStream stream that holds every published event", "PARLOR_EVENTS"
+    )
+    nats_subject_prefix: str = setting(
+        "PARLOR_NATS_SUBJECT_PREFIX",
+        "first tokens of every event subject: <prefix>.<game type>.<game id>.<event>",
+        "parlor.events",
+    )

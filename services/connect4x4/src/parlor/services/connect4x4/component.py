@@ -41,12 +41,13 @@ def rules() -> Seated[c4.State, c4.Command, c4.Event]:
 async def connect4x4() -> AsyncIterator[Component]:
     settings = load(BackendSettings)
     store = PostgresEventStore(settings.database_url, pool_size=settings.database_pool_size)
-    bus = await JetStreamBus.connect(settings.nats_url)
+    subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
+    bus = await JetStreamBus.connect(settings.nats_url, subjects)
     await bus.ensure_streams()
     host = GameHost(CATEGORY, rules(), Codec(), store)
     relay = category_relay(store, bus, CATEGORY)  # Connect 4x4 hides nothing
     servicer = Connect4x4Servicer(host)
-    unsubscribe = await ring_from_bus(bus, Subjects(), CATEGORY, host.doorbell)
+    unsubscribe = await ring_from_bus(bus, subjects, CATEGORY, host.doorbell)
     try:
         yield Component(
             name=CATEGORY,

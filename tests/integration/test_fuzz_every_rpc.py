@@ -1,0 +1,234 @@
+"""Random and malformed requests to every RPC of every installed service (Hypothesis).
+
+Whatever a client sends, the answer is a clear status code (never UNKNOWN or
+INTERNAL), and a call that fails stores nothing. The services are discovered
+from the ``parlor.services`` entry points, so a new service is fuzzed as soon
+as it is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import psycopg
+import pytest
+from google.protobuf import descriptor_pool
+from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.main import available
+from parlor.kit.ratelimit import RateLimitSettings
+from parlor.kit.server import Server, ServerSettings, running
+from parlor.kit.status import reason_of
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
+AUTH = AuthSettings(secret="fuzz-secret-fuzz-secret-fuzz-secret!")
+PLAYERS = ["ada", "bob", "bot:random", "bot:strong", "", "x" * 300, "é💥", "../etc"]
+TEXT = st.one_of(
+    st.sampled_from(["", "af", "df", "cx", "zz", "A1 HELLO", "c?t", "cat", "qu", "0", "-1"]),
+    st.sampled_from(PLAYERS),
+    st.text(max_size=40),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz?*", max_size=70),
+)
+
+
+class Backend:
+    """The platform served on a loop in a thread, so Hypothesis can drive it synchronously."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.server: Server | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._failure: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._serve())
+
+    async def _serve(self) -> None:
+        self._stop = asyncio.Event()
+        try:
+            factories = list(available().values())
+            server_settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0)
+            no_limit = RateLimitSettings(per_second=0, burst=1)
+            async with running(server_settings, factories, AUTH, no_limit) as server:
+                self.server = server
+                self._ready.set()
+                await self._stop.wait()
+        except BaseException as exc:  # surfaced to the test thread
+            self._failure = exc
+            self._ready.set()
+
+    def start(self) -> Server:
+        self.thread.start()
+        self._ready.wait(120)
+        if self._failure is not None:
+            raise self._failure
+        assert self.server is not None
+        return self.server
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            self.loop.call_soon_threadsafe(self._stop.set)
+        self.thread.join(30)
+
+
+@pytest.fixture(scope="module")
+def served(migrated: None) -> Iterator[Server]:
+    backend = Backend()
+    try:
+        yield backend.start()
+    finally:
+        backend.stop()
+
+
+def _methods(server: Server) -> list[MethodDescriptor]:
+    pool = descriptor_pool.Default()
+    found = []
+    for name in server.service_names:
+        found.extend(pool.FindServiceByName(name).methods)
+    return found
+
+
+def _value(field: FieldDescriptor, rnd: random.Random, depth: int, draw: Any) -> Any:
+    t = field.type
+    if t == FieldDescriptor.TYPE_MESSAGE:
+        return _message(field.message_type, rnd, depth + 1, draw)
+    if t == FieldDescriptor.TYPE_STRING:
+        return draw(TEXT)
+    if t == FieldDescriptor.TYPE_BYTES:
+        return rnd.randbytes(rnd.randint(0, 16))
+    if t == FieldDescriptor.TYPE_BOOL:
+        return rnd.random() < 0.5
+    if t == FieldDescriptor.TYPE_ENUM:
+        return rnd.choice([v.number for v in field.enum_type.values] + [99])
+    if t in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+        return rnd.choice([0.0, -1.0, 1e300, float("nan"), rnd.random()])
+    signed = t in (
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_SFIXED64,
+    )
+    small = rnd.choice([0, 1, 2, 3, 4, 7, 8, 9, 100])
+    if t in (
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_FIXED32,
+    ):
+        big = 2**31 - 1 if signed else 2**32 - 1
+    else:
+        big = 2**63 - 1 if signed else 2**64 - 1
+    return rnd.choice([small, big, -small if signed else small])
+
+
+def _message(descriptor: Any, rnd: random.Random, depth: int, draw: Any) -> Message:
+    message = GetMessageClass(descriptor)()
+    if depth > 3:
+        return message
+    for field in descriptor.fields:
+        if rnd.random() < 0.35:
+            continue
+        if field.is_repeated:
+            if field.message_type is not None and field.message_type.GetOptions().map_entry:
+                continue
+            items = [_value(field, rnd, depth, draw) for _ in range(rnd.randint(0, 4))]
+            if field.type == FieldDescriptor.TYPE_MESSAGE:
+                getattr(message, field.name).extend(items)
+            else:
+                getattr(message, field.name).extend(items)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            getattr(message, field.name).CopyFrom(_value(field, rnd, depth, draw))
+        else:
+            setattr(message, field.name, _value(field, rnd, depth, draw))
+    return message
+
+
+def _stored(database_url: str) -> int:
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _since(database_url: str, position: int) -> list[tuple[str, int, str, str]]:
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute(
+            "SELECT stream_id, version, type, coalesce(actor, '') FROM events WHERE position > %s",
+            (position,),
+        ).fetchall()
+    return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+def _call(channel: grpc.Channel, method: MethodDescriptor, payload: bytes, token: str) -> None:
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    metadata = (("authorization", f"Bearer {token}"),)
+    if method.server_streaming:
+        call = channel.unary_stream(path)(payload, metadata=metadata, timeout=1.0)
+        for n, _ in enumerate(call):
+            if n >= 3:
+                call.cancel()
+                break
+    else:
+        channel.unary_unary(path)(payload, metadata=metadata, timeout=5.0)
+
+
+def test_every_rpc_answers_random_requests_with_a_clear_status(
+    served: Server, database_url: str
+) -> None:
+    methods = _methods(served)
+    assert methods, "no services to fuzz"
+    tokens = [issue_token(AUTH, p or "nobody") for p in ("ada", "bob", "eve")]
+    seen_codes: dict[str, set[str]] = {}
+
+    with grpc.insecure_channel(f"127.0.0.1:{served.port}") as channel:
+
+        @settings(
+            max_examples=40 * len(methods),
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            database=None,
+        )
+        @given(st.data())
+        def check(data: st.DataObject) -> None:
+            method = data.draw(st.sampled_from(methods))
+            rnd = data.draw(st.randoms(use_true_random=False))
+            if data.draw(st.integers(0, 9)) == 0:
+                payload = rnd.randbytes(rnd.randint(1, 40))  # not a message at all
+            else:
+                payload = _message(method.input_type, rnd, 0, data.draw).SerializeToString()
+            before = _stored(database_url)
+            try:
+                _call(channel, method, payload, rnd.choice(tokens))
+                code = grpc.StatusCode.OK
+            except grpc.RpcError as error:
+                code = error.code()  # type: ignore[attr-defined]
+                assert code not in FORBIDDEN, (
+                    f"{method.full_name} answered {code.name}: {error.details()}"  # type: ignore[attr-defined]
+                )
+                if code != grpc.StatusCode.DEADLINE_EXCEEDED:
+                    assert reason_of(error), f"{method.full_name} {code.name} without a reason"  # type: ignore[arg-type]
+                assert _stored(database_url) == before, (
+                    f"{method.full_name} failed with {code.name} but stored "
+                    f"{_since(database_url, before)}"
+                )
+            seen_codes.setdefault(method.full_name, set()).add(code.name)
+
+        check()
+    assert set(seen_codes) == {m.full_name for m in methods}, "some RPCs were never called"
