@@ -46,8 +46,8 @@ test-unit: $(STAMP)  ## only the fast tests that need no servers
 run: $(STAMP)  ## start the platform (embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
 	$(BIN)/parlor-platform
 
-bench: $(STAMP)  ## run every benchmark and print the figures
-	@for b in bench/*_bench.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+bench: $(STAMP)  ## run every benchmark; one report with every figure in bench/reports/report.md
+	$(BIN)/python bench/run_all.py
 
 clean:  ## remove the venv, caches and embedded data
 	rm -rf $(VENV) .parlor .mypy_cache .ruff_cache .pytest_cache .hypothesis
