@@ -8,6 +8,7 @@ The dictionary service still judges the bot's words like anyone's.
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 
 from parlor.kit.settings import setting
@@ -29,6 +30,13 @@ class BotSettings:
     )
 
 
+@functools.cache
+def _graph(words_file: str) -> UpwordsBot:
+    """One word graph per word list per process, however many services start."""
+    lexicon = load_lexicon(words_file) if words_file else enable1()
+    return UpwordsBot(lexicon.words())
+
+
 class Bots:
     """Moves for bot seats; the word graph is shared by every bot of the process."""
 
@@ -37,14 +45,10 @@ class Bots:
         self._bot: UpwordsBot | None = None
         self._lock = asyncio.Lock()
 
-    def _build(self) -> UpwordsBot:
-        lexicon = load_lexicon(self.words_file) if self.words_file else enable1()
-        return UpwordsBot(lexicon.words())
-
     async def bot(self) -> UpwordsBot:
         async with self._lock:
             if self._bot is None:
-                self._bot = await asyncio.to_thread(self._build)
+                self._bot = await asyncio.to_thread(_graph, self.words_file)
             return self._bot
 
     async def alternatives(self, seen: uw.PlayerView) -> list[BotPlay]:
