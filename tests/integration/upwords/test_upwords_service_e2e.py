@@ -325,3 +325,51 @@ async def test_challenge_takes_an_invalid_play_back_and_lets_a_valid_one_stand(
             grpc.StatusCode.FAILED_PRECONDITION,
             "NOTHING_TO_CHALLENGE",
         )
+
+
+async def test_a_match_formed_on_nats_becomes_a_game_where_the_bot_has_moved(
+    upwords: Any, nats_url: str
+) -> None:
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    from parlor.matchmaking.v1.events_pb2 import MatchFormed
+
+    match_id = uuid.uuid4().hex
+    match = MatchFormed(
+        match_id=match_id,
+        game_type="upwords",
+        seats=[
+            common_pb2.Seat(index=0, player_id="bot:best", display_name="Bot"),
+            common_pb2.Seat(index=1, player_id="ada", display_name="Ada"),
+        ],
+        formed_at=Timestamp(seconds=1),
+    )
+    nc = await nats.connect(nats_url)
+    try:
+        js = nc.jetstream()
+        subject = f"parlor.events.matchmaking.{match_id}.MatchFormed"
+        for _ in range(2):  # a redelivered match changes nothing
+            await js.publish(subject, match.SerializeToString())
+    finally:
+        await nc.close()
+    async with upwords.channel("ada") as a_ch:
+        ada = pb_grpc.UpwordsServiceStub(a_ch)
+        game = None
+        for _ in range(100):
+            try:
+                game = (await ada.GetGame(pb.GetGameRequest(game_id=match_id))).game
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+                await asyncio.sleep(0.1)
+                continue
+            if game.to_move == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert game is not None, "no game was created from the match"
+        assert [s.player_id for s in game.seats] == ["bot:best", "ada"]
+        assert game.config.lexicon == upwords.lexicon_id
+        assert game.to_move == 1  # whoever drew first, the bot has moved if it was its turn
+        assert len(game.rack) == 7
+        history = await ada.GetHistory(pb.GetHistoryRequest(game_id=match_id))
+        assert [e.WhichOneof("body") for e in history.events].count("game_created") == 1
