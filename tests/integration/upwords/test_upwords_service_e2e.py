@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import uuid
 from typing import Any
 
 import grpc
 import nats
 import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import PostgresEventStore
 from parlor.kit.status import reason_of
+from parlor.matchmaking.v1.events_pb2 import MatchFormed
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
 from parlor.rules.upwords.notation import format_play
@@ -330,10 +333,6 @@ async def test_challenge_takes_an_invalid_play_back_and_lets_a_valid_one_stand(
 async def test_a_match_formed_on_nats_becomes_a_game_where_the_bot_has_moved(
     upwords: Any, nats_url: str
 ) -> None:
-    from google.protobuf.timestamp_pb2 import Timestamp
-
-    from parlor.matchmaking.v1.events_pb2 import MatchFormed
-
     match_id = uuid.uuid4().hex
     match = MatchFormed(
         match_id=match_id,
@@ -373,3 +372,32 @@ async def test_a_match_formed_on_nats_becomes_a_game_where_the_bot_has_moved(
         assert len(game.rack) == 7
         history = await ada.GetHistory(pb.GetHistoryRequest(game_id=match_id))
         assert [e.WhichOneof("body") for e in history.events].count("game_created") == 1
+
+
+async def test_dictionary_down_makes_the_play_unavailable_and_stores_nothing(
+    upwords: Any, start_platform: Any, helper_bot: UpwordsBot
+) -> None:
+    game_id = uuid.uuid4().hex
+    async with upwords.channel("ada") as a_ch:
+        ada = pb_grpc.UpwordsServiceStub(a_ch)
+        await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bot:best")))
+        game = (await ada.GetGame(pb.GetGameRequest(game_id=game_id))).game
+    play = helper_bot.best_play(board_of(game), tuple(game.rack))
+    assert play is not None
+    saved = os.environ["PARLOR_DICTIONARY_TARGET"]
+    os.environ["PARLOR_DICTIONARY_TARGET"] = "127.0.0.1:9"  # nothing listens there
+    try:
+        async with start_platform("upwords") as cut_off, cut_off.channel("ada") as ch:
+            stub = pb_grpc.UpwordsServiceStub(ch)
+            e = await error(
+                stub.Play(
+                    pb.PlayRequest(game_id=game_id, placements=placements_pb(play.placements)),
+                    timeout=20,
+                )
+            )
+            assert e.code() == grpc.StatusCode.UNAVAILABLE
+            assert reason_of(e) == "DICTIONARY_UNAVAILABLE"
+            after = (await stub.GetGame(pb.GetGameRequest(game_id=game_id))).game
+            assert after.version == game.version
+    finally:
+        os.environ["PARLOR_DICTIONARY_TARGET"] = saved
