@@ -19,6 +19,7 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlor.common.v1 import common_pb2
+from parlor.core.errors import ParlorError
 from parlor.eventstore import PostgresEventStore
 from parlor.kit.status import reason_of
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
@@ -401,3 +402,50 @@ async def test_dictionary_down_makes_the_play_unavailable_and_stores_nothing(
             assert after.version == game.version
     finally:
         os.environ["PARLOR_DICTIONARY_TARGET"] = saved
+
+
+async def test_a_bot_challenges_a_word_it_does_not_know_and_the_play_is_taken_back(
+    upwords: Any, words: frozenset[str]
+) -> None:
+    game_id = uuid.uuid4().hex
+    async with upwords.channel("ada") as a_ch:
+        ada = pb_grpc.UpwordsServiceStub(a_ch)
+        game = (
+            await ada.CreateGame(
+                pb.CreateGameRequest(
+                    game_id=game_id,
+                    seats=seats("ada", "bot:best"),
+                    config=pb.Config(word_checking=pb.WORD_CHECKING_CHALLENGE),
+                )
+            )
+        ).game
+        assert game.to_move == 0
+        board = board_of(game)
+        rack = list(game.rack)
+        if board.is_empty():
+            bad = non_word_at_centre(rack, words)
+        else:
+            bad = non_word_beside(board, rack, words)
+        reply = await ada.Play(pb.PlayRequest(game_id=game_id, placements=placements_pb(bad)))
+        kinds = [e.WhichOneof("body") for e in reply.events]
+        assert kinds[-2:] == ["word_played", "play_withdrawn"]  # after the bot's opening stood
+        assert reply.events[-1].play_withdrawn.challenger == 1
+        assert reply.game.to_move == 0
+        assert reply.game.retry
+        assert sorted(reply.game.rack) == sorted(rack)
+
+
+def non_word_beside(
+    board: uw.Board, rack: list[str], words: frozenset[str]
+) -> tuple[uw.Placement, ...]:
+    """One rack tile placed so that every run it makes is not a word."""
+    for row, col in itertools.product(range(10), range(10)):
+        for tile in rack:
+            placement = (uw.Placement(row, col, tile),)
+            try:
+                check = uw.check_play(board, rack, placement, plural_rule=True)
+            except ParlorError:  # refused by a rule: try the next square
+                continue
+            if all(w.text not in words for w in check.words):
+                return placement
+    raise AssertionError("no square takes a non-word")
