@@ -71,7 +71,7 @@ class JetStreamSubscription:
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
-        except nats.errors.TimeoutError:
+        except TimeoutError:  # nats.errors.TimeoutError, and the bare one nats-py 2.16 also raises
             return []
         return [JetStreamDelivery(m) for m in msgs]
 

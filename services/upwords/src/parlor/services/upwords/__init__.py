@@ -1,0 +1,1 @@
+"""The Upwords game service."""

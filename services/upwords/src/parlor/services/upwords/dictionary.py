@@ -1,0 +1,102 @@
+"""The dictionary service as Upwords asks it: one CheckWords batch per play, over gRPC.
+
+The rules stay pure: the engine lists the words a play forms, this asks the
+dictionary about all of them at once, and the verdicts go into the command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import grpc
+
+from parlor.core.errors import DeadlineExceeded, NotFound, ParlorError, Unavailable
+from parlor.dictionary.v1 import dictionary_pb2 as dpb
+from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
+from parlor.kit import client
+from parlor.kit.settings import setting
+from parlor.kit.status import from_rpc_error
+
+DEFAULT_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class DictionarySettings:
+    target: str = setting(
+        "PARLOR_DICTIONARY_TARGET",
+        "host:port of the dictionary service the word games check words with",
+        "localhost:50051",
+    )
+    timeout_seconds: float = setting(
+        "PARLOR_DICTIONARY_TIMEOUT_SECONDS",
+        "longest a word check may take when the caller set no deadline",
+        DEFAULT_TIMEOUT,
+    )
+
+
+class Dictionary:
+    """A client of the dictionary service that speaks in verdicts."""
+
+    def __init__(self, target: str, token: Callable[[], str], timeout: float = DEFAULT_TIMEOUT):
+        self.channel = client.channel(target, token)
+        self.stub = dpb_grpc.DictionaryServiceStub(self.channel)
+        self.timeout = timeout
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    def _deadline(self, remaining: float | None) -> float:
+        return self.timeout if remaining is None else max(0.001, min(remaining, self.timeout))
+
+    async def lexicon_id(self, lexicon: str, remaining: float | None = None) -> str:
+        """The id of a lexicon named by id or name ("" for the default): games record it."""
+        try:
+            reply = await self.stub.ListLexicons(
+                dpb.ListLexiconsRequest(), timeout=self._deadline(remaining)
+            )
+        except grpc.RpcError as exc:
+            raise _upstream(exc) from None
+        for lex in reply.lexicons:
+            if (not lexicon and lex.is_default) or lexicon in (lex.id, lex.name):
+                return str(lex.id)
+        raise Unavailable(
+            f"the dictionary has no lexicon {lexicon or '(default)'!r}",
+            reason="LEXICON_NOT_LOADED",
+        )
+
+    async def verdicts(
+        self, lexicon_id: str, words: Sequence[str], remaining: float | None = None
+    ) -> dict[str, bool]:
+        """Whether each word is in the lexicon, asked in one CheckWords batch."""
+        unique = list(dict.fromkeys(words))
+        if not unique:
+            return {}
+        try:
+            reply = await self.stub.CheckWords(
+                dpb.CheckWordsRequest(lexicon=lexicon_id, words=unique),
+                timeout=self._deadline(remaining),
+            )
+        except grpc.RpcError as exc:
+            raise _upstream(exc) from None
+        if reply.lexicon_id != lexicon_id:
+            raise Unavailable(
+                f"the dictionary answered from lexicon {reply.lexicon_id!r}, not {lexicon_id!r}",
+                reason="LEXICON_NOT_LOADED",
+            )
+        invalid = set(reply.invalid_indices)
+        return {word: i not in invalid for i, word in enumerate(unique)}
+
+
+def _upstream(exc: grpc.RpcError) -> ParlorError:
+    """A failed dictionary call: retriable for the player, never a "game not found"."""
+    error = from_rpc_error(exc)
+    if isinstance(error, DeadlineExceeded):
+        return error
+    if isinstance(error, NotFound):
+        return Unavailable(
+            f"the dictionary cannot answer: {error.message}", reason="LEXICON_NOT_LOADED"
+        )
+    return Unavailable(
+        f"the dictionary is unavailable: {error.message}", reason="DICTIONARY_UNAVAILABLE"
+    )
