@@ -41,7 +41,10 @@ def main() -> int:
         started = time.monotonic()
         try:
             proc = subprocess.run(
-                [sys.executable, str(script)], capture_output=True, text=True, timeout=TIMEOUT,
+                [sys.executable, str(script)],
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
                 env={**os.environ, "PARLOR_BENCH_REPORT_DIR": str(REPORTS)},
             )
             output, ok = proc.stdout, proc.returncode == 0
@@ -51,8 +54,16 @@ def main() -> int:
             output, ok = f"timed out after {TIMEOUT} s", False
         print(output, flush=True)
         elapsed = time.monotonic() - started
-        lines += [f"## {script.stem}", "", f"({elapsed:.0f} s{'' if ok else ', FAILED'})", "",
-                  "```", output.rstrip(), "```", ""]
+        lines += [
+            f"## {script.stem}",
+            "",
+            f"({elapsed:.0f} s{'' if ok else ', FAILED'})",
+            "",
+            "```",
+            output.rstrip(),
+            "```",
+            "",
+        ]
         for image in sorted(REPORTS.glob(f"{script.stem}*.png")):
             lines += [f"![{image.stem}]({image.name})", ""]
         if not ok:

@@ -102,7 +102,7 @@ def assert_event_hides(event: pb.GameEvent, viewer: int | None, state: Any) -> N
 
 
 async def test_opponents_and_spectators_never_see_another_rack_over_grpc_or_nats(
-    upwords: Any, helper_bot: UpwordsBot, database_url: str, nats_url: str
+    upwords: Any, helper_bot: UpwordsBot, database_url: str, nats_url: str, subject_prefix: str
 ) -> None:
     game_id = uuid.uuid4().hex
     async with (
@@ -185,7 +185,7 @@ async def test_opponents_and_spectators_never_see_another_rack_over_grpc_or_nats
     nc = await nats.connect(nats_url)
     try:
         sub = await nc.jetstream().subscribe(
-            f"parlor.events.upwords.{game_id}.*", ordered_consumer=True
+            f"{subject_prefix}.upwords.{game_id}.*", ordered_consumer=True
         )
         published = [await sub.next_msg(timeout=10) for _ in stored]
         await asyncio.sleep(0.3)
@@ -197,7 +197,7 @@ async def test_opponents_and_spectators_never_see_another_rack_over_grpc_or_nats
     every_rack = [Counter(r) for t in final[2:-2] for r in t.game.racks]
     secret_carrying = 0
     for record, msg in zip(stored, published, strict=True):
-        assert msg.subject == f"parlor.events.upwords.{game_id}.{record.type.split('.')[-1]}"
+        assert msg.subject == f"{subject_prefix}.upwords.{game_id}.{record.type.split('.')[-1]}"
         assert int(msg.headers["Parlor-Version"]) == record.version
         message = decode_message(record.type, msg.data)
         if isinstance(message, pb.GameCreated):

@@ -81,7 +81,7 @@ async def my_turn(
 
 
 async def test_two_players_play_then_a_bot_game_runs_to_the_end_and_exports(
-    upwords: Any, helper_bot: UpwordsBot, database_url: str, nats_url: str
+    upwords: Any, helper_bot: UpwordsBot, database_url: str, nats_url: str, subject_prefix: str
 ) -> None:
     game_id = uuid.uuid4().hex
     async with upwords.channel("ada") as a_ch, upwords.channel("bob") as b_ch:
@@ -151,7 +151,7 @@ async def test_two_players_play_then_a_bot_game_runs_to_the_end_and_exports(
         nc = await nats.connect(nats_url)
         try:
             sub = await nc.jetstream().subscribe(
-                f"parlor.events.upwords.{game_id}.*", ordered_consumer=True
+                f"{subject_prefix}.upwords.{game_id}.*", ordered_consumer=True
             )
             seen = [int((await sub.next_msg(timeout=10)).headers["Parlor-Version"]) for _ in stored]
             await asyncio.sleep(0.3)
@@ -332,7 +332,7 @@ async def test_challenge_takes_an_invalid_play_back_and_lets_a_valid_one_stand(
 
 
 async def test_a_match_formed_on_nats_becomes_a_game_where_the_bot_has_moved(
-    upwords: Any, nats_url: str
+    upwords: Any, nats_url: str, subject_prefix: str
 ) -> None:
     match_id = uuid.uuid4().hex
     match = MatchFormed(
@@ -347,7 +347,7 @@ async def test_a_match_formed_on_nats_becomes_a_game_where_the_bot_has_moved(
     nc = await nats.connect(nats_url)
     try:
         js = nc.jetstream()
-        subject = f"parlor.events.matchmaking.{match_id}.MatchFormed"
+        subject = f"{subject_prefix}.matchmaking.{match_id}.MatchFormed"
         for _ in range(2):  # a redelivered match changes nothing
             await js.publish(subject, match.SerializeToString())
     finally:

@@ -64,13 +64,14 @@ async def upwords() -> AsyncIterator[Component]:
     words = load(DictionarySettings)
     auth = load(AuthSettings)
     store = PostgresEventStore(settings.database_url, pool_size=settings.database_pool_size)
-    bus = await JetStreamBus.connect(settings.nats_url)
+    subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
+    bus = await JetStreamBus.connect(settings.nats_url, subjects)
     await bus.ensure_streams()
     host = GameHost(CATEGORY, rules(), Codec(), store)
     relay = category_relay(store, bus, CATEGORY, public)  # racks and the bag never leave
     dictionary = Dictionary(words.target, service_token(auth), words.timeout_seconds)
     servicer = UpwordsServicer(host, dictionary, Bots(load(BotSettings).words))
-    unsubscribe = await ring_from_bus(bus, Subjects(), CATEGORY, host.doorbell)
+    unsubscribe = await ring_from_bus(bus, subjects, CATEGORY, host.doorbell)
     try:
         yield Component(
             name=CATEGORY,
