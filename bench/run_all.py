@@ -29,7 +29,8 @@ def main() -> int:
         "# Parlor benchmarks",
         "",
         f"- when: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
-        f"- machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        f"- machine: {platform.machine()}, {os.cpu_count()} cores,"
+        f" Python {platform.python_version()}",
         f"- load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         "",
         "Every figure is printed by its script beside a baseline measured in the same run.",
