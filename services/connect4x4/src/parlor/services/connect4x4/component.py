@@ -6,14 +6,10 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from parlor.connect4x4.v1 import connect4x4_pb2, connect4x4_pb2_grpc
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
 from parlor.gamehost import GameHost
-from parlor.gamehost.bell import ring_from_bus
-from parlor.gamehost.matches import consume_matches
-from parlor.gamehost.outbox import category_relay
+from parlor.gamehost.backends import game_backends
 from parlor.gamehost.seating import Seated, Standing
 from parlor.kit.server import Component, GrpcService
-from parlor.kit.settings import BackendSettings, load
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.servicer import Connect4x4Servicer
@@ -39,29 +35,19 @@ def rules() -> Seated[c4.State, c4.Command, c4.Event]:
 
 @contextlib.asynccontextmanager
 async def connect4x4() -> AsyncIterator[Component]:
-    settings = load(BackendSettings)
-    store = PostgresEventStore(settings.database_url, pool_size=settings.database_pool_size)
-    subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
-    bus = await JetStreamBus.connect(settings.nats_url, subjects)
-    await bus.ensure_streams()
-    host = GameHost(CATEGORY, rules(), Codec(), store)
-    relay = category_relay(store, bus, CATEGORY)  # Connect 4x4 hides nothing
-    servicer = Connect4x4Servicer(host)
-    unsubscribe = await ring_from_bus(bus, subjects, CATEGORY, host.doorbell)
-    try:
-        yield Component(
-            name=CATEGORY,
-            tasks=[relay.run, lambda: consume_matches(bus, CATEGORY, servicer.create_from_match)],
-            services=[
-                GrpcService(
-                    SERVICE_NAME,
-                    lambda server: connect4x4_pb2_grpc.add_Connect4x4ServiceServicer_to_server(
-                        servicer, server
-                    ),
-                )
-            ],
-        )
-    finally:
-        await unsubscribe()
-        await bus.close()
-        await store.close()
+    async with game_backends(CATEGORY) as backends:  # Connect 4x4 hides nothing
+        host = GameHost(CATEGORY, rules(), Codec(), backends.store)
+        servicer = Connect4x4Servicer(host)
+        async with backends.ringing(host.doorbell):
+            yield Component(
+                name=CATEGORY,
+                tasks=backends.tasks(servicer.create_from_match),
+                services=[
+                    GrpcService(
+                        SERVICE_NAME,
+                        lambda server: connect4x4_pb2_grpc.add_Connect4x4ServiceServicer_to_server(
+                            servicer, server
+                        ),
+                    )
+                ],
+            )

@@ -6,15 +6,12 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
 from parlor.gamehost import GameHost
-from parlor.gamehost.bell import ring_from_bus
-from parlor.gamehost.matches import consume_matches
-from parlor.gamehost.outbox import category_relay
+from parlor.gamehost.backends import game_backends
 from parlor.gamehost.seating import Seated, Standing
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.server import Component, GrpcService
-from parlor.kit.settings import BackendSettings, load
+from parlor.kit.settings import load
 from parlor.rules import upwords as uw
 from parlor.services.upwords.bots import Bots, BotSettings
 from parlor.services.upwords.codec import Codec, public
@@ -60,34 +57,27 @@ def service_token(auth: AuthSettings) -> Callable[[], str]:
 
 @contextlib.asynccontextmanager
 async def upwords() -> AsyncIterator[Component]:
-    settings = load(BackendSettings)
     words = load(DictionarySettings)
     auth = load(AuthSettings)
-    store = PostgresEventStore(settings.database_url, pool_size=settings.database_pool_size)
-    subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
-    bus = await JetStreamBus.connect(settings.nats_url, subjects)
-    await bus.ensure_streams()
-    host = GameHost(CATEGORY, rules(), Codec(), store)
-    relay = category_relay(store, bus, CATEGORY, public)  # racks and the bag never leave
-    dictionary = Dictionary(words.target, service_token(auth), words.timeout_seconds)
-    servicer = UpwordsServicer(host, dictionary, Bots(load(BotSettings).words))
-    unsubscribe = await ring_from_bus(bus, subjects, CATEGORY, host.doorbell)
-    try:
-        yield Component(
-            name=CATEGORY,
-            tasks=[relay.run, lambda: consume_matches(bus, CATEGORY, servicer.create_from_match)],
-            services=[
-                GrpcService(
-                    SERVICE_NAME,
-                    lambda server: upwords_pb2_grpc.add_UpwordsServiceServicer_to_server(
-                        servicer, server
-                    ),
+    bots = Bots(load(BotSettings).words)
+    async with game_backends(CATEGORY, public) as backends:  # racks and the bag never leave
+        host = GameHost(CATEGORY, rules(), Codec(), backends.store)
+        dictionary = Dictionary(words.target, service_token(auth), words.timeout_seconds)
+        servicer = UpwordsServicer(host, dictionary, bots)
+        try:
+            async with backends.ringing(host.doorbell):
+                yield Component(
+                    name=CATEGORY,
+                    tasks=backends.tasks(servicer.create_from_match),
+                    services=[
+                        GrpcService(
+                            SERVICE_NAME,
+                            lambda server: upwords_pb2_grpc.add_UpwordsServiceServicer_to_server(
+                                servicer, server
+                            ),
+                        )
+                    ],
+                    extra={"servicer": servicer},
                 )
-            ],
-            extra={"servicer": servicer},
-        )
-    finally:
-        await unsubscribe()
-        await dictionary.close()
-        await bus.close()
-        await store.close()
+        finally:
+            await dictionary.close()

@@ -1,0 +1,66 @@
+"""What every game service connects to, set up one way: store, bus, its relay, its doorbell.
+
+A game service's component is then its host, its servicer and this:
+
+    async with game_backends("upwords", public) as backends:
+        host = GameHost("upwords", rules(), Codec(), backends.store)
+        servicer = ...
+        async with backends.ringing(host.doorbell):
+            yield Component(..., tasks=backends.tasks(servicer.create_from_match))
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from parlor.eventstore import JetStreamBus, PostgresEventStore, Relay, Subjects
+from parlor.gamehost.bell import ring_from_bus
+from parlor.gamehost.doorbell import Doorbell
+from parlor.gamehost.matches import CreateFromMatch, consume_matches
+from parlor.gamehost.outbox import Public, category_relay, everything
+from parlor.kit.settings import BackendSettings, load
+
+
+@dataclass
+class GameBackends:
+    category: str
+    store: PostgresEventStore
+    bus: JetStreamBus
+    subjects: Subjects
+    relay: Relay
+
+    @contextlib.asynccontextmanager
+    async def ringing(self, doorbell: Doorbell) -> AsyncIterator[None]:
+        """Wake this replica's watchers for events other replicas append."""
+        unsubscribe = await ring_from_bus(self.bus, self.subjects, self.category, doorbell)
+        try:
+            yield
+        finally:
+            await unsubscribe()
+
+    def tasks(self, create_from_match: CreateFromMatch) -> Sequence[Callable[[], Awaitable[None]]]:
+        """The background work of a game service: its relay and its MatchFormed consumer."""
+        return [
+            self.relay.run,
+            lambda: consume_matches(self.bus, self.category, create_from_match),
+        ]
+
+
+@contextlib.asynccontextmanager
+async def game_backends(category: str, public: Public = everything) -> AsyncIterator[GameBackends]:
+    """PostgreSQL and NATS from the settings; ``public`` strips what others may not see."""
+    settings = load(BackendSettings)
+    store = PostgresEventStore(settings.database_url, pool_size=settings.database_pool_size)
+    try:
+        subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
+        bus = await JetStreamBus.connect(settings.nats_url, subjects)
+        try:
+            await bus.ensure_streams()
+            relay = category_relay(store, bus, category, public)
+            yield GameBackends(category, store, bus, subjects, relay)
+        finally:
+            await bus.close()
+    finally:
+        await store.close()
