@@ -251,10 +251,15 @@ class Stopwatch:
                 await delivery.ack()
 
 
+WARMUP = 30  # samples run but not counted: connections, prepared statements, relay start
+
+
 async def measure(samples: int, one: Callable[[int], Awaitable[float]]) -> tuple[float, float]:
     latencies = []
-    for i in range(samples):
-        latencies.append(await one(i))
+    for i in range(WARMUP + samples):
+        latency = await one(i)
+        if i >= WARMUP:
+            latencies.append(latency)
         await asyncio.sleep(0.002)
     latencies.sort()
     p50 = statistics.median(latencies)
