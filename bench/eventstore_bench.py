@@ -187,7 +187,7 @@ async def timed_reads(read: Callable[[], Awaitable[int]], seconds: float) -> flo
 
 
 async def read_rates(
-    store: PostgresEventStore, url: str, recorder: Any, seconds: float
+    store: PostgresEventStore, url: str, recorder: Any, seconds: float, rounds: int
 ) -> tuple[float, float, float]:
     from eventsourcing.persistence import StoredEvent
 
@@ -219,11 +219,12 @@ async def read_rates(
         async def es() -> int:
             return len(await asyncio.to_thread(recorder.select_events, stream))
 
-        return (
-            await timed_reads(ours, seconds),
-            await timed_reads(raw, seconds),
-            await timed_reads(es, seconds),
-        )
+        runs: tuple[list[float], list[float], list[float]] = ([], [], [])
+        for _ in range(rounds):
+            for figures, read in zip(runs, (ours, raw, es), strict=True):
+                figures.append(await timed_reads(read, seconds))
+        ours_rate, raw_rate, es_rate = (statistics.median(f) for f in runs)
+        return ours_rate, raw_rate, es_rate
 
 
 # ---------------------------------------------------------------- latency
@@ -442,7 +443,7 @@ async def main() -> None:
                     )
                 )
                 print(lines[-1], flush=True)
-        ours_r, raw_r, es_r = await read_rates(store, url, recorder, args.seconds)
+        ours_r, raw_r, es_r = await read_rates(store, url, recorder, args.seconds, args.rounds)
         lines.append(row(f"read {READ_STREAM_LENGTH}-event stream", ours_r, raw_r, es_r, "ev/s"))
         print(lines[-1], flush=True)
         lat = [
