@@ -245,7 +245,12 @@ class Stopwatch:
     async def consume(self, bus: JetStreamBus, durable: str) -> None:
         sub = await bus.subscribe(durable, bus.subjects.all())
         while True:
-            for delivery in await sub.fetch(10, max_wait=1.0):
+            try:
+                deliveries = await sub.fetch(10, max_wait=1.0)
+            except Exception as exc:
+                print(f"consumer: fetch failed ({exc!r}), retrying")
+                continue
+            for delivery in deliveries:
                 now = time.perf_counter()
                 future = self.waiting.pop(delivery.message_id, None)
                 if future is not None and not future.done():
@@ -303,7 +308,16 @@ async def parlor_latency(store: PostgresEventStore, nats_url: str) -> AsyncItera
         arrived = watch.expect(f"{stream}:{version}")
         start = time.perf_counter()
         await store.append(stream, [NewEvent("DiscDropped", PAYLOAD)], version - 1)
-        return await asyncio.wait_for(arrived, 10) - start
+        try:
+            return await asyncio.wait_for(arrived, 10) - start
+        except TimeoutError:
+            print(
+                f"parlor: {stream}:{version} not consumed in 10 s; relay leader={relay.is_leader}"
+                f" published={relay.published} checkpoint={await relay.checkpoint()}"
+                f" head={await store.head_position()} relay task={relay.task}"
+                f" consumer={consumer}"
+            )
+            raise
 
     try:
         yield one
