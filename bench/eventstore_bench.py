@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -187,7 +188,7 @@ async def timed_reads(read: Callable[[], Awaitable[int]], seconds: float) -> flo
 
 
 async def read_rates(
-    store: PostgresEventStore, url: str, recorder: Any, seconds: float
+    store: PostgresEventStore, url: str, recorder: Any, seconds: float, rounds: int
 ) -> tuple[float, float, float]:
     from eventsourcing.persistence import StoredEvent
 
@@ -219,11 +220,12 @@ async def read_rates(
         async def es() -> int:
             return len(await asyncio.to_thread(recorder.select_events, stream))
 
-        return (
-            await timed_reads(ours, seconds),
-            await timed_reads(raw, seconds),
-            await timed_reads(es, seconds),
-        )
+        runs: tuple[list[float], list[float], list[float]] = ([], [], [])
+        for _ in range(rounds):
+            for figures, read in zip(runs, (ours, raw, es), strict=True):
+                figures.append(await timed_reads(read, seconds))
+        ours_rate, raw_rate, es_rate = (statistics.median(f) for f in runs)
+        return ours_rate, raw_rate, es_rate
 
 
 # ---------------------------------------------------------------- latency
@@ -243,7 +245,12 @@ class Stopwatch:
     async def consume(self, bus: JetStreamBus, durable: str) -> None:
         sub = await bus.subscribe(durable, bus.subjects.all())
         while True:
-            for delivery in await sub.fetch(10, max_wait=1.0):
+            try:
+                deliveries = await sub.fetch(10, max_wait=1.0)
+            except Exception as exc:
+                print(f"consumer: fetch failed ({exc!r}), retrying")
+                continue
+            for delivery in deliveries:
                 now = time.perf_counter()
                 future = self.waiting.pop(delivery.message_id, None)
                 if future is not None and not future.done():
@@ -251,14 +258,15 @@ class Stopwatch:
                 await delivery.ack()
 
 
-async def measure(samples: int, one: Callable[[int], Awaitable[float]]) -> tuple[float, float]:
-    latencies = []
-    for i in range(samples):
-        latencies.append(await one(i))
-        await asyncio.sleep(0.002)
-    latencies.sort()
-    p50 = statistics.median(latencies)
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+WARMUP = 30  # samples run but not counted: connections, prepared statements, relay start
+
+OneSample = Callable[[], Awaitable[float]]
+
+
+def percentiles(latencies: list[float]) -> tuple[float, float]:
+    ordered = sorted(latencies)
+    p50 = statistics.median(ordered)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     return p50 * 1000, p99 * 1000
 
 
@@ -270,9 +278,17 @@ async def with_bus(nats_url: str, tag: str) -> JetStreamBus:
     return bus
 
 
-async def parlor_latency(
-    store: PostgresEventStore, nats_url: str, samples: int
-) -> tuple[float, float]:
+class Counter:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def next(self) -> int:
+        self.n += 1
+        return self.n
+
+
+@contextlib.asynccontextmanager
+async def parlor_latency(store: PostgresEventStore, nats_url: str) -> AsyncIterator[OneSample]:
     tag = uuid.uuid4().hex[:6]
     bus = await with_bus(nats_url, tag)
     relay = Relay(store, bus, name=f"bench{tag}")
@@ -285,16 +301,26 @@ async def parlor_latency(
     relay.start()
     watch = Stopwatch()
     consumer = asyncio.create_task(watch.consume(bus, "latency"))
-    stream = f"bench-lat{tag}"
+    stream, counter = f"bench-lat{tag}", Counter()
 
-    async def one(i: int) -> float:
-        arrived = watch.expect(f"{stream}:{i + 1}")
+    async def one() -> float:
+        version = counter.next()
+        arrived = watch.expect(f"{stream}:{version}")
         start = time.perf_counter()
-        await store.append(stream, [NewEvent("DiscDropped", PAYLOAD)], i)
-        return await asyncio.wait_for(arrived, 10) - start
+        await store.append(stream, [NewEvent("DiscDropped", PAYLOAD)], version - 1)
+        try:
+            return await asyncio.wait_for(arrived, 10) - start
+        except TimeoutError:
+            print(
+                f"parlor: {stream}:{version} not consumed in 10 s; relay leader={relay.is_leader}"
+                f" published={relay.published} checkpoint={await relay.checkpoint()}"
+                f" head={await store.head_position()} relay task={relay.task}"
+                f" consumer={consumer}"
+            )
+            raise
 
     try:
-        return await measure(samples, one)
+        yield one
     finally:
         consumer.cancel()
         await relay.stop()
@@ -302,26 +328,28 @@ async def parlor_latency(
         await bus.close()
 
 
-async def raw_latency(url: str, nats_url: str, samples: int) -> tuple[float, float]:
+@contextlib.asynccontextmanager
+async def raw_latency(url: str, nats_url: str) -> AsyncIterator[OneSample]:
     tag = uuid.uuid4().hex[:6]
     bus = await with_bus(nats_url, tag)
     watch = Stopwatch()
     consumer = asyncio.create_task(watch.consume(bus, "latency"))
-    stream = f"bench-lat{tag}"
+    stream, counter = f"bench-lat{tag}", Counter()
     subject = f"{bus.subjects.prefix}.bench.lat{tag}.DiscDropped"
     conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
 
-    async def one(i: int) -> float:
-        arrived = watch.expect(f"{stream}:{i + 1}")
+    async def one() -> float:
+        version = counter.next()
+        arrived = watch.expect(f"{stream}:{version}")
         start = time.perf_counter()
         await conn.execute(
-            RAW_INSERT, ([stream], [i + 1], ["DiscDropped"], [PAYLOAD]), prepare=True
+            RAW_INSERT, ([stream], [version], ["DiscDropped"], [PAYLOAD]), prepare=True
         )
-        await bus.publish(subject, PAYLOAD, message_id=f"{stream}:{i + 1}")
+        await bus.publish(subject, PAYLOAD, message_id=f"{stream}:{version}")
         return await asyncio.wait_for(arrived, 10) - start
 
     try:
-        return await measure(samples, one)
+        yield one
     finally:
         consumer.cancel()
         await conn.close()
@@ -329,14 +357,15 @@ async def raw_latency(url: str, nats_url: str, samples: int) -> tuple[float, flo
         await bus.close()
 
 
-async def es_latency(recorder: Any, nats_url: str, samples: int) -> tuple[float, float]:
+@contextlib.asynccontextmanager
+async def es_latency(recorder: Any, nats_url: str) -> AsyncIterator[OneSample]:
     from eventsourcing.persistence import StoredEvent
 
     tag = uuid.uuid4().hex[:6]
     bus = await with_bus(nats_url, tag)
     watch = Stopwatch()
     consumer = asyncio.create_task(watch.consume(bus, "latency"))
-    stream = f"bench-lat{tag}"
+    stream, counter = f"bench-lat{tag}", Counter()
     subject = f"{bus.subjects.prefix}.bench.lat{tag}.DiscDropped"
     loop = asyncio.get_running_loop()
     subscription = recorder.subscribe(gt=recorder.max_notification_id())
@@ -345,28 +374,50 @@ async def es_latency(recorder: Any, nats_url: str, samples: int) -> tuple[float,
         # eventsourcing's follower: LISTEN/NOTIFY inside the recorder, in a thread.
         for notification in subscription:
             msg_id = f"{notification.originator_id}:{notification.originator_version}"
-            asyncio.run_coroutine_threadsafe(
-                bus.publish(subject, notification.state, message_id=msg_id), loop
-            ).result()
+            for _ in range(10):  # a relay retries: so does this follower
+                try:
+                    asyncio.run_coroutine_threadsafe(
+                        bus.publish(subject, notification.state, message_id=msg_id), loop
+                    ).result()
+                    break
+                except Exception as exc:
+                    print(f"eventsourcing follower: publish failed ({exc!r}), retrying")
 
     follower = threading.Thread(target=follow, daemon=True)
     follower.start()
 
-    async def one(i: int) -> float:
-        arrived = watch.expect(f"{stream}:{i + 1}")
+    async def one() -> float:
+        version = counter.next()
+        arrived = watch.expect(f"{stream}:{version}")
         start = time.perf_counter()
         await asyncio.to_thread(
-            recorder.insert_events, [StoredEvent(stream, i + 1, "DiscDropped", PAYLOAD)]
+            recorder.insert_events, [StoredEvent(stream, version, "DiscDropped", PAYLOAD)]
         )
         return await asyncio.wait_for(arrived, 10) - start
 
     try:
-        return await measure(samples, one)
+        yield one
     finally:
         subscription.stop()
         consumer.cancel()
         await bus.js.delete_stream(bus.subjects.stream)
         await bus.close()
+
+
+async def latencies(
+    systems: list[OneSample], samples: int, rounds: int
+) -> list[tuple[float, float]]:
+    """All three set up at once, then rounds in turn, so load falls on each alike."""
+    for one in systems:
+        for _ in range(WARMUP):
+            await one()
+    found: list[list[float]] = [[] for _ in systems]
+    for _ in range(rounds):
+        for one, figures in zip(systems, found, strict=True):
+            for _ in range(max(1, samples // rounds)):
+                figures.append(await one())
+                await asyncio.sleep(0.002)
+    return [percentiles(f) for f in found]
 
 
 # ---------------------------------------------------------------- table
@@ -437,14 +488,15 @@ async def main() -> None:
                     )
                 )
                 print(lines[-1], flush=True)
-        ours_r, raw_r, es_r = await read_rates(store, url, recorder, args.seconds)
+        ours_r, raw_r, es_r = await read_rates(store, url, recorder, args.seconds, args.rounds)
         lines.append(row(f"read {READ_STREAM_LENGTH}-event stream", ours_r, raw_r, es_r, "ev/s"))
         print(lines[-1], flush=True)
-        lat = [
-            await parlor_latency(store, backends.nats_url, args.samples),
-            await raw_latency(url, backends.nats_url, args.samples),
-            await es_latency(recorder, backends.nats_url, args.samples),
-        ]
+        async with (
+            parlor_latency(store, backends.nats_url) as ours_one,
+            raw_latency(url, backends.nats_url) as raw_one,
+            es_latency(recorder, backends.nats_url) as es_one,
+        ):
+            lat = await latencies([ours_one, raw_one, es_one], args.samples, args.rounds)
         lines.append(
             row(
                 "commit->consumer latency p50",

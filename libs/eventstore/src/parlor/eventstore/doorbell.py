@@ -29,7 +29,14 @@ class Doorbell:
         self._task: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
-        self._conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+        self._conn = await psycopg.AsyncConnection.connect(
+            self._url,
+            autocommit=True,
+            keepalives=1,
+            keepalives_idle=10,
+            keepalives_interval=5,
+            keepalives_count=3,
+        )
         await self._conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
         self._task = asyncio.create_task(self._listen(self._conn), name="parlor-doorbell")
         self._rung.set()  # whatever was committed before LISTEN must be read once

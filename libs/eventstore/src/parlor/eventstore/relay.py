@@ -33,6 +33,12 @@ log = logging.getLogger(__name__)
 
 Redact = Callable[[RecordedEvent], RecordedEvent | None]
 
+_SERVER_KEEPALIVES = (
+    ("tcp_keepalives_idle", 10),
+    ("tcp_keepalives_interval", 5),
+    ("tcp_keepalives_count", 3),
+)
+
 
 def keep(event: RecordedEvent) -> RecordedEvent | None:
     """The default ``redact``: publish every event as it is."""
@@ -89,9 +95,18 @@ class Relay:
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(
-                    libpq_url(self.store.url), autocommit=True
+                    libpq_url(self.store.url),
+                    autocommit=True,
+                    keepalives=1,
+                    keepalives_idle=10,
+                    keepalives_interval=5,
+                    keepalives_count=3,
                 )
                 try:
+                    # A leader that vanishes without closing its socket (node lost) must
+                    # lose its lock in seconds, not after the kernel's two-hour default.
+                    for setting, value in _SERVER_KEEPALIVES:
+                        await conn.execute(f"SET {setting} = {value}")
                     await self._wait_for_lock(conn)
                     self.is_leader = True
                     log.info("relay %s leads", self.name)
