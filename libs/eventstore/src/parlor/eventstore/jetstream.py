@@ -71,11 +71,7 @@ class JetStreamSubscription:
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
-<<<<<<< HEAD
-        except TimeoutError:  # nats.errors.TimeoutError, and the bare one nats-py 2.16 also raises
-=======
         except TimeoutError:  # nats-py raises its own and asyncio's: both mean "nothing yet"
->>>>>>> eventstore
             return []
         return [JetStreamDelivery(m) for m in msgs]
 
