@@ -141,7 +141,8 @@ async def test_four_players_matched_play_and_land_on_a_rebuildable_leaderboard(
                 assert (lost.rating, lost.rd) == (expected["l"].rating, expected["l"].rd)
                 assert (won.games, won.wins, won.losses) == (1, 1, 0)
                 assert (lost.games, lost.wins, lost.losses) == (1, 0, 1)
-                assert won.rated and lost.rated
+                assert won.rated
+                assert lost.rated
 
             board = await scoring.GetLeaderboard(
                 sc.GetLeaderboardRequest(game_type="connect4x4", limit=100)
