@@ -372,3 +372,21 @@ async def test_no_player_is_ever_in_two_matches_with_three_replicas(
     assert len(seated) == len(tickets)
     assert all(n == 1 for _, n in seated)
     assert streams == (len(matches),)
+
+
+async def test_restart_loses_no_ticket(start_platform, monkeypatch):
+    configure(monkeypatch)
+    ask = pb.CreateTicketRequest(game_type="takefour", min_players=2, max_players=2)
+    async with start_platform("matchmaking") as first, first.channel("rae") as ch:
+        made = await pb_grpc.MatchmakingServiceStub(ch).CreateTicket(ask)
+    async with (
+        start_platform("matchmaking") as second,
+        second.channel("rae") as rae_ch,
+        second.channel("sam") as sam_ch,
+    ):
+        rae = pb_grpc.MatchmakingServiceStub(rae_ch)
+        assert await status_of(rae, made.ticket.ticket_id) == pb.TICKET_STATUS_WAITING
+        await pb_grpc.MatchmakingServiceStub(sam_ch).CreateTicket(ask)
+        matched = await watch_until_done(rae, made.ticket.ticket_id)
+    assert matched.status == pb.TICKET_STATUS_MATCHED
+    assert {s.player_id for s in matched.seats} == {"rae", "sam"}

@@ -219,8 +219,9 @@ class Rounds:
             ).scalar()
             if not locked:
                 return None
-            now = (await conn.execute(text("SELECT clock_timestamp()"))).scalar_one()
             tickets, names = await _locked_tickets(conn, game_type)
+            # The clock after the rows are locked: every ticket was created before it.
+            now = (await conn.execute(text("SELECT clock_timestamp()"))).scalar_one()
             if not tickets:
                 return Round((), (), ()), []
             round_ = Pool.from_tickets(tickets, self.policy).match(now)
