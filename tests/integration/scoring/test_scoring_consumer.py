@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import shutil
+import sys
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -112,4 +116,25 @@ async def test_late_and_repeated_deliveries_give_the_same_numbers_as_a_rebuild(
 
     rebuilt = await scorer.rebuild()
     assert rebuilt.games >= len(games)
+    assert rows(database_url, category) == live
+
+
+async def test_rebuild_command_wipes_and_rebuilds_to_the_same_rows(
+    store: PostgresEventStore, database_url: str
+) -> None:
+    category = "sc" + uuid.uuid4().hex[:6]
+    scorer = Scorer(store, timedelta(days=7))
+    inbox = Inbox(store.engine, f"scoring-test-{category}")
+    for seats in ([("ann", 1), ("bob", 2)], [("bob", 1), ("ann", 2), ("cy", 3)]):
+        await inbox.handle(Handed(await play(store, category, seats)), scorer.on_game_finished)
+    live = rows(database_url, category)
+    assert len(live) == 3
+    command = shutil.which("parlor-scoring-rebuild", path=str(Path(sys.executable).parent))
+    assert command is not None
+    process = await asyncio.create_subprocess_exec(
+        command, database_url, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await process.communicate()
+    assert process.returncode == 0
+    assert b"scoring rebuilt:" in err
     assert rows(database_url, category) == live
