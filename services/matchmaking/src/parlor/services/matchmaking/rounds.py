@@ -7,8 +7,7 @@
 3. ``parlor.matching`` forms the round at the database's clock.
 4. Tickets become matched/expired/withdrawn, each match and its human seats are
    inserted (``mm_match_players.ticket_id`` is unique), and ``MatchFormed`` is
-   appended to ``matchmaking-<match_id>`` with ``NO_STREAM`` (the store's
-   ``parlor_append``, one statement for all matches), all in that transaction:
+   appended to ``matchmaking-<match_id>`` with ``NO_STREAM``, all in that transaction:
    a round commits completely or not at all, and a crash loses no ticket. A player
    has at most one waiting ticket (a partial unique index), so no two rounds can seat
    one player: their tickets are in one game type's round at a time.
@@ -29,8 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import Conflict
-from parlor.eventstore import PostgresEventStore
-from parlor.eventstore.events import check_stream_id
+from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
 from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
 from parlor.matchmaking.v1 import events_pb2
 from parlor.services.matchmaking.games import bot_player
@@ -117,7 +115,9 @@ async def _close(conn: AsyncConnection, ids: Sequence[str], status: str, now: da
         raise Conflict("tickets changed under a matching round", reason="ROUND_CONFLICT")
 
 
-async def _persist(conn: AsyncConnection, formed: Sequence[Formed], now: datetime) -> None:
+async def _persist(
+    conn: AsyncConnection, store: PostgresEventStore, formed: Sequence[Formed], now: datetime
+) -> None:
     if not formed:
         return
     ticket_ids = [t for f in formed for t in f.match.tickets]
@@ -181,40 +181,30 @@ async def _persist(conn: AsyncConnection, formed: Sequence[Formed], now: datetim
             {"codes": [c for c, _ in lobbies], "mids": [m for _, m in lobbies]},
         )
     # Last, so the event store's append lock is held for the shortest time before commit.
-    await append_matches(conn, formed, now)
+    await append_matches(conn, store, formed, now)
 
 
-# Every match's MatchFormed in one round trip: the event store's own append function
-# (``parlor_append``, which the store documents as the one way to write events) called
-# once per match, laterally, with NO_STREAM (0) as the expected version.
-_APPEND_MATCHES = text(
-    "SELECT v.stream_id, r.r_outcome FROM unnest(CAST(:streams AS text[]),"
-    " CAST(:data AS bytea[]), CAST(:matches AS text[])) WITH ORDINALITY"
-    " AS v(stream_id, data, match_id, ord)"
-    " CROSS JOIN LATERAL parlor_append(v.stream_id, 0, NULL,"
-    " ARRAY[CAST(:type AS text)], ARRAY[1], ARRAY[v.data], ARRAY[CAST(:actor AS text)],"
-    " ARRAY[CAST(NULL AS text)], ARRAY[v.match_id], ARRAY[CAST(NULL AS jsonb)]) AS r"
-    " ORDER BY v.ord"
-)
+async def append_matches(
+    conn: AsyncConnection, store: PostgresEventStore, formed: Sequence[Formed], now: datetime
+) -> None:
+    """Append ``MatchFormed`` to ``matchmaking-<match_id>`` for each match, in ``conn``'s tx.
 
-
-async def append_matches(conn: AsyncConnection, formed: Sequence[Formed], now: datetime) -> None:
-    """Append ``MatchFormed`` to ``matchmaking-<match_id>`` for each match, in ``conn``'s tx."""
-    streams = [check_stream_id(f"{CATEGORY}-{f.match_id}") for f in formed]
-    outcomes = await conn.execute(
-        _APPEND_MATCHES,
-        {
-            "streams": streams,
-            "data": [match_formed(f, now).SerializeToString() for f in formed],
-            "matches": [f.match_id for f in formed],
-            "type": MATCH_FORMED,
-            "actor": CATEGORY,
-        },
-    )
-    refused = [stream for stream, outcome in outcomes if outcome != "appended"]
-    if refused:
-        raise Conflict(
-            f"a match stream already exists: {refused[0]}", reason="WRONG_EXPECTED_VERSION"
+    Through the store's public ``append(connection=...)``, one call per match: a batch
+    append that joins a caller's transaction would save the round trips (the store's
+    internals are changing, so matchmaking does not call its SQL function itself).
+    """
+    for f in formed:
+        await store.append(
+            f"{CATEGORY}-{f.match_id}",
+            [
+                NewEvent(
+                    MATCH_FORMED,
+                    match_formed(f, now).SerializeToString(),
+                    metadata=Metadata(actor=CATEGORY, correlation_id=f.match_id),
+                )
+            ],
+            NO_STREAM,
+            connection=conn,
         )
 
 
@@ -245,7 +235,7 @@ class Rounds:
                 return Round((), (), ()), []
             round_ = Pool.from_tickets(tickets, self.policy).match(now)
             formed = [seat_match(m, names, self.rng) for m in round_.matches]
-            await _persist(conn, formed, now)
+            await _persist(conn, self.store, formed, now)
             await _close(conn, round_.expired, "expired", now)
             await _close(conn, round_.withdrawn, "withdrawn", now)
         return round_, formed
