@@ -10,6 +10,8 @@ import psycopg
 import pytest
 
 from parlor.eventstore import PostgresEventStore
+from parlor.identity.v1 import identity_pb2 as id_pb
+from parlor.identity.v1 import identity_pb2_grpc as id_grpc
 from parlor.kit import client
 from parlor.kit.status import reason_of
 from parlor.matchmaking.v1 import events_pb2
@@ -50,8 +52,8 @@ async def test_guest_token_is_issued_without_a_token_and_works(start_platform, m
     configure(monkeypatch)
     async with start_platform("matchmaking") as platform:
         async with client.channel(platform.target) as anonymous:
-            identity = pb_grpc.IdentityServiceStub(anonymous)
-            guest = await identity.IssueGuestToken(pb.IssueGuestTokenRequest(display_name="Zoe"))
+            identity = id_grpc.IdentityServiceStub(anonymous)
+            guest = await identity.IssueGuestToken(id_pb.IssueGuestTokenRequest(display_name="Zoe"))
             assert guest.player_id.startswith("guest-")
             assert guest.expires_at.seconds > time.time()
             with pytest.raises(grpc.aio.AioRpcError) as missing:
@@ -74,8 +76,8 @@ async def test_guest_tokens_refused_when_switched_off(start_platform, monkeypatc
     async with start_platform("matchmaking") as platform:
         async with client.channel(platform.target) as anonymous:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
-                await pb_grpc.IdentityServiceStub(anonymous).IssueGuestToken(
-                    pb.IssueGuestTokenRequest()
+                await id_grpc.IdentityServiceStub(anonymous).IssueGuestToken(
+                    id_pb.IssueGuestTokenRequest()
                 )
     assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert reason_of(refused.value) == "GUEST_TOKENS_DISABLED"

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from parlor.eventstore import JetStreamBus, PostgresEventStore
 from parlor.gamehost.outbox import category_relay
+from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
@@ -23,9 +24,8 @@ from parlor.services.matchmaking.tickets import Lobbies, Tickets
 
 log = logging.getLogger("parlor.services.matchmaking")
 
-_SERVICES = matchmaking_pb2.DESCRIPTOR.services_by_name
-MATCHMAKING_SERVICE = _SERVICES["MatchmakingService"].full_name
-IDENTITY_SERVICE = _SERVICES["IdentityService"].full_name
+MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
 
 
@@ -72,7 +72,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 ),
                 GrpcService(
                     IDENTITY_SERVICE,
-                    lambda server: matchmaking_pb2_grpc.add_IdentityServiceServicer_to_server(
+                    lambda server: identity_pb2_grpc.add_IdentityServiceServicer_to_server(
                         identity, server
                     ),
                 ),

@@ -7,9 +7,9 @@ import uuid
 from typing import Any
 
 from parlor.core.errors import InvalidArgument, PermissionDenied
+from parlor.identity.v1 import identity_pb2 as pb
+from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit.auth import AuthSettings, issue_token
-from parlor.matchmaking.v1 import matchmaking_pb2 as pb
-from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 
 MAX_NAME = 64
 
