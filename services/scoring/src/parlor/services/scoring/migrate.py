@@ -8,7 +8,10 @@ each run all-or-nothing.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import os
+import sys
 from importlib.resources import files
 
 from alembic import command
@@ -38,3 +41,19 @@ def migrate_blocking(url: str, revision: str = "head") -> None:
 
 async def migrate(url: str, revision: str = "head") -> None:
     await asyncio.to_thread(migrate_blocking, url, revision)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Migrate the URL given, or ``$PARLOR_DATABASE_URL`` (for deploy hooks and operators)."""
+    parser = argparse.ArgumentParser(prog="parlor-scoring-migrate", description=main.__doc__)
+    parser.add_argument("url", nargs="?", default=os.environ.get("PARLOR_DATABASE_URL"))
+    args = parser.parse_args(argv)
+    if not args.url:
+        parser.error("give a database URL or set PARLOR_DATABASE_URL")
+    migrate_blocking(args.url)
+    print("scoring schema at head", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
