@@ -127,6 +127,17 @@ async def test_bad_ticket_requests_are_refused_with_a_reason(
     assert reason_of(refused.value) == reason
 
 
+async def test_a_service_cannot_queue_a_bot_as_a_player(start_platform, monkeypatch):
+    configure(monkeypatch)
+    async with start_platform("matchmaking") as platform, service_stub(platform) as ch:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await pb_grpc.MatchmakingServiceStub(ch).CreateTicket(
+                pb.CreateTicketRequest(game_type="connect4x4", player_id="bot:strong")
+            )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert reason_of(refused.value) == "BAD_PLAYER"
+
+
 async def test_foreign_ticket_is_not_yours_and_second_ticket_already_exists(
     start_platform, monkeypatch
 ):

@@ -23,6 +23,7 @@ STATUS = {
     "withdrawn": pb.TICKET_STATUS_WITHDRAWN,
 }
 WATCH_POLL_SECONDS = 0.5
+MAX_PLAYER_ID = 128
 
 
 class Bell:
@@ -94,6 +95,11 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                     reason="SERVICE_ONLY",
                 )
             player = request.player_id or player
+            if player.startswith("bot:") or len(player) > MAX_PLAYER_ID:
+                raise InvalidArgument(
+                    f"a player id has 1 to {MAX_PLAYER_ID} characters and is not a bot's",
+                    reason="BAD_PLAYER",
+                )
             name = request.display_name or player
             rating = request.rating if request.HasField("rating") else None
         ticket = await self.tickets.create(player, name or player, game.name, low, high, rating)
