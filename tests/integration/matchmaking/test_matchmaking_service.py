@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 import grpc
@@ -363,27 +364,29 @@ async def test_no_player_is_ever_in_two_matches_with_three_replicas(
         humans = [s.player_id for s in match.seats if not s.player_id.startswith("bot:")]
         assert len(humans) == len(set(humans))  # nobody twice at one table
     with psycopg.connect(database_url) as conn:
-        # A player's tickets never wait at the same time, so no two matches seat them from
-        # concurrent tickets; every ticket is in exactly one match.
-        overlapping = conn.execute(
-            "SELECT count(*) FROM mm_tickets a JOIN mm_tickets b"
-            " ON a.player_id = b.player_id AND a.ticket_id < b.ticket_id"
-            " WHERE a.player_id = ANY(%s)"
-            " AND tstzrange(a.created_at, a.closed_at) && tstzrange(b.created_at, b.closed_at)",
-            (players,),
-        ).fetchone()
+        # Every ticket is in exactly one match, and each player's matches were formed one
+        # after another, in the order of their tickets: never two in one round, never two
+        # from tickets waiting side by side (a player holds one waiting ticket at a time).
         seated = conn.execute(
             "SELECT ticket_id, count(*) FROM mm_match_players WHERE ticket_id = ANY(%s)"
             " GROUP BY ticket_id",
+            (tickets,),
+        ).fetchall()
+        served = conn.execute(
+            "SELECT t.player_id, array_agg(m.formed_at ORDER BY t.created_at, t.ticket_id)"
+            " FROM mm_tickets t JOIN mm_matches m ON m.match_id = t.match_id"
+            " WHERE t.ticket_id = ANY(%s) GROUP BY t.player_id",
             (tickets,),
         ).fetchall()
         streams = conn.execute(
             "SELECT count(*) FROM events WHERE stream_id = ANY(%s)",
             ([f"matchmaking-{m}" for m in matches],),
         ).fetchone()
-    assert overlapping == (0,)
     assert len(seated) == len(tickets)
     assert all(n == 1 for _, n in seated)
+    assert sorted(p for p, _ in served) == sorted(players)
+    for _, formed in served:
+        assert all(a < b for a, b in itertools.pairwise(formed))
     assert streams == (len(matches),)
 
 
