@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore
+from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
 from parlor.gamehost.outbox import category_relay
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
@@ -27,6 +27,19 @@ log = logging.getLogger("parlor.services.matchmaking")
 MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
+
+
+def bus_subjects(backend: BackendSettings) -> Subjects:
+    """The JetStream stream and subject prefix from the settings, as every service uses them.
+
+    ``PARLOR_NATS_STREAM`` / ``PARLOR_NATS_SUBJECT_PREFIX`` (``BackendSettings.nats_stream``,
+    ``nats_subject_prefix``); the defaults where a kit predates those settings.
+    """
+    default = Subjects()
+    return Subjects(
+        prefix=getattr(backend, "nats_subject_prefix", default.prefix),
+        stream=getattr(backend, "nats_stream", default.stream),
+    )
 
 
 async def run_rounds(
@@ -52,7 +65,7 @@ async def matchmaking() -> AsyncIterator[Component]:
     auth = load(AuthSettings)
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    bus = await JetStreamBus.connect(backend.nats_url)
+    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
     await bus.ensure_streams()
     relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
     bell = Bell()

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 
-from parlor.eventstore import Inbox, JetStreamBus, PostgresEventStore
+from parlor.eventstore import Inbox, JetStreamBus, PostgresEventStore, Subjects
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
 from parlor.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -17,6 +17,19 @@ from parlor.services.scoring.servicer import ScoringServicer
 
 SERVICE_NAME = scoring_pb2.DESCRIPTOR.services_by_name["ScoringService"].full_name
 CONSUMER = "scoring"
+
+
+def bus_subjects(backend: BackendSettings) -> Subjects:
+    """The JetStream stream and subject prefix from the settings, as every service uses them.
+
+    ``PARLOR_NATS_STREAM`` / ``PARLOR_NATS_SUBJECT_PREFIX`` (``BackendSettings.nats_stream``,
+    ``nats_subject_prefix``); the defaults where a kit predates those settings.
+    """
+    default = Subjects()
+    return Subjects(
+        prefix=getattr(backend, "nats_subject_prefix", default.prefix),
+        stream=getattr(backend, "nats_stream", default.stream),
+    )
 
 
 @dataclass(frozen=True)
@@ -39,7 +52,7 @@ async def scoring() -> AsyncIterator[Component]:
     settings = load(ScoringSettings)
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    bus = await JetStreamBus.connect(backend.nats_url)
+    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
     await bus.ensure_streams()
     scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
     servicer = ScoringServicer(store.engine, scorer, settings.game_types)
