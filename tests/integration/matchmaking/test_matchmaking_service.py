@@ -333,7 +333,7 @@ async def test_no_player_is_ever_in_two_matches_with_three_replicas(
                 try:
                     made = await stub.CreateTicket(
                         pb.CreateTicketRequest(
-                            game_type=("connect4x4", "takefour")[i % 2],
+                            game_type=("upwords", "takefour")[i % 2],
                             min_players=2,
                             max_players=3,
                             player_id=players[i],

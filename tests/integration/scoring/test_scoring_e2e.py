@@ -102,8 +102,10 @@ async def test_four_players_matched_play_and_land_on_a_rebuildable_leaderboard(
             # The Connect 4x4 service created each game from MatchFormed; play them out.
             winners, losers = [], []
             for match_id, seats in matches.items():
+                # (60 s: the game service first works through matches earlier tests left.)
                 game = await eventually(
-                    lambda m=match_id, s=seats: games[s[0]].GetGame(c4.GetGameRequest(game_id=m))
+                    lambda m=match_id, s=seats: games[s[0]].GetGame(c4.GetGameRequest(game_id=m)),
+                    seconds=60,
                 )
                 assert game.game.status == c4.STATUS_IN_PROGRESS
                 for i, move in enumerate(WINNING_LINE):
