@@ -1,0 +1,102 @@
+"""Matchmaking (with guest identity) as a component: its tables, its rounds, its relay."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
+from parlor.gamehost.outbox import category_relay
+from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
+from parlor.kit.auth import AuthSettings
+from parlor.kit.server import Component, GrpcService
+from parlor.kit.settings import BackendSettings, load
+from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+from parlor.services.matchmaking.identity import IdentityServicer
+from parlor.services.matchmaking.migrate import migrate
+from parlor.services.matchmaking.rounds import CATEGORY, Rounds
+from parlor.services.matchmaking.servicer import Bell, MatchmakingServicer
+from parlor.services.matchmaking.settings import MatchmakingSettings
+from parlor.services.matchmaking.tickets import Lobbies, Tickets
+
+log = logging.getLogger("parlor.services.matchmaking")
+
+MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
+GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
+
+
+def bus_subjects(backend: BackendSettings) -> Subjects:
+    """The JetStream stream and subject prefix from the settings, as every service uses them.
+
+    ``PARLOR_NATS_STREAM`` / ``PARLOR_NATS_SUBJECT_PREFIX`` (``BackendSettings.nats_stream``,
+    ``nats_subject_prefix``); the defaults where a kit predates those settings.
+    """
+    default = Subjects()
+    return Subjects(
+        prefix=getattr(backend, "nats_subject_prefix", default.prefix),
+        stream=getattr(backend, "nats_stream", default.stream),
+    )
+
+
+async def run_rounds(
+    rounds: Rounds, game_types: tuple[str, ...], seconds: float, bell: Bell
+) -> None:
+    """Forever: a round per game type, then a pause; a failed round is logged and retried."""
+    while True:
+        for game in game_types:
+            try:
+                outcome = await rounds.run(game)
+            except Exception:
+                log.exception("matching round failed", extra={"game_type": game})
+                continue
+            if outcome is not None and outcome[0].consumed:
+                bell.ring()
+        await asyncio.sleep(seconds)
+
+
+@contextlib.asynccontextmanager
+async def matchmaking() -> AsyncIterator[Component]:
+    backend = load(BackendSettings)
+    settings = load(MatchmakingSettings)
+    auth = load(AuthSettings)
+    await migrate(backend.database_url)
+    store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
+    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
+    await bus.ensure_streams()
+    relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
+    bell = Bell()
+    tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
+    rounds = Rounds(store, settings.policy())
+    servicer = MatchmakingServicer(tickets, Lobbies(store.engine), settings.game_types, bell)
+    identity = IdentityServicer(auth)
+    try:
+        yield Component(
+            name=CATEGORY,
+            services=[
+                GrpcService(
+                    MATCHMAKING_SERVICE,
+                    lambda server: matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(
+                        servicer, server
+                    ),
+                ),
+                GrpcService(
+                    IDENTITY_SERVICE,
+                    lambda server: identity_pb2_grpc.add_IdentityServiceServicer_to_server(
+                        identity, server
+                    ),
+                ),
+            ],
+            tasks=[
+                relay.run,
+                lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, bell),
+            ],
+            public_methods=frozenset({GUEST_TOKEN_METHOD}),
+            extra={"rounds": rounds, "tickets": tickets},
+        )
+    finally:
+        await bus.close()
+        await store.close()

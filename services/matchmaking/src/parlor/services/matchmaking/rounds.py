@@ -1,0 +1,241 @@
+"""A matching round, durable and safe across replicas: one transaction per game type.
+
+1. ``pg_try_advisory_xact_lock`` on the game type: one replica runs its round at a
+   time; the others skip it this tick (no waiting, no pile-up).
+2. The waiting tickets are locked with ``SELECT ... FOR UPDATE SKIP LOCKED`` (a ticket
+   being cancelled right now is skipped, never matched).
+3. ``parlor.matching`` forms the round at the database's clock.
+4. Tickets become matched/expired/withdrawn, each match and its human seats are
+   inserted (``mm_match_players.ticket_id`` is unique), and ``MatchFormed`` is
+   appended to ``matchmaking-<match_id>`` with ``NO_STREAM``, all in that transaction:
+   a round commits completely or not at all, and a crash loses no ticket. A player
+   has at most one waiting ticket (a partial unique index), so no two rounds can seat
+   one player: their tickets are in one game type's round at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import Conflict
+from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
+from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
+from parlor.matchmaking.v1 import events_pb2
+from parlor.services.matchmaking.games import bot_player
+
+log = logging.getLogger("parlor.services.matchmaking.rounds")
+
+CATEGORY = "matchmaking"
+ROUND_LOCK_CLASS = 0x6D6D  # "mm": two-key advisory locks, (class, hashtext(game type))
+MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
+
+
+@dataclass(frozen=True)
+class Formed:
+    """A match as persisted: seats shuffled; ``seat_of`` maps ticket id to seat index."""
+
+    match_id: str
+    match: Match
+    seats: tuple[tuple[str, str], ...]
+    seat_of: dict[str, int]
+
+
+def seat_match(match: Match, names: dict[str, str], rng: secrets.SystemRandom) -> Formed:
+    """Shuffle the seats (seat 0 starts in every game) with the secure random source."""
+    entries: list[tuple[str, str, str | None]] = []
+    for i, seat in enumerate(match.seats):
+        if i < len(match.tickets):
+            ticket = match.tickets[i]
+            entries.append((seat, names.get(ticket, seat), ticket))
+        else:
+            bot = bot_player(seat) if seat.startswith(BOT_PREFIX) else seat
+            entries.append((bot, "Bot (" + bot.split(":", 1)[1] + ")", None))
+    rng.shuffle(entries)
+    seats = tuple((player, name) for player, name, _ in entries)
+    seat_of = {ticket: i for i, (_, _, ticket) in enumerate(entries) if ticket is not None}
+    return Formed(match.key, match, seats, seat_of)
+
+
+def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
+    formed_at = Timestamp()
+    formed_at.FromDatetime(now)
+    return events_pb2.MatchFormed(
+        match_id=formed.match_id,
+        game_type=formed.match.game_type,
+        seats=[
+            common_pb2.Seat(index=i, player_id=p, display_name=n)
+            for i, (p, n) in enumerate(formed.seats)
+        ],
+        formed_at=formed_at,
+        ticket_ids=list(formed.match.tickets),
+        lobby=formed.match.lobby or "",
+    )
+
+
+async def _locked_tickets(
+    conn: AsyncConnection, game_type: str
+) -> tuple[list[Ticket], dict[str, str]]:
+    rows = await conn.execute(
+        text(
+            "SELECT ticket_id, player_id, display_name, min_players, max_players, rating,"
+            " created_at, lobby FROM mm_tickets WHERE game_type = :g AND status = 'waiting'"
+            " FOR UPDATE SKIP LOCKED"
+        ),
+        {"g": game_type},
+    )
+    tickets: list[Ticket] = []
+    names: dict[str, str] = {}
+    for ticket_id, player, name, low, high, rating, created, lobby in rows:
+        tickets.append(Ticket(ticket_id, player, game_type, low, high, rating, created, lobby))
+        names[ticket_id] = name
+    return tickets, names
+
+
+async def _close(conn: AsyncConnection, ids: Sequence[str], status: str, now: datetime) -> None:
+    if not ids:
+        return
+    done = await conn.execute(
+        text(
+            "UPDATE mm_tickets SET status = :s, closed_at = :now"
+            " WHERE ticket_id = ANY(:ids) AND status = 'waiting'"
+        ),
+        {"s": status, "now": now, "ids": list(ids)},
+    )
+    if done.rowcount != len(ids):
+        raise Conflict("tickets changed under a matching round", reason="ROUND_CONFLICT")
+
+
+async def _persist(
+    conn: AsyncConnection, store: PostgresEventStore, formed: Sequence[Formed], now: datetime
+) -> None:
+    if not formed:
+        return
+    ticket_ids = [t for f in formed for t in f.match.tickets]
+    done = await conn.execute(
+        text(
+            "UPDATE mm_tickets AS t SET status = 'matched', closed_at = :now,"
+            " match_id = v.match_id, seat = v.seat"
+            " FROM unnest(CAST(:ids AS text[]), CAST(:mids AS text[]), CAST(:seats AS int[]))"
+            " AS v(ticket_id, match_id, seat)"
+            " WHERE t.ticket_id = v.ticket_id AND t.status = 'waiting'"
+        ),
+        {
+            "now": now,
+            "ids": ticket_ids,
+            "mids": [f.match_id for f in formed for _ in f.match.tickets],
+            "seats": [f.seat_of[t] for f in formed for t in f.match.tickets],
+        },
+    )
+    if done.rowcount != len(ticket_ids):
+        raise Conflict("tickets changed under a matching round", reason="ROUND_CONFLICT")
+    await conn.execute(
+        text(
+            "INSERT INTO mm_matches (match_id, game_type, lobby, seats, formed_at)"
+            " SELECT * FROM unnest(CAST(:mids AS text[]), CAST(:games AS text[]),"
+            " CAST(:lobbies AS text[]), CAST(:seats AS jsonb[]), CAST(:formed AS timestamptz[]))"
+        ),
+        {
+            "mids": [f.match_id for f in formed],
+            "games": [f.match.game_type for f in formed],
+            "lobbies": [f.match.lobby for f in formed],
+            "seats": [json.dumps([list(s) for s in f.seats]) for f in formed],
+            "formed": [now for _ in formed],
+        },
+    )
+    rows = [
+        (f.match_id, f.seat_of[t], p, t)
+        for f in formed
+        for t, p in zip(f.match.tickets, f.match.players, strict=True)
+    ]
+    await conn.execute(
+        text(
+            "INSERT INTO mm_match_players (match_id, seat, player_id, ticket_id)"
+            " SELECT * FROM unnest(CAST(:mids AS text[]), CAST(:seats AS int[]),"
+            " CAST(:players AS text[]), CAST(:tickets AS text[]))"
+        ),
+        {
+            "mids": [r[0] for r in rows],
+            "seats": [r[1] for r in rows],
+            "players": [r[2] for r in rows],
+            "tickets": [r[3] for r in rows],
+        },
+    )
+    lobbies = [(f.match.lobby, f.match_id) for f in formed if f.match.lobby]
+    if lobbies:
+        await conn.execute(
+            text(
+                "UPDATE mm_lobbies AS l SET match_id = v.match_id"
+                " FROM unnest(CAST(:codes AS text[]), CAST(:mids AS text[])) AS v(code, match_id)"
+                " WHERE l.code = v.code"
+            ),
+            {"codes": [c for c, _ in lobbies], "mids": [m for _, m in lobbies]},
+        )
+    # Last, so the event store's append lock is held for the shortest time before commit.
+    await append_matches(conn, store, formed, now)
+
+
+async def append_matches(
+    conn: AsyncConnection, store: PostgresEventStore, formed: Sequence[Formed], now: datetime
+) -> None:
+    """Append ``MatchFormed`` to ``matchmaking-<match_id>`` for each match, in ``conn``'s tx.
+
+    Through the store's public ``append(connection=...)``, one call per match: a batch
+    append that joins a caller's transaction would save the round trips (the store's
+    internals are changing, so matchmaking does not call its SQL function itself).
+    """
+    for f in formed:
+        await store.append(
+            f"{CATEGORY}-{f.match_id}",
+            [
+                NewEvent(
+                    MATCH_FORMED,
+                    match_formed(f, now).SerializeToString(),
+                    metadata=Metadata(actor=CATEGORY, correlation_id=f.match_id),
+                )
+            ],
+            NO_STREAM,
+            connection=conn,
+        )
+
+
+class Rounds:
+    """Runs rounds for one game type at a time; any number of replicas may run them."""
+
+    def __init__(self, store: PostgresEventStore, policy: Policy) -> None:
+        self.store = store
+        self.engine: AsyncEngine = store.engine
+        self.policy = policy
+        self.rng = secrets.SystemRandom()
+
+    async def run(self, game_type: str) -> tuple[Round, list[Formed]] | None:
+        """One round; None if another replica holds this game type's round right now."""
+        async with self.engine.begin() as conn:
+            locked = (
+                await conn.execute(
+                    text("SELECT pg_try_advisory_xact_lock(:cls, hashtext(:g))"),
+                    {"cls": ROUND_LOCK_CLASS, "g": game_type},
+                )
+            ).scalar()
+            if not locked:
+                return None
+            tickets, names = await _locked_tickets(conn, game_type)
+            # The clock after the rows are locked: every ticket was created before it.
+            now = (await conn.execute(text("SELECT clock_timestamp()"))).scalar_one()
+            if not tickets:
+                return Round((), (), ()), []
+            round_ = Pool.from_tickets(tickets, self.policy).match(now)
+            formed = [seat_match(m, names, self.rng) for m in round_.matches]
+            await _persist(conn, self.store, formed, now)
+            await _close(conn, round_.expired, "expired", now)
+            await _close(conn, round_.withdrawn, "withdrawn", now)
+        return round_, formed

@@ -1,0 +1,159 @@
+"""The gRPC face of matchmaking: tickets, lobbies and the watch stream."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from parlor.kit import auth
+from parlor.matchmaking.v1 import matchmaking_pb2 as pb
+from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from parlor.services.matchmaking.games import check_counts, game_type
+from parlor.services.matchmaking.tickets import Lobbies, TicketRow, Tickets
+
+STATUS = {
+    "waiting": pb.TICKET_STATUS_WAITING,
+    "matched": pb.TICKET_STATUS_MATCHED,
+    "cancelled": pb.TICKET_STATUS_CANCELLED,
+    "expired": pb.TICKET_STATUS_EXPIRED,
+    "withdrawn": pb.TICKET_STATUS_WITHDRAWN,
+}
+WATCH_POLL_SECONDS = 0.5
+MAX_PLAYER_ID = 128
+
+
+class Bell:
+    """Rung after every local round, so watchers look again at once (they also poll)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+
+    def ring(self) -> None:
+        self._event.set()
+        self._event = asyncio.Event()
+
+    async def wait(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._event.wait(), seconds)
+
+
+class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
+    def __init__(
+        self, tickets: Tickets, lobbies: Lobbies, game_types: tuple[str, ...], bell: Bell
+    ) -> None:
+        self.tickets = tickets
+        self.lobbies = lobbies
+        self.game_types = game_types
+        self.bell = bell
+
+    def ticket_pb(self, ticket: TicketRow) -> pb.Ticket:
+        out = pb.Ticket(
+            ticket_id=ticket.ticket_id,
+            player_id=ticket.player_id,
+            game_type=ticket.game_type,
+            min_players=ticket.min_players,
+            max_players=ticket.max_players,
+            rating=ticket.rating,
+            lobby=ticket.lobby or "",
+            status=STATUS[ticket.status],
+            match_id=ticket.match_id or "",
+            seat=ticket.seat or 0,
+            seats=[
+                common_pb2.Seat(index=i, player_id=p, display_name=n)
+                for i, (p, n) in enumerate(ticket.seats)
+            ],
+        )
+        out.created_at.FromDatetime(ticket.created_at)
+        out.expires_at.FromDatetime(self.tickets.expires_at(ticket))
+        return out
+
+    async def _mine(self, ticket_id: str) -> TicketRow:
+        if not ticket_id:
+            raise InvalidArgument("ticket_id is required", reason="BAD_TICKET")
+        me = auth.caller()
+        ticket = await self.tickets.get(ticket_id)
+        if ticket.player_id != me.player_id and not me.is_service:
+            raise PermissionDenied("this ticket is not yours", reason="NOT_YOUR_TICKET")
+        return ticket
+
+    async def CreateTicket(
+        self, request: pb.CreateTicketRequest, context: Any
+    ) -> pb.CreateTicketResponse:
+        me = auth.caller()
+        game = game_type(request.game_type, self.game_types)
+        low, high = check_counts(game, request.min_players, request.max_players)
+        player, name = me.player_id, me.name
+        rating: float | None = None
+        if request.player_id or request.HasField("rating") or request.display_name:
+            if not me.is_service:
+                raise PermissionDenied(
+                    "only services may ask for another player or set a rating",
+                    reason="SERVICE_ONLY",
+                )
+            player = request.player_id or player
+            if player.startswith("bot:") or len(player) > MAX_PLAYER_ID:
+                raise InvalidArgument(
+                    f"a player id has 1 to {MAX_PLAYER_ID} characters and is not a bot's",
+                    reason="BAD_PLAYER",
+                )
+            name = request.display_name or player
+            rating = request.rating if request.HasField("rating") else None
+        ticket = await self.tickets.create(player, name or player, game.name, low, high, rating)
+        return pb.CreateTicketResponse(ticket=self.ticket_pb(ticket))
+
+    async def GetTicket(self, request: pb.GetTicketRequest, context: Any) -> pb.GetTicketResponse:
+        return pb.GetTicketResponse(ticket=self.ticket_pb(await self._mine(request.ticket_id)))
+
+    async def CancelTicket(
+        self, request: pb.CancelTicketRequest, context: Any
+    ) -> pb.CancelTicketResponse:
+        await self._mine(request.ticket_id)
+        ticket = await self.tickets.cancel(request.ticket_id)
+        self.bell.ring()
+        return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))
+
+    async def WatchTicket(
+        self, request: pb.WatchTicketRequest, context: Any
+    ) -> AsyncIterator[pb.WatchTicketResponse]:
+        ticket = await self._mine(request.ticket_id)
+        last: TicketRow | None = None
+        while True:
+            if ticket != last:
+                yield pb.WatchTicketResponse(ticket=self.ticket_pb(ticket))
+                last = ticket
+            if ticket.terminal:
+                return
+            await self.bell.wait(WATCH_POLL_SECONDS)
+            ticket = await self.tickets.get(request.ticket_id)
+
+    async def CreateLobby(
+        self, request: pb.CreateLobbyRequest, context: Any
+    ) -> pb.CreateLobbyResponse:
+        me = auth.caller()
+        game = game_type(request.game_type, self.game_types)
+        low, high = check_counts(game, request.min_players, request.max_players)
+        lobby = await self.lobbies.open(game.name, low, high, me.player_id)
+        ticket = await self.tickets.create(
+            me.player_id, me.name, game.name, low, high, None, lobby.code
+        )
+        return pb.CreateLobbyResponse(code=lobby.code, ticket=self.ticket_pb(ticket))
+
+    async def JoinLobby(self, request: pb.JoinLobbyRequest, context: Any) -> pb.JoinLobbyResponse:
+        me = auth.caller()
+        lobby = await self.lobbies.get(request.code)
+        if lobby.match_id is not None:
+            raise FailedPrecondition("this lobby's game has already started", reason="LOBBY_CLOSED")
+        ticket = await self.tickets.create(
+            me.player_id,
+            me.name,
+            lobby.game_type,
+            lobby.min_players,
+            lobby.max_players,
+            None,
+            lobby.code,
+        )
+        return pb.JoinLobbyResponse(ticket=self.ticket_pb(ticket))

@@ -1,0 +1,57 @@
+"""Matchmaking's settings: the matching policy and how often rounds run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from parlor.kit.settings import setting
+from parlor.matching import Policy
+from parlor.services.matchmaking.games import BOT_THRESHOLDS, GAME_TYPES
+
+
+@dataclass(frozen=True)
+class MatchmakingSettings:
+    round_seconds: float = setting(
+        "PARLOR_MATCHMAKING_ROUND_SECONDS", "pause between matching rounds", 0.5
+    )
+    game_types: tuple[str, ...] = setting(
+        "PARLOR_MATCHMAKING_GAME_TYPES",
+        "game types offered (comma-separated)",
+        tuple(GAME_TYPES),
+    )
+    window_base: float = setting(
+        "PARLOR_MATCHMAKING_WINDOW_BASE", "rating window of a fresh ticket (points)", 100.0
+    )
+    window_growth: float = setting(
+        "PARLOR_MATCHMAKING_WINDOW_GROWTH", "rating window growth per second waited", 10.0
+    )
+    window_cap: float = setting(
+        "PARLOR_MATCHMAKING_WINDOW_CAP", "widest rating window (points)", 800.0
+    )
+    accept_minimum_seconds: float = setting(
+        "PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS",
+        "wait after which a ticket takes any table size in its range, not only its maximum",
+        30.0,
+    )
+    bot_fill_seconds: float | None = setting(
+        "PARLOR_MATCHMAKING_BOT_FILL_SECONDS",
+        "wait after which empty seats are filled with bots (empty: never)",
+        60.0,
+    )
+    expire_seconds: float = setting(
+        "PARLOR_MATCHMAKING_EXPIRE_SECONDS", "wait after which a ticket expires", 600.0
+    )
+
+    def policy(self) -> Policy:
+        return Policy(
+            window_base=self.window_base,
+            window_growth=self.window_growth,
+            window_cap=self.window_cap,
+            accept_minimum_after=timedelta(seconds=self.accept_minimum_seconds),
+            bot_fill_after=(
+                None if self.bot_fill_seconds is None else timedelta(seconds=self.bot_fill_seconds)
+            ),
+            expires_after=timedelta(seconds=self.expire_seconds),
+            bot_levels=BOT_THRESHOLDS,
+        )

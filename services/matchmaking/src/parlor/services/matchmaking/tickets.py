@@ -1,0 +1,238 @@
+"""Tickets in PostgreSQL: create, read, cancel; one waiting ticket per player."""
+
+from __future__ import annotations
+
+import math
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from parlor.core.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+)
+from parlor.rating import INITIAL_RATING
+
+WAITING = "waiting"
+TERMINAL = frozenset({"matched", "cancelled", "expired", "withdrawn"})
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 8
+
+_COLUMNS = (
+    "t.ticket_id, t.player_id, t.display_name, t.game_type, t.min_players, t.max_players, "
+    "t.rating, t.lobby, t.status, t.created_at, t.match_id, t.seat, m.seats"
+)
+
+
+@dataclass(frozen=True)
+class TicketRow:
+    ticket_id: str
+    player_id: str
+    display_name: str
+    game_type: str
+    min_players: int
+    max_players: int
+    rating: float
+    lobby: str | None
+    status: str
+    created_at: datetime
+    match_id: str | None
+    seat: int | None
+    seats: tuple[tuple[str, str], ...]  # (player id, display name) per seat, once matched
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+
+def _row(row: Any) -> TicketRow:
+    seats = tuple((str(p), str(n)) for p, n in (row[12] or ()))
+    (ticket_id, player, name, game, low, high, rating, lobby, status, created, match, seat) = row[
+        :12
+    ]
+    return TicketRow(
+        ticket_id, player, name, game, low, high, rating, lobby, status, created, match, seat, seats
+    )
+
+
+async def rating_of(conn: AsyncConnection, game_type: str, player_id: str) -> float:
+    """Scoring's rating for the player (read-only, same database), or a newcomer's."""
+    table = (await conn.execute(text("SELECT to_regclass('scoring_ratings')"))).scalar()
+    if table is None:
+        return INITIAL_RATING
+    found = (
+        await conn.execute(
+            text("SELECT rating FROM scoring_ratings WHERE game_type = :g AND player_id = :p"),
+            {"g": game_type, "p": player_id},
+        )
+    ).scalar()
+    return INITIAL_RATING if found is None else float(found)
+
+
+class Tickets:
+    """The tickets table; every method is one short transaction."""
+
+    def __init__(self, engine: AsyncEngine, expires_after: timedelta) -> None:
+        self.engine = engine
+        self.expires_after = expires_after
+
+    async def create(
+        self,
+        player_id: str,
+        display_name: str,
+        game_type: str,
+        min_players: int,
+        max_players: int,
+        rating: float | None,
+        lobby: str | None = None,
+    ) -> TicketRow:
+        if rating is not None and not (math.isfinite(rating) and 0 <= rating <= 10_000):
+            raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
+        ticket_id = uuid.uuid4().hex
+        try:
+            async with self.engine.begin() as conn:
+                if rating is None:
+                    rating = await rating_of(conn, game_type, player_id)
+                await conn.execute(
+                    text(
+                        "INSERT INTO mm_tickets (ticket_id, player_id, display_name, game_type,"
+                        " min_players, max_players, rating, lobby)"
+                        " VALUES (:id, :p, :n, :g, :lo, :hi, :r, :lobby)"
+                    ),
+                    {
+                        "id": ticket_id,
+                        "p": player_id,
+                        "n": display_name,
+                        "g": game_type,
+                        "lo": min_players,
+                        "hi": max_players,
+                        "r": rating,
+                        "lobby": lobby,
+                    },
+                )
+        except IntegrityError:
+            waiting = await self.waiting_of(player_id)
+            raise AlreadyExists(
+                "you already have a waiting ticket; cancel it first",
+                reason="TICKET_EXISTS",
+                metadata={"ticket_id": waiting.ticket_id if waiting else ""},
+            ) from None
+        return await self.get(ticket_id)
+
+    async def get(self, ticket_id: str) -> TicketRow:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    text(
+                        f"SELECT {_COLUMNS} FROM mm_tickets t"
+                        " LEFT JOIN mm_matches m ON m.match_id = t.match_id"
+                        " WHERE t.ticket_id = :id"
+                    ),
+                    {"id": ticket_id},
+                )
+            ).first()
+        if row is None:
+            raise NotFound(f"no ticket {ticket_id!r}", reason="TICKET_NOT_FOUND")
+        return _row(row)
+
+    async def waiting_of(self, player_id: str) -> TicketRow | None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    text(
+                        f"SELECT {_COLUMNS} FROM mm_tickets t"
+                        " LEFT JOIN mm_matches m ON m.match_id = t.match_id"
+                        " WHERE t.player_id = :p AND t.status = 'waiting'"
+                    ),
+                    {"p": player_id},
+                )
+            ).first()
+        return None if row is None else _row(row)
+
+    async def cancel(self, ticket_id: str) -> TicketRow:
+        """Cancel a waiting ticket; waits for a round holding it, then tells what it became."""
+        async with self.engine.begin() as conn:
+            status = (
+                await conn.execute(
+                    text(
+                        "UPDATE mm_tickets SET status = 'cancelled', closed_at = clock_timestamp()"
+                        " WHERE ticket_id = :id AND status = 'waiting' RETURNING status"
+                    ),
+                    {"id": ticket_id},
+                )
+            ).scalar()
+        ticket = await self.get(ticket_id)
+        if status is None:
+            raise FailedPrecondition(
+                f"the ticket is {ticket.status}, no longer waiting",
+                reason=f"TICKET_{ticket.status.upper()}",
+            )
+        return ticket
+
+    def expires_at(self, ticket: TicketRow) -> datetime:
+        return ticket.created_at + self.expires_after
+
+
+def invite_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+@dataclass(frozen=True)
+class Lobby:
+    code: str
+    game_type: str
+    min_players: int
+    max_players: int
+    host_player_id: str
+    match_id: str | None
+
+
+class Lobbies:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def open(self, game_type: str, min_players: int, max_players: int, host: str) -> Lobby:
+        async with self.engine.begin() as conn:
+            while True:
+                code = invite_code()
+                inserted = (
+                    await conn.execute(
+                        text(
+                            "INSERT INTO mm_lobbies (code, game_type, min_players, max_players,"
+                            " host_player_id) VALUES (:c, :g, :lo, :hi, :h)"
+                            " ON CONFLICT DO NOTHING RETURNING code"
+                        ),
+                        {
+                            "c": code,
+                            "g": game_type,
+                            "lo": min_players,
+                            "hi": max_players,
+                            "h": host,
+                        },
+                    )
+                ).scalar()
+                if inserted is not None:
+                    return Lobby(code, game_type, min_players, max_players, host, None)
+
+    async def get(self, code: str) -> Lobby:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    text(
+                        "SELECT code, game_type, min_players, max_players, host_player_id,"
+                        " match_id FROM mm_lobbies WHERE code = :c"
+                    ),
+                    {"c": code.strip().upper()},
+                )
+            ).first()
+        if row is None:
+            raise NotFound("no lobby with that invite code", reason="LOBBY_NOT_FOUND")
+        return Lobby(*row)

@@ -1,0 +1,84 @@
+"""Scoring as a component: its tables, its JetStream consumer, its gRPC service."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import timedelta
+
+from parlor.eventstore import Inbox, JetStreamBus, PostgresEventStore, Subjects
+from parlor.kit.server import Component, GrpcService
+from parlor.kit.settings import BackendSettings, load, setting
+from parlor.scoring.v1 import scoring_pb2, scoring_pb2_grpc
+from parlor.services.scoring.migrate import migrate
+from parlor.services.scoring.scorer import Scorer
+from parlor.services.scoring.servicer import ScoringServicer
+
+SERVICE_NAME = scoring_pb2.DESCRIPTOR.services_by_name["ScoringService"].full_name
+CONSUMER = "scoring"
+
+
+def bus_subjects(backend: BackendSettings) -> Subjects:
+    """The JetStream stream and subject prefix from the settings, as every service uses them.
+
+    ``PARLOR_NATS_STREAM`` / ``PARLOR_NATS_SUBJECT_PREFIX`` (``BackendSettings.nats_stream``,
+    ``nats_subject_prefix``); the defaults where a kit predates those settings.
+    """
+    default = Subjects()
+    return Subjects(
+        prefix=getattr(backend, "nats_subject_prefix", default.prefix),
+        stream=getattr(backend, "nats_stream", default.stream),
+    )
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    period_seconds: float = setting(
+        "PARLOR_SCORING_PERIOD_SECONDS",
+        "a Glicko-2 idle period: a player's RD grows once per period without games",
+        7 * 24 * 3600.0,
+    )
+    game_types: tuple[str, ...] = setting(
+        "PARLOR_SCORING_GAME_TYPES",
+        "game types scoring answers for (comma-separated)",
+        ("connect4x4", "upwords", "takefour"),
+    )
+
+
+@contextlib.asynccontextmanager
+async def scoring() -> AsyncIterator[Component]:
+    backend = load(BackendSettings)
+    settings = load(ScoringSettings)
+    await migrate(backend.database_url)
+    store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
+    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
+    await bus.ensure_streams()
+    scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
+    servicer = ScoringServicer(store.engine, scorer, settings.game_types)
+    inbox = Inbox(store.engine, CONSUMER)
+
+    async def consume() -> None:
+        subscription = await bus.subscribe(CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished")
+        try:
+            await inbox.run(subscription, scorer.on_game_finished)
+        finally:
+            await subscription.close()
+
+    try:
+        yield Component(
+            name=CONSUMER,
+            services=[
+                GrpcService(
+                    SERVICE_NAME,
+                    lambda server: scoring_pb2_grpc.add_ScoringServiceServicer_to_server(
+                        servicer, server
+                    ),
+                )
+            ],
+            tasks=[consume],
+            extra={"scorer": scorer},
+        )
+    finally:
+        await bus.close()
+        await store.close()

@@ -1,0 +1,85 @@
+"""Scoring's writes: each GameFinished from JetStream once, and the rebuild from history."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from parlor.eventstore import Delivery, PostgresEventStore
+from parlor.services.scoring.ratings import fold
+from parlor.services.scoring.sheet import (
+    GAME_FINISHED,
+    SEATS_TAKEN,
+    FinishedGame,
+    finished_game,
+    is_type,
+    seats_of,
+)
+from parlor.services.scoring.tables import has_game, insert_games, lock, record_game, upsert_scores
+
+log = logging.getLogger("parlor.services.scoring")
+
+READ_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    games: int
+    head_position: int
+
+
+class Scorer:
+    def __init__(self, store: PostgresEventStore, period: timedelta) -> None:
+        self.store = store
+        self.period = period
+
+    async def on_game_finished(self, conn: AsyncConnection, delivery: Delivery) -> None:
+        """The inbox's handler: runs in its transaction, so a game is scored exactly once."""
+        event = delivery.event()
+        if event is None or not is_type(event, GAME_FINISHED):
+            return
+        first = await self.store.read_stream(event.stream_id, 1, 1)
+        if not first or not is_type(first[0], SEATS_TAKEN):
+            # Not a game of this platform's store (another deployment on the same NATS)
+            # or a stream without seats: nothing to score.
+            log.warning(
+                "GameFinished without seats in the store", extra={"stream": event.stream_id}
+            )
+            return
+        game = finished_game(event, seats_of(first[0]))
+        await lock(conn)
+        if await has_game(conn, game.stream_id):
+            return  # the rebuild (or another replica) already scored it
+        await record_game(conn, game, self.period)
+
+    async def rebuild(self) -> Rebuilt:
+        """Wipe scoring's tables and rebuild them from the event store's global order.
+
+        Holds scoring's lock throughout, so live scoring waits; games finished during the
+        read are scored by their own deliveries afterwards, in order.
+        """
+        async with self.store.engine.begin() as conn:
+            await lock(conn)
+            seats: dict[str, tuple[tuple[str, str], ...]] = {}
+            games: list[FinishedGame] = []
+            position = head = 0
+            while True:
+                batch = await self.store.read_all(position, READ_BATCH)
+                for event in batch:
+                    if is_type(event, SEATS_TAKEN):
+                        seats[event.stream_id] = seats_of(event)
+                    elif is_type(event, GAME_FINISHED) and event.stream_id in seats:
+                        games.append(finished_game(event, seats.pop(event.stream_id)))
+                    head = event.position
+                if len(batch) < READ_BATCH:
+                    break
+                position = batch[-1].position + 1
+            table = fold(games, self.period)
+            await conn.execute(text("TRUNCATE scoring_results, scoring_games, scoring_ratings"))
+            await insert_games(conn, games)
+            await upsert_scores(conn, [(t, s) for (t, _), s in sorted(table.items())])
+        return Rebuilt(len(games), head)

@@ -1,0 +1,74 @@
+"""A finished game's scoresheet, decoded from the game's SeatsTaken and GameFinished events.
+
+Scoring knows no game's own events: every game stream starts with
+``parlor.common.v1.SeatsTaken`` (who sits where) and ends with
+``parlor.common.v1.GameFinished`` (rank and score per seat), whatever the game type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from parlor.common.v1 import common_pb2
+from parlor.eventstore import RecordedEvent
+
+SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
+GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
+BOT_PREFIX = "bot:"
+
+
+def is_type(event: RecordedEvent, full_name: str) -> bool:
+    """The full protobuf name, or its last part (services may store either)."""
+    return event.type in (full_name, full_name.rsplit(".", 1)[1])
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    player_id: str
+    display_name: str
+    rank: int
+    score: int
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_id.startswith(BOT_PREFIX)
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """One game's result, placed in the global order by its GameFinished event."""
+
+    stream_id: str
+    game_type: str
+    game_id: str
+    position: int
+    finished_at: datetime
+    reason: str
+    results: tuple[SeatResult, ...]
+
+
+def seats_of(event: RecordedEvent) -> tuple[tuple[str, str], ...]:
+    taken = common_pb2.SeatsTaken.FromString(event.data)
+    return tuple((s.player_id, s.display_name or s.player_id) for s in taken.seats)
+
+
+def finished_game(event: RecordedEvent, seats: tuple[tuple[str, str], ...]) -> FinishedGame:
+    """The scoresheet; the time is the event's recorded time (never the wall clock)."""
+    finished = common_pb2.GameFinished.FromString(event.data)
+    game_type, _, game_id = event.stream_id.partition("-")
+    results = []
+    for i, result in enumerate(finished.results):
+        index = result.seat.index if result.HasField("seat") else i
+        player, name = seats[index] if index < len(seats) else (f"seat:{index}", "")
+        results.append(SeatResult(index, player, name, result.rank, result.score))
+    return FinishedGame(
+        stream_id=event.stream_id,
+        game_type=finished.game_type or game_type,
+        game_id=finished.game_id or game_id,
+        position=event.position,
+        finished_at=event.recorded_at,
+        reason=finished.reason,
+        results=tuple(results),
+    )

@@ -1,0 +1,181 @@
+"""Scoring's tables: scoresheets and ratings, written inside the caller's transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from parlor.rating import Rating, Record
+from parlor.services.scoring.ratings import PlayerScore, fold, humans, score_game
+from parlor.services.scoring.sheet import FinishedGame, SeatResult
+
+SCORING_LOCK = 0x7061726C_6F72_53  # "parlor" + "S": one writer of scoring's tables at a time
+
+RATING_COLUMNS = (
+    "player_id, rating, rd, volatility, rated, games, wins, draws, losses, total_score,"
+    " last_played, game_type"
+)
+
+
+def player_score(row: Sequence[Any]) -> PlayerScore:
+    player, rating, rd, volatility, rated, games, wins, draws, losses, total, last = row[:11]
+    return PlayerScore(
+        player,
+        Rating(rating, rd, volatility),
+        rated,
+        Record(games, wins, draws, losses),
+        total,
+        last,
+    )
+
+
+async def lock(conn: AsyncConnection) -> None:
+    await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCORING_LOCK})
+
+
+async def has_game(conn: AsyncConnection, stream_id: str) -> bool:
+    found = await conn.execute(
+        text("SELECT 1 FROM scoring_games WHERE stream_id = :s"), {"s": stream_id}
+    )
+    return found.first() is not None
+
+
+async def insert_games(conn: AsyncConnection, games: Sequence[FinishedGame]) -> None:
+    if not games:
+        return
+    await conn.execute(
+        text(
+            "INSERT INTO scoring_games (stream_id, game_type, game_id, position, finished_at,"
+            " reason) SELECT * FROM unnest(CAST(:s AS text[]), CAST(:t AS text[]),"
+            " CAST(:g AS text[]), CAST(:p AS bigint[]), CAST(:f AS timestamptz[]),"
+            " CAST(:r AS text[]))"
+        ),
+        {
+            "s": [g.stream_id for g in games],
+            "t": [g.game_type for g in games],
+            "g": [g.game_id for g in games],
+            "p": [g.position for g in games],
+            "f": [g.finished_at for g in games],
+            "r": [g.reason for g in games],
+        },
+    )
+    rows = [(g.stream_id, r) for g in games for r in g.results]
+    if rows:
+        await conn.execute(
+            text(
+                "INSERT INTO scoring_results (stream_id, seat, player_id, display_name, rank,"
+                " score) SELECT * FROM unnest(CAST(:s AS text[]), CAST(:seat AS int[]),"
+                " CAST(:p AS text[]), CAST(:n AS text[]), CAST(:r AS int[]),"
+                " CAST(:sc AS bigint[]))"
+            ),
+            {
+                "s": [s for s, _ in rows],
+                "seat": [r.seat for _, r in rows],
+                "p": [r.player_id for _, r in rows],
+                "n": [r.display_name for _, r in rows],
+                "r": [r.rank for _, r in rows],
+                "sc": [r.score for _, r in rows],
+            },
+        )
+
+
+async def upsert_scores(conn: AsyncConnection, scores: Iterable[tuple[str, PlayerScore]]) -> None:
+    rows = list(scores)
+    if not rows:
+        return
+    await conn.execute(
+        text(
+            "INSERT INTO scoring_ratings (game_type, player_id, rating, rd, volatility,"
+            " conservative, rated, games, wins, draws, losses, total_score, last_played)"
+            " SELECT * FROM unnest(CAST(:t AS text[]), CAST(:p AS text[]),"
+            " CAST(:rating AS float8[]), CAST(:rd AS float8[]), CAST(:vol AS float8[]),"
+            " CAST(:cons AS float8[]), CAST(:rated AS bool[]), CAST(:games AS int[]),"
+            " CAST(:wins AS int[]), CAST(:draws AS int[]), CAST(:losses AS int[]),"
+            " CAST(:total AS bigint[]), CAST(:last AS timestamptz[]))"
+            " ON CONFLICT (game_type, player_id) DO UPDATE SET rating = EXCLUDED.rating,"
+            " rd = EXCLUDED.rd, volatility = EXCLUDED.volatility,"
+            " conservative = EXCLUDED.conservative, rated = EXCLUDED.rated,"
+            " games = EXCLUDED.games, wins = EXCLUDED.wins, draws = EXCLUDED.draws,"
+            " losses = EXCLUDED.losses, total_score = EXCLUDED.total_score,"
+            " last_played = EXCLUDED.last_played"
+        ),
+        {
+            "t": [t for t, _ in rows],
+            "p": [s.player_id for _, s in rows],
+            "rating": [s.rating.rating for _, s in rows],
+            "rd": [s.rating.rd for _, s in rows],
+            "vol": [s.rating.volatility for _, s in rows],
+            "cons": [s.rating.conservative for _, s in rows],
+            "rated": [s.rated for _, s in rows],
+            "games": [s.record.games for _, s in rows],
+            "wins": [s.record.wins for _, s in rows],
+            "draws": [s.record.draws for _, s in rows],
+            "losses": [s.record.losses for _, s in rows],
+            "total": [s.total_score for _, s in rows],
+            "last": [s.last_played for _, s in rows],
+        },
+    )
+
+
+async def scores_of(
+    conn: AsyncConnection, game_type: str, players: Sequence[str]
+) -> dict[str, PlayerScore]:
+    rows = await conn.execute(
+        text(
+            f"SELECT {RATING_COLUMNS} FROM scoring_ratings"
+            " WHERE game_type = :t AND player_id = ANY(:p)"
+        ),
+        {"t": game_type, "p": list(players)},
+    )
+    return {row[0]: player_score(row) for row in rows}
+
+
+async def games_of_type(conn: AsyncConnection, game_type: str) -> list[FinishedGame]:
+    rows = await conn.execute(
+        text(
+            "SELECT g.stream_id, g.game_id, g.position, g.finished_at, g.reason,"
+            " r.seat, r.player_id, r.display_name, r.rank, r.score"
+            " FROM scoring_games g JOIN scoring_results r USING (stream_id)"
+            " WHERE g.game_type = :t ORDER BY g.position, r.seat"
+        ),
+        {"t": game_type},
+    )
+    games: dict[str, FinishedGame] = {}
+    results: dict[str, list[SeatResult]] = {}
+    for stream, game_id, position, finished, reason, seat, player, name, rank, score in rows:
+        if stream not in games:
+            games[stream] = FinishedGame(stream, game_type, game_id, position, finished, reason, ())
+            results[stream] = []
+        results[stream].append(SeatResult(seat, player, name, rank, score))
+    return [
+        FinishedGame(
+            g.stream_id, g.game_type, g.game_id, g.position, g.finished_at, g.reason, tuple(rs)
+        )
+        for g, rs in ((games[s], results[s]) for s in games)
+    ]
+
+
+async def record_game(conn: AsyncConnection, game: FinishedGame, period: timedelta) -> None:
+    """Add one game (caller holds the lock, checked it is new): in order, or refold its type."""
+    latest = (
+        await conn.execute(
+            text("SELECT max(position) FROM scoring_games WHERE game_type = :t"),
+            {"t": game.game_type},
+        )
+    ).scalar()
+    await insert_games(conn, [game])
+    if latest is None or game.position > latest:
+        before = await scores_of(conn, game.game_type, list(humans(game)))
+        after = score_game(before, game, period)
+        await upsert_scores(conn, [(game.game_type, s) for s in after.values()])
+        return
+    # A game older than one already applied (a redelivery after a failure): refold the type.
+    await conn.execute(
+        text("DELETE FROM scoring_ratings WHERE game_type = :t"), {"t": game.game_type}
+    )
+    table = fold(await games_of_type(conn, game.game_type), period)
+    await upsert_scores(conn, [(t, s) for (t, _), s in sorted(table.items())])
