@@ -9,6 +9,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2, connect4x4_pb2_grpc
 from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
 from parlor.gamehost import GameHost
 from parlor.gamehost.bell import ring_from_bus
+from parlor.gamehost.directory import Directory
 from parlor.gamehost.matches import consume_matches
 from parlor.gamehost.outbox import category_relay
 from parlor.gamehost.seating import Seated, Standing
@@ -45,7 +46,7 @@ async def connect4x4() -> AsyncIterator[Component]:
     await bus.ensure_streams()
     host = GameHost(CATEGORY, rules(), Codec(), store)
     relay = category_relay(store, bus, CATEGORY)  # Connect 4x4 hides nothing
-    servicer = Connect4x4Servicer(host)
+    servicer = Connect4x4Servicer(host, directory=Directory(store.engine, CATEGORY))
     unsubscribe = await ring_from_bus(bus, Subjects(), CATEGORY, host.doorbell)
     try:
         yield Component(
