@@ -203,14 +203,15 @@ def games(
             )
         except grpc.RpcError as exc:
             raise fail(sessions.describe(exc)) from None
-    table = Table("game id", "players", "created", "finished", "events")
+    table = Table("players", "created", "finished", "events")
+    table.add_column("game id", no_wrap=True)
     for g in listed:
         table.add_row(
-            g.game_id,
             ", ".join(s.display_name or s.player_id for s in g.seats),
             g.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
             g.finish_reason or "-",
             str(g.version),
+            g.game_id,
         )
     console().print(table)
 

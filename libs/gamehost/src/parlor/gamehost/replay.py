@@ -101,7 +101,10 @@ def game_types() -> dict[str, Callable[[], GameType[Any, Any, Any]]]:
     """Installed game types by category; nothing is imported until asked."""
     from importlib.metadata import entry_points
 
-    return {ep.name: ep.load for ep in entry_points(group="parlor.game_types")}
+    def loader(ep: Any) -> Callable[[], GameType[Any, Any, Any]]:
+        return lambda: ep.load()()  # type: ignore[no-any-return]
+
+    return {ep.name: loader(ep) for ep in entry_points(group="parlor.game_types")}
 
 
 def decode_all(codec: EventCodec[E], records: Sequence[Any]) -> list[E]:

@@ -127,13 +127,17 @@ class Connect4x4:
             out = " resigned" if len(game.resigned) > i and game.resigned[i] else ""
             seats.append(marker)
             seats.append(SYMBOLS[i], style=COLOURS[i])
-            seats.append(
-                f" {seat.display_name or seat.player_id}{you}: "
-                f"{game.checkers_left[i]} checkers, {game.blockers_left[i]} blockers{out}\n"
-            )
+            seats.append(f" {seat.display_name or seat.player_id}{you}")
+            if i < len(game.checkers_left):
+                seats.append(
+                    f": {game.checkers_left[i]} checkers, {game.blockers_left[i]} blockers{out}"
+                )
+            seats.append("\n")
         footer = Text()
         if self.is_over(game):
             footer.append(self.outcome(game), style="bold")
+        elif game.status != pb.STATUS_IN_PROGRESS:
+            footer.append("seats taken; the game is being set up", style="dim")
         else:
             footer.append(f"move {game.moves + 1}: ", style="bold")
             footer.append(SYMBOLS[game.turn], style=COLOURS[game.turn])
@@ -153,7 +157,6 @@ class Connect4x4:
     def event_text(self, event: pb.GameEvent, seats: list[str]) -> str:
         kind = event.WhichOneof("body")
         body = getattr(event, kind) if kind else None
-        who = lambda seat: f"{SYMBOLS[seat]} {seats[seat] if seat < len(seats) else seat}"
         match kind:
             case "seats_taken":
                 assert isinstance(body, common_pb2.SeatsTaken)
