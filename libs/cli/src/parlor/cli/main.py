@@ -79,11 +79,18 @@ def up(ctx: typer.Context) -> None:
 @app.command()
 def token(
     name: Annotated[str, typer.Option("--name", help="display name")] = "",
+    player_id: Annotated[
+        str | None,
+        typer.Option("--player-id", help="the token's subject (default: guest-<random>)"),
+    ] = None,
     target: Target = None,
 ) -> None:
     """Print a guest token (use it as PARLOR_TOKEN or in `authorization: Bearer ...`)."""
     where = target or os.environ.get("PARLOR_TARGET") or sessions.DEFAULT_TARGET
-    print(sessions.guest_token(where, name))
+    if player_id is not None:
+        print(sessions.mint_token(name, player_id))
+    else:
+        print(sessions.guest_token(where, name))
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -125,7 +132,7 @@ def play(
                         break
                 out.print(game_api.draw(game, me))
                 continue
-            typed = _ask(f"your move ({game_api.move_help})")
+            typed = _ask(f"your move ({game_api.move_help}; resign; quit)")
             if typed is None or typed in {"quit", "q"}:
                 out.print(f"left the game; resume with: parlor play {game_type} --join {game_id}")
                 raise typer.Exit(0 if typed else 1)
@@ -135,13 +142,16 @@ def play(
                 if typed == "resign":
                     game = game_api.resign(game_id, uuid.uuid4().hex)
                 else:
-                    game = game_api.play(game_id, typed, uuid.uuid4().hex)
+                    game, events = game_api.play(game_id, typed, uuid.uuid4().hex)
+                    names = _names(game)
+                    out.print("played: " + "; ".join(game_api.event_text(e, names) for e in events))
             except grpc.RpcError as exc:
                 out.print(f"[red]{sessions.describe(exc)}[/]")
                 continue
             out.print(game_api.draw(game, me))
         out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
-        out.print(f"replay it: parlor replay {game_id}   export it: parlor export {game_id}")
+        out.print(f"replay it: parlor replay {game_id}")
+        out.print(f"export it: parlor export {game_id} --format text")
 
 
 def _ask(prompt: str) -> str | None:

@@ -23,9 +23,7 @@ class Connect4x4:
     """The Connect 4x4 adapter (see ``parlor.cli.games.GameAdapter``)."""
 
     name = "connect4x4"
-    move_help = (
-        "a column a-g then f (front) or b (back), e.g. df; a blocker: column then x, e.g. cx"
-    )
+    move_help = "column a-g + f/b for a checker (df, gb), + x for a blocker (cx)"
 
     def __init__(self, channel: Any, metadata: Any) -> None:
         self.stub = pb_grpc.Connect4x4ServiceStub(channel)
@@ -45,10 +43,10 @@ class Connect4x4:
         game: pb.Game = self.stub.GetGame(request, metadata=self.metadata).game
         return game
 
-    def play(self, game_id: str, move: str, command_id: str) -> pb.Game:
+    def play(self, game_id: str, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
         request = pb.PlayMoveRequest(game_id=game_id, move=move, command_id=command_id)
-        game: pb.Game = self.stub.PlayMove(request, metadata=self.metadata).game
-        return game
+        response = self.stub.PlayMove(request, metadata=self.metadata)
+        return response.game, list(response.events)
 
     def resign(self, game_id: str, command_id: str) -> pb.Game:
         request = pb.ResignRequest(game_id=game_id, command_id=command_id)
@@ -152,7 +150,10 @@ class Connect4x4:
         return event.info.version
 
     def event_dict(self, event: pb.GameEvent) -> dict[str, Any]:
-        return MessageToDict(event, preserving_proto_field_name=True)
+        """Every field, zeros included (seat 0, row 0), with the proto's own field names."""
+        return MessageToDict(
+            event, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+        )
 
     def event_text(self, event: pb.GameEvent, seats: list[str]) -> str:
         kind = event.WhichOneof("body")
