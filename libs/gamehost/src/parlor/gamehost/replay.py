@@ -19,6 +19,7 @@ from parlor.core.decider import Decider
 from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.host import GameHost, Recorded
+from parlor.gamehost.seating import Table
 from parlor.gamehost.verify import CommandOf, CreateOf
 
 S = TypeVar("S")
@@ -45,6 +46,15 @@ class Entitlement:
 def entitlement(finished: bool, seat: int | None) -> Entitlement:
     """After the end: everything. Before: the viewer's own seat's view (None for spectators)."""
     return Entitlement(seat, everything=finished)
+
+
+async def entitlement_of(
+    host: GameHost[Any, Any, Any], game_id: str, player_id: str
+) -> Entitlement:
+    """What ``player_id`` may see of a seated game's history, as the game stands now."""
+    state, _ = await host.load(game_id)
+    mine = state.seats_of(player_id) if isinstance(state, Table) else ()
+    return entitlement(host.decider.is_terminal(state), mine[0] if mine else None)
 
 
 def check_pace(pace_ms: int) -> float:
