@@ -70,7 +70,9 @@ class JetStreamSubscription:
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
-        except nats.errors.TimeoutError:
+        except (nats.errors.TimeoutError, TimeoutError):
+            # nats-py raises the built-in TimeoutError when its no-wait probe is answered
+            # just as the deadline passes: that too means "nothing yet".
             return []
         return [JetStreamDelivery(m) for m in msgs]
 
