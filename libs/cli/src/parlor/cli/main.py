@@ -127,9 +127,11 @@ def play(
             if game_api.to_move(game) != me:
                 out.print("[dim]waiting for the other players...[/]")
                 for _, seen in game_api.watch(game_id, game_api.version(game)):
-                    game = seen
-                    if game_api.is_over(game) or game_api.to_move(game) == me:
+                    if game_api.is_over(seen) or game_api.to_move(seen) == me:
                         break
+                # A watched event may be the middle of one append (a resignation before the
+                # win it causes): the latest game holds the whole append.
+                game = game_api.get(game_id)
                 out.print(game_api.draw(game, me))
                 continue
             typed = _ask(f"your move ({game_api.move_help}; resign; quit)")

@@ -59,13 +59,21 @@ class Connect4x4:
 
     def watch(self, game_id: str, after_version: int = 0) -> Iterator[tuple[Any, Any]]:
         request = pb.WatchGameRequest(game_id=game_id, after_version=after_version)
-        for item in self.stub.WatchGame(request, metadata=self.metadata):
-            yield item.event, item.game
+        call = self.stub.WatchGame(request, metadata=self.metadata)
+        try:
+            for item in call:
+                yield item.event, item.game
+        finally:
+            call.cancel()  # a caller that stops early ends the server stream too
 
     def replay(self, game_id: str, pace_ms: int) -> Iterator[tuple[Any, Any]]:
         request = pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)
-        for item in self.stub.ReplayGame(request, metadata=self.metadata):
-            yield item.event, item.game
+        call = self.stub.ReplayGame(request, metadata=self.metadata)
+        try:
+            for item in call:
+                yield item.event, item.game
+        finally:
+            call.cancel()
 
     def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[pb.GameSummary]:
         request = pb.ListGamesRequest(
