@@ -25,6 +25,7 @@ from parlor.services.connect4x4.codec import Codec
 pytestmark = pytest.mark.integration
 
 CHECKER_MOVES = [f"{col}{side}" for col in "abcdefg" for side in "fb"]
+BLOCKER_MOVES = [f"{col}x" for col in "abcdefg"]
 
 
 async def cli(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> Result:
@@ -41,7 +42,10 @@ async def test_a_whole_game_against_a_bot_then_replay_export_and_verify(
         where = ["--target", platform.target, "--token", platform.token("ada")]
         # Typed moves: every checker drop in turn, many times over; illegal ones (a full
         # column side) are refused with the rule's name and the next line is read.
-        typed = "\n".join(islice(cycle(CHECKER_MOVES), 400)) + "\n"
+        # Once its checkers are gone a player may still hold blockers: those come next, and a
+        # resignation ends any game still running.
+        lines = [*islice(cycle(CHECKER_MOVES), 200), *BLOCKER_MOVES * 3, "resign"]
+        typed = "\n".join(lines) + "\n"
         played = await cli("play", "connect4x4", "--vs", "bot:random", *where, stdin=typed)
         assert played.exit_code == 0, played.output
         assert "game over:" in played.output

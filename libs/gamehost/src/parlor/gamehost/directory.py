@@ -4,10 +4,12 @@ Listing games by player or time from the events table alone would mean decoding
 the first event of every stream. Instead ``game_directory`` keeps one row per
 game (players as an array with a GIN index, created and finished times with a
 btree index per game type), fed from the global event order: a catch-up step
-reads only ``SeatsTaken``/``GameFinished`` events after its checkpoint (a range
-of the events' primary key) and writes rows and checkpoint in one transaction,
-under an advisory lock per game type, so replicas may catch up concurrently and
-a listing right after a game ends already shows it (``list`` catches up first).
+reads only ``SeatsTaken``/``GameFinished`` events between its checkpoint and the
+head (a range of the events' primary key; the checkpoint then moves to the head,
+so a quiet game type does not rescan other types' events) and writes rows and
+checkpoint in one transaction, under an advisory lock per game type, so replicas
+may catch up concurrently and a listing right after a game ends already shows it
+(``list`` catches up first).
 """
 
 from __future__ import annotations
@@ -50,9 +52,10 @@ _SCHEMA = [
 
 _NEW = text(
     "SELECT position, stream_id, version, type, data, recorded_at FROM events "
-    "WHERE position > :after AND type IN (:seats, :finished) "
+    "WHERE position > :after AND position <= :head AND type IN (:seats, :finished) "
     "AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
 )
+_HEAD = text("SELECT max(position) FROM events")
 _SEATED = text(
     "INSERT INTO game_directory (stream_id, category, game_id, players, names, created_at,"
     " last_version) VALUES (:stream_id, :category, :game_id, :players, :names, :at, :version)"
@@ -123,11 +126,15 @@ class Directory:
                         {"category": self.category},
                     )
                 ).scalar() or 0
+                # Everything up to the head is committed (appends are serialised), so a
+                # quiet game type moves its checkpoint past other types' events too.
+                head = (await conn.execute(_HEAD)).scalar() or 0
                 rows = (
                     await conn.execute(
                         _NEW,
                         {
                             "after": after,
+                            "head": head,
                             "seats": SEATS_TAKEN,
                             "finished": GAME_FINISHED,
                             "prefix": self.category.replace("_", r"\_") + "-%",
@@ -138,8 +145,9 @@ class Directory:
                 for position, stream_id, version, type_, data, recorded_at in rows:
                     await self._fold(conn, stream_id, version, type_, bytes(data), recorded_at)
                     after = position
-                if rows:
-                    await conn.execute(_CHECKPOINT, {"category": self.category, "position": after})
+                if len(rows) < self.batch:
+                    after = max(after, head)
+                await conn.execute(_CHECKPOINT, {"category": self.category, "position": after})
             total += len(rows)
             if len(rows) < self.batch:
                 return total
