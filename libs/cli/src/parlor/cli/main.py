@@ -255,7 +255,8 @@ def replay(
                 out.print(game_api.draw(game, me))
                 return
             if step:
-                events = game_api.history(game_id)
+                with Console(stderr=True).status(f"reading the history of {game_id}"):
+                    events = game_api.history(game_id)
                 for event in events:
                     version = game_api.event_version(event)
                     game = game_api.get(game_id, version)
@@ -292,7 +293,7 @@ def export(
     if format not in ("jsonl", "text"):
         raise fail("--format is jsonl or text", 2)
     _, game_api, channel = connect(game_type, target, token)
-    with channel:
+    with channel, Console(stderr=True).status(f"reading the history of {game_id}"):
         try:
             events = game_api.history(game_id)
         except grpc.RpcError as exc:
