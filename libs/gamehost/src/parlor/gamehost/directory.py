@@ -27,11 +27,14 @@ from parlor.core.errors import InvalidArgument
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
-DIRECTORY_LOCK = 0x7061726C_6F72_20  # + hash of the category: one catch-up at a time
+# Two-key advisory locks (class, object): a key space apart from the event store's
+# one-key locks (appends, migrations, relays). Object 0 guards the tables' creation;
+# otherwise one catch-up per category at a time.
+DIRECTORY_LOCK_CLASS = 0x70617264  # "pard"
 MAX_PAGE = 500
 
 _SCHEMA = [
-    f"SELECT pg_advisory_xact_lock({DIRECTORY_LOCK - 1})",
+    f"SELECT pg_advisory_xact_lock({DIRECTORY_LOCK_CLASS}, 0)",
     """CREATE TABLE IF NOT EXISTS game_directory (
         stream_id text PRIMARY KEY,
         category text NOT NULL,
@@ -55,6 +58,7 @@ _NEW = text(
     "WHERE position > :after AND position <= :head AND type IN (:seats, :finished) "
     "AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
 )
+_LOCK = text("SELECT pg_advisory_xact_lock(CAST(:kind AS integer), CAST(:key AS integer))")
 _HEAD = text("SELECT max(position) FROM events")
 _SEATED = text(
     "INSERT INTO game_directory (stream_id, category, game_id, players, names, created_at,"
@@ -114,8 +118,7 @@ class Directory:
         while True:
             async with self.engine.begin() as conn:
                 await conn.execute(
-                    text("SELECT pg_advisory_xact_lock(:key)"),
-                    {"key": DIRECTORY_LOCK + (hash_category(self.category) % 1_000_000)},
+                    _LOCK, {"kind": DIRECTORY_LOCK_CLASS, "key": hash_category(self.category)}
                 )
                 after = (
                     await conn.execute(
@@ -238,8 +241,8 @@ class Directory:
 
 
 def hash_category(category: str) -> int:
-    """A stable small number per category (Python's ``hash`` is salted per process)."""
+    """A stable number 1..2**31-1 per category (Python's ``hash`` is salted per process)."""
     value = 0
     for ch in category:
         value = (value * 131 + ord(ch)) % 2_147_483_647
-    return value
+    return value or 1
