@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import secrets
 from dataclasses import dataclass
@@ -41,12 +42,25 @@ def guest_id() -> str:
 
 
 def remote_guest_token(target: str, name: str) -> str | None:
-    """Ask the platform for a guest token (the matchmaking service's guest-token RPC).
+    """Ask the platform for a guest token (``parlor.identity.v1.IdentityService``).
 
-    The seam for when that RPC lands: return its token here; until then None, and
-    the token is minted locally.
+    None when that API is not installed (generated code absent), no platform answers
+    at ``target``, or guest tokens are switched off there: the token is then minted
+    locally. A token from the platform is signed with the platform's own secret.
     """
-    return None
+    try:
+        identity_pb2: Any = importlib.import_module("parlor.identity.v1.identity_pb2")
+        identity_pb2_grpc: Any = importlib.import_module("parlor.identity.v1.identity_pb2_grpc")
+    except ImportError:
+        return None
+    try:
+        with grpc.insecure_channel(target) as channel:
+            stub = identity_pb2_grpc.IdentityServiceStub(channel)
+            request = identity_pb2.IssueGuestTokenRequest(display_name=name)
+            token = stub.IssueGuestToken(request, timeout=3).token
+    except grpc.RpcError:
+        return None
+    return str(token) or None
 
 
 def mint_token(name: str = "", player_id: str | None = None) -> str:
