@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from parlor.connect4x4.v1 import connect4x4_pb2, connect4x4_pb2_grpc
 from parlor.gamehost import GameHost
 from parlor.gamehost.backends import game_backends
+from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seated, Standing
 from parlor.kit.server import Component, GrpcService
 from parlor.rules import connect4x4 as c4
@@ -37,7 +38,7 @@ def rules() -> Seated[c4.State, c4.Command, c4.Event]:
 async def connect4x4() -> AsyncIterator[Component]:
     async with game_backends(CATEGORY) as backends:  # Connect 4x4 hides nothing
         host = GameHost(CATEGORY, rules(), Codec(), backends.store)
-        servicer = Connect4x4Servicer(host)
+        servicer = Connect4x4Servicer(host, directory=Directory(backends.store.engine, CATEGORY))
         async with backends.ringing(host.doorbell):
             yield Component(
                 name=CATEGORY,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import secrets
 import uuid
@@ -11,8 +12,10 @@ from typing import Any
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
+from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied, Unavailable
 from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost.directory import Directory, Listed
+from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
@@ -41,10 +44,43 @@ def viewer_seat(table: Table[c4.State], identity: auth.Identity) -> int | None:
     return mine[0] if mine else None
 
 
+def page_cursor(token: str) -> tuple[dt.datetime, str] | None:
+    """A page token is '<created_at ISO>|<game id>' of the last game of the previous page."""
+    if not token:
+        return None
+    at, _, game_id = token.partition("|")
+    try:
+        return dt.datetime.fromisoformat(at), game_id
+    except ValueError:
+        raise InvalidArgument("malformed page_token", reason="INVALID_PAGE_TOKEN") from None
+
+
+def summary_pb(game: Listed) -> pb.GameSummary:
+    out = pb.GameSummary(
+        game_id=game.game_id,
+        seats=[
+            common_pb2.Seat(index=i, player_id=p, display_name=n)
+            for i, (p, n) in enumerate(zip(game.players, game.names, strict=True))
+        ],
+        finish_reason=game.finish_reason,
+        version=game.last_version,
+    )
+    out.created_at.FromDatetime(game.created_at)
+    if game.finished_at is not None:
+        out.finished_at.FromDatetime(game.finished_at)
+    return out
+
+
 class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
-    def __init__(self, host: C4Host, bot_budget: int = bot.DEFAULT_BUDGET) -> None:
+    def __init__(
+        self,
+        host: C4Host,
+        bot_budget: int = bot.DEFAULT_BUDGET,
+        directory: Directory | None = None,
+    ) -> None:
         self.host = host
         self.bot_budget = bot_budget
+        self.directory = directory
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
@@ -154,6 +190,49 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
                 )
             if isinstance(recorded.event, GameFinished):
                 return
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+        auth.caller()
+        if self.directory is None:
+            raise Unavailable("this replica keeps no game directory", reason="NO_DIRECTORY")
+        size = request.page_size or 50
+        before = page_cursor(request.page_token)
+        listed = await self.directory.list(
+            player_id=request.player_id or None,
+            since=request.created_after.ToDatetime(dt.UTC)
+            if request.HasField("created_after")
+            else None,
+            until=request.created_before.ToDatetime(dt.UTC)
+            if request.HasField("created_before")
+            else None,
+            finished_only=request.finished_only,
+            limit=size,
+            before=before,
+        )
+        out = pb.ListGamesResponse(games=[summary_pb(g) for g in listed])
+        if len(listed) == size:
+            last = listed[-1]
+            out.next_page_token = f"{last.created_at.isoformat()}|{last.game_id}"
+        return out
+
+    async def ReplayGame(
+        self, request: pb.ReplayGameRequest, context: Any
+    ) -> AsyncIterator[pb.ReplayGameResponse]:
+        me = auth.caller()
+        async for recorded, table in play_back(
+            self.host, request.game_id, request.pace_ms, request.from_version or 1
+        ):
+            # Finished games show everything (entitlement); Connect 4x4 hides nothing anyway.
+            seen = entitlement(True, viewer_seat(table, me))
+            yield pb.ReplayGameResponse(
+                event=game_event_pb(recorded.event, info_pb(recorded)),
+                game=game_pb(
+                    request.game_id,
+                    recorded.version,
+                    table,
+                    None if seen.everything else seen.viewer,
+                ),
+            )
 
     # -- bots ------------------------------------------------------------------------------
 

@@ -1,0 +1,378 @@
+"""``parlor``: start the platform, play in the terminal, watch, replay, export, verify, tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Annotated, Any
+
+import grpc
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from parlor.cli import session as sessions
+from parlor.cli.games import GameAdapter, adapter, adapters
+
+app = typer.Typer(
+    name="parlor",
+    help="Parlor from the terminal: play, watch, replay, export and verify games.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+Target = Annotated[
+    str | None,
+    typer.Option(
+        "--target", help="host:port of the platform (env PARLOR_TARGET)", show_default=False
+    ),
+]
+Token = Annotated[
+    str | None,
+    typer.Option("--token", help="bearer token (env PARLOR_TOKEN; default: a new guest)"),
+]
+GameTypeOption = Annotated[str, typer.Option("--game-type", "-g", help="game type of the game id")]
+
+
+def console() -> Console:
+    """Made per call, so output follows whatever stdout is now (tests swap it)."""
+    return Console(highlight=False, soft_wrap=False, width=100)
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+def connect(
+    game_type: str, target: str | None, token: str | None, name: str = ""
+) -> tuple[sessions.Session, GameAdapter, grpc.Channel]:
+    where = sessions.session(target, token, name)
+    channel = where.channel()
+    try:
+        game = adapter(game_type, channel, where.metadata)
+    except KeyError as exc:
+        raise fail(str(exc.args[0]), 2) from None
+    return where, game, channel
+
+
+# -- the platform ------------------------------------------------------------------------------
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def up(ctx: typer.Context) -> None:
+    """Start the whole platform (as `make run`): every service on one port, embedded backends."""
+    here = Path(sys.executable).parent / "parlor-platform"
+    program = str(here) if here.exists() else shutil.which("parlor-platform")
+    if program is None:
+        raise fail("parlor-platform is not installed (pip install -e services/platform)")
+    os.execv(program, [program, *ctx.args])
+
+
+@app.command()
+def token(
+    name: Annotated[str, typer.Option("--name", help="display name")] = "",
+    player_id: Annotated[
+        str | None,
+        typer.Option("--player-id", help="the token's subject (default: guest-<random>)"),
+    ] = None,
+    target: Target = None,
+) -> None:
+    """Print a guest token (use it as PARLOR_TOKEN or in `authorization: Bearer ...`)."""
+    where = target or os.environ.get("PARLOR_TARGET") or sessions.DEFAULT_TARGET
+    if player_id is not None:
+        print(sessions.mint_token(name, player_id))
+    else:
+        print(sessions.guest_token(where, name))
+
+
+# -- playing -----------------------------------------------------------------------------------
+
+
+@app.command()
+def play(
+    game_type: Annotated[str, typer.Argument(help="connect4x4")],
+    vs: Annotated[
+        list[str] | None,
+        typer.Option("--vs", help="opponent: bot:strong, bot:greedy, bot:random or a player id"),
+    ] = None,
+    join: Annotated[str | None, typer.Option("--join", help="play in an existing game")] = None,
+    name: Annotated[str, typer.Option("--name", help="your display name")] = "",
+    target: Target = None,
+    token: Token = None,
+) -> None:
+    """Play in the terminal: type moves in the game's notation ('resign' to give up, 'quit')."""
+    where, game_api, channel = connect(game_type, target, token, name)
+    out = console()
+    me = where.player_id
+    with channel:
+        try:
+            if join:
+                game = game_api.get(join)
+            else:
+                game = game_api.create(me, vs or ["bot:greedy"], name)
+                out.print(f"game [bold]{game_api.game_id(game)}[/] ({game_type})")
+        except grpc.RpcError as exc:
+            raise fail(sessions.describe(exc)) from None
+        game_id = game_api.game_id(game)
+        out.print(game_api.draw(game, me))
+        while not game_api.is_over(game):
+            if game_api.to_move(game) != me:
+                out.print("[dim]waiting for the other players...[/]")
+                for _, seen in game_api.watch(game_id, game_api.version(game)):
+                    if game_api.is_over(seen) or game_api.to_move(seen) == me:
+                        break
+                # A watched event may be the middle of one append (a resignation before the
+                # win it causes): the latest game holds the whole append.
+                game = game_api.get(game_id)
+                out.print(game_api.draw(game, me))
+                continue
+            typed = _ask(f"your move ({game_api.move_help}; resign; quit)")
+            if typed is None or typed in {"quit", "q"}:
+                out.print(f"left the game; resume with: parlor play {game_type} --join {game_id}")
+                raise typer.Exit(0 if typed else 1)
+            if not typed:
+                continue
+            try:
+                if typed == "resign":
+                    game = game_api.resign(game_id, uuid.uuid4().hex)
+                else:
+                    game, events = game_api.play(game_id, typed, uuid.uuid4().hex)
+                    names = _names(game)
+                    out.print("played: " + "; ".join(game_api.event_text(e, names) for e in events))
+            except grpc.RpcError as exc:
+                out.print(f"[red]{sessions.describe(exc)}[/]")
+                continue
+            out.print(game_api.draw(game, me))
+        out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
+        out.print(f"replay it: parlor replay {game_id}")
+        out.print(f"export it: parlor export {game_id} --format text")
+
+
+def _ask(prompt: str) -> str | None:
+    """One line from stdin (None at end of input), trimmed and lower-cased."""
+    sys.stdout.write(f"{prompt}: ")
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    return line.strip().lower()
+
+
+@app.command()
+def watch(
+    game_id: str,
+    game_type: GameTypeOption = "connect4x4",
+    target: Target = None,
+    token: Token = None,
+) -> None:
+    """Follow a game live, event by event, until it ends."""
+    where, game_api, channel = connect(game_type, target, token)
+    out = console()
+    with channel:
+        try:
+            game = None
+            for event, game in game_api.watch(game_id):
+                out.rule(
+                    f"v{game_api.event_version(event)}: {game_api.event_text(event, _names(game))}"
+                )
+                out.print(game_api.draw(game, where.player_id))
+            if game is not None:
+                out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
+        except grpc.RpcError as exc:
+            raise fail(sessions.describe(exc)) from None
+
+
+def _names(game: Any) -> list[str]:
+    return [s.display_name or s.player_id for s in getattr(game, "seats", [])]
+
+
+@app.command()
+def games(
+    game_type: GameTypeOption = "connect4x4",
+    player: Annotated[
+        str | None, typer.Option("--player", help="whose games (default: yours)")
+    ] = None,
+    everyone: Annotated[bool, typer.Option("--all", help="everyone's games")] = False,
+    finished: Annotated[bool, typer.Option("--finished", help="only finished games")] = False,
+    limit: Annotated[int, typer.Option("--limit")] = 20,
+    target: Target = None,
+    token: Token = None,
+) -> None:
+    """List games, newest first."""
+    where, game_api, channel = connect(game_type, target, token)
+    with channel:
+        try:
+            listed = game_api.list_games(
+                "" if everyone else (player or where.player_id), finished, limit
+            )
+        except grpc.RpcError as exc:
+            raise fail(sessions.describe(exc)) from None
+    table = Table("players", "created", "finished", "events")
+    table.add_column("game id", no_wrap=True)
+    for g in listed:
+        table.add_row(
+            ", ".join(s.display_name or s.player_id for s in g.seats),
+            g.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
+            g.finish_reason or "-",
+            str(g.version),
+            g.game_id,
+        )
+    console().print(table)
+
+
+# -- history -----------------------------------------------------------------------------------
+
+
+@app.command()
+def replay(
+    game_id: str,
+    to: Annotated[
+        int | None, typer.Option("--to", help="show the game as it was at this version")
+    ] = None,
+    step: Annotated[bool, typer.Option("--step", help="one event per Enter ('q' stops)")] = False,
+    pace: Annotated[int, typer.Option("--pace", help="ms between events when playing back")] = 400,
+    game_type: GameTypeOption = "connect4x4",
+    target: Target = None,
+    token: Token = None,
+) -> None:
+    """Replay a game: play it back, step through it, or jump to a version."""
+    where, game_api, channel = connect(game_type, target, token)
+    out = console()
+    me = where.player_id
+    with channel:
+        try:
+            if to is not None:
+                game = game_api.get(game_id, to)
+                out.rule(f"{game_id} at version {to}")
+                out.print(game_api.draw(game, me))
+                return
+            if step:
+                with Console(stderr=True).status(f"reading the history of {game_id}"):
+                    events = game_api.history(game_id)
+                for event in events:
+                    version = game_api.event_version(event)
+                    game = game_api.get(game_id, version)
+                    out.rule(
+                        f"v{version}/{len(events)}: {game_api.event_text(event, _names(game))}"
+                    )
+                    out.print(game_api.draw(game, me))
+                    if version < len(events):
+                        answer = _ask("Enter: next, q: stop")
+                        if answer is None or answer == "q":
+                            return
+                return
+            for event, game in game_api.replay(game_id, pace):
+                out.rule(
+                    f"v{game_api.event_version(event)}: {game_api.event_text(event, _names(game))}"
+                )
+                out.print(game_api.draw(game, me))
+        except grpc.RpcError as exc:
+            raise fail(sessions.describe(exc)) from None
+
+
+@app.command()
+def export(
+    game_id: str,
+    format: Annotated[str, typer.Option("--format", "-f", help="jsonl or text")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="file (default: stdout)")
+    ] = None,
+    game_type: GameTypeOption = "connect4x4",
+    target: Target = None,
+    token: Token = None,
+) -> None:
+    """Export a game: its events as JSON lines, or its moves in the game's text notation."""
+    if format not in ("jsonl", "text"):
+        raise fail("--format is jsonl or text", 2)
+    _, game_api, channel = connect(game_type, target, token)
+    with channel, Console(stderr=True).status(f"reading the history of {game_id}"):
+        try:
+            events = game_api.history(game_id)
+        except grpc.RpcError as exc:
+            raise fail(sessions.describe(exc)) from None
+    if format == "jsonl":
+        text = "".join(json.dumps(game_api.event_dict(e), sort_keys=True) + "\n" for e in events)
+    else:
+        text = game_api.transcript(events)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)
+        Console(stderr=True).print(f"wrote {len(events)} events to {output}")
+
+
+@app.command()
+def verify(
+    game_type: Annotated[
+        str | None, typer.Option("--game-type", "-g", help="only this game type")
+    ] = None,
+    game_id: Annotated[str | None, typer.Option("--game-id", help="only this game")] = None,
+    database_url: Annotated[
+        str | None, typer.Option("--database-url", help="PostgreSQL (env PARLOR_DATABASE_URL)")
+    ] = None,
+) -> None:
+    """Re-run today's rules over stored games; report the first version where one diverges."""
+    from parlor.cli.verifying import verify_games
+    from parlor.gamehost.replay import game_types
+
+    url = database_url or os.environ.get("PARLOR_DATABASE_URL")
+    if not url:
+        raise fail("set PARLOR_DATABASE_URL or --database-url (verify reads the store)", 2)
+    installed = game_types()
+    if game_type is not None and game_type not in installed:
+        raise fail(f"unknown game type {game_type!r}; installed: {sorted(installed)}", 2)
+    chosen = [installed[t]() for t in ([game_type] if game_type else sorted(installed))]
+    if game_id is not None and len(chosen) != 1:
+        raise fail("--game-id needs --game-type", 2)
+    out = console()
+    failures: list[Any] = []
+    checked = 0
+
+    async def run() -> None:
+        nonlocal checked
+        with Progress(
+            TextColumn("verifying"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=out,
+            transient=True,
+        ) as progress:
+            task = progress.add_task("games", total=None)
+            async for verdict in verify_games(
+                url, chosen, game_id, lambda n: progress.update(task, total=n)
+            ):
+                checked += 1
+                progress.advance(task)
+                if not verdict.ok:
+                    failures.append(verdict)
+
+    started = time.perf_counter()
+    asyncio.run(run())
+    took = time.perf_counter() - started
+    for verdict in failures:
+        d = verdict.divergence
+        out.print(
+            f"[red]DIVERGES[/] {verdict.stream_id} at version {d.version}: {d.reason}: {d.detail}"
+        )
+    out.print(
+        f"verified {checked} games in {took:.2f}s:"
+        f" {checked - len(failures)} ok, {len(failures)} diverge"
+    )
+    if failures:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["adapters", "app", "main"]

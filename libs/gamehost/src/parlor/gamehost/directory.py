@@ -1,0 +1,248 @@
+"""The list of games: a small projection of each stream's ``SeatsTaken`` and ``GameFinished``.
+
+Listing games by player or time from the events table alone would mean decoding
+the first event of every stream. Instead ``game_directory`` keeps one row per
+game (players as an array with a GIN index, created and finished times with a
+btree index per game type), fed from the global event order: a catch-up step
+reads only ``SeatsTaken``/``GameFinished`` events between its checkpoint and the
+head (a range of the events' primary key; the checkpoint then moves to the head,
+so a quiet game type does not rescan other types' events) and writes rows and
+checkpoint in one transaction, under an advisory lock per game type, so replicas
+may catch up concurrently and a listing right after a game ends already shows it
+(``list`` catches up first).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import InvalidArgument
+
+SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
+GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
+# Two-key advisory locks (class, object): a key space apart from the event store's
+# one-key locks (appends, migrations, relays). Object 0 guards the tables' creation;
+# otherwise one catch-up per category at a time.
+DIRECTORY_LOCK_CLASS = 0x70617264  # "pard"
+MAX_PAGE = 500
+
+_SCHEMA = [
+    f"SELECT pg_advisory_xact_lock({DIRECTORY_LOCK_CLASS}, 0)",
+    """CREATE TABLE IF NOT EXISTS game_directory (
+        stream_id text PRIMARY KEY,
+        category text NOT NULL,
+        game_id text NOT NULL,
+        players text[] NOT NULL,
+        names text[] NOT NULL,
+        created_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        finish_reason text,
+        last_version bigint NOT NULL)""",
+    """CREATE INDEX IF NOT EXISTS game_directory_by_time
+        ON game_directory (category, created_at DESC, stream_id)""",
+    """CREATE INDEX IF NOT EXISTS game_directory_by_player
+        ON game_directory USING gin (players)""",
+    """CREATE TABLE IF NOT EXISTS game_directory_checkpoints (
+        category text PRIMARY KEY, position bigint NOT NULL)""",
+]
+
+_NEW = text(
+    "SELECT position, stream_id, version, type, data, recorded_at FROM events "
+    "WHERE position > :after AND position <= :head AND type IN (:seats, :finished) "
+    "AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
+)
+_LOCK = text("SELECT pg_advisory_xact_lock(CAST(:kind AS integer), CAST(:key AS integer))")
+_HEAD = text("SELECT max(position) FROM events")
+_SEATED = text(
+    "INSERT INTO game_directory (stream_id, category, game_id, players, names, created_at,"
+    " last_version) VALUES (:stream_id, :category, :game_id, :players, :names, :at, :version)"
+    " ON CONFLICT (stream_id) DO NOTHING"
+)
+_FINISHED = text(
+    "UPDATE game_directory SET finished_at = :at, finish_reason = :reason,"
+    " last_version = :version WHERE stream_id = :stream_id"
+)
+_CHECKPOINT = text(
+    "INSERT INTO game_directory_checkpoints (category, position) VALUES (:category, :position)"
+    " ON CONFLICT (category) DO UPDATE SET position = GREATEST("
+    "game_directory_checkpoints.position, EXCLUDED.position)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """One game in a listing."""
+
+    game_id: str
+    players: tuple[str, ...]
+    names: tuple[str, ...]
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+    finish_reason: str
+    last_version: int
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+
+class Directory:
+    """The games of one type (``category``), listed by player and time."""
+
+    def __init__(self, engine: AsyncEngine, category: str, batch: int = 2000) -> None:
+        self.engine = engine
+        self.category = category
+        self.batch = batch
+        self._ready = False
+
+    async def ensure(self) -> None:
+        """Create the tables if missing (idempotent; serialised across processes)."""
+        if self._ready:
+            return
+        async with self.engine.begin() as conn:
+            for statement in _SCHEMA:
+                await conn.execute(text(statement))
+        self._ready = True
+
+    async def catch_up(self) -> int:
+        """Fold new ``SeatsTaken``/``GameFinished`` events into the directory; how many."""
+        await self.ensure()
+        total = 0
+        while True:
+            async with self.engine.begin() as conn:
+                await conn.execute(
+                    _LOCK, {"kind": DIRECTORY_LOCK_CLASS, "key": hash_category(self.category)}
+                )
+                after = (
+                    await conn.execute(
+                        text(
+                            "SELECT position FROM game_directory_checkpoints"
+                            " WHERE category = :category"
+                        ),
+                        {"category": self.category},
+                    )
+                ).scalar() or 0
+                # Everything up to the head is committed (appends are serialised), so a
+                # quiet game type moves its checkpoint past other types' events too.
+                head = (await conn.execute(_HEAD)).scalar() or 0
+                rows = (
+                    await conn.execute(
+                        _NEW,
+                        {
+                            "after": after,
+                            "head": head,
+                            "seats": SEATS_TAKEN,
+                            "finished": GAME_FINISHED,
+                            "prefix": self.category.replace("_", r"\_") + "-%",
+                            "limit": self.batch,
+                        },
+                    )
+                ).all()
+                for position, stream_id, version, type_, data, recorded_at in rows:
+                    await self._fold(conn, stream_id, version, type_, bytes(data), recorded_at)
+                    after = position
+                if len(rows) < self.batch:
+                    after = max(after, head)
+                await conn.execute(_CHECKPOINT, {"category": self.category, "position": after})
+            total += len(rows)
+            if len(rows) < self.batch:
+                return total
+
+    async def _fold(
+        self, conn: Any, stream_id: str, version: int, type_: str, data: bytes, at: dt.datetime
+    ) -> None:
+        game_id = stream_id[len(self.category) + 1 :]
+        if type_ == SEATS_TAKEN:
+            seats = common_pb2.SeatsTaken.FromString(data).seats
+            await conn.execute(
+                _SEATED,
+                {
+                    "stream_id": stream_id,
+                    "category": self.category,
+                    "game_id": game_id,
+                    "players": [s.player_id for s in seats],
+                    "names": [s.display_name for s in seats],
+                    "at": at,
+                    "version": version,
+                },
+            )
+        else:
+            finished = common_pb2.GameFinished.FromString(data)
+            await conn.execute(
+                _FINISHED,
+                {"stream_id": stream_id, "at": at, "reason": finished.reason, "version": version},
+            )
+
+    async def list(
+        self,
+        *,
+        player_id: str | None = None,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        finished_only: bool = False,
+        limit: int = 50,
+        before: tuple[dt.datetime, str] | None = None,
+    ) -> list[Listed]:
+        """Newest first; ``before`` (created_at, game_id) continues a previous page."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidArgument(f"page size must be 1 to {MAX_PAGE}", reason="INVALID_PAGE_SIZE")
+        await self.catch_up()
+        where = ["category = :category"]
+        params: dict[str, Any] = {"category": self.category, "limit": limit}
+        if player_id:
+            where.append("players @> ARRAY[CAST(:player AS text)]")
+            params["player"] = player_id
+        if since is not None:
+            where.append("created_at >= :since")
+            params["since"] = since
+        if until is not None:
+            where.append("created_at < :until")
+            params["until"] = until
+        if finished_only:
+            where.append("finished_at IS NOT NULL")
+        if before is not None:
+            where.append("(created_at, stream_id) < (:before_at, :before_stream)")
+            params["before_at"] = before[0]
+            params["before_stream"] = f"{self.category}-{before[1]}"
+        query = text(
+            "SELECT game_id, players, names, created_at, finished_at, finish_reason,"
+            " last_version FROM game_directory WHERE "
+            + " AND ".join(where)
+            + " ORDER BY created_at DESC, stream_id DESC LIMIT :limit"
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query, params)).all()
+        return [
+            Listed(row[0], tuple(row[1]), tuple(row[2]), row[3], row[4], row[5] or "", row[6])
+            for row in rows
+        ]
+
+    async def all_ids(self) -> Sequence[str]:
+        """Every game id of this type, oldest first (for verification runs)."""
+        await self.catch_up()
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    text(
+                        "SELECT game_id FROM game_directory WHERE category = :category"
+                        " ORDER BY created_at, stream_id"
+                    ),
+                    {"category": self.category},
+                )
+            ).all()
+        return [row[0] for row in rows]
+
+
+def hash_category(category: str) -> int:
+    """A stable number 1..2**31-1 per category (Python's ``hash`` is salted per process)."""
+    value = 0
+    for ch in category:
+        value = (value * 131 + ord(ch)) % 2_147_483_647
+    return value or 1

@@ -1,0 +1,121 @@
+"""Game-agnostic pieces of replay: who may see what, the pace of a played-back game, game types.
+
+Entitlement (every game service applies the same rule): once a game has
+finished, everyone entitled to replay it sees everything, hidden information
+included; before that, a viewer sees exactly what the game's ``view`` shows
+their seat (or a spectator, seat ``None``), and events pass through the
+game's ``public_event`` for that viewer. Connect 4x4 hides nothing, so its
+two cases look alike; Upwords and Take Four reveal racks only after the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from parlor.core.decider import Decider
+from parlor.core.errors import FailedPrecondition, InvalidArgument
+from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.host import GameHost, Recorded
+from parlor.gamehost.seating import Table
+from parlor.gamehost.verify import CommandOf, CreateOf
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+
+MAX_PACE_MS = 10_000
+"""The slowest replay pace: ten seconds between events."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entitlement:
+    """What one viewer may see of a game: everything, or what ``view(state, seat)`` shows."""
+
+    seat: int | None
+    everything: bool
+
+    @property
+    def viewer(self) -> int | None:
+        """The seat to pass to ``view`` when not ``everything`` (None: a spectator)."""
+        return self.seat
+
+
+def entitlement(finished: bool, seat: int | None) -> Entitlement:
+    """After the end: everything. Before: the viewer's own seat's view (None for spectators)."""
+    return Entitlement(seat, everything=finished)
+
+
+async def entitlement_of(
+    host: GameHost[Any, Any, Any], game_id: str, player_id: str
+) -> Entitlement:
+    """What ``player_id`` may see of a seated game's history, as the game stands now."""
+    state, _ = await host.load(game_id)
+    mine = state.seats_of(player_id) if isinstance(state, Table) else ()
+    return entitlement(host.decider.is_terminal(state), mine[0] if mine else None)
+
+
+def check_pace(pace_ms: int) -> float:
+    """Milliseconds between replayed events, 0 (as fast as possible) to ``MAX_PACE_MS``."""
+    if not 0 <= pace_ms <= MAX_PACE_MS:
+        raise InvalidArgument(f"pace_ms must be 0 to {MAX_PACE_MS}", reason="INVALID_PACE")
+    return pace_ms / 1000
+
+
+async def play_back(
+    host: GameHost[S, Any, E], game_id: str, pace_ms: int, from_version: int = 1
+) -> AsyncIterator[tuple[Recorded[E], S]]:
+    """A finished game's events with the state after each, ``pace_ms`` apart."""
+    delay = check_pace(pace_ms)
+    history = await host.history(game_id)
+    if not history:
+        raise host._not_found(game_id)
+    state = host.decider.initial_state()
+    states: list[S] = []
+    for recorded in history:
+        state = host.decider.evolve(state, recorded.event)
+        states.append(state)
+    if not host.decider.is_terminal(state):
+        raise FailedPrecondition(
+            "only finished games are replayed; watch a game in progress instead",
+            reason="GAME_NOT_FINISHED",
+        )
+    sent = 0
+    for recorded, after in zip(history, states, strict=True):
+        if recorded.version < from_version:
+            continue
+        if sent and delay:
+            await asyncio.sleep(delay)
+        sent += 1
+        yield recorded, after
+
+
+@dataclass(frozen=True)
+class GameType(Generic[S, C, E]):
+    """What tools (``parlor verify``, benchmarks) need to know of a game type, found by name.
+
+    Each game service registers one under the entry-point group ``parlor.game_types``
+    (``connect4x4 = "parlor.services.connect4x4.replay:game_type"``).
+    """
+
+    category: str
+    decider: Decider[S, C, E]
+    codec: EventCodec[E]
+    command_of: CommandOf[S, E, C]
+    create_of: CreateOf[E, C] | None = None
+
+
+def game_types() -> dict[str, Callable[[], GameType[Any, Any, Any]]]:
+    """Installed game types by category; nothing is imported until asked."""
+    from importlib.metadata import entry_points
+
+    def loader(ep: Any) -> Callable[[], GameType[Any, Any, Any]]:
+        return lambda: ep.load()()  # type: ignore[no-any-return]
+
+    return {ep.name: loader(ep) for ep in entry_points(group="parlor.game_types")}
+
+
+def decode_all(codec: EventCodec[E], records: Sequence[Any]) -> list[E]:
+    return [codec.decode(r.type, r.data) for r in records]

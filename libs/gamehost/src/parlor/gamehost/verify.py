@@ -1,0 +1,163 @@
+"""Re-run today's rules over a stored game: every stored event must be what they decide now.
+
+For each stored event after the game's creation, the game's ``command_of(state,
+event)`` hook rebuilds the command that produced it (Connect 4x4:
+``CheckerDropped`` -> ``DropChecker``); events that are the consequence of a
+command in the same decision (skips, wins, ties, ``GameFinished``) get ``None``
+and are compared against what ``decide`` returned. The command is decided on
+the replayed state and its events compared one by one with the stored ones;
+the first difference is reported with the version where it starts. The
+creation is checked the same way when the game gives ``create_of`` (the create
+command rebuilt from the stored seats, config and draws); without it, the
+events before the first player's command are taken as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from parlor.core.decider import Decider, replay
+from parlor.core.errors import ParlorError
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+
+CommandOf = Callable[[S, E], C | None]
+"""(state before the event, stored event) -> the command that made it, or None if it follows."""
+
+CreateOf = Callable[[Sequence[E]], C]
+"""The stored events from the first -> the command that created the game (seats, config, draws)."""
+
+EVENT_DIFFERS = "EVENT_DIFFERS"
+COMMAND_REFUSED = "COMMAND_REFUSED"
+NOT_DECIDED = "NOT_DECIDED"
+EVENTS_MISSING = "EVENTS_MISSING"
+UNREADABLE = "UNREADABLE"
+FINAL_STATE_DIFFERS = "FINAL_STATE_DIFFERS"
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """Where the stored game and today's rules part: the first version that differs, and why."""
+
+    version: int
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict(Generic[S]):
+    """The outcome of verifying one stream."""
+
+    stream_id: str
+    events: int
+    commands: int
+    divergence: Divergence | None
+    final: S | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.divergence is None
+
+
+def verify_history(
+    decider: Decider[S, C, E],
+    command_of: CommandOf[S, E, C],
+    events: Sequence[E],
+    *,
+    stream_id: str = "",
+    first_version: int = 1,
+    create_of: CreateOf[E, C] | None = None,
+) -> Verdict[S]:
+    """Check ``events`` (stored versions ``first_version``...) against ``decider`` as it is now."""
+    state = decider.initial_state()
+    i = 0
+    if create_of is None:
+        # Creation as given: everything before the first event that a player's command made.
+        while i < len(events) and command_of(state, events[i]) is None:
+            state = decider.evolve(state, events[i])
+            i += 1
+    commands = 0
+    while i < len(events):
+        version = first_version + i
+        stored = events[i]
+        command: C | None
+        if i == 0 and create_of is not None:
+            try:
+                command = create_of(events)
+            except (LookupError, TypeError, ValueError, AttributeError) as exc:
+                return Verdict(
+                    stream_id,
+                    len(events),
+                    0,
+                    Divergence(version, NOT_DECIDED, f"no creation at the start: {exc!r}"),
+                )
+        else:
+            command = command_of(state, stored)
+        if command is None:
+            return Verdict(
+                stream_id,
+                len(events),
+                commands,
+                Divergence(
+                    version,
+                    NOT_DECIDED,
+                    f"stored {_name(stored)} follows from no command the rules decided here",
+                ),
+            )
+        try:
+            decided = list(decider.decide(state, command))
+        except ParlorError as exc:
+            return Verdict(
+                stream_id,
+                len(events),
+                commands,
+                Divergence(version, COMMAND_REFUSED, f"the rules now refuse {command!r}: {exc}"),
+            )
+        commands += 1
+        for k, expected in enumerate(decided):
+            if i + k >= len(events):
+                return Verdict(
+                    stream_id,
+                    len(events),
+                    commands,
+                    Divergence(version + k, EVENTS_MISSING, f"the rules also decide {expected!r}"),
+                )
+            if events[i + k] != expected:
+                return Verdict(
+                    stream_id,
+                    len(events),
+                    commands,
+                    Divergence(
+                        version + k,
+                        EVENT_DIFFERS,
+                        f"stored {events[i + k]!r}, the rules decide {expected!r}",
+                    ),
+                )
+        state = replay(decider, decided, state)
+        i += len(decided)
+    stored_final = replay(decider, events)
+    if stored_final != state:
+        return Verdict(
+            stream_id,
+            len(events),
+            commands,
+            Divergence(
+                first_version + len(events) - 1,
+                FINAL_STATE_DIFFERS,
+                "the stored events fold to another state than the decided ones",
+            ),
+        )
+    return Verdict(stream_id, len(events), commands, None, state)
+
+
+def unreadable(stream_id: str, version: int, exc: Exception) -> Verdict[object]:
+    """A stored event that no longer decodes is a divergence at its version."""
+    return Verdict(stream_id, 0, 0, Divergence(version, UNREADABLE, str(exc)))
+
+
+def _name(event: object) -> str:
+    return type(event).__name__

@@ -1,0 +1,58 @@
+"""The game directory lists a game type's games by player and time from SeatsTaken and
+GameFinished alone, ignores other types, and moves its checkpoint to the head."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from parlor.common.v1 import common_pb2
+from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
+from parlor.gamehost.directory import GAME_FINISHED, SEATS_TAKEN, Directory
+
+pytestmark = pytest.mark.integration
+
+
+def seated(*players: str) -> NewEvent:
+    seats = [common_pb2.Seat(index=i, player_id=p) for i, p in enumerate(players)]
+    return NewEvent(SEATS_TAKEN, common_pb2.SeatsTaken(seats=seats).SerializeToString())
+
+
+def finished(reason: str) -> NewEvent:
+    return NewEvent(GAME_FINISHED, common_pb2.GameFinished(reason=reason).SerializeToString())
+
+
+async def test_games_are_listed_by_player_and_end_and_other_types_are_ignored(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    category, other = f"dir{unique}", f"other{unique}"
+    store = PostgresEventStore(database_url)
+    try:
+        await store.append(f"{category}-g1", [seated("a", "b")], NO_STREAM)
+        await store.append(f"{other}-g2", [seated("a")], NO_STREAM)
+        await store.append(f"{category}-g3", [seated("b", "c")], NO_STREAM)
+        await store.append(f"{category}-g3", [NewEvent("Moved", b""), finished("TIE")], 1)
+        directory = Directory(store.engine, category)
+        assert [g.game_id for g in await directory.list(player_id="a")] == ["g1"]
+        b_games = await directory.list(player_id="b")
+        assert [g.game_id for g in b_games] == ["g3", "g1"]
+        assert b_games[0].finish_reason == "TIE"
+        assert b_games[0].last_version == 3
+        assert b_games[0].players == ("b", "c")
+        assert not b_games[1].finished
+        assert [g.game_id for g in await directory.list(finished_only=True)] == ["g3"]
+        assert await directory.all_ids() == ["g1", "g3"]
+
+        # A later event of another type only: the checkpoint still reaches the head.
+        await store.append(f"{other}-g4", [seated("z")], NO_STREAM)
+        assert await directory.catch_up() == 0
+        async with store.engine.connect() as conn:
+            checkpoint = (
+                await conn.execute(
+                    text("SELECT position FROM game_directory_checkpoints WHERE category = :c"),
+                    {"c": category},
+                )
+            ).scalar()
+        assert checkpoint == await store.head_position()
+    finally:
+        await store.close()
