@@ -67,7 +67,10 @@ class _Call:
         metrics.HANDLING_SECONDS.labels(self.service, self.method).observe(elapsed)
         if code not in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED):
             log.info("rpc failed", extra={"code": code.name, "ms": round(elapsed * 1000, 2)})
-        call_context.reset(self.token)
+        try:
+            call_context.reset(self.token)
+        except ValueError:  # a cancelled stream is finalised in another context
+            call_context.set(None)
 
 
 Authenticate = Callable[[grpc.aio.ServicerContext[Any, Any]], "auth.Identity | None"]
