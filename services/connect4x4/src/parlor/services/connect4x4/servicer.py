@@ -71,6 +71,18 @@ def summary_pb(game: Listed) -> pb.GameSummary:
     return out
 
 
+def moment(request: Any, field: str) -> dt.datetime | None:
+    """A timestamp field of a request, if set; a malformed one is the client's error."""
+    if not request.HasField(field):
+        return None
+    try:
+        return getattr(request, field).ToDatetime(dt.UTC)  # type: ignore[no-any-return]
+    except (ValueError, OverflowError) as exc:
+        raise InvalidArgument(
+            f"{field} is not a valid time: {exc}", reason="INVALID_TIME"
+        ) from None
+
+
 class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
     def __init__(
         self,
@@ -199,12 +211,8 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         before = page_cursor(request.page_token)
         listed = await self.directory.list(
             player_id=request.player_id or None,
-            since=request.created_after.ToDatetime(dt.UTC)
-            if request.HasField("created_after")
-            else None,
-            until=request.created_before.ToDatetime(dt.UTC)
-            if request.HasField("created_before")
-            else None,
+            since=moment(request, "created_after"),
+            until=moment(request, "created_before"),
             finished_only=request.finished_only,
             limit=size,
             before=before,
