@@ -52,7 +52,11 @@ class GameBackends:
 async def game_backends(category: str, public: Public = everything) -> AsyncIterator[GameBackends]:
     """PostgreSQL and NATS from the settings; ``public`` strips what others may not see."""
     settings = load(BackendSettings)
-    store = PostgresEventStore(settings.database_url, pool_size=settings.database_pool_size)
+    # A short wait for a pooled connection: with the database down, a player hears UNAVAILABLE
+    # within a couple of seconds (and the client's retries fit in its deadline).
+    store = PostgresEventStore(
+        settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
+    )
     try:
         subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
         bus = await JetStreamBus.connect(settings.nats_url, subjects)
