@@ -233,7 +233,7 @@ async def main(args: argparse.Namespace, database_url: str, nats_url: str) -> No
         elapsed = time.perf_counter() - started
         await asyncio.sleep(2)  # the relay publishes the last events
         verdict = await check(load, database_url, nats_url, prefix, stream)
-    base_rate, base_moves = await host_only(database_url, args.games)
+    base_rate, _ = await host_only(database_url, args.games)
     plot(load.latencies)
     print(
         f"{args.games} concurrent games ({2 * args.games} players) through matchmaking, {args.seconds} s"
