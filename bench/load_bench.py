@@ -236,7 +236,8 @@ async def main(args: argparse.Namespace, database_url: str, nats_url: str) -> No
     base_rate, _ = await host_only(database_url, args.games)
     plot(load.latencies)
     print(
-        f"{args.games} concurrent games ({2 * args.games} players) through matchmaking, {args.seconds} s"
+        f"{args.games} concurrent games ({2 * args.games} players) through matchmaking,"
+        f" {args.seconds} s"
     )
     print(f"{'measure':<46}{'value':>14}")
     print(f"{'moves acknowledged':<46}{len(load.latencies):>14}")
