@@ -56,22 +56,39 @@ function collect(client, method, request, metadata) {
   });
 }
 
-// Ask for a game against a bot. Matchmaking (parlor.matchmaking.v1) is not in this
-// checkout yet: when it is, this is the one function to swap for a match request
-// (ask for a match, then wait for the game its MatchFormed created).
-async function requestMatch(c4, metadata, me) {
-  const created = await unary(
-    c4,
-    "CreateGame",
-    {
-      seats: [
-        { player_id: me, display_name: "Node" },
-        { player_id: BOT, display_name: BOT },
-      ],
-    },
+// Ask matchmaking for a two-player game and follow the ticket until it has a game and a
+// seat (matchmaking fills the empty seat with a bot after its wait), then fetch the game,
+// which its service creates from the match (retrying while it does not exist yet).
+async function requestMatch(mm, c4, metadata) {
+  const { ticket } = await unary(
+    mm,
+    "CreateTicket",
+    { game_type: "connect4x4", min_players: 2, max_players: 2 },
     metadata
   );
-  return created.game;
+  const matched = await new Promise((resolve, reject) => {
+    const call = mm.WatchTicket({ ticket_id: ticket.ticket_id }, metadata);
+    call.on("data", (update) => {
+      if (update.ticket.match_id) {
+        call.cancel();
+        resolve(update.ticket);
+      }
+    });
+    call.on("error", (err) => (err.code === grpc.status.CANCELLED ? null : reject(err)));
+    call.on("end", () => reject(new Error("the ticket stream ended without a match")));
+  });
+  report("matched", { match_id: matched.match_id, seat: matched.seat });
+  // When the bot holds the first seat, it moves as soon as the game exists: wait for my turn.
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    try {
+      const { game } = await unary(c4, "GetGame", { game_id: matched.match_id }, metadata);
+      if (game.status !== "STATUS_IN_PROGRESS" || game.turn === matched.seat) return game;
+    } catch (err) {
+      if (err.code !== grpc.status.NOT_FOUND) throw err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the matched game was never created, or never came to my turn");
 }
 
 // A simple strategy that is always legal: the first checker drop the server lists as
@@ -94,11 +111,16 @@ async function main() {
     TARGET,
     grpc.credentials.createInsecure()
   );
+  const mmPkg = load("parlor/matchmaking/v1/matchmaking.proto");
+  const mm = new mmPkg.parlor.matchmaking.v1.MatchmakingService(
+    TARGET,
+    grpc.credentials.createInsecure()
+  );
   const metadata = new grpc.Metadata();
   metadata.add("authorization", `Bearer ${TOKEN}`);
   const me = subjectOf(TOKEN);
 
-  let game = await requestMatch(c4, metadata, me);
+  let game = await requestMatch(mm, c4, metadata);
   const gameId = game.game_id;
   report("created", { game_id: gameId, seats: game.seats.map((s) => s.player_id) });
 
