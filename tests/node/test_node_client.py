@@ -67,7 +67,7 @@ async def test_a_node_client_plays_a_whole_game_against_a_bot_and_replays_it(
     assert "error" not in steps, output
     seats = steps["created"]["seats"]
     assert "node-player" in seats
-    assert [s for s in seats if s != "node-player"][0].startswith("bot:")
+    assert next(s for s in seats if s != "node-player").startswith("bot:")
     assert steps["matched"]["match_id"] == steps["created"]["game_id"]
     finished = steps["finished"]
     assert finished["status"] in ("STATUS_WON", "STATUS_TIED")
