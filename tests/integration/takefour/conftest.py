@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 
-
 @pytest.fixture
 async def takefour(start_platform: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
     """The Take Four service, its words checked by a dictionary server started first."""

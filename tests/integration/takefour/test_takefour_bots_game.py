@@ -58,7 +58,9 @@ async def test_bots_play_a_whole_game_that_replays_to_the_same_result(
 
         # Over gRPC: the history, revealed now the game is over, replays to the same game.
         history = (await cy.GetHistory(pb.GetHistoryRequest(game_id=game_id))).events
-        from_history = replay(rules(), [event_of(getattr(e, e.WhichOneof("body"))) for e in history])
+        from_history = replay(
+            rules(), [event_of(getattr(e, e.WhichOneof("body"))) for e in history]
+        )
         assert game_pb(game_id, final.version, from_history, None) == final
 
     # From the store: the same result, and GameFinished ranks the lowest total first.

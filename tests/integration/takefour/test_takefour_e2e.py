@@ -68,7 +68,8 @@ def assert_game_shows_only_own(game: pb.Game, viewer: int | None) -> None:
         mine = seat.seat.index == viewer
         assert seat.visible == mine
         if not mine:
-            assert not seat.hand and not seat.grid
+            assert not seat.hand
+            assert not seat.grid
 
 
 async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
@@ -109,7 +110,10 @@ async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
 
         hands = {
             "ada": [t.id for t in game.seats[0].hand],
-            "bob": [t.id for t in (await bob.GetGame(pb.GetGameRequest(game_id=game_id))).game.seats[1].hand],
+            "bob": [
+                t.id
+                for t in (await bob.GetGame(pb.GetGameRequest(game_id=game_id))).game.seats[1].hand
+            ],
         }
         assert len(hands["bob"]) == 4
 
@@ -125,7 +129,9 @@ async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
         for who, stub in (("ada", ada), ("bob", bob)):
             for x, tile in enumerate(hands[who]):
                 placed = await stub.PlaceTile(
-                    pb.PlaceTileRequest(game_id=game_id, tile=tile, x=x, y=0, command_id=f"{who}{x}")
+                    pb.PlaceTileRequest(
+                        game_id=game_id, tile=tile, x=x, y=0, command_id=f"{who}{x}"
+                    )
                 )
                 assert placed.events[0].tile_placed.secret.tile == tile
         # A retry returns the first answer and appends nothing.
@@ -172,7 +178,8 @@ async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
         # Over: the spectator sees every hand and every placement.
         history = (await cy.GetHistory(pb.GetHistoryRequest(game_id=game_id))).events
         placements = [e.tile_placed for e in history if e.WhichOneof("body") == "tile_placed"]
-        assert len(placements) == 8 and all(p.HasField("secret") for p in placements)
+        assert len(placements) == 8
+        assert all(p.HasField("secret") for p in placements)
         final = (await cy.GetGame(pb.GetGameRequest(game_id=game_id))).game
         assert all(s.visible and len(s.grid) == 4 for s in final.seats)
         exported = (await cy.ExportGame(pb.ExportGameRequest(game_id=game_id))).notation

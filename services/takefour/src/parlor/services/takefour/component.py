@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 from parlor.eventstore import JetStreamBus, Subjects
 from parlor.gamehost import GameHost, Outcome
@@ -13,10 +14,11 @@ from parlor.gamehost.outbox import category_relay
 from parlor.gamehost.seating import Seated, Standing
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
-from parlor.kit.settings import BackendSettings, load
+from parlor.kit.settings import BackendSettings, load, setting
 from parlor.rules import takefour as tf
 from parlor.services.takefour.bots import BotRunner, BotSettings
 from parlor.services.takefour.codec import Codec, public
+from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.servicer import (
     BOT_LEVELS,
     State,
@@ -28,6 +30,17 @@ from parlor.services.takefour.words import Dictionary, DictionarySettings
 from parlor.takefour.v1 import takefour_pb2, takefour_pb2_grpc
 
 CATEGORY = "takefour"
+
+
+@dataclass(frozen=True)
+class TakeFourSettings:
+    queue_per_game: bool = setting(
+        "PARLOR_TAKEFOUR_QUEUE_PER_GAME",
+        "queue commands on one game inside a replica (false: let them race and retry conflicts)",
+        True,
+    )
+
+
 SERVICE_NAME = takefour_pb2.DESCRIPTOR.services_by_name["TakeFourService"].full_name
 
 
@@ -81,7 +94,9 @@ async def takefour() -> AsyncIterator[Component]:
                 game_id, tuple(s.player_id for s in table.seats), host.decider.is_terminal(table)
             )
 
-    servicer = TakeFourServicer(host, dictionary, on_activity)
+    service_settings = load(TakeFourSettings)
+    queue = GameQueue() if service_settings.queue_per_game else None
+    servicer = TakeFourServicer(host, dictionary, on_activity, queue)
     runner = bot_runner(host, servicer, load(BotSettings))
     unsubscribe = await ring_from_bus(bus, Subjects(), CATEGORY, host.doorbell)
     try:

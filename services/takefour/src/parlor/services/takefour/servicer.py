@@ -8,6 +8,7 @@ conflict the host decides again from the new state, so a check is never stale.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -22,6 +23,7 @@ from parlor.matchmaking.v1.events_pb2 import MatchFormed
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.takefour.notation import export
+from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
@@ -77,10 +79,16 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
         host: TakeFourHost,
         dictionary: Dictionary,
         on_activity: Callable[[str, State], None] = lambda game_id, table: None,
+        queue: GameQueue | None = None,
     ) -> None:
         self.host = host
         self.dictionary = dictionary
         self.on_activity = on_activity
+        self.queue = queue
+
+    def _turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """This replica's queue for the game, if it queues (else writers race and retry)."""
+        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
 
     # -- creating ----------------------------------------------------------------------------
 
@@ -141,9 +149,10 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
                 return tf.StartRound(shuffled_bag(current.game.config.tiles.size))
 
             try:
-                outcome = await self.host.execute(
-                    game_id, start, command_id=f"round-{number}", actor="takefour"
-                )
+                async with self._turn(game_id):
+                    outcome = await self.host.execute(
+                        game_id, start, command_id=f"round-{number}", actor="takefour"
+                    )
             except ParlorError:
                 state, version = await self.host.load(game_id)
                 outcome = Outcome(state, version, ())
@@ -169,7 +178,10 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
             seat_used[:] = [seat]
             return await self.dictionary.attach(table.game, build(seat), remaining)
 
-        outcome = await self.host.execute(game_id, decide, command_id=command_id, actor=player_id)
+        async with self._turn(game_id):
+            outcome = await self.host.execute(
+                game_id, decide, command_id=command_id, actor=player_id
+            )
         mine: list[Recorded[Event]] = []
         if outcome.events:
             first = outcome.version - len(outcome.events) + 1
