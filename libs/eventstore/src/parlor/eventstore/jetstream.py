@@ -70,7 +70,7 @@ class JetStreamSubscription:
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
-        except nats.errors.TimeoutError:
+        except (nats.errors.TimeoutError, TimeoutError):  # nats-py raises both kinds
             return []
         return [JetStreamDelivery(m) for m in msgs]
 
