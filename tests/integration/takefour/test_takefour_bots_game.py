@@ -6,13 +6,16 @@ import asyncio
 import uuid
 from typing import Any
 
+import grpc
 import pytest
 
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
 from parlor.kit import client
-from parlor.services.takefour.codec import Codec, event_of, game_pb
+from parlor.kit.status import reason_of
+from parlor.rules.takefour.testing import tile_set
+from parlor.services.takefour.codec import Codec, event_of, game_pb, tiles_pb
 from parlor.services.takefour.component import rules
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
@@ -81,3 +84,43 @@ async def test_bots_play_a_whole_game_that_replays_to_the_same_result(
         1 + sum(other < total for other in totals) for total in totals
     ]
     assert list(final.winners) == [i for i, t in enumerate(totals) if t == min(totals)]
+
+
+async def test_a_bot_plays_beside_a_human_without_holding_the_round_up(takefour: Any) -> None:
+    """The bot plays on its own while the human places tiles and calls Done."""
+    game_id = uuid.uuid4().hex
+    tiles = tiles_pb(tile_set("C1 A1 T1 S1 D1 O1 G1 E1"))
+    async with takefour.channel("ada") as a_ch:
+        ada = pb_grpc.TakeFourServiceStub(a_ch)
+        created = await ada.CreateGame(
+            pb.CreateGameRequest(
+                game_id=game_id,
+                seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bot:easy")],
+                config=pb.Config(tiles=tiles, max_rounds=1),
+            )
+        )
+        hand = [t.id for t in created.game.seats[0].hand]
+        refusals: list[str | None] = []
+        for x, tile in enumerate(hand):
+            await ada.PlaceTile(
+                pb.PlaceTileRequest(game_id=game_id, tile=tile, x=x, y=0, command_id=f"a{x}")
+            )
+
+        async def seen() -> pb.Game:
+            return (await ada.GetGame(pb.GetGameRequest(game_id=game_id))).game
+
+        game = await seen()
+        for _ in range(300):  # the bot loads its words, then builds its own grid
+            if game.seats[1].on_grid or game.phase == pb.PHASE_OVER:
+                break
+            await asyncio.sleep(0.1)
+            game = await seen()
+        assert game.seats[1].on_grid or game.phase == pb.PHASE_OVER
+        try:
+            await ada.CallDone(pb.CallDoneRequest(game_id=game_id, command_id="done"))
+        except grpc.aio.AioRpcError as error:  # the bot may call Done first
+            refusals.append(reason_of(error))
+        assert set(refusals) <= {"ROUND_NOT_IN_PLAY", "GAME_OVER"}
+        final = await seen()
+        assert final.phase == pb.PHASE_OVER
+        assert final.seats[1].on_grid > 0, "the bot built a grid of its own"

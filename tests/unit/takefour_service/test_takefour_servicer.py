@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat
@@ -158,3 +158,19 @@ def test_lowest_total_ranks_first_and_ties_share_a_place() -> None:
     reason, ranks = standings(state)
     assert reason == "TARGET_SCORE"
     assert [(s.rank, s.score) for s in ranks] == [(4, 120), (1, 30), (1, 30), (3, 55)]
+
+
+async def test_a_dictionary_outage_fails_the_call_and_stores_nothing() -> None:
+    host, servicer, dictionary = make()
+    await open_game(host, servicer, ("ada", "bob"))
+    for x, tile in enumerate((0, 1, 2, 3)):
+        await servicer.act("g", "ada", None, place(0, tile, x), f"a{x}")
+    before = len(await host.history("g"))
+
+    async def outage() -> None:
+        raise Unavailable("the dictionary is down")
+
+    dictionary.before_answer = outage
+    with pytest.raises(Unavailable):
+        await servicer.act("g", "ada", None, tf.CallDone, "done")
+    assert len(await host.history("g")) == before

@@ -125,7 +125,7 @@ class BotRunner:
         bot = game.bots.get(seat)
         if bot is None:
             if self._index is None:
-                words = self.words()
+                words = await asyncio.to_thread(self.words)  # a long build: off the loop
                 if not isinstance(words, WordIndex):
                     words = await asyncio.to_thread(WordIndex, words)
                 self._index = words
