@@ -186,6 +186,13 @@ async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
         assert exported.count(" place ") == 8
         assert "s0 done" in exported
 
+        # A watch resumes after the last version seen, and ends with the game.
+        resumed = [
+            item.event.info.version
+            async for item in bob.WatchGame(pb.WatchGameRequest(game_id=game_id, after_version=9))
+        ]
+        assert resumed == list(range(10, done.game.version + 1))
+
         # The game at an earlier version: just after the deal, nothing placed yet.
         early_game = (await bob.GetGame(pb.GetGameRequest(game_id=game_id, version=4))).game
         assert early_game.version == 4
