@@ -49,7 +49,7 @@ async def test_a_match_formed_for_takefour_starts_a_game_with_its_seats(
             except grpc.aio.AioRpcError as error:
                 if error.code() != grpc.StatusCode.NOT_FOUND:
                     raise
-                await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)
         assert game is not None
         assert [s.seat.player_id for s in game.seats] == ["ada", "bot:medium"]
         assert game.seats[0].seat.display_name == "Ada"
