@@ -56,4 +56,4 @@ async def test_a_match_formed_for_takefour_starts_a_game_with_its_seats(
         assert game.phase == pb.PHASE_PLAYING
         assert game.round == 1
         assert game.config.lexicon.startswith("enable1")
-        assert len(game.seats[0].hand) == 4
+        assert len(game.seats[0].hand) >= 4  # more once the bot calls Take Four

@@ -110,8 +110,11 @@ class BotRunner:
             due = [t - now for g in self._games.values() for t in g.next_step.values() if t > now]
             wait = min([self.settings.idle_seconds, *due])
             if wait > 0:
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
+                # that lands as the event is set, and the runner would outlive its server.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), wait)
+                    async with asyncio.timeout(wait):
+                        await self._wake.wait()
             self._wake.clear()
             for game_id in list(self._games):
                 try:
