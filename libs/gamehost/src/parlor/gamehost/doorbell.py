@@ -29,5 +29,8 @@ class Doorbell:
 
     @staticmethod
     async def wait(bell: asyncio.Event, seconds: float) -> None:
+        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation that
+        # lands as the bell rings, and a watch would then outlive its server.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(bell.wait(), seconds)
+            async with asyncio.timeout(seconds):
+                await bell.wait()

@@ -135,9 +135,16 @@ class Server:
         for name in ["", *self.service_names]:
             await _set_health(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self._grpc.stop(self.settings.grace_seconds)
+        # Cancel until they end: on Python 3.11 a library's wait_for (nats-py publishing, say)
+        # can swallow a cancellation, and the task would run on and hold the stop forever.
+        pending = set(self._tasks)
+        while pending:
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=1.0)
         for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+            if not task.cancelled():
+                task.exception()  # retrieved: a failed task was logged when it failed
         log.info("stopped")
 
 

@@ -1,0 +1,1 @@
+"""The Take Four game service."""

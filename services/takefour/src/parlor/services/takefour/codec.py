@@ -1,0 +1,398 @@
+"""Take Four's events and views between the rule engine's dataclasses and protobuf.
+
+Every event whose engine dataclass has ``Secret`` fields carries them in a nested
+``secret`` message, so stripping hidden information is one ``ClearField`` (``public``,
+what NATS gets) and showing a viewer their share goes through the engine's
+``public_event`` (``seen_event_pb``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from google.protobuf.message import DecodeError, Message
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import ParlorError
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.rules import takefour as tf
+from parlor.rules.takefour.state import RoundResult
+from parlor.rules.takefour.tiles import STANDARD_TILES
+from parlor.rules.takefour.view import (
+    GridChanged,
+    RoundScoredSeen,
+    RoundStartedSeen,
+    SeenEvent,
+    TilesDealtSeen,
+    Viewer,
+)
+from parlor.takefour.v1 import takefour_pb2 as pb
+
+Event = tf.TakeFourEvent | SeatsTaken | GameFinished
+GAME_TYPE = "takefour"
+
+CHECKING = {"honor": pb.CHECKING_HONOR, "auto": pb.CHECKING_AUTO}
+CHECKING_BACK = {v: k for k, v in CHECKING.items()}
+PHASE = {
+    tf.Phase.BETWEEN_ROUNDS: pb.PHASE_BETWEEN_ROUNDS,
+    tf.Phase.PLAYING: pb.PHASE_PLAYING,
+    tf.Phase.OVER: pb.PHASE_OVER,
+}
+DEAL = {
+    "start": pb.DEAL_KIND_START,
+    "take_four": pb.DEAL_KIND_TAKE_FOUR,
+    "stalemate": pb.DEAL_KIND_STALEMATE,
+    "last": pb.DEAL_KIND_LAST,
+}
+DEAL_BACK = {v: k for k, v in DEAL.items()}
+CHANGE = {
+    "placed": pb.GRID_CHANGE_PLACED,
+    "moved": pb.GRID_CHANGE_MOVED,
+    "taken_back": pb.GRID_CHANGE_TAKEN_BACK,
+    "joker_swapped": pb.GRID_CHANGE_JOKER_SWAPPED,
+}
+
+DEFAULT_TARGET = 100
+DEFAULT_DEAL_SIZE = 4
+
+
+# --- config -------------------------------------------------------------------------------
+
+
+def tiles_pb(tiles: tf.TileSet) -> pb.TileSet:
+    return pb.TileSet(
+        letters=[
+            pb.LetterTiles(letter=s.letter, count=s.count, value=s.value) for s in tiles.letters
+        ],
+        jokers=tiles.jokers,
+        joker_value=tiles.joker_value,
+    )
+
+
+def tiles_of(message: pb.TileSet) -> tf.TileSet:
+    if not message.letters and not message.jokers:
+        return STANDARD_TILES
+    return tf.TileSet(
+        letters=tuple(tf.LetterTiles(s.letter, s.count, s.value) for s in message.letters),
+        jokers=message.jokers,
+        joker_value=message.joker_value,
+    )
+
+
+def config_pb(config: tf.TakeFourConfig) -> pb.Config:
+    return pb.Config(
+        tiles=tiles_pb(config.tiles),
+        checking=CHECKING[config.checking],
+        target=config.target,
+        max_rounds=config.max_rounds or 0,
+        deal_size=config.deal_size,
+        lexicon=config.lexicon,
+    )
+
+
+def config_of(message: pb.Config, lexicon: str | None = None) -> tf.TakeFourConfig:
+    """A config from a request or an event; zero values mean the documented defaults."""
+    return tf.TakeFourConfig(
+        tiles=tiles_of(message.tiles),
+        checking=cast(Any, CHECKING_BACK.get(message.checking, "honor")),
+        target=message.target or DEFAULT_TARGET,
+        max_rounds=message.max_rounds or None,
+        deal_size=message.deal_size or DEFAULT_DEAL_SIZE,
+        lexicon=lexicon if lexicon is not None else message.lexicon,
+    )
+
+
+def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
+    return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
+
+
+def _cells(cells: tuple[tuple[int, int], ...]) -> pb.Cells:
+    return pb.Cells(cells=[pb.Cell(x=x, y=y) for x, y in cells])
+
+
+# --- events, whole (what the store keeps) ---------------------------------------------------
+
+
+def event_pb(event: Event) -> Message:
+    """The protobuf message an event is stored as, secrets included."""
+    match event:
+        case SeatsTaken(seats):
+            return common_pb2.SeatsTaken(seats=[seat_pb(i, s) for i, s in enumerate(seats)])
+        case GameFinished(reason, standings):
+            return common_pb2.GameFinished(
+                game_type=GAME_TYPE,
+                reason=reason,
+                results=[
+                    common_pb2.SeatResult(seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank)
+                    for i, s in enumerate(standings)
+                ],
+            )
+        case tf.GameCreated(config, seats):
+            return pb.GameCreated(config=config_pb(config), seats=seats)
+        case tf.RoundStarted(number, bag):
+            return pb.RoundStarted(
+                round=number, bag_size=len(bag), secret=pb.RoundStartedSecret(bag=bag)
+            )
+        case tf.TilesDealt(number, kind, hands, unused, bag_left):
+            return pb.TilesDealt(
+                round=number,
+                kind=DEAL[kind],
+                counts=event.counts,
+                unused_count=len(unused),
+                bag_left=bag_left,
+                secret=pb.TilesDealtSecret(hands=[pb.Hand(tiles=h) for h in hands], unused=unused),
+            )
+        case tf.TilePlaced(seat, tile, x, y, letter):
+            secret = pb.TilePlacedSecret(tile=tile, x=x, y=y, letter=letter)
+            return pb.TilePlaced(seat=seat, secret=secret)
+        case tf.TileMoved(seat, fx, fy, tx, ty, letter):
+            moved = pb.TileMovedSecret(from_x=fx, from_y=fy, to_x=tx, to_y=ty, letter=letter)
+            return pb.TileMoved(seat=seat, secret=moved)
+        case tf.TileTakenBack(seat, x, y, tile):
+            back = pb.TileTakenBackSecret(x=x, y=y, tile=tile)
+            return pb.TileTakenBack(seat=seat, secret=back)
+        case tf.JokerSwapped(seat, x, y, tile, joker):
+            swap = pb.JokerSwappedSecret(x=x, y=y, tile=tile, joker=joker)
+            return pb.JokerSwapped(seat=seat, secret=swap)
+        case tf.TakeFourCalled(seat):
+            return pb.TakeFourCalled(seat=seat)
+        case tf.DealAgreed(seat):
+            return pb.DealAgreed(seat=seat)
+        case tf.AgreementWithdrawn(seat):
+            return pb.AgreementWithdrawn(seat=seat)
+        case tf.DoneCalled(seat):
+            return pb.DoneCalled(seat=seat)
+        case tf.RoundScored(number, done_seat, done_valid, scores, totals, removed):
+            return pb.RoundScored(
+                round=number,
+                done_seat=done_seat,
+                done_valid=done_valid,
+                scores=scores,
+                totals=totals,
+                secret=pb.RoundScoredSecret(removed=[_cells(r) for r in removed]),
+            )
+        case tf.GameEnded(totals, winners):
+            return pb.GameEnded(totals=totals, winners=winners)
+    raise TypeError(f"not a Take Four event: {event!r}")
+
+
+def event_of(message: Message) -> Event:
+    m: Any = message
+    match message:
+        case common_pb2.SeatsTaken():
+            return SeatsTaken(tuple(Seat(s.player_id, s.display_name) for s in m.seats))
+        case common_pb2.GameFinished():
+            return GameFinished(m.reason, tuple(Standing(r.rank, r.score) for r in m.results))
+        case pb.GameCreated():
+            return tf.GameCreated(config_of(m.config), tuple(m.seats))
+        case pb.RoundStarted():
+            return tf.RoundStarted(m.round, tuple(m.secret.bag))
+        case pb.TilesDealt():
+            return tf.TilesDealt(
+                m.round,
+                cast(Any, DEAL_BACK[m.kind]),
+                tuple(tuple(h.tiles) for h in m.secret.hands),
+                tuple(m.secret.unused),
+                m.bag_left,
+            )
+        case pb.TilePlaced():
+            s = m.secret
+            return tf.TilePlaced(m.seat, s.tile, s.x, s.y, s.letter)
+        case pb.TileMoved():
+            s = m.secret
+            return tf.TileMoved(m.seat, s.from_x, s.from_y, s.to_x, s.to_y, s.letter)
+        case pb.TileTakenBack():
+            s = m.secret
+            return tf.TileTakenBack(m.seat, s.x, s.y, s.tile)
+        case pb.JokerSwapped():
+            s = m.secret
+            return tf.JokerSwapped(m.seat, s.x, s.y, s.tile, s.joker)
+        case pb.TakeFourCalled():
+            return tf.TakeFourCalled(m.seat)
+        case pb.DealAgreed():
+            return tf.DealAgreed(m.seat)
+        case pb.AgreementWithdrawn():
+            return tf.AgreementWithdrawn(m.seat)
+        case pb.DoneCalled():
+            return tf.DoneCalled(m.seat)
+        case pb.RoundScored():
+            removed = tuple(tuple((c.x, c.y) for c in r.cells) for r in m.secret.removed)
+            return tf.RoundScored(
+                m.round, m.done_seat, m.done_valid, tuple(m.scores), tuple(m.totals), removed
+            )
+        case pb.GameEnded():
+            return tf.GameEnded(tuple(m.totals), tuple(m.winners))
+    raise TypeError(f"not a Take Four event message: {type(message).__name__}")
+
+
+_BODY_FIELD: dict[str, str] = {
+    "parlor.common.v1.SeatsTaken": "seats_taken",
+    "parlor.common.v1.GameFinished": "game_finished",
+    "parlor.takefour.v1.GameCreated": "game_created",
+    "parlor.takefour.v1.RoundStarted": "round_started",
+    "parlor.takefour.v1.TilesDealt": "tiles_dealt",
+    "parlor.takefour.v1.TilePlaced": "tile_placed",
+    "parlor.takefour.v1.TileMoved": "tile_moved",
+    "parlor.takefour.v1.TileTakenBack": "tile_taken_back",
+    "parlor.takefour.v1.JokerSwapped": "joker_swapped",
+    "parlor.takefour.v1.TakeFourCalled": "take_four_called",
+    "parlor.takefour.v1.DealAgreed": "deal_agreed",
+    "parlor.takefour.v1.AgreementWithdrawn": "agreement_withdrawn",
+    "parlor.takefour.v1.DoneCalled": "done_called",
+    "parlor.takefour.v1.RoundScored": "round_scored",
+    "parlor.takefour.v1.GameEnded": "game_ended",
+}
+
+_TYPES: dict[str, type[Message]] = {
+    cls.DESCRIPTOR.full_name: cls
+    for cls in (
+        common_pb2.SeatsTaken,
+        common_pb2.GameFinished,
+        pb.GameCreated,
+        pb.RoundStarted,
+        pb.TilesDealt,
+        pb.TilePlaced,
+        pb.TileMoved,
+        pb.TileTakenBack,
+        pb.JokerSwapped,
+        pb.TakeFourCalled,
+        pb.DealAgreed,
+        pb.AgreementWithdrawn,
+        pb.DoneCalled,
+        pb.RoundScored,
+        pb.GameEnded,
+    )
+}
+
+
+def _parse(event_type: str, data: bytes) -> Message:
+    cls = _TYPES.get(event_type)
+    if cls is None:
+        raise ParlorError(f"unknown Take Four event type {event_type!r}")
+    message = cls()
+    try:
+        message.ParseFromString(data)
+    except DecodeError as exc:
+        raise ParlorError(f"corrupt {event_type} payload: {exc}") from exc
+    return message
+
+
+class Codec:
+    """The ``EventCodec`` of Take Four games: the protobuf message's full name is the type."""
+
+    def encode(self, event: Event) -> tuple[str, bytes]:
+        message = event_pb(event)
+        return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
+
+    def decode(self, event_type: str, data: bytes) -> Event:
+        return event_of(_parse(event_type, data))
+
+
+def public(event_type: str, data: bytes) -> bytes | None:
+    """The payload anyone may see (what NATS carries): the ``secret`` message removed."""
+    message = _parse(event_type, data)
+    if "secret" not in message.DESCRIPTOR.fields_by_name or not message.HasField("secret"):
+        return data
+    message.ClearField("secret")
+    return message.SerializeToString(deterministic=True)
+
+
+# --- events as one viewer sees them ---------------------------------------------------------
+
+
+def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
+    """The message ``viewer`` may see of ``event`` (through the engine's ``public_event``)."""
+    if isinstance(event, SeatsTaken | GameFinished):
+        return event_pb(event), pb.GRID_CHANGE_UNSPECIFIED
+    seen: SeenEvent = tf.public_event(event, viewer, reveal=reveal)
+    full: Any = event_pb(event)
+    match seen:
+        case RoundStartedSeen(number, bag_size):
+            return pb.RoundStarted(round=number, bag_size=bag_size), pb.GRID_CHANGE_UNSPECIFIED
+        case TilesDealtSeen(number, kind, counts, unused_count, bag_left, own):
+            dealt = pb.TilesDealt(
+                round=number,
+                kind=DEAL[kind],
+                counts=counts,
+                unused_count=unused_count,
+                bag_left=bag_left,
+            )
+            if viewer is not None:
+                dealt.secret.hands.extend(
+                    pb.Hand(tiles=own if seat == viewer else ()) for seat in range(len(counts))
+                )
+            return dealt, pb.GRID_CHANGE_UNSPECIFIED
+        case GridChanged(seat, change):
+            stripped = type(full)(seat=seat)
+            return stripped, CHANGE[change]
+        case RoundScoredSeen(number, done_seat, done_valid, scores, totals, own_removed):
+            scored = pb.RoundScored(
+                round=number,
+                done_seat=done_seat,
+                done_valid=done_valid,
+                scores=scores,
+                totals=totals,
+            )
+            if viewer is not None:
+                scored.secret.removed.extend(
+                    _cells(own_removed if seat == viewer else ()) for seat in range(len(scores))
+                )
+            return scored, pb.GRID_CHANGE_UNSPECIFIED
+    return full, pb.GRID_CHANGE_UNSPECIFIED
+
+
+def game_event_pb(
+    event: Event, info: common_pb2.EventInfo, viewer: Viewer, reveal: bool
+) -> pb.GameEvent:
+    message, change = seen_pb(event, viewer, reveal)
+    out = pb.GameEvent(info=info, change=cast(Any, change))
+    getattr(out, _BODY_FIELD[message.DESCRIPTOR.full_name]).CopyFrom(message)
+    return out
+
+
+# --- the game as one viewer sees it ---------------------------------------------------------
+
+
+def _result_pb(result: RoundResult) -> pb.RoundResult:
+    return pb.RoundResult(round=result.round, done_seat=result.done_seat, scores=result.scores)
+
+
+def game_pb(game_id: str, version: int, table: Table[tf.TakeFourState], viewer: Viewer) -> pb.Game:
+    state = table.game
+    out = pb.Game(game_id=game_id, version=version)
+    if state.phase is tf.Phase.NOT_CREATED:
+        return out
+    seen = tf.view(state, viewer)
+    tiles = state.config.tiles
+    out.config.CopyFrom(config_pb(seen.config))
+    out.phase = cast(Any, PHASE[seen.phase])
+    out.round = seen.round
+    out.bag_count = seen.bag_count
+    out.unused_count = seen.unused_count
+    for s in seen.seats:
+        seat = table.seats[s.seat] if s.seat < len(table.seats) else Seat(s.player_id)
+        item = pb.SeatView(
+            seat=seat_pb(s.seat, seat),
+            in_hand=s.in_hand,
+            on_grid=s.on_grid,
+            agrees_to_deal=s.agrees_to_deal,
+            calls=s.calls,
+            total=s.total,
+            visible=s.hand is not None,
+        )
+        if s.hand is not None:
+            item.hand.extend(pb.Tile(id=t, face=tiles.face(t)) for t in s.hand)
+        if s.grid is not None:
+            item.grid.extend(
+                pb.GridTile(x=x, y=y, tile=p.tile, letter=p.letter, joker=tiles.is_joker(p.tile))
+                for (x, y), p in sorted(s.grid.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+            )
+        out.seats.append(item)
+    out.results.extend(_result_pb(r) for r in seen.results)
+    if viewer is not None:
+        out.viewer_seat = viewer
+    outcome = tf.TAKE_FOUR.result(state)
+    if outcome is not None:
+        out.winners.extend(outcome.winners)
+    out.board_text = tf.render(state, viewer)
+    return out

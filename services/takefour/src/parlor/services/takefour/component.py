@@ -1,0 +1,124 @@
+"""The Take Four service as a component: store, game host, dictionary client, bots, relay."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from parlor.eventstore import JetStreamBus, Subjects
+from parlor.gamehost import GameHost, Outcome
+from parlor.gamehost.bell import ring_from_bus
+from parlor.gamehost.matches import consume_matches
+from parlor.gamehost.outbox import category_relay
+from parlor.gamehost.seating import Seated, Standing
+from parlor.kit.auth import AuthSettings
+from parlor.kit.server import Component, GrpcService
+from parlor.kit.settings import BackendSettings, load, setting
+from parlor.rules import takefour as tf
+from parlor.services.takefour.bots import BotRunner, BotSettings
+from parlor.services.takefour.codec import Codec, public
+from parlor.services.takefour.queue import GameQueue
+from parlor.services.takefour.servicer import (
+    BOT_LEVELS,
+    State,
+    TakeFourHost,
+    TakeFourServicer,
+)
+from parlor.services.takefour.store import CountingStore
+from parlor.services.takefour.words import Dictionary, DictionarySettings
+from parlor.takefour.v1 import takefour_pb2, takefour_pb2_grpc
+
+CATEGORY = "takefour"
+
+
+@dataclass(frozen=True)
+class TakeFourSettings:
+    queue_per_game: bool = setting(
+        "PARLOR_TAKEFOUR_QUEUE_PER_GAME",
+        "queue commands on one game inside a replica (false: let them race and retry conflicts)",
+        True,
+    )
+
+
+SERVICE_NAME = takefour_pb2.DESCRIPTOR.services_by_name["TakeFourService"].full_name
+
+
+def standings(state: tf.TakeFourState) -> tuple[str, tuple[Standing, ...]]:
+    """Lowest total wins (rank 1, shared on ties); each seat's score is its total."""
+    totals = state.totals
+    reason = "TARGET_SCORE" if max(totals) >= state.config.target else "ROUNDS_PLAYED"
+    return reason, tuple(
+        Standing(rank=1 + sum(1 for other in totals if other < total), score=total)
+        for total in totals
+    )
+
+
+def rules() -> Seated[tf.TakeFourState, tf.TakeFourCommand, tf.TakeFourEvent]:
+    return Seated(tf.TAKE_FOUR, 2, 8, standings)
+
+
+def bot_runner(host: TakeFourHost, servicer: TakeFourServicer, settings: BotSettings) -> BotRunner:
+    """Bots act through the same path as players: seat check, verdicts, follow-up rounds."""
+
+    async def load_game(game_id: str) -> tuple[tuple[str, ...], tf.TakeFourState, int]:
+        table, version = await host.load(game_id)
+        return tuple(s.player_id for s in table.seats), table.game, version
+
+    async def act(
+        game_id: str, player_id: str, seat: int, command: tf.TakeFourCommand, command_id: str
+    ) -> None:
+        await servicer.act(game_id, player_id, seat, lambda _: command, command_id)
+
+    async def start_round(game_id: str) -> None:
+        table, version = await host.load(game_id)
+        await servicer.follow_up(game_id, Outcome(table, version, ()))
+
+    return BotRunner(settings, BOT_LEVELS, load_game, act, start_round)
+
+
+@contextlib.asynccontextmanager
+async def takefour() -> AsyncIterator[Component]:
+    settings = load(BackendSettings)
+    store = CountingStore(settings.database_url, pool_size=settings.database_pool_size)
+    bus = await JetStreamBus.connect(settings.nats_url)
+    await bus.ensure_streams()
+    dictionary = Dictionary(load(DictionarySettings), load(AuthSettings))
+    host: TakeFourHost = GameHost(CATEGORY, rules(), Codec(), store)
+    relay = category_relay(store, bus, CATEGORY, public)  # hands, grids and bags stay home
+    runner: BotRunner | None = None
+
+    def on_activity(game_id: str, table: State) -> None:
+        if runner is not None:
+            runner.track(
+                game_id, tuple(s.player_id for s in table.seats), host.decider.is_terminal(table)
+            )
+
+    service_settings = load(TakeFourSettings)
+    queue = GameQueue() if service_settings.queue_per_game else None
+    servicer = TakeFourServicer(host, dictionary, on_activity, queue)
+    runner = bot_runner(host, servicer, load(BotSettings))
+    unsubscribe = await ring_from_bus(bus, Subjects(), CATEGORY, host.doorbell)
+    try:
+        yield Component(
+            name=CATEGORY,
+            tasks=[
+                relay.run,
+                runner.run,
+                lambda: consume_matches(bus, CATEGORY, servicer.create_from_match),
+            ],
+            services=[
+                GrpcService(
+                    SERVICE_NAME,
+                    lambda server: takefour_pb2_grpc.add_TakeFourServiceServicer_to_server(
+                        servicer, server
+                    ),
+                )
+            ],
+            extra={"store": store, "host": host, "bots": runner, "dictionary": dictionary},
+        )
+    finally:
+        await unsubscribe()
+        await dictionary.close()
+        await bus.close()
+        await store.close()

@@ -1,0 +1,38 @@
+"""One writer per game in this process: commands on a game wait their turn instead of colliding.
+
+Play is simultaneous, so up to 8 players send commands to one game at the same
+moment. Deciding them all at once would make every append but one fail its
+expected version and be decided again (a conflict storm). Inside one replica
+they queue on a lock per game, so a command is decided on the latest state and
+appended at the first try; conflicts remain only between replicas, where the
+game host's retry handles them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+
+class GameQueue:
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def turn(self, game_id: str) -> AsyncIterator[None]:
+        """Hold the game's lock; the lock is forgotten when nobody waits for it."""
+        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
+        self._locks[game_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[game_id]
+            if users == 1:
+                del self._locks[game_id]
+            else:
+                self._locks[game_id] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)

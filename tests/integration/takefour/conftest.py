@@ -1,0 +1,19 @@
+"""Take Four runs beside the dictionary it checks words with: two in-process servers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+async def takefour(start_platform: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
+    """The Take Four service, its words checked by a dictionary server started first."""
+    async with start_platform("dictionary") as dictionary:
+        monkeypatch.setenv("PARLOR_DICTIONARY_TARGET", dictionary.target)
+        monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", "0")
+        monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_IDLE_SECONDS", "0.2")
+        async with start_platform("takefour") as platform:
+            yield platform

@@ -1,0 +1,59 @@
+"""A match formed for Take Four becomes a game, dealt at once, its bot seat playing."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import grpc
+import nats
+import pytest
+
+from parlor.common.v1 import common_pb2
+from parlor.matchmaking.v1 import events_pb2
+from parlor.takefour.v1 import takefour_pb2 as pb
+from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
+
+pytestmark = pytest.mark.integration
+
+
+async def test_a_match_formed_for_takefour_starts_a_game_with_its_seats(
+    takefour: Any, nats_url: str
+) -> None:
+    match_id = uuid.uuid4().hex
+    match = events_pb2.MatchFormed(
+        match_id=match_id,
+        game_type="takefour",
+        seats=[
+            common_pb2.Seat(index=0, player_id="ada", display_name="Ada"),
+            common_pb2.Seat(index=1, player_id="bot:medium"),
+        ],
+    )
+    nc = await nats.connect(nats_url)
+    try:
+        await nc.jetstream().publish(
+            f"parlor.events.matchmaking.{match_id}.MatchFormed", match.SerializeToString()
+        )
+    finally:
+        await nc.close()
+
+    async with takefour.channel("ada") as channel:
+        ada = pb_grpc.TakeFourServiceStub(channel)
+        game: pb.Game | None = None
+        for _ in range(100):
+            try:
+                game = (await ada.GetGame(pb.GetGameRequest(game_id=match_id))).game
+                if game.phase == pb.PHASE_PLAYING:  # created, then dealt: two appends
+                    break
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+            await asyncio.sleep(0.2)
+        assert game is not None
+        assert [s.seat.player_id for s in game.seats] == ["ada", "bot:medium"]
+        assert game.seats[0].seat.display_name == "Ada"
+        assert game.phase == pb.PHASE_PLAYING
+        assert game.round == 1
+        assert game.config.lexicon.startswith("enable1")
+        assert len(game.seats[0].hand) >= 4  # more once the bot calls Take Four

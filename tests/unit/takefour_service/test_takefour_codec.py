@@ -1,0 +1,120 @@
+"""The Take Four codec: lossless storage, secrets stripped for NATS and for other viewers."""
+
+from __future__ import annotations
+
+import pytest
+from google.protobuf.message import Message
+
+from parlor.common.v1 import common_pb2
+from parlor.core.decider import replay
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.rules import takefour as tf
+from parlor.rules.takefour.testing import playout, tile_set
+from parlor.services.takefour import codec
+from parlor.services.takefour.codec import (
+    Codec,
+    Event,
+    config_of,
+    config_pb,
+    game_event_pb,
+    game_pb,
+    public,
+)
+from parlor.services.takefour.component import rules
+from parlor.services.takefour.notation import export
+from parlor.takefour.v1 import takefour_pb2 as pb
+
+
+def games() -> list[list[Event]]:
+    out: list[list[Event]] = []
+    for players, seed in ((2, 1), (3, 2), (8, 3)):
+        config = tf.TakeFourConfig(tiles=tile_set("A6 E6 T6 S6 R6 N6", jokers=2), target=15)
+        result = playout(players, config, seed)
+        seats = tuple(Seat(f"p{i}", f"P{i}") for i in range(players))
+        finished = GameFinished("TARGET_SCORE", tuple(Standing(1, 0) for _ in range(players)))
+        out.append([SeatsTaken(seats), *result.events, finished])
+    return out
+
+
+GAMES = games()
+
+
+def test_every_event_is_stored_losslessly() -> None:
+    codec = Codec()
+    kinds: set[type] = set()
+    for events in GAMES:
+        for event in events:
+            kinds.add(type(event))
+            assert codec.decode(*codec.encode(event)) == event
+    assert {tf.TilePlaced, tf.TilesDealt, tf.RoundScored, tf.GameEnded} <= kinds
+
+
+def test_config_zero_values_mean_the_documented_defaults() -> None:
+    config = config_of(pb.Config(), "enable1-x")
+    assert config == tf.TakeFourConfig(lexicon="enable1-x")
+    assert config_of(config_pb(config)) == config
+
+
+def test_nats_payloads_carry_no_secret_field() -> None:
+    codec = Codec()
+    for events in GAMES:
+        for event in events:
+            event_type, data = codec.encode(event)
+            shown = public(event_type, data)
+            assert shown is not None
+            parsed = codec_message(event_type)
+            parsed.ParseFromString(shown)
+            if "secret" in parsed.DESCRIPTOR.fields_by_name:
+                assert not parsed.HasField("secret")
+            if not isinstance(event, SeatsTaken | GameFinished) and tf.secret_fields(type(event)):
+                assert shown != data
+
+
+def codec_message(event_type: str) -> Message:
+    return codec._TYPES[event_type]()
+
+
+@pytest.mark.parametrize("viewer", [None, 0, 1])
+def test_a_viewer_sees_only_their_own_secrets_until_the_end(viewer: int | None) -> None:
+    for events in GAMES:
+        for event in events:
+            shown = game_event_pb(event, common_pb2.EventInfo(), viewer, reveal=False)
+            body = getattr(shown, shown.WhichOneof("body"))
+            if isinstance(event, tf.TilePlaced | tf.TileMoved | tf.TileTakenBack | tf.JokerSwapped):
+                assert body.HasField("secret") == (event.seat == viewer)
+                assert (shown.change != pb.GRID_CHANGE_UNSPECIFIED) == (event.seat != viewer)
+            elif isinstance(event, tf.RoundStarted):
+                assert not body.HasField("secret")
+            elif isinstance(event, tf.TilesDealt):
+                hands = [list(h.tiles) for h in body.secret.hands]
+                assert not body.secret.unused
+                for seat, hand in enumerate(hands):
+                    assert hand == (list(event.hands[seat]) if seat == viewer else [])
+            elif isinstance(event, tf.RoundScored):
+                for seat, cells in enumerate(body.secret.removed):
+                    expected = event.removed[seat] if seat == viewer else ()
+                    assert [(c.x, c.y) for c in cells.cells] == list(expected)
+
+
+def test_the_game_view_shows_only_the_viewers_hand_and_grid() -> None:
+    events = GAMES[1]
+    # Stop mid-round: after the first placement.
+    cut = next(i for i, e in enumerate(events) if isinstance(e, tf.TilePlaced)) + 1
+    table: Table[tf.TakeFourState] = replay(rules(), events[:cut])
+    for viewer in (None, 0, 1, 2):
+        game = game_pb("g", cut, table, viewer)
+        for seat in game.seats:
+            mine = seat.seat.index == viewer
+            assert seat.visible == mine
+            assert bool(seat.hand) == (mine and seat.in_hand > 0)
+            assert bool(seat.grid) == (mine and seat.on_grid > 0)
+
+
+def test_export_writes_one_line_per_event_with_every_secret() -> None:
+    events = GAMES[0]
+    text = export("g1", "enable1-x", events)
+    assert text.startswith('[Game "takefour"]\n[GameId "g1"]\n')
+    assert text.count("\nR") >= 1
+    placed = [e for e in events if isinstance(e, tf.TilePlaced)]
+    assert text.count(" place ") == len(placed)
+    assert text.rstrip().splitlines()[-1].startswith("finished TARGET_SCORE")
