@@ -73,7 +73,7 @@ def assert_game_shows_only_own(game: pb.Game, viewer: int | None) -> None:
 
 
 async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
-    takefour: Any, database_url: str, nats_url: str
+    takefour: Any, database_url: str, nats_url: str, subject_prefix: str
 ) -> None:
     game_id = uuid.uuid4().hex
     async with (
@@ -209,7 +209,7 @@ async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
     nc = await nats.connect(nats_url)
     try:
         js = nc.jetstream()
-        sub = await js.subscribe(f"parlor.events.takefour.{game_id}.*", ordered_consumer=True)
+        sub = await js.subscribe(f"{subject_prefix}.takefour.{game_id}.*", ordered_consumer=True)
         published = []
         while len(published) < len(stored):
             msg = await sub.next_msg(timeout=10)

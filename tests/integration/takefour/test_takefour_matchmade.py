@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration
 
 
 async def test_a_match_formed_for_takefour_starts_a_game_with_its_seats(
-    takefour: Any, nats_url: str
+    takefour: Any, nats_url: str, subject_prefix: str
 ) -> None:
     match_id = uuid.uuid4().hex
     match = events_pb2.MatchFormed(
@@ -33,7 +33,7 @@ async def test_a_match_formed_for_takefour_starts_a_game_with_its_seats(
     nc = await nats.connect(nats_url)
     try:
         await nc.jetstream().publish(
-            f"parlor.events.matchmaking.{match_id}.MatchFormed", match.SerializeToString()
+            f"{subject_prefix}.matchmaking.{match_id}.MatchFormed", match.SerializeToString()
         )
     finally:
         await nc.close()

@@ -80,8 +80,11 @@ def bot_runner(host: TakeFourHost, servicer: TakeFourServicer, settings: BotSett
 @contextlib.asynccontextmanager
 async def takefour() -> AsyncIterator[Component]:
     settings = load(BackendSettings)
-    store = CountingStore(settings.database_url, pool_size=settings.database_pool_size)
-    bus = await JetStreamBus.connect(settings.nats_url)
+    store = CountingStore(
+        settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
+    )
+    subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
+    bus = await JetStreamBus.connect(settings.nats_url, subjects)
     await bus.ensure_streams()
     dictionary = Dictionary(load(DictionarySettings), load(AuthSettings))
     host: TakeFourHost = GameHost(CATEGORY, rules(), Codec(), store)
@@ -98,7 +101,7 @@ async def takefour() -> AsyncIterator[Component]:
     queue = GameQueue() if service_settings.queue_per_game else None
     servicer = TakeFourServicer(host, dictionary, on_activity, queue)
     runner = bot_runner(host, servicer, load(BotSettings))
-    unsubscribe = await ring_from_bus(bus, Subjects(), CATEGORY, host.doorbell)
+    unsubscribe = await ring_from_bus(bus, subjects, CATEGORY, host.doorbell)
     try:
         yield Component(
             name=CATEGORY,
