@@ -48,6 +48,19 @@ def test_bot_levels_become_the_names_game_services_know() -> None:
     ]
 
 
+def test_each_game_type_gets_bots_its_service_knows() -> None:
+    assert [bot_player(f"bot:{n}", "upwords") for n in (1, 2, 3)] == [
+        "bot:random",
+        "bot:best",
+        "bot:best",
+    ]
+    assert [bot_player(f"bot:{n}", "takefour") for n in (1, 2, 3)] == [
+        "bot:easy",
+        "bot:medium",
+        "bot:hard",
+    ]
+
+
 def test_seats_are_shuffled_and_each_ticket_keeps_its_seat() -> None:
     match = Match("connect4x4", ("ann", "bob", "bot:2"), ("t1", "t2"), 1500.0)
     rng = secrets.SystemRandom()

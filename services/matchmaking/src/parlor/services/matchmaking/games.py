@@ -6,27 +6,29 @@ from dataclasses import dataclass
 
 from parlor.core.errors import InvalidArgument
 
+# Bots by strength: the matching library numbers bot levels from 1 (weakest); each game
+# service names its own bots. Thresholds (Policy.bot_levels) give one level per name.
+BOT_NAMES = ("random", "greedy", "strong")
+BOT_THRESHOLDS = (1300.0, 1700.0)
+
 
 @dataclass(frozen=True)
 class GameType:
     name: str
     min_players: int
     max_players: int
+    # the game service's bot names, weakest first, one per matching level
+    bots: tuple[str, ...] = BOT_NAMES
 
 
 GAME_TYPES = {
     g.name: g
     for g in (
-        GameType("connect4x4", 2, 4),
-        GameType("upwords", 2, 4),
-        GameType("takefour", 2, 8),
+        GameType("connect4x4", 2, 4, ("random", "greedy", "strong")),
+        GameType("upwords", 2, 4, ("random", "best", "best")),
+        GameType("takefour", 2, 8, ("easy", "medium", "hard")),
     )
 }
-
-# Bots by strength: the matching library numbers bot levels from 1 (weakest); game
-# services name them. Thresholds (Policy.bot_levels) give one level per name.
-BOT_NAMES = ("random", "greedy", "strong")
-BOT_THRESHOLDS = (1300.0, 1700.0)
 
 
 def game_type(name: str, allowed: tuple[str, ...]) -> GameType:
@@ -53,7 +55,8 @@ def check_counts(game: GameType, min_players: int, max_players: int) -> tuple[in
     return low, high
 
 
-def bot_player(level_seat: str) -> str:
-    """``bot:<n>`` from the matching library → ``bot:<name>`` as game services know bots."""
+def bot_player(level_seat: str, game: str = "connect4x4") -> str:
+    """``bot:<n>`` from the matching library → ``bot:<name>`` as the game's service knows bots."""
     level = int(level_seat.split(":", 1)[1])
-    return "bot:" + BOT_NAMES[min(level, len(BOT_NAMES)) - 1]
+    names = GAME_TYPES[game].bots if game in GAME_TYPES else BOT_NAMES
+    return "bot:" + names[min(level, len(names)) - 1]

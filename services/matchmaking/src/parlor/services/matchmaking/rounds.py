@@ -58,7 +58,7 @@ def seat_match(match: Match, names: dict[str, str], rng: secrets.SystemRandom) -
             ticket = match.tickets[i]
             entries.append((seat, names.get(ticket, seat), ticket))
         else:
-            bot = bot_player(seat) if seat.startswith(BOT_PREFIX) else seat
+            bot = bot_player(seat, match.game_type) if seat.startswith(BOT_PREFIX) else seat
             entries.append((bot, "Bot (" + bot.split(":", 1)[1] + ")", None))
     rng.shuffle(entries)
     seats = tuple((player, name) for player, name, _ in entries)
