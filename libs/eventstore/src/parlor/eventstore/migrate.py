@@ -63,5 +63,46 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+class SchemaMigrations:
+    """A service's own Alembic history in the event store's database, migrated the same way.
+
+    Its version table is its own; migrators share the event store's advisory lock, so
+    every replica may run it at start. ``package`` holds a ``migrations`` folder whose
+    ``env.py`` configures ``version_table=VERSION_TABLE`` on the given connection.
+    """
+
+    def __init__(self, package: str, name: str) -> None:
+        self.package = package
+        self.name = name
+        self.version_table = f"parlor_{name}_alembic_version"
+
+    def migrate_blocking(self, url: str, revision: str = "head") -> None:
+        engine = create_engine(sqlalchemy_url(url), poolclass=NullPool)
+        try:
+            with engine.begin() as conn:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
+                config = Config()
+                location = files(self.package) / "migrations"
+                config.set_main_option("script_location", str(location))
+                config.attributes["connection"] = conn
+                command.upgrade(config, revision)
+        finally:
+            engine.dispose()
+
+    async def migrate(self, url: str, revision: str = "head") -> None:
+        await asyncio.to_thread(self.migrate_blocking, url, revision)
+
+    def main(self, argv: list[str] | None = None) -> int:
+        """Migrate the URL given, or ``$PARLOR_DATABASE_URL`` (deploy hooks, operators)."""
+        parser = argparse.ArgumentParser(prog=f"parlor-{self.name}-migrate")
+        parser.add_argument("url", nargs="?", default=os.environ.get("PARLOR_DATABASE_URL"))
+        args = parser.parse_args(argv)
+        if not args.url:
+            parser.error("give a database URL or set PARLOR_DATABASE_URL")
+        self.migrate_blocking(args.url)
+        print(f"{self.name} schema at head", file=sys.stderr)
+        return 0
+
+
 if __name__ == "__main__":
     raise SystemExit(main())
