@@ -27,6 +27,7 @@ def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
         "PARLOR_JWT_SECRET",
         "PARLOR_NATS_STREAM",
         "PARLOR_NATS_SUBJECT_PREFIX",
+        "PARLOR_RATE_LIMIT_PER_SECOND",
     )
     saved = {k: os.environ.get(k) for k in names}
     # A stream and subjects of this session's own: durable consumers of test runs that share a
@@ -38,6 +39,8 @@ def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
         PARLOR_JWT_SECRET=TEST_SECRET,
         PARLOR_NATS_STREAM=f"PARLOR_TEST_{token}",
         PARLOR_NATS_SUBJECT_PREFIX=f"test{token}.events",
+        # load tests act as fast as they can; the limiter has its own tests
+        PARLOR_RATE_LIMIT_PER_SECOND="0",
     )
     yield
     for key, value in saved.items():
