@@ -16,6 +16,7 @@ from parlor.scoring.v1 import scoring_pb2_grpc as pb_grpc
 from parlor.services.scoring.ratings import PlayerScore
 from parlor.services.scoring.scorer import Scorer
 from parlor.services.scoring.tables import RATING_COLUMNS, player_score
+from parlor.takefour.v1 import takefour_pb2
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 10
@@ -50,6 +51,9 @@ def rating_pb(game_type: str, score: PlayerScore | None, player_id: str) -> pb.P
     )
     out.last_played.FromDatetime(score.last_played)
     return out
+
+
+ROUND_SCORED = takefour_pb2.RoundScored.DESCRIPTOR.full_name
 
 
 class ScoringServicer(pb_grpc.ScoringServiceServicer):
@@ -163,7 +167,25 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
             position=game[3],
         )
         sheet.finished_at.FromDatetime(game[2])
+        sheet.rounds.extend(await self._rounds(stream_id))
         return pb.GetScoresheetResponse(scoresheet=sheet)
+
+    async def _rounds(self, stream_id: str) -> list[pb.RoundResult]:
+        """Per-round results, read from the game's own stream (public fields only)."""
+        rounds = []
+        for event in await self.scorer.store.read_stream(stream_id):
+            if event.type == ROUND_SCORED:
+                scored = takefour_pb2.RoundScored.FromString(event.data)
+                rounds.append(
+                    pb.RoundResult(
+                        round=scored.round,
+                        done_seat=scored.done_seat,
+                        done_valid=scored.done_valid,
+                        scores=scored.scores,
+                        totals=scored.totals,
+                    )
+                )
+        return rounds
 
     async def Rebuild(self, request: pb.RebuildRequest, context: Any) -> pb.RebuildResponse:
         if "admin" not in auth.caller().roles:
