@@ -30,7 +30,7 @@ from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import connect4x4, rules
 
-GAMES = 50
+GAMES = int(__import__("os").environ.get("PARLOR_BENCH_GAMES", "50"))
 AUTH = AuthSettings(secret="bench-secret-bench-secret-bench-secret")
 
 
