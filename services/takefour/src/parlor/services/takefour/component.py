@@ -12,6 +12,7 @@ from parlor.gamehost.bell import ring_from_bus
 from parlor.gamehost.matches import consume_matches
 from parlor.gamehost.outbox import category_relay
 from parlor.gamehost.seating import Seated, Standing
+from parlor.gamehost.words import DictionarySettings
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
@@ -26,7 +27,7 @@ from parlor.services.takefour.servicer import (
     TakeFourServicer,
 )
 from parlor.services.takefour.store import CountingStore
-from parlor.services.takefour.words import Dictionary, DictionarySettings
+from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2, takefour_pb2_grpc
 
 CATEGORY = "takefour"

@@ -8,81 +8,38 @@ words are listed again from the state the command is decided on, and checked aga
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-import grpc
-
-from parlor.dictionary.v1 import dictionary_pb2, dictionary_pb2_grpc
-from parlor.kit.auth import AuthSettings, issue_token
-from parlor.kit.client import channel
-from parlor.kit.settings import setting
-from parlor.kit.status import from_rpc_error
+from parlor.gamehost import words as shared
+from parlor.gamehost.words import DictionarySettings, service_token
+from parlor.kit.auth import AuthSettings
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import CallDone, CallTakeFour
 
 MAX_BATCH = 20_000
 
 
-@dataclass(frozen=True)
-class DictionarySettings:
-    target: str = setting(
-        "PARLOR_DICTIONARY_TARGET",
-        "host:port of the dictionary service that checks Take Four words",
-        "localhost:50051",
-    )
-    timeout_seconds: float = setting(
-        "PARLOR_DICTIONARY_TIMEOUT_SECONDS",
-        "longest wait for one word check when the caller set no deadline",
-        5.0,
-    )
-
-
-class Dictionary:
-    """Asks the dictionary service with a service token; its errors come back as ParlorErrors."""
+class Dictionary(shared.Dictionary):
+    """The shared dictionary client, counting batches, splitting any past the batch limit."""
 
     def __init__(self, settings: DictionarySettings, auth_settings: AuthSettings) -> None:
-        self.settings = settings
-        token = issue_token(auth_settings, "service:takefour", roles=("service",))
-        self._channel = channel(settings.target, token)
-        self._stub = dictionary_pb2_grpc.DictionaryServiceStub(self._channel)
+        super().__init__(
+            settings.target, service_token(auth_settings, "takefour"), settings.timeout_seconds
+        )
         self.batches = 0
 
-    async def close(self) -> None:
-        await self._channel.close()
-
-    def _timeout(self, remaining: float | None) -> float:
-        return self.settings.timeout_seconds if remaining is None else max(remaining, 0.001)
-
-    async def lexicon_id(self, lexicon: str, remaining: float | None = None) -> str:
-        """The id of a lexicon named by name or id (empty: the default), to record in the game."""
-        response = await self._call(
-            dictionary_pb2.CheckWordsRequest(lexicon=lexicon), self._timeout(remaining)
-        )
-        return str(response.lexicon_id)
-
-    async def verdicts(
+    async def verdicts(  # type: ignore[override]
         self, lexicon: str, words: frozenset[str], remaining: float | None = None
     ) -> dict[str, bool]:
         """Whether each word is in the lexicon: one batch (more only past the batch limit)."""
         ordered = sorted(words)
-        verdicts: dict[str, bool] = {}
+        found: dict[str, bool] = {}
         for start in range(0, len(ordered), MAX_BATCH):
-            chunk = ordered[start : start + MAX_BATCH]
-            response = await self._call(
-                dictionary_pb2.CheckWordsRequest(lexicon=lexicon, words=chunk),
-                self._timeout(remaining),
+            self.batches += 1
+            found.update(
+                await super().verdicts(lexicon, ordered[start : start + MAX_BATCH], remaining)
             )
-            invalid = set(response.invalid_indices)
-            verdicts.update((w, i not in invalid) for i, w in enumerate(chunk))
-        return verdicts
-
-    async def _call(self, request: Any, seconds: float) -> Any:
-        self.batches += 1
-        try:
-            return await self._stub.CheckWords(request, timeout=seconds)
-        except grpc.RpcError as exc:
-            raise from_rpc_error(exc) from None
+        return found
 
     async def attach(
         self,

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 from parlor.gamehost import GameHost
 from parlor.gamehost.backends import game_backends
 from parlor.gamehost.seating import Seated, Standing
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.gamehost.words import Dictionary, DictionarySettings, service_token
+from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import load
 from parlor.rules import upwords as uw
 from parlor.services.upwords.bots import Bots, BotSettings
 from parlor.services.upwords.codec import Codec, public
-from parlor.services.upwords.dictionary import Dictionary, DictionarySettings
 from parlor.services.upwords.servicer import UpwordsServicer
 from parlor.upwords.v1 import upwords_pb2, upwords_pb2_grpc
 
@@ -41,20 +40,6 @@ def rules() -> Seated[uw.UpwordsState, uw.Command, uw.Event]:
     return Seated(uw.UPWORDS, 2, 4, standings)
 
 
-def service_token(auth: AuthSettings) -> Callable[[], str]:
-    """The service's own token for the dictionary, renewed well before it expires."""
-    held: dict[str, float | str] = {"token": "", "renew_at": 0.0}
-
-    def token() -> str:
-        now = time.time()
-        if now >= float(held["renew_at"]):
-            held["token"] = issue_token(auth, f"service:{CATEGORY}", roles=("service",), now=now)
-            held["renew_at"] = now + auth.token_ttl_seconds / 2
-        return str(held["token"])
-
-    return token
-
-
 @contextlib.asynccontextmanager
 async def upwords() -> AsyncIterator[Component]:
     words = load(DictionarySettings)
@@ -62,7 +47,7 @@ async def upwords() -> AsyncIterator[Component]:
     bots = Bots(load(BotSettings).words)
     async with game_backends(CATEGORY, public) as backends:  # racks and the bag never leave
         host = GameHost(CATEGORY, rules(), Codec(), backends.store)
-        dictionary = Dictionary(words.target, service_token(auth), words.timeout_seconds)
+        dictionary = Dictionary(words.target, service_token(auth, CATEGORY), words.timeout_seconds)
         servicer = UpwordsServicer(host, dictionary, bots)
         try:
             async with backends.ringing(host.doorbell):

@@ -20,6 +20,7 @@ from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost import GameHost, Outcome, Recorded
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
+from parlor.gamehost.words import Dictionary
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 from parlor.rules import upwords as uw
@@ -27,7 +28,6 @@ from parlor.rules.upwords import notation, record
 from parlor.rules.upwords.bot import BotPlay, UpwordsBot
 from parlor.services.upwords.bots import LEVELS, Bots
 from parlor.services.upwords.codec import Event, config_of, game_event_pb, game_pb, shown
-from parlor.services.upwords.dictionary import Dictionary
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 

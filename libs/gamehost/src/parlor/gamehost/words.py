@@ -1,11 +1,14 @@
-"""The dictionary service as Upwords asks it: one CheckWords batch per play, over gRPC.
+"""The dictionary service as the word games ask it: one CheckWords batch per command.
 
-The rules stay pure: the engine lists the words a play forms, this asks the
-dictionary about all of them at once, and the verdicts go into the command.
+The rules stay pure: the engine lists the words a command needs checked, this asks
+the dictionary about all of them at once, and the verdicts go into the command.
+A game service calls with a token of its own (``service_token``), renewed before
+it expires.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -15,6 +18,7 @@ from parlor.core.errors import DeadlineExceeded, NotFound, ParlorError, Unavaila
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.kit import client
+from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.settings import setting
 from parlor.kit.status import from_rpc_error
 
@@ -33,6 +37,20 @@ class DictionarySettings:
         "longest a word check may take when the caller set no deadline",
         DEFAULT_TIMEOUT,
     )
+
+
+def service_token(auth: AuthSettings, service: str) -> Callable[[], str]:
+    """A service's own token for the dictionary, renewed well before it expires."""
+    held: dict[str, float | str] = {"token": "", "renew_at": 0.0}
+
+    def token() -> str:
+        now = time.time()
+        if now >= float(held["renew_at"]):
+            held["token"] = issue_token(auth, f"service:{service}", roles=("service",), now=now)
+            held["renew_at"] = now + auth.token_ttl_seconds / 2
+        return str(held["token"])
+
+    return token
 
 
 class Dictionary:
@@ -60,6 +78,8 @@ class Dictionary:
         for lex in reply.lexicons:
             if (not lexicon and lex.is_default) or lexicon in (lex.id, lex.name):
                 return str(lex.id)
+        if lexicon:
+            raise NotFound(f"the dictionary has no lexicon {lexicon!r}", reason="UNKNOWN_LEXICON")
         raise Unavailable(
             f"the dictionary has no lexicon {lexicon or '(default)'!r}",
             reason="LEXICON_NOT_LOADED",
