@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import random
 import secrets
 import uuid
@@ -12,9 +11,10 @@ from typing import Any
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied, Unavailable
+from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost import GameHost, Outcome, Recorded
-from parlor.gamehost.directory import Directory, Listed
+from parlor.gamehost.directory import Directory
+from parlor.gamehost.listing import list_games
 from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
 from parlor.kit import auth
@@ -42,45 +42,6 @@ def info_pb(recorded: Recorded[Event]) -> common_pb2.EventInfo:
 def viewer_seat(table: Table[c4.State], identity: auth.Identity) -> int | None:
     mine = table.seats_of(identity.player_id)
     return mine[0] if mine else None
-
-
-def page_cursor(token: str) -> tuple[dt.datetime, str] | None:
-    """A page token is '<created_at ISO>|<game id>' of the last game of the previous page."""
-    if not token:
-        return None
-    at, _, game_id = token.partition("|")
-    try:
-        return dt.datetime.fromisoformat(at), game_id
-    except ValueError:
-        raise InvalidArgument("malformed page_token", reason="INVALID_PAGE_TOKEN") from None
-
-
-def summary_pb(game: Listed) -> pb.GameSummary:
-    out = pb.GameSummary(
-        game_id=game.game_id,
-        seats=[
-            common_pb2.Seat(index=i, player_id=p, display_name=n)
-            for i, (p, n) in enumerate(zip(game.players, game.names, strict=True))
-        ],
-        finish_reason=game.finish_reason,
-        version=game.last_version,
-    )
-    out.created_at.FromDatetime(game.created_at)
-    if game.finished_at is not None:
-        out.finished_at.FromDatetime(game.finished_at)
-    return out
-
-
-def moment(request: Any, field: str) -> dt.datetime | None:
-    """A timestamp field of a request, if set; a malformed one is the client's error."""
-    if not request.HasField(field):
-        return None
-    try:
-        return getattr(request, field).ToDatetime(dt.UTC)  # type: ignore[no-any-return]
-    except (ValueError, OverflowError) as exc:
-        raise InvalidArgument(
-            f"{field} is not a valid time: {exc}", reason="INVALID_TIME"
-        ) from None
 
 
 class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
@@ -205,23 +166,7 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
 
     async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
         auth.caller()
-        if self.directory is None:
-            raise Unavailable("this replica keeps no game directory", reason="NO_DIRECTORY")
-        size = request.page_size or 50
-        before = page_cursor(request.page_token)
-        listed = await self.directory.list(
-            player_id=request.player_id or None,
-            since=moment(request, "created_after"),
-            until=moment(request, "created_before"),
-            finished_only=request.finished_only,
-            limit=size,
-            before=before,
-        )
-        out = pb.ListGamesResponse(games=[summary_pb(g) for g in listed])
-        if len(listed) == size:
-            last = listed[-1]
-            out.next_page_token = f"{last.created_at.isoformat()}|{last.game_id}"
-        return out
+        return await list_games(self.directory, request, pb.ListGamesResponse)
 
     async def ReplayGame(
         self, request: pb.ReplayGameRequest, context: Any

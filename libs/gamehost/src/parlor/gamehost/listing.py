@@ -1,0 +1,81 @@
+"""``ListGames`` for any game service: a request's filters in, one page of summaries out.
+
+Every game's proto has its own ``ListGamesRequest`` / ``GameSummary`` /
+``ListGamesResponse`` with the same fields (Connect 4x4's came first); this
+module reads and fills them by field name, so each service's RPC is one call to
+``list_games``. A page token is ``<created_at ISO>|<game id>`` of the last game
+of the previous page (keyset pagination over the directory's time index).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, TypeVar
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import InvalidArgument, Unavailable
+from parlor.gamehost.directory import Directory, Listed
+
+R = TypeVar("R")
+
+
+def page_cursor(token: str) -> tuple[dt.datetime, str] | None:
+    """The (created_at, game id) a page token continues after; a malformed one is refused."""
+    if not token:
+        return None
+    at, _, game_id = token.partition("|")
+    try:
+        return dt.datetime.fromisoformat(at), game_id
+    except ValueError:
+        raise InvalidArgument("malformed page_token", reason="INVALID_PAGE_TOKEN") from None
+
+
+def page_token(last: Listed) -> str:
+    return f"{last.created_at.isoformat()}|{last.game_id}"
+
+
+def moment(request: Any, field: str) -> dt.datetime | None:
+    """A timestamp field of a request, if set; a malformed one is the client's error."""
+    if not request.HasField(field):
+        return None
+    try:
+        return getattr(request, field).ToDatetime(dt.UTC)  # type: ignore[no-any-return]
+    except (ValueError, OverflowError) as exc:
+        raise InvalidArgument(
+            f"{field} is not a valid time: {exc}", reason="INVALID_TIME"
+        ) from None
+
+
+def fill_summary(out: Any, game: Listed) -> None:
+    """Write one listed game into a game's ``GameSummary`` message."""
+    out.game_id = game.game_id
+    out.seats.extend(
+        common_pb2.Seat(index=i, player_id=p, display_name=n)
+        for i, (p, n) in enumerate(zip(game.players, game.names, strict=True))
+    )
+    out.finish_reason = game.finish_reason
+    out.version = game.last_version
+    out.created_at.FromDatetime(game.created_at)
+    if game.finished_at is not None:
+        out.finished_at.FromDatetime(game.finished_at)
+
+
+async def list_games(directory: Directory | None, request: Any, response: type[R]) -> R:
+    """Answer a ``ListGamesRequest`` from ``directory`` with a ``response`` message."""
+    if directory is None:
+        raise Unavailable("this replica keeps no game directory", reason="NO_DIRECTORY")
+    size = request.page_size or 50
+    listed = await directory.list(
+        player_id=request.player_id or None,
+        since=moment(request, "created_after"),
+        until=moment(request, "created_before"),
+        finished_only=request.finished_only,
+        limit=size,
+        before=page_cursor(request.page_token),
+    )
+    out: Any = response()
+    for game in listed:
+        fill_summary(out.games.add(), game)
+    if len(listed) == size:
+        out.next_page_token = page_token(listed[-1])
+    return out  # type: ignore[no-any-return]
