@@ -323,7 +323,8 @@ def test_done_records_the_words_the_dictionary_accepted_among_those_scoring_read
     events = events_of(state, CallDone(0), words=words)
     done = events[0]
     assert done == DoneCalled(0, ("AT", "CAT", "CATS", "DO", "DOG"))
-    assert isinstance(done, DoneCalled) and done.accepted is not None
+    assert isinstance(done, DoneCalled)
+    assert done.accepted is not None
     checked = TAKE_FOUR.words_to_check(state, CallDone(0))
     again = CallDone(0, {word: word in done.accepted for word in checked})
     assert list(TAKE_FOUR.decide(state, again)) == events
