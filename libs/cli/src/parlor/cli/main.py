@@ -98,10 +98,14 @@ def token(
 
 @app.command()
 def play(
-    game_type: Annotated[str, typer.Argument(help="connect4x4")],
+    game_type: Annotated[str, typer.Argument(help=" or ".join(sorted(adapters())))],
     vs: Annotated[
         list[str] | None,
-        typer.Option("--vs", help="opponent: bot:strong, bot:greedy, bot:random or a player id"),
+        typer.Option(
+            "--vs",
+            help="opponent: a player id or a bot (connect4x4: bot:strong, bot:greedy,"
+            " bot:random; takefour: bot:easy, bot:medium, bot:hard)",
+        ),
     ] = None,
     join: Annotated[str | None, typer.Option("--join", help="play in an existing game")] = None,
     name: Annotated[str, typer.Option("--name", help="your display name")] = "",
@@ -117,7 +121,8 @@ def play(
             if join:
                 game = game_api.get(join)
             else:
-                game = game_api.create(me, vs or ["bot:greedy"], name)
+                default = getattr(game_api, "default_opponent", "bot:greedy")
+                game = game_api.create(me, vs or [default], name)
                 out.print(f"game [bold]{game_api.game_id(game)}[/] ({game_type})")
         except grpc.RpcError as exc:
             raise fail(sessions.describe(exc)) from None
@@ -146,14 +151,16 @@ def play(
                 else:
                     game, events = game_api.play(game_id, typed, uuid.uuid4().hex)
                     names = _names(game)
-                    out.print("played: " + "; ".join(game_api.event_text(e, names) for e in events))
-            except grpc.RpcError as exc:
+                    if events:
+                        played = "; ".join(game_api.event_text(e, names) for e in events)
+                        out.print("played: " + played)
+            except (grpc.RpcError, ValueError) as exc:  # ValueError: a command not understood
                 out.print(f"[red]{sessions.describe(exc)}[/]")
                 continue
             out.print(game_api.draw(game, me))
         out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
-        out.print(f"replay it: parlor replay {game_id}")
-        out.print(f"export it: parlor export {game_id} --format text")
+        out.print(f"replay it: parlor replay {game_id} --game-type {game_type}")
+        out.print(f"export it: parlor export {game_id} --format text --game-type {game_type}")
 
 
 def _ask(prompt: str) -> str | None:
@@ -191,7 +198,9 @@ def watch(
 
 
 def _names(game: Any) -> list[str]:
-    return [s.display_name or s.player_id for s in getattr(game, "seats", [])]
+    # A seat is a Seat, or a view of one holding it (Take Four's SeatView.seat).
+    seats = [getattr(s, "seat", s) for s in getattr(game, "seats", [])]
+    return [s.display_name or s.player_id for s in seats]
 
 
 @app.command()

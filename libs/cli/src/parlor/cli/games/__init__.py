@@ -50,8 +50,9 @@ class GameAdapter(Protocol):
 
 def adapters() -> dict[str, Callable[[Any, Any], GameAdapter]]:
     from parlor.cli.games.connect4x4 import Connect4x4
+    from parlor.cli.games.takefour import TakeFour
 
-    return {"connect4x4": Connect4x4}
+    return {"connect4x4": Connect4x4, "takefour": TakeFour}
 
 
 def adapter(game_type: str, channel: Any, metadata: Any) -> GameAdapter:

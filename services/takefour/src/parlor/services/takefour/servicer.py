@@ -276,10 +276,17 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
     # -- reading -----------------------------------------------------------------------------
 
     async def GetGame(self, request: pb.GetGameRequest, context: Any) -> pb.GetGameResponse:
+        """The game now, or at a version: everything shown once the game is over (as its
+        history and replay show it), the caller's own seat only before."""
         me = auth.caller()
         table, version = await self.host.load(request.game_id, request.version or None)
+        over = table.game.phase is tf.Phase.OVER
+        if request.version and not over:
+            now, _ = await self.host.load(request.game_id)
+            over = now.game.phase is tf.Phase.OVER
+        seen = entitlement(over, viewer_seat(table, me))
         return pb.GetGameResponse(
-            game=game_pb(request.game_id, version, table, viewer_seat(table, me))
+            game=game_pb(request.game_id, version, table, seen.viewer, seen.everything)
         )
 
     async def GetHistory(
