@@ -138,7 +138,7 @@ def test_a_finished_game_names_the_winner_and_shows_every_rack() -> None:
     ended = RULES.engine.evolve(state, uw.GameEnded("RESIGNED", state.racks, (0, 0), (14, 9), (0,)))
     game = game_pb("g", 12, Table(SEATS, ended), None, reveal=True)
     text = drawn(game, me=None)
-    assert "game over: Ada wins (RESIGNED); final scores: Ada 14, Bot 9" in text
+    assert "Ada wins (RESIGNED); final scores: Ada 14, Bot 9" in text
     assert "[H I J K L M N]" in text  # after the end everything may be shown
 
 

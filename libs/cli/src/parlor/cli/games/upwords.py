@@ -466,7 +466,7 @@ def footer_text(game: pb.Game, me: str | None) -> Text:
         mine = me is not None and p.seat < len(game.seats) and game.seats[p.seat].player_id == me
         out.append("\n" if mine else " — type challenge or accept, or just play on\n")
     if game.status == pb.STATUS_ENDED:
-        out.append("game over: " + outcome_of(game), style="bold")
+        out.append(outcome_of(game), style="bold")
     elif game.status == pb.STATUS_IN_PROGRESS and game.to_move < len(names):
         out.append(f"{names[game.to_move]} to play", style="bold")
         if game.retry:
