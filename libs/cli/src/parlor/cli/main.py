@@ -98,13 +98,14 @@ def token(
 
 @app.command()
 def play(
-    game_type: Annotated[str, typer.Argument(help=" or ".join(sorted(adapters())))],
+    game_type: Annotated[str, typer.Argument(help=" | ".join(sorted(adapters())))],
     vs: Annotated[
         list[str] | None,
         typer.Option(
             "--vs",
             help="opponent: a player id or a bot (connect4x4: bot:strong, bot:greedy,"
-            " bot:random; takefour: bot:easy, bot:medium, bot:hard)",
+            " bot:random; takefour: bot:easy, bot:medium, bot:hard; upwords: bot:best,"
+            " bot:random); default: the game's usual bot",
         ),
     ] = None,
     join: Annotated[str | None, typer.Option("--join", help="play in an existing game")] = None,
@@ -121,8 +122,7 @@ def play(
             if join:
                 game = game_api.get(join)
             else:
-                default = getattr(game_api, "default_opponent", "bot:greedy")
-                game = game_api.create(me, vs or [default], name)
+                game = game_api.create(me, vs or [game_api.default_opponent], name)
                 out.print(f"game [bold]{game_api.game_id(game)}[/] ({game_type})")
         except grpc.RpcError as exc:
             raise fail(sessions.describe(exc)) from None

@@ -17,6 +17,8 @@ class GameAdapter(Protocol):
 
     name: str
     move_help: str
+    default_opponent: str
+    """Who `parlor play` seats against you when no --vs is given (a bot of this game)."""
 
     def __init__(self, channel: Any, metadata: Any) -> None: ...
 
@@ -51,8 +53,13 @@ class GameAdapter(Protocol):
 def adapters() -> dict[str, Callable[[Any, Any], GameAdapter]]:
     from parlor.cli.games.connect4x4 import Connect4x4
     from parlor.cli.games.takefour import TakeFour
+    from parlor.cli.games.upwords import Upwords
 
-    return {"connect4x4": Connect4x4, "takefour": TakeFour}
+    return {
+        "connect4x4": Connect4x4,
+        "takefour": TakeFour,
+        "upwords": Upwords,
+    }
 
 
 def adapter(game_type: str, channel: Any, metadata: Any) -> GameAdapter:

@@ -1,0 +1,387 @@
+"""The load run's players: one per game type, each a plain gRPC client of the platform.
+
+A player sees only what its own seat is shown (the ``Game`` message its calls and
+``WatchGame`` return) and decides like a person would: Connect 4x4 picks a random
+legal move; Upwords plays the best word of its own rack on the board it is shown
+(the rules library's move generator over ENABLE); Take Four runs the rules
+library's bot on the view it is shown, one command at a time. The thinking
+happens in a worker process (``think_*``), so a long search never stalls the
+event loop that times every call.
+
+Every call's latency is timed, and every event a reply acknowledges is recorded
+as ``(stream id, version)`` for the check that it is stored and published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
+from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4grpc
+from parlor.kit import client
+from parlor.matchmaking.v1 import matchmaking_pb2 as mm
+from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
+from parlor.takefour.v1 import takefour_pb2 as tfpb
+from parlor.takefour.v1 import takefour_pb2_grpc as tfgrpc
+from parlor.upwords.v1 import upwords_pb2 as uwpb
+from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
+
+GAME_TYPES = ("connect4x4", "upwords", "takefour")
+
+
+@dataclass
+class Tally:
+    """What one game type's players saw: latencies, acknowledged events, games, refusals."""
+
+    latencies: list[float] = field(default_factory=list)
+    acked: set[tuple[str, int]] = field(default_factory=set)
+    games_started: set[str] = field(default_factory=set)
+    games_finished: set[str] = field(default_factory=set)
+    refused: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, str] = field(default_factory=dict)
+
+    def refuse(self, exc: grpc.aio.AioRpcError) -> None:
+        key = exc.code().name
+        self.refused[key] = self.refused.get(key, 0) + 1
+        self.examples.setdefault(key, exc.details() or "")
+
+
+async def timed(tally: Tally, call: Any) -> Any:
+    """Await one call, record its latency and the events its reply acknowledges."""
+    started = time.perf_counter()
+    reply = await call
+    tally.latencies.append((time.perf_counter() - started) * 1000)
+    for event in getattr(reply, "events", ()):
+        tally.acked.add((event.info.stream_id, event.info.version))
+    return reply
+
+
+async def matched(ch: grpc.aio.Channel, game_type: str) -> tuple[str, int]:
+    """Ask matchmaking for a two-player game; the game id and our seat once matched."""
+    matchmaking = mm_grpc.MatchmakingServiceStub(ch)
+    ticket = (
+        await matchmaking.CreateTicket(
+            mm.CreateTicketRequest(game_type=game_type, min_players=2, max_players=2)
+        )
+    ).ticket
+    async for update in matchmaking.WatchTicket(mm.WatchTicketRequest(ticket_id=ticket.ticket_id)):
+        if update.ticket.match_id:
+            return update.ticket.match_id, update.ticket.seat
+    raise RuntimeError(f"ticket {ticket.ticket_id} ended without a match")
+
+
+async def when_created(attempt: Callable[[], Any]) -> None:
+    """A matched game exists once its service has consumed ``MatchFormed``: wait for it."""
+    for _ in range(400):
+        try:
+            await attempt()
+            return
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            await asyncio.sleep(0.05)
+    raise TimeoutError("the matched game was never created")
+
+
+class Player:
+    """Plays games of one type through matchmaking, one after another, until the deadline."""
+
+    game_type = ""
+
+    def __init__(
+        self, target: str, token: str, tally: Tally, pool: Executor, deadline: float, seed: int
+    ) -> None:
+        self.target = target
+        self.token = token
+        self.tally = tally
+        self.pool = pool
+        self.deadline = deadline
+        self.rng = random.Random(seed)
+
+    async def run(self) -> None:
+        async with client.channel(self.target, self.token) as ch:
+            while time.monotonic() < self.deadline:
+                game_id, seat = await matched(ch, self.game_type)
+                self.tally.games_started.add(game_id)
+                await when_created(lambda g=game_id, s=seat: self.play(ch, g, s))
+
+    async def think(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def play(self, ch: grpc.aio.Channel, game_id: str, seat: int) -> None:
+        raise NotImplementedError
+
+
+class Connect4x4Player(Player):
+    game_type = "connect4x4"
+
+    async def play(self, ch: grpc.aio.Channel, game_id: str, seat: int) -> None:
+        games = c4grpc.Connect4x4ServiceStub(ch)
+        known = 0  # the version our own last reply showed: older views are stale
+        async for update in games.WatchGame(c4pb.WatchGameRequest(game_id=game_id)):
+            game = update.game
+            if game.status in (c4pb.STATUS_WON, c4pb.STATUS_TIED):
+                self.tally.games_finished.add(game_id)
+                return
+            if game.version < known:
+                continue
+            if game.status != c4pb.STATUS_IN_PROGRESS or game.turn != seat:
+                continue
+            if not game.legal_moves:
+                continue
+            request = c4pb.PlayMoveRequest(
+                game_id=game_id,
+                move=self.rng.choice(list(game.legal_moves)),
+                command_id=f"{game_id}-{game.version}",
+            )
+            try:
+                known = (await timed(self.tally, games.PlayMove(request))).game.version
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                    raise
+                self.tally.refuse(exc)  # made from a view the stream had not caught up on
+
+
+class UpwordsPlayer(Player):
+    game_type = "upwords"
+
+    async def play(self, ch: grpc.aio.Channel, game_id: str, seat: int) -> None:
+        games = uwgrpc.UpwordsServiceStub(ch)
+        known = 0  # the version our own last reply showed: older views are stale
+        async for update in games.WatchGame(uwpb.WatchGameRequest(game_id=game_id)):
+            game = update.game
+            if game.status == uwpb.STATUS_ENDED:
+                self.tally.games_finished.add(game_id)
+                return
+            if game.version < known:
+                continue
+            if game.status != uwpb.STATUS_IN_PROGRESS or game.to_move != seat:
+                continue
+            if game.pending.placements:
+                continue  # challenge mode only; matchmade games check words at once
+            kind, detail = await self.think(think_upwords, game.SerializeToString())
+            command_id = f"{game_id}-{game.version}"
+            call: Any
+            if kind == "play":
+                placements = [uwpb.Placement(row=r, col=c, tile=t) for r, c, t in detail]
+                call = games.Play(
+                    uwpb.PlayRequest(game_id=game_id, placements=placements, command_id=command_id)
+                )
+            elif kind == "exchange":
+                call = games.Exchange(
+                    uwpb.ExchangeRequest(game_id=game_id, tile=detail, command_id=command_id)
+                )
+            else:
+                call = games.Pass(uwpb.PassRequest(game_id=game_id, command_id=command_id))
+            try:
+                known = (await timed(self.tally, call)).game.version
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                    raise
+                self.tally.refuse(exc)  # a view the stream had not caught up on; or a word
+                # the dictionary refused: the next view decides again (passing if need be)
+
+
+class TakeFourPlayer(Player):
+    """Simultaneous play: act whenever the bot has a step, else wait for the next event."""
+
+    game_type = "takefour"
+
+    async def play(self, ch: grpc.aio.Channel, game_id: str, seat: int) -> None:
+        games = tfgrpc.TakeFourServiceStub(ch)
+        latest = (await games.GetGame(tfpb.GetGameRequest(game_id=game_id))).game
+        changed = asyncio.Event()
+
+        async def follow() -> None:
+            nonlocal latest
+            async for update in games.WatchGame(tfpb.WatchGameRequest(game_id=game_id)):
+                if update.game.version > latest.version:
+                    latest = update.game
+                changed.set()
+
+        watcher = asyncio.create_task(follow())
+        key = f"{game_id}-{seat}"
+        refused = False
+        try:
+            while latest.phase != tfpb.PHASE_OVER:
+                seen = latest
+                step = await self.think(think_takefour, key, seen.SerializeToString(), refused)
+                refused = False
+                if step is None:
+                    changed.clear()
+                    if latest.version == seen.version:
+                        await asyncio.wait_for(changed.wait(), timeout=30)
+                    continue
+                name, fields = step
+                request = getattr(tfpb, f"{name}Request")(
+                    game_id=game_id, command_id=f"{key}-{seen.version}", **fields
+                )
+                try:
+                    reply = await timed(self.tally, getattr(games, name)(request))
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                        raise
+                    self.tally.refuse(exc)  # another player's deal came first: plan again
+                    refused = True
+                    if latest.version == seen.version:  # wait for what changed, if anything
+                        changed.clear()
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(changed.wait(), timeout=1)
+                    continue
+                if reply.game.version > latest.version:
+                    latest = reply.game
+            self.tally.games_finished.add(game_id)
+        finally:
+            watcher.cancel()
+            await asyncio.gather(watcher, return_exceptions=True)
+            await self.think(forget_takefour, key)
+
+
+PLAYERS: dict[str, type[Player]] = {
+    "connect4x4": Connect4x4Player,
+    "upwords": UpwordsPlayer,
+    "takefour": TakeFourPlayer,
+}
+
+
+# -- thinking, in the worker process --------------------------------------------------------
+
+_upwords_bot: Any = None
+_takefour_index: Any = None
+_takefour_seats: dict[str, Any] = {}
+
+
+def warm_up() -> None:
+    """Build both word graphs once, before the clock starts."""
+    _upwords()
+    _takefour()
+
+
+def _upwords() -> Any:
+    global _upwords_bot
+    if _upwords_bot is None:
+        from parlor.lexicon import enable1
+        from parlor.rules.upwords.bot import UpwordsBot
+
+        _upwords_bot = UpwordsBot(enable1().words())
+    return _upwords_bot
+
+
+def _takefour() -> Any:
+    global _takefour_index
+    if _takefour_index is None:
+        from parlor.lexicon import enable1
+        from parlor.rules.takefour import WordIndex
+
+        _takefour_index = WordIndex(enable1().words())
+    return _takefour_index
+
+
+def think_upwords(game_bytes: bytes) -> tuple[str, Any]:
+    """The best play of the rack on the board shown; else exchange the worst tile, or pass."""
+    from parlor.rules import upwords as uw
+    from parlor.rules.upwords.bot import UpwordsBot
+
+    game = uwpb.Game.FromString(game_bytes)
+    board = uw.Board(tuple(tuple(stack.tiles) for stack in game.board))
+    rack = list(game.rack)
+    plural = game.config.plural_rule if game.config.HasField("plural_rule") else True
+    best = _upwords().best_play(board, rack, plural_rule=plural)
+    if best is not None:
+        return "play", [(p.row, p.col, p.tile) for p in best.placements]
+    if game.bag_count > 0 and not game.retry and rack:
+        return "exchange", UpwordsBot.worst_tile(rack)
+    return "pass", None
+
+
+def think_takefour(key: str, game_bytes: bytes, refused: bool) -> tuple[str, dict[str, Any]] | None:
+    """The next step of this seat's bot on the view shown, as an RPC name and its fields."""
+    from parlor.rules import takefour as tf
+    from parlor.rules.takefour import BotSeat, TakeFourBot
+
+    game = tfpb.Game.FromString(game_bytes)
+    seat = _takefour_seats.get(key)
+    if seat is None:
+        seat = _takefour_seats[key] = [BotSeat(TakeFourBot(_takefour())), -1]
+    bot, round_seen = seat
+    if refused:
+        bot.refused()
+    if game.round != round_seen:
+        bot.new_round()
+        seat[1] = game.round
+    command = bot.next_command(takefour_view(game))
+    match command:
+        case None:
+            return None
+        case tf.PlaceTile(_, tile, x, y, letter):
+            return "PlaceTile", {"tile": tile, "x": x, "y": y, "letter": letter or ""}
+        case tf.MoveTile(_, fx, fy, tx, ty, letter):
+            return "MoveTile", {
+                "to": tfpb.Cell(x=tx, y=ty),
+                "letter": letter or "",
+                "from": tfpb.Cell(x=fx, y=fy),
+            }
+        case tf.TakeBackTile(_, x, y):
+            return "TakeBackTile", {"cell": tfpb.Cell(x=x, y=y)}
+        case tf.SwapJoker(_, tile, x, y):
+            return "SwapJoker", {"tile": tile, "cell": tfpb.Cell(x=x, y=y)}
+        case tf.CallTakeFour():
+            return "CallTakeFour", {}
+        case tf.AgreeToDeal():
+            return "AgreeToDeal", {}
+        case tf.WithdrawAgreement():
+            return "WithdrawAgreement", {}
+        case tf.CallDone():
+            return "CallDone", {}
+    raise ValueError(f"the bot chose a command no RPC sends: {command!r}")
+
+
+def forget_takefour(key: str) -> None:
+    _takefour_seats.pop(key, None)
+
+
+def takefour_view(game: tfpb.Game) -> Any:
+    """The engine's ``TakeFourView`` of what the ``Game`` message shows this seat."""
+    from parlor.rules import takefour as tf
+    from parlor.rules.takefour.state import Placement, RoundResult
+    from parlor.rules.takefour.view import SeatView, TakeFourView
+    from parlor.services.takefour.codec import config_of
+
+    phases = {
+        tfpb.PHASE_BETWEEN_ROUNDS: tf.Phase.BETWEEN_ROUNDS,
+        tfpb.PHASE_PLAYING: tf.Phase.PLAYING,
+        tfpb.PHASE_OVER: tf.Phase.OVER,
+    }
+    seats = tuple(
+        SeatView(
+            seat=i,
+            player_id=s.seat.player_id,
+            in_hand=s.in_hand,
+            on_grid=s.on_grid,
+            agrees_to_deal=s.agrees_to_deal,
+            calls=s.calls,
+            total=s.total,
+            hand=tuple(sorted(t.id for t in s.hand)) if s.visible else None,
+            grid={(g.x, g.y): Placement(g.tile, g.letter) for g in s.grid} if s.visible else None,
+        )
+        for i, s in enumerate(game.seats)
+    )
+    return TakeFourView(
+        viewer=game.viewer_seat if game.HasField("viewer_seat") else None,
+        phase=phases.get(game.phase, tf.Phase.NOT_CREATED),
+        config=config_of(game.config),
+        round=game.round,
+        bag_count=game.bag_count,
+        unused_count=game.unused_count,
+        seats=seats,
+        results=tuple(RoundResult(r.round, r.done_seat, tuple(r.scores)) for r in game.results),
+    )
