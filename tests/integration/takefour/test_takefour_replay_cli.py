@@ -136,6 +136,10 @@ async def test_a_whole_game_typed_then_replay_export_list_and_verify(
     assert "Bob's hand: " in at.output  # over: the past shows every hand
     assert "Bob's grid" in at.output
 
+    stepped = await cli("replay", game_id, "--step", *TAKEFOUR, *where, stdin="\n" * last)
+    assert stepped.exit_code == 0, stepped.output
+    assert re.findall(r"v(\d+)/\d+:", stepped.output) == [str(v) for v in range(1, last + 1)]
+
     back = await cli("replay", game_id, "--pace", "0", *TAKEFOUR, *where)
     assert back.exit_code == 0, back.output
     assert re.findall(r"v(\d+):", back.output) == [str(v) for v in range(1, last + 1)]
