@@ -205,7 +205,7 @@ class GameHost(Generic[S, C, E]):
                 return await self._outcome_of(game_id, result)
             new_state = replay(self.decider, events, state)
             self._remember(game_id, new_state, result.last_version)
-            self.doorbell.ring(game_id)
+            self.doorbell.ring(game_id, result.last_version)
             return Outcome(new_state, result.last_version, tuple(events))
         raise Conflict(
             f"game {game_id} is too busy: gave up after {self.max_attempts} attempts",
