@@ -36,9 +36,11 @@ from typing import Any
 import grpc
 import nats
 import pytest
+from google.protobuf import any_pb2
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from leakcheck import (
     Backend,
@@ -70,6 +72,7 @@ STREAM_SECONDS = 0.6
 
 ADA, BOB = 0, 1
 VIEWERS: dict[str, int | None] = {"bob": BOB, "cyd": None}
+UNCHECKED = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
 HIDDEN = ("upwords", "takefour")
 SEATED = ("connect4x4", "upwords", "takefour")
 ADAS_COMMAND = "ada-creates-the-game"
@@ -515,6 +518,8 @@ def call_as(games: Games, category: str, name: str, who: str) -> list[str]:
         requests.append(replayed)
     for request in requests:
         outcome = games.client.call(m, request, who)
+        # an answer that is not the service's own was not searched: it does not pass
+        assert outcome.code not in UNCHECKED, f"{name} as {who}: {outcome.describe()}"
         truth = games.truth(category)  # after the call: it may have acted for bob
         if truth.over:
             continue  # the call ended the game (Resign): everything may be shown now
@@ -582,6 +587,17 @@ def test_the_search_finds_every_secret_in_unredacted_views_and_events(
             redacted = game_pb(game_id, truth.version, last, viewer)
         assert secrets.leaks(revealed), f"{who}: the unredacted game went unnoticed"
         assert not secrets.leaks(redacted), describe(secrets.leaks(redacted))
+        # a refusal that names hidden tiles: in its details, or in ErrorInfo's metadata
+        hidden = " ".join(min(secrets.forbidden_sets, key=lambda tiles: abs(len(tiles) - 7)))
+        info = error_details_pb2.ErrorInfo(reason="SOME_RULE", metadata={"tiles": hidden})
+        detail = any_pb2.Any()
+        detail.Pack(info)
+        status = status_pb2.Status(code=9, message="refused", details=[detail])
+        assert secrets.leaks(status), f"{who}: ErrorInfo naming {hidden} went unnoticed"
+        assert secrets.text_leaks(f"refused: {hidden}", "details"), f"{who}: details unnoticed"
+        if category == "upwords":  # a record's way of writing a rack: ">ada: CATSQUX"
+            written = hidden.replace(" ", "").upper()
+            assert secrets.text_leaks(f">ada: {written} -", "text"), f"{who}: {written} unnoticed"
         expected = _secret_events(truth, viewer)
         assert len(expected) >= 3, f"too few secret events to prove anything: {expected}"
         for v in expected:
@@ -632,7 +648,7 @@ def test_the_search_finds_secrets_when_a_live_service_stops_redacting(
 async def test_nats_carries_no_hidden_tile(
     games: Games, category: str, nats_url: str, subject_prefix: str, database_url: str
 ) -> None:
-    assert games.ids[category], "no game was played"
+    games.live(category)  # the games played by the tests above, or one of its own
     nc = await nats.connect(nats_url)
     checked = 0
     try:
@@ -737,6 +753,7 @@ def test_no_one_acts_for_another_seat(
 def test_the_games_checked_had_hidden_state(games: Games) -> None:
     """The secrets checks above mean something only if there were secrets to find."""
     for category in HIDDEN:
+        games.live(category)
         for game_id in games.ids[category]:
             truth = games.truth(category, game_id)
             for who, viewer in VIEWERS.items():
