@@ -417,6 +417,13 @@ def upwords_secrets(truth: Truth, viewer: int | None) -> Secrets:
             continue
         event = truth.events[v - 1]
         owner = getattr(event, "seat", None)
+        if isinstance(event, uw.WordPlayed | uw.PlayWithdrawn):
+            # what goes on the board is public: a play of a whole rack shows that rack
+            public.add(multiset(p.tile for p in event.placements))
+            for word in (*getattr(event, "words", ()), *getattr(event, "invalid_words", ())):
+                split = _split_tiles(word.upper(), UPWORDS_TILES)
+                if split is not None:
+                    public.add(multiset(split))
         if isinstance(event, uw.TilesDrawn) and event.drawn:
             (public if owner == viewer else secrets.forbidden_sets).add(multiset(event.drawn))
         secret: list[tuple[str, Any]] = []
