@@ -98,10 +98,14 @@ def token(
 
 @app.command()
 def play(
-    game_type: Annotated[str, typer.Argument(help="connect4x4")],
+    game_type: Annotated[str, typer.Argument(help=" | ".join(sorted(adapters())))],
     vs: Annotated[
         list[str] | None,
-        typer.Option("--vs", help="opponent: bot:strong, bot:greedy, bot:random or a player id"),
+        typer.Option(
+            "--vs",
+            help="opponent: a player id or a bot (connect4x4: bot:strong, bot:greedy,"
+            " bot:random; upwords: bot:best, bot:random); default: the game's usual bot",
+        ),
     ] = None,
     join: Annotated[str | None, typer.Option("--join", help="play in an existing game")] = None,
     name: Annotated[str, typer.Option("--name", help="your display name")] = "",
@@ -117,7 +121,7 @@ def play(
             if join:
                 game = game_api.get(join)
             else:
-                game = game_api.create(me, vs or ["bot:greedy"], name)
+                game = game_api.create(me, vs or [game_api.default_opponent], name)
                 out.print(f"game [bold]{game_api.game_id(game)}[/] ({game_type})")
         except grpc.RpcError as exc:
             raise fail(sessions.describe(exc)) from None

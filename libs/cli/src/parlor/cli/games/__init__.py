@@ -17,6 +17,8 @@ class GameAdapter(Protocol):
 
     name: str
     move_help: str
+    default_opponent: str
+    """Who `parlor play` seats against you when no --vs is given (a bot of this game)."""
 
     def __init__(self, channel: Any, metadata: Any) -> None: ...
 
@@ -50,8 +52,12 @@ class GameAdapter(Protocol):
 
 def adapters() -> dict[str, Callable[[Any, Any], GameAdapter]]:
     from parlor.cli.games.connect4x4 import Connect4x4
+    from parlor.cli.games.upwords import Upwords
 
-    return {"connect4x4": Connect4x4}
+    return {
+        "connect4x4": Connect4x4,
+        "upwords": Upwords,
+    }
 
 
 def adapter(game_type: str, channel: Any, metadata: Any) -> GameAdapter:

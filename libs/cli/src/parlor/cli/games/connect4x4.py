@@ -24,6 +24,7 @@ class Connect4x4:
 
     name = "connect4x4"
     move_help = "column a-g + f/b for a checker (df, gb), + x for a blocker (cx)"
+    default_opponent = "bot:greedy"
 
     def __init__(self, channel: Any, metadata: Any) -> None:
         self.stub = pb_grpc.Connect4x4ServiceStub(channel)

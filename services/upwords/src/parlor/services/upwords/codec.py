@@ -300,6 +300,19 @@ def notation(event: Event, board_before: uw.Board) -> str:
     return ""
 
 
+def board_before(event: Event, after: Table[uw.UpwordsState]) -> uw.Board:
+    """The board just before ``event``, from the game just after it (for the notation).
+
+    Only a play changes the board forwards, by one tile on top of each square it names,
+    so lifting those tiles off again gives the board it was played on. Replays starting
+    at a later version need no fold from the start for this.
+    """
+    board = after.game.board
+    if isinstance(event, uw.WordPlayed):
+        return board.lifted((p.row, p.col) for p in event.placements)
+    return board
+
+
 def game_event_pb(event: Event, info: common_pb2.EventInfo, board_before: uw.Board) -> pb.GameEvent:
     """An event (already as the viewer may see it) with its place in the stream."""
     message = event_pb(event)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 from parlor.gamehost import GameHost
 from parlor.gamehost.backends import game_backends
+from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seated, Standing
 from parlor.gamehost.words import Dictionary, DictionarySettings, service_token
 from parlor.kit.auth import AuthSettings
@@ -48,7 +49,9 @@ async def upwords() -> AsyncIterator[Component]:
     async with game_backends(CATEGORY, public) as backends:  # racks and the bag never leave
         host = GameHost(CATEGORY, rules(), Codec(), backends.store)
         dictionary = Dictionary(words.target, service_token(auth, CATEGORY), words.timeout_seconds)
-        servicer = UpwordsServicer(host, dictionary, bots)
+        servicer = UpwordsServicer(
+            host, dictionary, bots, directory=Directory(backends.store.engine, CATEGORY)
+        )
         try:
             async with backends.ringing(host.doorbell):
                 yield Component(

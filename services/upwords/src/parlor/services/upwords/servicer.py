@@ -19,6 +19,9 @@ from typing import Any
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost.directory import Directory
+from parlor.gamehost.listing import list_games
+from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.words import Dictionary
 from parlor.kit import auth
@@ -27,7 +30,14 @@ from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation, record
 from parlor.rules.upwords.bot import BotPlay, UpwordsBot
 from parlor.services.upwords.bots import LEVELS, Bots
-from parlor.services.upwords.codec import Event, config_of, game_event_pb, game_pb, shown
+from parlor.services.upwords.codec import (
+    Event,
+    board_before,
+    config_of,
+    game_event_pb,
+    game_pb,
+    shown,
+)
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
@@ -99,11 +109,13 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
         bots: Bots,
         *,
         max_bot_moves: int = 500,
+        directory: Directory | None = None,
     ) -> None:
         self.host = host
         self.dictionary = dictionary
         self.bots = bots
         self.max_bot_moves = max_bot_moves
+        self.directory = directory
         self.random = secrets.SystemRandom()
 
     # -- creating --------------------------------------------------------------------------
@@ -403,6 +415,29 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
             raise self.host._not_found(request.game_id)
         events = [r.event for r in history if not isinstance(r.event, SeatsTaken | GameFinished)]
         return pb.ExportGameResponse(text=record.export_game(events))
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+        auth.caller()
+        return await list_games(self.directory, request, pb.ListGamesResponse)
+
+    async def ReplayGame(
+        self, request: pb.ReplayGameRequest, context: Any
+    ) -> AsyncIterator[pb.ReplayGameResponse]:
+        """A finished game, event by event: everything shown, as ``GetHistory`` after the end."""
+        me = auth.caller()
+        async for recorded, table in play_back(
+            self.host, request.game_id, request.pace_ms, request.from_version or 1
+        ):
+            # play_back yields only finished games: everyone sees everything (the game host's
+            # rule, the same for every game), at every version, not just the last.
+            seen = entitlement(True, viewer_seat(table, me))
+            event = recorded.event if seen.everything else shown(recorded.event, seen.viewer)
+            yield pb.ReplayGameResponse(
+                event=game_event_pb(event, info_pb(recorded), board_before(recorded.event, table)),
+                game=game_pb(
+                    request.game_id, recorded.version, table, seen.viewer, reveal=seen.everything
+                ),
+            )
 
     async def _events(
         self,
