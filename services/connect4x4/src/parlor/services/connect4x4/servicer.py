@@ -108,6 +108,9 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         outcome = await self.host.execute(
             request.game_id, move, command_id=request.command_id or None, actor=me.player_id
         )
+        # A replayed command id is answered with its stored outcome even when deciding again
+        # failed: only someone who holds the seat may have that answer.
+        outcome.state.seat_of(me.player_id, requested)
         first = outcome.version - len(outcome.events) + 1
         outcome = await self.play_bots(request.game_id, outcome)
         events = await self.host.history(request.game_id, first, outcome.version)
@@ -126,6 +129,7 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         outcome = await self.host.execute(
             request.game_id, resign, command_id=request.command_id or None, actor=me.player_id
         )
+        outcome.state.seat_of(me.player_id, requested)  # a replayed id: see PlayMove
         outcome = await self.play_bots(request.game_id, outcome)
         return pb.ResignResponse(game=self._game(request.game_id, outcome, me))
 
