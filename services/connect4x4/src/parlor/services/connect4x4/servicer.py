@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import secrets
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,6 +26,8 @@ from parlor.services.connect4x4.codec import Event, config_of, game_event_pb, ga
 
 C4Host = GameHost[Table[c4.State], Any, Event]
 BOT_LEVELS = {level.value for level in bot.Level}
+PICTURES = 4096
+"""Game pictures kept for watchers and replies (the latest versions of the busiest games)."""
 
 
 def info_pb(recorded: Recorded[Event]) -> common_pb2.EventInfo:
@@ -54,6 +57,21 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         self.host = host
         self.bot_budget = bot_budget
         self.directory = directory
+        self._pictures: OrderedDict[tuple[str, int], pb.Game] = OrderedDict()
+
+    def picture(self, game_id: str, version: int, table: Table[c4.State]) -> pb.Game:
+        """The game at a version, built once for every watcher and reply (nothing is hidden).
+
+        A version names one state, and Connect 4x4 shows everyone the same picture, so
+        the two players' watches and the mover's reply share one message per version.
+        """
+        key = (game_id, version)
+        found = self._pictures.get(key)
+        if found is None:
+            found = self._pictures[key] = game_pb(game_id, version, table, None)
+            while len(self._pictures) > PICTURES:
+                self._pictures.popitem(last=False)
+        return found
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
@@ -156,14 +174,14 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
     async def WatchGame(
         self, request: pb.WatchGameRequest, context: Any
     ) -> AsyncIterator[pb.WatchGameResponse]:
-        me = auth.caller()
+        auth.caller()
         table = self.host.decider.initial_state()
         async for recorded in self.host.watch(request.game_id):
             table = self.host.decider.evolve(table, recorded.event)
             if recorded.version > request.after_version:
                 yield pb.WatchGameResponse(
                     event=game_event_pb(recorded.event, info_pb(recorded)),
-                    game=game_pb(request.game_id, recorded.version, table, viewer_seat(table, me)),
+                    game=self.picture(request.game_id, recorded.version, table),
                 )
             if isinstance(recorded.event, GameFinished):
                 return
@@ -219,4 +237,4 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
     def _game(
         self, game_id: str, outcome: Outcome[Table[c4.State], Event], me: auth.Identity
     ) -> pb.Game:
-        return game_pb(game_id, outcome.version, outcome.state, viewer_seat(outcome.state, me))
+        return self.picture(game_id, outcome.version, outcome.state)
