@@ -161,6 +161,40 @@ async def test_errors_name_the_rule_the_seat_and_the_game(start_platform) -> Non
             assert state.game.version == 2 + 6  # nothing invalid was stored
 
 
+async def test_a_replayed_command_id_lets_no_one_act_for_a_seat_not_theirs(start_platform) -> None:
+    """A known command id is answered from the store: the seat check must still hold."""
+    game_id = uuid.uuid4().hex
+    async with start_platform("connect4x4") as platform:
+        async with platform.channel("ada") as a_ch, platform.channel("bob") as b_ch:
+            ada, bob = pb_grpc.Connect4x4ServiceStub(a_ch), pb_grpc.Connect4x4ServiceStub(b_ch)
+            await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+            await ada.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="af", command_id="a1"))
+            async with platform.channel("eve") as e_ch:
+                eve = pb_grpc.Connect4x4ServiceStub(e_ch)
+                calls = [
+                    (
+                        eve.PlayMove(
+                            pb.PlayMoveRequest(game_id=game_id, move="bf", command_id="a1")
+                        ),
+                        "NOT_SEATED",
+                    ),
+                    (eve.Resign(pb.ResignRequest(game_id=game_id, command_id="a1")), "NOT_SEATED"),
+                    (
+                        bob.Resign(pb.ResignRequest(game_id=game_id, seat=0, command_id="a1")),
+                        "NOT_YOUR_SEAT",
+                    ),
+                ]
+                for call, reason in calls:
+                    with pytest.raises(grpc.aio.AioRpcError) as refused:
+                        await call
+                    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+                    assert reason_of(refused.value) == reason
+            retried = await ada.PlayMove(
+                pb.PlayMoveRequest(game_id=game_id, move="af", command_id="a1")
+            )
+            assert retried.game.version == 3  # ada's own retry: her first answer, nothing new
+
+
 async def test_a_bot_seat_answers_at_once(start_platform) -> None:
     game_id = uuid.uuid4().hex
     async with start_platform("connect4x4") as platform, platform.channel("ada") as ch:

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import nats
 import pytest
 from google.protobuf.message import Message
@@ -23,6 +24,7 @@ from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
 from parlor.gamehost.seating import Table
+from parlor.kit.status import reason_of
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
 from parlor.services.upwords.codec import Codec, decode_message
@@ -221,3 +223,38 @@ async def test_opponents_and_spectators_never_see_another_rack_over_grpc_or_nats
                 if len(tiles) >= 2:
                     assert Counter(tiles) not in every_rack, f"NATS carried a rack in {name}"
     assert secret_carrying >= 1 + 4 + 2  # created, the draws and exchanges were all stripped
+
+
+async def test_a_replayed_command_id_shows_no_one_another_seats_rack(upwords: Any) -> None:
+    """A known command id is answered from the store; the answer is for the caller's own seat.
+
+    Before the fix, naming ada's seat with her command id returned her view: her rack.
+    """
+    game_id = uuid.uuid4().hex
+    async with (
+        upwords.channel("ada") as a_ch,
+        upwords.channel("bob") as b_ch,
+        upwords.channel("carol") as c_ch,
+    ):
+        ada, bob = pb_grpc.UpwordsServiceStub(a_ch), pb_grpc.UpwordsServiceStub(b_ch)
+        carol = pb_grpc.UpwordsServiceStub(c_ch)
+        created = await ada.CreateGame(
+            pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"), command_id="ada-1")
+        )
+        for stub, seat, reason in (
+            (bob, ADA, "NOT_YOUR_SEAT"),
+            (carol, ADA, "NOT_YOUR_SEAT"),
+            (carol, None, "NOT_SEATED"),
+        ):
+            for call in (stub.Pass, stub.Resign):
+                request = pb.PassRequest if call == stub.Pass else pb.ResignRequest
+                sent = request(game_id=game_id, command_id="ada-1")
+                if seat is not None:
+                    sent.seat = seat
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await call(sent)
+                assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+                assert reason_of(refused.value) == reason
+        again = await ada.Pass(pb.PassRequest(game_id=game_id, command_id="ada-1"))
+        assert list(again.game.rack) == list(created.game.rack)  # her own retry: her answer
+        assert again.game.version == created.game.version

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from parlor.eventstore import Subjects
+from parlor.eventstore.bus import VERSION
 from parlor.gamehost.doorbell import Doorbell
 
 
@@ -22,7 +23,8 @@ async def ring_from_bus(
     async def on_message(msg: Any) -> None:
         tokens = msg.subject.split(".")
         if len(tokens) > prefix_tokens + 1:
-            doorbell.ring(tokens[prefix_tokens + 1])
+            version = (msg.headers or {}).get(VERSION, "")
+            doorbell.ring(tokens[prefix_tokens + 1], int(version) if version.isdigit() else None)
 
     nc = getattr(bus, "nc", None)
     if nc is None:  # the in-memory bus: local appends ring the bell themselves

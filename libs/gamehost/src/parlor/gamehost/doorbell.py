@@ -3,17 +3,25 @@
 The store is the truth; the doorbell only says "look again". It is rung by
 local appends and by the bus (events another replica appended), and watchers
 also look again after a timeout, so a lost ring delays an update, never loses it.
+
+A ring may name the version it announces. The bus echoes every local append back
+to the process that made it; the doorbell remembers the highest version it has
+announced per game, so that echo (and any older news) wakes no one, and each new
+event costs each watcher one read of the store, not two.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 
 
 class Doorbell:
-    def __init__(self) -> None:
+    def __init__(self, remember: int = 16_384) -> None:
         self._bells: dict[str, asyncio.Event] = {}
+        self._announced: OrderedDict[str, int] = OrderedDict()
+        self._remember = remember
 
     def bell(self, game_id: str) -> asyncio.Event:
         """Take this before reading the store; it is set by any ring after that."""
@@ -22,7 +30,15 @@ class Doorbell:
             bell = self._bells[game_id] = asyncio.Event()
         return bell
 
-    def ring(self, game_id: str) -> None:
+    def ring(self, game_id: str, version: int | None = None) -> None:
+        """Wake the game's watchers; a ``version`` already announced wakes no one."""
+        if version is not None:
+            if version <= self._announced.get(game_id, 0):
+                return
+            self._announced[game_id] = version
+            self._announced.move_to_end(game_id)
+            while len(self._announced) > self._remember:
+                self._announced.popitem(last=False)
         bell = self._bells.pop(game_id, None)
         if bell is not None:
             bell.set()

@@ -6,7 +6,10 @@ was decided on; if another writer got there first (``Conflict``) the state is
 refreshed and the command decided again, so concurrent players (Take Four's
 simultaneous play) are never lost and never applied twice. A command id makes
 a command idempotent: a retry returns the first outcome and appends nothing,
-even if the game has moved on since.
+even if the game has moved on since. Command ids are scoped to their actor, as
+idempotency keys are to an account: another actor sending an id already used in
+the game is refused (``ALREADY_EXISTS COMMAND_ID_TAKEN``) and learns nothing of
+the first command's outcome.
 """
 
 from __future__ import annotations
@@ -177,8 +180,11 @@ class GameHost(Generic[S, C, E]):
             try:
                 decided = await _decided(command, state)
                 events = list(self.decider.decide(state, decided))
-            except ParlorError:
-                prior = await self._prior(game_id, command_id)
+            except ParlorError as refused:
+                try:
+                    prior = await self._prior(game_id, command_id, actor)
+                except AlreadyExists:
+                    raise refused from None  # another actor's id: the caller's own refusal stands
                 if prior is not None:
                     return prior
                 raise
@@ -194,7 +200,7 @@ class GameHost(Generic[S, C, E]):
             except Conflict:
                 self._cache.pop(game_id, None)
                 if create:
-                    prior = await self._prior(game_id, command_id)
+                    prior = await self._prior(game_id, command_id, actor)
                     if prior is not None:
                         return prior
                     raise AlreadyExists(
@@ -202,10 +208,10 @@ class GameHost(Generic[S, C, E]):
                     ) from None
                 continue
             if result.duplicate:
-                return await self._outcome_of(game_id, result)
+                return await self._outcome_of(game_id, result, actor)
             new_state = replay(self.decider, events, state)
             self._remember(game_id, new_state, result.last_version)
-            self.doorbell.ring(game_id)
+            self.doorbell.ring(game_id, result.last_version)
             return Outcome(new_state, result.last_version, tuple(events))
         raise Conflict(
             f"game {game_id} is too busy: gave up after {self.max_attempts} attempts",
@@ -246,15 +252,27 @@ class GameHost(Generic[S, C, E]):
         self._remember(game_id, state, version)
         return state, version
 
-    async def _prior(self, game_id: str, command_id: str | None) -> Outcome[S, E] | None:
+    async def _prior(
+        self, game_id: str, command_id: str | None, actor: str | None
+    ) -> Outcome[S, E] | None:
         """The outcome of a command id already applied to this game, if any."""
         if command_id is None:
             return None
         result = await self.store.command_result(self.stream_id(game_id), command_id)
-        return None if result is None else await self._outcome_of(game_id, result)
+        return None if result is None else await self._outcome_of(game_id, result, actor)
 
-    async def _outcome_of(self, game_id: str, result: AppendResult) -> Outcome[S, E]:
+    async def _outcome_of(
+        self, game_id: str, result: AppendResult, actor: str | None
+    ) -> Outcome[S, E]:
+        """A repeated command's first outcome, for the actor who sent it and no one else."""
         events = await self.history(game_id, 1, result.last_version)
+        first = next(r for r in events if r.version == result.first_version)
+        if actor is not None and first.record.metadata.actor not in (None, actor):
+            raise AlreadyExists(
+                "this command_id was already used in this game by someone else;"
+                " choose a new one (a random UUID)",
+                reason="COMMAND_ID_TAKEN",
+            )
         state = replay(self.decider, (r.event for r in events))
         mine = tuple(r.event for r in events if r.version >= result.first_version)
         return Outcome(state, result.last_version, mine, duplicate=True)

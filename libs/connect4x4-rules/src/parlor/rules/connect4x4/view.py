@@ -108,11 +108,14 @@ def _symbol(h: Hole) -> str:
     return EMPTY_SYMBOL
 
 
-def render(state: State) -> str:
-    """Both sides next to each other, the back seen through the front (no mirroring)."""
+def render(state: State, seen: GameView | None = None) -> str:
+    """Both sides next to each other, the back seen through the front (no mirroring).
+
+    ``seen`` is the state's view if the caller has it already (it is the same for everyone).
+    """
     if state.status is Status.NOT_STARTED:
         return "(game not created yet)"
-    seen = view(state)
+    seen = seen or view(state)
     width = 2 * COLUMNS - 1
     lines = [f"   {'front':^{width}}     {'back':^{width}}"]
     for row in reversed(range(ROWS)):

@@ -195,5 +195,5 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
         end_reason=v.end_reason or "",
         legal_moves=list(v.legal_moves),
         moves=v.moves,
-        board_text=c4.render(table.game),
+        board_text=c4.render(table.game, v),
     )

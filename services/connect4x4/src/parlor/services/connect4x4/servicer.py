@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import secrets
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,6 +26,8 @@ from parlor.services.connect4x4.codec import Event, config_of, game_event_pb, ga
 
 C4Host = GameHost[Table[c4.State], Any, Event]
 BOT_LEVELS = {level.value for level in bot.Level}
+PICTURES = 4096
+"""Game pictures kept for watchers and replies (the latest versions of the busiest games)."""
 
 
 def info_pb(recorded: Recorded[Event]) -> common_pb2.EventInfo:
@@ -54,6 +57,21 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         self.host = host
         self.bot_budget = bot_budget
         self.directory = directory
+        self._pictures: OrderedDict[tuple[str, int], pb.Game] = OrderedDict()
+
+    def picture(self, game_id: str, version: int, table: Table[c4.State]) -> pb.Game:
+        """The game at a version, built once for every watcher and reply (nothing is hidden).
+
+        A version names one state, and Connect 4x4 shows everyone the same picture, so
+        the two players' watches and the mover's reply share one message per version.
+        """
+        key = (game_id, version)
+        found = self._pictures.get(key)
+        if found is None:
+            found = self._pictures[key] = game_pb(game_id, version, table, None)
+            while len(self._pictures) > PICTURES:
+                self._pictures.popitem(last=False)
+        return found
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
@@ -108,6 +126,9 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         outcome = await self.host.execute(
             request.game_id, move, command_id=request.command_id or None, actor=me.player_id
         )
+        # A replayed command id is answered with its stored outcome even when deciding again
+        # failed: only someone who holds the seat may have that answer.
+        outcome.state.seat_of(me.player_id, requested)
         first = outcome.version - len(outcome.events) + 1
         outcome = await self.play_bots(request.game_id, outcome)
         events = await self.host.history(request.game_id, first, outcome.version)
@@ -126,6 +147,7 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
         outcome = await self.host.execute(
             request.game_id, resign, command_id=request.command_id or None, actor=me.player_id
         )
+        outcome.state.seat_of(me.player_id, requested)  # a replayed id: see PlayMove
         outcome = await self.play_bots(request.game_id, outcome)
         return pb.ResignResponse(game=self._game(request.game_id, outcome, me))
 
@@ -152,14 +174,14 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
     async def WatchGame(
         self, request: pb.WatchGameRequest, context: Any
     ) -> AsyncIterator[pb.WatchGameResponse]:
-        me = auth.caller()
+        auth.caller()
         table = self.host.decider.initial_state()
         async for recorded in self.host.watch(request.game_id):
             table = self.host.decider.evolve(table, recorded.event)
             if recorded.version > request.after_version:
                 yield pb.WatchGameResponse(
                     event=game_event_pb(recorded.event, info_pb(recorded)),
-                    game=game_pb(request.game_id, recorded.version, table, viewer_seat(table, me)),
+                    game=self.picture(request.game_id, recorded.version, table),
                 )
             if isinstance(recorded.event, GameFinished):
                 return
@@ -215,4 +237,4 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
     def _game(
         self, game_id: str, outcome: Outcome[Table[c4.State], Event], me: auth.Identity
     ) -> pb.Game:
-        return game_pb(game_id, outcome.version, outcome.state, viewer_seat(outcome.state, me))
+        return self.picture(game_id, outcome.version, outcome.state)

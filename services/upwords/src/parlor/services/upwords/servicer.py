@@ -66,6 +66,16 @@ def viewer_seat(table: UpwordsTable, identity: auth.Identity) -> int | None:
     return mine[0] if mine else None
 
 
+def acting_seat(table: UpwordsTable, identity: auth.Identity, requested: int | None) -> int:
+    """The caller's own seat they act (and see) as: the requested one only if it is theirs."""
+    if requested is not None:
+        return table.seat_of(identity.player_id, requested)
+    seat = viewer_seat(table, identity)
+    if seat is None:
+        raise PermissionDenied("you have no seat in this game", reason="NOT_SEATED")
+    return seat
+
+
 def remaining(context: Any) -> float | None:
     """The caller's deadline, passed on to the dictionary."""
     try:
@@ -201,9 +211,12 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
         outcome = await self.host.execute(
             game_id, command, command_id=command_id or None, actor=me.player_id
         )
+        # A command id already in the stream is answered with its stored outcome, even when
+        # deciding again failed (another's seat, no seat): the caller must still hold the seat
+        # the answer is shown for, or a replayed id would show them someone else's rack.
+        viewer = acting_seat(outcome.state, me, seat)
         first = outcome.version - len(outcome.events) + 1
         outcome = await self.play_bots(game_id, outcome)
-        viewer = viewer_seat(outcome.state, me) if seat is None else seat
         events = await self._events(game_id, first, outcome.version, viewer)
         return outcome.version, outcome.state, events, viewer
 
