@@ -12,6 +12,7 @@ from parlor.rules.takefour import (
     CallTakeFour,
     CreateGame,
     DealAgreed,
+    DoneCalled,
     GameEnded,
     MoveTile,
     Phase,
@@ -312,6 +313,21 @@ def test_valid_done_scores_zero_and_others_score_their_unused_values() -> None:
     events = events_of(state, CallDone(0), words=lexicon("CATS", "DOG"))
     scored = next(e for e in events if isinstance(e, RoundScored))
     assert (scored.scores, scored.done_valid) == ((0, 10), True)  # Z (10) never placed
+
+
+def test_done_records_the_words_the_dictionary_accepted_among_those_scoring_read() -> None:
+    """The verdicts are the service's input: recorded, a replay can decide the scoring again."""
+    state = start(create(2, CATS_DOGZ))
+    state = place_word(place_word(state, 0, "CATS"), 1, "DOG")
+    words = lexicon("CATS", "CAT", "AT", "DOG", "DO", "QUIZ")  # QUIZ is on no grid
+    events = events_of(state, CallDone(0), words=words)
+    done = events[0]
+    assert done == DoneCalled(0, ("AT", "CAT", "CATS", "DO", "DOG"))
+    assert isinstance(done, DoneCalled)
+    assert done.accepted is not None
+    checked = TAKE_FOUR.words_to_check(state, CallDone(0))
+    again = CallDone(0, {word: word in done.accepted for word in checked})
+    assert list(TAKE_FOUR.decide(state, again)) == events
 
 
 def test_others_scored_by_the_values_of_tiles_not_in_their_valid_crossword() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from google.protobuf.message import Message
 
@@ -46,7 +48,11 @@ def test_every_event_is_stored_losslessly() -> None:
         for event in events:
             kinds.add(type(event))
             assert codec.decode(*codec.encode(event)) == event
-    assert {tf.TilePlaced, tf.TilesDealt, tf.RoundScored, tf.GameEnded} <= kinds
+    assert {tf.TilePlaced, tf.TilesDealt, tf.DoneCalled, tf.RoundScored, tf.GameEnded} <= kinds
+    # A Done stored before its verdicts were recorded reads back as such (None, not "none").
+    old = pb.DoneCalled(seat=1).SerializeToString()
+    assert codec.decode("parlor.takefour.v1.DoneCalled", old) == tf.DoneCalled(1, None)
+    assert codec.decode(*codec.encode(tf.DoneCalled(1, ()))) == tf.DoneCalled(1, ())
 
 
 def test_config_zero_values_mean_the_documented_defaults() -> None:
@@ -83,7 +89,7 @@ def test_a_viewer_sees_only_their_own_secrets_until_the_end(viewer: int | None) 
             if isinstance(event, tf.TilePlaced | tf.TileMoved | tf.TileTakenBack | tf.JokerSwapped):
                 assert body.HasField("secret") == (event.seat == viewer)
                 assert (shown.change != pb.GRID_CHANGE_UNSPECIFIED) == (event.seat != viewer)
-            elif isinstance(event, tf.RoundStarted):
+            elif isinstance(event, tf.RoundStarted | tf.DoneCalled):
                 assert not body.HasField("secret")
             elif isinstance(event, tf.TilesDealt):
                 hands = [list(h.tiles) for h in body.secret.hands]
@@ -118,3 +124,4 @@ def test_export_writes_one_line_per_event_with_every_secret() -> None:
     placed = [e for e in events if isinstance(e, tf.TilePlaced)]
     assert text.count(" place ") == len(placed)
     assert text.rstrip().splitlines()[-1].startswith("finished TARGET_SCORE")
+    assert re.search(r"^s\d done words [A-Z,]+$", text, re.M)

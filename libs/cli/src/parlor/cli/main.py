@@ -104,7 +104,8 @@ def play(
         typer.Option(
             "--vs",
             help="opponent: a player id or a bot (connect4x4: bot:strong, bot:greedy,"
-            " bot:random; upwords: bot:best, bot:random); default: the game's usual bot",
+            " bot:random; takefour: bot:easy, bot:medium, bot:hard; upwords: bot:best,"
+            " bot:random); default: the game's usual bot",
         ),
     ] = None,
     join: Annotated[str | None, typer.Option("--join", help="play in an existing game")] = None,
@@ -150,14 +151,16 @@ def play(
                 else:
                     game, events = game_api.play(game_id, typed, uuid.uuid4().hex)
                     names = _names(game)
-                    out.print("played: " + "; ".join(game_api.event_text(e, names) for e in events))
-            except grpc.RpcError as exc:
+                    if events:
+                        played = "; ".join(game_api.event_text(e, names) for e in events)
+                        out.print("played: " + played)
+            except (grpc.RpcError, ValueError) as exc:  # ValueError: a command not understood
                 out.print(f"[red]{sessions.describe(exc)}[/]")
                 continue
             out.print(game_api.draw(game, me))
         out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
-        out.print(f"replay it: parlor replay {game_id}")
-        out.print(f"export it: parlor export {game_id} --format text")
+        out.print(f"replay it: parlor replay {game_id} --game-type {game_type}")
+        out.print(f"export it: parlor export {game_id} --format text --game-type {game_type}")
 
 
 def _ask(prompt: str) -> str | None:
@@ -195,7 +198,9 @@ def watch(
 
 
 def _names(game: Any) -> list[str]:
-    return [s.display_name or s.player_id for s in getattr(game, "seats", [])]
+    # A seat is a Seat, or a view of one holding it (Take Four's SeatView.seat).
+    seats = [getattr(s, "seat", s) for s in getattr(game, "seats", [])]
+    return [s.display_name or s.player_id for s in seats]
 
 
 @app.command()

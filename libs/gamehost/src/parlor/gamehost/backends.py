@@ -49,12 +49,19 @@ class GameBackends:
 
 
 @contextlib.asynccontextmanager
-async def game_backends(category: str, public: Public = everything) -> AsyncIterator[GameBackends]:
-    """PostgreSQL and NATS from the settings; ``public`` strips what others may not see."""
+async def game_backends(
+    category: str,
+    public: Public = everything,
+    store_type: type[PostgresEventStore] = PostgresEventStore,
+) -> AsyncIterator[GameBackends]:
+    """PostgreSQL and NATS from the settings; ``public`` strips what others may not see.
+
+    ``store_type`` is the store class to open (a subclass that also counts appends, say).
+    """
     settings = load(BackendSettings)
     # A short wait for a pooled connection: with the database down, a player hears UNAVAILABLE
     # within a couple of seconds (and the client's retries fit in its deadline).
-    store = PostgresEventStore(
+    store = store_type(
         settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
     )
     try:

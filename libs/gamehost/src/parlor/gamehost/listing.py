@@ -19,15 +19,36 @@ from parlor.gamehost.directory import Directory, Listed
 R = TypeVar("R")
 
 
+MAX_PLAYER_ID = 128
+
+
 def page_cursor(token: str) -> tuple[dt.datetime, str] | None:
     """The (created_at, game id) a page token continues after; a malformed one is refused."""
     if not token:
         return None
     at, _, game_id = token.partition("|")
     try:
+        if "\x00" in game_id:  # PostgreSQL text cannot hold it: never a game id
+            raise ValueError(game_id)
         return dt.datetime.fromisoformat(at), game_id
     except ValueError:
         raise InvalidArgument("malformed page_token", reason="INVALID_PAGE_TOKEN") from None
+
+
+def player_filter(player_id: str) -> str | None:
+    """The player a listing is filtered by (None: everyone's); one no seat could hold is refused.
+
+    Checked here, not by the database: a NUL byte would fail in PostgreSQL as an error of
+    the server's, not the client's.
+    """
+    if not player_id:
+        return None
+    if len(player_id) > MAX_PLAYER_ID or "\x00" in player_id:
+        raise InvalidArgument(
+            f"player_id must be 1 to {MAX_PLAYER_ID} characters, without NUL",
+            reason="INVALID_PLAYER_ID",
+        )
+    return player_id
 
 
 def page_token(last: Listed) -> str:
@@ -66,7 +87,7 @@ async def list_games(directory: Directory | None, request: Any, response: type[R
         raise Unavailable("this replica keeps no game directory", reason="NO_DIRECTORY")
     size = request.page_size or 50
     listed = await directory.list(
-        player_id=request.player_id or None,
+        player_id=player_filter(request.player_id),
         since=moment(request, "created_after"),
         until=moment(request, "created_before"),
         finished_only=request.finished_only,

@@ -52,10 +52,12 @@ class GameAdapter(Protocol):
 
 def adapters() -> dict[str, Callable[[Any, Any], GameAdapter]]:
     from parlor.cli.games.connect4x4 import Connect4x4
+    from parlor.cli.games.takefour import TakeFour
     from parlor.cli.games.upwords import Upwords
 
     return {
         "connect4x4": Connect4x4,
+        "takefour": TakeFour,
         "upwords": Upwords,
     }
 

@@ -104,7 +104,17 @@ class AgreementWithdrawn:
 
 @dataclass(frozen=True)
 class DoneCalled:
+    """Done was called; ``accepted`` records the round's word verdicts.
+
+    Scoring reads the dictionary's verdicts on every piece of every run of every grid
+    (``words_to_check``); the pieces the dictionary accepted are kept here, sorted (every
+    other piece was refused), so a replay can decide the round's scoring again from the
+    stored events alone. They spell out every grid, so they stay secret until the end.
+    ``None`` in games stored before the verdicts were recorded.
+    """
+
     seat: int
+    accepted: Annotated[tuple[str, ...] | None, Secret] = None
 
 
 @dataclass(frozen=True)

@@ -394,8 +394,9 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     ]
     scores = tuple(g.score for g in graded)
     totals = tuple(p.total + s for p, s in zip(state.players, scores, strict=True))
+    accepted = tuple(sorted(word for word in words if command.verdicts[word]))
     events: list[TakeFourEvent] = [
-        DoneCalled(command.seat),
+        DoneCalled(command.seat, accepted),
         RoundScored(
             round=state.round,
             done_seat=command.seat,

@@ -9,6 +9,7 @@ from typing import Literal
 from parlor.rules.takefour.crossword import Cell
 from parlor.rules.takefour.events import (
     DealKind,
+    DoneCalled,
     JokerSwapped,
     RoundScored,
     RoundStarted,
@@ -61,9 +62,13 @@ class TakeFourView:
         return None if self.viewer is None else self.seats[self.viewer]
 
 
-def view(state: TakeFourState, viewer: Viewer) -> TakeFourView:
-    """The viewer's own hand and grid; of others only counts, calls and scores (all, once over)."""
-    over = state.phase is Phase.OVER
+def view(state: TakeFourState, viewer: Viewer, *, reveal: bool = False) -> TakeFourView:
+    """The viewer's own hand and grid; of others only counts, calls and scores (all, once over).
+
+    ``reveal`` shows every hand and grid at any point of a game that has since ended (a
+    replay of a finished game shows each step with everything, as its history does).
+    """
+    over = reveal or state.phase is Phase.OVER
     seats = tuple(
         SeatView(
             seat=seat,
@@ -117,6 +122,13 @@ class GridChanged:
 
 
 @dataclass(frozen=True)
+class DoneCalledSeen:
+    """Done was called; the round's accepted words (they spell every grid) stay hidden."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class RoundScoredSeen:
     round: int
     done_seat: int
@@ -126,7 +138,14 @@ class RoundScoredSeen:
     own_removed: tuple[Cell, ...]
 
 
-SeenEvent = TakeFourEvent | RoundStartedSeen | TilesDealtSeen | GridChanged | RoundScoredSeen
+SeenEvent = (
+    TakeFourEvent
+    | RoundStartedSeen
+    | TilesDealtSeen
+    | GridChanged
+    | DoneCalledSeen
+    | RoundScoredSeen
+)
 
 _CHANGES: dict[type, Literal["placed", "moved", "taken_back", "joker_swapped"]] = {
     TilePlaced: "placed",
@@ -152,6 +171,8 @@ def public_event(event: TakeFourEvent, viewer: Viewer, *, reveal: bool = False) 
             if event.seat == viewer:
                 return event
             return GridChanged(event.seat, _CHANGES[type(event)])
+        case DoneCalled():
+            return DoneCalledSeen(event.seat)
         case RoundScored():
             own_removed = event.removed[viewer] if viewer is not None else ()
             return RoundScoredSeen(
@@ -184,9 +205,9 @@ def draw_grid(grid: Mapping[Cell, Placement], jokers: frozenset[int] = frozenset
     return f"origin ({min(xs)}, {min(ys)})\n" + "\n".join(rows)
 
 
-def render(state: TakeFourState, viewer: Viewer) -> str:
-    """A text picture of what ``viewer`` sees, for logs, bots' debugging and a CLI."""
-    seen = view(state, viewer)
+def render(state: TakeFourState, viewer: Viewer, *, reveal: bool = False) -> str:
+    """A text picture of what ``viewer`` sees (``reveal``: as ``view``), for logs and a CLI."""
+    seen = view(state, viewer, reveal=reveal)
     tiles = state.config.tiles
     jokers = frozenset(t for t in range(tiles.size) if tiles.is_joker(t))
     lines = [

@@ -19,6 +19,7 @@ from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import RoundResult
 from parlor.rules.takefour.tiles import STANDARD_TILES
 from parlor.rules.takefour.view import (
+    DoneCalledSeen,
     GridChanged,
     RoundScoredSeen,
     RoundStartedSeen,
@@ -160,8 +161,12 @@ def event_pb(event: Event) -> Message:
             return pb.DealAgreed(seat=seat)
         case tf.AgreementWithdrawn(seat):
             return pb.AgreementWithdrawn(seat=seat)
-        case tf.DoneCalled(seat):
-            return pb.DoneCalled(seat=seat)
+        case tf.DoneCalled(seat, accepted):
+            done = pb.DoneCalled(seat=seat)
+            if accepted is not None:
+                done.secret.SetInParent()  # present even when no word was accepted
+                done.secret.accepted.extend(accepted)
+            return done
         case tf.RoundScored(number, done_seat, done_valid, scores, totals, removed):
             return pb.RoundScored(
                 round=number,
@@ -214,7 +219,8 @@ def event_of(message: Message) -> Event:
         case pb.AgreementWithdrawn():
             return tf.AgreementWithdrawn(m.seat)
         case pb.DoneCalled():
-            return tf.DoneCalled(m.seat)
+            accepted = tuple(m.secret.accepted) if m.HasField("secret") else None
+            return tf.DoneCalled(m.seat, accepted)
         case pb.RoundScored():
             removed = tuple(tuple((c.x, c.y) for c in r.cells) for r in m.secret.removed)
             return tf.RoundScored(
@@ -325,6 +331,8 @@ def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
         case GridChanged(seat, change):
             stripped = type(full)(seat=seat)
             return stripped, CHANGE[change]
+        case DoneCalledSeen(seat):
+            return pb.DoneCalled(seat=seat), pb.GRID_CHANGE_UNSPECIFIED
         case RoundScoredSeen(number, done_seat, done_valid, scores, totals, own_removed):
             scored = pb.RoundScored(
                 round=number,
@@ -357,12 +365,19 @@ def _result_pb(result: RoundResult) -> pb.RoundResult:
     return pb.RoundResult(round=result.round, done_seat=result.done_seat, scores=result.scores)
 
 
-def game_pb(game_id: str, version: int, table: Table[tf.TakeFourState], viewer: Viewer) -> pb.Game:
+def game_pb(
+    game_id: str,
+    version: int,
+    table: Table[tf.TakeFourState],
+    viewer: Viewer,
+    reveal: bool = False,
+) -> pb.Game:
+    """The game as ``viewer`` sees it; ``reveal`` (a finished game replayed) shows everything."""
     state = table.game
     out = pb.Game(game_id=game_id, version=version)
     if state.phase is tf.Phase.NOT_CREATED:
         return out
-    seen = tf.view(state, viewer)
+    seen = tf.view(state, viewer, reveal=reveal)
     tiles = state.config.tiles
     out.config.CopyFrom(config_pb(seen.config))
     out.phase = cast(Any, PHASE[seen.phase])
@@ -394,5 +409,5 @@ def game_pb(game_id: str, version: int, table: Table[tf.TakeFourState], viewer: 
     outcome = tf.TAKE_FOUR.result(state)
     if outcome is not None:
         out.winners.extend(outcome.winners)
-    out.board_text = tf.render(state, viewer)
+    out.board_text = tf.render(state, viewer, reveal=reveal)
     return out

@@ -1,4 +1,4 @@
-"""The Take Four service as a component: store, game host, dictionary client, bots, relay."""
+"""The Take Four service as a component: backends, game host, dictionary client, bots, directory."""
 
 from __future__ import annotations
 
@@ -6,16 +6,14 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from parlor.eventstore import JetStreamBus, Subjects
 from parlor.gamehost import GameHost, Outcome
-from parlor.gamehost.bell import ring_from_bus
-from parlor.gamehost.matches import consume_matches
-from parlor.gamehost.outbox import category_relay
+from parlor.gamehost.backends import game_backends
+from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seated, Standing
 from parlor.gamehost.words import DictionarySettings
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
-from parlor.kit.settings import BackendSettings, load, setting
+from parlor.kit.settings import load, setting
 from parlor.rules import takefour as tf
 from parlor.services.takefour.bots import BotRunner, BotSettings
 from parlor.services.takefour.codec import Codec, public
@@ -80,49 +78,48 @@ def bot_runner(host: TakeFourHost, servicer: TakeFourServicer, settings: BotSett
 
 @contextlib.asynccontextmanager
 async def takefour() -> AsyncIterator[Component]:
-    settings = load(BackendSettings)
-    store = CountingStore(
-        settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
-    )
-    subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
-    bus = await JetStreamBus.connect(settings.nats_url, subjects)
-    await bus.ensure_streams()
-    dictionary = Dictionary(load(DictionarySettings), load(AuthSettings))
-    host: TakeFourHost = GameHost(CATEGORY, rules(), Codec(), store)
-    relay = category_relay(store, bus, CATEGORY, public)  # hands, grids and bags stay home
-    runner: BotRunner | None = None
+    # Set up like every game service (game_backends), with the store counting appends and
+    # conflicts (CountingStore: /metrics, the load test and the benchmark read the counts);
+    # the relay publishes through ``public``: hands, grids and bags stay home.
+    async with game_backends(CATEGORY, public, CountingStore) as backends:
+        store = backends.store
+        dictionary = Dictionary(load(DictionarySettings), load(AuthSettings))
+        try:
+            host: TakeFourHost = GameHost(CATEGORY, rules(), Codec(), store)
+            runner: BotRunner | None = None
 
-    def on_activity(game_id: str, table: State) -> None:
-        if runner is not None:
-            runner.track(
-                game_id, tuple(s.player_id for s in table.seats), host.decider.is_terminal(table)
-            )
+            def on_activity(game_id: str, table: State) -> None:
+                if runner is not None:
+                    runner.track(
+                        game_id,
+                        tuple(s.player_id for s in table.seats),
+                        host.decider.is_terminal(table),
+                    )
 
-    service_settings = load(TakeFourSettings)
-    queue = GameQueue() if service_settings.queue_per_game else None
-    servicer = TakeFourServicer(host, dictionary, on_activity, queue)
-    runner = bot_runner(host, servicer, load(BotSettings))
-    unsubscribe = await ring_from_bus(bus, subjects, CATEGORY, host.doorbell)
-    try:
-        yield Component(
-            name=CATEGORY,
-            tasks=[
-                relay.run,
-                runner.run,
-                lambda: consume_matches(bus, CATEGORY, servicer.create_from_match),
-            ],
-            services=[
-                GrpcService(
-                    SERVICE_NAME,
-                    lambda server: takefour_pb2_grpc.add_TakeFourServiceServicer_to_server(
-                        servicer, server
-                    ),
+            service_settings = load(TakeFourSettings)
+            queue = GameQueue() if service_settings.queue_per_game else None
+            directory = Directory(store.engine, CATEGORY)
+            servicer = TakeFourServicer(host, dictionary, on_activity, queue, directory)
+            runner = bot_runner(host, servicer, load(BotSettings))
+            async with backends.ringing(host.doorbell):
+                yield Component(
+                    name=CATEGORY,
+                    tasks=[*backends.tasks(servicer.create_from_match), runner.run],
+                    services=[
+                        GrpcService(
+                            SERVICE_NAME,
+                            lambda server: takefour_pb2_grpc.add_TakeFourServiceServicer_to_server(
+                                servicer, server
+                            ),
+                        )
+                    ],
+                    extra={
+                        "store": store,
+                        "host": host,
+                        "bots": runner,
+                        "dictionary": dictionary,
+                        "servicer": servicer,
+                    },
                 )
-            ],
-            extra={"store": store, "host": host, "bots": runner, "dictionary": dictionary},
-        )
-    finally:
-        await unsubscribe()
-        await dictionary.close()
-        await bus.close()
-        await store.close()
+        finally:
+            await dictionary.close()

@@ -68,8 +68,9 @@ def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
                 lines.append(f"s{seat} agree")
             case tf.AgreementWithdrawn(seat):
                 lines.append(f"s{seat} withdraw")
-            case tf.DoneCalled(seat):
-                lines.append(f"s{seat} done")
+            case tf.DoneCalled(seat, accepted):
+                words = "" if accepted is None else f" words {','.join(accepted) or '-'}"
+                lines.append(f"s{seat} done{words}")
             case tf.RoundScored(number, done_seat, valid, scores, totals, removed):
                 lost = " ".join(
                     f"s{i}:" + (";".join(f"{x},{y}" for x, y in cells) or "-")

@@ -17,6 +17,9 @@ from typing import Any
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost.directory import Directory
+from parlor.gamehost.listing import list_games
+from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
@@ -80,11 +83,13 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
         dictionary: Dictionary,
         on_activity: Callable[[str, State], None] = lambda game_id, table: None,
         queue: GameQueue | None = None,
+        directory: Directory | None = None,
     ) -> None:
         self.host = host
         self.dictionary = dictionary
         self.on_activity = on_activity
         self.queue = queue
+        self.directory = directory
 
     def _turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """This replica's queue for the game, if it queues (else writers race and retry)."""
@@ -271,10 +276,17 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
     # -- reading -----------------------------------------------------------------------------
 
     async def GetGame(self, request: pb.GetGameRequest, context: Any) -> pb.GetGameResponse:
+        """The game now, or at a version: everything shown once the game is over (as its
+        history and replay show it), the caller's own seat only before."""
         me = auth.caller()
         table, version = await self.host.load(request.game_id, request.version or None)
+        over = table.game.phase is tf.Phase.OVER
+        if request.version and not over:
+            now, _ = await self.host.load(request.game_id)
+            over = now.game.phase is tf.Phase.OVER
+        seen = entitlement(over, viewer_seat(table, me))
         return pb.GetGameResponse(
-            game=game_pb(request.game_id, version, table, viewer_seat(table, me))
+            game=game_pb(request.game_id, version, table, seen.viewer, seen.everything)
         )
 
     async def GetHistory(
@@ -324,3 +336,27 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
         return pb.ExportGameResponse(
             notation=export(request.game_id, table.game.config.lexicon, events)
         )
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+        """Summaries from the game directory: seats and times only, never a tile."""
+        auth.caller()
+        return await list_games(self.directory, request, pb.ListGamesResponse)
+
+    async def ReplayGame(
+        self, request: pb.ReplayGameRequest, context: Any
+    ) -> AsyncIterator[pb.ReplayGameResponse]:
+        """A finished game played back: everything shown, as ``GetHistory`` after the end.
+
+        ``play_back`` refuses a game in progress before anything is sent, so nobody sees a
+        hand early through a replay.
+        """
+        me = auth.caller()
+        async for recorded, table in play_back(
+            self.host, request.game_id, request.pace_ms, request.from_version or 1
+        ):
+            seen = entitlement(True, viewer_seat(table, me))
+            viewer, reveal = seen.viewer, seen.everything
+            yield pb.ReplayGameResponse(
+                event=game_event_pb(recorded.event, info_pb(recorded), viewer, reveal),
+                game=game_pb(request.game_id, recorded.version, table, viewer, reveal),
+            )
