@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import grpc
@@ -20,7 +20,7 @@ from parlor.kit import client
 from parlor.kit.auth import AuthSettings, bearer, issue_token
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Server, ServerSettings, running
-from parlor.kit.settings import SettingsError, load, setting
+from parlor.kit.settings import REGISTRY, SettingsError, load, setting
 from parlor.kit.status import reason_of
 
 HERE = Path(__file__).parent
@@ -111,11 +111,40 @@ async def test_bytes_that_are_not_the_request_type_are_an_invalid_argument(
     assert reason_of(caught.value) == "MALFORMED_REQUEST"
 
 
+async def test_a_nul_character_in_any_string_field_is_an_invalid_argument(
+    server: Server,
+) -> None:
+    """PostgreSQL refuses NUL in text: the kit refuses it first, for every service alike."""
+    token = issue_token(AUTH, "player-1")
+    async with client.channel(f"127.0.0.1:{server.port}", token) as ch:
+        check = ch.unary_unary("/grpc.health.v1.Health/Check")
+        request = health_pb2.HealthCheckRequest(service="parlor\x00.v1").SerializeToString()
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await check(request)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert reason_of(caught.value) == "NUL_CHARACTER"
+    assert "service holds a NUL character" in (caught.value.details() or "")
+
+
 async def test_health_needs_no_token(anonymous: grpc.aio.Channel) -> None:
     reply = await health_pb2_grpc.HealthStub(anonymous).Check(health_pb2.HealthCheckRequest())
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
+@pytest.fixture
+def scratch_registry() -> Iterator[None]:
+    """Settings made up by a test leave the registry as they found it.
+
+    ``tests/deploy`` checks that every registered setting is in the manifests; a
+    made-up one left behind would fail it when both run in one session.
+    """
+    before = dict(REGISTRY)
+    yield
+    REGISTRY.clear()
+    REGISTRY.update(before)
+
+
+@pytest.mark.usefixtures("scratch_registry")
 def test_a_bad_setting_fails_naming_it() -> None:
     @dataclasses.dataclass(frozen=True)
     class Example:

@@ -79,8 +79,39 @@ Authenticate = Callable[[grpc.aio.ServicerContext[Any, Any]], "auth.Identity | N
 class _Malformed:
     """Stands in for a request whose bytes are not a valid message of its type."""
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, problem: str, reason: str = "MALFORMED_REQUEST") -> None:
         self.problem = problem
+        self.reason = reason
+
+
+def _nul_in(message: Any, path: str = "") -> str | None:
+    """The first string field holding a NUL character, if any (by its dotted path).
+
+    No id, name, word or notation holds one, and PostgreSQL refuses NUL in text, so a
+    NUL is refused here, once for every service, before it can reach a query.
+    """
+    list_fields = getattr(message, "ListFields", None)
+    if list_fields is None:
+        return None
+    for field, value in list_fields():
+        name = f"{path}{field.name}"
+        if field.type == field.TYPE_STRING:
+            values = value if field.is_repeated else (value,)
+            if any("\x00" in v for v in values):
+                return name
+        elif field.type == field.TYPE_MESSAGE:
+            if field.message_type.GetOptions().map_entry:
+                items = [v for kv in value.items() for v in kv]
+                if any(isinstance(v, str) and "\x00" in v for v in items):
+                    return name
+                nested = [v for v in value.values() if not isinstance(v, str)]
+            else:
+                nested = list(value) if field.is_repeated else [value]
+            for item in nested:
+                found = _nul_in(item, f"{name}.")
+                if found:
+                    return found
+    return None
 
 
 def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -90,19 +121,27 @@ def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], A
 
     def parse(data: bytes) -> Any:
         try:
-            return deserialize(data)
+            message = deserialize(data)
         except Exception as exc:  # any decode failure is the client's
             return _Malformed(f"{type(exc).__name__}: {exc}")
+        field = _nul_in(message)
+        if field is not None:
+            return _Malformed(f"{field} holds a NUL character", reason="NUL_CHARACTER")
+        return message
 
     return parse
 
 
 def _check_decoded(request: Any) -> None:
     if isinstance(request, _Malformed):
+        if request.reason == "NUL_CHARACTER":
+            raise InvalidArgument(
+                f"{request.problem}; no field of any request may", reason=request.reason
+            )
         raise InvalidArgument(
             "the request is not a valid protobuf message of this method's type"
             f" ({request.problem})",
-            reason="MALFORMED_REQUEST",
+            reason=request.reason,
         )
 
 
