@@ -51,7 +51,21 @@ def spelled_out(move: str) -> str:
     return f"{coordinate} down {word}"
 
 
+class NoPlay(Exception):
+    """The deal left a rack with no word the script needs: deal a new game."""
+
+
 async def challenge_game(upwords: Any, bot: UpwordsBot, words: frozenset[str]) -> str:
+    """``scripted_challenge_game``, dealt again (at most 8 times) when a rack has no play."""
+    for _ in range(8):
+        try:
+            return await scripted_challenge_game(upwords, bot, words)
+        except NoPlay:
+            continue
+    raise AssertionError("eight deals in a row left a rack without a play")
+
+
+async def scripted_challenge_game(upwords: Any, bot: UpwordsBot, words: frozenset[str]) -> str:
     """Two people in challenge mode: a phony taken back, plays that stand by an exchange, a
     failed challenge and a pass (each closing the window of the play before), a resignation."""
     game_id = uuid.uuid4().hex
@@ -70,7 +84,9 @@ async def challenge_game(upwords: Any, bot: UpwordsBot, words: frozenset[str]) -
         async def best(seat: int) -> pb.PlayRequest:
             game = (await stubs[seat].GetGame(pb.GetGameRequest(game_id=game_id))).game
             play = bot.best_play(board_of(game), tuple(game.rack))
-            assert play is not None
+            if play is None:
+                await stubs[seat].Resign(pb.ResignRequest(game_id=game_id))
+                raise NoPlay
             return pb.PlayRequest(
                 game_id=game_id, move=format_play(board_of(game), play.placements)
             )

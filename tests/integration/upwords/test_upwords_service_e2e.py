@@ -99,11 +99,19 @@ async def test_two_players_play_then_a_bot_game_runs_to_the_end_and_exports(
 
         stubs = {0: ada, 1: bob}
         version = created.game.version
+        plays = 0
         for turn in range(4):
             seat = (await ada.GetGame(pb.GetGameRequest(game_id=game_id))).game.to_move
             me = (await stubs[seat].GetGame(pb.GetGameRequest(game_id=game_id))).game
             play = helper_bot.best_play(board_of(me), tuple(me.rack))
-            assert play is not None
+            if play is None:  # a dealt rack with no word at all (rare): the player passes
+                passed = await stubs[seat].Pass(
+                    pb.PassRequest(game_id=game_id, command_id=f"p{turn}")
+                )
+                assert [e.WhichOneof("body") for e in passed.events] == ["passed"]
+                version = passed.game.version
+                continue
+            plays += 1
             if turn == 1:  # written in notation, as a person would
                 request = pb.PlayRequest(
                     game_id=game_id,
@@ -134,7 +142,8 @@ async def test_two_players_play_then_a_bot_game_runs_to_the_end_and_exports(
             carol = pb_grpc.UpwordsServiceStub(c_ch)
             history = await carol.GetHistory(pb.GetHistoryRequest(game_id=game_id))
             assert [e.info.version for e in history.events] == list(range(1, version + 1))
-            assert len([e for e in history.events if e.WhichOneof("body") == "word_played"]) == 4
+            played = [e for e in history.events if e.WhichOneof("body") == "word_played"]
+            assert len(played) == plays >= 3
             e = await error(carol.ExportGame(pb.ExportGameRequest(game_id=game_id)))
             assert (e.code(), reason_of(e)) == (
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -263,23 +272,26 @@ async def test_errors_name_the_rule_and_store_nothing(upwords: Any, words: froze
 async def test_challenge_takes_an_invalid_play_back_and_lets_a_valid_one_stand(
     upwords: Any, helper_bot: UpwordsBot, words: frozenset[str]
 ) -> None:
-    game_id = uuid.uuid4().hex
     async with upwords.channel("ada") as a_ch, upwords.channel("bob") as b_ch:
         ada, bob = pb_grpc.UpwordsServiceStub(a_ch), pb_grpc.UpwordsServiceStub(b_ch)
-        game = (
-            await ada.CreateGame(
-                pb.CreateGameRequest(
-                    game_id=game_id,
-                    seats=seats("ada", "bob"),
-                    config=pb.Config(word_checking=pb.WORD_CHECKING_CHALLENGE),
-                )
-            )
-        ).game
-        assert game.config.word_checking == pb.WORD_CHECKING_CHALLENGE
         stubs = {0: ada, 1: bob}
-        seat = game.to_move
-        player, challenger = stubs[seat], stubs[1 - seat]
-        before = (await player.GetGame(pb.GetGameRequest(game_id=game_id))).game
+        for _ in range(10):  # the mover's rack needs a word for the play that stands
+            game_id = uuid.uuid4().hex
+            game = (
+                await ada.CreateGame(
+                    pb.CreateGameRequest(
+                        game_id=game_id,
+                        seats=seats("ada", "bob"),
+                        config=pb.Config(word_checking=pb.WORD_CHECKING_CHALLENGE),
+                    )
+                )
+            ).game
+            seat = game.to_move
+            player, challenger = stubs[seat], stubs[1 - seat]
+            before = (await player.GetGame(pb.GetGameRequest(game_id=game_id))).game
+            if helper_bot.best_play(board_of(before), tuple(before.rack)) is not None:
+                break
+        assert game.config.word_checking == pb.WORD_CHECKING_CHALLENGE
         bad = non_word_at_centre(list(before.rack), words)
 
         played = await player.Play(

@@ -1,7 +1,7 @@
 """One adapter per game type: how to call its service, draw its board and read its moves.
 
 To plug a game in, write ``parlor/cli/games/<type>.py`` with a class following
-``GameAdapter`` and add it to ``ADAPTERS`` (Upwords and Take Four slot in here).
+``GameAdapter`` and add it to ``adapters()`` (Connect 4x4, Upwords and Take Four are).
 """
 
 from __future__ import annotations
