@@ -3,7 +3,10 @@
 1. Take Four (the game type with long games): a random 2-player game played to its end
    with at least 1,000 moves (commands), then its whole event history folded from the
    initial state — the state rebuilt in memory. Target: under 50 ms.
-2. Connect 4x4 from PostgreSQL: whole random games (≤ 84 moves each, so about a dozen)
+2. The same Take Four game stored in PostgreSQL with the Take Four service's protobuf codec
+   (one stream of its events), then read + decode + fold, as the service replays it:
+   the whole path from the store to the state. Target: under 50 ms.
+3. Connect 4x4 from PostgreSQL: whole random games (≤ 84 moves each, so about a dozen)
    stored back to back in ONE stream of 1,000 events with the service's protobuf codec,
    then read + decode + fold (each game folded from its own start), beside the raw
    psycopg ``SELECT`` of the same rows as the baseline measured in the same run.
@@ -35,6 +38,7 @@ from parlor.rules.takefour.rules import attach_verdicts
 from parlor.rules.takefour.testing import choose, crc_word
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
+from parlor.services.takefour.codec import Codec as TakeFourCodec
 
 EVENTS = 1_000
 MOVES = 1_000
@@ -172,6 +176,38 @@ async def from_postgres(url: str, rounds: int) -> None:
     print(f"  fold throughput                           {EVENTS / fold_ms * 1000:8,.0f} events/s")
 
 
+async def take_four_from_postgres(url: str, rounds: int) -> None:
+    await migrate(url)
+    codec = TakeFourCodec()
+    moves, events = take_four_game(MOVES)
+    stream = f"takefourbench-{uuid.uuid4().hex}"
+    store = PostgresEventStore(url)
+    try:
+        await store.append(
+            stream, [NewEvent(*codec.encode(e)) for e in events], expected_version=NO_STREAM
+        )
+        final = replay(TAKE_FOUR, events)
+
+        async def everything() -> None:
+            got = await store.read_stream(stream)
+            state = replay(TAKE_FOUR, [codec.decode(r.type, r.data) for r in got])
+            assert state == final
+
+        total_ms = await amedian_ms(everything, rounds)
+        read_ms = await amedian_ms(lambda: store.read_stream(stream), rounds)
+    finally:
+        await store.close()
+    print(
+        f"Take Four from PostgreSQL: the same game of {moves} moves ({len(events)} events)"
+        f" in one stream, the service's codec, median of {rounds}"
+    )
+    print(f"  read   (store.read_stream)                {read_ms:8.2f} ms")
+    print(
+        f"  read + decode + fold to the final state   {total_ms:8.2f} ms"
+        f"  ({'under' if total_ms < 50 else 'OVER'} the 50 ms target)"
+    )
+
+
 def engine(rounds: int) -> None:
     moves, events = take_four_game(MOVES)
     final = replay(TAKE_FOUR, events)
@@ -199,6 +235,7 @@ async def main() -> None:
         find_backends(("settings", "local", "embedded")) as backends,
         scratch_database(backends.database_url, f"parlor_bench_{uuid.uuid4().hex[:8]}") as url,
     ):
+        await take_four_from_postgres(url, args.rounds)
         await from_postgres(url, args.rounds)
 
 
