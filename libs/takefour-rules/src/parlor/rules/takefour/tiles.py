@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cached_property
 
 from parlor.core.errors import InvalidArgument
 
@@ -46,33 +46,45 @@ class TileSet:
 
     @property
     def size(self) -> int:
-        return len(faces(self))
+        return len(self.faces)
 
     def face(self, tile: int) -> str:
         """The printed letter of a tile, or ``JOKER``."""
-        return faces(self)[tile]
+        return self.faces[tile]
 
     def value(self, tile: int) -> int:
-        return values(self)[tile]
+        return self.values[tile]
 
     def is_joker(self, tile: int) -> bool:
-        return faces(self)[tile] == JOKER
+        return self.faces[tile] == JOKER
+
+    # Computed once per instance and kept on it (not fields: equality and hashing ignore
+    # them). A module-level cache keyed by the set would hash and compare all its letters
+    # on every lookup, which made each face lookup cost more than the rule using it.
+    @cached_property
+    def faces(self) -> tuple[str, ...]:
+        """Tile id -> face."""
+        out: list[str] = []
+        for spec in self.letters:
+            out.extend(spec.letter * spec.count)
+        out.extend(JOKER * self.jokers)
+        return tuple(out)
+
+    @cached_property
+    def values(self) -> tuple[int, ...]:
+        """Tile id -> value when left over."""
+        by_letter = {spec.letter: spec.value for spec in self.letters}
+        return tuple(self.joker_value if face == JOKER else by_letter[face] for face in self.faces)
 
 
-@cache
 def faces(tiles: TileSet) -> tuple[str, ...]:
-    """Tile id -> face, computed once per set (sets are immutable and hashable)."""
-    out: list[str] = []
-    for spec in tiles.letters:
-        out.extend(spec.letter * spec.count)
-    out.extend(JOKER * tiles.jokers)
-    return tuple(out)
+    """Tile id -> face (computed once per set)."""
+    return tiles.faces
 
 
-@cache
 def values(tiles: TileSet) -> tuple[int, ...]:
-    by_letter = {spec.letter: spec.value for spec in tiles.letters}
-    return tuple(tiles.joker_value if face == JOKER else by_letter[face] for face in faces(tiles))
+    """Tile id -> value when left over (computed once per set)."""
+    return tiles.values
 
 
 _COUNTS = "A9 B2 C2 D4 E11 F2 G3 H2 I8 J1 K1 L4 M2 N6 O8 P2 Q1 R6 S4 T6 U4 V2 W2 X1 Y2 Z1"
