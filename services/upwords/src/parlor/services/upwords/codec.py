@@ -313,6 +313,20 @@ def board_before(event: Event, after: Table[uw.UpwordsState]) -> uw.Board:
     return board
 
 
+def boards_before(events: Sequence[Event], board_after: uw.Board) -> list[uw.Board]:
+    """The board before each of consecutive ``events``, walking back from the board after
+    the last: a play's tiles are lifted off, a withdrawn play's tiles put back."""
+    boards: list[uw.Board] = []
+    board = board_after
+    for event in reversed(events):
+        if isinstance(event, uw.WordPlayed):
+            board = board.lifted((p.row, p.col) for p in event.placements)
+        elif isinstance(event, uw.PlayWithdrawn):
+            board = board.placed((p.row, p.col, p.tile) for p in event.placements)
+        boards.append(board)
+    return boards[::-1]
+
+
 def game_event_pb(event: Event, info: common_pb2.EventInfo, board_before: uw.Board) -> pb.GameEvent:
     """An event (already as the viewer may see it) with its place in the stream."""
     message = event_pb(event)

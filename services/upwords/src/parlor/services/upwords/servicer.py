@@ -33,6 +33,7 @@ from parlor.services.upwords.bots import LEVELS, Bots
 from parlor.services.upwords.codec import (
     Event,
     board_before,
+    boards_before,
     config_of,
     game_event_pb,
     game_pb,
@@ -217,7 +218,7 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
         viewer = acting_seat(outcome.state, me, seat)
         first = outcome.version - len(outcome.events) + 1
         outcome = await self.play_bots(game_id, outcome)
-        events = await self._events(game_id, first, outcome.version, viewer)
+        events = await self._reply_events(game_id, first, outcome.version, outcome.state, viewer)
         return outcome.version, outcome.state, events, viewer
 
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
@@ -465,6 +466,21 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
         return [
             game_event_pb(r.event if over else shown(r.event, viewer), info_pb(r), board)
             for r, board in wanted
+        ]
+
+    async def _reply_events(
+        self, game_id: str, first: int, last: int, after: UpwordsTable, viewer: int | None
+    ) -> list[pb.GameEvent]:
+        """Events ``first..last`` of a reply, ``after`` being the game at ``last``: only those
+        events are read, their boards worked out backwards (no fold from the start)."""
+        if last < first:
+            return []
+        history = await self.host.history(game_id, first, last)
+        over = self._over(after)
+        boards = boards_before([r.event for r in history], after.game.board)
+        return [
+            game_event_pb(r.event if over else shown(r.event, viewer), info_pb(r), board)
+            for r, board in zip(history, boards, strict=True)
         ]
 
     def _game(self, game_id: str, version: int, table: UpwordsTable, viewer: int | None) -> pb.Game:
