@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from parlor.cli.games.calls import ServiceCalls
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
@@ -19,16 +18,15 @@ SYMBOLS = "RYGB"
 COLOURS = ("bold red", "bold yellow", "bold green", "bold blue")
 
 
-class Connect4x4:
+class Connect4x4(ServiceCalls):
     """The Connect 4x4 adapter (see ``parlor.cli.games.GameAdapter``)."""
 
     name = "connect4x4"
     move_help = "column a-g + f/b for a checker (df, gb), + x for a blocker (cx)"
     default_opponent = "bot:greedy"
 
-    def __init__(self, channel: Any, metadata: Any) -> None:
-        self.stub = pb_grpc.Connect4x4ServiceStub(channel)
-        self.metadata = metadata
+    pb = pb
+    stub_type = pb_grpc.Connect4x4ServiceStub
 
     # -- calls -----------------------------------------------------------------------------
 
@@ -37,11 +35,6 @@ class Connect4x4:
         seats += [common_pb2.Seat(player_id=p, display_name=p) for p in opponents]
         response = self.stub.CreateGame(pb.CreateGameRequest(seats=seats), metadata=self.metadata)
         game: pb.Game = response.game
-        return game
-
-    def get(self, game_id: str, version: int = 0) -> pb.Game:
-        request = pb.GetGameRequest(game_id=game_id, version=version)
-        game: pb.Game = self.stub.GetGame(request, metadata=self.metadata).game
         return game
 
     def play(self, game_id: str, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
@@ -54,41 +47,7 @@ class Connect4x4:
         game: pb.Game = self.stub.Resign(request, metadata=self.metadata).game
         return game
 
-    def history(self, game_id: str) -> list[pb.GameEvent]:
-        request = pb.GetHistoryRequest(game_id=game_id)
-        return list(self.stub.GetHistory(request, metadata=self.metadata).events)
-
-    def watch(self, game_id: str, after_version: int = 0) -> Iterator[tuple[Any, Any]]:
-        request = pb.WatchGameRequest(game_id=game_id, after_version=after_version)
-        call = self.stub.WatchGame(request, metadata=self.metadata)
-        try:
-            for item in call:
-                yield item.event, item.game
-        finally:
-            call.cancel()  # a caller that stops early ends the server stream too
-
-    def replay(self, game_id: str, pace_ms: int) -> Iterator[tuple[Any, Any]]:
-        request = pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)
-        call = self.stub.ReplayGame(request, metadata=self.metadata)
-        try:
-            for item in call:
-                yield item.event, item.game
-        finally:
-            call.cancel()
-
-    def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[pb.GameSummary]:
-        request = pb.ListGamesRequest(
-            player_id=player_id, finished_only=finished_only, page_size=limit
-        )
-        return list(self.stub.ListGames(request, metadata=self.metadata).games)
-
     # -- reading a game --------------------------------------------------------------------
-
-    def game_id(self, game: pb.Game) -> str:
-        return game.game_id
-
-    def version(self, game: pb.Game) -> int:
-        return game.version
 
     def is_over(self, game: pb.Game) -> bool:
         return game.status in (pb.STATUS_WON, pb.STATUS_TIED)
@@ -154,15 +113,6 @@ class Connect4x4:
         return Group(board, seats, legend, footer)
 
     # -- events ----------------------------------------------------------------------------
-
-    def event_version(self, event: pb.GameEvent) -> int:
-        return event.info.version
-
-    def event_dict(self, event: pb.GameEvent) -> dict[str, Any]:
-        """Every field, zeros included (seat 0, row 0), with the proto's own field names."""
-        return MessageToDict(
-            event, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-        )
 
     def event_text(self, event: pb.GameEvent, seats: list[str]) -> str:
         kind = event.WhichOneof("body")

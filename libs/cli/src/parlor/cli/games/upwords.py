@@ -17,14 +17,13 @@ game has ended; the board shows what it is sent and never asks for more.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from parlor.cli.games.calls import ServiceCalls
 from parlor.common.v1 import common_pb2
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
@@ -97,7 +96,7 @@ def tiles_text(tiles: Any) -> str:
     return " ".join(tiles) if len(tiles) else "(none)"
 
 
-class Upwords:
+class Upwords(ServiceCalls):
     """The Upwords adapter (see ``parlor.cli.games.GameAdapter``)."""
 
     name = "upwords"
@@ -107,9 +106,8 @@ class Upwords:
     )
     default_opponent = "bot:best"
 
-    def __init__(self, channel: Any, metadata: Any) -> None:
-        self.stub = pb_grpc.UpwordsServiceStub(channel)
-        self.metadata = metadata
+    pb = pb
+    stub_type = pb_grpc.UpwordsServiceStub
 
     # -- calls -----------------------------------------------------------------------------
 
@@ -118,11 +116,6 @@ class Upwords:
         seats += [common_pb2.Seat(player_id=p, display_name=p) for p in opponents]
         response = self.stub.CreateGame(pb.CreateGameRequest(seats=seats), metadata=self.metadata)
         game: pb.Game = response.game
-        return game
-
-    def get(self, game_id: str, version: int = 0) -> pb.Game:
-        request = pb.GetGameRequest(game_id=game_id, version=version)
-        game: pb.Game = self.stub.GetGame(request, metadata=self.metadata).game
         return game
 
     def play(self, game_id: str, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
@@ -159,41 +152,7 @@ class Upwords:
         game: pb.Game = self.stub.Resign(request, metadata=self.metadata).game
         return game
 
-    def history(self, game_id: str) -> list[pb.GameEvent]:
-        request = pb.GetHistoryRequest(game_id=game_id)
-        return list(self.stub.GetHistory(request, metadata=self.metadata).events)
-
-    def watch(self, game_id: str, after_version: int = 0) -> Iterator[tuple[Any, Any]]:
-        request = pb.WatchGameRequest(game_id=game_id, after_version=after_version)
-        call = self.stub.WatchGame(request, metadata=self.metadata)
-        try:
-            for item in call:
-                yield item.event, item.game
-        finally:
-            call.cancel()  # a caller that stops early ends the server stream too
-
-    def replay(self, game_id: str, pace_ms: int) -> Iterator[tuple[Any, Any]]:
-        request = pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)
-        call = self.stub.ReplayGame(request, metadata=self.metadata)
-        try:
-            for item in call:
-                yield item.event, item.game
-        finally:
-            call.cancel()
-
-    def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[pb.GameSummary]:
-        request = pb.ListGamesRequest(
-            player_id=player_id, finished_only=finished_only, page_size=limit
-        )
-        return list(self.stub.ListGames(request, metadata=self.metadata).games)
-
     # -- reading a game --------------------------------------------------------------------
-
-    def game_id(self, game: pb.Game) -> str:
-        return game.game_id
-
-    def version(self, game: pb.Game) -> int:
-        return game.version
 
     def is_over(self, game: pb.Game) -> bool:
         return game.status == pb.STATUS_ENDED
@@ -211,15 +170,6 @@ class Upwords:
         return Group(board_text(game), seats_text(game, me), footer_text(game, me))
 
     # -- events ----------------------------------------------------------------------------
-
-    def event_version(self, event: pb.GameEvent) -> int:
-        return event.info.version
-
-    def event_dict(self, event: pb.GameEvent) -> dict[str, Any]:
-        """Every field, zeros included (seat 0, row 0), with the proto's own field names."""
-        return MessageToDict(
-            event, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-        )
 
     def event_text(self, event: pb.GameEvent, seats: list[str]) -> str:
         kind = event.WhichOneof("body")
