@@ -126,7 +126,7 @@ async def test_a_game_typed_against_a_bot_from_create_to_resignation(upwords: An
     assert re.search(r"^  bot:best: \d+ points, 7 tiles$", played.output, re.M)  # the default bot
     assert "INVALID_ARGUMENT: cannot read move" in played.output  # refused, asked again
     assert "UNKNOWN" not in played.output
-    assert "played: ada passes; bot:best " in played.output
+    assert "played: Ada passes; bot:best "  # the name in the token in played.output
     assert "game over:" in played.output
     assert f"replay it: parlor replay {match.group(1)}" in played.output
 

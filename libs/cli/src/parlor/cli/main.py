@@ -115,6 +115,7 @@ def play(
 ) -> None:
     """Play in the terminal: type moves in the game's notation ('resign' to give up, 'quit')."""
     where, game_api, channel = connect(game_type, target, token, name)
+    name = name or where.name  # the token's own name: `parlor token --name Ada`
     out = console()
     me = where.player_id
     with channel:

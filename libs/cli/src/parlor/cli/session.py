@@ -30,6 +30,12 @@ class Session:
         return str(claims["sub"])
 
     @property
+    def name(self) -> str:
+        """The token's display name (``parlor token --name``), or empty."""
+        claims = jwt.decode(self.token, options={"verify_signature": False})
+        return str(claims.get("name") or "")
+
+    @property
     def metadata(self) -> tuple[tuple[str, str]]:
         return (("authorization", f"Bearer {self.token}"),)
 

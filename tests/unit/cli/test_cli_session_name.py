@@ -1,0 +1,14 @@
+"""`parlor play` seats you under the name in your token when you give no --name."""
+
+from __future__ import annotations
+
+from parlor.cli.session import Session
+from parlor.kit.auth import AuthSettings, issue_token
+
+AUTH = AuthSettings(secret="cli-test-secret-of-at-least-32-bytes")
+
+
+def test_the_session_reads_the_tokens_name_and_subject() -> None:
+    where = Session("localhost:1", issue_token(AUTH, "guest-1", "Ada"))
+    assert where.player_id == "guest-1"
+    assert where.name == "Ada"
