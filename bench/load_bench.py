@@ -152,10 +152,16 @@ class Platform:
 
 
 async def play(
-    target: str, counts: dict[str, int], seconds: float, pool: concurrent.futures.Executor
-) -> tuple[dict[str, Tally], float, dict[str, int]]:
+    target: str,
+    counts: dict[str, int],
+    seconds: float,
+    drain: float,
+    pool: concurrent.futures.Executor,
+) -> tuple[dict[str, Tally], float, dict[str, int], int]:
+    """Players start games until ``seconds`` are up, then finish the games they are in
+    (for at most ``drain`` more seconds); calls/s and latency are of the first part."""
     deadline = time.monotonic() + seconds
-    tallies = {name: Tally() for name in counts}
+    tallies = {name: Tally(deadline=deadline) for name in counts}
     tasks: dict[asyncio.Task[None], str] = {}
     rng = random.Random(7)
     for name, games in counts.items():
@@ -170,18 +176,16 @@ async def play(
                 rng.randrange(2**32),
             )
             tasks[asyncio.create_task(player.run())] = name
-    started = time.perf_counter()
-    done, pending = await asyncio.wait(tasks, timeout=seconds + 2)
-    for task in pending:  # games in flight at the deadline stop here
+    done, pending = await asyncio.wait(tasks, timeout=seconds + drain)
+    for task in pending:  # games still in flight after the drain stop here
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
-    elapsed = time.perf_counter() - started
     failures: dict[str, int] = {}
     for task in done:
         if not task.cancelled() and task.exception() is not None:
             key = f"{tasks[task]}: {type(task.exception()).__name__}: {task.exception()}"[:160]
             failures[key] = failures.get(key, 0) + 1
-    return tallies, elapsed, failures
+    return tallies, seconds, failures, len(pending)
 
 
 async def check(
@@ -339,7 +343,9 @@ async def main(args: argparse.Namespace, database_url: str, nats_url: str) -> in
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
         await asyncio.get_running_loop().run_in_executor(pool, warm_up)
         async with Platform(database_url, nats_url, prefix, stream) as platform:
-            tallies, elapsed, failures = await play(platform.target, counts, args.seconds, pool)
+            tallies, elapsed, failures, cut = await play(
+                platform.target, counts, args.seconds, args.drain, pool
+            )
             await asyncio.sleep(3)  # the relays publish the last events
             verdict = await check(tallies, database_url, nats_url, prefix, stream)
     players = 2 * sum(counts.values())
@@ -351,8 +357,10 @@ async def main(args: argparse.Namespace, database_url: str, nats_url: str) -> in
     everything = [x for t in tallies.values() for x in t.latencies]
     print(
         f"{sum(counts.values())} concurrent games ({players} players) through matchmaking"
-        f" for {args.seconds} s: " + ", ".join(f"{n} {name}" for name, n in counts.items())
+        f" for {args.seconds} s, then up to {args.drain} s for the games in flight to end: "
+        + ", ".join(f"{n} {name}" for name, n in counts.items())
     )
+    print(f"calls/s and latency are of the first {args.seconds} s, all games running")
     print(
         f"{'game type':<12}{'games':>7}{'ended':>7}{'calls':>8}{'calls/s':>9}"
         f"{'p50 ms':>9}{'p99 ms':>9}  refused (played from a stale view)"
@@ -382,6 +390,10 @@ async def main(args: argparse.Namespace, database_url: str, nats_url: str) -> in
     for name, t in tallies.items():
         for code, example in t.examples.items():
             print(f"  e.g. {name} {code}: {example}")
+    print(
+        f"calls while the last games ended: {sum(t.after_deadline for t in tallies.values())};"
+        f" players still in a game when the drain ran out: {cut}"
+    )
     print(f"players that failed: {failures or 'none'}")
     missing_store, missing_bus, twice = verdict
     acked = set().union(*(t.acked for t in tallies.values()))
@@ -397,6 +409,12 @@ if __name__ == "__main__":
     parser.add_argument("--games", type=int, default=int(os.environ.get("PARLOR_LOAD_GAMES", 200)))
     parser.add_argument(
         "--seconds", type=int, default=int(os.environ.get("PARLOR_LOAD_SECONDS", 60))
+    )
+    parser.add_argument(
+        "--drain",
+        type=int,
+        default=int(os.environ.get("PARLOR_LOAD_DRAIN_SECONDS", 240)),
+        help="seconds the games in flight at the end may take to finish",
     )
     parser.add_argument(
         "--mix",

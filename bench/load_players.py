@@ -48,6 +48,9 @@ class Tally:
     games_finished: set[str] = field(default_factory=set)
     refused: dict[str, int] = field(default_factory=dict)
     examples: dict[str, str] = field(default_factory=dict)
+    deadline: float = float("inf")
+    """The end of the load window: calls after it (games finishing) are counted apart."""
+    after_deadline: int = 0
 
     def refuse(self, exc: grpc.aio.AioRpcError) -> None:
         key = exc.code().name
@@ -59,7 +62,10 @@ async def timed(tally: Tally, call: Any) -> Any:
     """Await one call, record its latency and the events its reply acknowledges."""
     started = time.perf_counter()
     reply = await call
-    tally.latencies.append((time.perf_counter() - started) * 1000)
+    if time.monotonic() <= tally.deadline:
+        tally.latencies.append((time.perf_counter() - started) * 1000)
+    else:
+        tally.after_deadline += 1
     for event in getattr(reply, "events", ()):
         tally.acked.add((event.info.stream_id, event.info.version))
     return reply
@@ -110,7 +116,11 @@ class Player:
     async def run(self) -> None:
         async with client.channel(self.target, self.token) as ch:
             while time.monotonic() < self.deadline:
-                game_id, seat = await matched(ch, self.game_type)
+                try:  # a ticket made just before the deadline may find no one any more
+                    async with asyncio.timeout(self.deadline - time.monotonic() + 5):
+                        game_id, seat = await matched(ch, self.game_type)
+                except TimeoutError:
+                    return
                 self.tally.games_started.add(game_id)
                 await when_created(lambda g=game_id, s=seat: self.play(ch, g, s))
 

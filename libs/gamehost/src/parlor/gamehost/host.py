@@ -181,6 +181,8 @@ class GameHost(Generic[S, C, E]):
                 decided = await _decided(command, state)
                 events = list(self.decider.decide(state, decided))
             except ParlorError as refused:
+                if attempt == 0 and not create:
+                    continue  # refused on the cached state: decide again on the store's
                 try:
                     prior = await self._prior(game_id, command_id, actor)
                 except AlreadyExists:
@@ -232,6 +234,11 @@ class GameHost(Generic[S, C, E]):
         return NotFound(f"no {self.category} game with id {game_id}", reason="GAME_NOT_FOUND")
 
     def _remember(self, game_id: str, state: S, version: int) -> None:
+        """Keep the newest state seen; a slow read finishing after a newer append must not
+        put an older state back (commands would then be decided, and refused, on it)."""
+        cached = self._cache.get(game_id)
+        if cached is not None and cached[1] > version:
+            return
         self._cache[game_id] = (state, version)
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.cache_size:
