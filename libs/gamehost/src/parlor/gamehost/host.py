@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
 from parlor.core.decider import Decider, replay
-from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound, ParlorError
+from parlor.core.errors import (
+    AlreadyExists,
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ParlorError,
+    PermissionDenied,
+)
 from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.doorbell import Doorbell
@@ -31,6 +39,9 @@ C = TypeVar("C")
 E = TypeVar("E")
 
 MAX_ID_LENGTH = 128
+STATE_REFUSALS = (FailedPrecondition, PermissionDenied, InvalidArgument)
+"""Refusals that depend on the game's state, so a stale cached state could cause them.
+Outages (``Unavailable``) and the rest are not worth deciding again."""
 MAX_VERSION = 2**62  # far beyond any game; keeps client numbers inside PostgreSQL's bigint
 
 
@@ -181,7 +192,7 @@ class GameHost(Generic[S, C, E]):
                 decided = await _decided(command, state)
                 events = list(self.decider.decide(state, decided))
             except ParlorError as refused:
-                if attempt == 0 and not create:
+                if attempt == 0 and not create and isinstance(refused, STATE_REFUSALS):
                     continue  # refused on the cached state: decide again on the store's
                 try:
                     prior = await self._prior(game_id, command_id, actor)
