@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
-from parlor.core.errors import ParlorError
+from parlor.gamehost.codec import parse_payload
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
 from parlor.rules import connect4x4 as c4
 
@@ -152,15 +152,7 @@ class Codec:
         return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
 
     def decode(self, event_type: str, data: bytes) -> Event:
-        cls = _TYPES.get(event_type)
-        if cls is None:
-            raise ParlorError(f"unknown Connect 4x4 event type {event_type!r}")
-        message = cls()
-        try:
-            message.ParseFromString(data)
-        except DecodeError as exc:
-            raise ParlorError(f"corrupt {event_type} payload: {exc}") from exc
-        return event_of(message)
+        return event_of(parse_payload(_TYPES, "Connect 4x4", event_type, data))
 
 
 def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:

@@ -9,11 +9,11 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
-from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
-from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost import GameHost, Outcome
+from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.replay import entitlement, play_back
@@ -28,18 +28,6 @@ C4Host = GameHost[Table[c4.State], Any, Event]
 BOT_LEVELS = {level.value for level in bot.Level}
 PICTURES = 4096
 """Game pictures kept for watchers and replies (the latest versions of the busiest games)."""
-
-
-def info_pb(recorded: Recorded[Event]) -> common_pb2.EventInfo:
-    record = recorded.record
-    out = common_pb2.EventInfo(
-        stream_id=record.stream_id,
-        version=record.version,
-        position=record.position,
-        type=record.type,
-    )
-    out.recorded_at.FromDatetime(record.recorded_at)
-    return out
 
 
 def viewer_seat(table: Table[c4.State], identity: auth.Identity) -> int | None:

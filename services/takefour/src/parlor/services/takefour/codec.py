@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import ParlorError
+from parlor.gamehost.codec import parse_payload
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import RoundResult
@@ -272,15 +272,7 @@ _TYPES: dict[str, type[Message]] = {
 
 
 def _parse(event_type: str, data: bytes) -> Message:
-    cls = _TYPES.get(event_type)
-    if cls is None:
-        raise ParlorError(f"unknown Take Four event type {event_type!r}")
-    message = cls()
-    try:
-        message.ParseFromString(data)
-    except DecodeError as exc:
-        raise ParlorError(f"corrupt {event_type} payload: {exc}") from exc
-    return message
+    return parse_payload(_TYPES, "Take Four", event_type, data)
 
 
 class Codec:

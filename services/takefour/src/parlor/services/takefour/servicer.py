@@ -14,9 +14,9 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from parlor.common.v1 import common_pb2
 from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.replay import entitlement, play_back
@@ -37,18 +37,6 @@ Build = Callable[[int], tf.TakeFourCommand]
 
 BOT_LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
 """Bot level -> the bot's search budget (nodes per crossword build)."""
-
-
-def info_pb(recorded: Recorded[Event]) -> common_pb2.EventInfo:
-    record = recorded.record
-    out = common_pb2.EventInfo(
-        stream_id=record.stream_id,
-        version=record.version,
-        position=record.position,
-        type=record.type,
-    )
-    out.recorded_at.FromDatetime(record.recorded_at)
-    return out
 
 
 def viewer_seat(table: State, identity: auth.Identity) -> int | None:

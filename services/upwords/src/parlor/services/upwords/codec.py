@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import ParlorError
+from parlor.gamehost.codec import parse_payload
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.board import SIZE
@@ -246,15 +246,7 @@ _BODY_FIELD = {
 
 
 def decode_message(event_type: str, data: bytes) -> Message:
-    cls = EVENT_TYPES.get(event_type)
-    if cls is None:
-        raise ParlorError(f"unknown Upwords event type {event_type!r}")
-    message = cls()
-    try:
-        message.ParseFromString(data)
-    except DecodeError as exc:
-        raise ParlorError(f"corrupt {event_type} payload: {exc}") from exc
-    return message
+    return parse_payload(EVENT_TYPES, "Upwords", event_type, data)
 
 
 class Codec:

@@ -16,9 +16,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.replay import entitlement, play_back
@@ -51,15 +51,6 @@ Build = Callable[[uw.UpwordsState, int], Awaitable[uw.Command]]
 MAX_CREATE_ATTEMPTS = 3
 BOT_CANDIDATES = 24
 """Plays a bot offers the dictionary at once; the first all-valid one is played."""
-
-
-def info_pb(recorded: Recorded[Event]) -> common_pb2.EventInfo:
-    r = recorded.record
-    out = common_pb2.EventInfo(
-        stream_id=r.stream_id, version=r.version, position=r.position, type=r.type
-    )
-    out.recorded_at.FromDatetime(r.recorded_at)
-    return out
 
 
 def viewer_seat(table: UpwordsTable, identity: auth.Identity) -> int | None:
