@@ -153,7 +153,7 @@ def run_all(run: scratch.Run, servers: Backends | None) -> int:
         check = ["no shared PostgreSQL and NATS: each benchmark ran its own, embedded"]
     else:
         end = scratch.finish(run, servers.database_url, servers.nats_url)
-        check = end.lines()
+        check = end.lines(every_name=True)
         if not end.clean:
             failed.append("the check that nothing is left on the servers")
     if swept:

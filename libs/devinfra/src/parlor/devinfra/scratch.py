@@ -333,17 +333,20 @@ class Finish:
     def clean(self) -> bool:
         return not self.left
 
-    def lines(self) -> list[str]:
+    def lines(self, every_name: bool = False) -> list[str]:
+        """The report: counts of what the run made (``every_name``: each), then what was left."""
         counts: dict[str, int] = {}
         for resource, _ in self.made:
             counts[resource] = counts.get(resource, 0) + 1
         made = ", ".join(f"{n} {r}{'s' if n > 1 else ''}" for r, n in counts.items())
         head = f"scratch run {self.run.stamp}: made {made or 'nothing'} on PostgreSQL and NATS"
+        names = [f"  made {resource} {name}" for resource, name in self.made] if every_name else []
         if self.clean:
-            return [f"{head}; none of it is left"]
+            return [f"{head}; none of it is left", *names]
         return [
             f"{head}; LEFT BEHIND (now removed) {len(self.left)}:",
             *(f"  {item}" for item in self.left),
+            *names,
         ]
 
 
