@@ -22,6 +22,7 @@ from parlor.rules.takefour import (
     DoneCalled,
     PlaceTile,
     RoundScored,
+    StartRound,
     TakeFourConfig,
     TakeFourState,
     TilesDealt,
@@ -85,6 +86,26 @@ def test_deal_sizes_for_every_bag_of_0_to_40_tiles(players: int) -> None:
         assert after.bag_empty == too_few
         assert len(after.bag) == dealt.bag_left
         assert conserved(after)
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_start_deal_sizes_for_every_tile_set_of_0_to_40_tiles(players: int) -> None:
+    """The first deal follows the same rule; a set too small to give everyone a tile is
+    refused when the game is created (and an empty set is no set)."""
+    for size in range(41):
+        config = TakeFourConfig(tiles=tile_set(f"E{size}"))
+        seats = tuple(f"p{i}" for i in range(players))
+        if size < players:
+            with pytest.raises(InvalidArgument):
+                TAKE_FOUR.decide(TAKE_FOUR.initial_state(), CreateGame(config, seats))
+            continue
+        state = play(TAKE_FOUR.initial_state(), CreateGame(config, seats))
+        dealt = events_of(state, StartRound(tuple(range(size))))[-1]
+        assert isinstance(dealt, TilesDealt)
+        share = min(DEAL, size // players)
+        left = size - share * players
+        assert dealt.counts == (share,) * players, (players, size)
+        assert (len(dealt.unused), dealt.bag_left) == ((left, 0) if left < players else (0, left))
 
 
 @pytest.mark.parametrize("players", range(2, 9))
