@@ -370,7 +370,11 @@ class Relay:
                 done += 1
             if done:
                 self.published += done
-                self._published_position = window[done - 1][0].position
+                fresh = [e for (e, _), r in zip(window[:done], results, strict=False) if r is True]
+                if fresh:
+                    # Only what the stream took as new: a duplicate may be an id the dedupe
+                    # window remembers for a message no longer there (a purged stream).
+                    self._published_position = fresh[-1].position
             start += done
             if done == len(window):
                 backoff = 0.05
