@@ -21,9 +21,13 @@ from typing import Any
 
 import nats
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from parlor.eventstore import (
     NO_STREAM,
+    Delivery,
+    Inbox,
     JetStreamBus,
     NewEvent,
     PostgresEventStore,
@@ -112,9 +116,27 @@ async def test_after_nats_loses_its_store_every_event_is_on_the_new_stream_exact
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.WARNING, logger="parlor.eventstore.relay")
-    bus = await JetStreamBus.connect(private_nats.url, subjects, publish_timeout=0.5)
+    bus = await JetStreamBus.connect(
+        private_nats.url, subjects, publish_timeout=0.5, consumer_check_interval=0.5
+    )
     await bus.ensure_streams()
     relays = [category_relay(store, bus, c) for c in ("connect4x4", "upwords")]
+    # A consumer made idempotent by the inbox: it must go on after the wipe, once per event.
+    async with store.engine.begin() as conn:
+        await conn.execute(text("CREATE TABLE seen (message_id text)"))
+
+    async def record(conn: AsyncConnection, delivery: Delivery) -> None:
+        await conn.execute(text("INSERT INTO seen VALUES (:m)"), {"m": delivery.message_id})
+
+    async def seen() -> list[str]:
+        async with store.engine.connect() as conn:
+            return [r[0] for r in await conn.execute(text("SELECT message_id FROM seen"))]
+
+    stop = asyncio.Event()
+    sub = await bus.subscribe("tally", subjects.all(), ack_wait=2)
+    consumer = asyncio.create_task(
+        Inbox(store.engine, "tally").run(sub, record, fetch_wait=0.2, retry_delay=0.1, stop=stop)
+    )
     rebuilds_before = sum(STREAM_REBUILDS.labels(r.name)._value.get() for r in relays)
     for r in relays:
         r.start()
@@ -143,7 +165,15 @@ async def test_after_nats_loses_its_store_every_event_is_on_the_new_stream_exact
         assert len(ids) == len(set(ids)) == 28, "every event in PostgreSQL once on the new stream"
         await asyncio.sleep(1.0)  # the relays' next checks find nothing more to do
         assert await stream_ids(private_nats.url, subjects) == ids
+
+        async def consumed_all() -> bool:
+            return len(await seen()) == len(ids)
+
+        await until(consumed_all, 15)
+        assert sorted(await seen()) == sorted(ids), "the consumer applied every event once"
     finally:
+        stop.set()
+        await asyncio.wait_for(consumer, 10)
         for r in relays:
             await r.stop()
         await bus.close()

@@ -76,17 +76,63 @@ class JetStreamDelivery:
 
 
 class JetStreamSubscription:
-    """A durable pull consumer."""
+    """A durable pull consumer; made again if the server lost it (a NATS without its store).
 
-    def __init__(self, sub: nats.js.JetStreamContext.PullSubscription) -> None:
+    An empty fetch alone cannot tell "nothing new" from "no consumer any more", so after
+    empty fetches the consumer is looked up, at most every ``check_interval`` seconds.
+    """
+
+    def __init__(
+        self,
+        sub: nats.js.JetStreamContext.PullSubscription,
+        bus: JetStreamBus,
+        durable: str,
+        filter_subject: str,
+        config: ConsumerConfig,
+    ) -> None:
         self._sub = sub
+        self._bus = bus
+        self._durable = durable
+        self._filter_subject = filter_subject
+        self._config = config
+        self._next_check = 0.0
 
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
         except TimeoutError:  # nats-py raises its own and asyncio's: both mean "nothing yet"
+            await self._check_consumer()
             return []
         return [JetStreamDelivery(m) for m in msgs]
+
+    async def _check_consumer(self) -> None:
+        now = asyncio.get_running_loop().time()
+        if now < self._next_check:
+            return
+        self._next_check = now + self._bus.consumer_check_interval
+        try:
+            await self._bus.js.consumer_info(self._bus.subjects.stream, self._durable)
+            return
+        except nats.js.errors.NotFoundError:
+            pass
+        except (nats.errors.Error, OSError, TimeoutError):
+            return  # NATS is away: look again later
+        log.warning(
+            "consumer %s is gone from the stream (did NATS lose its store?); making it again",
+            self._durable,
+        )
+        try:
+            await self._bus.ensure_streams()
+            sub = await self._bus.js.pull_subscribe(
+                self._filter_subject, durable=self._durable, config=self._config
+            )
+        except (Unavailable, nats.errors.Error, OSError, TimeoutError) as exc:
+            log.warning("consumer %s not made again yet (%s)", self._durable, exc)
+            self._next_check = now  # try again at the next empty fetch
+            return
+        with contextlib.suppress(Exception):
+            await self._sub.unsubscribe()
+        self._sub = sub
 
     async def close(self) -> None:
         """Stop fetching; the durable consumer stays on the server and resumes later."""
@@ -130,8 +176,10 @@ class JetStreamBus:
         *,
         publish_timeout: float = 2.0,
         duplicate_window: float = DUPLICATE_WINDOW,
+        consumer_check_interval: float = 5.0,
     ) -> None:
         self.nc = nc
+        self.consumer_check_interval = consumer_check_interval
         self.js = nc.jetstream()
         self.subjects = subjects or Subjects()
         self.publish_timeout = publish_timeout
@@ -344,4 +392,4 @@ class JetStreamBus:
                 f"NATS did not make the consumer {durable} ({type(exc).__name__})",
                 reason="BUS_UNAVAILABLE",
             ) from exc
-        return JetStreamSubscription(sub)
+        return JetStreamSubscription(sub, self, durable, filter_subject, config)
