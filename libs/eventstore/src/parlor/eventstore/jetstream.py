@@ -198,6 +198,7 @@ class JetStreamBus:
         """Connect now (and keep reconnecting forever if NATS goes away later)."""
         bus = cls(Client(), subjects, **options)
         await bus._connect(url)
+        bus.ready.set()
         return bus
 
     @classmethod
@@ -215,8 +216,8 @@ class JetStreamBus:
             with contextlib.suppress(Unavailable):
                 await bus._connect(url)
                 await bus.ensure_streams()
+                bus.ready.set()
                 return bus
-        bus.ready.clear()
         bus._opening = asyncio.create_task(bus._keep_opening(url, max_backoff))
         return bus
 
@@ -228,6 +229,7 @@ class JetStreamBus:
                     if not self.nc.is_connected:
                         await self._connect(url)
                     await self.ensure_streams()
+                    self.ready.set()
                     log.info("NATS at %s answers", url)
                     return
                 except (Unavailable, nats.errors.Error, OSError, TimeoutError) as exc:
@@ -263,7 +265,6 @@ class JetStreamBus:
             ) from exc
         self.js = self.nc.jetstream()
         self._connections += 1
-        self.ready.set()
 
     @property
     def connections(self) -> int:
