@@ -150,3 +150,25 @@ class TestEventBusContract:
             await bus.publish_event(huge)
         assert refused.value.reason == "BUS_REFUSED"
         assert await bus.publish_event(event("connect4x4-big", 2))  # the bus is still fine
+
+    async def test_a_lost_stream_is_missing_until_check_stream_makes_it_anew(
+        self, bus: Bus
+    ) -> None:
+        from parlor.core.errors import Unavailable
+
+        await bus.publish_event(event("connect4x4-lost", 1))
+        before = await bus.check_stream(bus.subjects.all())
+        if isinstance(bus, InMemoryBus):
+            bus.wipe()
+        else:
+            assert isinstance(bus, JetStreamBus)
+            await bus.js.delete_stream(bus.subjects.stream)
+            await asyncio.sleep(0.01)  # a later creation time than the first stream's
+        with pytest.raises(Unavailable) as missing:
+            await bus.publish_event(event("connect4x4-lost", 2))
+        assert missing.value.reason == "STREAM_MISSING"
+        after = await bus.check_stream(bus.subjects.all())
+        assert (after.made, after.last_position) == (True, 0)
+        assert after.created != before.created
+        assert await bus.publish_event(event("connect4x4-lost", 1))  # a new dedupe window too
+        assert (await bus.check_stream(bus.subjects.all())).made is False
