@@ -1,11 +1,30 @@
-"""Take Four players for load and fault tests: a plausible action from a player's picture."""
+"""Take Four for load and fault tests: a plausible action from a player's picture of the
+game, and the stored game replayed (its invariants checked)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+from parlor.core.decider import replay
+from parlor.eventstore import PostgresEventStore, RecordedEvent
+from parlor.rules.takefour.testing import check_invariants
+from parlor.services.takefour.codec import Codec
+from parlor.services.takefour.component import rules
 from parlor.takefour.v1 import takefour_pb2 as pb
+
+
+async def stored_game(database_url: str, game_id: str) -> tuple[list[RecordedEvent], Any]:
+    """The game's stored events and the table they replay to (invariants checked)."""
+    store = PostgresEventStore(database_url)
+    try:
+        stored = await store.read_stream(f"takefour-{game_id}")
+    finally:
+        await store.close()
+    codec = Codec()
+    table = replay(rules(), [codec.decode(r.type, r.data) for r in stored])
+    check_invariants(table.game)
+    return stored, table
 
 
 def free_cells(game: pb.Game, seat: int) -> list[tuple[int, int]]:

@@ -24,17 +24,14 @@ from typing import Any
 
 import grpc
 import pytest
-from takefour_actions import next_action
+from takefour_actions import next_action, stored_game
 
 from parlor.common.v1 import common_pb2
-from parlor.core.decider import replay
 from parlor.devinfra.embedded import free_port, wait_for_port
-from parlor.eventstore import PostgresEventStore
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
-from parlor.rules.takefour.testing import check_invariants, tile_set
-from parlor.services.takefour.codec import Codec, game_pb, tiles_pb
-from parlor.services.takefour.component import rules
+from parlor.rules.takefour.testing import tile_set
+from parlor.services.takefour.codec import game_pb, tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
@@ -166,14 +163,7 @@ async def test_four_seats_acting_at_once_through_a_kill_lose_and_double_nothing(
         finally:
             service.kill()
 
-    store = PostgresEventStore(database_url)
-    try:
-        stored = await store.read_stream(f"takefour-{game_id}")
-    finally:
-        await store.close()
-    codec = Codec()
-    table = replay(rules(), [codec.decode(r.type, r.data) for r in stored])
-    check_invariants(table.game)
+    stored, table = await stored_game(database_url, game_id)
     version = stored[-1].version
     print(
         f"\ntakefour kill: {len(acked)} commands acknowledged, {len(refused)} refused, "
