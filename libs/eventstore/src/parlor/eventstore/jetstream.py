@@ -117,6 +117,11 @@ class JetStreamBus:
             ) from exc
         return cls(nc, subjects, **options)
 
+    @property
+    def max_payload(self) -> int:
+        """The largest message the NATS server takes (its max_payload, 1 MiB by default)."""
+        return int(self.nc.max_payload)
+
     async def close(self) -> None:
         with contextlib.suppress(Exception):
             await self.nc.close()

@@ -68,6 +68,7 @@ async def game_backends(
         subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
         bus = await JetStreamBus.connect(settings.nats_url, subjects)
         try:
+            store.limit_events_to(bus.max_payload)
             await bus.ensure_streams()
             relay = category_relay(store, bus, category, public)
             yield GameBackends(category, store, bus, subjects, relay)

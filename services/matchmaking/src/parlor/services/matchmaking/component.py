@@ -66,6 +66,7 @@ async def matchmaking() -> AsyncIterator[Component]:
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
     bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
+    store.limit_events_to(bus.max_payload)
     await bus.ensure_streams()
     relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
     bell = Bell()
