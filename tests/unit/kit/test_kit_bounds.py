@@ -127,3 +127,19 @@ def test_an_error_never_carries_a_huge_message() -> None:
     status = to_status(InvalidArgument("x" * 5_000_000, metadata={"k": "v" * 10_000}))
     assert len(status.details) <= MAX_MESSAGE
     assert sum(len(v) for _, v in status.trailing_metadata) < 4096
+
+
+def test_map_fields_are_bounded_in_items_keys_and_values() -> None:
+    """No Parlor request has a map yet; google.protobuf.Struct has one, with defaults."""
+    from google.protobuf import struct_pb2
+
+    many = struct_pb2.Struct()
+    many.update({f"k{i}": i for i in range(65)})
+    assert refusal(many).reason == "TOO_MANY_ITEMS"
+    long_key = struct_pb2.Struct()
+    long_key.update({"k" * 129: 1})
+    assert refusal(long_key).metadata["field"] == "fields.key"
+    long_value = struct_pb2.Struct()
+    long_value.update({"k": "v" * 129})
+    assert refusal(long_value).metadata["field"] == "fields.value.string_value"
+    bounds.check(struct_pb2.Struct(fields={"k": struct_pb2.Value(string_value="v")}))
