@@ -16,7 +16,7 @@ Checking = Literal["honor", "auto"]
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 # Upper bounds of a configuration (the protos declare the same, checked at the edge).
-MAX_TARGET = 10_000
+MAX_TARGET = 1_000_000
 MAX_ROUNDS = 1_000
 MAX_DEAL_SIZE = 100
 COORDINATE_LIMIT = 1000
