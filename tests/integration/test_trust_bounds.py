@@ -38,6 +38,8 @@ from parlor.kit.main import available
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Server, ServerSettings, running
 from parlor.kit.status import reason_of
+from parlor.matchmaking.v1 import matchmaking_pb2 as mpb
+from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mpb_grpc
 from parlor.takefour.v1 import takefour_pb2 as tpb
 from parlor.takefour.v1 import takefour_pb2_grpc as tpb_grpc
 from parlor.upwords.v1 import upwords_pb2 as upb
@@ -340,3 +342,16 @@ async def test_class_9_unprintable_or_bot_names_and_unknown_enums_are_refused(
                     assert (code, got) == (grpc.StatusCode.INVALID_ARGUMENT, reason), details
             assert not [m.subject for m in messages if game in m.subject]
         assert events_stored(database_url, me) == before
+        # A name that comes in a token's claim is held to the same rule: never shown.
+        async with client.channel(target, issue_token(auth(), me, "bot:best\u202e")) as channel:
+            lobby = mpb_grpc.MatchmakingServiceStub(channel)
+            opened = await lobby.CreateLobby(
+                mpb.CreateLobbyRequest(game_type="connect4x4", min_players=2, max_players=2)
+            )
+            with psycopg.connect(database_url) as conn:
+                row = conn.execute(
+                    "SELECT display_name FROM mm_tickets WHERE ticket_id = %s",
+                    (opened.ticket.ticket_id,),
+                ).fetchone()
+            assert row == (me,)
+            await lobby.CancelTicket(mpb.CancelTicketRequest(ticket_id=opened.ticket.ticket_id))

@@ -143,3 +143,9 @@ def test_map_fields_are_bounded_in_items_keys_and_values() -> None:
     long_value.update({"k": "v" * 129})
     assert refusal(long_value).metadata["field"] == "fields.value.string_value"
     bounds.check(struct_pb2.Struct(fields={"k": struct_pb2.Value(string_value="v")}))
+
+
+def test_a_name_from_elsewhere_is_shown_only_if_a_request_could_set_it() -> None:
+    assert bounds.shown_name("Ada", "guest-1") == "Ada"
+    for evil in ("Ada\u202e", "bot:best", "\x1b[31m", "x" * 65, ""):
+        assert bounds.shown_name(evil, "guest-1") == "guest-1"

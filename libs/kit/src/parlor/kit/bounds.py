@@ -148,6 +148,20 @@ def check_display_name(name: str, path: str = "display_name", own_id: str = "") 
         raise _refuse(path, problem[0], problem[1])
 
 
+MAX_DISPLAY_NAME = 64
+
+
+def shown_name(name: str, player_id: str) -> str:
+    """``name`` if it may be shown to other players, else ``player_id``.
+
+    For names that come from somewhere other than a request field (a token's ``name``
+    claim): what no request may set is never shown either.
+    """
+    if not name or len(name) > MAX_DISPLAY_NAME or display_name_problem(name, player_id):
+        return player_id
+    return name
+
+
 def _scalar(
     field: FieldDescriptor, bounds: Bounds, value: Any, path: str, own_id: str = ""
 ) -> None:
