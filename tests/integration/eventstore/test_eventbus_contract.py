@@ -21,8 +21,10 @@ from parlor.eventstore import (
 @pytest.fixture(
     params=["memory", pytest.param("jetstream", marks=pytest.mark.integration)],
 )
-async def bus(request: pytest.FixtureRequest, unique: str) -> AsyncIterator[Bus]:
-    subjects = Subjects(prefix=f"t{unique}.events", stream=f"T{unique}")
+async def bus(
+    request: pytest.FixtureRequest, unique: str, scratch_stream_name: str
+) -> AsyncIterator[Bus]:
+    subjects = Subjects(prefix=f"t{unique}.events", stream=scratch_stream_name)
     if request.param == "memory":
         yield InMemoryBus(subjects)
         return

@@ -47,8 +47,8 @@ async def store(fresh_url: str) -> AsyncIterator[PostgresEventStore]:
 
 
 @pytest.fixture
-def subjects(unique: str) -> Subjects:
-    return Subjects(prefix=f"t{unique}.events", stream=f"T{unique}")
+def subjects(unique: str, scratch_stream_name: str) -> Subjects:
+    return Subjects(prefix=f"t{unique}.events", stream=scratch_stream_name)
 
 
 @pytest.fixture
