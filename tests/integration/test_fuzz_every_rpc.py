@@ -11,6 +11,7 @@ as it is installed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import threading
 from collections.abc import Iterator
@@ -164,18 +165,30 @@ def _message(descriptor: Any, rnd: random.Random, depth: int, draw: Any) -> Mess
     return message
 
 
+@functools.cache
+def _connection(database_url: str) -> psycopg.Connection[Any]:
+    """One connection for the checks: thousands of calls, each checked, share a busy server."""
+    return psycopg.connect(database_url, autocommit=True)
+
+
 def _stored(database_url: str) -> int:
-    with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()
+    row = (
+        _connection(database_url)
+        .execute("SELECT coalesce(max(position), 0) FROM events")
+        .fetchone()
+    )
     return int(row[0]) if row else 0
 
 
 def _since(database_url: str, position: int) -> list[tuple[str, int, str, str]]:
-    with psycopg.connect(database_url) as conn:
-        rows = conn.execute(
+    rows = (
+        _connection(database_url)
+        .execute(
             "SELECT stream_id, version, type, coalesce(actor, '') FROM events WHERE position > %s",
             (position,),
-        ).fetchall()
+        )
+        .fetchall()
+    )
     return [tuple(r) for r in rows]  # type: ignore[misc]
 
 
