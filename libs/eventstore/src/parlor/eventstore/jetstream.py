@@ -270,6 +270,11 @@ class JetStreamBus:
     def connections(self) -> int:
         return self._connections
 
+    @property
+    def max_payload(self) -> int:
+        """The largest message the NATS server takes (its max_payload, 1 MiB by default)."""
+        return int(self.nc.max_payload)
+
     async def close(self) -> None:
         if self._opening is not None:
             self._opening.cancel()

@@ -23,10 +23,12 @@ from parlor.eventstore.bus import (
 )
 from parlor.eventstore.events import (
     ANY_VERSION,
+    DEFAULT_MAX_EVENT_BYTES,
     AppendResult,
     NewEvent,
     RecordedEvent,
     Snapshot,
+    check_event_size,
     check_event_type,
     check_expected_version,
     check_stream_id,
@@ -38,13 +40,22 @@ from parlor.eventstore.upcasting import Upcasters
 class InMemoryEventStore:
     """``EventStore`` in a list; one asyncio loop, so appends are naturally serialised."""
 
-    def __init__(self, upcasters: Upcasters | None = None) -> None:
+    def __init__(
+        self,
+        upcasters: Upcasters | None = None,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
         self.upcasters = upcasters or Upcasters()
+        self.max_event_bytes = max_event_bytes
         self._all: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._commands: dict[tuple[str, str], AppendResult] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._appended = asyncio.Condition()
+
+    def limit_events_to(self, max_payload: int) -> None:
+        """Append no event larger than ``max_payload`` (the bus's)."""
+        self.max_event_bytes = min(self.max_event_bytes, max_payload)
 
     async def append(
         self,
@@ -59,6 +70,7 @@ class InMemoryEventStore:
             raise InvalidArgument("an append needs at least one event", reason="NO_EVENTS")
         for event in events:
             check_event_type(event.type)
+            check_event_size(event, self.max_event_bytes)
         command_id = effective_command_id(events, command_id)
         if command_id is not None and (stream_id, command_id) in self._commands:
             return dataclasses.replace(self._commands[stream_id, command_id], duplicate=True)

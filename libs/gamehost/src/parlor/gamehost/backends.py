@@ -75,6 +75,8 @@ async def game_backends(
         # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
         bus = await JetStreamBus.open(settings.nats_url, subjects)
         try:
+            # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
+            store.limit_events_to(bus.max_payload)
             relay = category_relay(store, bus, category, public)
             yield GameBackends(category, store, bus, subjects, relay)
         finally:

@@ -67,6 +67,7 @@ async def matchmaking() -> AsyncIterator[Component]:
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
     # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
     bus = await JetStreamBus.open(backend.nats_url, bus_subjects(backend))
+    store.limit_events_to(bus.max_payload)  # the server's, or NATS's 1 MiB default if not up yet
     relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
     bell = Bell()
     tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
