@@ -31,7 +31,7 @@ from parlor.services.scoring.sheet import GAME_FINISHED, SEATS_TAKEN
 
 pytestmark = pytest.mark.integration
 
-AGREED = Metadata(actor="service:tests", extra={CONSENT: "service:tests"})
+AGREED = Metadata(actor="service:tests", extra={CONSENT: "service"})
 
 
 @dataclass

@@ -12,8 +12,8 @@ alone which games to rate, for live scoring and for a rebuild alike:
 
 - ``creator``: every human seat is the creator (the authenticated caller);
 - ``match:<match_id>``: the seats of a match (``matchmaking-<match_id>``'s ``MatchFormed``);
-- ``service:<id>``: a platform service (token role ``service``) seated the players and
-  vouches for their consent (tournaments, operators' tools).
+- ``service``: a platform service (token role ``service``; it is the events' actor)
+  seated the players and vouches for their agreement (tournaments, operators' tools).
 
 A game without such a record (one created before the rule existed, or written by
 anything else) is not rated.
@@ -36,7 +36,7 @@ from parlor.kit.auth import Identity
 CONSENT = "consent"
 CREATOR = "creator"
 MATCH_PREFIX = "match:"
-SERVICE_PREFIX = "service:"
+SERVICE = "service"
 MATCH_CATEGORY = "matchmaking"
 
 
@@ -51,7 +51,7 @@ def seat_consent(seats: Iterable[Seat], me: Identity) -> Mapping[str, str]:
     Bots and the caller need no one's agreement; a service vouches for the players it seats.
     """
     if me.is_service:
-        return {CONSENT: SERVICE_PREFIX + me.player_id}
+        return {CONSENT: SERVICE}
     others = [s.player_id for s in seats if not s.is_bot and s.player_id != me.player_id]
     if others:
         raise PermissionDenied(
@@ -73,7 +73,9 @@ def agreed(extra: Mapping[str, str], actor: str | None, players: Iterable[str]) 
     humans = {p for p in players if not Seat(p).is_bot}
     if consent == CREATOR:
         return actor is not None and humans <= {actor}
-    return any(consent.startswith(p) and consent != p for p in (MATCH_PREFIX, SERVICE_PREFIX))
+    if consent == SERVICE:
+        return actor is not None
+    return consent.startswith(MATCH_PREFIX) and consent != MATCH_PREFIX
 
 
 async def check_game_id_free(store: EventStore, game_id: str) -> None:

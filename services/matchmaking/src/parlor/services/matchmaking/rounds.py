@@ -229,6 +229,8 @@ async def free_ids(
     ``CreateGame`` under a match's id (``GAME_ID_RESERVED``) once the round commits.
     """
     ids: list[str] = []
+    if not count:
+        return ids
     for _ in range(MAX_ID_DRAWS):
         wanted = [new_id() for _ in range(count - len(ids))]
         streams = [f"{c}-{i}" for i in wanted for c in (game_type, CATEGORY)]
