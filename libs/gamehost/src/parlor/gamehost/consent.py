@@ -49,10 +49,14 @@ def seat_consent(seats: Iterable[Seat], me: Identity) -> Mapping[str, str]:
     """The consent record of a client's ``CreateGame``, or PERMISSION_DENIED naming a seat.
 
     Bots and the caller need no one's agreement; a service vouches for the players it seats.
+    A player creates only games they sit in (``NOT_SEATED``).
     """
     if me.is_service:
         return {CONSENT: SERVICE}
-    others = [s.player_id for s in seats if not s.is_bot and s.player_id != me.player_id]
+    players = [s.player_id for s in seats]
+    if me.player_id not in players:
+        raise PermissionDenied("you may only create games you sit in", reason="NOT_SEATED")
+    others = [p for p in players if not Seat(p).is_bot and p != me.player_id]
     if others:
         raise PermissionDenied(
             f"you may seat only yourself and bots; {others[0][:32]!r} has not agreed to play."

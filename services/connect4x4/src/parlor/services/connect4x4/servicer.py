@@ -10,7 +10,7 @@ from typing import Any
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
+from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.gamehost import GameHost, Outcome
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.consent import create_consent
@@ -74,8 +74,6 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
                     + ", ".join(f"bot:{lvl}" for lvl in sorted(BOT_LEVELS)),
                     reason="UNKNOWN_BOT_LEVEL",
                 )
-        if not me.is_service and me.player_id not in {s.player_id for s in seats}:
-            raise PermissionDenied("you may only create games you sit in", reason="NOT_SEATED")
         config = config_of(request.config)
         if request.config.players == 0:
             config = c4.Config(len(seats), config.first_seat, config.blockers_count_toward_lines)

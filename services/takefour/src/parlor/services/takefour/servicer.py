@@ -13,7 +13,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError, PermissionDenied
+from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError
 from parlor.gamehost import GameHost, Outcome, Recorded
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.consent import create_consent
@@ -98,8 +98,6 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
                     + ", ".join(f"bot:{level}" for level in BOT_LEVELS),
                     reason="UNKNOWN_BOT_LEVEL",
                 )
-        if not me.is_service and me.player_id not in {s.player_id for s in seats}:
-            raise PermissionDenied("you may only create games you sit in", reason="NOT_SEATED")
         game_id = request.game_id or secrets.token_hex(16)
         consent = await create_consent(self.host.store, game_id, seats, me)
         lexicon = await self.dictionary.lexicon_id(request.config.lexicon, context.time_remaining())

@@ -125,8 +125,6 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
                     + ", ".join(f"bot:{level}" for level in sorted(LEVELS)),
                     reason="UNKNOWN_BOT_LEVEL",
                 )
-        if not me.is_service and me.player_id not in {s.player_id for s in seats}:
-            raise PermissionDenied("you may only create games you sit in", reason="NOT_SEATED")
         game_id = request.game_id or secrets.token_hex(16)
         consent = await create_consent(self.host.store, game_id, seats, me)
         outcome = await self.open(
