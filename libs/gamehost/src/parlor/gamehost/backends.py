@@ -47,10 +47,11 @@ class GameBackends:
             await unsubscribe()
 
     def tasks(self, create_from_match: CreateFromMatch) -> Sequence[Callable[[], Awaitable[None]]]:
-        """The background work of a game service: its relay and its MatchFormed consumer."""
+        """The background work of a game service: its relay and its MatchFormed consumer
+        (which believes only matches the store holds)."""
         return [
             self.relay.run,
-            lambda: consume_matches(self.bus, self.category, create_from_match),
+            lambda: consume_matches(self.bus, self.store, self.category, create_from_match),
         ]
 
 
