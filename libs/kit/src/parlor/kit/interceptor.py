@@ -19,6 +19,7 @@ import grpc
 from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
 from parlor.kit import auth, metrics
+from parlor.kit.fingerprint import bind_request
 from parlor.kit.logs import call_context
 from parlor.kit.ratelimit import RateLimiter
 from parlor.kit.status import to_status
@@ -153,6 +154,7 @@ def _wrap_unary(
         try:
             auth.bind(authenticate(context))
             _check_decoded(request)
+            bind_request(method, request)
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
@@ -175,6 +177,7 @@ def _wrap_stream(
         try:
             auth.bind(authenticate(context))
             _check_decoded(request)
+            bind_request(method, request)
             async for item in inner(request, context):
                 yield item
         except (grpc.aio.AbortError, asyncio.CancelledError):
