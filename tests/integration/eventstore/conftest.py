@@ -67,7 +67,8 @@ def _nats_server_binary() -> str:
 class PrivateNats:
     """A nats-server of this test's own, so the test may stop and restart it."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Path | None = None) -> None:
+        self.config = config  # a nats-server configuration file (users, permissions)
         self.port = _free_port()
         self.store_dir = tempfile.mkdtemp(prefix="parlor-nats-")
         self.url = f"nats://127.0.0.1:{self.port}"
@@ -77,6 +78,7 @@ class PrivateNats:
         self._proc = subprocess.Popen(
             [
                 _nats_server_binary(),
+                *(["-c", str(self.config), "-m", str(_free_port())] if self.config else []),
                 "-js",
                 "-a",
                 "127.0.0.1",

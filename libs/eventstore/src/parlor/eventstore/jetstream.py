@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import logging
+import ssl
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import nats
 import nats.errors
@@ -16,8 +20,48 @@ from parlor.core.errors import Unavailable
 from parlor.eventstore.bus import MSG_ID, Subjects, decode_event, event_headers
 from parlor.eventstore.events import RecordedEvent
 
+log = logging.getLogger(__name__)
+
 DUPLICATE_WINDOW = 600.0
 """Seconds JetStream remembers message ids; a relay replaying within it publishes nothing twice."""
+
+
+@dataclass(frozen=True)
+class NatsCredentials:
+    """Who this process is to NATS: a user and password, or a creds file (JWT and nkey
+    seed), and the CA that signs NATS's TLS certificate (a ``tls://`` URL). Empty: none.
+
+    Each service has a NATS user of its own whose permissions let it publish only its own
+    events (see deploy/README.md), so a compromised pod cannot forge another's events.
+    """
+
+    user: str = ""
+    password: str = ""
+    creds_file: str = ""
+    tls_ca_file: str = ""
+
+    @classmethod
+    def of(cls, settings: Any) -> NatsCredentials:
+        """From settings with ``nats_user``, ``nats_password``, ``nats_creds_file`` and
+        ``nats_tls_ca_file`` (the kit's BackendSettings)."""
+        return cls(
+            settings.nats_user,
+            settings.nats_password,
+            settings.nats_creds_file,
+            settings.nats_tls_ca_file,
+        )
+
+    def options(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        if self.user:
+            found["user"] = self.user
+            found["password"] = self.password
+        if self.creds_file:
+            found["user_credentials"] = self.creds_file
+        if self.tls_ca_file:
+            tls = ssl.create_default_context(cafile=self.tls_ca_file)
+            found["tls"] = tls
+        return found
 
 
 class JetStreamDelivery:
@@ -100,9 +144,28 @@ class JetStreamBus:
 
     @classmethod
     async def connect(
-        cls, url: str, subjects: Subjects | None = None, **options: float
+        cls,
+        url: str,
+        subjects: Subjects | None = None,
+        *,
+        credentials: NatsCredentials | None = None,
+        **options: float,
     ) -> JetStreamBus:
-        """Connect (and keep reconnecting forever if NATS goes away later)."""
+        """Connect (and keep reconnecting forever if NATS goes away later).
+
+        Credentials NATS refuses fail the connect at once (Unavailable), instead of
+        being retried forever as an unreachable server is.
+        """
+        connecting = True
+
+        async def on_error(error: Exception) -> None:
+            refused = isinstance(error, nats.errors.AuthorizationError) or (
+                "authorization violation" in str(error).lower()
+            )
+            if connecting and refused:
+                raise error
+            log.warning("NATS: %s", error or type(error).__name__)
+
         try:
             nc = await nats.connect(
                 url,
@@ -110,7 +173,10 @@ class JetStreamBus:
                 reconnect_time_wait=0.25,
                 connect_timeout=2,
                 name="parlor-eventstore",
+                error_cb=on_error,
+                **(credentials or NatsCredentials()).options(),
             )
+            connecting = False
         except Exception as exc:
             raise Unavailable(
                 f"NATS at {url} is unavailable ({exc})", reason="BUS_UNAVAILABLE"

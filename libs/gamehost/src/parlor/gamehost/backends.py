@@ -15,7 +15,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Relay, Subjects
+from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.gamehost.bell import ring_from_bus
 from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
@@ -66,7 +66,8 @@ async def game_backends(
     )
     try:
         subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
-        bus = await JetStreamBus.connect(settings.nats_url, subjects)
+        credentials = NatsCredentials.of(settings)
+        bus = await JetStreamBus.connect(settings.nats_url, subjects, credentials=credentials)
         try:
             await bus.ensure_streams()
             relay = category_relay(store, bus, category, public)

@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
+from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Subjects
 from parlor.gamehost.outbox import category_relay
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
@@ -65,7 +65,10 @@ async def matchmaking() -> AsyncIterator[Component]:
     auth = load(AuthSettings)
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
+    credentials = NatsCredentials.of(backend)
+    bus = await JetStreamBus.connect(
+        backend.nats_url, bus_subjects(backend), credentials=credentials
+    )
     await bus.ensure_streams()
     relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
     bell = Bell()

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 
-from parlor.eventstore import Inbox, JetStreamBus, PostgresEventStore, Subjects
+from parlor.eventstore import Inbox, JetStreamBus, NatsCredentials, PostgresEventStore, Subjects
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
 from parlor.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -52,7 +52,10 @@ async def scoring() -> AsyncIterator[Component]:
     settings = load(ScoringSettings)
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
+    credentials = NatsCredentials.of(backend)
+    bus = await JetStreamBus.connect(
+        backend.nats_url, bus_subjects(backend), credentials=credentials
+    )
     await bus.ensure_streams()
     scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
     servicer = ScoringServicer(store.engine, scorer, settings.game_types)
