@@ -117,6 +117,19 @@ def private_nats() -> Iterator[PrivateNats]:
         shutil.rmtree(server.store_dir, ignore_errors=True)
 
 
+@pytest.fixture
+def deployed_nats() -> Iterator[PrivateNats]:
+    """A nats-server of this test's own, with the dev overlay's configuration (its users)."""
+    config = Path(__file__).resolve().parents[3] / "deploy/kustomize/overlays/dev/nats.conf"
+    server = PrivateNats(config)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.store_dir, ignore_errors=True)
+
+
 async def _eventually(check: Callable[[], bool], seconds: float = 10.0) -> None:
     deadline = asyncio.get_running_loop().time() + seconds
     while not check():

@@ -23,23 +23,12 @@ from parlor.kit.settings import BackendSettings, load
 pytestmark = pytest.mark.integration
 
 CONFIG = Path(__file__).resolve().parents[3] / "deploy/kustomize/overlays/dev/nats.conf"
+# the deployed_nats fixture (conftest.py) runs a nats-server with this configuration
 
 
 def passwords() -> dict[str, str]:
     users = json.loads(CONFIG.read_text())["authorization"]["users"]
     return {u["user"]: u["password"] for u in users}
-
-
-@pytest.fixture
-def deployed_nats() -> Any:
-    from conftest import PrivateNats
-
-    server = PrivateNats(CONFIG)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def event(stream_id: str, kind: str) -> RecordedEvent:
