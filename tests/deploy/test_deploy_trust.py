@@ -31,17 +31,13 @@ from deploy_facts import (
 )
 
 from parlor.eventstore.bus import subject_matches
+from parlor.gamehost.games import games
 from parlor.kit.auth import jwks
 
 PREFIX, STREAM = "parlor.events", "PARLOR_EVENTS"
-CATEGORIES = ("connect4x4", "upwords", "takefour", "matchmaking")
+CATEGORIES = (*games(), "matchmaking")  # every game in the registry, and matchmaking
 # What a service's code does on NATS (jetstream.py, matches.py, bell.py, scoring's consumer).
-CONSUMERS = {
-    "connect4x4": "connect4x4-matches",
-    "upwords": "upwords-matches",
-    "takefour": "takefour-matches",
-    "scoring": "scoring",
-}
+CONSUMERS = {**{game: f"{game}-matches" for game in games()}, "scoring": "scoring"}
 # The pods PostgreSQL and NATS run in: dev's StatefulSets; prod's CloudNativePG and chart pods.
 PROD_BACKEND_LABELS = {
     5432: {"cnpg.io/cluster": "parlor-db", "cnpg.io/podRole": "instance"},

@@ -57,6 +57,7 @@ from leakcheck import (
 
 import parlor
 from parlor.common.v1 import common_pb2
+from parlor.gamehost.games import games
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import Server
 from parlor.kit.status import reason_of
@@ -73,8 +74,8 @@ STREAM_SECONDS = 0.6
 ADA, BOB = 0, 1
 VIEWERS: dict[str, int | None] = {"bob": BOB, "cyd": None}
 UNCHECKED = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
-HIDDEN = ("upwords", "takefour")
-SEATED = ("connect4x4", "upwords", "takefour")
+SEATED = tuple(games())  # every installed game, from the registry
+HIDDEN = tuple(name for name, game in games().items() if game.hides)
 ADAS_COMMAND = "ada-creates-the-game"
 """The command id every game is created with (for ada and bob, by a platform service): a
 command id someone else may learn or guess."""

@@ -20,7 +20,8 @@ from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
 from parlor.rules.upwords.dawg import Dawg
 from parlor.services.upwords.component import rules
-from parlor.services.upwords.replay import command_of, create_of, game_type
+from parlor.services.upwords.game import GAME
+from parlor.services.upwords.replay import command_of, create_of
 
 JUDGE = Dawg(w for w in enable1().words() if 2 <= len(w) <= 4)  # short words: fast bots
 HONEST = UpwordsBot(JUDGE)
@@ -176,6 +177,6 @@ def test_the_game_type_is_registered_for_parlor_verify() -> None:
     from parlor.gamehost.replay import game_types
 
     registered = game_types()["upwords"]()
-    assert registered.category == game_type().category == "upwords"
+    assert registered.category == GAME.category == "upwords"
     assert registered.create_of is create_of
     assert registered.command_of is command_of

@@ -58,10 +58,11 @@ class GameBackends:
 @contextlib.asynccontextmanager
 async def game_backends(
     category: str,
-    public: Public = everything,
+    public: Public | None = everything,
     store_type: type[PostgresEventStore] = PostgresEventStore,
 ) -> AsyncIterator[GameBackends]:
-    """PostgreSQL and NATS from the settings; ``public`` strips what others may not see.
+    """PostgreSQL and NATS from the settings; ``public`` strips what others may not see
+    (None: a game that hides nothing, as ``GameType.public`` says).
 
     ``store_type`` is the store class to open (a subclass that also counts appends, say).
     """
@@ -79,7 +80,7 @@ async def game_backends(
         try:
             # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
             store.limit_events_to(bus.max_payload)
-            relay = category_relay(store, bus, category, public)
+            relay = category_relay(store, bus, category, public or everything)
             yield GameBackends(category, store, bus, subjects, relay)
         finally:
             await bus.close()

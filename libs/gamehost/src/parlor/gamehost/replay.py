@@ -1,4 +1,4 @@
-"""Game-agnostic pieces of replay: who may see what, the pace of a played-back game, game types.
+"""Game-agnostic pieces of replay: who may see what, the pace of a played-back game.
 
 Entitlement (every game service applies the same rule): once a game has
 finished, everyone entitled to replay it sees everything, hidden information
@@ -11,16 +11,16 @@ two cases look alike; Upwords and Take Four reveal racks only after the end.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from parlor.core.decider import Decider
 from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.games import GameType as GameType  # the registry: games.py
+from parlor.gamehost.games import game_types as game_types
 from parlor.gamehost.host import GameHost, Recorded
 from parlor.gamehost.seating import Table
-from parlor.gamehost.verify import CommandOf, CreateOf
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -90,31 +90,6 @@ async def play_back(
             await asyncio.sleep(delay)
         sent += 1
         yield recorded, after
-
-
-@dataclass(frozen=True)
-class GameType(Generic[S, C, E]):
-    """What tools (``parlor verify``, benchmarks) need to know of a game type, found by name.
-
-    Each game service registers one under the entry-point group ``parlor.game_types``
-    (``connect4x4 = "parlor.services.connect4x4.replay:game_type"``).
-    """
-
-    category: str
-    decider: Decider[S, C, E]
-    codec: EventCodec[E]
-    command_of: CommandOf[S, E, C]
-    create_of: CreateOf[E, C] | None = None
-
-
-def game_types() -> dict[str, Callable[[], GameType[Any, Any, Any]]]:
-    """Installed game types by category; nothing is imported until asked."""
-    from importlib.metadata import entry_points
-
-    def loader(ep: Any) -> Callable[[], GameType[Any, Any, Any]]:
-        return lambda: ep.load()()  # type: ignore[no-any-return]
-
-    return {ep.name: loader(ep) for ep in entry_points(group="parlor.game_types")}
 
 
 def decode_all(codec: EventCodec[E], records: Sequence[Any]) -> list[E]:

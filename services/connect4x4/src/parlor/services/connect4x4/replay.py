@@ -1,15 +1,12 @@
-"""Connect 4x4 for replay tools: the command each stored event came from, and the game type."""
+"""Connect 4x4 for replay tools: the command each stored event came from, the game it opened."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from parlor.gamehost.replay import GameType
 from parlor.gamehost.seating import OpenTable, SeatsTaken, Table
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.codec import Codec, Event
-from parlor.services.connect4x4.component import CATEGORY, rules
+from parlor.services.connect4x4.codec import Event
 
 
 def command_of(state: Table[c4.State], event: Event) -> c4.Command | None:
@@ -30,8 +27,3 @@ def create_of(events: Sequence[Event]) -> OpenTable[c4.CreateGame]:
     if not isinstance(seats, SeatsTaken) or not isinstance(created, c4.GameCreated):
         raise ValueError("a Connect 4x4 game starts with SeatsTaken then GameCreated")
     return OpenTable(seats.seats, c4.CreateGame(created.config))
-
-
-def game_type() -> GameType[Table[c4.State], Any, Event]:
-    """Registered under ``parlor.game_types`` for ``parlor verify`` and benchmarks."""
-    return GameType(CATEGORY, rules(), Codec(), command_of, create_of)

@@ -1,10 +1,11 @@
-"""The game types matchmaking seats players for, and their table sizes."""
+"""The game types matchmaking seats players for, and their table sizes, from the registry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 from parlor.core.errors import InvalidArgument
+from parlor.gamehost.games import GameType, games
 
 # Bots by strength: the matching library numbers bot levels from 1 (weakest); each game
 # service names its own bots. Thresholds (Policy.bot_levels) give one level per name.
@@ -12,26 +13,11 @@ BOT_NAMES = ("random", "greedy", "strong")
 BOT_THRESHOLDS = (1300.0, 1700.0)
 
 
-@dataclass(frozen=True)
-class GameType:
-    name: str
-    min_players: int
-    max_players: int
-    # the game service's bot names, weakest first, one per matching level
-    bots: tuple[str, ...] = BOT_NAMES
+GAME_TYPES: dict[str, GameType[Any, Any, Any]] = games()
+"""Every installed game (its declaration in the registry): name, seat range, bot names."""
 
 
-GAME_TYPES = {
-    g.name: g
-    for g in (
-        GameType("connect4x4", 2, 4, ("random", "greedy", "strong")),
-        GameType("upwords", 2, 4, ("random", "best", "best")),
-        GameType("takefour", 2, 8, ("easy", "medium", "hard")),
-    )
-}
-
-
-def game_type(name: str, allowed: tuple[str, ...]) -> GameType:
+def game_type(name: str, allowed: tuple[str, ...]) -> GameType[Any, Any, Any]:
     """The game type, or INVALID_ARGUMENT UNKNOWN_GAME_TYPE."""
     found = GAME_TYPES.get(name)
     if found is None or name not in allowed:
@@ -42,13 +28,15 @@ def game_type(name: str, allowed: tuple[str, ...]) -> GameType:
     return found
 
 
-def check_counts(game: GameType, min_players: int, max_players: int) -> tuple[int, int]:
+def check_counts(
+    game: GameType[Any, Any, Any], min_players: int, max_players: int
+) -> tuple[int, int]:
     """The requested range (0 means the game's own bound), or BAD_PLAYER_COUNT."""
-    low = min_players or game.min_players
-    high = max_players or game.max_players
-    if not game.min_players <= low <= high <= game.max_players:
+    low = min_players or game.min_seats
+    high = max_players or game.max_seats
+    if not game.min_seats <= low <= high <= game.max_seats:
         raise InvalidArgument(
-            f"{game.name} takes {game.min_players} to {game.max_players} players;"
+            f"{game.name} takes {game.min_seats} to {game.max_seats} players;"
             f" asked for {low} to {high}",
             reason="BAD_PLAYER_COUNT",
         )
@@ -58,5 +46,6 @@ def check_counts(game: GameType, min_players: int, max_players: int) -> tuple[in
 def bot_player(level_seat: str, game: str = "connect4x4") -> str:
     """``bot:<n>`` from the matching library → ``bot:<name>`` as the game's service knows bots."""
     level = int(level_seat.split(":", 1)[1])
-    names = GAME_TYPES[game].bots if game in GAME_TYPES else BOT_NAMES
+    names = GAME_TYPES[game].bots if game in GAME_TYPES else ()
+    names = names or BOT_NAMES
     return "bot:" + names[min(level, len(names)) - 1]

@@ -15,6 +15,7 @@ from parlor.eventstore import (
     Subjects,
     subscribe_with_retry,
 )
+from parlor.gamehost.games import games
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
 from parlor.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -49,7 +50,7 @@ class ScoringSettings:
     game_types: tuple[str, ...] = setting(
         "PARLOR_SCORING_GAME_TYPES",
         "game types scoring answers for (comma-separated)",
-        ("connect4x4", "upwords", "takefour"),
+        tuple(games()),
     )
 
 

@@ -9,26 +9,20 @@ from dataclasses import dataclass
 from parlor.gamehost import GameHost, Outcome
 from parlor.gamehost.backends import game_backends
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.seating import Seated, Standing
 from parlor.gamehost.words import DictionarySettings
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import load, setting
 from parlor.rules import takefour as tf
 from parlor.services.takefour.bots import BotRunner, BotSettings
-from parlor.services.takefour.codec import Codec, public
+from parlor.services.takefour.game import BOT_LEVELS, CATEGORY, GAME, SERVICE_NAME
+from parlor.services.takefour.game import rules as rules
+from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.queue import GameQueue
-from parlor.services.takefour.servicer import (
-    BOT_LEVELS,
-    State,
-    TakeFourHost,
-    TakeFourServicer,
-)
+from parlor.services.takefour.servicer import State, TakeFourHost, TakeFourServicer
 from parlor.services.takefour.store import CountingStore
 from parlor.services.takefour.words import Dictionary
-from parlor.takefour.v1 import takefour_pb2, takefour_pb2_grpc
-
-CATEGORY = "takefour"
+from parlor.takefour.v1 import takefour_pb2_grpc
 
 
 @dataclass(frozen=True)
@@ -38,23 +32,6 @@ class TakeFourSettings:
         "queue commands on one game inside a replica (false: let them race and retry conflicts)",
         True,
     )
-
-
-SERVICE_NAME = takefour_pb2.DESCRIPTOR.services_by_name["TakeFourService"].full_name
-
-
-def standings(state: tf.TakeFourState) -> tuple[str, tuple[Standing, ...]]:
-    """Lowest total wins (rank 1, shared on ties); each seat's score is its total."""
-    totals = state.totals
-    reason = "TARGET_SCORE" if max(totals) >= state.config.target else "ROUNDS_PLAYED"
-    return reason, tuple(
-        Standing(rank=1 + sum(1 for other in totals if other < total), score=total)
-        for total in totals
-    )
-
-
-def rules() -> Seated[tf.TakeFourState, tf.TakeFourCommand, tf.TakeFourEvent]:
-    return Seated(tf.TAKE_FOUR, 2, 8, standings)
 
 
 def bot_runner(host: TakeFourHost, servicer: TakeFourServicer, settings: BotSettings) -> BotRunner:
@@ -81,11 +58,11 @@ async def takefour() -> AsyncIterator[Component]:
     # Set up like every game service (game_backends), with the store counting appends and
     # conflicts (CountingStore: /metrics, the load test and the benchmark read the counts);
     # the relay publishes through ``public``: hands, grids and bags stay home.
-    async with game_backends(CATEGORY, public, CountingStore) as backends:
+    async with game_backends(CATEGORY, GAME.public, CountingStore) as backends:
         store = backends.store
         dictionary = Dictionary(load(DictionarySettings), load(AuthSettings))
         try:
-            host: TakeFourHost = GameHost(CATEGORY, rules(), Codec(), store)
+            host: TakeFourHost = GameHost(CATEGORY, GAME.decider, GAME.codec, store)
             runner: BotRunner | None = None
 
             def on_activity(game_id: str, table: State) -> None:

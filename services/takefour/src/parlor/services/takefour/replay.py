@@ -1,4 +1,4 @@
-"""Take Four for replay tools: the command each stored event came from, and the game type.
+"""Take Four for replay tools: the command each stored event came from, the game it opened.
 
 What the service decides and the rules cannot (the round's shuffle, the dictionary's
 verdicts) is recorded in the events, so each rebuilt command carries it again:
@@ -17,13 +17,10 @@ A ``DoneCalled`` stored before verdicts were recorded rebuilds to nothing, and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from parlor.gamehost.replay import GameType
 from parlor.gamehost.seating import OpenTable, SeatsTaken, Table
 from parlor.rules import takefour as tf
-from parlor.services.takefour.codec import Codec, Event
-from parlor.services.takefour.component import CATEGORY, rules
+from parlor.services.takefour.codec import Event
 
 
 def command_of(state: Table[tf.TakeFourState], event: Event) -> tf.TakeFourCommand | None:
@@ -62,8 +59,3 @@ def create_of(events: Sequence[Event]) -> OpenTable[tf.CreateGame]:
     if not isinstance(seats, SeatsTaken) or not isinstance(created, tf.GameCreated):
         raise ValueError("a Take Four game starts with SeatsTaken then GameCreated")
     return OpenTable(seats.seats, tf.CreateGame(created.config, created.seats))
-
-
-def game_type() -> GameType[Table[tf.TakeFourState], Any, Event]:
-    """Registered under ``parlor.game_types`` for ``parlor verify`` and benchmarks."""
-    return GameType(CATEGORY, rules(), Codec(), command_of, create_of)

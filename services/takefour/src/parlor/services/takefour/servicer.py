@@ -26,6 +26,7 @@ from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
+from parlor.services.takefour.game import BOT_LEVELS
 from parlor.services.takefour.notation import export
 from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.words import Dictionary
@@ -35,9 +36,6 @@ from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 State = Table[tf.TakeFourState]
 TakeFourHost = GameHost[State, Any, Event]
 Build = Callable[[int], tf.TakeFourCommand]
-
-BOT_LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
-"""Bot level -> the bot's search budget (nodes per crossword build)."""
 
 
 def viewer_seat(table: State, identity: auth.Identity) -> int | None:

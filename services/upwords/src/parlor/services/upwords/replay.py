@@ -1,4 +1,4 @@
-"""Upwords for replay tools: the command each stored event came from, and the game type.
+"""Upwords for replay tools: the command each stored event came from, the game it opened.
 
 ``parlor verify`` re-decides every stored game with today's rules. The rules are
 pure, so what the service decided outside them is recorded in the events and
@@ -25,13 +25,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from parlor.gamehost.replay import GameType
 from parlor.gamehost.seating import OpenTable, SeatsTaken, Table
 from parlor.rules import upwords as uw
-from parlor.services.upwords.codec import Codec, Event
-from parlor.services.upwords.component import CATEGORY, rules
+from parlor.services.upwords.codec import Event
 
 
 def checked_words(game: uw.UpwordsState, words: Sequence[str]) -> Mapping[str, bool]:
@@ -97,8 +94,3 @@ def create_of(events: Sequence[Event]) -> OpenTable[uw.CreateGame]:
         seats.seats,
         uw.CreateGame(created.config, created.seats, first_draw_order(created), bag_order(created)),
     )
-
-
-def game_type() -> GameType[Table[uw.UpwordsState], Any, Event]:
-    """Registered under ``parlor.game_types`` for ``parlor verify`` and benchmarks."""
-    return GameType(CATEGORY, rules(), Codec(), command_of, create_of)

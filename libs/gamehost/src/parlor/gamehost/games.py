@@ -1,0 +1,86 @@
+"""The game registry: every game declared once, found by name.
+
+A game service declares its game in one module (``parlor.services.<game>.game``) as
+one ``GameType``: its name, its rules with the seat range (``Seated``), its event codec,
+what the relay may publish, its bots, its proto service, its rules page and how replay
+tools rebuild commands. It registers that object under the entry-point group
+``parlor.game_types``; matchmaking (game list, seat limits, bot names), scoring (game
+list), ``parlor verify``, the secrets check and the deploy checks read ``games()``, so a
+new game edits no other package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from parlor.core.decider import Decider
+from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.verify import CommandOf, CreateOf
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+
+GROUP = "parlor.game_types"
+Public = Callable[[str, bytes], bytes | None]
+"""What the relay publishes of a stored payload (None: nothing), as ``outbox.Public``."""
+
+
+@dataclass(frozen=True)
+class GameType(Generic[S, C, E]):
+    """One game, as every part of the platform needs to know it.
+
+    ``decider`` is the seated rules (``Seated``: the engine, the seat range, standings);
+    ``bots`` are the bot names matchmaking fills seats with, weakest first (one per
+    matching level); ``public`` strips what the relay may not publish (None: the game
+    hides nothing); ``service`` is the full name of its gRPC service.
+    """
+
+    category: str
+    decider: Decider[S, C, E]
+    codec: EventCodec[E]
+    command_of: CommandOf[S, E, C]
+    create_of: CreateOf[E, C] | None = None
+    bots: tuple[str, ...] = ()
+    public: Public | None = None
+    service: str = ""
+    rules_page: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.category
+
+    @property
+    def min_seats(self) -> int:
+        return int(getattr(self.decider, "min_seats", 1))
+
+    @property
+    def max_seats(self) -> int:
+        return int(getattr(self.decider, "max_seats", 1))
+
+    @property
+    def hides(self) -> bool:
+        """Whether anything of the game is kept from some viewers (racks, hands, bags)."""
+        return self.public is not None
+
+
+def _load(ep: Any) -> GameType[Any, Any, Any]:
+    found = ep.load()
+    return found if isinstance(found, GameType) else found()  # a factory, as before
+
+
+def game_types() -> dict[str, Callable[[], GameType[Any, Any, Any]]]:
+    """Installed game types by name; nothing is imported until asked."""
+    from importlib.metadata import entry_points
+
+    def loader(ep: Any) -> Callable[[], GameType[Any, Any, Any]]:
+        return lambda: _load(ep)
+
+    return {ep.name: loader(ep) for ep in entry_points(group=GROUP)}
+
+
+def games() -> dict[str, GameType[Any, Any, Any]]:
+    """Every installed game, by name, in name order."""
+    return {name: load() for name, load in sorted(game_types().items())}

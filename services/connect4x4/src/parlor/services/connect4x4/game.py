@@ -1,0 +1,49 @@
+"""Connect 4x4, declared once: the one place that says what this game is to the platform.
+
+Its rules are in ``parlor.rules.connect4x4`` (every rule, in words: docs/rules/connect4x4.md);
+this module adds what the platform needs: the seat range, the standings ``GameFinished``
+carries, the event codec, the bots, the proto service and how replay tools rebuild
+commands. It is registered under ``parlor.game_types`` (pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parlor.connect4x4.v1 import connect4x4_pb2
+from parlor.gamehost.games import GameType
+from parlor.gamehost.seating import Seated, Standing, Table
+from parlor.rules import connect4x4 as c4
+from parlor.services.connect4x4.codec import Codec, Event
+from parlor.services.connect4x4.replay import command_of, create_of
+
+CATEGORY = "connect4x4"
+MIN_SEATS, MAX_SEATS = 2, 4
+SERVICE_NAME = connect4x4_pb2.DESCRIPTOR.services_by_name["Connect4x4Service"].full_name
+
+
+def standings(state: c4.State) -> tuple[str, tuple[Standing, ...]]:
+    """Winner first, everyone else second; a tie shares first place."""
+    outcome = c4.result(state)
+    assert outcome is not None, "standings are asked only of finished games"
+    if outcome.winner is None:
+        return outcome.reason, tuple(Standing(1) for _ in range(state.players))
+    return outcome.reason, tuple(
+        Standing(1 if seat == outcome.winner else 2) for seat in range(state.players)
+    )
+
+
+def rules() -> Seated[c4.State, c4.Command, c4.Event]:
+    return Seated(c4.decider, MIN_SEATS, MAX_SEATS, standings)
+
+
+GAME: GameType[Table[c4.State], Any, Event] = GameType(
+    CATEGORY,
+    rules(),
+    Codec(),
+    command_of,
+    create_of,
+    bots=("random", "greedy", "strong"),
+    service=SERVICE_NAME,
+    rules_page="docs/rules/connect4x4.md",
+)

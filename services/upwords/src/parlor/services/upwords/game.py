@@ -1,0 +1,54 @@
+"""Upwords, declared once: the one place that says what this game is to the platform.
+
+Its rules are in ``parlor.rules.upwords`` (every rule, in words: docs/rules/upwords.md);
+this module adds what the platform needs: the seat range, the standings ``GameFinished``
+carries, the event codec and what of it may be published (racks and the bag never are),
+the bots, the proto service and how replay tools rebuild commands. It is registered
+under ``parlor.game_types`` (pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parlor.gamehost.games import GameType
+from parlor.gamehost.seating import Seated, Standing, Table
+from parlor.rules import upwords as uw
+from parlor.services.upwords.codec import Codec, Event, public
+from parlor.services.upwords.replay import command_of, create_of
+from parlor.upwords.v1 import upwords_pb2
+
+CATEGORY = "upwords"
+MIN_SEATS, MAX_SEATS = 2, 4
+SERVICE_NAME = upwords_pb2.DESCRIPTOR.services_by_name["UpwordsService"].full_name
+
+
+def standings(state: uw.UpwordsState) -> tuple[str, tuple[Standing, ...]]:
+    """Winners first; the others by final score, behind every winner (a resigner never wins)."""
+    scores = state.scores
+    winners = set(state.winners)
+    ranked: list[Standing] = []
+    for seat, score in enumerate(scores):
+        if seat in winners:
+            ranked.append(Standing(1, score))
+            continue
+        ahead = sum(1 for other in range(len(scores)) if other in winners or scores[other] > score)
+        ranked.append(Standing(1 + ahead, score))
+    return state.end_reason, tuple(ranked)
+
+
+def rules() -> Seated[uw.UpwordsState, uw.Command, uw.Event]:
+    return Seated(uw.UPWORDS, MIN_SEATS, MAX_SEATS, standings)
+
+
+GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
+    CATEGORY,
+    rules(),
+    Codec(),
+    command_of,
+    create_of,
+    bots=("random", "best", "best"),
+    public=public,
+    service=SERVICE_NAME,
+    rules_page="docs/rules/upwords.md",
+)
