@@ -1,4 +1,6 @@
-"""The gRPC face of Take Four: requests in, the rule engine via the game host, per-viewer views out.
+"""The gRPC face of Take Four: its moves; everything games share is the game host's.
+
+``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and export.
 
 Every play command is given to the host as a coroutine function of the state: the
 caller's seat is found, and the words a call needs are listed and checked (one
@@ -10,20 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError
+from parlor.core.errors import FailedPrecondition, ParlorError
 from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
-from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.listing import list_games
-from parlor.gamehost.matches import from_match, match_seats
-from parlor.gamehost.replay import entitlement, play_back
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
+from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.service import GameService, requested_seat
 from parlor.kit import auth
-from parlor.matchmaking.v1.events_pb2 import MatchFormed
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.takefour.game import BOT_LEVELS
@@ -38,11 +36,6 @@ TakeFourHost = GameHost[State, Any, Event]
 Build = Callable[[int], tf.TakeFourCommand]
 
 
-def viewer_seat(table: State, identity: auth.Identity) -> int | None:
-    mine = table.seats_of(identity.player_id)
-    return mine[0] if mine else None
-
-
 def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
     """The engine's seat names: player ids, made distinct for bots ("bot:easy/2")."""
     return tuple(f"{s.player_id}/{i}" if s.is_bot else s.player_id for i, s in enumerate(seats))
@@ -55,15 +48,14 @@ def shuffled_bag(size: int) -> tuple[int, ...]:
     return tuple(order)
 
 
-def _requested(request: Any) -> int | None:
-    return int(request.seat) if request.HasField("seat") else None
-
-
 def _letter(value: str) -> str | None:
     return value.upper() if value else None
 
 
-class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
+class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceServicer):
+    pb = pb
+    bot_levels = tuple(BOT_LEVELS)
+
     def __init__(
         self,
         host: TakeFourHost,
@@ -72,11 +64,10 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
         queue: GameQueue | None = None,
         directory: Directory | None = None,
     ) -> None:
-        self.host = host
+        super().__init__(host, directory)
         self.dictionary = dictionary
         self.on_activity = on_activity
         self.queue = queue
-        self.directory = directory
 
     def _turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """This replica's queue for the game, if it queues (else writers race and retry)."""
@@ -84,46 +75,39 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
 
     # -- creating ----------------------------------------------------------------------------
 
-    async def CreateGame(
-        self, request: pb.CreateGameRequest, context: Any
-    ) -> pb.CreateGameResponse:
-        me = auth.caller()
-        seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in request.seats)
-        for seat in seats:
-            if seat.is_bot and seat.bot_level not in BOT_LEVELS:
-                raise InvalidArgument(
-                    f"unknown bot {seat.player_id!r}; bots are "
-                    + ", ".join(f"bot:{level}" for level in BOT_LEVELS),
-                    reason="UNKNOWN_BOT_LEVEL",
-                )
-        game_id = request.game_id or secrets.token_hex(16)
-        consent = await create_consent(self.host.store, game_id, seats, me)
-        lexicon = await self.dictionary.lexicon_id(request.config.lexicon, context.time_remaining())
-        config = config_of(request.config, lexicon)
-        outcome = await self.host.create(
-            game_id,
-            OpenTable(seats, tf.CreateGame(config, engine_seats(seats))),
-            command_id=request.command_id or None,
-            actor=me.player_id,
-            extra=consent,
-        )
-        outcome = await self.follow_up(game_id, outcome)
-        return pb.CreateGameResponse(
-            game=game_pb(game_id, outcome.version, outcome.state, viewer_seat(outcome.state, me))
-        )
+    def game_message(
+        self, game_id: str, version: int, table: State, viewer: int | None, everything: bool
+    ) -> pb.Game:
+        return game_pb(game_id, version, table, viewer, everything)
 
-    async def create_from_match(self, match: MatchFormed) -> None:
-        """A matchmade game (``match`` as the store holds it): seats as matched, default rules,
-        the first round dealt at once."""
-        seats = match_seats(match)
-        lexicon = await self.dictionary.lexicon_id("")
-        config = tf.TakeFourConfig(lexicon=lexicon)
-        outcome = await self.host.create(
-            match.match_id,
-            OpenTable(seats, tf.CreateGame(config, engine_seats(seats))),
-            **from_match(match),
+    def event_message(
+        self, recorded: Recorded[Event], before: State, viewer: int | None, everything: bool
+    ) -> pb.GameEvent:
+        return game_event_pb(recorded.event, info_pb(recorded), viewer, everything)
+
+    async def create_command(
+        self, config: Any, seats: tuple[Seat, ...], deadline: float | None
+    ) -> tf.CreateGame:
+        """The first round is dealt at once (``after``); a match plays the default rules."""
+        name = config.lexicon if config is not None else ""
+        lexicon = await self.dictionary.lexicon_id(name, deadline)
+        chosen = (
+            config_of(config, lexicon) if config is not None else tf.TakeFourConfig(lexicon=lexicon)
         )
-        await self.follow_up(match.match_id, outcome)
+        return tf.CreateGame(chosen, engine_seats(seats))
+
+    def export_message(
+        self, game_id: str, table: State, events: Sequence[Event]
+    ) -> pb.ExportGameResponse:
+        if table.game.phase is not tf.Phase.OVER:
+            raise FailedPrecondition(
+                "only a finished game can be exported: the text shows every tile",
+                reason="GAME_NOT_OVER",
+            )
+        return pb.ExportGameResponse(notation=export(game_id, table.game.config.lexicon, events))
+
+    async def after(self, game_id: str, outcome: Outcome[State, Event]) -> Outcome[State, Event]:
+        return await self.follow_up(game_id, outcome)
 
     async def follow_up(
         self, game_id: str, outcome: Outcome[State, Event]
@@ -195,7 +179,7 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
         outcome, seat, events = await self.act(
             request.game_id,
             me.player_id,
-            _requested(request),
+            requested_seat(request),
             build,
             request.command_id or None,
             context.time_remaining,
@@ -262,91 +246,3 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
     async def CallDone(self, request: pb.CallDoneRequest, context: Any) -> pb.CallDoneResponse:
         game, events = await self._respond(request, context, tf.CallDone)
         return pb.CallDoneResponse(game=game, events=events)
-
-    # -- reading -----------------------------------------------------------------------------
-
-    async def GetGame(self, request: pb.GetGameRequest, context: Any) -> pb.GetGameResponse:
-        """The game now, or at a version: everything shown once the game is over (as its
-        history and replay show it), the caller's own seat only before."""
-        me = auth.caller()
-        table, version = await self.host.load(request.game_id, request.version or None)
-        over = table.game.phase is tf.Phase.OVER
-        if request.version and not over:
-            now, _ = await self.host.load(request.game_id)
-            over = now.game.phase is tf.Phase.OVER
-        seen = entitlement(over, viewer_seat(table, me))
-        return pb.GetGameResponse(
-            game=game_pb(request.game_id, version, table, seen.viewer, seen.everything)
-        )
-
-    async def GetHistory(
-        self, request: pb.GetHistoryRequest, context: Any
-    ) -> pb.GetHistoryResponse:
-        me = auth.caller()
-        if request.to_version and request.to_version < request.from_version:
-            raise InvalidArgument("to_version comes before from_version", reason="INVALID_RANGE")
-        table, _ = await self.host.load(request.game_id)
-        viewer = viewer_seat(table, me)
-        reveal = table.game.phase is tf.Phase.OVER
-        events = await self.host.history(
-            request.game_id, request.from_version or 1, request.to_version or None
-        )
-        return pb.GetHistoryResponse(
-            events=[game_event_pb(r.event, info_pb(r), viewer, reveal) for r in events]
-        )
-
-    async def WatchGame(
-        self, request: pb.WatchGameRequest, context: Any
-    ) -> AsyncIterator[pb.WatchGameResponse]:
-        me = auth.caller()
-        table = self.host.decider.initial_state()
-        async for recorded in self.host.watch(request.game_id):
-            table = self.host.decider.evolve(table, recorded.event)
-            if recorded.version > request.after_version:
-                viewer = viewer_seat(table, me)
-                reveal = table.game.phase is tf.Phase.OVER
-                yield pb.WatchGameResponse(
-                    event=game_event_pb(recorded.event, info_pb(recorded), viewer, reveal),
-                    game=game_pb(request.game_id, recorded.version, table, viewer),
-                )
-            if isinstance(recorded.event, GameFinished):
-                return
-
-    async def ExportGame(
-        self, request: pb.ExportGameRequest, context: Any
-    ) -> pb.ExportGameResponse:
-        auth.caller()
-        table, _ = await self.host.load(request.game_id)
-        if table.game.phase is not tf.Phase.OVER:
-            raise FailedPrecondition(
-                "only a finished game can be exported: the text shows every tile",
-                reason="GAME_NOT_OVER",
-            )
-        events = [r.event for r in await self.host.history(request.game_id)]
-        return pb.ExportGameResponse(
-            notation=export(request.game_id, table.game.config.lexicon, events)
-        )
-
-    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
-        """Summaries from the game directory: seats and times only, never a tile."""
-        auth.caller()
-        return await list_games(self.directory, request, pb.ListGamesResponse)
-
-    async def ReplayGame(
-        self, request: pb.ReplayGameRequest, context: Any
-    ) -> AsyncIterator[pb.ReplayGameResponse]:
-        """A finished game played back: everything shown, as ``GetHistory`` after the end.
-
-        ``play_back`` refuses a game in progress before anything is sent, so nobody sees a
-        hand early through a replay.
-        """
-        me = auth.caller()
-        async for recorded, table in play_back(
-            self.host, request.game_id, request.pace_ms, request.from_version or 1
-        ):
-            seen = entitlement(True, viewer_seat(table, me))
-            viewer, reveal = seen.viewer, seen.everything
-            yield pb.ReplayGameResponse(
-                event=game_event_pb(recorded.event, info_pb(recorded), viewer, reveal),
-                game=game_pb(request.game_id, recorded.version, table, viewer, reveal),
-            )

@@ -2,15 +2,18 @@
 
 A bot sees only its own seat's view. Its word graph is built once per process
 (ENABLE by default, about 2 s) off the event loop, the first time a bot moves.
-The dictionary service still judges the bot's words like anyone's.
+The dictionary service still judges the bot's words like anyone's: a bot offers its
+best ``BOT_CANDIDATES`` plays in one batch and plays the first whose words are all valid.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import random
 from dataclasses import dataclass
 
+from parlor.gamehost.words import Dictionary
 from parlor.kit.settings import setting
 from parlor.lexicon import enable1, load_lexicon
 from parlor.rules import upwords as uw
@@ -64,3 +67,65 @@ class Bots:
     async def doubts(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """Words the bot would challenge: those missing from its own word list."""
         return (await self.bot()).doubts(words)
+
+
+BOT_CANDIDATES = 24
+"""Plays a bot offers the dictionary at once; the first all-valid one is played."""
+
+
+async def challenge(
+    dictionary: Dictionary, game: uw.UpwordsState, seat: int, deadline: float | None = None
+) -> uw.Command:
+    """A challenge of the pending play, with the dictionary's verdicts on its words."""
+    words = uw.pending_words(game)
+    if words and game.pending is not None and game.pending.seat != seat:
+        verdicts = await dictionary.verdicts(game.config.lexicon, words, deadline)
+    else:
+        verdicts = {}  # the engine refuses: nothing to challenge, or one's own play
+    return uw.Challenge(seat, verdicts)
+
+
+async def bot_move(
+    bots: Bots,
+    dictionary: Dictionary,
+    game: uw.UpwordsState,
+    seat: int,
+    level: str,
+    rng: random.Random,
+    insert_position: int,
+) -> uw.Command:
+    """A bot's command: challenge a doubtful pending play, else its best valid play."""
+    pending = game.pending
+    if pending is not None and pending.seat != seat:
+        if await bots.doubts(pending.words):
+            return await challenge(dictionary, game, seat)
+        if game.pending_is_final():
+            return uw.AcceptPlay(seat)
+    seen = uw.view(game, seat)
+    candidates = await bots.alternatives(seen)
+    if level != BEST:
+        rng.shuffle(candidates)
+    chosen = await first_valid(dictionary, game, seat, candidates[:BOT_CANDIDATES])
+    if chosen is not None:
+        return chosen
+    if seen.bag_count > 0 and not seen.retry and seen.rack:
+        return uw.Exchange(seat, UpwordsBot.worst_tile(seen.rack), insert_position)
+    return uw.Pass(seat)
+
+
+async def first_valid(
+    dictionary: Dictionary, game: uw.UpwordsState, seat: int, candidates: list[BotPlay]
+) -> uw.Play | None:
+    """The first candidate whose words the dictionary accepts, asked in one batch."""
+    if not candidates:
+        return None
+    if game.config.word_checking is not uw.WordChecking.AUTO:
+        return uw.Play(seat, candidates[0].placements)
+    formed = [uw.words_formed(game, uw.Play(seat, c.placements)) for c in candidates]
+    verdicts = await dictionary.verdicts(
+        game.config.lexicon, [w for words in formed for w in words]
+    )
+    for candidate, words in zip(candidates, formed, strict=True):
+        if all(verdicts[w] for w in words):
+            return uw.Play(seat, candidate.placements, {w: True for w in words})
+    return None

@@ -1,0 +1,330 @@
+"""What every game's gRPC service answers alike, written once.
+
+``GameService`` serves ``CreateGame``, ``GetGame`` (now or at a version), ``GetHistory``,
+``WatchGame``, ``ListGames``, ``ReplayGame`` and ``ExportGame`` for any game, creates the
+games of ``MatchFormed`` and plays bots' turns, each under a platform command id
+(``parlor:bot-<version>``). A game's servicer subclasses it together with its generated
+base class and keeps only its own move RPCs and its mapping to and from protobuf::
+
+    class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
+        pb = connect4x4_pb2
+        def game_message(...): ...   # the per-viewer Game message
+        def event_message(...): ...  # one GameEvent as a viewer may see it
+        async def create_command(...): ...
+
+Every message type is the game's own (``self.pb.GetGameResponse`` ...): the protos give
+every game the same request and response fields for these RPCs.
+
+Who sees what is decided here, once, for every game (``replay.entitlement``): after the
+end everyone sees everything; before it, a player sees their own seat's view and a
+spectator the public one.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Generic, TypeVar
+
+from google.protobuf.message import Message
+
+from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
+from parlor.gamehost.consent import create_consent
+from parlor.gamehost.directory import Directory
+from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
+from parlor.gamehost.listing import list_games
+from parlor.gamehost.matches import from_match, match_seats
+from parlor.gamehost.replay import entitlement, play_back
+from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
+from parlor.kit import auth
+from parlor.matchmaking.v1.events_pb2 import MatchFormed
+
+T = TypeVar("T", bound=Table[Any])
+E = TypeVar("E")
+
+log = logging.getLogger("parlor.gamehost.service")
+
+BotCommand = Callable[[Any], Awaitable[Any]]
+
+
+def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
+    """The caller's first seat in the game (None: a spectator)."""
+    mine = table.seats_of(identity.player_id)
+    return mine[0] if mine else None
+
+
+def requested_seat(request: Any) -> int | None:
+    """The seat a move request names, if it names one (a player holding several)."""
+    return int(request.seat) if request.HasField("seat") else None
+
+
+def deadline(context: Any) -> float | None:
+    """The caller's deadline in seconds, passed on to the dictionary."""
+    try:
+        left = context.time_remaining()
+    except (AttributeError, RuntimeError):
+        return None
+    return float(left) if left is not None else None
+
+
+class GameService(Generic[T, E]):
+    """The RPCs every game has; subclass with the game's generated servicer base."""
+
+    pb: ModuleType
+    """The game's ``_pb2`` module: its request, response, ``Game`` and ``GameEvent`` messages."""
+    bot_levels: Collection[str] = ()
+    """The bot names a seat may hold (``bot:<level>``)."""
+    max_bot_moves = 500
+
+    def __init__(self, host: GameHost[T, Any, E], directory: Directory | None = None) -> None:
+        self.host = host
+        self.directory = directory
+
+    # -- what each game says (override) ----------------------------------------------------
+
+    def game_message(
+        self, game_id: str, version: int, table: T, viewer: int | None, everything: bool
+    ) -> Message:
+        """The game at ``version`` as ``viewer`` sees it (``everything``: the game is over)."""
+        raise NotImplementedError
+
+    def event_message(
+        self, recorded: Recorded[E], before: T, viewer: int | None, everything: bool
+    ) -> Message:
+        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it."""
+        raise NotImplementedError
+
+    async def create_command(
+        self, config: Message | None, seats: tuple[Seat, ...], deadline: float | None
+    ) -> Any:
+        """The engine's create command (``config`` None: the defaults, for a match)."""
+        raise NotImplementedError
+
+    def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
+        """The ``ExportGameResponse`` of a game (its own notation), if its proto has the RPC."""
+        raise NotImplementedError
+
+    def bot_to_move(self, table: T) -> int | None:
+        """The seat of a bot whose turn it is, played at once (None: no bot to move)."""
+        return None
+
+    def bot_command(self, seat: int, level: str) -> BotCommand:
+        """The bot's command, as a coroutine function of the state it is decided on."""
+        raise NotImplementedError
+
+    async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
+        """What follows a command or a create at once: the bots' turns."""
+        return await self.play_bots(game_id, outcome)
+
+    async def open(
+        self,
+        game_id: str,
+        seats: tuple[Seat, ...],
+        config: Message | None,
+        *,
+        command_id: str | None,
+        actor: str,
+        extra: Mapping[str, str],
+        correlation_id: str | None = None,
+        deadline: float | None = None,
+    ) -> Outcome[T, E]:
+        """Create the game (a service may override: Upwords shuffles and draws again)."""
+        return await self.host.create(
+            game_id,
+            OpenTable(seats, await self.create_command(config, seats, deadline)),
+            command_id=command_id,
+            actor=actor,
+            correlation_id=correlation_id,
+            extra=extra,
+        )
+
+    # -- shared helpers --------------------------------------------------------------------
+
+    def over(self, table: T) -> bool:
+        return self.host.decider.is_terminal(table)
+
+    def _response(self, name: str, **fields: Any) -> Any:
+        cls = getattr(self.pb, name)
+        known = cls.DESCRIPTOR.fields_by_name
+        return cls(**{k: v for k, v in fields.items() if k in known})
+
+    async def events_seen(
+        self, game_id: str, first: int, last: int, viewer: int | None, everything: bool
+    ) -> list[Message]:
+        """Events ``first..last`` as ``viewer`` sees them, each with the game before it."""
+        if last < first:
+            return []
+        if first > 1:
+            before, _ = await self.host.load(game_id, first - 1)
+        else:
+            before = self.host.decider.initial_state()
+        out: list[Message] = []
+        for recorded in await self.host.history(game_id, first, last):
+            out.append(self.event_message(recorded, before, viewer, everything))
+            before = self.host.decider.evolve(before, recorded.event)
+        return out
+
+    def check_bots(self, seats: Sequence[Seat]) -> None:
+        for seat in seats:
+            if seat.is_bot and seat.bot_level not in self.bot_levels:
+                raise InvalidArgument(
+                    f"unknown bot {seat.player_id!r}; bots are "
+                    + ", ".join(f"bot:{level}" for level in self.bot_levels),
+                    reason="UNKNOWN_BOT_LEVEL",
+                )
+
+    # -- creating --------------------------------------------------------------------------
+
+    async def CreateGame(self, request: Any, context: Any) -> Any:
+        me = auth.caller()
+        seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in request.seats)
+        self.check_bots(seats)
+        game_id = request.game_id or secrets.token_hex(16)
+        consent = await create_consent(self.host.store, game_id, seats, me)
+        outcome = await self.open(
+            game_id,
+            seats,
+            request.config,
+            command_id=request.command_id or None,
+            actor=me.player_id,
+            extra=consent,
+            deadline=deadline(context),
+        )
+        outcome = await self.after(game_id, outcome)
+        viewer, over = viewer_seat(outcome.state, me), self.over(outcome.state)
+        fields: dict[str, Any] = {
+            "game": self.game_message(game_id, outcome.version, outcome.state, viewer, over)
+        }
+        if "events" in self.pb.CreateGameResponse.DESCRIPTOR.fields_by_name:
+            fields["events"] = await self.events_seen(game_id, 1, outcome.version, viewer, over)
+        return self._response("CreateGameResponse", **fields)
+
+    async def create_from_match(self, match: MatchFormed) -> None:
+        """A matchmade game (``match`` as the store holds it): seats as matched, the game's
+        default rules, bots move at once."""
+        outcome = await self.open(match.match_id, match_seats(match), None, **from_match(match))
+        await self.after(match.match_id, outcome)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    async def before_read(self, game_id: str, table: T, version: int) -> tuple[T, int]:
+        """The game now, as ``GetGame`` shows it (a service may catch up on something first)."""
+        return table, version
+
+    async def GetGame(self, request: Any, context: Any) -> Any:
+        """The game now or at a version, as the caller may see it as the game stands now."""
+        me = auth.caller()
+        current, now = await self.host.load(request.game_id)
+        if not request.version:
+            current, now = await self.before_read(request.game_id, current, now)
+        if request.version and request.version != now:
+            table, version = await self.host.load(request.game_id, request.version)
+        else:
+            table, version = current, now
+        seen = entitlement(self.over(current), viewer_seat(current, me))
+        game = self.game_message(request.game_id, version, table, seen.viewer, seen.everything)
+        return self._response("GetGameResponse", game=game)
+
+    async def GetHistory(self, request: Any, context: Any) -> Any:
+        me = auth.caller()
+        if request.to_version and request.to_version < request.from_version:
+            raise InvalidArgument("to_version comes before from_version", reason="INVALID_RANGE")
+        current, now = await self.host.load(request.game_id)
+        seen = entitlement(self.over(current), viewer_seat(current, me))
+        events = await self.events_seen(
+            request.game_id,
+            request.from_version or 1,
+            min(request.to_version or now, now),
+            seen.viewer,
+            seen.everything,
+        )
+        return self._response("GetHistoryResponse", events=events)
+
+    async def WatchGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        """Every event after ``after_version`` with the game after it, live, until the end."""
+        me = auth.caller()
+        current, _ = await self.host.load(request.game_id)
+        over_already = self.over(current)
+        viewer = viewer_seat(current, me)
+        table = self.host.decider.initial_state()
+        async for recorded in self.host.watch(request.game_id):
+            before, table = table, self.host.decider.evolve(table, recorded.event)
+            if recorded.version > request.after_version:
+                everything = over_already or self.over(table)
+                yield self._response(
+                    "WatchGameResponse",
+                    event=self.event_message(recorded, before, viewer, everything),
+                    game=self.game_message(
+                        request.game_id, recorded.version, table, viewer, everything
+                    ),
+                )
+            if isinstance(recorded.event, GameFinished):
+                return
+
+    async def ListGames(self, request: Any, context: Any) -> Any:
+        """Summaries from the game directory: seats and times only, nothing hidden."""
+        auth.caller()
+        return await list_games(self.directory, request, self.pb.ListGamesResponse)
+
+    async def ReplayGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        """A finished game played back, everything shown (``play_back`` refuses a game in
+        progress before anything is sent)."""
+        me = auth.caller()
+        previous: T | None = None
+        async for recorded, table in play_back(
+            self.host, request.game_id, request.pace_ms, request.from_version or 1
+        ):
+            if previous is None:
+                previous = (
+                    (await self.host.load(request.game_id, recorded.version - 1))[0]
+                    if recorded.version > 1
+                    else self.host.decider.initial_state()
+                )
+            seen = entitlement(True, viewer_seat(table, me))
+            yield self._response(
+                "ReplayGameResponse",
+                event=self.event_message(recorded, previous, seen.viewer, seen.everything),
+                game=self.game_message(
+                    request.game_id, recorded.version, table, seen.viewer, seen.everything
+                ),
+            )
+            previous = table
+
+    async def ExportGame(self, request: Any, context: Any) -> Any:
+        auth.caller()
+        table, _ = await self.host.load(request.game_id)
+        events = [r.event for r in await self.host.history(request.game_id)]
+        return self.export_message(request.game_id, table, events)
+
+    # -- bots ------------------------------------------------------------------------------
+
+    async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
+        """Let bots whose turn it is move, each move its own idempotent platform command."""
+        for _ in range(self.max_bot_moves):
+            seat = self.bot_to_move(outcome.state)
+            if seat is None:
+                return outcome
+            bot = outcome.state.seats[seat]
+            chosen = self.bot_command(seat, bot.bot_level or "")
+
+            async def command(table: T, seat: int = seat, chosen: BotCommand = chosen) -> Any:
+                if self.bot_to_move(table) != seat:
+                    raise PermissionDenied("it is not the bot's turn", reason="NOT_YOUR_TURN")
+                return await chosen(table)
+
+            try:
+                outcome = await self.host.execute(
+                    game_id,
+                    command,
+                    command_id=system_command_id("bot", outcome.version),
+                    actor=bot.player_id,
+                )
+            except ParlorError as exc:
+                # Another replica moved for this bot first, or a dependency is down: the
+                # caller sees the latest state; the bot moves again when next asked.
+                log.info("bot move not made", extra={"game_id": game_id, "reason": exc.reason})
+                table, version = await self.host.load(game_id)
+                return Outcome(table, version, ())
+        return outcome
