@@ -7,13 +7,15 @@ the message its type names, and the ``EventInfo`` a client sees with each event.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
 
 from google.protobuf.message import DecodeError, Message
+from google.protobuf.message_factory import GetMessageClass
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
 
 E = TypeVar("E")
 
@@ -56,3 +58,81 @@ def event_info(recorded: Any) -> common_pb2.EventInfo:
     )
     out.recorded_at.FromDatetime(record.recorded_at)
     return out
+
+
+class Bodies:
+    """A game's event messages, read from its ``GameEvent``'s ``body`` oneof (the proto says
+    which messages are events, and the field each is shown in): no table written by hand."""
+
+    def __init__(self, game_event: type[Message], game: str) -> None:
+        oneof = game_event.DESCRIPTOR.oneofs_by_name["body"]
+        self.game = game
+        self.game_event = game_event
+        self.types: dict[str, type[Message]] = {}
+        self.fields: dict[str, str] = {}
+        for field in oneof.fields:
+            body: Any = field.message_type
+            self.types[body.full_name] = GetMessageClass(body)
+            self.fields[body.full_name] = field.name
+
+    def parse(self, event_type: str, data: bytes) -> Message:
+        return parse_payload(self.types, self.game, event_type, data)
+
+    def wrap(self, message: Message, **fields: Any) -> Any:
+        """The ``GameEvent`` holding ``message`` in its body (and ``fields``)."""
+        out = self.game_event(**fields)
+        getattr(out, self.fields[message.DESCRIPTOR.full_name]).CopyFrom(message)
+        return out
+
+
+class ProtoCodec(Generic[E]):
+    """The ``EventCodec`` of a game whose events are protobuf messages: the message's full
+    name is the stored type; ``to_message`` and ``of_message`` are the game's own mapping."""
+
+    def __init__(
+        self,
+        bodies: Bodies,
+        to_message: Callable[[E], Message],
+        of_message: Callable[[Message], E],
+    ) -> None:
+        self.bodies = bodies
+        self.to_message = to_message
+        self.of_message = of_message
+
+    def encode(self, event: E) -> tuple[str, bytes]:
+        message = self.to_message(event)
+        return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
+
+    def decode(self, event_type: str, data: bytes) -> E:
+        return self.of_message(self.bodies.parse(event_type, data))
+
+
+def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
+    return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
+
+
+def table_event_pb(event: object, game_type: str) -> Message | None:
+    """``SeatsTaken`` and ``GameFinished``, the events every game has, as messages (else None)."""
+    if isinstance(event, SeatsTaken):
+        return common_pb2.SeatsTaken(seats=[seat_pb(i, s) for i, s in enumerate(event.seats)])
+    if isinstance(event, GameFinished):
+        return common_pb2.GameFinished(
+            game_type=game_type,
+            reason=event.reason,
+            results=[
+                common_pb2.SeatResult(seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank)
+                for i, s in enumerate(event.standings)
+            ],
+        )
+    return None
+
+
+def table_event_of(message: Message) -> SeatsTaken | GameFinished | None:
+    """The events every game has, from their messages (else None)."""
+    if isinstance(message, common_pb2.SeatsTaken):
+        return SeatsTaken(tuple(Seat(s.player_id, s.display_name) for s in message.seats))
+    if isinstance(message, common_pb2.GameFinished):
+        return GameFinished(
+            message.reason, tuple(Standing(r.rank, r.score) for r in message.results)
+        )
+    return None

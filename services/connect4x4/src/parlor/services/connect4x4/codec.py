@@ -6,8 +6,8 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
-from parlor.gamehost.codec import parse_payload
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.rules import connect4x4 as c4
 
 SIDES = {c4.Side.FRONT: pb.SIDE_FRONT, c4.Side.BACK: pb.SIDE_BACK}
@@ -43,28 +43,16 @@ def config_of(message: pb.Config) -> c4.Config:
     )
 
 
-def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
-    return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
-
-
 def _positions(line: tuple[c4.Position, ...]) -> list[pb.Position]:
     return [pb.Position(column=p.column, row=p.row) for p in line]
 
 
 def event_pb(event: Event) -> Message:
     """The protobuf message an event is stored and published as."""
+    common = table_event_pb(event, "connect4x4")
+    if common is not None:
+        return common
     match event:
-        case SeatsTaken(seats):
-            return common_pb2.SeatsTaken(seats=[seat_pb(i, s) for i, s in enumerate(seats)])
-        case GameFinished(reason, standings):
-            return common_pb2.GameFinished(
-                game_type="connect4x4",
-                reason=reason,
-                results=[
-                    common_pb2.SeatResult(seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank)
-                    for i, s in enumerate(standings)
-                ],
-            )
         case c4.GameCreated(config):
             return pb.GameCreated(config=config_pb(config))
         case c4.CheckerDropped(seat, column, side, row):
@@ -88,13 +76,10 @@ def event_pb(event: Event) -> Message:
 
 
 def event_of(message: Message) -> Event:
+    common = table_event_of(message)
+    if common is not None:
+        return common
     match message:
-        case common_pb2.SeatsTaken():
-            return SeatsTaken(tuple(Seat(s.player_id, s.display_name) for s in message.seats))
-        case common_pb2.GameFinished():
-            return GameFinished(
-                message.reason, tuple(Standing(r.rank, r.score) for r in message.results)
-            )
         case pb.GameCreated():
             return c4.GameCreated(config_of(message.config))
         case pb.CheckerDropped():
@@ -116,49 +101,18 @@ def event_of(message: Message) -> Event:
     raise TypeError(f"not a Connect 4x4 event message: {type(message).__name__}")
 
 
-_TYPES: dict[str, type[Message]] = {
-    cls.DESCRIPTOR.full_name: cls
-    for cls in (
-        common_pb2.SeatsTaken,
-        common_pb2.GameFinished,
-        pb.GameCreated,
-        pb.CheckerDropped,
-        pb.BlockerDropped,
-        pb.PlayerSkipped,
-        pb.GameWon,
-        pb.GameTied,
-        pb.PlayerResigned,
-    )
-}
-
-_BODY_FIELD = {
-    "parlor.common.v1.SeatsTaken": "seats_taken",
-    "parlor.common.v1.GameFinished": "game_finished",
-    "parlor.connect4x4.v1.GameCreated": "game_created",
-    "parlor.connect4x4.v1.CheckerDropped": "checker_dropped",
-    "parlor.connect4x4.v1.BlockerDropped": "blocker_dropped",
-    "parlor.connect4x4.v1.PlayerSkipped": "player_skipped",
-    "parlor.connect4x4.v1.GameWon": "game_won",
-    "parlor.connect4x4.v1.GameTied": "game_tied",
-    "parlor.connect4x4.v1.PlayerResigned": "player_resigned",
-}
+BODIES = Bodies(pb.GameEvent, "Connect 4x4")
 
 
-class Codec:
+class Codec(ProtoCodec[Event]):
     """The ``EventCodec`` of Connect 4x4 games: the protobuf message's full name is the type."""
 
-    def encode(self, event: Event) -> tuple[str, bytes]:
-        message = event_pb(event)
-        return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
-
-    def decode(self, event_type: str, data: bytes) -> Event:
-        return event_of(parse_payload(_TYPES, "Connect 4x4", event_type, data))
+    def __init__(self) -> None:
+        super().__init__(BODIES, event_pb, event_of)
 
 
 def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
-    message = event_pb(event)
-    out = pb.GameEvent(info=info)
-    getattr(out, _BODY_FIELD[message.DESCRIPTOR.full_name]).CopyFrom(message)
+    out: pb.GameEvent = BODIES.wrap(event_pb(event), info=info)
     if isinstance(event, c4.CheckerDropped):
         out.notation = c4.format_move(c4.DropChecker(event.seat, event.column, event.side))
     elif isinstance(event, c4.BlockerDropped):

@@ -13,8 +13,8 @@ from typing import Any, cast
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.codec import parse_payload
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import RoundResult
 from parlor.rules.takefour.tiles import STANDARD_TILES
@@ -116,10 +116,6 @@ def config_of(
     )
 
 
-def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
-    return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
-
-
 def _cells(cells: tuple[tuple[int, int], ...]) -> pb.Cells:
     return pb.Cells(cells=[pb.Cell(x=x, y=y) for x, y in cells])
 
@@ -129,18 +125,10 @@ def _cells(cells: tuple[tuple[int, int], ...]) -> pb.Cells:
 
 def event_pb(event: Event) -> Message:
     """The protobuf message an event is stored as, secrets included."""
+    common = table_event_pb(event, GAME_TYPE)
+    if common is not None:
+        return common
     match event:
-        case SeatsTaken(seats):
-            return common_pb2.SeatsTaken(seats=[seat_pb(i, s) for i, s in enumerate(seats)])
-        case GameFinished(reason, standings):
-            return common_pb2.GameFinished(
-                game_type=GAME_TYPE,
-                reason=reason,
-                results=[
-                    common_pb2.SeatResult(seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank)
-                    for i, s in enumerate(standings)
-                ],
-            )
         case tf.GameCreated(config, seats):
             return pb.GameCreated(config=config_pb(config), seats=seats)
         case tf.RoundStarted(number, bag):
@@ -196,11 +184,10 @@ def event_pb(event: Event) -> Message:
 
 def event_of(message: Message) -> Event:
     m: Any = message
+    common = table_event_of(message)
+    if common is not None:
+        return common
     match message:
-        case common_pb2.SeatsTaken():
-            return SeatsTaken(tuple(Seat(s.player_id, s.display_name) for s in m.seats))
-        case common_pb2.GameFinished():
-            return GameFinished(m.reason, tuple(Standing(r.rank, r.score) for r in m.results))
         case pb.GameCreated():
             return tf.GameCreated(config_of(m.config, recorded=True), tuple(m.seats))
         case pb.RoundStarted():
@@ -244,59 +231,16 @@ def event_of(message: Message) -> Event:
     raise TypeError(f"not a Take Four event message: {type(message).__name__}")
 
 
-_BODY_FIELD: dict[str, str] = {
-    "parlor.common.v1.SeatsTaken": "seats_taken",
-    "parlor.common.v1.GameFinished": "game_finished",
-    "parlor.takefour.v1.GameCreated": "game_created",
-    "parlor.takefour.v1.RoundStarted": "round_started",
-    "parlor.takefour.v1.TilesDealt": "tiles_dealt",
-    "parlor.takefour.v1.TilePlaced": "tile_placed",
-    "parlor.takefour.v1.TileMoved": "tile_moved",
-    "parlor.takefour.v1.TileTakenBack": "tile_taken_back",
-    "parlor.takefour.v1.JokerSwapped": "joker_swapped",
-    "parlor.takefour.v1.TakeFourCalled": "take_four_called",
-    "parlor.takefour.v1.DealAgreed": "deal_agreed",
-    "parlor.takefour.v1.AgreementWithdrawn": "agreement_withdrawn",
-    "parlor.takefour.v1.DoneCalled": "done_called",
-    "parlor.takefour.v1.RoundScored": "round_scored",
-    "parlor.takefour.v1.GameEnded": "game_ended",
-}
-
-_TYPES: dict[str, type[Message]] = {
-    cls.DESCRIPTOR.full_name: cls
-    for cls in (
-        common_pb2.SeatsTaken,
-        common_pb2.GameFinished,
-        pb.GameCreated,
-        pb.RoundStarted,
-        pb.TilesDealt,
-        pb.TilePlaced,
-        pb.TileMoved,
-        pb.TileTakenBack,
-        pb.JokerSwapped,
-        pb.TakeFourCalled,
-        pb.DealAgreed,
-        pb.AgreementWithdrawn,
-        pb.DoneCalled,
-        pb.RoundScored,
-        pb.GameEnded,
-    )
-}
+BODIES = Bodies(pb.GameEvent, "Take Four")
+_TYPES = BODIES.types
+_parse = BODIES.parse
 
 
-def _parse(event_type: str, data: bytes) -> Message:
-    return parse_payload(_TYPES, "Take Four", event_type, data)
-
-
-class Codec:
+class Codec(ProtoCodec[Event]):
     """The ``EventCodec`` of Take Four games: the protobuf message's full name is the type."""
 
-    def encode(self, event: Event) -> tuple[str, bytes]:
-        message = event_pb(event)
-        return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
-
-    def decode(self, event_type: str, data: bytes) -> Event:
-        return event_of(_parse(event_type, data))
+    def __init__(self) -> None:
+        super().__init__(BODIES, event_pb, event_of)
 
 
 def public(event_type: str, data: bytes) -> bytes | None:
@@ -358,8 +302,7 @@ def game_event_pb(
     event: Event, info: common_pb2.EventInfo, viewer: Viewer, reveal: bool
 ) -> pb.GameEvent:
     message, change = seen_pb(event, viewer, reveal)
-    out = pb.GameEvent(info=info, change=cast(Any, change))
-    getattr(out, _BODY_FIELD[message.DESCRIPTOR.full_name]).CopyFrom(message)
+    out: pb.GameEvent = BODIES.wrap(message, info=info, change=cast(Any, change))
     return out
 
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.codec import parse_payload
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.board import SIZE
 from parlor.rules.upwords.notation import PASS, format_exchange, format_play
@@ -47,10 +47,6 @@ def config_of(message: pb.Config) -> uw.UpwordsConfig:
     )
 
 
-def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
-    return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
-
-
 def placements_pb(placements: Sequence[uw.Placement]) -> list[pb.Placement]:
     return [pb.Placement(row=p.row, col=p.col, tile=p.tile) for p in placements]
 
@@ -77,18 +73,10 @@ def _racks_of(
 
 def event_pb(event: Event) -> Message:
     """The protobuf message an event is stored (full) or shown (stripped) as."""
+    common = table_event_pb(event, GAME_TYPE)
+    if common is not None:
+        return common
     match event:
-        case SeatsTaken(seats):
-            return common_pb2.SeatsTaken(seats=[seat_pb(i, s) for i, s in enumerate(seats)])
-        case GameFinished(reason, standings):
-            return common_pb2.GameFinished(
-                game_type=GAME_TYPE,
-                reason=reason,
-                results=[
-                    common_pb2.SeatResult(seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank)
-                    for i, s in enumerate(standings)
-                ],
-            )
         case uw.GameCreated():
             return pb.GameCreated(
                 config=config_pb(event.config),
@@ -145,13 +133,10 @@ def event_pb(event: Event) -> Message:
 
 
 def event_of(message: Message) -> Event:
+    common = table_event_of(message)
+    if common is not None:
+        return common
     match message:
-        case common_pb2.SeatsTaken():
-            return SeatsTaken(tuple(Seat(s.player_id, s.display_name) for s in message.seats))
-        case common_pb2.GameFinished():
-            return GameFinished(
-                message.reason, tuple(Standing(r.rank, r.score) for r in message.results)
-            )
         case pb.GameCreated():
             return uw.GameCreated(
                 config=config_of(message.config),
@@ -211,53 +196,16 @@ def event_of(message: Message) -> Event:
     raise TypeError(f"not an Upwords event message: {type(message).__name__}")
 
 
-EVENT_TYPES: dict[str, type[Message]] = {
-    cls.DESCRIPTOR.full_name: cls
-    for cls in (
-        common_pb2.SeatsTaken,
-        common_pb2.GameFinished,
-        pb.GameCreated,
-        pb.WordPlayed,
-        pb.TilesDrawn,
-        pb.Passed,
-        pb.TileExchanged,
-        pb.PlayAccepted,
-        pb.ChallengeFailed,
-        pb.PlayWithdrawn,
-        pb.PlayerResigned,
-        pb.GameEnded,
-    )
-}
-
-_BODY_FIELD = {
-    "parlor.common.v1.SeatsTaken": "seats_taken",
-    "parlor.common.v1.GameFinished": "game_finished",
-    "parlor.upwords.v1.GameCreated": "game_created",
-    "parlor.upwords.v1.WordPlayed": "word_played",
-    "parlor.upwords.v1.TilesDrawn": "tiles_drawn",
-    "parlor.upwords.v1.Passed": "passed",
-    "parlor.upwords.v1.TileExchanged": "tile_exchanged",
-    "parlor.upwords.v1.PlayAccepted": "play_accepted",
-    "parlor.upwords.v1.ChallengeFailed": "challenge_failed",
-    "parlor.upwords.v1.PlayWithdrawn": "play_withdrawn",
-    "parlor.upwords.v1.PlayerResigned": "player_resigned",
-    "parlor.upwords.v1.GameEnded": "game_ended",
-}
+BODIES = Bodies(pb.GameEvent, "Upwords")
+EVENT_TYPES = BODIES.types
+decode_message = BODIES.parse
 
 
-def decode_message(event_type: str, data: bytes) -> Message:
-    return parse_payload(EVENT_TYPES, "Upwords", event_type, data)
-
-
-class Codec:
+class Codec(ProtoCodec[Event]):
     """The ``EventCodec`` of Upwords games: the protobuf message's full name is the type."""
 
-    def encode(self, event: Event) -> tuple[str, bytes]:
-        message = event_pb(event)
-        return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
-
-    def decode(self, event_type: str, data: bytes) -> Event:
-        return event_of(decode_message(event_type, data))
+    def __init__(self) -> None:
+        super().__init__(BODIES, event_pb, event_of)
 
 
 def shown(event: Event, viewer: int | None) -> Event:
@@ -321,9 +269,9 @@ def boards_before(events: Sequence[Event], board_after: uw.Board) -> list[uw.Boa
 
 def game_event_pb(event: Event, info: common_pb2.EventInfo, board_before: uw.Board) -> pb.GameEvent:
     """An event (already as the viewer may see it) with its place in the stream."""
-    message = event_pb(event)
-    out = pb.GameEvent(info=info, notation=notation(event, board_before))
-    getattr(out, _BODY_FIELD[message.DESCRIPTOR.full_name]).CopyFrom(message)
+    out: pb.GameEvent = BODIES.wrap(
+        event_pb(event), info=info, notation=notation(event, board_before)
+    )
     return out
 
 
