@@ -20,8 +20,9 @@ $(STAMP): requirements-dev.txt $(wildcard libs/*/pyproject.toml services/*/pypro
 
 install: $(STAMP)  ## create .venv with every library, service and tool (editable)
 
-protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install)
+protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install) and docs/api.md
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	$(BIN)/python -m parlor.protos.apidoc protos docs/api.md
 
 lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (against main, or the previous commit on main)
 	$(BIN)/ruff check libs services tests bench
