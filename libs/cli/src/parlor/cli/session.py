@@ -26,14 +26,12 @@ class Session:
     @property
     def player_id(self) -> str:
         """The token's subject (read without verifying: the server verifies it)."""
-        claims = jwt.decode(self.token, options={"verify_signature": False})
-        return str(claims["sub"])
+        return claims(self.token).player_id
 
     @property
     def name(self) -> str:
         """The token's display name (``parlor token --name``), or empty."""
-        claims = jwt.decode(self.token, options={"verify_signature": False})
-        return str(claims.get("name") or "")
+        return claims(self.token).name
 
     @property
     def metadata(self) -> tuple[tuple[str, str]]:
@@ -77,7 +75,40 @@ def mint_token(name: str = "", player_id: str | None = None) -> str:
 
 
 def guest_token(target: str, name: str = "") -> str:
-    return remote_guest_token(target, name) or mint_token(name)
+    return issued_guest_token(target, name)[0]
+
+
+def issued_guest_token(target: str, name: str = "") -> tuple[str, bool]:
+    """A guest token and whether the platform at ``target`` issued it (else minted here)."""
+    remote = remote_guest_token(target, name)
+    return (remote, True) if remote else (mint_token(name), False)
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What a token says about its holder, read without verifying (the server verifies)."""
+
+    player_id: str
+    name: str
+    roles: tuple[str, ...]
+    expires_at: int | None
+
+
+def claims(token: str) -> Claims:
+    """The token's claims; ValueError when it is not a JWT at all."""
+    try:
+        raw = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError as exc:
+        raise ValueError(f"not a token: {exc}") from None
+    if not raw.get("sub"):
+        raise ValueError("not a Parlor token: it has no subject (sub)")
+    expires = raw.get("exp")
+    return Claims(
+        player_id=str(raw["sub"]),
+        name=str(raw.get("name") or ""),
+        roles=tuple(str(r) for r in raw.get("roles") or ()),
+        expires_at=int(expires) if isinstance(expires, int | float) else None,
+    )
 
 
 def session(target: str | None, token: str | None, name: str = "") -> Session:
