@@ -44,8 +44,8 @@ test: $(STAMP) lint  ## lint, then every test (unit, integration on real Postgre
 test-unit: $(STAMP)  ## only the fast tests that need no servers
 	$(BIN)/pytest tests/unit
 
-run: $(STAMP)  ## start the platform (embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
-	$(BIN)/parlor-platform
+run: $(STAMP)  ## start the platform (PORT=50052 for another port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
+	$(BIN)/parlor-platform $(if $(PORT),--port $(PORT))
 
 bench: $(STAMP)  ## run every benchmark; one report with every figure in bench/reports/report.md
 	$(BIN)/python bench/run_all.py

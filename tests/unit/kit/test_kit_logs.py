@@ -46,9 +46,7 @@ def test_auto_is_text_on_a_terminal(monkeypatch: pytest.MonkeyPatch, restore_log
     assert "services=a.v1.A,b.v1.B" in line
 
 
-def test_auto_is_json_when_not_a_terminal(
-    monkeypatch: pytest.MonkeyPatch, restore_logging
-) -> None:
+def test_auto_is_json_when_not_a_terminal(monkeypatch: pytest.MonkeyPatch, restore_logging) -> None:
     entry = json.loads(_logged(io.StringIO(), monkeypatch, "auto"))
     assert entry["message"] == "serving"
     assert entry["service"] == "platform"
