@@ -75,6 +75,7 @@ def up(
             "--only",
             help="serve only these services (repeat it, or list them after one --only:"
             " --only dictionary upwords); default: every installed service",
+            metavar="NAME",
             show_default=False,
         ),
     ] = None,
@@ -83,6 +84,7 @@ def up(
         typer.Option(
             "--port",
             help="gRPC port (default: PARLOR_GRPC_PORT, else 50051; 0 picks a free one)",
+            metavar="PORT",
             show_default=False,
         ),
     ] = None,
