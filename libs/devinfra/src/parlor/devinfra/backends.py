@@ -93,9 +93,7 @@ def ensure_database(url: str) -> str | None:
             if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
                 return None
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    except psycopg.errors.DuplicateDatabase:
-        return None  # another process created it first
-    except psycopg.Error:
+    except psycopg.Error:  # no server, no CREATEDB, or another process created it first
         return None
     return f"created database {name!r}"
 
