@@ -144,6 +144,7 @@ def platform(
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         _drop(database_url, database)
+        _delete_stream(nats_url, RunningPlatform(port, database, output).stream)
 
 
 def test_on_another_port_an_upwords_play_reaches_the_dictionary_served_there(
@@ -252,21 +253,15 @@ def test_two_platforms_on_one_nats_keep_their_events_apart(
         platform(database_url, nats_url, ["connect4x4"]) as first,
         platform(database_url, nats_url, ["connect4x4"]) as second,
     ):
-        try:
-            assert first.stream != second.stream
-            for running in (first, second):
-                assert f"stream {running.stream} subjects {running.prefix}.>" in "".join(
-                    running.output
-                )
-            game_one, game_two = _create_game(first), _create_game(second)
-            one = _published(nats_url, first, game_one)
-            two = _published(nats_url, second, game_two)
-            assert any(f"{first.prefix}.connect4x4.{game_one}." in s for s in one), one
-            assert any(f"{second.prefix}.connect4x4.{game_two}." in s for s in two), two
-            assert all(s.startswith(first.prefix + ".") for s in one), one
-            assert all(s.startswith(second.prefix + ".") for s in two), two
-            assert not any(game_two in s for s in one)
-            assert not any(game_one in s for s in two)
-        finally:
-            _delete_stream(nats_url, first.stream)
-            _delete_stream(nats_url, second.stream)
+        assert first.stream != second.stream
+        for running in (first, second):
+            assert f"stream {running.stream} subjects {running.prefix}.>" in "".join(running.output)
+        game_one, game_two = _create_game(first), _create_game(second)
+        one = _published(nats_url, first, game_one)
+        two = _published(nats_url, second, game_two)
+        assert any(f"{first.prefix}.connect4x4.{game_one}." in s for s in one), one
+        assert any(f"{second.prefix}.connect4x4.{game_two}." in s for s in two), two
+        assert all(s.startswith(first.prefix + ".") for s in one), one
+        assert all(s.startswith(second.prefix + ".") for s in two), two
+        assert not any(game_two in s for s in one)
+        assert not any(game_one in s for s in two)
