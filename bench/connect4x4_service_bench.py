@@ -18,7 +18,8 @@ import uuid
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.backends import find_backends
+from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
@@ -139,6 +140,6 @@ async def main(database_url: str) -> None:
 
 if __name__ == "__main__":
     with find_backends() as backends:
-        os.environ.setdefault("PARLOR_NATS_URL", backends.nats_url)
-        with scratch_database(backends.database_url, f"parlor_bench_{uuid.uuid4().hex[:8]}") as url:
-            asyncio.run(main(url))
+        with scratch_settings(backends.database_url, backends.nats_url, "bench") as settings:
+            os.environ.update(settings)
+            asyncio.run(main(settings["PARLOR_DATABASE_URL"]))

@@ -48,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from load_players import GAME_TYPES, PLAYERS, Tally, warm_up
 
-from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.backends import find_backends
+from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
@@ -334,10 +335,11 @@ def plot(tallies: dict[str, Tally]) -> None:
     fig.savefig(out / "load_bench.png", dpi=100)
 
 
-async def main(args: argparse.Namespace, database_url: str, nats_url: str) -> int:
+async def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
+    """``settings``: the run's scratch database and stream (``scratch_settings``)."""
+    database_url, nats_url = settings["PARLOR_DATABASE_URL"], settings["PARLOR_NATS_URL"]
+    prefix, stream = settings["PARLOR_NATS_SUBJECT_PREFIX"], settings["PARLOR_NATS_STREAM"]
     counts = parse_mix(args.mix, args.games)
-    token = uuid.uuid4().hex[:8]
-    prefix, stream = f"load{token}.events", f"PARLOR_LOAD_{token}"
     await migrate(database_url)
     spawn = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
@@ -423,6 +425,6 @@ if __name__ == "__main__":
     )
     arguments = parser.parse_args()
     with find_backends() as backends:
-        name = f"parlor_load_{uuid.uuid4().hex[:8]}"
-        with scratch_database(backends.database_url, name) as url:
-            sys.exit(asyncio.run(main(arguments, url, backends.nats_url)))
+        with scratch_settings(backends.database_url, backends.nats_url, "bench") as settings:
+            code = asyncio.run(main(arguments, settings))  # both are removed afterwards
+    sys.exit(code)

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import queue
 import random
 import statistics
 import time
@@ -27,7 +28,8 @@ import grpc
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import execute
 from parlor.core.errors import ParlorError
-from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.backends import find_backends
+from parlor.devinfra.scratch import scratch_settings
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.main import available
@@ -181,11 +183,22 @@ async def serve_and_measure(queue_per_game: bool, seconds: float) -> dict[str, A
                 target=run_players, args=(target, game_id, seconds, out)
             )
             process.start()
-            result: dict[str, Any] = await asyncio.to_thread(out.get)
+            result = await asyncio.to_thread(result_of, process, out)
             await asyncio.to_thread(process.join)
             result["appends"] = store.appends - appends
             result["conflicts"] = store.conflicts - conflicts
             return result
+
+
+def result_of(process: Any, out: Any) -> dict[str, Any]:
+    """The players' figures; never waits on a process that is gone (say, after a Ctrl-C)."""
+    while True:
+        try:
+            found: dict[str, Any] = out.get(timeout=0.5)
+            return found
+        except queue.Empty:
+            if not process.is_alive():
+                raise RuntimeError(f"the players exited ({process.exitcode})") from None
 
 
 def engine_command(seat: int, kind: str, args: tuple[Any, ...]) -> tf.TakeFourCommand | None:
@@ -257,13 +270,12 @@ def main() -> None:
     actions, elapsed = engine_baseline(args.seconds / 2)
     with (
         find_backends() as found,
-        scratch_database(found.database_url, f"parlor_bench_{uuid.uuid4().hex[:10]}") as url,
+        scratch_settings(found.database_url, found.nats_url, "bench") as settings,
     ):
         from parlor.eventstore import migrate
 
-        os.environ.update(
-            PARLOR_DATABASE_URL=url, PARLOR_NATS_URL=found.nats_url, PARLOR_JWT_SECRET=SECRET
-        )
+        url = settings["PARLOR_DATABASE_URL"]
+        os.environ.update(settings, PARLOR_JWT_SECRET=SECRET)
         asyncio.run(migrate(url))
         print(f"Take Four service: 8 players acting at once on one game for {args.seconds:.0f} s")
         print(f"  {'in-process engine (baseline)':<34} {actions / elapsed:8.0f} actions/s")

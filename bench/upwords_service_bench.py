@@ -27,7 +27,8 @@ import uuid
 from typing import Any
 
 from parlor.common.v1 import common_pb2
-from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.backends import find_backends
+from parlor.devinfra.scratch import scratch_settings
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.eventstore import migrate
@@ -63,12 +64,11 @@ async def bench(games: int, moves: int) -> None:
     settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=1)
     with (
         find_backends() as backends,
-        scratch_database(backends.database_url, f"parlor_bench_{uuid.uuid4().hex[:8]}") as url,
+        scratch_settings(backends.database_url, backends.nats_url, "bench") as scratch,
     ):
-        await migrate(url)
+        await migrate(scratch["PARLOR_DATABASE_URL"])
         os.environ.update(
-            PARLOR_DATABASE_URL=url,
-            PARLOR_NATS_URL=backends.nats_url,
+            scratch,
             PARLOR_JWT_SECRET=SECRET,
             PARLOR_LOG_LEVEL="WARNING",
         )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
 
+from parlor.devinfra.scratch import scratch_stream
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.main import available
@@ -32,17 +32,18 @@ def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
     saved = {k: os.environ.get(k) for k in names}
     # A stream and subjects of this session's own: durable consumers of test runs that share a
     # NATS server (CI beside a developer, parallel sessions) never steal each other's messages.
-    token = uuid.uuid4().hex[:10]
-    os.environ.update(
-        PARLOR_DATABASE_URL=database_url,
-        PARLOR_NATS_URL=nats_url,
-        PARLOR_JWT_SECRET=TEST_SECRET,
-        PARLOR_NATS_STREAM=f"PARLOR_TEST_{token}",
-        PARLOR_NATS_SUBJECT_PREFIX=f"test{token}.events",
-        # load tests act as fast as they can; the limiter has its own tests
-        PARLOR_RATE_LIMIT_PER_SECOND="0",
-    )
-    yield
+    # The stream is deleted when the session ends.
+    with scratch_stream(nats_url, "test") as (stream, prefix):
+        os.environ.update(
+            PARLOR_DATABASE_URL=database_url,
+            PARLOR_NATS_URL=nats_url,
+            PARLOR_JWT_SECRET=TEST_SECRET,
+            PARLOR_NATS_STREAM=stream,
+            PARLOR_NATS_SUBJECT_PREFIX=prefix,
+            # load tests act as fast as they can; the limiter has its own tests
+            PARLOR_RATE_LIMIT_PER_SECOND="0",
+        )
+        yield
     for key, value in saved.items():
         if value is None:
             os.environ.pop(key, None)

@@ -9,7 +9,6 @@ import socket
 import subprocess
 import tempfile
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -25,9 +24,10 @@ def migrated_url(backends: object) -> Iterator[str]:
     Not ``database_url`` itself: other areas' tests expect that one empty.
     """
     from parlor.devinfra.backends import Backends, scratch_database
+    from parlor.devinfra.scratch import scratch_name
 
     assert isinstance(backends, Backends)
-    with scratch_database(backends.database_url, f"parlor_es_{uuid.uuid4().hex[:10]}") as url:
+    with scratch_database(backends.database_url, scratch_name("test")) as url:
         migrate_blocking(url)
         yield url
 
@@ -36,9 +36,10 @@ def migrated_url(backends: object) -> Iterator[str]:
 def fresh_url(backends: object) -> Iterator[str]:
     """A database of its own (for tests that follow the whole global order)."""
     from parlor.devinfra.backends import Backends, scratch_database
+    from parlor.devinfra.scratch import scratch_name
 
     assert isinstance(backends, Backends)
-    with scratch_database(backends.database_url, f"parlor_es_{uuid.uuid4().hex[:10]}") as url:
+    with scratch_database(backends.database_url, scratch_name("test")) as url:
         migrate_blocking(url)
         yield url
 

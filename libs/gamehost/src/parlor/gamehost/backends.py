@@ -11,6 +11,7 @@ A game service's component is then its host, its servicer and this:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,11 @@ class GameBackends:
     bus: JetStreamBus
     subjects: Subjects
     relay: Relay
+
+    @property
+    def ready(self) -> list[asyncio.Event]:
+        """Set once NATS has answered (for ``Component.ready``)."""
+        return [self.bus.ready]
 
     @contextlib.asynccontextmanager
     async def ringing(self, doorbell: Doorbell) -> AsyncIterator[None]:
@@ -66,9 +72,11 @@ async def game_backends(
     )
     try:
         subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
-        bus = await JetStreamBus.connect(settings.nats_url, subjects)
+        # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
+        bus = await JetStreamBus.open(settings.nats_url, subjects)
         try:
-            await bus.ensure_streams()
+            # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
+            store.limit_events_to(bus.max_payload)
             relay = category_relay(store, bus, category, public)
             yield GameBackends(category, store, bus, subjects, relay)
         finally:

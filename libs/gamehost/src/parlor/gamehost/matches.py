@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from parlor.core.errors import ParlorError, Unavailable
-from parlor.eventstore import Bus
+from parlor.eventstore import Bus, subscribe_with_retry
 from parlor.matchmaking.v1 import events_pb2
 
 log = logging.getLogger("parlor.gamehost.matches")
@@ -26,7 +26,9 @@ def match_subject(prefix: str = "parlor.events") -> str:
 
 async def consume_matches(bus: Bus, game_type: str, create: CreateFromMatch) -> None:
     """Run forever: create a game for every match of ``game_type``; ack only when created."""
-    sub = await bus.subscribe(f"{game_type}-matches", match_subject(bus.subjects.prefix))
+    sub = await subscribe_with_retry(
+        bus, f"{game_type}-matches", match_subject(bus.subjects.prefix)
+    )
     try:
         while True:
             for delivery in await sub.fetch(batch=50, max_wait=1.0):

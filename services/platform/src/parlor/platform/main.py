@@ -1,14 +1,15 @@
 """``parlor-platform``: every installed service in one process, for development.
 
 PostgreSQL and NATS come from ``PARLOR_DATABASE_URL`` and ``PARLOR_NATS_URL``
-when set (the database is created when it does not exist yet and the role may);
-otherwise embedded servers are started with their data under ``PARLOR_DATA_DIR``
-(default ``.parlor/``) and stopped on exit. Then the database is migrated and
-every service registered under the ``parlor.services`` entry points is served on
-one gRPC port (``--port``, else ``PARLOR_GRPC_PORT``, else 50051), with the same
-component code a separate deployment runs. Services in this process reach each
-other on that port: the word games ask the dictionary served here, whatever
-``PARLOR_DICTIONARY_TARGET`` says. Unless ``PARLOR_NATS_STREAM`` and
+when set (the database is created when it does not exist yet and the role may; a
+NATS that does not answer yet is waited for: the services report NOT_SERVING until
+it does); otherwise embedded servers are started with their data under
+``PARLOR_DATA_DIR`` (default ``.parlor/``) and stopped on exit. Then the database
+is migrated and every service registered under the ``parlor.services`` entry
+points is served on one gRPC port (``--port``, else ``PARLOR_GRPC_PORT``, else
+50051), with the same component code a separate deployment runs. Services in this
+process reach each other on that port: the word games ask the dictionary served
+here, whatever ``PARLOR_DICTIONARY_TARGET`` says. Unless ``PARLOR_NATS_STREAM`` and
 ``PARLOR_NATS_SUBJECT_PREFIX`` are set, the stream and subjects are named after
 the database, so two platforms on one NATS never see each other's events.
 """
@@ -173,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
             created = ensure_database(configured)
             if created:
                 print(f"parlor: {created}", flush=True)
-        with find_backends(["settings", "embedded"], data_dir) as backends:
+        # A configured NATS that is not there yet is waited for by the services (NOT_SERVING
+        # until it answers); embedded servers are started and waited for here.
+        with find_backends(["settings", "embedded"], data_dir, unchecked=["nats"]) as backends:
             os.environ["PARLOR_DATABASE_URL"] = backends.database_url
             os.environ["PARLOR_NATS_URL"] = backends.nats_url
             os.environ.update(bus_names(backends.database_url, os.environ))
