@@ -7,6 +7,7 @@ import uuid
 import psycopg
 import pytest
 
+from parlor.devinfra import scratch
 from parlor.devinfra.backends import ensure_database, with_database
 
 pytestmark = pytest.mark.integration
@@ -24,7 +25,7 @@ def _drop(server_url: str, name: str) -> None:
 
 
 def test_a_missing_database_is_created_once(database_url: str) -> None:
-    name = f"parlor_ensure_{uuid.uuid4().hex[:8]}"
+    name = scratch.scratch_name("test")
     url = with_database(database_url, name)
     try:
         assert ensure_database(url) == f"created database {name!r}"
@@ -48,7 +49,7 @@ def test_a_name_needing_quotes_is_created_as_named(database_url: str) -> None:
 
 def test_a_role_that_may_not_create_databases_changes_nothing(database_url: str) -> None:
     role = f"parlor_nocreate_{uuid.uuid4().hex[:8]}"
-    name = f"parlor_ensure_{uuid.uuid4().hex[:8]}"
+    name = scratch.scratch_name("test")
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute(f'CREATE ROLE "{role}" LOGIN NOCREATEDB')
     try:

@@ -2,9 +2,10 @@
 events on a shared NATS server, as `make run PORT=...` / `parlor up --port` start it.
 
 Each platform here is a real `parlor-platform` process on the test session's PostgreSQL
-server and NATS, with a database that does not exist yet (the platform creates it) and no
-PARLOR_NATS_STREAM / PARLOR_NATS_SUBJECT_PREFIX (the platform names its own after the
-database).
+server and NATS, with a scratch database that does not exist yet (the platform creates it)
+and no PARLOR_NATS_STREAM / PARLOR_NATS_SUBJECT_PREFIX (the platform names its own after the
+database, so the stream is the run's scratch too, recorded and removed at the end). The
+platforms share one signing key, given as PARLOR_JWT_PRIVATE_KEY.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +32,10 @@ import pytest
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4grpc
+from parlor.devinfra import scratch
 from parlor.devinfra.backends import with_database
 from parlor.devinfra.embedded import free_port
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.status import reason_of
 from parlor.lexicon import enable1
 from parlor.upwords.v1 import upwords_pb2 as uwpb
@@ -42,7 +43,7 @@ from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-SECRET = "platform-beside-test-secret-of-32-bytes"
+KEY = AuthSettings(private_key=generate_private_key())
 # Settings the session's other tests put in the environment: a platform here picks its own.
 DROPPED = (
     "PARLOR_DATABASE_URL",
@@ -50,6 +51,7 @@ DROPPED = (
     "PARLOR_NATS_SUBJECT_PREFIX",
     "PARLOR_DICTIONARY_TARGET",
     "PARLOR_GRPC_PORT",
+    "PARLOR_JWT_PUBLIC_KEYS",
 )
 
 
@@ -63,9 +65,13 @@ class RunningPlatform:
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def metadata(self, player_id: str) -> tuple[tuple[str, str]]:
-        token = issue_token(AuthSettings(secret=SECRET), player_id, player_id.title())
+    def metadata(self, player_id: str, roles: tuple[str, ...] = ()) -> tuple[tuple[str, str]]:
+        token = issue_token(KEY, player_id, player_id.title(), roles)
         return (("authorization", f"Bearer {token}"),)
+
+    def service_metadata(self) -> tuple[tuple[str, str]]:
+        """A platform service's: only a service may seat two people (they agreed elsewhere)."""
+        return self.metadata("service:tests", ("service",))
 
     @property
     def stream(self) -> str:
@@ -90,13 +96,14 @@ def platform(
     database_url: str, nats_url: str, only: list[str], **extra: str
 ) -> Iterator[RunningPlatform]:
     """A parlor-platform process serving ``only`` on a port of its own (``--port``)."""
-    database = f"parlor_beside_{uuid.uuid4().hex[:8]}"
+    database = scratch.scratch_name("test")
+    scratch.record("stream", RunningPlatform(0, database, []).stream)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in DROPPED}
     env.update(
         PARLOR_DATABASE_URL=with_database(database_url, database),
         PARLOR_NATS_URL=nats_url,
-        PARLOR_JWT_SECRET=SECRET,
+        PARLOR_JWT_PRIVATE_KEY=KEY.private_key,
         PARLOR_METRICS_PORT="0",
         PARLOR_LOG_FORMAT="text",
         PARLOR_RATE_LIMIT_PER_SECOND="0",
@@ -144,7 +151,7 @@ def platform(
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         _drop(database_url, database)
-        _delete_stream(nats_url, RunningPlatform(port, database, output).stream)
+        scratch.delete_streams(nats_url, [RunningPlatform(port, database, output).stream])
 
 
 def test_on_another_port_an_upwords_play_reaches_the_dictionary_served_there(
@@ -164,7 +171,7 @@ def test_on_another_port_an_upwords_play_reaches_the_dictionary_served_there(
             stub = uwgrpc.UpwordsServiceStub(channel)
             created = stub.CreateGame(
                 uwpb.CreateGameRequest(seats=_seats("ada", "bob"), command_id="new"),
-                metadata=running.metadata("ada"),
+                metadata=running.service_metadata(),
                 timeout=30,
             )
             game_id = created.game.game_id
@@ -212,18 +219,6 @@ def _subjects(nats_url: str, stream: str) -> dict[str, int]:
             await nc.close()
 
     return asyncio.run(read())
-
-
-def _delete_stream(nats_url: str, stream: str) -> None:
-    async def delete() -> None:
-        nc = await nats.connect(nats_url)
-        try:
-            with contextlib.suppress(Exception):
-                await nc.jetstream().delete_stream(stream)
-        finally:
-            await nc.close()
-
-    asyncio.run(delete())
 
 
 def _create_game(running: RunningPlatform) -> str:

@@ -18,12 +18,22 @@ import psycopg
 import pytest
 
 from parlor.common.v1 import common_pb2
-from parlor.eventstore import NO_STREAM, Inbox, NewEvent, PostgresEventStore, RecordedEvent
+from parlor.eventstore import (
+    NO_STREAM,
+    Inbox,
+    Metadata,
+    NewEvent,
+    PostgresEventStore,
+    RecordedEvent,
+)
+from parlor.gamehost.consent import CONSENT
 from parlor.services.scoring.migrate import migrate
 from parlor.services.scoring.scorer import Scorer
 from parlor.services.scoring.sheet import GAME_FINISHED, SEATS_TAKEN
 
 pytestmark = pytest.mark.integration
+
+AGREED = Metadata(actor="service:tests", extra={CONSENT: "service"})
 
 
 @dataclass
@@ -82,7 +92,8 @@ async def play(
     await store.append(
         stream,
         [
-            NewEvent(SEATS_TAKEN, taken.SerializeToString()),
+            # as the game host records a game whose players agreed (here: a service seated them)
+            NewEvent(SEATS_TAKEN, taken.SerializeToString(), metadata=AGREED),
             NewEvent("parlor.testgame.v1.Moved", b""),
             NewEvent(GAME_FINISHED, finished.SerializeToString()),
         ],

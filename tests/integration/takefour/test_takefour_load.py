@@ -66,14 +66,14 @@ async def test_eight_players_at_full_speed_lose_and_double_nothing(
 
     channels = [takefour.channel(p) for p in PLAYERS]
     try:
-        first = pb_grpc.TakeFourServiceStub(channels[0])
-        created = await first.CreateGame(
-            pb.CreateGameRequest(
-                game_id=game_id,
-                seats=[common_pb2.Seat(player_id=p) for p in PLAYERS],
-                config=pb.Config(tiles=tiles_pb(TILES), target=100_000),
+        async with takefour.service_channel() as s_ch:  # the players agreed elsewhere
+            created = await pb_grpc.TakeFourServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(
+                    game_id=game_id,
+                    seats=[common_pb2.Seat(player_id=p) for p in PLAYERS],
+                    config=pb.Config(tiles=tiles_pb(TILES), target=100_000),
+                )
             )
-        )
         starts = [
             (await pb_grpc.TakeFourServiceStub(ch).GetGame(pb.GetGameRequest(game_id=game_id))).game
             for ch in channels
@@ -114,12 +114,12 @@ async def test_eight_players_at_full_speed_lose_and_double_nothing(
         assert own == sorted(set(own))
         rest = set(versions) - set(own)
         assert set(own) <= set(versions), cid
-        assert all((stored[v - 1].metadata.command_id or "").startswith("round-") for v in rest), (
-            cid
-        )
+        assert all(
+            (stored[v - 1].metadata.command_id or "").startswith("parlor:round-") for v in rest
+        ), cid
     for cid in refused:
         assert cid not in by_command, f"refused command {cid} was stored"
-    played = [c for c in by_command if c.startswith("p")]
+    played = [c for c in by_command if c.startswith("p") and not c.startswith("parlor:")]
     assert sorted(played) == sorted(c for c in acked if by_command.get(c))
     rounds = table.game.round
 

@@ -2,44 +2,56 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
 from parlor.cli import main as cli_main
 from parlor.cli import session as sessions
-from parlor.kit.auth import DEV_SECRET, AuthSettings, issue_token, verify_token
+from parlor.kit.auth import (
+    AuthSettings,
+    data_dir_key,
+    generate_private_key,
+    issue_token,
+    verify_token,
+)
 
 runner = CliRunner()
+KEY = AuthSettings(private_key=generate_private_key())
 
 
 def test_a_local_token_prints_only_the_token_and_says_on_stderr_who_and_that_it_is_local(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.delenv("PARLOR_JWT_SECRET", raising=False)
+    monkeypatch.delenv("PARLOR_JWT_PRIVATE_KEY", raising=False)
+    monkeypatch.setenv("PARLOR_DATA_DIR", str(tmp_path))
+    key = data_dir_key(tmp_path, create=True)
     result = runner.invoke(cli_main.app, ["token", "--name", "Ada", "--target", "127.0.0.1:1"])
     assert result.exit_code == 0
     token = result.stdout.strip()
     assert "\n" not in token  # $(parlor token) is the token alone
-    identity = verify_token(AuthSettings(secret=DEV_SECRET), token)
+    identity = verify_token(AuthSettings(private_key=str(key)), token)
     assert f"player id: {identity.player_id}" in result.stderr
     assert "made locally" in result.stderr
     assert "no platform answered at 127.0.0.1:1" in result.stderr
-    assert "the dev secret" in result.stderr
+    assert f"the key `make run` keeps in {key}" in result.stderr
 
 
 def test_a_token_for_a_chosen_player_id_is_local_and_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("PARLOR_JWT_SECRET", "a-secret-for-this-test-of-32-bytes!")
+    monkeypatch.setenv("PARLOR_JWT_PRIVATE_KEY", KEY.private_key)
     result = runner.invoke(cli_main.app, ["token", "--player-id", "ada"])
     assert result.exit_code == 0
     assert "player id: ada" in result.stderr
     assert "--player-id given" in result.stderr
-    assert "PARLOR_JWT_SECRET" in result.stderr
+    assert "signed with PARLOR_JWT_PRIVATE_KEY" in result.stderr
+    assert verify_token(KEY, result.stdout.strip()).player_id == "ada"
 
 
 def test_a_token_the_platform_issued_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    issued = issue_token(AuthSettings(secret=DEV_SECRET), "guest-abc", "Ada", ("guest",))
+    issued = issue_token(KEY, "guest-abc", "Ada", ("guest",))
     monkeypatch.setattr(sessions, "remote_guest_token", lambda target, name: issued)
     result = runner.invoke(cli_main.app, ["token", "--target", "example:50051"])
     assert result.exit_code == 0
@@ -50,7 +62,7 @@ def test_a_token_the_platform_issued_says_so(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_whoami_prints_the_player_id_name_and_roles(monkeypatch: pytest.MonkeyPatch) -> None:
-    token = issue_token(AuthSettings(secret=DEV_SECRET), "guest-1234", "Ada", ("guest",))
+    token = issue_token(KEY, "guest-1234", "Ada", ("guest",))
     monkeypatch.setenv("PARLOR_TOKEN", token)
     result = runner.invoke(cli_main.app, ["whoami"])
     assert result.exit_code == 0
@@ -65,8 +77,8 @@ def test_whoami_prints_the_player_id_name_and_roles(monkeypatch: pytest.MonkeyPa
 def test_whoami_reads_the_token_flag_first_and_says_when_it_expired(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("PARLOR_TOKEN", issue_token(AuthSettings(secret=DEV_SECRET), "other"))
-    old = issue_token(AuthSettings(secret=DEV_SECRET), "ada", ttl_seconds=60, now=1_000_000)
+    monkeypatch.setenv("PARLOR_TOKEN", issue_token(KEY, "other"))
+    old = issue_token(KEY, "ada", ttl_seconds=60, now=1_000_000)
     result = runner.invoke(cli_main.app, ["whoami", "--token", old])
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0] == "player id: ada"

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from parlor.cli import session as sessions
 from parlor.cli.games import GameAdapter, adapter, adapters
+from parlor.kit.settings import SettingsError
 
 app = typer.Typer(
     name="parlor",
@@ -54,13 +55,14 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 def connect(
     game_type: str, target: str | None, token: str | None, name: str = ""
 ) -> tuple[sessions.Session, GameAdapter, grpc.Channel]:
-    where = sessions.session(target, token, name)
-    channel = where.channel()
+    if game_type not in adapters():  # before a token is asked for or minted
+        raise fail(f"unknown game type {game_type!r}; known: {', '.join(sorted(adapters()))}", 2)
     try:
-        game = adapter(game_type, channel, where.metadata)
-    except KeyError as exc:
-        raise fail(str(exc.args[0]), 2) from None
-    return where, game, channel
+        where = sessions.session(target, token, name)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
+    channel = where.channel()
+    return where, adapter(game_type, channel, where.metadata), channel
 
 
 # -- the platform ------------------------------------------------------------------------------
@@ -119,25 +121,29 @@ def token(
 
     Only the token goes to stdout; your player id, and where the token was made, go to
     stderr. With no platform answering at the target the token is made here, signed with
-    PARLOR_JWT_SECRET (or the development secret): a platform accepts it only if it has
-    the same secret.
+    PARLOR_JWT_PRIVATE_KEY (or the key `make run` keeps in its data directory): a platform
+    accepts it only if it trusts that key.
     """
     where = target or os.environ.get("PARLOR_TARGET") or sessions.DEFAULT_TARGET
-    if player_id is not None:
-        made, remote = sessions.mint_token(name, player_id), False
-    else:
-        made, remote = sessions.issued_guest_token(where, name)
+    try:
+        if player_id is not None:
+            made, remote = sessions.mint_token(name, player_id), False
+        else:
+            made, remote = sessions.issued_guest_token(where, name)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
     print(made)
-    note = Console(stderr=True, highlight=False)
+    note = Console(stderr=True, highlight=False, soft_wrap=True)
     note.print(f"player id: [bold]{sessions.claims(made).player_id}[/]")
     if remote:
         note.print(f"token issued by the platform at {where}")
     else:
         why = "--player-id given" if player_id is not None else f"no platform answered at {where}"
-        secret = "PARLOR_JWT_SECRET" if os.environ.get("PARLOR_JWT_SECRET") else "the dev secret"
+        key = sessions.signing_key()[1]
         note.print(
-            f"[yellow]warning:[/] token made locally ({why}), signed with {secret}:"
-            " a platform accepts it only if it has the same secret"
+            f"[yellow]warning:[/] token made locally ({why}), signed with {key}:"
+            " a platform accepts it only if its PARLOR_JWT_PUBLIC_KEYS hold that key's"
+            " public half (`make run` with the same data directory does)"
         )
 
 

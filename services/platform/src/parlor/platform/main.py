@@ -12,6 +12,12 @@ process reach each other on that port: the word games ask the dictionary served
 here, whatever ``PARLOR_DICTIONARY_TARGET`` says. Unless ``PARLOR_NATS_STREAM`` and
 ``PARLOR_NATS_SUBJECT_PREFIX`` are set, the stream and subjects are named after
 the database, so two platforms on one NATS never see each other's events.
+
+It runs in development mode (``PARLOR_DEV_MODE``). Tokens are signed with
+``PARLOR_JWT_PRIVATE_KEY`` when set, else with a random Ed25519 key made once per
+data directory (``<data dir>/jwt-signing-key.pem``, readable by its owner only;
+the CLI signs with it too),
+so tokens survive restarts but no two checkouts share a key.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from urllib.parse import unquote, urlsplit
 from parlor.devinfra.backends import BackendsNotFound, ensure_database, find_backends
 from parlor.devinfra.embedded import free_port
 from parlor.kit import logs
+from parlor.kit.auth import data_dir_key
 from parlor.kit.main import available
 from parlor.kit.server import ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
@@ -118,6 +125,13 @@ def platform_settings(
     return settings
 
 
+def development_keys(data_dir: Path) -> None:
+    """Development mode, and the data directory's key unless a key is configured."""
+    os.environ.setdefault("PARLOR_DEV_MODE", "true")
+    if not os.environ.get("PARLOR_JWT_PRIVATE_KEY"):
+        os.environ["PARLOR_JWT_PRIVATE_KEY"] = str(data_dir_key(data_dir, create=True).resolve())
+
+
 async def _migrate() -> None:
     """Bring the database schema up to date, if the event store is installed."""
     try:
@@ -154,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 2
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
+    development_keys(data_dir)
     factories = available()
     names = sorted(factories) if args.only is None else args.only
     missing = [n for n in names if n not in factories]
