@@ -20,8 +20,9 @@ $(STAMP): requirements-dev.txt $(wildcard libs/*/pyproject.toml services/*/pypro
 
 install: $(STAMP)  ## create .venv with every library, service and tool (editable)
 
-protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install)
+protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install) and docs/api.md
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	$(BIN)/python -m parlor.protos.apidoc protos docs/api.md
 
 lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (against main, or the previous commit on main)
 	$(BIN)/ruff check libs services tests bench
@@ -43,8 +44,8 @@ test: $(STAMP) lint  ## lint, then every test (unit, integration on real Postgre
 test-unit: $(STAMP)  ## only the fast tests that need no servers
 	$(BIN)/pytest tests/unit
 
-run: $(STAMP)  ## start the platform (embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
-	$(BIN)/parlor-platform
+run: $(STAMP)  ## start the platform (PORT=50052 for another port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
+	$(BIN)/parlor-platform $(if $(PORT),--port $(PORT))
 
 bench: $(STAMP)  ## run every benchmark; one report with every figure in bench/reports/report.md
 	$(BIN)/python bench/run_all.py

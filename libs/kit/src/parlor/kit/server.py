@@ -14,7 +14,7 @@ import logging
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -41,7 +41,11 @@ class ServerSettings:
         "PARLOR_MAX_MESSAGE_BYTES", "largest request or response message accepted", 4 * 1024 * 1024
     )
     log_level: str = setting("PARLOR_LOG_LEVEL", "log level: DEBUG, INFO, WARNING, ERROR", "INFO")
-    log_format: str = setting("PARLOR_LOG_FORMAT", "log format: json or text", "json")
+    log_format: Literal["auto", "json", "text"] = setting(
+        "PARLOR_LOG_FORMAT",
+        "log format: json, text, or auto (text on a terminal, JSON otherwise)",
+        "auto",
+    )
 
 
 @dataclass(frozen=True)
