@@ -15,6 +15,8 @@ from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 from parlor.core.errors import Unavailable
 from parlor.eventstore.bus import MSG_ID, Subjects, decode_event, event_headers
 from parlor.eventstore.events import RecordedEvent
+from parlor.eventstore.tracing import traced_publish
+from parlor.telemetry.metrics import CONSUMER_HANDLED, CONSUMER_PENDING
 
 DUPLICATE_WINDOW = 600.0
 """Seconds JetStream remembers message ids; a relay replaying within it publishes nothing twice."""
@@ -23,8 +25,9 @@ DUPLICATE_WINDOW = 600.0
 class JetStreamDelivery:
     """A JetStream message as a ``Delivery``."""
 
-    def __init__(self, msg: Msg) -> None:
+    def __init__(self, msg: Msg, consumer: str = "") -> None:
         self._msg = msg
+        self._consumer = consumer
 
     @property
     def subject(self) -> str:
@@ -57,23 +60,29 @@ class JetStreamDelivery:
         # Fire and forget: an ack lost on the way means one redelivery, which the
         # inbox recognises; waiting for the server's confirmation costs a round trip.
         await self._msg.ack()
+        CONSUMER_HANDLED.labels(self._consumer, "ack").inc()
 
     async def nak(self, delay: float | None = None) -> None:
         await self._msg.nak(delay=delay)
+        CONSUMER_HANDLED.labels(self._consumer, "nak").inc()
 
 
 class JetStreamSubscription:
     """A durable pull consumer."""
 
-    def __init__(self, sub: nats.js.JetStreamContext.PullSubscription) -> None:
+    def __init__(self, sub: nats.js.JetStreamContext.PullSubscription, durable: str = "") -> None:
         self._sub = sub
+        self._durable = durable
 
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
         except TimeoutError:  # nats-py raises its own and asyncio's: both mean "nothing yet"
+            CONSUMER_PENDING.labels(self._durable).set(0)
             return []
-        return [JetStreamDelivery(m) for m in msgs]
+        if msgs:  # what the server still holds after the last message it gave us
+            CONSUMER_PENDING.labels(self._durable).set(msgs[-1].metadata.num_pending)
+        return [JetStreamDelivery(m, self._durable) for m in msgs]
 
     async def close(self) -> None:
         """Stop fetching; the durable consumer stays on the server and resumes later."""
@@ -137,6 +146,7 @@ class JetStreamBus:
         except nats.js.errors.BadRequestError:
             await self.js.update_stream(config)
 
+    @traced_publish
     async def publish_event(self, event: RecordedEvent) -> bool:
         return await self.publish(
             self.subjects.for_event(event), event.data, headers=event_headers(event)
@@ -178,4 +188,4 @@ class JetStreamBus:
             filter_subject=filter_subject,
         )
         sub = await self.js.pull_subscribe(filter_subject, durable=durable, config=config)
-        return JetStreamSubscription(sub)
+        return JetStreamSubscription(sub, durable)

@@ -29,7 +29,9 @@ from parlor.eventstore.events import (
     check_stream_id,
 )
 from parlor.eventstore.postgres import effective_command_id
+from parlor.eventstore.tracing import traced_append, traced_publish
 from parlor.eventstore.upcasting import Upcasters
+from parlor.telemetry.metrics import CONSUMER_HANDLED
 
 
 class InMemoryEventStore:
@@ -43,6 +45,7 @@ class InMemoryEventStore:
         self._snapshots: dict[str, Snapshot] = {}
         self._appended = asyncio.Condition()
 
+    @traced_append
     async def append(
         self,
         stream_id: str,
@@ -202,8 +205,10 @@ class InMemoryDelivery:
 
     async def ack(self) -> None:
         self._bus._consumers[self._durable].in_flight.pop(self._msg.sequence, None)
+        CONSUMER_HANDLED.labels(self._durable, "ack").inc()
 
     async def nak(self, delay: float | None = None) -> None:
+        CONSUMER_HANDLED.labels(self._durable, "nak").inc()
         consumer = self._bus._consumers[self._durable]
         if self._msg.sequence in consumer.in_flight:
             due = self._bus._now() + (delay or 0.0)
@@ -241,6 +246,7 @@ class InMemoryBus:
     async def ensure_streams(self) -> None:
         return None
 
+    @traced_publish
     async def publish_event(self, event: RecordedEvent) -> bool:
         return await self.publish(
             self.subjects.for_event(event), event.data, headers=event_headers(event)

@@ -33,6 +33,7 @@ from parlor.core.errors import (
 from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.doorbell import Doorbell
+from parlor.gamehost.observe import observed_execute, traced_decider, watched
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -101,7 +102,7 @@ class GameHost(Generic[S, C, E]):
         max_attempts: int = 32,
     ) -> None:
         self.category = category
-        self.decider = decider
+        self.decider = traced_decider(decider, category)
         self.codec = codec
         self.store = store
         self.doorbell = doorbell or Doorbell()
@@ -142,6 +143,7 @@ class GameHost(Generic[S, C, E]):
     async def exists(self, game_id: str) -> bool:
         return await self.store.stream_version(self.stream_id(game_id)) > 0
 
+    @watched
     async def watch(
         self, game_id: str, after_version: int = 0, poll_seconds: float = 5.0
     ) -> AsyncIterator[Recorded[E]]:
@@ -165,6 +167,7 @@ class GameHost(Generic[S, C, E]):
         """Start a game: its first events, in a stream that must not exist yet."""
         return await self.execute(game_id, command, command_id=command_id, actor=actor, create=True)
 
+    @observed_execute
     async def execute(
         self,
         game_id: str,

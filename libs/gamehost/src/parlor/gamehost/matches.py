@@ -13,7 +13,9 @@ from collections.abc import Awaitable, Callable
 
 from parlor.core.errors import ParlorError, Unavailable
 from parlor.eventstore import Bus
+from parlor.eventstore.tracing import consuming
 from parlor.matchmaking.v1 import events_pb2
+from parlor.telemetry.metrics import set_aside
 
 log = logging.getLogger("parlor.gamehost.matches")
 
@@ -26,14 +28,16 @@ def match_subject(prefix: str = "parlor.events") -> str:
 
 async def consume_matches(bus: Bus, game_type: str, create: CreateFromMatch) -> None:
     """Run forever: create a game for every match of ``game_type``; ack only when created."""
-    sub = await bus.subscribe(f"{game_type}-matches", match_subject(bus.subjects.prefix))
+    consumer = f"{game_type}-matches"
+    sub = await bus.subscribe(consumer, match_subject(bus.subjects.prefix))
     try:
         while True:
             for delivery in await sub.fetch(batch=50, max_wait=1.0):
                 match = events_pb2.MatchFormed.FromString(delivery.data)
                 if match.game_type == game_type:
                     try:
-                        await create(match)
+                        with consuming(delivery, consumer):
+                            await create(match)
                     except Unavailable:
                         await delivery.nak(delay=1.0)  # the store is down: try again later
                         continue
@@ -43,6 +47,7 @@ async def consume_matches(bus: Bus, game_type: str, create: CreateFromMatch) -> 
                             "cannot create game from match",
                             extra={"match_id": match.match_id, "reason": exc.reason},
                         )
+                        set_aside(consumer, exc.reason)
                 await delivery.ack()
     except asyncio.CancelledError:
         raise

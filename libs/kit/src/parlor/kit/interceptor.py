@@ -22,6 +22,7 @@ from parlor.kit import auth, metrics
 from parlor.kit.logs import call_context
 from parlor.kit.ratelimit import RateLimiter
 from parlor.kit.status import to_status
+from parlor.telemetry import logcontext
 
 log = logging.getLogger("parlor.kit.rpc")
 
@@ -153,6 +154,7 @@ def _wrap_unary(
         try:
             auth.bind(authenticate(context))
             _check_decoded(request)
+            logcontext.bind_request(request)
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
@@ -175,6 +177,7 @@ def _wrap_stream(
         try:
             auth.bind(authenticate(context))
             _check_decoded(request)
+            logcontext.bind_request(request)
             async for item in inner(request, context):
                 yield item
         except (grpc.aio.AbortError, asyncio.CancelledError):

@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+from parlor.telemetry.logcontext import LogContext
+
 call_context: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
     "parlor_call_context", default=None
 )
@@ -44,6 +46,7 @@ class JsonFormatter(logging.Formatter):
 def configure(service: str, level: str = "INFO", fmt: str = "json") -> None:
     """Send every log record to stdout, as JSON unless ``fmt`` is "text"."""
     handler = logging.StreamHandler(sys.stdout)
+    handler.addFilter(LogContext())  # trace and span ids, game and command ids
     if fmt == "json":
         handler.setFormatter(JsonFormatter(service))
     else:
