@@ -23,6 +23,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
+from prometheus_client import REGISTRY
 
 from parlor import telemetry
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
@@ -67,6 +68,19 @@ async def eventually(probe: Any, seconds: float = 60.0) -> Any:
         await asyncio.sleep(0.1)
 
 
+COUNTED = {
+    "moves": ("parlor_game_commands_total", {"game_type": "connect4x4", "outcome": "applied"}),
+    "started": ("parlor_games_started_total", {"game_type": "connect4x4"}),
+    "finished": ("parlor_games_finished_total", {"game_type": "connect4x4"}),
+    "waits": ("parlor_matchmaking_wait_seconds_count", {"game_type": "connect4x4"}),
+    "scored": ("parlor_consumer_handled_total", {"consumer": "scoring", "outcome": "ack"}),
+}
+
+
+def counts() -> dict[str, float]:
+    return {k: REGISTRY.get_sample_value(n, labels) or 0.0 for k, (n, labels) in COUNTED.items()}
+
+
 def attr(span: ReadableSpan, key: str) -> Any:
     return (span.attributes or {}).get(key)
 
@@ -85,6 +99,7 @@ async def test_a_matchmade_game_is_one_trace_from_the_match_to_the_rating(
             conn.execute("UPDATE mm_tickets SET status = 'cancelled' WHERE status = 'waiting'")
     tag = uuid.uuid4().hex[:6]
     players = [f"tia-{tag}", f"tom-{tag}"]
+    before = counts()
     async with start_platform("matchmaking", "scoring", "connect4x4") as platform:
         chans = {p: platform.channel(p) for p in players}
         try:
@@ -125,6 +140,14 @@ async def test_a_matchmade_game_is_one_trace_from_the_match_to_the_rating(
         finally:
             for chan in chans.values():
                 await chan.close()
+
+    # The metrics beside the trace: the moves, the game, the waits, the scoring.
+    after = counts()
+    assert after["moves"] - before["moves"] >= 1 + len(WINNING_LINE)  # creation and moves
+    assert after["started"] - before["started"] >= 1
+    assert after["finished"] - before["finished"] >= 1
+    assert after["waits"] - before["waits"] >= 2
+    assert after["scored"] - before["scored"] >= 1
 
     finished = spans.get_finished_spans()
     (create,) = [
