@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -163,3 +164,19 @@ def test_the_console_exporter_prints_one_line_per_span(
     assert inner.split()[1] == outer.split()[1]  # one trace
     assert inner.split()[5] == outer.split()[3]  # inner's parent is outer
     assert not tracing.server_interceptors()
+
+
+async def test_a_requests_game_and_command_ids_are_bound_for_its_log_lines() -> None:
+    from parlor.connect4x4.v1 import connect4x4_pb2 as c4
+
+    async def call(request: object) -> dict[str, str]:
+        logcontext.bind_request(request)  # what the server interceptor does for every call
+        return dict(logcontext.fields())
+
+    # each call runs in its own task, as gRPC runs each RPC
+    move = await asyncio.create_task(
+        call(c4.PlayMoveRequest(game_id="g7", move="af", command_id="c7"))
+    )
+    listing = await asyncio.create_task(call(c4.ListGamesRequest()))
+    assert move == {"game_id": "g7", "command_id": "c7"}
+    assert listing == {}  # no ids, nothing bound; and the first call's did not leak
