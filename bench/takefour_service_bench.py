@@ -168,7 +168,9 @@ async def serve_and_measure(queue_per_game: bool, seconds: float) -> dict[str, A
         async with running(settings, [factories["takefour"]], auth) as server:
             target = f"127.0.0.1:{server.port}"
             game_id = uuid.uuid4().hex
-            async with client.channel(target, issue_token(auth, PLAYERS[0])) as channel:
+            # a platform service seats the players (a player may seat only themselves and bots)
+            service = issue_token(auth, "service:bench", roles=("service",))
+            async with client.channel(target, service) as channel:
                 await pb_grpc.TakeFourServiceStub(channel).CreateGame(
                     pb.CreateGameRequest(
                         game_id=game_id,

@@ -84,8 +84,16 @@ async def bench(games: int, moves: int) -> None:
                     client.channel(target, issue_token(AUTH, "p0")) as c0,
                     client.channel(target, issue_token(AUTH, "p1")) as c1,
                     client.channel(dict_target, issue_token(AUTH, "bench")) as dc,
+                    # a platform service seats p0 and p1 (players seat only themselves, bots)
+                    client.channel(
+                        target, issue_token(AUTH, "service:bench", roles=("service",))
+                    ) as cs,
                 ):
-                    stubs = {0: pb_grpc.UpwordsServiceStub(c0), 1: pb_grpc.UpwordsServiceStub(c1)}
+                    stubs = {
+                        0: pb_grpc.UpwordsServiceStub(c0),
+                        1: pb_grpc.UpwordsServiceStub(c1),
+                        -1: pb_grpc.UpwordsServiceStub(cs),
+                    }
                     words_stub = dpb_grpc.DictionaryServiceStub(dc)
                     await run_games(servicer, stubs, words_stub, helper, games, moves)
 
@@ -106,7 +114,7 @@ async def run_games(
     lexicon = ""
     for g in range(games):
         game_id = f"bench{g}-{uuid.uuid4().hex[:8]}"
-        await stubs[0].CreateGame(
+        await stubs[-1].CreateGame(
             pb.CreateGameRequest(
                 game_id=game_id,
                 seats=[common_pb2.Seat(player_id="p0"), common_pb2.Seat(player_id="p1")],

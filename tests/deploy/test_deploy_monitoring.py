@@ -134,7 +134,8 @@ def test_every_dashboard_panel_queries_metrics_the_code_defines() -> None:
     assert len(ids) == len(set(ids))
     for item in panels:
         assert item["targets"], item["title"]
-        assert 0 <= item["gridPos"]["x"] and item["gridPos"]["x"] + item["gridPos"]["w"] <= 24
+        assert item["gridPos"]["x"] >= 0
+        assert item["gridPos"]["x"] + item["gridPos"]["w"] <= 24
         for target in item["targets"]:
             assert check_expression(target["expr"]) == [], item["title"]
     titles = " ".join(p["title"].lower() for p in panels)

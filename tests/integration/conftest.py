@@ -79,6 +79,11 @@ class Platform:
     def channel(self, player_id: str | None = None):  # type: ignore[no-untyped-def]
         return client.channel(self.target, self.token(player_id) if player_id else None)
 
+    def service_channel(self):  # type: ignore[no-untyped-def]
+        """A platform service's channel. A player seats only themselves and bots; tests that
+        seat people together without matchmaking create their games through this."""
+        return client.channel(self.target, self.token("service:tests", roles=("service",)))
+
 
 PlatformFactory = Callable[..., contextlib.AbstractAsyncContextManager[Platform]]
 

@@ -145,6 +145,11 @@ ROWS: list[tuple[str, list[dict[str, Any]]]] = [
                     "sum by (consumer, reason) (increase(parlor_events_set_aside_total[$__range]))",
                     "{{consumer}} {{reason}}",
                 ),
+                (
+                    "sum by (relay) (increase(parlor_relay_dead_letters_total[$__range]))",
+                    "relay {{relay}}: dead letters",
+                ),
+                description="Messages consumers gave up on, and events relays set aside as dead letters.",
             ),
         ],
     ),

@@ -1,6 +1,15 @@
 """Parlor's event store (PostgreSQL) and event bus (NATS JetStream); see README.md."""
 
-from parlor.eventstore.bus import Bus, Delivery, Subjects, Subscription, decode_event, event_headers
+from parlor.eventstore.bus import (
+    Bus,
+    Delivery,
+    StreamCheck,
+    Subjects,
+    Subscription,
+    decode_event,
+    event_headers,
+    subscribe_with_retry,
+)
 from parlor.eventstore.events import (
     ANY_VERSION,
     NO_STREAM,
@@ -37,10 +46,12 @@ __all__ = [
     "RecordedEvent",
     "Relay",
     "Snapshot",
+    "StreamCheck",
     "Subjects",
     "Subscription",
     "Upcasters",
     "decode_event",
     "event_headers",
     "migrate",
+    "subscribe_with_retry",
 ]

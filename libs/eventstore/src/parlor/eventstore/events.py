@@ -24,6 +24,12 @@ ANY_VERSION = -1
 _STREAM_ID = re.compile(r"^[a-z][a-z0-9_]*-[A-Za-z0-9_\-]{1,200}$")
 _EVENT_TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,199}$")
 
+DEFAULT_MAX_EVENT_BYTES = 1024 * 1024
+"""NATS's default max_payload: an event the bus would refuse is never appended."""
+
+HEADER_ALLOWANCE = 4096
+"""Room kept for the headers the relay publishes with an event (ids, type, metadata)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Metadata:
@@ -121,6 +127,25 @@ def check_event_type(event_type: str) -> str:
             reason="INVALID_EVENT_TYPE",
         )
     return event_type
+
+
+def check_event_size(event: NewEvent, max_bytes: int) -> None:
+    """Refuse an event the bus could not carry (``max_bytes``: its max payload).
+
+    Checked at append time: a stored event the relay cannot publish would hold up every
+    event after it.
+    """
+    meta = event.metadata
+    texts = [meta.command_id, meta.actor, meta.causation_id, meta.correlation_id, event.type]
+    texts += [t for kv in meta.extra.items() for t in kv]
+    size = len(event.data) + sum(len(t.encode()) for t in texts if t) + HEADER_ALLOWANCE
+    if size > max_bytes:
+        raise InvalidArgument(
+            f"a {event.type.rsplit('.', 1)[-1]} event of {size} bytes (headers included) is"
+            f" larger than the {max_bytes} bytes the bus carries",
+            reason="EVENT_TOO_LARGE",
+            metadata={"size": str(size), "limit": str(max_bytes)},
+        )
 
 
 def split_stream_id(stream_id: str) -> tuple[str, str]:

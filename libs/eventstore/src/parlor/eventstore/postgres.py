@@ -27,11 +27,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from parlor.core.errors import Conflict, InvalidArgument, Unavailable
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import (
+    DEFAULT_MAX_EVENT_BYTES,
     AppendResult,
     Metadata,
     NewEvent,
     RecordedEvent,
     Snapshot,
+    check_event_size,
     check_event_type,
     check_expected_version,
     check_stream_id,
@@ -167,8 +169,11 @@ class PostgresEventStore:
         max_overflow: int = 10,
         pool_timeout: float = 5.0,
         poll_interval: float = 1.0,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         self.url = url
+        # The largest event appended: the bus's max payload (``limit_events_to`` on connect).
+        self.max_event_bytes = max_event_bytes
         # Store calls are one statement each: autocommit connections from a psycopg pool
         # (checkout ~10 us, against ~80 us through SQLAlchemy's pool, per the benchmark's
         # profile). ``engine`` is SQLAlchemy's, for transactions that join an append.
@@ -186,6 +191,10 @@ class PostgresEventStore:
         self.engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
         self.upcasters = upcasters or Upcasters()
         self.poll_interval = poll_interval
+
+    def limit_events_to(self, max_payload: int) -> None:
+        """Append no event larger than ``max_payload`` (the bus's, read from its server)."""
+        self.max_event_bytes = min(self.max_event_bytes, max_payload)
 
     async def close(self) -> None:
         await self._group_commit.close()
@@ -222,7 +231,9 @@ class PostgresEventStore:
         connection: AsyncConnection | None = None,
     ) -> AppendResult:
         """Append (see ``EventStore.append``); ``connection`` joins the caller's transaction."""
-        request = _append_request(stream_id, events, expected_version, command_id)
+        request = _append_request(
+            stream_id, events, expected_version, command_id, self.max_event_bytes
+        )
         try:
             if connection is not None:
                 rows = await _driver_fetch(connection, APPEND_SQL, batch_params([request]))
@@ -385,7 +396,11 @@ def effective_command_id(events: Sequence[NewEvent], command_id: str | None) -> 
 
 
 def _append_request(
-    stream_id: str, events: Sequence[NewEvent], expected_version: int, command_id: str | None
+    stream_id: str,
+    events: Sequence[NewEvent],
+    expected_version: int,
+    command_id: str | None,
+    max_event_bytes: int,
 ) -> AppendRequest:
     check_stream_id(stream_id)
     check_expected_version(expected_version)
@@ -393,6 +408,7 @@ def _append_request(
         raise InvalidArgument("an append needs at least one event", reason="NO_EVENTS")
     for event in events:
         check_event_type(event.type)
+        check_event_size(event, max_event_bytes)
     return AppendRequest(
         stream_id, expected_version, effective_command_id(events, command_id), tuple(events)
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
@@ -162,10 +162,28 @@ class GameHost(Generic[S, C, E]):
     # -- writing -------------------------------------------------------------------------
 
     async def create(
-        self, game_id: str, command: C, *, command_id: str | None = None, actor: str | None = None
+        self,
+        game_id: str,
+        command: C,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        correlation_id: str | None = None,
+        extra: Mapping[str, str] | None = None,
     ) -> Outcome[S, E]:
-        """Start a game: its first events, in a stream that must not exist yet."""
-        return await self.execute(game_id, command, command_id=command_id, actor=actor, create=True)
+        """Start a game: its first events, in a stream that must not exist yet.
+
+        ``extra`` is recorded in those events' metadata (who agreed to the seats: consent).
+        """
+        return await self.execute(
+            game_id,
+            command,
+            command_id=command_id,
+            actor=actor,
+            correlation_id=correlation_id,
+            extra=extra,
+            create=True,
+        )
 
     @observed_execute
     async def execute(
@@ -176,6 +194,7 @@ class GameHost(Generic[S, C, E]):
         command_id: str | None = None,
         actor: str | None = None,
         correlation_id: str | None = None,
+        extra: Mapping[str, str] | None = None,
         create: bool = False,
     ) -> Outcome[S, E]:
         """Decide a command on the latest state and append its events; retried on conflicts.
@@ -209,7 +228,7 @@ class GameHost(Generic[S, C, E]):
             try:
                 result = await self.store.append(
                     stream_id,
-                    [self._new(e, actor, correlation_id) for e in events],
+                    [self._new(e, actor, correlation_id, extra) for e in events],
                     expected_version=version,
                     command_id=command_id,
                 )
@@ -236,12 +255,18 @@ class GameHost(Generic[S, C, E]):
 
     # -- inside --------------------------------------------------------------------------
 
-    def _new(self, event: E, actor: str | None, correlation_id: str | None) -> NewEvent:
+    def _new(
+        self,
+        event: E,
+        actor: str | None,
+        correlation_id: str | None,
+        extra: Mapping[str, str] | None,
+    ) -> NewEvent:
         event_type, data = self.codec.encode(event)
         return NewEvent(
             type=event_type,
             data=data,
-            metadata=Metadata(actor=actor, correlation_id=correlation_id),
+            metadata=Metadata(actor=actor, correlation_id=correlation_id, extra=extra or {}),
         )
 
     def _not_found(self, game_id: str) -> NotFound:

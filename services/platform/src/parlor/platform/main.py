@@ -1,7 +1,8 @@
 """``parlor-platform``: every installed service in one process, for development.
 
 PostgreSQL and NATS come from ``PARLOR_DATABASE_URL`` and ``PARLOR_NATS_URL``
-when set; otherwise embedded servers are started with their data under
+when set (a NATS that does not answer yet is waited for: the services report
+NOT_SERVING until it does); otherwise embedded servers are started with their data under
 ``PARLOR_DATA_DIR`` (default ``.parlor/``) and stopped on exit. Then the
 database is migrated and every service registered under the
 ``parlor.services`` entry points is served on one gRPC port, with the same
@@ -74,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        with find_backends(["settings", "embedded"], data_dir) as backends:
+        # A configured NATS that is not there yet is waited for by the services (NOT_SERVING
+        # until it answers); embedded servers are started and waited for here.
+        with find_backends(["settings", "embedded"], data_dir, unchecked=["nats"]) as backends:
             os.environ["PARLOR_DATABASE_URL"] = backends.database_url
             os.environ["PARLOR_NATS_URL"] = backends.nats_url
             print(
