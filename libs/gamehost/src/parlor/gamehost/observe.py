@@ -110,26 +110,16 @@ def observed_execute(execute: F) -> F:
 
     @functools.wraps(execute)
     async def wrapper(
-        host: GameHost[Any, Any, Any],
-        game_id: str,
-        command: Any,
-        *,
-        command_id: str | None = None,
-        actor: str | None = None,
-        correlation_id: str | None = None,
-        create: bool = False,
+        host: GameHost[Any, Any, Any], game_id: str, command: Any, **options: Any
     ) -> Outcome[Any, Any]:
         game_type = host.category
+        command_id: str | None = options.get("command_id")
+        actor: str | None = options.get("actor")
+        create: bool = options.get("create", False)
         started = time.perf_counter()
         label = "refused"
         run: Callable[[], Awaitable[Outcome[Any, Any]]] = lambda: execute(
-            host,
-            game_id,
-            command,
-            command_id=command_id,
-            actor=actor,
-            correlation_id=correlation_id,
-            create=create,
+            host, game_id, command, **options
         )
         try:
             with logcontext.bound(game_id=game_id, command_id=command_id):
