@@ -24,7 +24,7 @@ from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
@@ -32,7 +32,7 @@ from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import connect4x4, rules
 
 GAMES = int(__import__("os").environ.get("PARLOR_BENCH_GAMES", "50"))
-AUTH = AuthSettings(secret="bench-secret-bench-secret-bench-secret")
+AUTH = AuthSettings(private_key=generate_private_key())
 
 
 def pct(samples: list[float], q: float) -> float:

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parlor.kit import bounds
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.main import available
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Server, ServerSettings, running
@@ -37,7 +37,7 @@ from parlor.kit.status import reason_of
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
-AUTH = AuthSettings(secret="fuzz-secret-fuzz-secret-fuzz-secret!")
+AUTH = AuthSettings(private_key=generate_private_key())
 PLAYERS = ["ada", "bob", "bot:random", "bot:strong", "", "x" * 300, "é💥", "../etc"]
 TEXT = st.one_of(
     st.sampled_from(["", "af", "df", "cx", "zz", "A1 HELLO", "c?t", "cat", "qu", "0", "-1"]),

@@ -57,7 +57,7 @@ from leakcheck import (
 
 import parlor
 from parlor.common.v1 import common_pb2
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import Server
 from parlor.kit.status import reason_of
 from parlor.rules import upwords as uw
@@ -151,7 +151,7 @@ class Outcome:
 class Client:
     def __init__(self, target: str, auth: AuthSettings) -> None:
         self.channel = grpc.insecure_channel(target)
-        forged = AuthSettings(secret="not-the-platform-secret-not-the-platform")
+        forged = AuthSettings(private_key=generate_private_key())  # a key, not the platform's
         self.tokens: dict[str, str | None] = {
             "ada": issue_token(auth, "ada"),
             "bob": issue_token(auth, "bob"),
@@ -466,7 +466,7 @@ TABLE: dict[tuple[str, str], Make] = {
 
 @pytest.fixture(scope="module")
 def served(migrated: None) -> Iterator[tuple[Server, AuthSettings]]:
-    auth = AuthSettings(secret=os.environ["PARLOR_JWT_SECRET"])
+    auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     backend = Backend(auth)
     try:
         yield backend.start(), auth

@@ -69,9 +69,10 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
                 "game_finished",
             ]
 
-            # A retried command returns the first answer and appends nothing.
+            # A retried command (the same move: m6 was "ab") returns the first answer and
+            # appends nothing.
             again = await ada.PlayMove(
-                pb.PlayMoveRequest(game_id=game_id, move="af", command_id="m6")
+                pb.PlayMoveRequest(game_id=game_id, move="ab", command_id="m6")
             )
             assert again.game.version == last.game.version
 

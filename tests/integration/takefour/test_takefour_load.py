@@ -114,12 +114,12 @@ async def test_eight_players_at_full_speed_lose_and_double_nothing(
         assert own == sorted(set(own))
         rest = set(versions) - set(own)
         assert set(own) <= set(versions), cid
-        assert all((stored[v - 1].metadata.command_id or "").startswith("round-") for v in rest), (
-            cid
-        )
+        assert all(
+            (stored[v - 1].metadata.command_id or "").startswith("parlor:round-") for v in rest
+        ), cid
     for cid in refused:
         assert cid not in by_command, f"refused command {cid} was stored"
-    played = [c for c in by_command if c.startswith("p")]
+    played = [c for c in by_command if c.startswith("p") and not c.startswith("parlor:")]
     assert sorted(played) == sorted(c for c in acked if by_command.get(c))
     rounds = table.game.round
 

@@ -20,7 +20,7 @@ from parlor.eventstore.events import (
     Snapshot,
 )
 from parlor.eventstore.inbox import Inbox
-from parlor.eventstore.jetstream import JetStreamBus
+from parlor.eventstore.jetstream import JetStreamBus, NatsCredentials
 from parlor.eventstore.memory import InMemoryBus, InMemoryEventStore, InMemoryRelay
 from parlor.eventstore.migrate import migrate
 from parlor.eventstore.postgres import PostgresEventStore
@@ -41,6 +41,7 @@ __all__ = [
     "Inbox",
     "JetStreamBus",
     "Metadata",
+    "NatsCredentials",
     "NewEvent",
     "PostgresEventStore",
     "RecordedEvent",

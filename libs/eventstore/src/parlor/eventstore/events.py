@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from parlor.core.errors import InvalidArgument
+from parlor.core.errors import AlreadyExists, InvalidArgument
 
 NO_STREAM = 0
 """Expected version for creation: the stream must not exist yet (versions start at 1)."""
@@ -87,6 +87,15 @@ class Snapshot:
     schema_version: int = 1
 
 
+def command_id_reused(stream_id: str) -> AlreadyExists:
+    """The refusal of a known command id sent again with a different command."""
+    return AlreadyExists(
+        f"this command_id was already used in {stream_id} for a different command;"
+        " a retry must repeat the command exactly, a new command needs a new id",
+        reason="COMMAND_ID_REUSED",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     """What an append wrote; a retried command gets the first result, marked ``duplicate``."""
@@ -97,6 +106,8 @@ class AppendResult:
     first_position: int
     last_position: int
     duplicate: bool = False
+    fingerprint: str | None = None
+    """The fingerprint stored with the command id (``command_result`` only)."""
 
     @property
     def positions(self) -> range:

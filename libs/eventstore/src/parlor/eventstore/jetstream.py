@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import nats
@@ -33,6 +36,44 @@ log = logging.getLogger(__name__)
 
 DUPLICATE_WINDOW = 600.0
 """Seconds JetStream remembers message ids; a relay replaying within it publishes nothing twice."""
+
+
+@dataclass(frozen=True)
+class NatsCredentials:
+    """Who this process is to NATS: a user and password, or a creds file (JWT and nkey
+    seed), and the CA that signs NATS's TLS certificate (a ``tls://`` URL). Empty: none.
+
+    Each service has a NATS user of its own whose permissions let it publish only its own
+    events (see deploy/README.md), so a compromised pod cannot forge another's events.
+    """
+
+    user: str = ""
+    password: str = ""
+    creds_file: str = ""
+    tls_ca_file: str = ""
+
+    @classmethod
+    def of(cls, settings: Any) -> NatsCredentials:
+        """From settings with ``nats_user``, ``nats_password``, ``nats_creds_file`` and
+        ``nats_tls_ca_file`` (the kit's BackendSettings)."""
+        return cls(
+            settings.nats_user,
+            settings.nats_password,
+            settings.nats_creds_file,
+            settings.nats_tls_ca_file,
+        )
+
+    def options(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        if self.user:
+            found["user"] = self.user
+            found["password"] = self.password
+        if self.creds_file:
+            found["user_credentials"] = self.creds_file
+        if self.tls_ca_file:
+            tls = ssl.create_default_context(cafile=self.tls_ca_file)
+            found["tls"] = tls
+        return found
 
 
 class JetStreamDelivery:
@@ -195,16 +236,27 @@ class JetStreamBus:
         self.ready = asyncio.Event()
         self._connections = 0
         self._opening: asyncio.Task[None] | None = None
+        self._credentials = NatsCredentials()
         if nc.is_connected:
             self._connections = 1
             self.ready.set()
 
     @classmethod
     async def connect(
-        cls, url: str, subjects: Subjects | None = None, **options: float
+        cls,
+        url: str,
+        subjects: Subjects | None = None,
+        *,
+        credentials: NatsCredentials | None = None,
+        **options: float,
     ) -> JetStreamBus:
-        """Connect now (and keep reconnecting forever if NATS goes away later)."""
+        """Connect now (and keep reconnecting forever if NATS goes away later).
+
+        Credentials NATS refuses fail the connect at once (Unavailable), instead of
+        being retried forever as an unreachable server is.
+        """
         bus = cls(Client(), subjects, **options)
+        bus._credentials = credentials or NatsCredentials()
         await bus._connect(url)
         bus.ready.set()
         return bus
@@ -215,11 +267,13 @@ class JetStreamBus:
         url: str,
         subjects: Subjects | None = None,
         *,
+        credentials: NatsCredentials | None = None,
         max_backoff: float = 5.0,
         **options: float,
     ) -> JetStreamBus:
         """Connect now if NATS answers, else in the background with backoff (see ``ready``)."""
         bus = cls(Client(), subjects, **options)
+        bus._credentials = credentials or NatsCredentials()
         if await _listening(url):
             with contextlib.suppress(Unavailable):
                 await bus._connect(url)
@@ -248,8 +302,18 @@ class JetStreamBus:
             delay = min(delay * 2, max_backoff)
 
     async def _connect(self, url: str) -> None:
+        connecting = True
+
         async def reconnected() -> None:
             self._connections += 1
+
+        async def on_error(error: Exception) -> None:
+            refused = isinstance(error, nats.errors.AuthorizationError) or (
+                "authorization violation" in str(error).lower()
+            )
+            if connecting and refused:
+                raise error
+            log.warning("NATS: %s", error or type(error).__name__)
 
         try:
             await asyncio.wait_for(
@@ -260,9 +324,12 @@ class JetStreamBus:
                     connect_timeout=2,
                     name="parlor-eventstore",
                     reconnected_cb=reconnected,
+                    error_cb=on_error,
+                    **self._credentials.options(),
                 ),
                 10.0,
             )
+            connecting = False
         except Exception as exc:
             with contextlib.suppress(Exception):
                 await self.nc.close()

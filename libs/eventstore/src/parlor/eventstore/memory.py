@@ -32,6 +32,7 @@ from parlor.eventstore.events import (
     check_event_type,
     check_expected_version,
     check_stream_id,
+    command_id_reused,
 )
 from parlor.eventstore.postgres import effective_command_id
 from parlor.eventstore.tracing import traced_append, traced_publish
@@ -66,6 +67,8 @@ class InMemoryEventStore:
         events: Sequence[NewEvent],
         expected_version: int,
         command_id: str | None = None,
+        *,
+        fingerprint: str | None = None,
     ) -> AppendResult:
         check_stream_id(stream_id)
         check_expected_version(expected_version)
@@ -76,7 +79,10 @@ class InMemoryEventStore:
             check_event_size(event, self.max_event_bytes)
         command_id = effective_command_id(events, command_id)
         if command_id is not None and (stream_id, command_id) in self._commands:
-            return dataclasses.replace(self._commands[stream_id, command_id], duplicate=True)
+            known = self._commands[stream_id, command_id]
+            if None not in (fingerprint, known.fingerprint) and fingerprint != known.fingerprint:
+                raise command_id_reused(stream_id)
+            return dataclasses.replace(known, duplicate=True, fingerprint=None)
         stream = self._streams.setdefault(stream_id, [])
         current = len(stream)
         if expected_version not in (ANY_VERSION, current):
@@ -114,7 +120,9 @@ class InMemoryEventStore:
             last_position=len(self._all),
         )
         if command_id is not None:
-            self._commands[stream_id, command_id] = result
+            self._commands[stream_id, command_id] = dataclasses.replace(
+                result, fingerprint=fingerprint
+            )
         async with self._appended:
             self._appended.notify_all()
         return result

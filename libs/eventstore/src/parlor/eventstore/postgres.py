@@ -37,6 +37,7 @@ from parlor.eventstore.events import (
     check_event_type,
     check_expected_version,
     check_stream_id,
+    command_id_reused,
 )
 from parlor.eventstore.group_commit import (
     APPEND_SQL,
@@ -55,7 +56,8 @@ log = logging.getLogger(__name__)
 _NO_END = 2**62
 
 _COMMAND_RESULT = (
-    "SELECT first_version, last_version, first_position, last_position FROM event_commands "
+    "SELECT first_version, last_version, first_position, last_position, fingerprint "
+    "FROM event_commands "
     "WHERE stream_id = %(stream_id)s AND command_id = %(command_id)s"
 )
 
@@ -228,11 +230,12 @@ class PostgresEventStore:
         expected_version: int,
         command_id: str | None = None,
         *,
+        fingerprint: str | None = None,
         connection: AsyncConnection | None = None,
     ) -> AppendResult:
         """Append (see ``EventStore.append``); ``connection`` joins the caller's transaction."""
         request = _append_request(
-            stream_id, events, expected_version, command_id, self.max_event_bytes
+            stream_id, events, expected_version, command_id, self.max_event_bytes, fingerprint
         )
         try:
             if connection is not None:
@@ -273,7 +276,7 @@ class PostgresEventStore:
         )
         if not rows:
             return None
-        first_version, last_version, first_position, last_position = rows[0]
+        first_version, last_version, first_position, last_position, fingerprint = rows[0]
         return AppendResult(
             stream_id=stream_id,
             first_version=first_version,
@@ -281,6 +284,7 @@ class PostgresEventStore:
             first_position=first_position,
             last_position=last_position,
             duplicate=True,
+            fingerprint=fingerprint,
         )
 
     async def read_all(self, from_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
@@ -401,6 +405,7 @@ def _append_request(
     expected_version: int,
     command_id: str | None,
     max_event_bytes: int,
+    fingerprint: str | None = None,
 ) -> AppendRequest:
     check_stream_id(stream_id)
     check_expected_version(expected_version)
@@ -410,12 +415,18 @@ def _append_request(
         check_event_type(event.type)
         check_event_size(event, max_event_bytes)
     return AppendRequest(
-        stream_id, expected_version, effective_command_id(events, command_id), tuple(events)
+        stream_id,
+        expected_version,
+        effective_command_id(events, command_id),
+        tuple(events),
+        fingerprint,
     )
 
 
 def _append_result(stream_id: str, expected_version: int, row: Any) -> AppendResult:
     outcome, first_version, last_version, first_position, last_position = row
+    if outcome == "reused":
+        raise command_id_reused(stream_id)
     if outcome == "conflict":
         raise Conflict(
             f"stream {stream_id}: expected version {expected_version}, "

@@ -53,6 +53,7 @@ commands = Table(
     Column("first_position", BigInteger, nullable=False),
     Column("last_position", BigInteger, nullable=False),
     Column("recorded_at", DateTime(timezone=True), nullable=False),
+    Column("fingerprint", Text),
     PrimaryKeyConstraint("stream_id", "command_id", name="event_commands_pkey"),
 )
 

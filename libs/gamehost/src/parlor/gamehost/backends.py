@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Relay, Subjects
+from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.eventstore.monitor import watch_relay
 from parlor.gamehost.bell import ring_from_bus
 from parlor.gamehost.doorbell import Doorbell
@@ -76,7 +76,8 @@ async def game_backends(
     try:
         subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
         # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
-        bus = await JetStreamBus.open(settings.nats_url, subjects)
+        credentials = NatsCredentials.of(settings)
+        bus = await JetStreamBus.open(settings.nats_url, subjects, credentials=credentials)
         try:
             # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
             store.limit_events_to(bus.max_payload)

@@ -10,6 +10,11 @@ even if the game has moved on since. Command ids are scoped to their actor, as
 idempotency keys are to an account: another actor sending an id already used in
 the game is refused (``ALREADY_EXISTS COMMAND_ID_TAKEN``) and learns nothing of
 the first command's outcome.
+
+Commands the platform issues itself (bot moves, Take Four's rounds) carry a
+``SystemCommandId``: ``parlor:<kind>-<n>``. A client's command id is checked to
+the client alphabet (letters, digits, ``-`` and ``_``), which has no ``:``, so no
+client can send, and squat, a platform command's id.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from parlor.core.errors import (
     PermissionDenied,
 )
 from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
+from parlor.eventstore.events import command_id_reused
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.observe import observed_execute, traced_decider, watched
+from parlor.kit.fingerprint import request_fingerprint
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -87,6 +94,28 @@ def check_id(value: str, what: str) -> str:
             f"{what} may hold only letters, digits, '-' and '_'", reason=f"INVALID_{what.upper()}"
         )
     return value
+
+
+SYSTEM_PREFIX = "parlor:"
+"""The namespace of platform-issued command ids: ``:`` is outside the client alphabet."""
+
+
+class SystemCommandId(str):
+    """A command id the platform issues itself; made only by ``system_command_id``."""
+
+    __slots__ = ()
+
+
+def system_command_id(kind: str, *parts: object) -> SystemCommandId:
+    """``parlor:<kind>-<part>-...``: an id no client can send (see ``check_id``)."""
+    return SystemCommandId(SYSTEM_PREFIX + "-".join((kind, *(str(p) for p in parts))))
+
+
+def check_command_id(command_id: str) -> str:
+    """A platform id passes as made; a client's must be in the client alphabet."""
+    if isinstance(command_id, SystemCommandId):
+        return str(command_id)
+    return check_id(command_id, "command_id")
 
 
 class GameHost(Generic[S, C, E]):
@@ -202,8 +231,13 @@ class GameHost(Generic[S, C, E]):
         ``command`` may be a coroutine function of the state, for commands that need
         outside answers (the dictionary) about the very state they are decided on.
         """
+        fingerprint = None
         if command_id is not None:
-            check_id(command_id, "command_id")
+            # A client's command is fingerprinted by the RPC that carries it; the
+            # platform's own ids are unique by construction.
+            if not isinstance(command_id, SystemCommandId):
+                fingerprint = request_fingerprint()
+            command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         for attempt in range(self.max_attempts):
             if create:
@@ -217,9 +251,11 @@ class GameHost(Generic[S, C, E]):
                 if attempt == 0 and not create and isinstance(refused, STATE_REFUSALS):
                     continue  # refused on the cached state: decide again on the store's
                 try:
-                    prior = await self._prior(game_id, command_id, actor)
-                except AlreadyExists:
-                    raise refused from None  # another actor's id: the caller's own refusal stands
+                    prior = await self._prior(game_id, command_id, actor, fingerprint)
+                except AlreadyExists as taken:
+                    if taken.reason == "COMMAND_ID_TAKEN":
+                        raise refused from None  # another's id: the caller's own refusal stands
+                    raise
                 if prior is not None:
                     return prior
                 raise
@@ -231,11 +267,17 @@ class GameHost(Generic[S, C, E]):
                     [self._new(e, actor, correlation_id, extra) for e in events],
                     expected_version=version,
                     command_id=command_id,
+                    fingerprint=fingerprint,
                 )
+            except AlreadyExists as reused:
+                # The id is known with another command: if it is another actor's, say so
+                # as for any of their ids (and show nothing of it); else the reuse.
+                await self._prior(game_id, command_id, actor)
+                raise reused from None
             except Conflict:
                 self._cache.pop(game_id, None)
                 if create:
-                    prior = await self._prior(game_id, command_id, actor)
+                    prior = await self._prior(game_id, command_id, actor, fingerprint)
                     if prior is not None:
                         return prior
                     raise AlreadyExists(
@@ -299,13 +341,34 @@ class GameHost(Generic[S, C, E]):
         return state, version
 
     async def _prior(
-        self, game_id: str, command_id: str | None, actor: str | None
+        self,
+        game_id: str,
+        command_id: str | None,
+        actor: str | None,
+        fingerprint: str | None = None,
     ) -> Outcome[S, E] | None:
-        """The outcome of a command id already applied to this game, if any."""
+        """The outcome of a command id already applied to this game, if any.
+
+        Another actor's id is ``COMMAND_ID_TAKEN``; the caller's own id stored with
+        another command's fingerprint is ``COMMAND_ID_REUSED``.
+        """
         if command_id is None:
             return None
         result = await self.store.command_result(self.stream_id(game_id), command_id)
-        return None if result is None else await self._outcome_of(game_id, result, actor)
+        if result is None:
+            return None
+        outcome = await self._outcome_of(game_id, result, actor)
+        self.check_fingerprint(game_id, result, fingerprint)
+        return outcome
+
+    def check_fingerprint(
+        self, game_id: str, result: AppendResult, fingerprint: str | None = None
+    ) -> None:
+        """Refuse a known command id whose stored command is not the one being served."""
+        if fingerprint is None:
+            fingerprint = request_fingerprint()
+        if None not in (fingerprint, result.fingerprint) and fingerprint != result.fingerprint:
+            raise command_id_reused(self.stream_id(game_id))
 
     async def _outcome_of(
         self, game_id: str, result: AppendResult, actor: str | None

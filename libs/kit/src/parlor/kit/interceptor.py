@@ -19,6 +19,7 @@ import grpc
 from parlor.core.errors import DeadlineExceeded, InvalidArgument, ParlorError
 from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
 from parlor.kit import auth, bounds, metrics
+from parlor.kit.fingerprint import bind_request
 from parlor.kit.logs import call_context
 from parlor.kit.ratelimit import RateLimiter, client_address
 from parlor.kit.status import to_status
@@ -167,6 +168,7 @@ def _wrap_unary(
             auth.bind(authenticate(context))
             _check_decoded(request)
             logcontext.bind_request(request)
+            bind_request(method, request)
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
@@ -217,6 +219,7 @@ def _wrap_stream(
             auth.bind(identity)
             _check_decoded(request)
             logcontext.bind_request(request)
+            bind_request(method, request)
             key = None if limiter is None else _stream_key(identity, context, limiter)
             if limiter is None or key is None:
                 async for item in inner(request, context):

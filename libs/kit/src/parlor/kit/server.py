@@ -21,7 +21,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from parlor.kit import tracing
-from parlor.kit.auth import AuthSettings
+from parlor.kit.auth import AuthSettings, check_keys
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
 from parlor.kit.ratelimit import RateLimiter, RateLimitSettings
@@ -82,11 +82,13 @@ class Server:
         self.health = (
             health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         )
+        auth_settings = auth_settings or load(AuthSettings)
+        check_keys(auth_settings)  # no key, no server (outside development mode)
         self._grpc = grpc.aio.server(
             interceptors=[
                 *tracing.server_interceptors(),
                 ServerInterceptor(
-                    auth_settings or load(AuthSettings),
+                    auth_settings,
                     frozenset().union(*(c.public_methods for c in components)),
                     RateLimiter(rate_limits or load(RateLimitSettings)),
                 ),

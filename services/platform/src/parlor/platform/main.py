@@ -7,6 +7,12 @@ NOT_SERVING until it does); otherwise embedded servers are started with their da
 database is migrated and every service registered under the
 ``parlor.services`` entry points is served on one gRPC port, with the same
 component code a separate deployment runs.
+
+It runs in development mode (``PARLOR_DEV_MODE``). Tokens are signed with
+``PARLOR_JWT_PRIVATE_KEY`` when set, else with a random Ed25519 key made once per
+data directory (``<data dir>/jwt-signing-key.pem``, readable by its owner only;
+the CLI signs with it too),
+so tokens survive restarts but no two checkouts share a key.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pathlib import Path
 
 from parlor.devinfra.backends import BackendsNotFound, find_backends
 from parlor.kit import logs, tracing
+from parlor.kit.auth import data_dir_key
 from parlor.kit.main import available
 from parlor.kit.server import ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
@@ -35,6 +42,13 @@ class PlatformSettings:
     data_dir: Path = setting(
         "PARLOR_DATA_DIR", "where embedded PostgreSQL and NATS keep their data", Path(".parlor")
     )
+
+
+def development_keys(data_dir: Path) -> None:
+    """Development mode, and the data directory's key unless a key is configured."""
+    os.environ.setdefault("PARLOR_DEV_MODE", "true")
+    if not os.environ.get("PARLOR_JWT_PRIVATE_KEY"):
+        os.environ["PARLOR_JWT_PRIVATE_KEY"] = str(data_dir_key(data_dir, create=True).resolve())
 
 
 async def _migrate() -> None:
@@ -59,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 2
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
+    development_keys(data_dir)
     try:
         if tracing.configure("platform"):  # e.g. OTEL_TRACES_EXPORTER=console make run
             print("parlor: tracing on (OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_*)", flush=True)

@@ -11,7 +11,7 @@ from typing import Any
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 from parlor.core.errors import InvalidArgument, ParlorError
-from parlor.gamehost import GameHost, Outcome
+from parlor.gamehost import GameHost, Outcome, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
@@ -216,7 +216,10 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
             move = bot.choose_move(game, seat.bot_level or "random", rng, budget=self.bot_budget)
             try:
                 outcome = await self.host.execute(
-                    game_id, move, command_id=f"bot-{outcome.version}", actor=seat.player_id
+                    game_id,
+                    move,
+                    command_id=system_command_id("bot", outcome.version),
+                    actor=seat.player_id,
                 )
             except ParlorError:
                 # Another replica moved for this bot first; the caller sees the latest state.

@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
+from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Subjects
 from parlor.eventstore.monitor import watch_relay
 from parlor.gamehost.outbox import category_relay
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
@@ -67,7 +67,9 @@ async def matchmaking() -> AsyncIterator[Component]:
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
     # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
-    bus = await JetStreamBus.open(backend.nats_url, bus_subjects(backend))
+    bus = await JetStreamBus.open(
+        backend.nats_url, bus_subjects(backend), credentials=NatsCredentials.of(backend)
+    )
     store.limit_events_to(bus.max_payload)  # the server's, or NATS's 1 MiB default if not up yet
     relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
     bell = Bell()

@@ -10,6 +10,7 @@ from datetime import timedelta
 from parlor.eventstore import (
     Inbox,
     JetStreamBus,
+    NatsCredentials,
     PostgresEventStore,
     Subjects,
     subscribe_with_retry,
@@ -59,7 +60,9 @@ async def scoring() -> AsyncIterator[Component]:
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
     # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
-    bus = await JetStreamBus.open(backend.nats_url, bus_subjects(backend))
+    bus = await JetStreamBus.open(
+        backend.nats_url, bus_subjects(backend), credentials=NatsCredentials.of(backend)
+    )
     scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
     servicer = ScoringServicer(store.engine, scorer, settings.game_types)
     inbox = Inbox(store.engine, CONSUMER)

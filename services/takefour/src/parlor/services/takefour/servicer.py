@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError
-from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
@@ -145,7 +145,10 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
             try:
                 async with self._turn(game_id):
                     outcome = await self.host.execute(
-                        game_id, start, command_id=f"round-{number}", actor="takefour"
+                        game_id,
+                        start,
+                        command_id=system_command_id("round", number),
+                        actor="takefour",
                     )
             except ParlorError:
                 state, version = await self.host.load(game_id)

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
-from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
@@ -162,6 +162,7 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
             events = tuple(r.event for r in await self.host.history(game_id))
             prior = await self.host.store.command_result(self.host.stream_id(game_id), command_id)
             if prior is not None:
+                self.host.check_fingerprint(game_id, prior)  # the same id, another create
                 return Outcome(table, version, events, duplicate=True)
         lexicon_id = await self.dictionary.lexicon_id(config.lexicon, deadline)
         config = replace(config, lexicon=lexicon_id)
@@ -516,7 +517,10 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
 
             try:
                 outcome = await self.host.execute(
-                    game_id, command, command_id=f"bot-{outcome.version}", actor=bot.player_id
+                    game_id,
+                    command,
+                    command_id=system_command_id("bot", outcome.version),
+                    actor=bot.player_id,
                 )
             except ParlorError as exc:
                 # Another replica moved for this bot first, or the dictionary is down:
