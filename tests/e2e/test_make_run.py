@@ -60,6 +60,10 @@ def test_make_run_serves_everything_and_stops_cleanly(
         PARLOR_LOG_FORMAT="text",
         MAKEFLAGS="",
     )
+    # One of the two runs shows its traces on the console, as docs/observability.md says.
+    tracing = stop_signal == signal.SIGTERM
+    if tracing:
+        env["OTEL_TRACES_EXPORTER"] = "console"
     started = time.monotonic()
     proc = subprocess.Popen(
         ["make", "--no-print-directory", "run"],
@@ -93,6 +97,11 @@ def test_make_run_serves_everything_and_stops_cleanly(
 
         os.killpg(proc.pid, stop_signal)  # what Ctrl-C does to the foreground group
         proc.wait(timeout=30)
+        output.extend(proc.stdout.readlines())
+        assert any(line.startswith("parlor: tracing on") for line in output) == tracing
+        # each health check above was a span: "trace <id> span <id> parent <id> <ms> ms <name>"
+        checks = [line for line in output if line.startswith("trace ") and "Health/Check" in line]
+        assert len(checks) == (1 + len(services) if tracing else 0), output[-20:]
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

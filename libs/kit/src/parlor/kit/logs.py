@@ -14,6 +14,8 @@ import sys
 import time
 from typing import IO, Any
 
+from parlor.telemetry.logcontext import LogContext
+
 call_context: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
     "parlor_call_context", default=None
 )
@@ -88,6 +90,7 @@ def resolve(fmt: str, stream: IO[str]) -> str:
 def configure(service: str, level: str = "INFO", fmt: str = "auto") -> None:
     """Send every log record to stdout, formatted as ``fmt`` (``auto``, ``json`` or ``text``)."""
     handler = logging.StreamHandler(sys.stdout)
+    handler.addFilter(LogContext())  # trace and span ids, game and command ids
     if resolve(fmt, sys.stdout) == "json":
         handler.setFormatter(JsonFormatter(service))
     else:

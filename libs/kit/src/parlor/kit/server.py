@@ -20,6 +20,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from parlor.kit import tracing
 from parlor.kit.auth import AuthSettings, check_keys
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
@@ -89,11 +90,12 @@ class Server:
         check_keys(auth_settings)  # no key, no server (outside development mode)
         self._grpc = grpc.aio.server(
             interceptors=[
+                *tracing.server_interceptors(),
                 ServerInterceptor(
                     auth_settings,
                     frozenset().union(*(c.public_methods for c in components)),
                     RateLimiter(rate_limits or load(RateLimitSettings)),
-                )
+                ),
             ],
             options=[
                 ("grpc.max_receive_message_length", settings.max_message_bytes),

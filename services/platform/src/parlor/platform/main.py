@@ -37,7 +37,7 @@ from urllib.parse import unquote, urlsplit
 
 from parlor.devinfra.backends import BackendsNotFound, ensure_database, find_backends
 from parlor.devinfra.embedded import free_port
-from parlor.kit import logs
+from parlor.kit import logs, tracing
 from parlor.kit.auth import data_dir_key
 from parlor.kit.main import available
 from parlor.kit.server import ServerSettings, serve
@@ -169,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
     development_keys(data_dir)
+    try:
+        if tracing.configure("platform"):  # e.g. OTEL_TRACES_EXPORTER=console make run
+            print("parlor: tracing on (OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_*)", flush=True)
+    except ValueError as exc:
+        print(f"parlor-platform: {exc}", file=sys.stderr)
+        return 2
     factories = available()
     names = sorted(factories) if args.only is None else args.only
     missing = [n for n in names if n not in factories]
@@ -207,7 +213,10 @@ def main(argv: list[str] | None = None) -> int:
                 await _migrate()
                 return await serve(server_settings, [factories[n] for n in names])
 
-            return asyncio.run(run())
+            try:
+                return asyncio.run(run())
+            finally:
+                tracing.shutdown()
     except BackendsNotFound as exc:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 1
