@@ -5,7 +5,8 @@ when set; otherwise embedded servers are started with their data under
 ``PARLOR_DATA_DIR`` (default ``.parlor/``) and stopped on exit. Then the
 database is migrated and every service registered under the
 ``parlor.services`` entry points is served on one gRPC port, with the same
-component code a separate deployment runs.
+component code a separate deployment runs. The web client (``parlor.webgateway``,
+when installed) is served beside them on ``PARLOR_WEB_PORT`` (default 8080).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from parlor.devinfra.backends import BackendsNotFound, find_backends
 from parlor.kit import logs
 from parlor.kit.main import available
-from parlor.kit.server import ServerSettings, serve
+from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
 
 log = logging.getLogger("parlor.platform")
@@ -45,6 +46,15 @@ async def _migrate() -> None:
     await migrate(os.environ["PARLOR_DATABASE_URL"])
 
 
+def _with_web(factories: dict[str, ComponentFactory]) -> dict[str, ComponentFactory]:
+    """The web client and its bridge, under the name "web", when installed."""
+    try:
+        from parlor.webgateway.component import component
+    except ImportError:
+        return factories
+    return {**factories, "web": component}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="parlor-platform", description=__doc__)
     parser.add_argument(
@@ -58,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 2
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
-    factories = available()
+    factories = _with_web(available())
     names = sorted(factories) if args.only is None else args.only
     missing = [n for n in names if n not in factories]
     if missing:
