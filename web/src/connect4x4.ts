@@ -13,7 +13,10 @@ let blockerMode = false;
 
 function cell(game: Game, hole: Hole | undefined, column: number, row: number, side: "f" | "b"): HTMLElement {
   const content = hole?.content ?? Content.EMPTY;
-  const inLine = game.status === Status.WON && game.line.some((p) => p.column === column && p.row === row);
+  // The line is of front-view positions; it is drawn on the side(s) where the winner's piece is.
+  const counts = content === Content.CHECKER || (content === Content.BLOCKER && game.config?.blockersCountTowardLines);
+  const inLine =
+    game.status === Status.WON && counts && hole?.seat === game.winner && game.line.some((p) => p.column === column && p.row === row);
   const classes = ["cell"];
   if (content === Content.CHECKER) classes.push("checker", `seat-${hole!.seat}`);
   if (content === Content.BLOCKER) classes.push("blocker", `seat-${hole!.seat}`);

@@ -1,0 +1,117 @@
+"""The web client in headless Chromium: each test starts the services and the bridge here, runs
+one script of ``web/tests`` (playwright-core driving Debian's ``chromium``), and checks what
+the page did against the services. Screenshots go to docs/screenshots/.
+
+Chromium is never downloaded: without a ``chromium`` on the PATH these tests say what to
+install and are skipped on a developer's machine; in CI (``CI`` set) they fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from parlor.connect4x4.v1 import connect4x4_pb2 as c4
+from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+BUILT = ROOT / "libs" / "webgateway" / "src" / "parlor" / "webgateway" / "static" / "index.html"
+
+
+def browser() -> str:
+    """The chromium binary, or a clear failure (CI) / skip (elsewhere) naming what is missing."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    problems = []
+    if not found:
+        problems.append("chromium is not installed (Debian: apt-get install -y chromium)")
+    if not shutil.which("node"):
+        problems.append("node is not installed (Node.js 18+ with npm)")
+    if not (WEB / "node_modules" / "playwright-core").is_dir():
+        problems.append("web/node_modules is missing: run make install")
+    if not BUILT.is_file():
+        problems.append("the web client is not built: run make install")
+    if problems:
+        message = "browser tests cannot run: " + "; ".join(problems)
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    assert found is not None
+    return found
+
+
+async def run_script(script: str, web: Any, **env: str) -> dict[str, Any]:
+    """Run web/tests/<script> against the bridge; its last output line is its JSON report."""
+    process = await asyncio.create_subprocess_exec(
+        shutil.which("node") or "node",
+        f"tests/{script}",
+        cwd=WEB,
+        env={
+            **os.environ,
+            "CHROMIUM": browser(),
+            "PARLOR_WEB_URL": web.url,
+            "PARLOR_SCREENSHOTS": str(SCREENSHOTS),
+            **env,
+        },
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 240)
+    text = out.decode()
+    assert process.returncode == 0, f"{script} failed:\n{text}\n{err.decode()}"
+    report: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
+    return report
+
+
+async def test_a_guest_plays_a_whole_connect4x4_game_against_a_bot_and_replays_it(
+    start_web: Any,
+) -> None:
+    browser()
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("connect4x4.mjs", web, PARLOR_REPLAY_AT="6")
+        channel = web.platform.channel("anyone")
+        stub = c4_grpc.Connect4x4ServiceStub(channel)
+        game = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"]))).game
+        # the game the page played is over, and its moves are the ones clicked
+        assert game.status in (c4.STATUS_WON, c4.STATUS_TIED)
+        assert game.seats[1].player_id == "bot:random"
+        history = await stub.GetHistory(c4.GetHistoryRequest(game_id=report["gameId"]))
+        mine = [
+            e.notation
+            for e in history.events
+            if e.WhichOneof("body") in ("checker_dropped", "blocker_dropped")
+            and getattr(e, e.WhichOneof("body")).seat == 0
+        ]
+        assert mine == report["moves"]
+        assert len(report["moves"]) >= 4
+        # every move appeared in the page's log without a reload
+        assert [n for n in report["log"] if n] == [e.notation for e in history.events if e.notation]
+        if game.status == c4.STATUS_WON:
+            winner = "You win" if game.winner == 0 else "wins"
+            assert winner in report["status"]
+            assert report["lineCells"] >= 4  # the line, on each side it has checkers
+        else:
+            assert "tie" in report["status"]
+
+        # the replay slider at event N shows the game as it was at version N
+        at_n = report["atN"]
+        assert at_n["version"] == 6
+        assert at_n["counter"] == f"event 6 of {len(history.events)}"
+        then = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"], version=6))).game
+        checkers = sum(h.content == c4.CONTENT_CHECKER for h in [*then.front, *then.back])
+        assert at_n["checkers"] == checkers
+        assert report["back"] == 5
+        assert report["events"] == len(history.events)
+        assert report["exported"] == len(history.events)
+        await channel.close()
+    assert (SCREENSHOTS / "connect4x4.png").stat().st_size > 10_000
+    assert (SCREENSHOTS / "connect4x4-replay.png").is_file()
