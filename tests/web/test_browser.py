@@ -115,3 +115,83 @@ async def test_a_guest_plays_a_whole_connect4x4_game_against_a_bot_and_replays_i
         await channel.close()
     assert (SCREENSHOTS / "connect4x4.png").stat().st_size > 10_000
     assert (SCREENSHOTS / "connect4x4-replay.png").is_file()
+
+
+SECRET_KEYS = {"rack", "racks", "drawn", "returned", "bag"}
+
+
+def received_json(text: str) -> list[Any]:
+    """Every JSON document in what a page received: answers, and each event's data."""
+    found = []
+    for line in text.splitlines():
+        line = line.removeprefix("data: ").strip()
+        if line.startswith("{"):
+            found.append(json.loads(line))
+    return found
+
+
+def secrets_in(value: Any, path: str = "") -> list[str]:
+    """Paths of non-empty secret fields (racks, draws, the bag) anywhere in a document."""
+    found = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in SECRET_KEYS and item:
+                found.append(f"{path}.{key}")
+            found += secrets_in(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += secrets_in(item, f"{path}[{i}]")
+    return found
+
+
+async def test_upwords_refusal_then_play_and_a_spectator_sees_it_live_without_any_rack(
+    start_web: Any,
+) -> None:
+    from parlor.kit import client
+    from parlor.upwords.v1 import upwords_pb2 as uw
+    from parlor.upwords.v1 import upwords_pb2_grpc as uw_grpc
+
+    browser()
+    async with start_web("matchmaking", "dictionary", "upwords") as web:
+        report = await run_script("upwords.mjs", web)
+        word = report["word"]
+        # refused off the centre, with the rule's reason shown; then accepted at the centre
+        assert "FIRST_PLAY_OFF_CENTRE" in report["refusal"], report["refusal"]
+        assert report["notice"] == ""
+        async with client.channel(web.platform.target, report["token"]) as channel:
+            stub = uw_grpc.UpwordsServiceStub(channel)
+            history = await stub.GetHistory(uw.GetHistoryRequest(game_id=report["gameId"]))
+            game = (await stub.GetGame(uw.GetGameRequest(game_id=report["gameId"]))).game
+            at = uw.GetGameRequest(game_id=report["gameId"], version=report["watcherVersion"])
+            then = (await stub.GetGame(at)).game
+        plays = [e.word_played for e in history.events if e.WhichOneof("body") == "word_played"]
+        assert plays[0].seat == 0
+        assert [(p.row, p.col, p.tile) for p in plays[0].placements] == [
+            (4, 4 + i, letter.upper()) for i, letter in enumerate(word)
+        ]
+        assert not any(p.row == 0 for play in plays if play.seat == 0 for p in play.placements)
+        # the refusal appended nothing: the accepted play is the event right after the page's
+        first_play = next(e for e in history.events if e.WhichOneof("body") == "word_played")
+        assert first_play.info.version == report["versionAfterRefusal"] + 1
+
+        # the spectator: the word appeared live, no reload, no rack drawn for them
+        assert report["watcherRack"] == 0
+        assert report["reloads"] == 1
+        # each square shows its top tile and its height, as the game was at the page's version
+        shown = report["watcherBoard"]
+        assert shown[44 : 44 + len(word)] != [""] * len(word)
+        assert shown == [
+            f"{stack.tiles[-1]}{len(stack.tiles)}" if stack.tiles else "" for stack in then.board
+        ]
+        assert report["watcherVersion"] >= first_play.info.version
+
+        # every byte the spectator's page received: the game came through, no rack or bag did
+        seen = received_json(report["spectatorReceived"])
+        assert any("wordPlayed" in json.dumps(doc) for doc in seen), "the stream was not captured"
+        assert [path for doc in seen for path in secrets_in(doc)] == []
+        assert json.dumps(list(game.rack)) not in report["spectatorReceived"]
+        assert all(tile not in ("", None) for tile in report["rackAfter"])
+        # the player's own page did get her rack: the search above can see one
+        assert any(secrets_in(doc) for doc in received_json(report["playerReceived"]))
+    assert (SCREENSHOTS / "upwords.png").is_file()
+    assert (SCREENSHOTS / "upwords-spectator.png").is_file()

@@ -29,7 +29,8 @@ export interface Frame<G> {
 export interface View {
   seat: number | undefined; // the viewer's seat, if seated
   live: boolean; // false in a replay: nothing can be played
-  act(run: () => Promise<{ game?: unknown }>): Promise<void>;
+  // Runs an action; its answer's game is shown, a refusal's reason too. True when accepted.
+  act(run: () => Promise<{ game?: unknown }>): Promise<boolean>;
   rerender(): void;
 }
 
@@ -104,8 +105,10 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
       try {
         const response = await run();
         if (response.game) apply(response.game as G);
+        return true;
       } catch (e) {
         notice(describe(e), "error");
+        return false;
       }
     },
     rerender: () => draw(),
@@ -164,7 +167,7 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
   const statusEl = h("p", { class: "status", id: "status" });
   const noteEl = h("p", { class: "notation", id: "replay-notation" });
   const seatsEl = h("div");
-  const view: View = { seat: undefined, live: false, act: async () => undefined, rerender: () => show() };
+  const view: View = { seat: undefined, live: false, act: async () => false, rerender: () => show() };
   const step = (d: number) => () => {
     slider.value = String(Math.min(Math.max(Number(slider.value) + d, 0), frames.length - 1));
     show();

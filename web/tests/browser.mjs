@@ -55,6 +55,9 @@ export async function main(run) {
     await run(browser);
   } catch (e) {
     console.error(e);
+    for (const context of browser.contexts())
+      for (const page of context.pages())
+        console.error(`page ${page.url()}: notice ${JSON.stringify(await page.textContent("#notice").catch(() => null))}`);
     process.exitCode = 1;
   } finally {
     await browser.close();
