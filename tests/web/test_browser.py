@@ -195,3 +195,19 @@ async def test_upwords_refusal_then_play_and_a_spectator_sees_it_live_without_an
         assert any(secrets_in(doc) for doc in received_json(report["playerReceived"]))
     assert (SCREENSHOTS / "upwords.png").is_file()
     assert (SCREENSHOTS / "upwords-spectator.png").is_file()
+
+
+async def test_takefour_tiles_are_placed_moved_and_taken_back_by_clicking(
+    start_web: Any,
+) -> None:
+    browser()
+    async with start_web("matchmaking", "dictionary", "takefour") as web:
+        report = await run_script("takefour.mjs", web)
+    assert "HAND_NOT_EMPTY" in report["refusal"], report["refusal"]
+    assert report["placed"] == report["letter"]
+    assert report["moved"] == ["", report["letter"]]
+    assert report["handAfter"] == len(report["hand"])
+    header, *rows = report["progress"]
+    assert "in hand" in header
+    assert len(rows) == 2  # Ada and the bot, each with counts and totals
+    assert (SCREENSHOTS / "takefour.png").is_file()

@@ -61,15 +61,16 @@ export const connect4x4: GameKind<Game> = {
   service: Connect4x4Service,
   bots: ["bot:random", "bot:greedy", "bot:strong"],
   players: [2, 4],
+  seats: (game) => game.seats,
   finished: (game) => game.status === Status.WON || game.status === Status.TIED,
   status(game, view) {
     if (game.status === Status.WON) {
-      const who = game.winner === view.seat ? "You win" : `${seatName(game, game.winner)} wins`;
+      const who = game.winner === view.seat ? "You win" : `${seatName(game.seats, game.winner)} wins`;
       return `${who} (${game.endReason.replace(/_/g, " ").toLowerCase()}).`;
     }
     if (game.status === Status.TIED) return `A tie (${game.endReason.replace(/_/g, " ").toLowerCase()}).`;
     if (view.seat === game.turn && view.live) return "Your turn: click a column of either side.";
-    return `${seatName(game, game.turn)} to move.`;
+    return `${seatName(game.seats, game.turn)} to move.`;
   },
   board(game, view) {
     const mine = view.seat;

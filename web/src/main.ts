@@ -6,10 +6,11 @@ import { IdentityService } from "./gen/parlor/identity/v1/identity_pb";
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb";
 import { connect4x4 } from "./connect4x4";
 import { upwords } from "./upwords";
+import { takefour } from "./takefour";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
 
-const KINDS: GameKind<GameLike>[] = [connect4x4, upwords] as unknown as GameKind<GameLike>[];
+const KINDS: GameKind<GameLike>[] = [connect4x4, upwords, takefour] as unknown as GameKind<GameLike>[];
 const kindOf = (type: string) => KINDS.find((k) => k.type === type);
 
 const main = document.getElementById("main")!;

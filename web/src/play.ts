@@ -14,7 +14,6 @@ export interface SeatLike {
 export interface GameLike {
   gameId: string;
   version: bigint;
-  seats: SeatLike[];
 }
 export interface EventLike {
   notation: string;
@@ -40,6 +39,8 @@ export interface GameKind<G extends GameLike> {
   service: GenService<GenServiceMethods>;
   bots: string[];
   players: [number, number];
+  // Who sits where (Connect 4x4 and Upwords list seats; Take Four has a view per seat).
+  seats(game: G): SeatLike[];
   // The status line: whose turn, the result.
   status(game: G, view: View): string;
   finished(game: G): boolean;
@@ -48,12 +49,12 @@ export interface GameKind<G extends GameLike> {
   exportText?(gameId: string): Promise<string>;
 }
 
-export function seatOf(game: GameLike, playerId: string): number | undefined {
-  return game.seats.find((s) => s.playerId === playerId)?.index;
+export function seatOf(seats: SeatLike[], playerId: string): number | undefined {
+  return seats.find((s) => s.playerId === playerId)?.index;
 }
 
-export function seatName(game: GameLike, seat: number): string {
-  const s = game.seats.find((x) => x.index === seat);
+export function seatName(seats: SeatLike[], seat: number): string {
+  const s = seats.find((x) => x.index === seat);
   return s ? s.displayName || s.playerId : `seat ${seat}`;
 }
 
@@ -62,11 +63,11 @@ export function describe(error: unknown): string {
   return String(error);
 }
 
-function seatsLine<G extends GameLike>(game: G, me: number | undefined): Node {
+function seatsLine(seats: SeatLike[], me: number | undefined): Node {
   return h(
     "ul",
     { class: "seats" },
-    game.seats.map((s) =>
+    seats.map((s) =>
       h("li", { class: `seat seat-${s.index}${s.index === me ? " me" : ""}` }, h("span", { class: "swatch" }), s.displayName || s.playerId),
     ),
   );
@@ -122,10 +123,10 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
 
   function draw(): void {
     if (!game) return;
-    view.seat = seatOf(game, playerId);
+    view.seat = seatOf(kind.seats(game), playerId);
     root.dataset.version = String(game.version);
     root.dataset.finished = String(kind.finished(game));
-    replace(seatsEl, seatsLine(game, view.seat));
+    replace(seatsEl, seatsLine(kind.seats(game), view.seat));
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));
     replace(logEl, log.map((n) => h("li", {}, n)));
@@ -199,11 +200,11 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     const frame = frames[i];
     if (!frame?.game) return;
     const game = frame.game;
-    view.seat = seatOf(game, playerId);
+    view.seat = seatOf(kind.seats(game), playerId);
     root.dataset.version = String(game.version);
     counter.textContent = `event ${i + 1} of ${frames.length}`;
     noteEl.textContent = frame.event ? `${frame.event.info?.type.split(".").pop() ?? ""} ${frame.event.notation}` : "";
-    replace(seatsEl, seatsLine(game, view.seat));
+    replace(seatsEl, seatsLine(kind.seats(game), view.seat));
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));
   }

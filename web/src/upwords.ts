@@ -68,17 +68,18 @@ export const upwords: GameKind<Game> = {
   service: UpwordsService,
   bots: ["bot:best", "bot:random"],
   players: [2, 4],
+  seats: (game) => game.seats,
   finished: (game) => game.status === Status.ENDED,
   status(game, view) {
     if (game.status === Status.ENDED) {
-      const names = game.winners.map((w) => (w === view.seat ? "you" : seatName(game, w))).join(" and ");
+      const names = game.winners.map((w) => (w === view.seat ? "you" : seatName(game.seats, w))).join(" and ");
       return `Game over (${game.endReason.replace(/_/g, " ").toLowerCase()}): ${names} won.`;
     }
     if (game.pending && game.pending.seat !== view.seat && view.seat !== undefined && view.live)
-      return `${seatName(game, game.pending.seat)} played ${game.pending.words.join(", ")}: challenge or accept.`;
+      return `${seatName(game.seats, game.pending.seat)} played ${game.pending.words.join(", ")}: challenge or accept.`;
     if (view.seat === game.toMove && view.live)
       return game.retry ? "Your play was withdrawn: play again or pass." : "Your turn: pick a tile, then a square.";
-    return `${seatName(game, game.toMove)} to move.`;
+    return `${seatName(game.seats, game.toMove)} to move.`;
   },
   board(game, view) {
     if (draft.gameId !== game.gameId || game.version !== draft.version) {

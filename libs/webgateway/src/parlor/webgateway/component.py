@@ -46,8 +46,8 @@ class WebSettings:
         "per package or service, where else to call: name=host:port, comma-separated",
         (),
     )
-    assets: Path | None = setting(
-        "PARLOR_WEB_ASSETS", "folder of the built web client (empty: the packaged build)", None
+    assets: str = setting(
+        "PARLOR_WEB_ASSETS", "folder of the built web client (empty: the packaged build)", ""
     )
 
 
@@ -152,7 +152,7 @@ async def component() -> AsyncIterator[Component]:
     log.info("web client", extra={"url": url, "target": target})
 
     async def run() -> None:
-        await serve_http(sock, channels, settings.assets)
+        await serve_http(sock, channels, Path(settings.assets) if settings.assets else None)
 
     try:
         yield Component(name="web", tasks=[run])
