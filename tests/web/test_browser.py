@@ -211,3 +211,22 @@ async def test_takefour_tiles_are_placed_moved_and_taken_back_by_clicking(
     assert "in hand" in header
     assert len(rows) == 2  # Ada and the bot, each with counts and totals
     assert (SCREENSHOTS / "takefour.png").is_file()
+
+
+async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    browser()
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("lobby.mjs", web)
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
+    assert len(report["code"]) == 8
+    assert report["games"][0] == report["games"][1]
+    assert sorted(s.display_name for s in game.seats) == ["Ada", "Bob"]
+    assert {m["by"] for m in report["moves"]} == {"Ada", "Bob"}
+    for move in report["moves"]:
+        assert move["seenByOther"] == move["move"]
+    assert report["reloads"] == [1, 1]
+    assert (SCREENSHOTS / "lobby.png").is_file()

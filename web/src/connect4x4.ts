@@ -100,6 +100,18 @@ export const connect4x4: GameKind<Game> = {
           )
         : null,
       h("ul", { class: "stock" }, stock),
+      view.live && mine !== undefined && game.status === Status.IN_PROGRESS
+        ? h(
+            "button",
+            {
+              id: "c4-resign",
+              onclick: () =>
+                confirm("Resign this game?") &&
+                void view.act(() => unary(Connect4x4Service, "resign", { gameId: game.gameId, commandId: commandId() })),
+            },
+            "Resign",
+          )
+        : null,
     );
   },
 };

@@ -1,6 +1,6 @@
 // Parlor in the browser: guest sign-in, the lobby, and each game's live and replay pages.
 // Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>.
-import { stream, unary, type Stream } from "./api";
+import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
 import { IdentityService } from "./gen/parlor/identity/v1/identity_pb";
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb";
@@ -84,10 +84,13 @@ function lobby(me: session.Session): () => void {
   const botGame = gameSelect("bot-game");
   const botLevel = h("select", { id: "bot-level" }) as HTMLSelectElement;
   const botCount = h("input", { id: "bot-count", type: "number", min: 1, max: 3, value: 1 }) as HTMLInputElement;
+  const challenge = h("input", { id: "challenge-mode", type: "checkbox" }) as HTMLInputElement;
+  const challengeLabel = h("label", {}, challenge, " Upwords: challenge mode (plays are not checked until challenged)");
   const levels = () => {
     const kind = kindOf(botGame.value)!;
     replace(botLevel, kind.bots.map((b) => h("option", { value: b }, b.slice(4))));
     botCount.max = String(kind.players[1] - 1);
+    challengeLabel.hidden = kind.type !== "upwords";
   };
   botGame.addEventListener("change", levels);
   levels();
@@ -98,6 +101,7 @@ function lobby(me: session.Session): () => void {
     h("label", {}, "Game ", botGame),
     h("label", {}, "Bot ", botLevel),
     h("label", {}, "Bots ", botCount),
+    challengeLabel,
     h("button", { type: "submit", id: "start-bot-game" }, "Start"),
   );
   botForm.addEventListener("submit", async (e) => {
@@ -105,7 +109,9 @@ function lobby(me: session.Session): () => void {
     const kind = kindOf(botGame.value)!;
     try {
       const n = Math.max(1, Math.min(Number(botCount.value) || 1, kind.players[1] - 1));
-      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value));
+      // Upwords' word checking: 1 = auto (the dictionary checks every play), 2 = challenge
+      const config = kind.type === "upwords" && challenge.checked ? { wordChecking: 2 } : {};
+      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config);
       go(`#/play/${kind.type}/${id}`);
     } catch (err) {
       notice(describe(err), "error");
@@ -195,7 +201,9 @@ function lobby(me: session.Session): () => void {
         const done = (await unary(kind.service, "listGames", { playerId: me.playerId, finishedOnly: true, pageSize: 20 })) as unknown as { games: Summary[] };
         for (const g of done.games) mine.push(entry(kind, g, "replay", "Replay"));
       } catch (err) {
-        live.push(h("li", { class: "error" }, `${kind.label}: ${describe(err)}`));
+        // a platform may serve only some games (UNIMPLEMENTED): those simply have none here
+        if (!(err instanceof ApiError && err.status === "UNIMPLEMENTED"))
+          live.push(h("li", { class: "error" }, `${kind.label}: ${describe(err)}`));
       }
     }
     replace(liveEl, live.length ? live : [h("li", {}, "No game in progress.")]);

@@ -247,9 +247,10 @@ export async function createAgainstBots<G extends GameLike>(
   kind: GameKind<G>,
   me: SeatLike,
   bots: string[],
+  config: Record<string, unknown> = {},
 ): Promise<string> {
   const seats = [me, ...bots.map((b, i) => ({ index: i + 1, playerId: b, displayName: `${b.slice(4)} bot` }))];
-  const response = (await unary(kind.service, "createGame", { seats, commandId: commandId() })) as unknown as { game?: GameLike };
+  const response = (await unary(kind.service, "createGame", { seats, ...(Object.keys(config).length ? { config } : {}), commandId: commandId() })) as unknown as { game?: GameLike };
   if (!response.game) throw new Error("no game in the answer");
   return response.game.gameId;
 }
