@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from leaks import secrets_in
 
 pytestmark = pytest.mark.integration
 
@@ -250,3 +251,66 @@ async def test_a_quiet_stream_answers_at_once_and_a_ticket_is_followed(
             assert tickets[-1]["status"] == "TICKET_STATUS_MATCHED"
             assert tickets[-1]["matchId"]
             assert all(e["id"] is None for e in found)  # no versions: a reconnect starts again
+
+
+async def test_what_an_opponent_and_a_spectator_receive_holds_no_hidden_tile(
+    start_web: Any,
+) -> None:
+    """Take Four through the bridge: the player gets her hand and grid; the bot's seat and a
+    spectator get counts only, in every answer and every streamed event."""
+    async with start_web("matchmaking", "dictionary", "takefour") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=60) as client:
+            tf = "/api/parlor.takefour.v1.TakeFourService"
+            ada, bob = await guest(client, "Ada"), await guest(client, "Bob")
+            seats = [
+                {"index": 0, "playerId": ada["playerId"], "displayName": "Ada"},
+                {"index": 1, "playerId": "bot:easy", "displayName": "Bot"},
+            ]
+            created = await client.post(
+                f"{tf}/CreateGame",
+                json={"seats": seats, "commandId": str(uuid.uuid4())},
+                headers=bearer(ada["token"]),
+            )
+            assert created.status_code == 200, created.text
+            game = created.json()["game"]
+            hand = game["seats"][0]["hand"]
+            placed = await client.post(
+                f"{tf}/PlaceTile",
+                json={
+                    "gameId": game["gameId"],
+                    "tile": hand[0].get("id", 0),  # proto3 JSON leaves 0 out
+                    "x": 0,
+                    "y": 0,
+                    "letter": "E" if hand[0]["face"] == "?" else "",
+                    "commandId": str(uuid.uuid4()),
+                },
+                headers=bearer(ada["token"]),
+            )
+            assert placed.status_code == 200, placed.text
+            version = int(placed.json()["game"]["version"])
+
+            async def received(token: str) -> list[Any]:
+                docs = []
+                for method in ("GetGame", "GetHistory"):
+                    reply = await client.post(
+                        f"{tf}/{method}", json={"gameId": game["gameId"]}, headers=bearer(token)
+                    )
+                    assert reply.status_code == 200, reply.text
+                    docs.append(reply.json())
+                body = {"gameId": game["gameId"]}
+                async with client.stream(
+                    "POST", f"{tf}/WatchGame", json=body, headers=bearer(token)
+                ) as response:
+                    async for event in events(response):
+                        docs.append(event["data"])
+                        if int(event["id"] or 0) >= version:
+                            break
+                return docs
+
+            mine = await received(ada["token"])
+            assert any(secrets_in(doc) for doc in mine), "the player's own hand should be there"
+            seen = await received(bob["token"])
+            assert len(seen) >= version + 2
+            assert [path for doc in seen for path in secrets_in(doc)] == []
+            tile = json.dumps(hand[0])
+            assert tile not in json.dumps(seen)

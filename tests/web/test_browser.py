@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leaks import received_json, secrets_in
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
@@ -115,33 +116,6 @@ async def test_a_guest_plays_a_whole_connect4x4_game_against_a_bot_and_replays_i
         await channel.close()
     assert (SCREENSHOTS / "connect4x4.png").stat().st_size > 10_000
     assert (SCREENSHOTS / "connect4x4-replay.png").is_file()
-
-
-SECRET_KEYS = {"rack", "racks", "drawn", "returned", "bag"}
-
-
-def received_json(text: str) -> list[Any]:
-    """Every JSON document in what a page received: answers, and each event's data."""
-    found = []
-    for line in text.splitlines():
-        line = line.removeprefix("data: ").strip()
-        if line.startswith("{"):
-            found.append(json.loads(line))
-    return found
-
-
-def secrets_in(value: Any, path: str = "") -> list[str]:
-    """Paths of non-empty secret fields (racks, draws, the bag) anywhere in a document."""
-    found = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in SECRET_KEYS and item:
-                found.append(f"{path}.{key}")
-            found += secrets_in(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found += secrets_in(item, f"{path}[{i}]")
-    return found
 
 
 async def test_upwords_refusal_then_play_and_a_spectator_sees_it_live_without_any_rack(

@@ -139,24 +139,40 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     }
   }
 
-  const watch: Stream = stream(kind.service, "watchGame", { gameId, afterVersion: 0n }, {
-    message(item) {
-      const frame = item as unknown as Frame<G>;
-      if (frame.event?.notation) log.push(frame.event.notation);
-      if (frame.game) apply(frame.game);
-      else draw();
-    },
-    error(e) {
-      notice(describe(e), "error");
-    },
-    end() {
-      connEl.textContent = "";
-    },
-    connection(up) {
-      connEl.textContent = up ? "" : "(reconnecting…)";
-    },
-  });
-  return () => watch.close();
+  // A matched game is created by its service a moment after the match: until it exists the
+  // watch is refused GAME_NOT_FOUND, and is asked again.
+  let watch: Stream | undefined;
+  let waits = 0;
+  let closed = false;
+  const follow = (): void => {
+    watch = stream(kind.service, "watchGame", { gameId, afterVersion: 0n }, {
+      message(item) {
+        const frame = item as unknown as Frame<G>;
+        if (frame.event?.notation) log.push(frame.event.notation);
+        if (frame.game) apply(frame.game);
+        else draw();
+      },
+      error(e) {
+        if (!game && e instanceof ApiError && e.reason === "GAME_NOT_FOUND" && waits++ < 60 && !closed) {
+          statusEl.textContent = "Waiting for the game to start…";
+          setTimeout(() => !closed && follow(), 500);
+          return;
+        }
+        notice(describe(e), "error");
+      },
+      end() {
+        connEl.textContent = "";
+      },
+      connection(up) {
+        connEl.textContent = up ? "" : "(reconnecting…)";
+      },
+    });
+  };
+  follow();
+  return () => {
+    closed = true;
+    watch?.close();
+  };
 }
 
 // The replay page: every event of a finished game with the game after it; a slider and steps.

@@ -12,8 +12,10 @@ await main(async (browser) => {
   const gameId = decodeURIComponent(page.url().split("/").pop());
   await page.waitForSelector("#tf-hand .tile");
   const hand = await page.locator("#tf-hand .tile").evaluateAll((els) => els.map((e) => e.dataset.tile));
-  const version = async () => Number(await page.getAttribute("#main", "data-version"));
-  const after = async (v) => page.waitForFunction((x) => Number(document.querySelector("#main")?.dataset.version) > x, v);
+  // The bot plays on its own grid meanwhile, so the page is waited on for what each action
+  // does, not for any new version.
+  const cellIs = (cell, text) =>
+    page.waitForFunction(([c, t]) => document.querySelector(`[data-cell="${c}"]`)?.textContent === t, [cell, text]);
 
   // Take Four with tiles still in hand: refused, the reason shown.
   await page.click("#tf-takefour");
@@ -22,24 +24,22 @@ await main(async (browser) => {
 
   // place the first letter tile (a joker needs its letter typed first)
   const index = hand.findIndex((t) => t !== "?");
-  let v = await version();
   await page.locator("#tf-hand .tile").nth(index).click();
   await page.click('[data-cell="0,0"]');
-  await after(v);
+  await cellIs("0,0", hand[index]);
   const placed = await page.textContent('[data-cell="0,0"]');
   // move it one to the right
-  v = await version();
   await page.click('[data-cell="0,0"]');
   await page.click('[data-cell="1,0"]');
-  await after(v);
+  await cellIs("1,0", hand[index]);
   const moved = [await page.textContent('[data-cell="0,0"]'), await page.textContent('[data-cell="1,0"]')];
   const progress = await page.locator("#tf-progress tr").allTextContents();
   await screenshot(page, "takefour");
   // and back into the hand
-  v = await version();
   await page.click('[data-cell="1,0"]');
   await page.click("#tf-takeback");
-  await after(v);
+  await cellIs("1,0", "");
+  await page.waitForFunction((n) => document.querySelectorAll("#tf-hand .tile").length === n, hand.length);
   const handAfter = await page.locator("#tf-hand .tile").count();
   report({ gameId, hand, refusal, placed, moved, progress, handAfter, letter: hand[index] });
 });
