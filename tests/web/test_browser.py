@@ -204,3 +204,15 @@ async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live
         assert move["seenByOther"] == move["move"]
     assert report["reloads"] == [1, 1]
     assert (SCREENSHOTS / "lobby.png").is_file()
+
+
+async def test_a_dropped_connection_resumes_after_the_last_version_seen(start_web: Any) -> None:
+    browser()
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("reconnect.mjs", web)
+    # the watch came back by itself, asking to resume after the version the page had
+    assert str(report["whileAway"]) in report["resumedFrom"], report
+    assert report["target"] > report["whileAway"]
+    # every move once, in order, the same as the player's page; no reload
+    assert report["watcherLog"] == report["playerLog"]
+    assert report["reloads"] == 1
