@@ -314,3 +314,29 @@ async def test_what_an_opponent_and_a_spectator_receive_holds_no_hidden_tile(
             assert [path for doc in seen for path in secrets_in(doc)] == []
             tile = json.dumps(hand[0])
             assert tile not in json.dumps(seen)
+
+
+async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() -> None:
+    """Nothing listens where the bridge calls: 503 UNAVAILABLE for a call, and an error event
+    with UNAVAILABLE for a stream, which the web client takes as "reconnect and resume"."""
+    import asyncio
+    import contextlib
+
+    from parlor.devinfra.embedded import free_port
+    from parlor.webgateway.component import Channels, bind, serve_http
+
+    sock = bind("127.0.0.1", 0)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    task = asyncio.create_task(serve_http(sock, Channels(f"127.0.0.1:{free_port()}", {}), None))
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            down = await client.post(f"{C4}/GetGame", json={"gameId": "g"}, headers=bearer("t"))
+            assert down.status_code == 503
+            assert down.json()["status"] == "UNAVAILABLE"
+            found = await collect(client, f"{C4}/WatchGame", {"gameId": "g"}, bearer("t"))
+            assert found[-1]["event"] == "error"
+            assert found[-1]["data"]["status"] == "UNAVAILABLE"
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -54,6 +54,9 @@ export async function unary<S extends GenServiceMethods, K extends keyof S & str
   return fromJson(method.output, json, { ignoreUnknownFields: true }) as MessageShape<S[K]["output"]>;
 }
 
+type Outcome = "go on" | "done" | "again";
+const TRANSIENT = new Set(["UNAVAILABLE", "CANCELLED", "ABORTED", "DEADLINE_EXCEEDED"]);
+
 export interface Stream {
   close(): void;
 }
@@ -80,22 +83,26 @@ export function stream<S extends GenServiceMethods, K extends keyof S & string>(
   let closed = false;
   let delay = 500;
 
-  const dispatch = (event: string, data: string, id: string): boolean => {
+  // "go on" reading, "done" (ended or refused), or "again": a transient failure upstream (a
+  // service restarting), so reconnect and resume like after a dropped connection.
+  const dispatch = (event: string, data: string, id: string): Outcome => {
     if (id) lastId = id;
     if (event === "message") {
       const item = fromJson(method.output, JSON.parse(data) as JsonValue, { ignoreUnknownFields: true });
       handlers.message(item as MessageShape<S[K]["output"]>);
-      return false;
+      return "go on";
     }
     if (event === "error") {
-      handlers.error?.(errorOf(JSON.parse(data), "the stream failed"));
-      return true;
+      const error = errorOf(JSON.parse(data), "the stream failed");
+      if (TRANSIENT.has(error.status)) return "again";
+      handlers.error?.(error);
+      return "done";
     }
     if (event === "end") {
       handlers.end?.();
-      return true;
+      return "done";
     }
-    return false;
+    return "go on";
   };
 
   const run = async (): Promise<void> => {
@@ -111,12 +118,16 @@ export function stream<S extends GenServiceMethods, K extends keyof S & string>(
           signal: controller.signal,
         });
         if (!response.ok || !response.body) {
-          handlers.error?.(errorOf(await response.json().catch(() => ({})), `HTTP ${response.status}`));
-          return;
+          const error = errorOf(await response.json().catch(() => ({})), `HTTP ${response.status}`);
+          if (!TRANSIENT.has(error.status) && response.status < 502) {
+            handlers.error?.(error);
+            return;
+          }
+          throw error; // a gateway or service not there for a moment: try again below
         }
         handlers.connection?.(true);
         delay = 500;
-        finished = await readEvents(response.body, dispatch);
+        finished = (await readEvents(response.body, dispatch)) === "done";
       } catch (e) {
         if (closed) return;
       }
@@ -135,17 +146,17 @@ export function stream<S extends GenServiceMethods, K extends keyof S & string>(
   };
 }
 
-// Parses text/event-stream; true when an end or error event closed the stream.
+// Parses text/event-stream until the connection ends ("again") or an event says otherwise.
 async function readEvents(
   body: ReadableStream<Uint8Array>,
-  dispatch: (event: string, data: string, id: string) => boolean,
-): Promise<boolean> {
+  dispatch: (event: string, data: string, id: string) => Outcome,
+): Promise<Outcome> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) return false;
+    if (done) return "again";
     buffer += decoder.decode(value, { stream: true });
     let cut: number;
     while ((cut = buffer.indexOf("\n\n")) >= 0) {
@@ -163,9 +174,10 @@ async function readEvents(
         else if (field === "data") data.push(val);
         else if (field === "id") id = val;
       }
-      if (data.length && dispatch(event, data.join("\n"), id)) {
+      const outcome = data.length ? dispatch(event, data.join("\n"), id) : "go on";
+      if (outcome !== "go on") {
         await reader.cancel().catch(() => undefined);
-        return true;
+        return outcome;
       }
     }
   }

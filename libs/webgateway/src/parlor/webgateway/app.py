@@ -21,6 +21,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import grpc
 from google.protobuf import json_format
@@ -65,12 +66,16 @@ def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
 
 
 async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
-    body = await request.body()
-    if len(body) > max_bytes:
-        raise BridgeError(413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large")
+    body = bytearray()
+    async for chunk in request.stream():  # read no further than the limit
+        body += chunk
+        if len(body) > max_bytes:
+            raise BridgeError(
+                413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large"
+            )
     message = method.request()
     try:
-        json_format.Parse(body or b"{}", message)
+        json_format.Parse(bytes(body) or b"{}", message)
     except (json_format.ParseError, UnicodeDecodeError) as exc:
         raise BridgeError(400, "INVALID_ARGUMENT", "BAD_JSON", f"bad request JSON: {exc}") from exc
     return message
@@ -142,6 +147,7 @@ class Bridge:
             request_serializer=method.request.SerializeToString,
             response_deserializer=method.response.FromString,
         )(message, metadata=metadata)
+        read: asyncio.Future[Any] | None = None
         try:
             yield b": stream open\n\n"  # headers and a first byte now, even for a quiet stream
             while True:
@@ -160,6 +166,8 @@ class Bridge:
             yield _sse("error", json.dumps(from_rpc_error(exc).body()))
         finally:
             call.cancel()
+            if read is not None and not read.done():
+                read.cancel()
 
 
 def _static(assets: Path | None) -> list[Route | Mount]:
