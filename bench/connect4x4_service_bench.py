@@ -18,12 +18,13 @@ import uuid
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.backends import find_backends
+from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
@@ -31,12 +32,20 @@ from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import connect4x4, rules
 
 GAMES = int(__import__("os").environ.get("PARLOR_BENCH_GAMES", "50"))
-AUTH = AuthSettings(secret="bench-secret-bench-secret-bench-secret")
+AUTH = AuthSettings(private_key=generate_private_key())
 
 
 def pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def created(target: str, request: pb.CreateGameRequest) -> pb.Game:
+    """A platform service seats the two players (a player may seat only themselves and bots)."""
+    token = issue_token(AUTH, "service:bench", roles=("service",))
+    async with client.channel(target, token) as channel:
+        reply = await pb_grpc.Connect4x4ServiceStub(channel).CreateGame(request)
+    return reply.game
 
 
 async def one_game(target: str, latencies: list[float], rng: random.Random) -> int:
@@ -48,7 +57,7 @@ async def one_game(target: str, latencies: list[float], rng: random.Random) -> i
             common_pb2.Seat(player_id=f"a-{game_id}"),
             common_pb2.Seat(player_id=f"b-{game_id}"),
         ]
-        game = (await stubs[0].CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats))).game
+        game = await created(target, pb.CreateGameRequest(game_id=game_id, seats=seats))
         moves = 0
         while game.status == pb.STATUS_IN_PROGRESS:
             move = rng.choice(list(game.legal_moves))
@@ -77,7 +86,7 @@ async def reads(target: str) -> list[float]:
     async with client.channel(target, issue_token(AUTH, "reader")) as ch:
         stub = pb_grpc.Connect4x4ServiceStub(ch)
         seats = [common_pb2.Seat(player_id="reader"), common_pb2.Seat(player_id="other")]
-        await stub.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats))
+        await created(target, pb.CreateGameRequest(game_id=game_id, seats=seats))
         samples = []
         for _ in range(300):
             t = time.perf_counter()
@@ -139,6 +148,6 @@ async def main(database_url: str) -> None:
 
 if __name__ == "__main__":
     with find_backends() as backends:
-        os.environ.setdefault("PARLOR_NATS_URL", backends.nats_url)
-        with scratch_database(backends.database_url, f"parlor_bench_{uuid.uuid4().hex[:8]}") as url:
-            asyncio.run(main(url))
+        with scratch_settings(backends.database_url, backends.nats_url, "bench") as settings:
+            os.environ.update(settings)
+            asyncio.run(main(settings["PARLOR_DATABASE_URL"]))

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 import psycopg
 
 from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.scratch import scratch_name
 from parlor.eventstore import (
     JetStreamBus,
     NewEvent,
@@ -272,7 +273,7 @@ def percentiles(latencies: list[float]) -> tuple[float, float]:
 
 async def with_bus(nats_url: str, tag: str) -> JetStreamBus:
     bus = await JetStreamBus.connect(
-        nats_url, Subjects(prefix=f"bench{tag}.events", stream=f"BENCH_{tag.upper()}")
+        nats_url, Subjects(prefix=f"bench{tag}.events", stream=scratch_name("bench", "stream"))
     )
     await bus.ensure_streams()
     return bus
@@ -450,7 +451,7 @@ async def main() -> None:
 
     with (
         find_backends() as backends,
-        scratch_database(backends.database_url, f"parlor_bench_{uuid.uuid4().hex[:8]}") as url,
+        scratch_database(backends.database_url, scratch_name("bench")) as url,
     ):
         await migrate(url)
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:

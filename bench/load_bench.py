@@ -48,17 +48,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from load_players import GAME_TYPES, PLAYERS, Tally, warm_up
 
-from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.backends import find_backends
+from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
 
-SECRET = "load-secret-load-secret-load-secret-load"
-AUTH = AuthSettings(secret=SECRET)
+SECRET = generate_private_key()  # the identity key this run signs with
+AUTH = AuthSettings(private_key=SECRET)
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -106,7 +107,7 @@ class Platform:
             "PARLOR_GRPC_PORT": str(self.port),
             "PARLOR_METRICS_PORT": "0",
             "PARLOR_DICTIONARY_TARGET": self.target,
-            "PARLOR_JWT_SECRET": SECRET,
+            "PARLOR_JWT_PRIVATE_KEY": SECRET,
             "PARLOR_RATE_LIMIT_PER_SECOND": "0",
             "PARLOR_MATCHMAKING_ROUND_SECONDS": "0.2",
             "PARLOR_LOG_LEVEL": "WARNING",
@@ -334,10 +335,11 @@ def plot(tallies: dict[str, Tally]) -> None:
     fig.savefig(out / "load_bench.png", dpi=100)
 
 
-async def main(args: argparse.Namespace, database_url: str, nats_url: str) -> int:
+async def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
+    """``settings``: the run's scratch database and stream (``scratch_settings``)."""
+    database_url, nats_url = settings["PARLOR_DATABASE_URL"], settings["PARLOR_NATS_URL"]
+    prefix, stream = settings["PARLOR_NATS_SUBJECT_PREFIX"], settings["PARLOR_NATS_STREAM"]
     counts = parse_mix(args.mix, args.games)
-    token = uuid.uuid4().hex[:8]
-    prefix, stream = f"load{token}.events", f"PARLOR_LOAD_{token}"
     await migrate(database_url)
     spawn = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
@@ -423,6 +425,6 @@ if __name__ == "__main__":
     )
     arguments = parser.parse_args()
     with find_backends() as backends:
-        name = f"parlor_load_{uuid.uuid4().hex[:8]}"
-        with scratch_database(backends.database_url, name) as url:
-            sys.exit(asyncio.run(main(arguments, url, backends.nats_url)))
+        with scratch_settings(backends.database_url, backends.nats_url, "bench") as settings:
+            code = asyncio.run(main(arguments, settings))  # both are removed afterwards
+    sys.exit(code)

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 import psycopg
 
 from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.scratch import scratch_name
 from parlor.eventstore import PostgresEventStore, migrate
 from parlor.matching import Policy, Pool, Ticket
 from parlor.services.matchmaking.migrate import migrate as migrate_matchmaking
@@ -124,7 +125,7 @@ async def main() -> None:
     args = parser.parse_args()
     with (
         find_backends() as backends,
-        scratch_database(backends.database_url, f"parlor_bench_{uuid.uuid4().hex[:8]}") as url,
+        scratch_database(backends.database_url, scratch_name("bench")) as url,
     ):
         await migrate(url)
         await migrate_matchmaking(url)

@@ -30,6 +30,7 @@ import psycopg
 
 from parlor.core.decider import execute, replay
 from parlor.devinfra.backends import find_backends, scratch_database
+from parlor.devinfra.scratch import scratch_name
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore, migrate
 from parlor.gamehost.seating import OpenTable, Seat, SeatsTaken
 from parlor.rules import connect4x4 as c4
@@ -233,7 +234,7 @@ async def main() -> None:
     engine(args.rounds)
     with (
         find_backends(("settings", "local", "embedded")) as backends,
-        scratch_database(backends.database_url, f"parlor_bench_{uuid.uuid4().hex[:8]}") as url,
+        scratch_database(backends.database_url, scratch_name("bench")) as url,
     ):
         await take_four_from_postgres(url, args.rounds)
         await from_postgres(url, args.rounds)

@@ -4,32 +4,84 @@ Integration tests always run against real servers and are never skipped: if no
 backend can be found the run fails and says why. Backends are found by
 ``parlor.devinfra.backends`` (settings, then servers already on this machine,
 then embedded servers, then testcontainers where Docker runs).
+
+Whatever the session makes on those servers (scratch databases, JetStream streams) is
+named by ``parlor.devinfra.scratch`` after this run and removed when it ends, also on
+Ctrl-C or SIGTERM. The session first sweeps what killed runs left hours ago, and at its
+end lists what it made and fails if any of it is still there.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from pathlib import Path
 
 import pytest
 
+_ends: list[tuple[bool, list[str]]] = []  # the end-of-run check: (failed, report)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from parlor.devinfra.scratch import begin_run, interrupt_on_sigterm
+
+    begin_run(Path(tempfile.gettempdir()) / "parlor-scratch")
+    interrupt_on_sigterm()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from parlor.devinfra.scratch import end_run
+
+    end_run()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None]:
+    result = yield  # the session's fixtures, ``backends`` last, are torn down in here
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for failed, lines in _ends:
+        if reporter is not None:
+            reporter.write_line("")  # ends the progress line
+            reporter.write_sep("-", "left on PostgreSQL and NATS", red=failed, bold=failed)
+            for line in lines:
+                reporter.write_line(line, red=failed, bold=failed)
+        if failed:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    return result
+
 
 @pytest.fixture(scope="session")
-def backends() -> Iterator[Backends]:
+def backends(request: pytest.FixtureRequest) -> Iterator[Backends]:
+    from parlor.devinfra import scratch
     from parlor.devinfra.backends import Backends, find_backends
 
     with find_backends() as found:
         assert isinstance(found, Backends)
+        try:
+            swept = [str(s) for s in scratch.sweep(found.database_url, found.nats_url)]
+        except Exception as exc:  # a failed sweep is no reason not to test; the check says so
+            swept = [f"(the sweep failed: {type(exc).__name__}: {exc})"]
         yield found
+        try:
+            end = scratch.finish(scratch.current_run(), found.database_url, found.nats_url)
+            lines = end.lines(every_name=request.config.get_verbosity() > 0)
+            failed = not end.clean
+        except Exception as exc:  # the servers went away: say so, never pass silently
+            lines, failed = [f"scratch check could not run: {type(exc).__name__}: {exc}"], True
+        if swept:
+            lines += [f"swept {len(swept)} left-overs of earlier runs:", *(f"  {s}" for s in swept)]
+        _ends.append((failed, lines))
 
 
 @pytest.fixture(scope="session")
 def database_url(backends: Backends) -> Iterator[str]:
     """A fresh, empty PostgreSQL database for this test session (dropped afterwards)."""
     from parlor.devinfra.backends import scratch_database
+    from parlor.devinfra.scratch import scratch_name
 
-    with scratch_database(backends.database_url, f"parlor_test_{uuid.uuid4().hex[:10]}") as url:
+    with scratch_database(backends.database_url, scratch_name("test")) as url:
         yield url
 
 
@@ -42,6 +94,14 @@ def nats_url(backends: Backends) -> str:
 def unique() -> str:
     """A short unique token, for stream ids and NATS names that must not collide."""
     return uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+def scratch_stream_name() -> str:
+    """A JetStream stream name of this run's (tests delete the stream; the run's end checks)."""
+    from parlor.devinfra.scratch import scratch_name
+
+    return scratch_name("test", "stream")
 
 
 if os.environ.get("CI"):

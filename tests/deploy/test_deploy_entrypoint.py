@@ -17,7 +17,6 @@ import socket
 import subprocess
 import time
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -36,6 +35,8 @@ from deploy_facts import (
     tool,
 )
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from parlor.devinfra.scratch import scratch_name, scratch_stream
 
 INSTALLED = sorted(
     ep.name for ep in entry_points(group="parlor.services") if ep.name in PLANNED_SERVICES
@@ -98,10 +99,13 @@ def started(
         from parlor.devinfra.backends import scratch_database
 
         server = request.getfixturevalue("backends").database_url
-        name_db = f"parlor_deploy_{name}_{uuid.uuid4().hex[:8]}"
+        name_db = scratch_name("test")
         env["PARLOR_DATABASE_URL"] = stack.enter_context(scratch_database(server, name_db))
     if "PARLOR_NATS_URL" in env:
         env["PARLOR_NATS_URL"] = request.getfixturevalue("nats_url")
+        # a stream of its own, deleted afterwards: never the dev overlay's PARLOR_EVENTS
+        stream, prefix = stack.enter_context(scratch_stream(env["PARLOR_NATS_URL"], "test"))
+        env |= {"PARLOR_NATS_STREAM": stream, "PARLOR_NATS_SUBJECT_PREFIX": prefix}
     base = {k: v for k, v in os.environ.items() if not k.startswith("PARLOR_")}
     for init in pod.get("initContainers", ()):
         command = [tool(init["command"][0]), *init["command"][1:], *init.get("args", ())]

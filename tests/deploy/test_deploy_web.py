@@ -30,8 +30,11 @@ def test_the_web_pods_run_parlor_web_like_every_service(
     container, ref = web_container(objects), parlor_container(reference)
     assert container["command"] == ["parlor-web"]
     assert container["args"] == []
-    for key in ("securityContext", "startupProbe", "livenessProbe", "lifecycle", "volumeMounts"):
+    for key in ("securityContext", "startupProbe", "livenessProbe", "lifecycle"):
         assert container[key] == ref[key], key
+    # the writable /tmp every service has (not what only NATS clients mount, such as its CA)
+    (tmp,) = [m for m in ref["volumeMounts"] if m["name"] == "tmp"]
+    assert container["volumeMounts"] == [tmp]
     for key in ("securityContext", "terminationGracePeriodSeconds", "serviceAccountName"):
         assert pod[key] == ref_pod[key], key
     assert pod["automountServiceAccountToken"] is False
@@ -90,7 +93,8 @@ def test_the_bridge_calls_each_api_where_the_grpc_route_sends_it(
     for name in ("PARLOR_WEB_HOST", "PARLOR_WEB_PORT", "PARLOR_WEB_TARGET", "PARLOR_WEB_ROUTES"):
         assert name in env, f"{name} is not set for the web pods"
     assert settings.port == WEB_PORT
-    assert env["PARLOR_JWT_SECRET"].kind == "secret"
+    assert env["PARLOR_JWT_PUBLIC_KEYS"].kind == "secret"
+    assert env["PARLOR_JWT_PRIVATE_KEY"].value == ""  # it signs nothing
 
 
 def test_the_image_builds_the_web_client_into_the_package() -> None:

@@ -54,7 +54,7 @@ def start_web(migrated: None) -> WebFactory:
     async def start(*names: str) -> AsyncIterator[Web]:
         port = free_port()
         factories = available()
-        auth = AuthSettings(secret=_integration.TEST_SECRET)
+        auth = AuthSettings(private_key=_integration.TEST_KEY)
         settings = ServerSettings(host="127.0.0.1", port=port, metrics_port=0, grace_seconds=2)
         saved = os.environ.get("PARLOR_DICTIONARY_TARGET")
         os.environ["PARLOR_DICTIONARY_TARGET"] = f"127.0.0.1:{port}"

@@ -16,6 +16,8 @@ const kindOf = (type: string) => KINDS.find((k) => k.type === type);
 const main = document.getElementById("main")!;
 const who = document.getElementById("who")!;
 let leave: (() => void) | undefined;
+let refreshing: (() => void) | undefined;
+let refreshingFor = "";
 
 function go(hash: string): void {
   if (location.hash === hash) route();
@@ -31,6 +33,11 @@ function route(): void {
     replace(who);
     signIn();
     return;
+  }
+  if (refreshingFor !== me.playerId) {
+    refreshing?.();
+    refreshingFor = me.playerId;
+    refreshing = session.keepFresh(me, async () => (await unary(IdentityService, "refreshToken", {})).token);
   }
   replace(
     who,

@@ -55,9 +55,13 @@ export async function main(run) {
     await run(browser);
   } catch (e) {
     console.error(e);
+    let n = 0;
     for (const context of browser.contexts())
-      for (const page of context.pages())
+      for (const page of context.pages()) {
         console.error(`page ${page.url()}: notice ${JSON.stringify(await page.textContent("#notice").catch(() => null))}`);
+        if (process.env.PARLOR_FAILURE_SHOTS)
+          await page.screenshot({ path: join(process.env.PARLOR_FAILURE_SHOTS, `failed-${n++}.png`), fullPage: true }).catch(() => undefined);
+      }
     process.exitCode = 1;
   } finally {
     await browser.close();

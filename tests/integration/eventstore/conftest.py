@@ -9,7 +9,6 @@ import socket
 import subprocess
 import tempfile
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -25,9 +24,10 @@ def migrated_url(backends: object) -> Iterator[str]:
     Not ``database_url`` itself: other areas' tests expect that one empty.
     """
     from parlor.devinfra.backends import Backends, scratch_database
+    from parlor.devinfra.scratch import scratch_name
 
     assert isinstance(backends, Backends)
-    with scratch_database(backends.database_url, f"parlor_es_{uuid.uuid4().hex[:10]}") as url:
+    with scratch_database(backends.database_url, scratch_name("test")) as url:
         migrate_blocking(url)
         yield url
 
@@ -36,9 +36,10 @@ def migrated_url(backends: object) -> Iterator[str]:
 def fresh_url(backends: object) -> Iterator[str]:
     """A database of its own (for tests that follow the whole global order)."""
     from parlor.devinfra.backends import Backends, scratch_database
+    from parlor.devinfra.scratch import scratch_name
 
     assert isinstance(backends, Backends)
-    with scratch_database(backends.database_url, f"parlor_es_{uuid.uuid4().hex[:10]}") as url:
+    with scratch_database(backends.database_url, scratch_name("test")) as url:
         migrate_blocking(url)
         yield url
 
@@ -67,7 +68,8 @@ def _nats_server_binary() -> str:
 class PrivateNats:
     """A nats-server of this test's own, so the test may stop and restart it."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Path | None = None) -> None:
+        self.config = config  # a nats-server configuration file (users, permissions)
         self.port = _free_port()
         self.store_dir = tempfile.mkdtemp(prefix="parlor-nats-")
         self.url = f"nats://127.0.0.1:{self.port}"
@@ -77,6 +79,7 @@ class PrivateNats:
         self._proc = subprocess.Popen(
             [
                 _nats_server_binary(),
+                *(["-c", str(self.config), "-m", str(_free_port())] if self.config else []),
                 "-js",
                 "-a",
                 "127.0.0.1",
@@ -107,6 +110,19 @@ class PrivateNats:
 @pytest.fixture
 def private_nats() -> Iterator[PrivateNats]:
     server = PrivateNats()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.store_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def deployed_nats() -> Iterator[PrivateNats]:
+    """A nats-server of this test's own, with the dev overlay's configuration (its users)."""
+    config = Path(__file__).resolve().parents[3] / "deploy/kustomize/overlays/dev/nats.conf"
+    server = PrivateNats(config)
     server.start()
     try:
         yield server

@@ -16,9 +16,9 @@ pytestmark = pytest.mark.integration
 
 
 async def test_an_empty_fetch_is_no_messages_whenever_the_deadline_falls(
-    nats_url: str, unique: str
+    nats_url: str, unique: str, scratch_stream_name: str
 ) -> None:
-    subjects = Subjects(prefix=f"idle{unique}.events", stream=f"IDLE_{unique.upper()}")
+    subjects = Subjects(prefix=f"idle{unique}.events", stream=scratch_stream_name)
     bus = await JetStreamBus.connect(nats_url, subjects=subjects)
     try:
         await bus.ensure_streams()

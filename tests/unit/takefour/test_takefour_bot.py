@@ -13,7 +13,10 @@ from parlor.rules.takefour import (
     AgreeToDeal,
     CallDone,
     CallTakeFour,
+    DoneCalled,
+    Phase,
     PlaceTile,
+    RoundScored,
     SwapJoker,
     TakeFourConfig,
     TakeFourState,
@@ -115,3 +118,32 @@ def test_whole_game_of_bots_ends_with_the_lowest_total_winning(
     assert all(result.totals[w] == min(result.totals) for w in result.winners)
     assert replay(TAKE_FOUR, events) == state
     assert any(r.scores[r.done_seat] == 0 for r in state.results)
+
+
+@pytest.mark.parametrize("checking", ["honor", "auto"])
+def test_bot_never_makes_a_false_done(checking: str) -> None:
+    """Stuck with the bag empty (Q Q Q Q, no word), it keeps what it has and waits.
+
+    In honor mode a Done with tiles in hand or an invalid grid would stand; the bot never
+    calls one.
+    """
+    bot = TakeFourBot(SMALL)
+    state = start(create(2, tile_set("Q4 X4"), checking=checking))
+    assert state.bag_empty
+    plan = bot.plan(view(state, 0))
+    assert not any(isinstance(c, CallDone) for c in plan)
+    state = run_plan(state, bot, 0)
+    assert state.phase is Phase.PLAYING  # no Done: the round goes on for the others
+    assert bot.plan(view(state, 0)) == []  # nothing more to do: it waits
+
+
+def test_bot_calls_done_only_on_a_valid_crossword_using_every_tile(enable1: WordIndex) -> None:
+    for seed, players in ((1, 2), (2, 3), (3, 6)):
+        bots = [TakeFourBot(enable1, budget=2_000) for _ in range(players)]
+        _, events = play_bots(bots, TakeFourConfig(max_rounds=1), seed=seed)
+        done = [e for e in events if isinstance(e, DoneCalled)]
+        scored = [e for e in events if isinstance(e, RoundScored)]
+        assert len(done) == len(scored) == 1
+        assert done[0].in_hand == 0
+        assert scored[0].done_valid
+        assert scored[0].scores[scored[0].done_seat] == 0

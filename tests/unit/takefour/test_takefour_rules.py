@@ -130,7 +130,11 @@ def test_eight_player_last_deal_shares_the_rest_equally() -> None:
 
 
 def test_eight_player_last_deal_of_the_standard_set_deals_nothing_and_leaves_four() -> None:
-    state = start(create(8))  # 100 = 32 + 32 + 32 + 4
+    """Rules 1 (games recorded before versions): the 4 left over were still a deal of 0 each.
+
+    Rules 2 leaves them unused at once (test_takefour_fine_points.py).
+    """
+    state = start(create(8, rules=1))  # 100 = 32 + 32 + 32 + 4
     for _ in range(2):
         state = play(place_hand_in_a_row(state, 0), CallTakeFour(0))
     assert len(state.bag) == 4
@@ -261,8 +265,10 @@ def test_done_refused_while_the_bag_has_tiles() -> None:
     assert refused.value.rule == "BAG_NOT_EMPTY"
 
 
-def test_done_refused_while_tiles_remain_in_hand() -> None:
-    state = place_word(start(create(2, CATS_DOGZ)), 0, "CAT")
+@pytest.mark.parametrize("reading", [{"checking": "auto"}, {"rules": 1}])
+def test_done_refused_while_tiles_remain_in_hand(reading: dict[str, object]) -> None:
+    """Auto mode, and honor mode in rules 1; honor mode in rules 2 lets the call stand."""
+    state = place_word(start(create(2, CATS_DOGZ, **reading)), 0, "CAT")
     with pytest.raises(RuleViolation) as refused:
         play(state, CallDone(0), words=lexicon("CAT"))
     assert refused.value.rule == "HAND_NOT_EMPTY"

@@ -125,3 +125,31 @@ def test_export_writes_one_line_per_event_with_every_secret() -> None:
     assert text.count(" place ") == len(placed)
     assert text.rstrip().splitlines()[-1].startswith("finished TARGET_SCORE")
     assert re.search(r"^s\d done words [A-Z,]+$", text, re.M)
+
+
+def test_a_config_stored_without_a_rules_version_is_read_as_rules_1() -> None:
+    """Games created before versions were recorded keep the reading they were decided by."""
+    codec = Codec()
+    old = pb.GameCreated(config=pb.Config(), seats=["a", "b"]).SerializeToString()
+    created = codec.decode("parlor.takefour.v1.GameCreated", old)
+    assert isinstance(created, tf.GameCreated)
+    assert created.config.rules == 1
+    assert codec.decode(*codec.encode(created)) == created  # stored again, still 1
+    new = tf.GameCreated(tf.TakeFourConfig(), ("a", "b"))
+    assert config_pb(new.config).rules_version == tf.RULES_VERSION
+    assert codec.decode(*codec.encode(new)) == new
+    # A request's 0 is the current version; a request may name an older one.
+    assert config_of(pb.Config()).rules == tf.RULES_VERSION
+    assert config_of(pb.Config(rules_version=1)).rules == 1
+
+
+def test_a_done_with_tiles_in_hand_says_how_many_to_every_viewer() -> None:
+    store = Codec()
+    done = tf.DoneCalled(1, ("CAT",), in_hand=3)
+    assert store.decode(*store.encode(done)) == done
+    for viewer in (0, 1, None):
+        seen, _ = codec.seen_pb(done, viewer, reveal=False)
+        assert isinstance(seen, pb.DoneCalled)
+        assert (seen.seat, seen.in_hand, seen.HasField("secret")) == (1, 3, False)
+    stripped = pb.DoneCalled.FromString(public(*store.encode(done)) or b"")
+    assert (stripped.in_hand, stripped.HasField("secret")) == (3, False)

@@ -174,3 +174,30 @@ async def test_a_dictionary_outage_fails_the_call_and_stores_nothing() -> None:
     with pytest.raises(Unavailable):
         await servicer.act("g", "ada", None, tf.CallDone, "done")
     assert len(await host.history("g")) == before
+
+
+async def test_an_honor_done_with_tiles_in_hand_stands_and_is_stored_with_the_count() -> None:
+    """Rules 2: Ada calls Done holding S; she pays twice S, Bob his never-placed tiles."""
+    host, servicer, _ = make()
+    await open_game(host, servicer, ("ada", "bob"))
+    for x, tile in enumerate((0, 1, 2)):  # CAT; S (3) stays in hand
+        await servicer.act("g", "ada", None, place(0, tile, x), f"a{x}")
+    outcome, _, events = await servicer.act("g", "ada", None, tf.CallDone, "done")
+    assert outcome.state.game.phase is tf.Phase.OVER
+    done = next(r.event for r in events if isinstance(r.event, tf.DoneCalled))
+    assert (done.seat, done.in_hand) == (0, 1)
+    scored = next(r.event for r in events if isinstance(r.event, tf.RoundScored))
+    assert not scored.done_valid
+    assert scored.scores == (2 * 1, 2 + 1 + 2 + 1)  # S; D O G E never placed
+    stored = await host.history("g")
+    assert any(r.event == done for r in stored)
+
+
+async def test_a_tile_set_too_small_for_the_table_is_an_invalid_argument() -> None:
+    host, _, _ = make()
+    seats = (Seat("ada"), Seat("bob"), Seat("cy"))
+    config = tf.TakeFourConfig(tiles=tile_set("A1 B1"))
+    with pytest.raises(InvalidArgument) as refused:
+        await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))
+    assert refused.value.reason == "TILE_SET_TOO_SMALL"
+    assert await host.history("g") == []

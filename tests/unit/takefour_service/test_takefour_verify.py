@@ -20,15 +20,18 @@ from parlor.gamehost.verify import COMMAND_REFUSED, EVENT_DIFFERS, NOT_DECIDED, 
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.rules.takefour.testing import choose, crc_word, lenient_word, lexicon, tile_set
-from parlor.services.takefour.codec import Event
+from parlor.services.takefour.codec import Codec, Event
 from parlor.services.takefour.component import rules
 from parlor.services.takefour.replay import command_of, create_of
+from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()
 SMALL = tile_set("A6 E6 T6 S6 R6 N6 C2 O4", jokers=2)
 
 
-def played(seed: int, players: int = 2, checking: str = "honor", limit: int = 1_500) -> list[Event]:
+def played(
+    seed: int, players: int = 2, checking: str = "honor", limit: int = 1_500, rules: int = 2
+) -> list[Event]:
     """A random game as the service stores it: seats, creation, rounds, the end.
 
     Auto mode can stall with the bag empty (no crossword to call Done on, see the rules'
@@ -37,7 +40,7 @@ def played(seed: int, players: int = 2, checking: str = "honor", limit: int = 1_
     rng = random.Random(seed)
     is_word = crc_word if checking == "honor" else lenient_word  # auto needs valid grids
     seats = tuple(Seat(f"p{i}", f"P{i}") for i in range(players))
-    config = tf.TakeFourConfig(tiles=SMALL, checking=checking, target=100)  # type: ignore[arg-type]
+    config = tf.TakeFourConfig(tiles=SMALL, checking=checking, target=100, rules=rules)  # type: ignore[arg-type]
     opened = OpenTable(seats, tf.CreateGame(config, tuple(s.player_id for s in seats)))
     events: list[Event] = list(RULES.decide(RULES.initial_state(), opened))
     state = RULES.replay(events)
@@ -205,3 +208,91 @@ def test_a_placement_of_a_tile_never_dealt_is_refused() -> None:
     verdict = check(events)
     assert verdict.divergence is not None
     assert (verdict.divergence.version, verdict.divergence.reason) == (at + 1, COMMAND_REFUSED)
+
+
+def scripted(config: tf.TakeFourConfig, players: int, script: list[str]) -> list[Event]:
+    """A game as the service stores it, from a script: ``lay<seat>`` lays the seat's hand in a
+    row (honor mode checks nothing), ``takefour<seat>``, ``done<seat>`` (verdicts: crc_word).
+    """
+    seats = tuple(Seat(f"p{i}", f"P{i}") for i in range(players))
+    opened = OpenTable(seats, tf.CreateGame(config, tuple(s.player_id for s in seats)))
+    events: list[Event] = list(RULES.decide(RULES.initial_state(), opened))
+    state = RULES.replay(events)
+
+    def run(command: tf.TakeFourCommand) -> None:
+        nonlocal state, events
+        decided = RULES.decide(state, attach_verdicts(state.game, command, crc_word))
+        events += decided
+        state = replay(RULES, decided, state)
+
+    run(tf.StartRound(tuple(random.Random(players).sample(range(100), 100))))
+    for step in script:
+        seat = int(step[-1])
+        if step.startswith("lay"):
+            game = state.game
+            row = max((y for _, y in game.players[seat].grid), default=-1) + 1
+            for x, t in enumerate(game.players[seat].hand):
+                run(tf.PlaceTile(seat, t, x, row, "E" if game.config.tiles.is_joker(t) else None))
+        else:
+            run(tf.CallTakeFour(seat) if step.startswith("takefour") else tf.CallDone(seat))
+    return events
+
+
+SIX_PLAYERS_TO_THE_LAST_FOUR = ["lay0", "takefour0"] * 3 + ["lay0"]
+
+
+def test_a_game_stored_before_rules_versions_verifies_by_the_old_reading() -> None:
+    """Rules 1: 6 players, 100 tiles; 4 left were still dealt, 0 each, before Done."""
+    old = tf.TakeFourConfig(rules=1)
+    events = scripted(old, 6, [*SIX_PLAYERS_TO_THE_LAST_FOUR, "takefour0", "done0"])
+    zero = [e for e in events if isinstance(e, tf.TilesDealt) and not any(e.counts)]
+    assert len(zero) == 1
+    assert len(zero[0].unused) == 4
+    assert isinstance(events[-1], tf.RoundScored)
+    # Stored as then: the config has no rules version; it reads back as 1 and verifies.
+    codec = Codec()
+    stored = []
+    for event in events:
+        event_type, data = codec.encode(event)
+        if isinstance(event, tf.GameCreated):
+            message = pb.GameCreated.FromString(data)
+            message.config.ClearField("rules_version")
+            data = message.SerializeToString()
+        stored.append(codec.decode(event_type, data))
+    assert stored == events
+    verdict = check(stored)
+    assert verdict.ok, verdict.divergence
+    assert verdict.events == len(events)
+    # Read by rules 2, the same commands decide otherwise: the version is what keeps it.
+    created = stored[1]
+    assert isinstance(created, tf.GameCreated)
+    stored[1] = dataclasses.replace(created, config=dataclasses.replace(old, rules=2))
+    assert check(stored).divergence is not None
+
+
+def test_a_rules_2_game_with_no_deal_of_0_and_an_honor_done_in_hand_verifies() -> None:
+    events = scripted(tf.TakeFourConfig(), 6, [*SIX_PLAYERS_TO_THE_LAST_FOUR, "done1"])
+    deals = [e for e in events if isinstance(e, tf.TilesDealt)]
+    assert all(any(d.counts) for d in deals)
+    assert (len(deals[-1].unused), deals[-1].bag_left) == (4, 0)
+    done = next(e for e in events if isinstance(e, tf.DoneCalled))
+    assert (done.seat, done.in_hand) == (1, 16)  # seat 1 never placed a tile
+    scored = next(e for e in events if isinstance(e, tf.RoundScored))
+    assert not scored.done_valid
+    verdict = check(events)
+    assert verdict.ok, verdict.divergence
+    assert verdict.events == len(events)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 8), st.sampled_from(["honor", "auto"]))
+def test_every_stored_rules_1_game_the_rules_made_verifies(
+    seed: int, players: int, checking: str
+) -> None:
+    events = played(seed, players, checking, rules=1)
+    created = events[1]
+    assert isinstance(created, tf.GameCreated)
+    assert created.config.rules == 1
+    verdict = check(events)
+    assert verdict.ok, verdict.divergence
+    assert verdict.events == len(events)

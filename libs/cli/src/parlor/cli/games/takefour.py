@@ -12,6 +12,11 @@ tile id as the export writes it (``17``, ``17E``, ``98?=E``)::
 
     place A 0,0     place ?=E 1,0     move 0,0 2,1 [=S]     back 2,1 (or: take 2,1)
     swap 1,0        takefour          agree      withdraw    done      look
+
+``takefour`` needs an empty hand. ``done`` needs an empty bag (fewer tiles left than
+players count as empty: they are never dealt); in honor mode it is not checked, so it
+stands even while you hold tiles, and those count double with the removed ones. The
+rules in full: docs/rules/takefour.md.
 """
 
 from __future__ import annotations
@@ -181,7 +186,8 @@ class TakeFour(ServiceCalls):
     name = "takefour"
     move_help = (
         "place A 0,0 | place ?=E 1,0 | move 0,0 2,1 | back 0,0 | swap 1,0 | "
-        "takefour | agree | withdraw | done | look"
+        "takefour (hand empty) | agree | withdraw | "
+        "done (bag empty; honor mode: even holding tiles, which count double) | look"
     )
     default_opponent = "bot:medium"
 
@@ -360,8 +366,10 @@ class TakeFour(ServiceCalls):
                 return f"round {body.round} starts: bag of {body.bag_size}"
             case "tiles_dealt":
                 counts = "/".join(str(c) for c in body.counts)
+                unused = f", {body.unused_count} never dealt" if body.unused_count else ""
                 return (
                     f"deal ({DEALS.get(body.kind, '?')}): {counts} tiles; bag {body.bag_left} left"
+                    f"{unused}"
                 )
             case "tile_placed" if secret:
                 s = body.secret
@@ -383,6 +391,8 @@ class TakeFour(ServiceCalls):
                 return f"{who} agrees to a stalemate deal"
             case "agreement_withdrawn":
                 return f"{who} withdraws their agreement"
+            case "done_called" if body.in_hand:
+                return f"{who} calls Done with {body.in_hand} tiles in hand (they count double)"
             case "done_called":
                 return f"{who} calls Done"
             case "round_scored":
@@ -539,7 +549,8 @@ class _Notation:
                 return [f"{seat} withdraw"]
             case "done_called":
                 words = "" if hidden else f" words {','.join(secret.accepted) or '-'}"
-                return [f"{seat} done{words}"]
+                held = f" in_hand {body.in_hand}" if body.in_hand else ""
+                return [f"{seat} done{held}{words}"]
         return []
 
     def created(self, config: pb.Config) -> list[str]:
@@ -551,6 +562,7 @@ class _Notation:
             f'[Target "{config.target}"]',
             f'[MaxRounds "{config.max_rounds or "-"}"]',
             f'[DealSize "{config.deal_size}"]',
+            f'[Rules "{config.rules_version or 1}"]',
             f'[Tiles "{spec} ?{config.tiles.jokers}:{config.tiles.joker_value}"]',
         ]
 

@@ -41,11 +41,18 @@ from parlor.rules.takefour.rules import (
     attach_verdicts,
     legal_moves,
 )
-from parlor.rules.takefour.state import Phase, Placement, TakeFourConfig, TakeFourState
+from parlor.rules.takefour.state import (
+    RULES_VERSION,
+    Phase,
+    Placement,
+    TakeFourConfig,
+    TakeFourState,
+)
 from parlor.rules.takefour.tiles import STANDARD_TILES, LetterTiles, TileSet
 from parlor.rules.takefour.view import TakeFourView, public_event, render, view
 
 __all__ = [
+    "RULES_VERSION",
     "STANDARD_TILES",
     "TAKE_FOUR",
     "AgreeToDeal",

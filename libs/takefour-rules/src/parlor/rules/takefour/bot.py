@@ -5,8 +5,10 @@ letter it holds (a joker in hand is worth more), then extends its crossword with
 its new tiles, or rebuilds everything from scratch (rearranging is allowed); when
 every tile fits it calls "Take Four" (or "Done" once the bag is empty). When
 stuck, it keeps the largest valid crossword it found and agrees to a stalemate
-deal; with the bag empty in ``honor`` mode it lays its leftovers aside and calls
-"Done" rather than stall the round for everyone.
+deal. It never makes a false call: "Done" only on a valid crossword (by its own
+words) that uses every tile, even in ``honor`` mode, where a Done with tiles in hand
+or an invalid crossword would stand. With the bag empty and no way to use every
+tile, it keeps its best crossword and waits for another player's Done.
 """
 
 from __future__ import annotations
@@ -53,9 +55,8 @@ class TakeFourBot:
         commands = self._swap_jokers(seat, tiles, hand, grid)
         letters = {cell: p.letter for cell, p in grid.items()}
         valid = is_crossword(letters, self.index.__contains__)
-        bag_empty = seen.bag_count == 0
-        if not hand and grid and (valid or (bag_empty and seen.config.checking == "honor")):
-            return [*commands, CallDone(seat) if bag_empty else CallTakeFour(seat)]
+        if not hand and grid and valid:
+            return [*commands, _call(seen)]
         hardness = {spec.letter: spec.value for spec in tiles.letters}
         extended: tuple[Layout, bool] | None = None
         if valid:
@@ -66,16 +67,11 @@ class TakeFourBot:
         rebuilt = self._build(tiles, everything, Layout(), hardness)
         if rebuilt[1]:
             return [*commands, *_reach(seat, tiles, hand, grid, rebuilt[0]), _call(seen)]
-        # Stuck: keep the best crossword within reach, then ask for more tiles or finish.
+        # Stuck: keep the best crossword within reach, then ask for more tiles (or wait).
         target = extended[0] if extended is not None else rebuilt[0]
         commands += _reach(seat, tiles, hand, grid, target)
-        if not bag_empty:
-            if not me.agrees_to_deal:
-                commands.append(AgreeToDeal(seat))
-            return commands
-        if seen.config.checking == "honor":
-            commands += _lay_aside(seat, tiles, hand, grid)
-            commands.append(CallDone(seat))
+        if not seen.bag_empty and not me.agrees_to_deal:
+            commands.append(AgreeToDeal(seat))
         return commands
 
     def _swap_jokers(
@@ -110,8 +106,9 @@ class TakeFourBot:
 
 
 def _call(seen: TakeFourView) -> TakeFourCommand:
+    """The call of a bot whose valid crossword uses every tile."""
     assert seen.viewer is not None
-    return CallDone(seen.viewer) if seen.bag_count == 0 else CallTakeFour(seen.viewer)
+    return CallDone(seen.viewer) if seen.bag_empty else CallTakeFour(seen.viewer)
 
 
 def _layout(grid: Mapping[Cell, Placement], tiles: TileSet) -> Layout:
@@ -143,21 +140,6 @@ def _reach(
         hand.remove(tile)
         grid[cell] = Placement(tile, letter)
         commands.append(PlaceTile(seat, tile, cell[0], cell[1], letter if joker else None))
-    return commands
-
-
-def _lay_aside(
-    seat: int, tiles: TileSet, hand: list[int], grid: dict[Cell, Placement]
-) -> list[TakeFourCommand]:
-    """Leftovers in a row below the crossword, apart from it: the removal rule drops them."""
-    x0 = min((x for x, _ in grid), default=0)
-    y0 = max((y for _, y in grid), default=-2) + 2
-    commands: list[TakeFourCommand] = []
-    for i, tile in enumerate(list(hand)):
-        letter = "E" if tiles.is_joker(tile) else None
-        commands.append(PlaceTile(seat, tile, x0 + i, y0, letter))
-        grid[(x0 + i, y0)] = Placement(tile, letter or tiles.face(tile))
-        hand.remove(tile)
     return commands
 
 

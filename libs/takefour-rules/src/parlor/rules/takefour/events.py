@@ -19,7 +19,11 @@ class Secret:
 
 
 DealKind = Literal["start", "take_four", "stalemate", "last"]
-"""``last``: fewer than deal_size x players remained; each got an equal share, the rest unused."""
+"""``last``: fewer than deal_size x players remained; each got an equal share, the rest unused.
+
+Rules 2: any deal after which fewer tiles than players remain leaves them unused
+(``TilesDealt.unused``, ``bag_left`` 0): the bag counts as empty from then on.
+"""
 
 
 @dataclass(frozen=True)
@@ -110,11 +114,14 @@ class DoneCalled:
     (``words_to_check``); the pieces the dictionary accepted are kept here, sorted (every
     other piece was refused), so a replay can decide the round's scoring again from the
     stored events alone. They spell out every grid, so they stay secret until the end.
-    ``None`` in games stored before the verdicts were recorded.
+    ``None`` in games stored before the verdicts were recorded. ``in_hand``: how many tiles
+    the caller still held (only an unchecked honor-mode Done, rules 2, has any; public, as
+    every hand size is).
     """
 
     seat: int
     accepted: Annotated[tuple[str, ...] | None, Secret] = None
+    in_hand: int = 0
 
 
 @dataclass(frozen=True)

@@ -206,6 +206,10 @@ def _create(state: TakeFourState, command: CreateGame) -> list[TakeFourEvent]:
         raise InvalidArgument(f"Take Four needs {MIN_PLAYERS} to {MAX_PLAYERS} players")
     if len(set(command.seats)) != len(command.seats) or not all(command.seats):
         raise InvalidArgument("seats must be distinct, non-empty player ids")
+    if command.config.rules >= 2 and command.config.tiles.size < len(command.seats):
+        raise InvalidArgument(
+            "the tile set must hold at least one tile per player", reason="TILE_SET_TOO_SMALL"
+        )
     return [GameCreated(config=command.config, seats=tuple(command.seats))]
 
 
@@ -225,14 +229,18 @@ def _start_round(state: TakeFourState, command: StartRound) -> list[TakeFourEven
 
 
 def _deal(state: TakeFourState, kind: DealKind) -> TilesDealt:
-    """Deal from the front of the bag, seat by seat; short of a full deal, an equal share."""
+    """Deal from the front of the bag, seat by seat; short of a full deal, an equal share.
+
+    Rules 2: tiles too few to give every player one more are left unused by the deal that
+    leaves them (the bag then counts as empty), so no deal ever gives 0 tiles each.
+    """
     n, size, bag = len(state.players), state.config.deal_size, state.bag
-    if len(bag) >= size * n:
-        hands = tuple(bag[i * size : (i + 1) * size] for i in range(n))
-        return TilesDealt(state.round, kind, hands, (), len(bag) - size * n)
-    share = len(bag) // n
+    share = min(size, len(bag) // n)
     hands = tuple(bag[i * share : (i + 1) * share] for i in range(n))
-    return TilesDealt(state.round, "last", hands, bag[share * n :], 0)
+    rest = bag[share * n :]
+    if share == size and (state.config.rules < 2 or len(rest) >= n):
+        return TilesDealt(state.round, kind, hands, (), len(rest))
+    return TilesDealt(state.round, "last" if share < size else kind, hands, rest, 0)
 
 
 def _player(state: TakeFourState, seat: int) -> Player:
@@ -327,6 +335,11 @@ def _all_placed(p: Player) -> None:
         raise RuleViolation("GRID_EMPTY", "your grid is empty")
 
 
+def _done_unchecked(state: TakeFourState) -> bool:
+    """Rules 2, honor mode: a Done call stands as made, tiles in hand or not (scoring judges)."""
+    return state.config.rules >= 2 and state.config.checking == "honor"
+
+
 def _require_verdicts(words: frozenset[str], verdicts: Verdicts) -> None:
     missing = sum(1 for w in words if w not in verdicts)
     if missing:
@@ -347,7 +360,7 @@ def _refuse_invalid(state: TakeFourState, seat: int, verdicts: Verdicts) -> None
 
 def _call_take_four(state: TakeFourState, command: CallTakeFour) -> list[TakeFourEvent]:
     p = _player(state, command.seat)
-    if not state.bag:
+    if state.bag_empty:
         raise RuleViolation("BAG_EMPTY", "the bag is empty: call Done instead")
     _all_placed(p)
     _require_verdicts(TAKE_FOUR.words_to_check(state, command), command.verdicts)
@@ -357,7 +370,7 @@ def _call_take_four(state: TakeFourState, command: CallTakeFour) -> list[TakeFou
 
 def _agree(state: TakeFourState, command: AgreeToDeal) -> list[TakeFourEvent]:
     p = _player(state, command.seat)
-    if not state.bag:
+    if state.bag_empty:
         raise RuleViolation("BAG_EMPTY", "the bag is empty: there is nothing left to deal")
     if p.agrees_to_deal:
         raise RuleViolation("ALREADY_AGREED", "you have already agreed to deal")
@@ -377,9 +390,10 @@ def _withdraw(state: TakeFourState, command: WithdrawAgreement) -> list[TakeFour
 
 def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     p = _player(state, command.seat)
-    if state.bag:
+    if not state.bag_empty:
         raise RuleViolation("BAG_NOT_EMPTY", "Done is called only once the bag is empty")
-    _all_placed(p)
+    if not _done_unchecked(state):
+        _all_placed(p)
     words = TAKE_FOUR.words_to_check(state, command)
     _require_verdicts(words, command.verdicts)
     _refuse_invalid(state, command.seat, command.verdicts)
@@ -396,7 +410,7 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     totals = tuple(p.total + s for p, s in zip(state.players, scores, strict=True))
     accepted = tuple(sorted(word for word in words if command.verdicts[word]))
     events: list[TakeFourEvent] = [
-        DoneCalled(command.seat, accepted),
+        DoneCalled(command.seat, accepted, len(p.hand)),
         RoundScored(
             round=state.round,
             done_seat=command.seat,
@@ -460,10 +474,10 @@ def legal_moves(state: TakeFourState, seat: int) -> list[TakeFourCommand]:
         moves.extend(MoveTile(seat, x, y, tx, ty) for tx, ty in free if (tx, ty) != (x, y))
         if tiles.is_joker(placed.tile):
             moves.extend(SwapJoker(seat, t, x, y) for t in p.hand if tiles.face(t) == placed.letter)
-    if state.bag:
+    if not state.bag_empty:
         if not p.hand and p.grid:
             moves.append(CallTakeFour(seat))
         moves.append(WithdrawAgreement(seat) if p.agrees_to_deal else AgreeToDeal(seat))
-    elif not p.hand and p.grid:
+    elif (not p.hand and p.grid) or _done_unchecked(state):
         moves.append(CallDone(seat))
     return moves

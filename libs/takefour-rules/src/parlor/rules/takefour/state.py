@@ -15,8 +15,22 @@ Checking = Literal["honor", "auto"]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
+# Upper bounds of a configuration (the protos declare the same, checked at the edge).
+MAX_TARGET = 1_000_000
+MAX_ROUNDS = 1_000
+MAX_DEAL_SIZE = 100
 COORDINATE_LIMIT = 1000
 """Grid coordinates run from -1000 to 1000 on both axes: room for any crossword of 100 tiles."""
+
+RULES_VERSION = 2
+"""The reading of the rules a new game is created with, recorded in its config.
+
+1: as first recorded: a deal short of one tile each still happens (0 tiles each), and
+``Done`` always needs an empty hand. 2: RULES.md's Take Four fine points: fewer tiles left
+than players count as an empty bag (they stay unused, recorded with the deal that left
+them), and in ``honor`` mode ``Done`` is not checked when called. A game keeps the reading
+it was created with, so a replay decides every recorded command as it was decided.
+"""
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,8 @@ class TakeFourConfig:
     deal_size: int = 4
     lexicon: str = "enable1"
     """Which lexicon the service checks words against: recorded here, never read by the rules."""
+    rules: int = RULES_VERSION
+    """Which reading of the rules the game is decided by (``RULES_VERSION``)."""
 
     def validate(self) -> None:
         self.tiles.validate()
@@ -41,6 +57,15 @@ class TakeFourConfig:
             raise InvalidArgument("max_rounds must be at least 1 when set")
         if self.deal_size < 1:
             raise InvalidArgument("deal_size must be at least 1")
+        if not 1 <= self.rules <= RULES_VERSION:
+            raise InvalidArgument(f"rules must be a version from 1 to {RULES_VERSION}")
+        for name, value, most in (
+            ("target", self.target, MAX_TARGET),
+            ("max_rounds", self.max_rounds or 0, MAX_ROUNDS),
+            ("deal_size", self.deal_size, MAX_DEAL_SIZE),
+        ):
+            if value > most:
+                raise InvalidArgument(f"{name} is at most {most}", reason="CONFIG_OUT_OF_RANGE")
 
 
 class Phase(Enum):
@@ -96,7 +121,17 @@ class TakeFourState:
     def totals(self) -> tuple[int, ...]:
         return tuple(p.total for p in self.players)
 
+    @property
+    def bag_empty(self) -> bool:
+        """Whether the bag counts as empty: nothing more can be dealt, Done may be called."""
+        return bag_counts_as_empty(self.config, len(self.bag), len(self.players))
+
     def with_player(self, seat: int, player: Player) -> TakeFourState:
         players = list(self.players)
         players[seat] = player
         return replace(self, players=tuple(players))
+
+
+def bag_counts_as_empty(config: TakeFourConfig, bag: int, players: int) -> bool:
+    """Fewer tiles than players is no deal (rules 2); rules 1 waited for the last tile."""
+    return bag < players if config.rules >= 2 else bag == 0

@@ -25,6 +25,7 @@ from parlor.rules.takefour.state import (
     RoundResult,
     TakeFourConfig,
     TakeFourState,
+    bag_counts_as_empty,
 )
 
 Viewer = int | None
@@ -60,6 +61,11 @@ class TakeFourView:
     @property
     def me(self) -> SeatView | None:
         return None if self.viewer is None else self.seats[self.viewer]
+
+    @property
+    def bag_empty(self) -> bool:
+        """Whether the bag counts as empty (``TakeFourState.bag_empty``): Done time."""
+        return bag_counts_as_empty(self.config, self.bag_count, len(self.seats))
 
 
 def view(state: TakeFourState, viewer: Viewer, *, reveal: bool = False) -> TakeFourView:
@@ -126,6 +132,7 @@ class DoneCalledSeen:
     """Done was called; the round's accepted words (they spell every grid) stay hidden."""
 
     seat: int
+    in_hand: int = 0
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,7 @@ def public_event(event: TakeFourEvent, viewer: Viewer, *, reveal: bool = False) 
                 return event
             return GridChanged(event.seat, _CHANGES[type(event)])
         case DoneCalled():
-            return DoneCalledSeen(event.seat)
+            return DoneCalledSeen(event.seat, event.in_hand)
         case RoundScored():
             own_removed = event.removed[viewer] if viewer is not None else ()
             return RoundScoredSeen(

@@ -88,11 +88,23 @@ def config_pb(config: tf.TakeFourConfig) -> pb.Config:
         max_rounds=config.max_rounds or 0,
         deal_size=config.deal_size,
         lexicon=config.lexicon,
+        rules_version=config.rules,
     )
 
 
-def config_of(message: pb.Config, lexicon: str | None = None) -> tf.TakeFourConfig:
-    """A config from a request or an event; zero values mean the documented defaults."""
+RECORDED_BEFORE_VERSIONS = 1
+"""The rules version of a stored game whose config has none: it was created before them."""
+
+
+def config_of(
+    message: pb.Config, lexicon: str | None = None, *, recorded: bool = False
+) -> tf.TakeFourConfig:
+    """A config from a request or (``recorded``) an event; zero values mean the defaults.
+
+    A request's rules version 0 is the current one; a stored game's 0 is version 1, the
+    reading it was decided by before versions were recorded.
+    """
+    unset = RECORDED_BEFORE_VERSIONS if recorded else tf.RULES_VERSION
     return tf.TakeFourConfig(
         tiles=tiles_of(message.tiles),
         checking=cast(Any, CHECKING_BACK.get(message.checking, "honor")),
@@ -100,6 +112,7 @@ def config_of(message: pb.Config, lexicon: str | None = None) -> tf.TakeFourConf
         max_rounds=message.max_rounds or None,
         deal_size=message.deal_size or DEFAULT_DEAL_SIZE,
         lexicon=lexicon if lexicon is not None else message.lexicon,
+        rules=message.rules_version or unset,
     )
 
 
@@ -161,8 +174,8 @@ def event_pb(event: Event) -> Message:
             return pb.DealAgreed(seat=seat)
         case tf.AgreementWithdrawn(seat):
             return pb.AgreementWithdrawn(seat=seat)
-        case tf.DoneCalled(seat, accepted):
-            done = pb.DoneCalled(seat=seat)
+        case tf.DoneCalled(seat, accepted, in_hand):
+            done = pb.DoneCalled(seat=seat, in_hand=in_hand)
             if accepted is not None:
                 done.secret.SetInParent()  # present even when no word was accepted
                 done.secret.accepted.extend(accepted)
@@ -189,7 +202,7 @@ def event_of(message: Message) -> Event:
         case common_pb2.GameFinished():
             return GameFinished(m.reason, tuple(Standing(r.rank, r.score) for r in m.results))
         case pb.GameCreated():
-            return tf.GameCreated(config_of(m.config), tuple(m.seats))
+            return tf.GameCreated(config_of(m.config, recorded=True), tuple(m.seats))
         case pb.RoundStarted():
             return tf.RoundStarted(m.round, tuple(m.secret.bag))
         case pb.TilesDealt():
@@ -220,7 +233,7 @@ def event_of(message: Message) -> Event:
             return tf.AgreementWithdrawn(m.seat)
         case pb.DoneCalled():
             accepted = tuple(m.secret.accepted) if m.HasField("secret") else None
-            return tf.DoneCalled(m.seat, accepted)
+            return tf.DoneCalled(m.seat, accepted, m.in_hand)
         case pb.RoundScored():
             removed = tuple(tuple((c.x, c.y) for c in r.cells) for r in m.secret.removed)
             return tf.RoundScored(
@@ -323,8 +336,8 @@ def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
         case GridChanged(seat, change):
             stripped = type(full)(seat=seat)
             return stripped, CHANGE[change]
-        case DoneCalledSeen(seat):
-            return pb.DoneCalled(seat=seat), pb.GRID_CHANGE_UNSPECIFIED
+        case DoneCalledSeen(seat, in_hand):
+            return pb.DoneCalled(seat=seat, in_hand=in_hand), pb.GRID_CHANGE_UNSPECIFIED
         case RoundScoredSeen(number, done_seat, done_valid, scores, totals, own_removed):
             scored = pb.RoundScored(
                 round=number,

@@ -43,6 +43,7 @@ def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
                     f'[Target "{config.target}"]',
                     f'[MaxRounds "{config.max_rounds or "-"}"]',
                     f'[DealSize "{config.deal_size}"]',
+                    f'[Rules "{config.rules}"]',
                     f'[Tiles "{spec} ?{tiles.jokers}:{tiles.joker_value}"]',
                 ]
             case tf.RoundStarted(number, bag):
@@ -68,9 +69,10 @@ def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
                 lines.append(f"s{seat} agree")
             case tf.AgreementWithdrawn(seat):
                 lines.append(f"s{seat} withdraw")
-            case tf.DoneCalled(seat, accepted):
+            case tf.DoneCalled(seat, accepted, in_hand):
                 words = "" if accepted is None else f" words {','.join(accepted) or '-'}"
-                lines.append(f"s{seat} done{words}")
+                held = f" in_hand {in_hand}" if in_hand else ""
+                lines.append(f"s{seat} done{held}{words}")
             case tf.RoundScored(number, done_seat, valid, scores, totals, removed):
                 lost = " ".join(
                     f"s{i}:" + (";".join(f"{x},{y}" for x, y in cells) or "-")
