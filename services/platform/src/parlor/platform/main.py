@@ -11,7 +11,9 @@ points is served on one gRPC port (``--port``, else ``PARLOR_GRPC_PORT``, else
 process reach each other on that port: the word games ask the dictionary served
 here, whatever ``PARLOR_DICTIONARY_TARGET`` says. Unless ``PARLOR_NATS_STREAM`` and
 ``PARLOR_NATS_SUBJECT_PREFIX`` are set, the stream and subjects are named after
-the database, so two platforms on one NATS never see each other's events.
+the database, so two platforms on one NATS never see each other's events. The web
+client (``parlor.webgateway``, when installed) is served beside them on
+``PARLOR_WEB_PORT`` (default 8080).
 
 It runs in development mode (``PARLOR_DEV_MODE``). Tokens are signed with
 ``PARLOR_JWT_PRIVATE_KEY`` when set, else with a random Ed25519 key made once per
@@ -40,7 +42,7 @@ from parlor.devinfra.embedded import free_port
 from parlor.kit import logs, tracing
 from parlor.kit.auth import data_dir_key
 from parlor.kit.main import available
-from parlor.kit.server import ServerSettings, serve
+from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
 
 log = logging.getLogger("parlor.platform")
@@ -141,6 +143,15 @@ async def _migrate() -> None:
     await migrate(os.environ["PARLOR_DATABASE_URL"])
 
 
+def _with_web(factories: dict[str, ComponentFactory]) -> dict[str, ComponentFactory]:
+    """The web client and its bridge, under the name "web", when installed."""
+    try:
+        from parlor.webgateway.component import component
+    except ImportError:
+        return factories
+    return {**factories, "web": component}
+
+
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parlor-platform",
@@ -175,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 2
-    factories = available()
+    factories = _with_web(available())
     names = sorted(factories) if args.only is None else args.only
     missing = [n for n in names if n not in factories]
     if missing:
