@@ -12,7 +12,7 @@ import asyncio
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
-from parlor.kit import logs
+from parlor.kit import logs, tracing
 from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load
 
@@ -46,8 +46,12 @@ def run(name: str, factories: list[ComponentFactory]) -> int:
     try:
         settings = load(ServerSettings)
         logs.configure(name, settings.log_level, settings.log_format)
-        return asyncio.run(serve(settings, factories))
-    except SettingsError as exc:
+        tracing.configure(name)
+        try:
+            return asyncio.run(serve(settings, factories))
+        finally:
+            tracing.shutdown()
+    except (SettingsError, ValueError) as exc:
         print(f"parlor-serve: {exc}", file=sys.stderr)
         return 2
 
