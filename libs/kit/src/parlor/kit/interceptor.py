@@ -22,6 +22,7 @@ from parlor.kit import auth, metrics
 from parlor.kit.logs import call_context
 from parlor.kit.ratelimit import RateLimiter
 from parlor.kit.status import to_status
+from parlor.kit.tokencache import CachedVerifier
 
 log = logging.getLogger("parlor.kit.rpc")
 
@@ -203,6 +204,8 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         self.auth_settings = auth_settings
         self.public_methods = public_methods
         self.limiter = limiter
+        # each call of a connection carries the same token: verify it once until it expires
+        self.verify = CachedVerifier(lambda token: auth.verify_token(auth_settings, token))
 
     def _authenticator(self, method: str) -> Authenticate:
         standard = method.startswith(PUBLIC_PREFIXES)  # probes and tooling: never limited
@@ -219,7 +222,7 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
                     "this call needs 'authorization: Bearer <token>' metadata",
                     reason="TOKEN_MISSING",
                 )
-            identity = auth.verify_token(self.auth_settings, token)
+            identity = self.verify(token)
             if self.limiter is not None and not identity.is_service and not standard:
                 self.limiter.check(identity.player_id)
             return identity
