@@ -42,6 +42,12 @@ class ServerSettings:
     )
     log_level: str = setting("PARLOR_LOG_LEVEL", "log level: DEBUG, INFO, WARNING, ERROR", "INFO")
     log_format: str = setting("PARLOR_LOG_FORMAT", "log format: json or text", "json")
+    workers: int = setting(
+        "PARLOR_WORKERS",
+        "worker processes sharing the gRPC port (SO_REUSEPORT); 0: one per core for"
+        " parlor-platform, 1 for parlor-serve",
+        0,
+    )
 
 
 @dataclass(frozen=True)
@@ -79,18 +85,18 @@ class Server:
         self.health = (
             health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         )
+        self.interceptor = ServerInterceptor(
+            auth_settings or load(AuthSettings),
+            frozenset().union(*(c.public_methods for c in components)),
+            RateLimiter(rate_limits or load(RateLimitSettings)),
+        )
         self._grpc = grpc.aio.server(
-            interceptors=[
-                ServerInterceptor(
-                    auth_settings or load(AuthSettings),
-                    frozenset().union(*(c.public_methods for c in components)),
-                    RateLimiter(rate_limits or load(RateLimitSettings)),
-                )
-            ],
+            interceptors=[self.interceptor],
             options=[
                 ("grpc.max_receive_message_length", settings.max_message_bytes),
                 ("grpc.max_send_message_length", settings.max_message_bytes),
-                ("grpc.so_reuseport", 0),
+                # the workers of one server share its port; a lone server refuses to share
+                ("grpc.so_reuseport", 1 if (settings.workers or 1) > 1 else 0),
             ],
         )
         self._tasks: list[asyncio.Task[None]] = []

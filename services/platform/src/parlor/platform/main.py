@@ -1,4 +1,4 @@
-"""``parlor-platform``: every installed service in one process, for development.
+"""``parlor-platform``: every installed service on one port, for development.
 
 PostgreSQL and NATS come from ``PARLOR_DATABASE_URL`` and ``PARLOR_NATS_URL``
 when set; otherwise embedded servers are started with their data under
@@ -6,6 +6,11 @@ when set; otherwise embedded servers are started with their data under
 database is migrated and every service registered under the
 ``parlor.services`` entry points is served on one gRPC port, with the same
 component code a separate deployment runs.
+
+It runs one worker process per core (``--workers N`` or ``PARLOR_WORKERS``
+to choose): the backends are found or started and the database migrated once,
+here, and the workers, children that get the backends' URLs, share the port
+(``parlor.kit.workers``). With one worker this process serves by itself.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from pathlib import Path
 
 from parlor.devinfra.backends import BackendsNotFound, find_backends
 from parlor.kit import logs
-from parlor.kit.main import available
+from parlor.kit.main import add_workers_argument, available, serve_workers
 from parlor.kit.server import ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
+from parlor.kit.workers import default_count
 
 log = logging.getLogger("parlor.platform")
 
@@ -50,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", nargs="*", default=None, help="serve only these services (default: all)"
     )
+    add_workers_argument(parser, "default: PARLOR_WORKERS, else one per core")
     args = parser.parse_args(argv)
     try:
         server_settings = load(ServerSettings)
@@ -57,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 2
+    workers = args.workers or server_settings.workers or default_count()
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
     factories = available()
     names = sorted(factories) if args.only is None else args.only
@@ -76,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"parlor: NATS ({backends.nats_origin}) {backends.nats_url}",
                 flush=True,
             )
+
+            if workers > 1:
+                asyncio.run(_migrate())
+                return serve_workers(names, workers, server_settings)
 
             async def run() -> int:
                 await _migrate()
