@@ -45,7 +45,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import free_port, pct
+from benchkit import QUICK, free_port, pct
 from load_players import GAME_TYPES, PLAYERS, Tally, warm_up
 
 from parlor.devinfra.backends import find_backends
@@ -410,20 +410,27 @@ async def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=int(os.environ.get("PARLOR_LOAD_GAMES", 200)))
     parser.add_argument(
-        "--seconds", type=int, default=int(os.environ.get("PARLOR_LOAD_SECONDS", 60))
+        "--games", type=int, default=int(os.environ.get("PARLOR_LOAD_GAMES", 40 if QUICK else 200))
+    )
+    parser.add_argument(
+        "--seconds",
+        type=int,
+        default=int(os.environ.get("PARLOR_LOAD_SECONDS", 15 if QUICK else 60)),
     )
     parser.add_argument(
         "--drain",
         type=int,
-        default=int(os.environ.get("PARLOR_LOAD_DRAIN_SECONDS", 240)),
+        default=int(os.environ.get("PARLOR_LOAD_DRAIN_SECONDS", 60 if QUICK else 240)),
         help="seconds the games in flight at the end may take to finish",
     )
     parser.add_argument(
         "--mix",
         default=os.environ.get("PARLOR_LOAD_MIX", "connect4x4=2,upwords=1,takefour=1"),
         help="game types and their shares of --games",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller defaults: 40 games, 15 s, 60 s of drain"
     )
     arguments = parser.parse_args()
     with find_backends() as backends:
