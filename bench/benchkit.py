@@ -29,10 +29,14 @@ from typing import TypeVar
 
 import psutil
 
+from parlor.kit.auth import AuthSettings, generate_private_key
+
 T = TypeVar("T")
 
 QUICK = "--quick" in sys.argv or os.environ.get("PARLOR_BENCH_QUICK", "") not in ("", "0")
-SECRET = "bench-secret-bench-secret-bench-secret"
+KEY = os.environ.setdefault("PARLOR_BENCH_KEY", generate_private_key())
+"""The identity key this run signs with: made once, inherited by helper processes."""
+AUTH = AuthSettings(private_key=KEY)
 
 
 def pct(samples: Sequence[float], q: float) -> float:
@@ -60,7 +64,7 @@ def platform_env(settings: dict[str, str], port: int) -> dict[str, str]:
         "PARLOR_GRPC_PORT": str(port),
         "PARLOR_METRICS_PORT": "0",
         "PARLOR_DICTIONARY_TARGET": f"127.0.0.1:{port}",
-        "PARLOR_JWT_SECRET": SECRET,
+        "PARLOR_JWT_PRIVATE_KEY": KEY,
         "PARLOR_RATE_LIMIT_PER_SECOND": "0",
         "PARLOR_MATCHMAKING_ROUND_SECONDS": "0.2",
         "PARLOR_LOG_LEVEL": "WARNING",

@@ -24,7 +24,7 @@ from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
@@ -32,12 +32,20 @@ from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import connect4x4, rules
 
 GAMES = int(__import__("os").environ.get("PARLOR_BENCH_GAMES", "50"))
-AUTH = AuthSettings(secret="bench-secret-bench-secret-bench-secret")
+AUTH = AuthSettings(private_key=generate_private_key())
 
 
 def pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def created(target: str, request: pb.CreateGameRequest) -> pb.Game:
+    """A platform service seats the two players (a player may seat only themselves and bots)."""
+    token = issue_token(AUTH, "service:bench", roles=("service",))
+    async with client.channel(target, token) as channel:
+        reply = await pb_grpc.Connect4x4ServiceStub(channel).CreateGame(request)
+    return reply.game
 
 
 async def one_game(target: str, latencies: list[float], rng: random.Random) -> int:
@@ -49,7 +57,7 @@ async def one_game(target: str, latencies: list[float], rng: random.Random) -> i
             common_pb2.Seat(player_id=f"a-{game_id}"),
             common_pb2.Seat(player_id=f"b-{game_id}"),
         ]
-        game = (await stubs[0].CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats))).game
+        game = await created(target, pb.CreateGameRequest(game_id=game_id, seats=seats))
         moves = 0
         while game.status == pb.STATUS_IN_PROGRESS:
             move = rng.choice(list(game.legal_moves))
@@ -78,7 +86,7 @@ async def reads(target: str) -> list[float]:
     async with client.channel(target, issue_token(AUTH, "reader")) as ch:
         stub = pb_grpc.Connect4x4ServiceStub(ch)
         seats = [common_pb2.Seat(player_id="reader"), common_pb2.Seat(player_id="other")]
-        await stub.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats))
+        await created(target, pb.CreateGameRequest(game_id=game_id, seats=seats))
         samples = []
         for _ in range(300):
             t = time.perf_counter()

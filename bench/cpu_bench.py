@@ -37,7 +37,7 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import ECHO, QUICK, SECRET, ServerProcess, pct
+from benchkit import AUTH, ECHO, QUICK, ServerProcess, pct
 from load_players import think_upwords, warm_up
 
 from parlor.common.v1 import common_pb2
@@ -47,13 +47,12 @@ from parlor.devinfra.backends import find_backends
 from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import migrate
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import issue_token
 from parlor.takefour.v1 import takefour_pb2 as tfpb
 from parlor.takefour.v1 import takefour_pb2_grpc as tfgrpc
 from parlor.upwords.v1 import upwords_pb2 as uwpb
 from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
 
-AUTH = AuthSettings(secret=SECRET)
 CONCURRENCY = (1, 50)
 WINDOW = 6.0 if QUICK else 20.0  # seconds of move calls per measurement, at most
 IDLE = 1.0 if QUICK else 3.0
@@ -120,7 +119,10 @@ async def two_players(
     channels = [client.channel(target, issue_token(AUTH, p)) for p in players]
     stubs = [stub_type(ch) for ch in channels]
     seats = [common_pb2.Seat(player_id=p) for p in players]
-    await stubs[0].CreateGame(create(game_id=game_id, seats=seats))
+    # a platform service seats two players (a player may seat only themselves and bots)
+    service = issue_token(AUTH, "service:bench", roles=("service",))
+    async with client.channel(target, service) as ch:
+        await stub_type(ch).CreateGame(create(game_id=game_id, seats=seats))
     return game_id, channels, stubs
 
 

@@ -22,12 +22,12 @@ from parlor.devinfra.embedded import free_port
 from parlor.dictionary.v1 import dictionary_pb2 as pb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as pb_grpc
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import ServerSettings, running
 from parlor.lexicon import enable1
 from parlor.services.dictionary.component import dictionary
 
-AUTH = AuthSettings(secret="bench-secret-bench-secret-bench-secret")
+AUTH = AuthSettings(private_key=generate_private_key())
 ROUNDS = 60
 
 

@@ -53,13 +53,13 @@ from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
 
-SECRET = "load-secret-load-secret-load-secret-load"
-AUTH = AuthSettings(secret=SECRET)
+SECRET = generate_private_key()  # the identity key this run signs with
+AUTH = AuthSettings(private_key=SECRET)
 
 
 def parse_mix(text: str, games: int) -> dict[str, int]:
@@ -96,7 +96,7 @@ class Platform:
             "PARLOR_GRPC_PORT": str(self.port),
             "PARLOR_METRICS_PORT": "0",
             "PARLOR_DICTIONARY_TARGET": self.target,
-            "PARLOR_JWT_SECRET": SECRET,
+            "PARLOR_JWT_PRIVATE_KEY": SECRET,
             "PARLOR_RATE_LIMIT_PER_SECOND": "0",
             "PARLOR_MATCHMAKING_ROUND_SECONDS": "0.2",
             "PARLOR_LOG_LEVEL": "WARNING",

@@ -31,7 +31,7 @@ from parlor.core.errors import ParlorError
 from parlor.devinfra.backends import find_backends
 from parlor.devinfra.scratch import scratch_settings
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.main import available
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import takefour as tf
@@ -41,7 +41,7 @@ from parlor.services.takefour.codec import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
-SECRET = "bench-secret-of-at-least-32-bytes-long"
+SECRET = generate_private_key()  # the identity key this run signs with
 PLAYERS = [f"p{i}" for i in range(8)]
 TILES = tile_set("A8 E8 I4 O4 S4 T4 R4 N4", jokers=2)
 """42 tiles for 8 players: a start deal, a last deal of one each, then Done: rounds turn over."""
@@ -121,7 +121,7 @@ def request(stub: Any, game: pb.Game, seat: int, rng: random.Random, cid: str) -
 
 
 async def players(target: str, game_id: str, seconds: float) -> dict[str, Any]:
-    auth = AuthSettings(secret=SECRET)
+    auth = AuthSettings(private_key=SECRET)
     latencies: list[float] = []
     refused = 0
 
@@ -161,14 +161,16 @@ def run_players(target: str, game_id: str, seconds: float, out: Any) -> None:
 async def serve_and_measure(queue_per_game: bool, seconds: float) -> dict[str, Any]:
     os.environ["PARLOR_TAKEFOUR_QUEUE_PER_GAME"] = "true" if queue_per_game else "false"
     factories = available()
-    auth = AuthSettings(secret=SECRET)
+    auth = AuthSettings(private_key=SECRET)
     settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=2)
     async with running(settings, [factories["dictionary"]], auth) as dictionary:
         os.environ["PARLOR_DICTIONARY_TARGET"] = f"127.0.0.1:{dictionary.port}"
         async with running(settings, [factories["takefour"]], auth) as server:
             target = f"127.0.0.1:{server.port}"
             game_id = uuid.uuid4().hex
-            async with client.channel(target, issue_token(auth, PLAYERS[0])) as channel:
+            # a platform service seats the players (a player may seat only themselves and bots)
+            service = issue_token(auth, "service:bench", roles=("service",))
+            async with client.channel(target, service) as channel:
                 await pb_grpc.TakeFourServiceStub(channel).CreateGame(
                     pb.CreateGameRequest(
                         game_id=game_id,
@@ -275,7 +277,7 @@ def main() -> None:
         from parlor.eventstore import migrate
 
         url = settings["PARLOR_DATABASE_URL"]
-        os.environ.update(settings, PARLOR_JWT_SECRET=SECRET)
+        os.environ.update(settings, PARLOR_JWT_PRIVATE_KEY=SECRET)
         asyncio.run(migrate(url))
         print(f"Take Four service: 8 players acting at once on one game for {args.seconds:.0f} s")
         print(f"  {'in-process engine (baseline)':<34} {actions / elapsed:8.0f} actions/s")

@@ -33,7 +33,7 @@ from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.eventstore import migrate
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import upwords as uw
 from parlor.services.dictionary.component import dictionary
@@ -43,8 +43,8 @@ from parlor.services.upwords.servicer import UpwordsServicer
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
-SECRET = "bench-secret-bench-secret-bench-secret"
-AUTH = AuthSettings(secret=SECRET)
+SECRET = generate_private_key()  # the identity key this run signs with
+AUTH = AuthSettings(private_key=SECRET)
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -69,7 +69,7 @@ async def bench(games: int, moves: int) -> None:
         await migrate(scratch["PARLOR_DATABASE_URL"])
         os.environ.update(
             scratch,
-            PARLOR_JWT_SECRET=SECRET,
+            PARLOR_JWT_PRIVATE_KEY=SECRET,
             PARLOR_LOG_LEVEL="WARNING",
         )
         async with running(settings, [dictionary], AUTH) as dict_server:
@@ -84,8 +84,16 @@ async def bench(games: int, moves: int) -> None:
                     client.channel(target, issue_token(AUTH, "p0")) as c0,
                     client.channel(target, issue_token(AUTH, "p1")) as c1,
                     client.channel(dict_target, issue_token(AUTH, "bench")) as dc,
+                    # a platform service seats p0 and p1 (players seat only themselves, bots)
+                    client.channel(
+                        target, issue_token(AUTH, "service:bench", roles=("service",))
+                    ) as cs,
                 ):
-                    stubs = {0: pb_grpc.UpwordsServiceStub(c0), 1: pb_grpc.UpwordsServiceStub(c1)}
+                    stubs = {
+                        0: pb_grpc.UpwordsServiceStub(c0),
+                        1: pb_grpc.UpwordsServiceStub(c1),
+                        -1: pb_grpc.UpwordsServiceStub(cs),
+                    }
                     words_stub = dpb_grpc.DictionaryServiceStub(dc)
                     await run_games(servicer, stubs, words_stub, helper, games, moves)
 
@@ -106,7 +114,7 @@ async def run_games(
     lexicon = ""
     for g in range(games):
         game_id = f"bench{g}-{uuid.uuid4().hex[:8]}"
-        await stubs[0].CreateGame(
+        await stubs[-1].CreateGame(
             pb.CreateGameRequest(
                 game_id=game_id,
                 seats=[common_pb2.Seat(player_id="p0"), common_pb2.Seat(player_id="p1")],

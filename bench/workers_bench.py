@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import QUICK, SECRET, ServerProcess, pct
+from benchkit import AUTH, QUICK, ServerProcess, pct
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
@@ -33,7 +33,7 @@ from parlor.devinfra.backends import find_backends
 from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import migrate
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import issue_token
 
 GAMES = 50
 HELPERS = 2
@@ -41,14 +41,13 @@ SECONDS = 8.0 if QUICK else 30.0
 
 
 async def _games(target: str, games: int, seconds: float, seed: int) -> list[float]:
-    auth = AuthSettings(secret=SECRET)
     latencies: list[float] = []
     deadline = time.monotonic() + seconds
 
     async def lane(rng: random.Random) -> None:
         player = f"w-{uuid.uuid4().hex[:10]}"
         seats = [common_pb2.Seat(player_id=player), common_pb2.Seat(player_id=player)]
-        async with client.channel(target, issue_token(auth, player)) as ch:
+        async with client.channel(target, issue_token(AUTH, player)) as ch:
             stub = pb_grpc.Connect4x4ServiceStub(ch)
             while time.monotonic() < deadline:
                 game = (

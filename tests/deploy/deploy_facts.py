@@ -54,10 +54,26 @@ PLANNED_APIS = {
 WITHOUT_GRPC_API: frozenset[str] = frozenset()
 # Fixed replica count instead of an autoscaler.
 FIXED_REPLICAS: frozenset[str] = frozenset()
-# Settings that are secrets: only ever from a Secret, never a ConfigMap or a literal.
-SECRET_SETTINGS = frozenset({"PARLOR_JWT_SECRET", "PARLOR_DATABASE_URL"})
+# Settings that are secrets: only ever from a Secret, never a ConfigMap or a literal (but for
+# an explicitly empty value: a service that holds no signing key).
+SECRET_SETTINGS = frozenset(
+    {"PARLOR_JWT_PRIVATE_KEY", "PARLOR_DATABASE_URL", "PARLOR_NATS_PASSWORD"}
+)
+# Services with a NATS user of their own, and the services holding a token signing key.
+NATS_USERS = ("connect4x4", "upwords", "takefour", "matchmaking", "scoring")
+SIGNING_KEYS = {
+    "matchmaking": ("identity", "parlor-identity-key"),
+    "upwords": ("upwords", "parlor-upwords-key"),
+    "takefour": ("takefour", "parlor-takefour-key"),
+}
 # Secrets a production operator creates by hand (deploy/README.md says how), by name: keys.
-EXTERNAL_SECRETS = {"prod": {"parlor-auth": frozenset({"jwt-secret"})}}
+EXTERNAL_SECRETS = {
+    "prod": {
+        **{secret: frozenset({"private-key"}) for _, secret in SIGNING_KEYS.values()},
+        "parlor-jwks": frozenset({"jwks.json"}),
+        "parlor-nats": frozenset(f"{user}-password" for user in NATS_USERS),
+    }
+}
 # Keys CloudNativePG puts in the "<cluster>-app" Secret it creates for every Cluster.
 CNPG_APP_SECRET_KEYS = frozenset(
     {"username", "password", "host", "port", "dbname", "uri", "jdbc-uri", "pgpass"}

@@ -11,11 +11,11 @@ import pytest
 
 from parlor.devinfra.scratch import scratch_stream
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.main import available
 from parlor.kit.server import Server, ServerSettings, running
 
-TEST_SECRET = "integration-test-secret-of-32-bytes-at-least"
+TEST_KEY = generate_private_key()  # the identity key every component of a test run signs with
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +24,7 @@ def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
     names = (
         "PARLOR_DATABASE_URL",
         "PARLOR_NATS_URL",
-        "PARLOR_JWT_SECRET",
+        "PARLOR_JWT_PRIVATE_KEY",
         "PARLOR_NATS_STREAM",
         "PARLOR_NATS_SUBJECT_PREFIX",
         "PARLOR_RATE_LIMIT_PER_SECOND",
@@ -37,7 +37,7 @@ def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
         os.environ.update(
             PARLOR_DATABASE_URL=database_url,
             PARLOR_NATS_URL=nats_url,
-            PARLOR_JWT_SECRET=TEST_SECRET,
+            PARLOR_JWT_PRIVATE_KEY=TEST_KEY,
             PARLOR_NATS_STREAM=stream,
             PARLOR_NATS_SUBJECT_PREFIX=prefix,
             # load tests act as fast as they can; the limiter has its own tests
@@ -79,6 +79,11 @@ class Platform:
     def channel(self, player_id: str | None = None):  # type: ignore[no-untyped-def]
         return client.channel(self.target, self.token(player_id) if player_id else None)
 
+    def service_channel(self):  # type: ignore[no-untyped-def]
+        """A platform service's channel. A player seats only themselves and bots; tests that
+        seat people together without matchmaking create their games through this."""
+        return client.channel(self.target, self.token("service:tests", roles=("service",)))
+
 
 PlatformFactory = Callable[..., contextlib.AbstractAsyncContextManager[Platform]]
 
@@ -90,7 +95,7 @@ def start_platform(migrated: None) -> PlatformFactory:
     @contextlib.asynccontextmanager
     async def start(*names: str) -> AsyncIterator[Platform]:
         factories = available()
-        auth = AuthSettings(secret=TEST_SECRET)
+        auth = AuthSettings(private_key=TEST_KEY)
         settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=2)
         async with running(settings, [factories[n] for n in names], auth) as server:
             yield Platform(server, auth)

@@ -1,7 +1,9 @@
 """Random and malformed requests to every RPC of every installed service (Hypothesis).
 
 Whatever a client sends, the answer is a clear status code (never UNKNOWN or
-INTERNAL), and a call that fails stores nothing. The services are discovered
+INTERNAL), and a call that fails stores nothing. The bounds each field declares
+(protos/parlor/options/v1/bounds.proto) are learnt from the descriptors and tried at the
+edge and one past it. The services are discovered
 from the ``parlor.services`` entry points, so a new service is fuzzed as soon
 as it is installed.
 """
@@ -9,6 +11,7 @@ as it is installed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import threading
 from collections.abc import Iterator
@@ -24,7 +27,8 @@ from google.protobuf.message_factory import GetMessageClass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit import bounds
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.main import available
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Server, ServerSettings, running
@@ -33,7 +37,7 @@ from parlor.kit.status import reason_of
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
-AUTH = AuthSettings(secret="fuzz-secret-fuzz-secret-fuzz-secret!")
+AUTH = AuthSettings(private_key=generate_private_key())
 PLAYERS = ["ada", "bob", "bot:random", "bot:strong", "", "x" * 300, "é💥", "../etc"]
 TEXT = st.one_of(
     st.sampled_from(["", "af", "df", "cx", "zz", "A1 HELLO", "c?t", "cat", "qu", "0", "-1"]),
@@ -161,18 +165,30 @@ def _message(descriptor: Any, rnd: random.Random, depth: int, draw: Any) -> Mess
     return message
 
 
+@functools.cache
+def _connection(database_url: str) -> psycopg.Connection[Any]:
+    """One connection for the checks: thousands of calls, each checked, share a busy server."""
+    return psycopg.connect(database_url, autocommit=True)
+
+
 def _stored(database_url: str) -> int:
-    with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()
+    row = (
+        _connection(database_url)
+        .execute("SELECT coalesce(max(position), 0) FROM events")
+        .fetchone()
+    )
     return int(row[0]) if row else 0
 
 
 def _since(database_url: str, position: int) -> list[tuple[str, int, str, str]]:
-    with psycopg.connect(database_url) as conn:
-        rows = conn.execute(
+    rows = (
+        _connection(database_url)
+        .execute(
             "SELECT stream_id, version, type, coalesce(actor, '') FROM events WHERE position > %s",
             (position,),
-        ).fetchall()
+        )
+        .fetchall()
+    )
     return [tuple(r) for r in rows]  # type: ignore[misc]
 
 
@@ -232,3 +248,135 @@ def test_every_rpc_answers_random_requests_with_a_clear_status(
 
         check()
     assert set(seen_codes) == {m.full_name for m in methods}, "some RPCs were never called"
+
+
+# --- the bounds the protos declare: at the edge of each, and one past it ---------------------
+
+
+def _sample(field: FieldDescriptor, length: int = 1) -> Any:
+    """A plain value of the field's type (a string ``length`` long)."""
+    t = field.type
+    if t == FieldDescriptor.TYPE_STRING:
+        return "a" * length
+    if t == FieldDescriptor.TYPE_BYTES:
+        return b"a" * length
+    if t == FieldDescriptor.TYPE_BOOL:
+        return True
+    if t == FieldDescriptor.TYPE_ENUM:
+        return field.enum_type.values[-1].number
+    if t in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+        return 1.0
+    if t == FieldDescriptor.TYPE_MESSAGE:
+        return GetMessageClass(field.message_type)()
+    return 1
+
+
+def _edges(field: FieldDescriptor) -> list[tuple[str, Any, bool]]:
+    """(what, value, allowed) at each bound of one field, as ``bounds_of`` reads it."""
+    b = bounds.bounds_of(field)
+    if field.is_repeated:
+        assert b.max_items is not None
+        items = b.max_items
+        return [
+            (f"{items} items", [_sample(field)] * items, True),
+            (f"{items + 1} items", [_sample(field)] * (items + 1), False),
+        ]
+    t = field.type
+    if t in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES):
+        assert b.max_len is not None
+        return [
+            (f"{b.max_len} long", _sample(field, b.max_len), True),
+            (f"{b.max_len + 1} long", _sample(field, b.max_len + 1), False),
+        ]
+    if t == FieldDescriptor.TYPE_ENUM:
+        last = max(v.number for v in field.enum_type.values)
+        return [(f"enum {last}", last, True), (f"enum {last + 1}", last + 1, False)]
+    if t in bounds.INTEGER_TYPES:
+        assert b.min is not None
+        assert b.max is not None
+        low, high = bounds.wire_range(field)
+        out = [(f"max {b.max}", b.max, True), (f"min {b.min}", b.min, True)]
+        if b.max < high:
+            out.append((f"max+1 {b.max + 1}", b.max + 1, False))
+        if b.min > low:
+            out.append((f"min-1 {b.min - 1}", b.min - 1, False))
+        return out
+    if t in bounds.FLOAT_TYPES:
+        return [("inf", float("inf"), False)]
+    return []
+
+
+def _with(descriptor: Any, chain: list[FieldDescriptor], value: Any) -> Message:
+    """A request of ``descriptor`` with only the field at the end of ``chain`` set."""
+    message = GetMessageClass(descriptor)()
+    holder: Any = message
+    for step in chain[:-1]:
+        if step.is_repeated:
+            holder = getattr(holder, step.name).add()
+        else:
+            holder = getattr(holder, step.name)
+    last = chain[-1]
+    if last.is_repeated:
+        target = getattr(holder, last.name)
+        if last.type == FieldDescriptor.TYPE_MESSAGE:
+            for item in value:
+                target.add().CopyFrom(item)
+        else:
+            target.extend(value)
+    elif last.type == FieldDescriptor.TYPE_MESSAGE:
+        getattr(holder, last.name).CopyFrom(value)
+    else:
+        setattr(holder, last.name, value)
+    return message
+
+
+def _chains(descriptor: Any, depth: int = 0) -> list[list[FieldDescriptor]]:
+    """Every path of fields into a request (map fields left to their own test, depth <= 3)."""
+    found: list[list[FieldDescriptor]] = []
+    for field in descriptor.fields:
+        if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
+            continue
+        found.append([field])
+        if field.type == FieldDescriptor.TYPE_MESSAGE and depth < 3:
+            found.extend([field, *rest] for rest in _chains(field.message_type, depth + 1))
+    return found
+
+
+def test_every_field_of_every_request_is_bounded_at_its_declared_edge(
+    served: Server, database_url: str
+) -> None:
+    """At each bound the protos declare (or the defaults), a value is served or refused by a
+    rule; one past it is INVALID_ARGUMENT with a reason. Never INTERNAL, UNKNOWN or
+    RESOURCE_EXHAUSTED (an error echoing a huge value would be), and a refusal stores nothing.
+    """
+    token = issue_token(AUTH, "ada")
+    refused_for_bounds = 0
+    tried = 0
+    with grpc.insecure_channel(f"127.0.0.1:{served.port}") as channel:
+        for method in _methods(served):
+            for chain in _chains(method.input_type):
+                for what, value, allowed in _edges(chain[-1]):
+                    path = ".".join(f.name for f in chain)
+                    where = f"{method.full_name} {path} {what}"
+                    payload = _with(method.input_type, chain, value).SerializeToString()
+                    before = _stored(database_url)
+                    tried += 1
+                    try:
+                        _call(channel, method, payload, token)
+                        assert allowed, f"{where}: accepted past its bound"
+                        continue
+                    except grpc.RpcError as error:
+                        code = error.code()  # type: ignore[attr-defined]
+                        details = error.details() or ""  # type: ignore[attr-defined]
+                        reason = reason_of(error)  # type: ignore[arg-type]
+                    assert code not in FORBIDDEN | {grpc.StatusCode.RESOURCE_EXHAUSTED}, (
+                        f"{where}: {code.name} {details[:200]}"
+                    )
+                    assert len(details) <= 600, f"{where}: the error echoes the input"
+                    if not allowed:
+                        assert code == grpc.StatusCode.INVALID_ARGUMENT, f"{where}: {code.name}"
+                        assert reason, f"{where}: no reason"
+                        refused_for_bounds += 1
+                        assert _stored(database_url) == before, f"{where}: stored"
+    assert tried > 300, tried
+    assert refused_for_bounds > 100, refused_for_bounds

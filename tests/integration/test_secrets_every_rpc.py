@@ -57,7 +57,7 @@ from leakcheck import (
 
 import parlor
 from parlor.common.v1 import common_pb2
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import Server
 from parlor.kit.status import reason_of
 from parlor.rules import upwords as uw
@@ -76,7 +76,8 @@ UNCHECKED = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.
 HIDDEN = ("upwords", "takefour")
 SEATED = ("connect4x4", "upwords", "takefour")
 ADAS_COMMAND = "ada-creates-the-game"
-"""The command id ada creates every game with: a command id someone else may learn or guess."""
+"""The command id every game is created with (for ada and bob, by a platform service): a
+command id someone else may learn or guess."""
 PUBLIC_METHODS = {"/parlor.identity.v1.IdentityService/IssueGuestToken"}
 """Callable without a token, on purpose: a new client needs it to get its first token (the
 platform can switch it off with PARLOR_GUEST_TOKENS=false). A token sent to it is still checked."""
@@ -150,11 +151,13 @@ class Outcome:
 class Client:
     def __init__(self, target: str, auth: AuthSettings) -> None:
         self.channel = grpc.insecure_channel(target)
-        forged = AuthSettings(secret="not-the-platform-secret-not-the-platform")
+        forged = AuthSettings(private_key=generate_private_key())  # a key, not the platform's
         self.tokens: dict[str, str | None] = {
             "ada": issue_token(auth, "ada"),
             "bob": issue_token(auth, "bob"),
             "cyd": issue_token(auth, "cyd"),
+            # seats ada and bob (who agreed elsewhere): a player seats only themselves and bots
+            "service": issue_token(auth, "service:tests", roles=("service",)),
             "none": None,
             "forged": issue_token(forged, "bob"),
         }
@@ -299,7 +302,7 @@ class Games:
         request = upb.CreateGameRequest(
             game_id=game_id, seats=seats("ada", "bob"), command_id=ADAS_COMMAND
         )
-        self.client.ok("upwords", "CreateGame", request, "ada")
+        self.client.ok("upwords", "CreateGame", request, "service")
         for turn in range(6):  # plays, and an exchange by each
             to_move = self._upwords_view(game_id, "cyd").to_move
             self._upwords_move(game_id, ("ada", "bob")[to_move], exchange=turn in (2, 3))
@@ -322,7 +325,7 @@ class Games:
         request = tpb.CreateGameRequest(
             game_id=game_id, seats=seats("ada", "bob"), command_id=ADAS_COMMAND
         )
-        self.client.ok("takefour", "CreateGame", request, "ada")
+        self.client.ok("takefour", "CreateGame", request, "service")
         for who, seat in (("ada", ADA), ("bob", BOB)):
             hand = list(self._takefour_view(game_id, who).seats[seat].hand)
             for x, tile in enumerate(hand[:3]):
@@ -354,7 +357,7 @@ class Games:
         request = cpb.CreateGameRequest(
             game_id=game_id, seats=seats("ada", "bob"), command_id=ADAS_COMMAND
         )
-        self.client.ok("connect4x4", "CreateGame", request, "ada")
+        self.client.ok("connect4x4", "CreateGame", request, "service")
 
     # -- the requests each RPC gets ---------------------------------------------------------
 
@@ -463,7 +466,7 @@ TABLE: dict[tuple[str, str], Make] = {
 
 @pytest.fixture(scope="module")
 def served(migrated: None) -> Iterator[tuple[Server, AuthSettings]]:
-    auth = AuthSettings(secret=os.environ["PARLOR_JWT_SECRET"])
+    auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     backend = Backend(auth)
     try:
         yield backend.start(), auth

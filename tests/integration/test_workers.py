@@ -156,7 +156,7 @@ def test_two_workers_share_the_port(served: Served) -> None:
 async def test_a_watcher_on_one_worker_sees_moves_made_on_another(
     served: Served, nats_url: str, subject_prefix: str
 ) -> None:
-    auth = AuthSettings(secret=os.environ["PARLOR_JWT_SECRET"])
+    auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     token = issue_token(auth, "ada")  # both seats: hot seat
     watcher_ch, player_ch, opened = await _channels_on_two_workers(served, token)
     try:

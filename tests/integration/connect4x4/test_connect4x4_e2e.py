@@ -31,9 +31,14 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
 ) -> None:
     game_id = uuid.uuid4().hex
     async with start_platform("connect4x4") as platform:
-        async with platform.channel("ada") as a_ch, platform.channel("bob") as b_ch:
+        async with (
+            platform.channel("ada") as a_ch,
+            platform.channel("bob") as b_ch,
+            platform.service_channel() as s_ch,  # seats ada and bob, who agreed elsewhere
+        ):
             ada, bob = pb_grpc.Connect4x4ServiceStub(a_ch), pb_grpc.Connect4x4ServiceStub(b_ch)
-            created = await ada.CreateGame(
+            host = pb_grpc.Connect4x4ServiceStub(s_ch)
+            created = await host.CreateGame(
                 pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"))
             )
             assert created.game.status == pb.STATUS_IN_PROGRESS
@@ -64,9 +69,10 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
                 "game_finished",
             ]
 
-            # A retried command returns the first answer and appends nothing.
+            # A retried command (the same move: m6 was "ab") returns the first answer and
+            # appends nothing.
             again = await ada.PlayMove(
-                pb.PlayMoveRequest(game_id=game_id, move="af", command_id="m6")
+                pb.PlayMoveRequest(game_id=game_id, move="ab", command_id="m6")
             )
             assert again.game.version == last.game.version
 
@@ -130,9 +136,14 @@ async def test_two_players_play_to_a_win_and_a_third_replays_it(
 async def test_errors_name_the_rule_the_seat_and_the_game(start_platform) -> None:
     game_id = uuid.uuid4().hex
     async with start_platform("connect4x4") as platform:
-        async with platform.channel("ada") as a_ch, platform.channel("bob") as b_ch:
+        async with (
+            platform.channel("ada") as a_ch,
+            platform.channel("bob") as b_ch,
+            platform.service_channel() as s_ch,  # seats ada and bob, who agreed elsewhere
+        ):
             ada, bob = pb_grpc.Connect4x4ServiceStub(a_ch), pb_grpc.Connect4x4ServiceStub(b_ch)
-            await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+            host = pb_grpc.Connect4x4ServiceStub(s_ch)
+            await host.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
 
             async def error(call) -> grpc.aio.AioRpcError:  # type: ignore[no-untyped-def]
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
@@ -165,9 +176,14 @@ async def test_a_replayed_command_id_lets_no_one_act_for_a_seat_not_theirs(start
     """A known command id is answered from the store: the seat check must still hold."""
     game_id = uuid.uuid4().hex
     async with start_platform("connect4x4") as platform:
-        async with platform.channel("ada") as a_ch, platform.channel("bob") as b_ch:
+        async with (
+            platform.channel("ada") as a_ch,
+            platform.channel("bob") as b_ch,
+            platform.service_channel() as s_ch,  # seats ada and bob, who agreed elsewhere
+        ):
             ada, bob = pb_grpc.Connect4x4ServiceStub(a_ch), pb_grpc.Connect4x4ServiceStub(b_ch)
-            await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+            host = pb_grpc.Connect4x4ServiceStub(s_ch)
+            await host.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
             await ada.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="af", command_id="a1"))
             async with platform.channel("eve") as e_ch:
                 eve = pb_grpc.Connect4x4ServiceStub(e_ch)

@@ -68,7 +68,8 @@ def _nats_server_binary() -> str:
 class PrivateNats:
     """A nats-server of this test's own, so the test may stop and restart it."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Path | None = None) -> None:
+        self.config = config  # a nats-server configuration file (users, permissions)
         self.port = _free_port()
         self.store_dir = tempfile.mkdtemp(prefix="parlor-nats-")
         self.url = f"nats://127.0.0.1:{self.port}"
@@ -78,6 +79,7 @@ class PrivateNats:
         self._proc = subprocess.Popen(
             [
                 _nats_server_binary(),
+                *(["-c", str(self.config), "-m", str(_free_port())] if self.config else []),
                 "-js",
                 "-a",
                 "127.0.0.1",
@@ -108,6 +110,19 @@ class PrivateNats:
 @pytest.fixture
 def private_nats() -> Iterator[PrivateNats]:
     server = PrivateNats()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.store_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def deployed_nats() -> Iterator[PrivateNats]:
+    """A nats-server of this test's own, with the dev overlay's configuration (its users)."""
+    config = Path(__file__).resolve().parents[3] / "deploy/kustomize/overlays/dev/nats.conf"
+    server = PrivateNats(config)
     server.start()
     try:
         yield server

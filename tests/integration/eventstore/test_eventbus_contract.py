@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -129,3 +130,47 @@ class TestEventBusContract:
         assert got.event() is None  # type: ignore[attr-defined]
         assert got.message_id == "ping-1"  # type: ignore[attr-defined]
         assert got.headers["X"] == "1"  # type: ignore[attr-defined]
+
+    async def test_check_stream_names_the_stream_and_the_last_event_on_a_subject(
+        self, bus: Bus
+    ) -> None:
+        empty = await bus.check_stream(bus.subjects.category("upwords"))
+        assert (empty.last_position, empty.made) == (0, False)
+        await bus.publish_event(event("connect4x4-a", 1))
+        await bus.publish_event(event("upwords-b", 2))
+        await bus.publish_event(event("connect4x4-a", 3))
+        c4 = await bus.check_stream(bus.subjects.category("connect4x4"))
+        up = await bus.check_stream(bus.subjects.category("upwords"))
+        assert (c4.last_position, up.last_position) == (103, 102)
+        assert c4.created == up.created == empty.created  # the same stream all along
+
+    async def test_a_message_over_the_max_payload_is_refused_not_retried(self, bus: Bus) -> None:
+        from parlor.core.errors import InvalidArgument
+
+        huge = dataclasses.replace(event("connect4x4-big", 1), data=b"x" * (1024 * 1024 + 1))
+        with pytest.raises(InvalidArgument) as refused:
+            await bus.publish_event(huge)
+        assert refused.value.reason == "BUS_REFUSED"
+        assert await bus.publish_event(event("connect4x4-big", 2))  # the bus is still fine
+
+    async def test_a_lost_stream_is_missing_until_check_stream_makes_it_anew(
+        self, bus: Bus
+    ) -> None:
+        from parlor.core.errors import Unavailable
+
+        await bus.publish_event(event("connect4x4-lost", 1))
+        before = await bus.check_stream(bus.subjects.all())
+        if isinstance(bus, InMemoryBus):
+            bus.wipe()
+        else:
+            assert isinstance(bus, JetStreamBus)
+            await bus.js.delete_stream(bus.subjects.stream)
+            await asyncio.sleep(0.01)  # a later creation time than the first stream's
+        with pytest.raises(Unavailable) as missing:
+            await bus.publish_event(event("connect4x4-lost", 2))
+        assert missing.value.reason == "STREAM_MISSING"
+        after = await bus.check_stream(bus.subjects.all())
+        assert (after.made, after.last_position) == (True, 0)
+        assert after.created != before.created
+        assert await bus.publish_event(event("connect4x4-lost", 1))  # a new dedupe window too
+        assert (await bus.check_stream(bus.subjects.all())).made is False

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from parlor.core.errors import Conflict, InvalidArgument
+from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument
 from parlor.eventstore import (
     ANY_VERSION,
     NO_STREAM,
@@ -159,6 +159,32 @@ class TestEventStoreContract:
         again = await store.append(stream, moves("A"), NO_STREAM, command_id="cmd-1")
         assert again.duplicate
         assert again.last_version == first.last_version == 1
+        assert await store.stream_version(stream) == 2
+
+    async def test_a_command_id_reused_for_another_command_is_refused_and_appends_nothing(
+        self, store: EventStore, unique: str
+    ) -> None:
+        stream = f"game-{unique}"
+        first = await store.append(
+            stream, moves("A"), NO_STREAM, command_id="cmd-1", fingerprint="fp-play-a"
+        )
+        await store.append(stream, moves("B"), 1, command_id="cmd-2", fingerprint="fp-play-b")
+        with pytest.raises(AlreadyExists) as refused:
+            await store.append(
+                stream, moves("C"), ANY_VERSION, command_id="cmd-1", fingerprint="fp-play-c"
+            )
+        assert refused.value.reason == "COMMAND_ID_REUSED"
+        assert [e.type for e in await store.read_stream(stream)] == ["A", "B"]
+        again = await store.append(
+            stream, moves("A"), NO_STREAM, command_id="cmd-1", fingerprint="fp-play-a"
+        )
+        assert again.duplicate
+        assert again.positions == first.positions
+        known = await store.command_result(stream, "cmd-1")
+        assert known is not None
+        assert known.fingerprint == "fp-play-a"
+        unmarked = await store.append(stream, moves("A"), NO_STREAM, command_id="cmd-1")
+        assert unmarked.duplicate  # no fingerprint given: nothing to compare, first outcome
         assert await store.stream_version(stream) == 2
 
     async def test_command_ids_are_per_stream(self, store: EventStore, unique: str) -> None:

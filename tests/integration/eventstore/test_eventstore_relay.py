@@ -152,6 +152,8 @@ async def test_relay_crash_midway_through_publishing_resumes_and_publishes_each_
         """Dies before the 8th publish, like a relay process killed between two events."""
 
         subjects = bus.subjects
+        connections = bus.connections
+        check_stream = bus.check_stream
 
         async def publish_event(self, event: RecordedEvent) -> bool:
             nonlocal sent
@@ -246,12 +248,12 @@ async def test_a_replica_takes_over_when_the_leaders_database_session_dies(
     b.start()
     try:
         with psycopg.connect(store.url, autocommit=True) as admin:
-            # Kill the leader's lock session as a crash or a network cut would.
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks "
-                "WHERE locktype = 'advisory' AND granted AND objid = %s",
-                (a.lock_key & 0xFFFFFFFF,),
-            )
+            # Kill the leader's relay session as a crash or a network cut would.
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid = %s",
+                (a.session_pid,),
+            ).fetchone()
+        assert killed == (1,)
         total = await play(store, games=1, moves=5)
         for _ in range(200):
             if await stored(bus) == total and await a.checkpoint() == total:

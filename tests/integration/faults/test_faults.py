@@ -12,6 +12,7 @@ import asyncio
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import grpc
 import nats
@@ -42,6 +43,14 @@ MOVES = [
 
 def seats() -> list[common_pb2.Seat]:
     return [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")]
+
+
+async def create(platform: Any, game_id: str) -> None:
+    """Ada and bob agreed to play elsewhere: a platform service seats them."""
+    async with platform.service_channel() as ch:
+        await pb_grpc.Connect4x4ServiceStub(ch).CreateGame(
+            pb.CreateGameRequest(game_id=game_id, seats=seats())
+        )
 
 
 async def play(stubs: dict[str, pb_grpc.Connect4x4ServiceStub], game_id: str, i: int) -> pb.Game:
@@ -94,7 +103,7 @@ async def test_moves_go_on_while_nats_is_down_and_are_published_once_when_it_ret
                     "ada": pb_grpc.Connect4x4ServiceStub(a),
                     "bob": pb_grpc.Connect4x4ServiceStub(b),
                 }
-                await stubs["ada"].CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats()))
+                await create(platform, game_id)
                 for i in range(3):
                     await play(stubs, game_id, i)
                 assert await published_versions(server.url, subject, stream, 5) == [1, 2, 3, 4, 5]
@@ -126,7 +135,7 @@ async def test_a_postgres_restart_gives_unavailable_then_the_game_goes_on(
                     "ada": pb_grpc.Connect4x4ServiceStub(a),
                     "bob": pb_grpc.Connect4x4ServiceStub(b),
                 }
-                await stubs["ada"].CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats()))
+                await create(platform, game_id)
                 for i in range(2):
                     await play(stubs, game_id, i)
 
@@ -165,7 +174,7 @@ async def test_a_game_service_restart_loses_nothing(start_platform) -> None:
                 "ada": pb_grpc.Connect4x4ServiceStub(a),
                 "bob": pb_grpc.Connect4x4ServiceStub(b),
             }
-            await stubs["ada"].CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats()))
+            await create(first, game_id)
             for i in range(4):
                 await play(stubs, game_id, i)
             target = first.target

@@ -48,7 +48,10 @@ async def test_a_player_joins_from_the_terminal_and_a_spectator_watches(start_pl
                 common_pb2.Seat(player_id="bob", display_name="Bob"),
                 common_pb2.Seat(player_id="ada", display_name="Ada"),
             ]
-            await bob.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats))
+            async with platform.service_channel() as s_ch:  # bob and ada agreed elsewhere
+                await pb_grpc.Connect4x4ServiceStub(s_ch).CreateGame(
+                    pb.CreateGameRequest(game_id=game_id, seats=seats)
+                )
             target = ["--target", platform.target]
             watcher = asyncio.create_task(
                 parlor("watch", game_id, *target, "--token", platform.token("carol"))

@@ -24,8 +24,16 @@ def seats(*players: str) -> list[common_pb2.Seat]:
     return [common_pb2.Seat(player_id=p, display_name=p.title()) for p in players]
 
 
-async def finished_game(ada, bob, game_id: str) -> pb.Game:  # type: ignore[no-untyped-def]
-    await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+async def create(platform, game_id: str, *players: str) -> None:  # type: ignore[no-untyped-def]
+    """Players who agreed to play elsewhere, seated by a platform service."""
+    async with platform.service_channel() as ch:
+        await pb_grpc.Connect4x4ServiceStub(ch).CreateGame(
+            pb.CreateGameRequest(game_id=game_id, seats=seats(*players))
+        )
+
+
+async def finished_game(platform, ada, bob, game_id: str) -> pb.Game:  # type: ignore[no-untyped-def]
+    await create(platform, game_id, "ada", "bob")
     last = None
     for i, move in enumerate(WIN):
         stub = ada if i % 2 == 0 else bob
@@ -40,7 +48,7 @@ async def test_replay_plays_a_finished_game_back_event_by_event(start_platform) 
     async with start_platform("connect4x4") as platform:
         async with platform.channel("ada") as a, platform.channel("bob") as b:
             ada, bob = pb_grpc.Connect4x4ServiceStub(a), pb_grpc.Connect4x4ServiceStub(b)
-            final = await finished_game(ada, bob, game_id)
+            final = await finished_game(platform, ada, bob, game_id)
         async with platform.channel("carol") as c:
             carol = pb_grpc.Connect4x4ServiceStub(c)
             started = time.perf_counter()
@@ -77,7 +85,7 @@ async def test_replay_refuses_a_game_in_progress_and_a_pace_out_of_bounds(start_
     async with start_platform("connect4x4") as platform:
         async with platform.channel("ada") as a:
             ada = pb_grpc.Connect4x4ServiceStub(a)
-            await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+            await create(platform, game_id, "ada", "bob")
             with pytest.raises(grpc.aio.AioRpcError) as running:
                 async for _ in ada.ReplayGame(pb.ReplayGameRequest(game_id=game_id)):
                     pass
@@ -109,7 +117,7 @@ async def test_list_games_by_player_time_and_pages(start_platform) -> None:
                     pb.CreateGameRequest(game_id=game_id, seats=seats(player, "bot:random"))
                 )
             finished = uuid.uuid4().hex
-            await eve.CreateGame(pb.CreateGameRequest(game_id=finished, seats=seats(other, player)))
+            await create(platform, finished, other, player)
             await eve.Resign(pb.ResignRequest(game_id=finished))
             mine = await dora.ListGames(pb.ListGamesRequest(player_id=player))
             assert [g.game_id for g in mine.games] == [finished, *reversed(ids)]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
+import signal
 import sys
 import uuid
 from collections.abc import AsyncIterator, Mapping
@@ -16,12 +18,22 @@ import psycopg
 import pytest
 
 from parlor.common.v1 import common_pb2
-from parlor.eventstore import NO_STREAM, Inbox, NewEvent, PostgresEventStore, RecordedEvent
+from parlor.eventstore import (
+    NO_STREAM,
+    Inbox,
+    Metadata,
+    NewEvent,
+    PostgresEventStore,
+    RecordedEvent,
+)
+from parlor.gamehost.consent import CONSENT
 from parlor.services.scoring.migrate import migrate
 from parlor.services.scoring.scorer import Scorer
 from parlor.services.scoring.sheet import GAME_FINISHED, SEATS_TAKEN
 
 pytestmark = pytest.mark.integration
+
+AGREED = Metadata(actor="service:tests", extra={CONSENT: "service"})
 
 
 @dataclass
@@ -80,7 +92,8 @@ async def play(
     await store.append(
         stream,
         [
-            NewEvent(SEATS_TAKEN, taken.SerializeToString()),
+            # as the game host records a game whose players agreed (here: a service seated them)
+            NewEvent(SEATS_TAKEN, taken.SerializeToString(), metadata=AGREED),
             NewEvent("parlor.testgame.v1.Moved", b""),
             NewEvent(GAME_FINISHED, finished.SerializeToString()),
         ],
@@ -138,3 +151,58 @@ async def test_rebuild_command_wipes_and_rebuilds_to_the_same_rows(
     assert process.returncode == 0
     assert b"scoring rebuilt:" in err
     assert rows(database_url, category) == live
+
+
+async def test_scoring_killed_between_its_commit_and_its_ack_rates_the_game_once(
+    store: PostgresEventStore, database_url: str, nats_url: str, unique: str
+) -> None:
+    from parlor.eventstore import JetStreamBus, Subjects
+
+    category = "sc" + uuid.uuid4().hex[:6]
+    subjects = Subjects(prefix=f"t{unique}.events", stream=f"T{unique}")
+    bus = await JetStreamBus.connect(nats_url, subjects)
+    await bus.ensure_streams()
+    script = Path(__file__).with_name("scoring_consumer.py")
+    durable = f"scoring-kill-{unique}"
+    base = [sys.executable, str(script), database_url, nats_url, subjects.prefix, subjects.stream]
+
+    async def consumer(*extra: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            *base, durable, *extra, stdout=asyncio.subprocess.PIPE
+        )
+
+    async def lines(proc: asyncio.subprocess.Process, want: int) -> list[dict[str, Any]]:
+        assert proc.stdout is not None
+        got: list[dict[str, Any]] = []
+        while len(got) < want:
+            line = await asyncio.wait_for(proc.stdout.readline(), 30)
+            if not line:
+                break
+            got.append(json.loads(line))
+        return got
+
+    try:
+        game = await play(store, category, [("ann", 1), ("bob", 2)])
+        assert await bus.publish_event(game)
+
+        first = await consumer("die-before-ack")
+        said = await lines(first, 3)
+        assert await asyncio.wait_for(first.wait(), 10) == -signal.SIGKILL
+        assert said == [{"subscribed": True}, {"committed": game.message_id}]
+        rated = rows(database_url, category)
+        assert [(r[1], r[7]) for r in rated] == [("ann", 1), ("bob", 1)]  # committed, not acked
+
+        second = await consumer()
+        try:
+            said = await lines(second, 2)  # the message comes again after ack_wait
+        finally:
+            second.kill()
+            await second.wait()
+        assert said == [{"subscribed": True}, {"message_id": game.message_id, "fresh": False}]
+        assert rows(database_url, category) == rated, "the game is rated once"
+        info = await bus.js.consumer_info(subjects.stream, durable)
+        assert info.num_ack_pending == 0
+        assert info.num_redelivered == 0  # acked by the second consumer: nothing left over
+    finally:
+        await bus.js.delete_stream(subjects.stream)
+        await bus.close()

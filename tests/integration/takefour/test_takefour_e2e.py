@@ -84,13 +84,15 @@ async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
         ada = pb_grpc.TakeFourServiceStub(a_ch)
         bob = pb_grpc.TakeFourServiceStub(b_ch)
         cy = pb_grpc.TakeFourServiceStub(c_ch)
-        created = await ada.CreateGame(
-            pb.CreateGameRequest(
-                game_id=game_id,
-                seats=seats("ada", "bob"),
-                config=config("C1 A1 T1 S1 D1 O1 G1 E1", max_rounds=1),
+        async with takefour.service_channel() as s_ch:  # ada and bob agreed elsewhere
+            await pb_grpc.TakeFourServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(
+                    game_id=game_id,
+                    seats=seats("ada", "bob"),
+                    config=config("C1 A1 T1 S1 D1 O1 G1 E1", max_rounds=1),
+                )
             )
-        )
+        created = await ada.GetGame(pb.GetGameRequest(game_id=game_id))  # as ada sees it
         game = created.game
         assert game.phase == pb.PHASE_PLAYING
         assert game.round == 1

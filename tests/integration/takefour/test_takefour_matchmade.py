@@ -11,6 +11,7 @@ import nats
 import pytest
 
 from parlor.common.v1 import common_pb2
+from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
 from parlor.matchmaking.v1 import events_pb2
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.integration
 
 
 async def test_a_match_formed_for_takefour_starts_a_game_with_its_seats(
-    takefour: Any, nats_url: str, subject_prefix: str
+    takefour: Any, nats_url: str, subject_prefix: str, database_url: str
 ) -> None:
     match_id = uuid.uuid4().hex
     match = events_pb2.MatchFormed(
@@ -30,6 +31,14 @@ async def test_a_match_formed_for_takefour_starts_a_game_with_its_seats(
             common_pb2.Seat(index=1, player_id="bot:medium"),
         ],
     )
+    # As matchmaking records it (the game service believes the store, not the bus) ...
+    async with PostgresEventStore(database_url) as store:
+        await store.append(
+            f"matchmaking-{match_id}",
+            [NewEvent(match.DESCRIPTOR.full_name, match.SerializeToString())],
+            NO_STREAM,
+        )
+    # ... and as its relay publishes it.
     nc = await nats.connect(nats_url)
     try:
         await nc.jetstream().publish(

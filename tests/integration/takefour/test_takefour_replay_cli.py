@@ -81,16 +81,18 @@ async def test_a_whole_game_typed_then_replay_export_list_and_verify(
     config = pb.Config(tiles=tiles_pb(tile_set("E8", jokers=4)), max_rounds=1)
     async with takefour.channel("ada") as channel:
         ada = pb_grpc.TakeFourServiceStub(channel)
-        created = await ada.CreateGame(
-            pb.CreateGameRequest(
-                game_id=game_id,
-                seats=[
-                    common_pb2.Seat(player_id="ada", display_name="Ada"),
-                    common_pb2.Seat(player_id="bob", display_name="Bob"),
-                ],
-                config=config,
+        async with takefour.service_channel() as s_ch:  # ada and bob agreed elsewhere
+            await pb_grpc.TakeFourServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(
+                    game_id=game_id,
+                    seats=[
+                        common_pb2.Seat(player_id="ada", display_name="Ada"),
+                        common_pb2.Seat(player_id="bob", display_name="Bob"),
+                    ],
+                    config=config,
+                )
             )
-        )
+        created = await ada.GetGame(pb.GetGameRequest(game_id=game_id))  # as ada sees it
         hand = [t.face for t in created.game.seats[0].hand]
         typed = "\n".join(typed_game(hand)) + "\n"
         played = await cli("play", "takefour", "--join", game_id, *where, stdin=typed)

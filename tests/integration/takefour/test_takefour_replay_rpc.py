@@ -37,11 +37,14 @@ def small(**fields: Any) -> pb.Config:
     return pb.Config(tiles=tiles_pb(tile_set("C1 A1 T1 S1 D1 O1 G1 E1")), **fields)
 
 
-async def create(stub: Any, game_id: str, *players: str, **config: Any) -> pb.Game:
-    created = await stub.CreateGame(
-        pb.CreateGameRequest(game_id=game_id, seats=seats(*players), config=small(**config))
-    )
-    game: pb.Game = created.game
+async def create(platform: Any, stub: Any, game_id: str, *players: str, **config: Any) -> pb.Game:
+    """The game as ``stub``'s caller sees it; a platform service seats the players (who
+    agreed to play elsewhere: a player may seat only themselves and bots)."""
+    async with platform.service_channel() as ch:
+        await pb_grpc.TakeFourServiceStub(ch).CreateGame(
+            pb.CreateGameRequest(game_id=game_id, seats=seats(*players), config=small(**config))
+        )
+    game: pb.Game = (await stub.GetGame(pb.GetGameRequest(game_id=game_id))).game
     return game
 
 
@@ -52,9 +55,9 @@ async def place_hand(stub: Any, game_id: str, seat: int) -> None:
         await stub.PlaceTile(pb.PlaceTileRequest(game_id=game_id, tile=tile.id, x=x, y=0))
 
 
-async def finished_game(ada: Any, bob: Any, game_id: str) -> pb.Game:
+async def finished_game(platform: Any, ada: Any, bob: Any, game_id: str) -> pb.Game:
     """A one-round game of two, both hands laid down, ended by Ada's Done."""
-    await create(ada, game_id, "ada", "bob", max_rounds=1)
+    await create(platform, ada, game_id, "ada", "bob", max_rounds=1)
     await place_hand(ada, game_id, 0)
     await place_hand(bob, game_id, 1)
     done = await ada.CallDone(pb.CallDoneRequest(game_id=game_id))
@@ -77,7 +80,7 @@ async def test_a_finished_game_plays_back_as_its_history_reads_with_everything_s
         takefour.channel("cy") as c,
     ):
         ada, bob, cy = (pb_grpc.TakeFourServiceStub(ch) for ch in (a, b, c))
-        final = await finished_game(ada, bob, game_id)
+        final = await finished_game(takefour, ada, bob, game_id)
         last = final.version
         for stub in (ada, bob, cy):  # each seat, and a spectator
             started = time.perf_counter()
@@ -123,7 +126,7 @@ async def test_a_game_in_progress_is_refused_to_players_and_spectators_alike(
         takefour.channel("cy") as c,
     ):
         ada, bob, cy = (pb_grpc.TakeFourServiceStub(ch) for ch in (a, b, c))
-        await create(ada, game_id, "ada", "bob")
+        await create(takefour, ada, game_id, "ada", "bob")
         await place_hand(ada, game_id, 0)
         for stub in (ada, bob, cy):
             received: list[pb.ReplayGameResponse] = []
@@ -161,9 +164,9 @@ async def test_list_games_by_player_time_end_and_pages_with_no_tile_in_sight(
         dora, eve = pb_grpc.TakeFourServiceStub(d), pb_grpc.TakeFourServiceStub(e)
         ids = [uuid.uuid4().hex for _ in range(3)]
         for game_id in ids:
-            await create(dora, game_id, player, f"idle{uuid.uuid4().hex[:6]}")
+            await create(takefour, dora, game_id, player, f"idle{uuid.uuid4().hex[:6]}")
         finished = uuid.uuid4().hex
-        await create(eve, finished, other, player, max_rounds=1)
+        await create(takefour, eve, finished, other, player, max_rounds=1)
         await place_hand(eve, finished, 0)
         await eve.CallDone(pb.CallDoneRequest(game_id=finished))
 

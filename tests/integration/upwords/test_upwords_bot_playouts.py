@@ -18,6 +18,7 @@ import pytest
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
+from parlor.gamehost import system_command_id
 from parlor.gamehost.seating import GameFinished, SeatsTaken
 from parlor.rules import upwords as uw
 from parlor.services.upwords.codec import Codec, game_pb
@@ -81,10 +82,11 @@ async def test_bot_playouts_to_the_end_replay_from_stored_events_to_the_same_gam
         assert len(plays) >= 5
         assert f"#end {table.game.end_reason}" in exported
 
-        # Each bot move was its own command "bot-<version it was decided on>".
+        # Each bot move was its own command "parlor:bot-<version it was decided on>" (the
+        # platform's namespace, which no client can send).
         version = 2  # SeatsTaken, GameCreated
         while version < len(events):
-            result = await store.command_result(stream, f"bot-{version}")
+            result = await store.command_result(stream, str(system_command_id("bot", version)))
             assert result is not None, f"no bot command after version {version}"
             assert result.first_version == version + 1
             version = result.last_version

@@ -134,7 +134,10 @@ async def test_a_game_in_progress_is_not_replayed_and_shows_no_rack(upwords: Any
         upwords.channel("carol") as c,
     ):
         ada, bob, carol = (pb_grpc.UpwordsServiceStub(ch) for ch in (a, b, c))
-        await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+        async with upwords.service_channel() as s_ch:  # ada and bob agreed elsewhere
+            await pb_grpc.UpwordsServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"))
+            )
         rack = list((await ada.GetGame(pb.GetGameRequest(game_id=game_id))).game.rack)
         assert len(rack) == 7
         spellings = {"".join(rack), " ".join(rack), ", ".join(rack), str(rack), repr(tuple(rack))}
@@ -186,7 +189,10 @@ async def test_list_games_by_player_finished_and_pages(upwords: Any) -> None:
                 pb.CreateGameRequest(game_id=game_id, seats=seats(player, "bot:random"))
             )
         finished = uuid.uuid4().hex
-        await eve.CreateGame(pb.CreateGameRequest(game_id=finished, seats=seats(other, player)))
+        async with upwords.service_channel() as s_ch:  # they agreed elsewhere
+            await pb_grpc.UpwordsServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(game_id=finished, seats=seats(other, player))
+            )
         await eve.Resign(pb.ResignRequest(game_id=finished))
 
         mine = await dora.ListGames(pb.ListGamesRequest(player_id=player))

@@ -71,13 +71,14 @@ async def scripted_challenge_game(upwords: Any, bot: UpwordsBot, words: frozense
     game_id = uuid.uuid4().hex
     async with upwords.channel("ada") as a, upwords.channel("bob") as b:
         stubs = [pb_grpc.UpwordsServiceStub(a), pb_grpc.UpwordsServiceStub(b)]
-        created = await stubs[0].CreateGame(
-            pb.CreateGameRequest(
-                game_id=game_id,
-                seats=[common_pb2.Seat(player_id=p) for p in ("ada", "bob")],
-                config=pb.Config(word_checking=pb.WORD_CHECKING_CHALLENGE),
+        async with upwords.service_channel() as s_ch:  # ada and bob agreed elsewhere
+            created = await pb_grpc.UpwordsServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(
+                    game_id=game_id,
+                    seats=[common_pb2.Seat(player_id=p) for p in ("ada", "bob")],
+                    config=pb.Config(word_checking=pb.WORD_CHECKING_CHALLENGE),
+                )
             )
-        )
         mover = created.game.to_move
         other = 1 - mover
 

@@ -117,7 +117,10 @@ async def test_opponents_and_spectators_never_see_another_rack_over_grpc_or_nats
     ):
         ada, bob = pb_grpc.UpwordsServiceStub(a_ch), pb_grpc.UpwordsServiceStub(b_ch)
         carol = pb_grpc.UpwordsServiceStub(c_ch)
-        await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+        async with upwords.service_channel() as s_ch:  # ada and bob agreed elsewhere
+            await pb_grpc.UpwordsServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"))
+            )
         stubs = {0: ada, 1: bob}
         for turn in range(6):  # plays, and an exchange by each
             seat = (await carol.GetGame(pb.GetGameRequest(game_id=game_id))).game.to_move
@@ -238,9 +241,15 @@ async def test_a_replayed_command_id_shows_no_one_another_seats_rack(upwords: An
     ):
         ada, bob = pb_grpc.UpwordsServiceStub(a_ch), pb_grpc.UpwordsServiceStub(b_ch)
         carol = pb_grpc.UpwordsServiceStub(c_ch)
-        created = await ada.CreateGame(
-            pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"), command_id="ada-1")
-        )
+        # Ada and bob agreed to play elsewhere: a platform service seats them (a player may
+        # seat only themselves and bots). Ada's first command is then "ada-1".
+        async with upwords.service_channel() as s_ch:
+            opened = await pb_grpc.UpwordsServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"))
+            )
+        if opened.game.to_move != ADA:
+            await bob.Pass(pb.PassRequest(game_id=game_id))
+        created = await ada.Pass(pb.PassRequest(game_id=game_id, command_id="ada-1"))
         for stub, seat, reason in (
             (bob, ADA, "NOT_YOUR_SEAT"),
             (carol, ADA, "NOT_YOUR_SEAT"),
@@ -255,6 +264,13 @@ async def test_a_replayed_command_id_shows_no_one_another_seats_rack(upwords: An
                     await call(sent)
                 assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
                 assert reason_of(refused.value) == reason
-        again = await ada.Pass(pb.PassRequest(game_id=game_id, command_id="ada-1"))
+        # Her own retry (the same command: the create) gets her answer; a pass under the
+        # create's id is another command (COMMAND_ID_REUSED), which shows nothing.
+        with pytest.raises(grpc.aio.AioRpcError) as reused:
+            await ada.Pass(pb.PassRequest(game_id=game_id, command_id="ada-1"))
+        assert reason_of(reused.value) == "COMMAND_ID_REUSED"
+        again = await ada.CreateGame(
+            pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"), command_id="ada-1")
+        )
         assert list(again.game.rack) == list(created.game.rack)  # her own retry: her answer
         assert again.game.version == created.game.version

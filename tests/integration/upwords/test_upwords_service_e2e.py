@@ -20,7 +20,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
-from parlor.eventstore import PostgresEventStore
+from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
 from parlor.kit.status import reason_of
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 from parlor.rules import upwords as uw
@@ -58,6 +58,17 @@ def non_word_at_centre(rack: list[str], words: frozenset[str]) -> tuple[uw.Place
     raise AssertionError("every pair of this rack is a word")
 
 
+async def create_together(
+    upwords: Any, viewer: pb_grpc.UpwordsServiceStub, request: pb.CreateGameRequest
+) -> pb.CreateGameResponse:
+    """A game seating people who agreed to play elsewhere (a player may seat only themselves
+    and bots): a platform service creates it; the reply's game as ``viewer`` sees it."""
+    async with upwords.service_channel() as s_ch:
+        opened = await pb_grpc.UpwordsServiceStub(s_ch).CreateGame(request)
+    seen = (await viewer.GetGame(pb.GetGameRequest(game_id=request.game_id))).game
+    return pb.CreateGameResponse(game=seen, events=opened.events)
+
+
 async def my_turn(
     stub: pb_grpc.UpwordsServiceStub, game_id: str, bot: UpwordsBot, command_id: str
 ) -> Any:
@@ -86,8 +97,10 @@ async def test_two_players_play_then_a_bot_game_runs_to_the_end_and_exports(
     game_id = uuid.uuid4().hex
     async with upwords.channel("ada") as a_ch, upwords.channel("bob") as b_ch:
         ada, bob = pb_grpc.UpwordsServiceStub(a_ch), pb_grpc.UpwordsServiceStub(b_ch)
-        created = await ada.CreateGame(
-            pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"), command_id="new")
+        created = await create_together(
+            upwords,
+            ada,
+            pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"), command_id="new"),
         )
         assert created.game.status == pb.STATUS_IN_PROGRESS
         assert created.game.config.lexicon == upwords.lexicon_id
@@ -202,7 +215,9 @@ async def test_errors_name_the_rule_and_store_nothing(upwords: Any, words: froze
     async with upwords.channel("ada") as a_ch, upwords.channel("bob") as b_ch:
         ada, bob = pb_grpc.UpwordsServiceStub(a_ch), pb_grpc.UpwordsServiceStub(b_ch)
         game = (
-            await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+            await create_together(
+                upwords, ada, pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"))
+            )
         ).game
         stubs = {0: ada, 1: bob}
         mover, waiter = stubs[game.to_move], stubs[1 - game.to_move]
@@ -278,12 +293,14 @@ async def test_challenge_takes_an_invalid_play_back_and_lets_a_valid_one_stand(
         for _ in range(10):  # the mover's rack needs a word for the play that stands
             game_id = uuid.uuid4().hex
             game = (
-                await ada.CreateGame(
+                await create_together(
+                    upwords,
+                    ada,
                     pb.CreateGameRequest(
                         game_id=game_id,
                         seats=seats("ada", "bob"),
                         config=pb.Config(word_checking=pb.WORD_CHECKING_CHALLENGE),
-                    )
+                    ),
                 )
             ).game
             seat = game.to_move
@@ -344,7 +361,7 @@ async def test_challenge_takes_an_invalid_play_back_and_lets_a_valid_one_stand(
 
 
 async def test_a_match_formed_on_nats_becomes_a_game_where_the_bot_has_moved(
-    upwords: Any, nats_url: str, subject_prefix: str
+    upwords: Any, nats_url: str, subject_prefix: str, database_url: str
 ) -> None:
     match_id = uuid.uuid4().hex
     match = MatchFormed(
@@ -356,6 +373,14 @@ async def test_a_match_formed_on_nats_becomes_a_game_where_the_bot_has_moved(
         ],
         formed_at=Timestamp(seconds=1),
     )
+    # As matchmaking records it (the game service believes the store, not the bus) ...
+    async with PostgresEventStore(database_url) as store:
+        await store.append(
+            f"matchmaking-{match_id}",
+            [NewEvent(match.DESCRIPTOR.full_name, match.SerializeToString())],
+            NO_STREAM,
+        )
+    # ... and as its relay publishes it.
     nc = await nats.connect(nats_url)
     try:
         js = nc.jetstream()

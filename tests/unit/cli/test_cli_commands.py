@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 from parlor.cli import main as cli_main
 from parlor.cli.games.connect4x4 import Connect4x4
 from parlor.gamehost.seating import Seat, Table
-from parlor.kit.auth import DEV_SECRET, AuthSettings, verify_token
+from parlor.kit.auth import AuthSettings, data_dir_key, generate_private_key, verify_token
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import game_pb
 
@@ -20,23 +21,36 @@ runner = CliRunner()
 
 
 def test_token_is_signed_with_the_configured_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PARLOR_JWT_SECRET", "a-secret-for-this-test-of-32-bytes!")
+    key = generate_private_key()
+    monkeypatch.setenv("PARLOR_JWT_PRIVATE_KEY", key)
     # No platform at this target: the token is minted locally.
     result = runner.invoke(cli_main.app, ["token", "--name", "Zoe", "--target", "127.0.0.1:1"])
     assert result.exit_code == 0
-    identity = verify_token(
-        AuthSettings(secret="a-secret-for-this-test-of-32-bytes!"), result.stdout.strip()
-    )
+    identity = verify_token(AuthSettings(private_key=key), result.stdout.strip())
     assert identity.player_id.startswith("guest-")
     assert identity.name == "Zoe"
     assert identity.roles == ("guest",)
 
 
-def test_token_falls_back_to_the_development_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PARLOR_JWT_SECRET", raising=False)
+def test_token_falls_back_to_the_development_secret(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The development "secret" is now the key `make run` keeps in its data directory.
+    monkeypatch.delenv("PARLOR_JWT_PRIVATE_KEY", raising=False)
+    monkeypatch.setenv("PARLOR_DATA_DIR", str(tmp_path))
+    key = data_dir_key(tmp_path, create=True)
     result = runner.invoke(cli_main.app, ["token", "--player-id", "ada"])
-    identity = verify_token(AuthSettings(secret=DEV_SECRET), result.stdout.strip())
+    identity = verify_token(AuthSettings(private_key=str(key)), result.stdout.strip())
     assert identity.player_id == "ada"
+
+
+def test_token_without_any_key_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("PARLOR_JWT_PRIVATE_KEY", raising=False)
+    monkeypatch.setenv("PARLOR_DATA_DIR", str(tmp_path / "none"))
+    result = runner.invoke(cli_main.app, ["token", "--player-id", "ada"])
+    assert result.exit_code != 0
+    assert "PARLOR_JWT_PRIVATE_KEY" in result.stderr
+    assert result.stdout == ""
 
 
 def test_up_runs_the_platform_with_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:

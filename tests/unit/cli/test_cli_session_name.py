@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from parlor.cli.session import Session
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 
-AUTH = AuthSettings(secret="cli-test-secret-of-at-least-32-bytes")
+AUTH = AuthSettings(private_key=generate_private_key())
 
 
 def test_the_session_reads_the_tokens_name_and_subject() -> None:

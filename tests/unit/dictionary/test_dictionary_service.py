@@ -10,12 +10,12 @@ import pytest
 from parlor.dictionary.v1 import dictionary_pb2 as pb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as pb_grpc
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import ServerSettings, running
 from parlor.kit.status import reason_of
 from parlor.services.dictionary.component import dictionary
 
-AUTH = AuthSettings(secret="dictionary-test-secret-32-bytes-long!")
+AUTH = AuthSettings(private_key=generate_private_key())
 
 
 @pytest.fixture(scope="module")

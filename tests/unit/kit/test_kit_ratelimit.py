@@ -37,3 +37,56 @@ def test_forgotten_callers_do_not_pile_up() -> None:
     for i in range(100):
         limiter.check(f"player-{i}")
     assert len(limiter._buckets) == 10
+
+
+def test_tokenless_calls_are_keyed_by_address_without_the_source_port() -> None:
+    from parlor.kit.ratelimit import client_address, peer_address
+
+    assert peer_address("ipv4:10.0.0.7:51234") == "10.0.0.7"
+    assert peer_address("ipv6:[::1]:51234") == "::1"
+    limiter = RateLimiter(RateLimitSettings(per_second=1, burst=2), Clock())
+    settings = limiter.settings
+    for port in (1000, 1001):
+        limiter.check_anonymous(client_address(f"ipv4:10.0.0.7:{port}", (), settings))
+    with pytest.raises(ResourceExhausted) as caught:  # a new connection is the same caller
+        limiter.check_anonymous(client_address("ipv4:10.0.0.7:1002", (), settings))
+    assert caught.value.reason == "RATE_LIMITED"
+
+
+def test_the_proxy_header_is_believed_only_from_a_trusted_proxy() -> None:
+    from parlor.kit.ratelimit import client_address
+
+    settings = RateLimitSettings(
+        client_address_header="X-Forwarded-For", trusted_proxies=("10.1.0.0/16",)
+    )
+    spoof = (("x-forwarded-for", "6.6.6.6, 203.0.113.9"),)
+    assert client_address("ipv4:10.1.2.3:4000", spoof, settings) == "203.0.113.9"
+    assert client_address("ipv4:198.51.100.1:4000", spoof, settings) == "198.51.100.1"
+    chained = (("x-forwarded-for", "203.0.113.9, 10.1.9.9"),)
+    assert client_address("ipv4:10.1.2.3:4000", chained, settings) == "203.0.113.9"
+    assert client_address("ipv4:10.1.2.3:4000", (), settings) == "10.1.2.3"
+
+
+def test_guest_creation_has_a_global_cap_over_every_address() -> None:
+    limiter = RateLimiter(
+        RateLimitSettings(per_second=1, burst=5, anonymous_per_second=1, anonymous_burst=3),
+        Clock(),
+    )
+    for i in range(3):
+        limiter.check_anonymous(f"10.0.0.{i}")
+    with pytest.raises(ResourceExhausted) as caught:
+        limiter.check_anonymous("10.0.0.99")
+    assert caught.value.reason == "ANONYMOUS_LIMITED"
+
+
+def test_open_streams_per_caller_are_capped() -> None:
+    limiter = RateLimiter(RateLimitSettings(max_streams=2), Clock())
+    with limiter.stream("ada"), limiter.stream("ada"):
+        with pytest.raises(ResourceExhausted) as caught, limiter.stream("ada"):
+            pass
+        assert caught.value.reason == "TOO_MANY_STREAMS"
+        with limiter.stream("bob"):
+            pass
+    with limiter.stream("ada"):  # closed streams are given back
+        pass
+    assert limiter._streams == {}

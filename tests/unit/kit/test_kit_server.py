@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kit_fixture_server import SERVICE, probe_component
 
 from parlor.kit import client
-from parlor.kit.auth import AuthSettings, bearer, issue_token
+from parlor.kit.auth import AuthSettings, bearer, generate_private_key, issue_token
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Server, ServerSettings, running
 from parlor.kit.settings import REGISTRY, SettingsError, load, setting
@@ -37,7 +37,8 @@ async def server() -> AsyncIterator[Server]:
         yield srv
 
 
-AUTH = AuthSettings(secret="kit-test-secret-of-at-least-32-bytes")
+AUTH = AuthSettings(private_key=generate_private_key())
+SIGTERM_KEY = generate_private_key()
 
 
 @pytest.fixture
@@ -64,7 +65,7 @@ async def test_a_call_without_a_token_is_unauthenticated(anonymous: grpc.aio.Cha
     ("token", "reason"),
     [
         (
-            issue_token(AuthSettings(secret="another-secret-of-at-least-32-bytes"), "p"),
+            issue_token(AuthSettings(private_key=generate_private_key()), "p"),
             "TOKEN_INVALID",
         ),
         (issue_token(AUTH, "p", now=1_000_000), "TOKEN_EXPIRED"),
@@ -243,7 +244,7 @@ def test_sigterm_lets_an_in_flight_call_finish() -> None:
         "PARLOR_METRICS_PORT": "0",
         "PARLOR_SHUTDOWN_GRACE_SECONDS": "10",
         "PYTHONPATH": str(HERE),
-        "PARLOR_JWT_SECRET": "sigterm-secret-of-at-least-32-bytes",
+        "PARLOR_JWT_PRIVATE_KEY": SIGTERM_KEY,
     }
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "kit_fixture_server.py")],
@@ -259,7 +260,7 @@ def test_sigterm_lets_an_in_flight_call_finish() -> None:
             line = proc.stdout.readline()
             assert line, "the server exited before serving"
         port = int(line.rsplit(" ", 1)[1])
-        token = issue_token(AuthSettings(secret="sigterm-secret-of-at-least-32-bytes"), "p")
+        token = issue_token(AuthSettings(private_key=SIGTERM_KEY), "p")
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
             future = ch.unary_unary(f"/{SERVICE}/Slow").future(
                 b"1.5", timeout=10, metadata=bearer(token)

@@ -66,7 +66,7 @@ def test_seats_are_shuffled_and_each_ticket_keeps_its_seat() -> None:
     rng = secrets.SystemRandom()
     firsts: Counter[str] = Counter()
     for _ in range(300):
-        formed = seat_match(match, {"t1": "Ann", "t2": "Bob"}, rng)
+        formed = seat_match(match, {"t1": "Ann", "t2": "Bob"}, rng, "m1")
         players = [p for p, _ in formed.seats]
         assert sorted(players) == ["ann", "bob", "bot:greedy"]
         assert players[formed.seat_of["t1"]] == "ann"
@@ -77,10 +77,12 @@ def test_seats_are_shuffled_and_each_ticket_keeps_its_seat() -> None:
 
 def test_match_formed_records_the_shuffled_seats() -> None:
     match = Match("upwords", ("ann", "bob"), ("t1", "t2"), 1500.0, lobby="ABCD2345")
-    formed = seat_match(match, {"t1": "Ann", "t2": "Bob"}, secrets.SystemRandom())
+    formed = seat_match(match, {"t1": "Ann", "t2": "Bob"}, secrets.SystemRandom(), "m1")
     now = datetime(2026, 11, 30, tzinfo=UTC)
     event = match_formed(formed, now)
-    assert event.match_id == "t1"
+    # The match's id (its game's id) is the one drawn for it, never its first ticket's
+    # id, which that ticket's owner knows (issue 15).
+    assert event.match_id == "m1"
     assert [(s.index, s.player_id) for s in event.seats] == [
         (i, p) for i, (p, _) in enumerate(formed.seats)
     ]

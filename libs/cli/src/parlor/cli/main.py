@@ -20,6 +20,7 @@ from rich.table import Table
 
 from parlor.cli import session as sessions
 from parlor.cli.games import GameAdapter, adapter, adapters
+from parlor.kit.settings import SettingsError
 
 app = typer.Typer(
     name="parlor",
@@ -54,13 +55,14 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 def connect(
     game_type: str, target: str | None, token: str | None, name: str = ""
 ) -> tuple[sessions.Session, GameAdapter, grpc.Channel]:
-    where = sessions.session(target, token, name)
-    channel = where.channel()
+    if game_type not in adapters():  # before a token is asked for or minted
+        raise fail(f"unknown game type {game_type!r}; known: {', '.join(sorted(adapters()))}", 2)
     try:
-        game = adapter(game_type, channel, where.metadata)
-    except KeyError as exc:
-        raise fail(str(exc.args[0]), 2) from None
-    return where, game, channel
+        where = sessions.session(target, token, name)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
+    channel = where.channel()
+    return where, adapter(game_type, channel, where.metadata), channel
 
 
 # -- the platform ------------------------------------------------------------------------------
@@ -87,10 +89,13 @@ def token(
 ) -> None:
     """Print a guest token (use it as PARLOR_TOKEN or in `authorization: Bearer ...`)."""
     where = target or os.environ.get("PARLOR_TARGET") or sessions.DEFAULT_TARGET
-    if player_id is not None:
-        print(sessions.mint_token(name, player_id))
-    else:
-        print(sessions.guest_token(where, name))
+    try:
+        if player_id is not None:
+            print(sessions.mint_token(name, player_id))
+        else:
+            print(sessions.guest_token(where, name))
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
 
 
 # -- playing -----------------------------------------------------------------------------------

@@ -6,12 +6,14 @@ import importlib
 import os
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
 import jwt
 
-from parlor.kit.auth import DEV_SECRET, AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, data_dir_key, issue_token
+from parlor.kit.settings import SettingsError
 
 DEFAULT_TARGET = "localhost:50051"
 
@@ -52,7 +54,7 @@ def remote_guest_token(target: str, name: str) -> str | None:
 
     None when that API is not installed (generated code absent), no platform answers
     at ``target``, or guest tokens are switched off there: the token is then minted
-    locally. A token from the platform is signed with the platform's own secret.
+    locally. A token from the platform is signed with the platform's own key.
     """
     try:
         identity_pb2: Any = importlib.import_module("parlor.identity.v1.identity_pb2")
@@ -70,10 +72,19 @@ def remote_guest_token(target: str, name: str) -> str | None:
 
 
 def mint_token(name: str = "", player_id: str | None = None) -> str:
-    """A guest token signed with PARLOR_JWT_SECRET (or the development secret)."""
-    secret = os.environ.get("PARLOR_JWT_SECRET") or DEV_SECRET
+    """A guest token signed locally: with PARLOR_JWT_PRIVATE_KEY, or with the key
+    ``make run`` keeps in its data directory (PARLOR_DATA_DIR, default .parlor)."""
+    key = os.environ.get("PARLOR_JWT_PRIVATE_KEY") or ""
+    if not key:
+        found = data_dir_key(Path(os.environ.get("PARLOR_DATA_DIR") or ".parlor"))
+        if not found.exists():
+            raise SettingsError(
+                "no platform answered and there is no key to sign a token with: set"
+                " PARLOR_JWT_PRIVATE_KEY, or run where `make run` keeps its data (PARLOR_DATA_DIR)"
+            )
+        key = str(found)
     subject = player_id or guest_id()
-    return issue_token(AuthSettings(secret=secret), subject, name or subject, ("guest",))
+    return issue_token(AuthSettings(private_key=key), subject, name or subject, ("guest",))
 
 
 def guest_token(target: str, name: str = "") -> str:

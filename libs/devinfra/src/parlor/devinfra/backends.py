@@ -85,16 +85,25 @@ def scratch_database(server_url: str, name: str) -> Iterator[str]:
 
 @contextlib.contextmanager
 def find_backends(
-    sources: Sequence[str] = ALL_SOURCES, data_dir: Path = DEFAULT_DATA_DIR
+    sources: Sequence[str] = ALL_SOURCES,
+    data_dir: Path = DEFAULT_DATA_DIR,
+    unchecked: Sequence[str] = (),
 ) -> Iterator[Backends]:
-    """Yield working PostgreSQL and NATS URLs, starting servers if needed."""
+    """Yield working PostgreSQL and NATS URLs, starting servers if needed.
+
+    ``unchecked`` kinds ("nats") are taken from the settings as they are, answering or not:
+    for the platform, whose services wait for NATS themselves.
+    """
     unknown = set(sources) - set(ALL_SOURCES)
     if unknown:
         raise ValueError(f"unknown backend sources {sorted(unknown)}; choose from {ALL_SOURCES}")
     tried: list[str] = []
     with contextlib.ExitStack() as stack:
         pg = _find(stack, "postgres", sources, data_dir, tried)
-        nats = _find(stack, "nats", sources, data_dir, tried)
+        nats_url = _setting("nats") if "settings" in sources and "nats" in unchecked else None
+        nats = (
+            (nats_url, "settings") if nats_url else _find(stack, "nats", sources, data_dir, tried)
+        )
         if pg is None or nats is None:
             raise BackendsNotFound(
                 "PostgreSQL and NATS JetStream are needed; tried:\n  - "

@@ -1,6 +1,15 @@
 """Parlor's event store (PostgreSQL) and event bus (NATS JetStream); see README.md."""
 
-from parlor.eventstore.bus import Bus, Delivery, Subjects, Subscription, decode_event, event_headers
+from parlor.eventstore.bus import (
+    Bus,
+    Delivery,
+    StreamCheck,
+    Subjects,
+    Subscription,
+    decode_event,
+    event_headers,
+    subscribe_with_retry,
+)
 from parlor.eventstore.events import (
     ANY_VERSION,
     NO_STREAM,
@@ -11,7 +20,7 @@ from parlor.eventstore.events import (
     Snapshot,
 )
 from parlor.eventstore.inbox import Inbox
-from parlor.eventstore.jetstream import JetStreamBus
+from parlor.eventstore.jetstream import JetStreamBus, NatsCredentials
 from parlor.eventstore.memory import InMemoryBus, InMemoryEventStore, InMemoryRelay
 from parlor.eventstore.migrate import migrate
 from parlor.eventstore.postgres import PostgresEventStore
@@ -32,15 +41,18 @@ __all__ = [
     "Inbox",
     "JetStreamBus",
     "Metadata",
+    "NatsCredentials",
     "NewEvent",
     "PostgresEventStore",
     "RecordedEvent",
     "Relay",
     "Snapshot",
+    "StreamCheck",
     "Subjects",
     "Subscription",
     "Upcasters",
     "decode_event",
     "event_headers",
     "migrate",
+    "subscribe_with_retry",
 ]

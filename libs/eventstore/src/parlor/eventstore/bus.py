@@ -11,13 +11,18 @@ any language need only a NATS client and the protobuf definitions.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from parlor.core.errors import Unavailable
 from parlor.eventstore.events import Metadata, RecordedEvent, split_stream_id
+
+log = logging.getLogger(__name__)
 
 MSG_ID = "Nats-Msg-Id"
 STREAM = "Parlor-Stream"
@@ -56,6 +61,24 @@ class Subjects:
 
     def all(self) -> str:
         return f"{self.prefix}.>"
+
+
+@dataclass(frozen=True)
+class StreamCheck:
+    """What the bus's stream holds of one relay's subjects (see ``Bus.check_stream``)."""
+
+    created: str
+    """The stream's identity (its creation time): another value means it was lost and made again."""
+    last_position: int
+    """``Parlor-Position`` of the last message on the subjects asked about; 0 if there is none."""
+    made: bool
+    """The stream was missing and ``check_stream`` has just created it."""
+
+
+def message_size(data: bytes, headers: Mapping[str, str]) -> int:
+    """Bytes a message takes against the server's max payload: its headers block and data."""
+    block = 12 + sum(len(k.encode()) + len(v.encode()) + 4 for k, v in headers.items())
+    return len(data) + block
 
 
 def event_headers(event: RecordedEvent) -> dict[str, str]:
@@ -169,7 +192,21 @@ class Bus(Protocol):
         ...
 
     async def publish_event(self, event: RecordedEvent) -> bool:
-        """Publish a committed event; False if the bus already had it (deduplicated)."""
+        """Publish a committed event; False if the bus already had it (deduplicated).
+
+        Raises ``Unavailable`` when the bus is away (reason ``STREAM_MISSING`` when it
+        answers but has no stream for the subject) and ``InvalidArgument`` (reason
+        ``BUS_REFUSED``) for a message it will never take, such as one over its max payload.
+        """
+        ...
+
+    @property
+    def connections(self) -> int:
+        """How often the bus has (re)connected: a change means the server may have restarted."""
+        ...
+
+    async def check_stream(self, subject: str) -> StreamCheck:
+        """Make the stream if missing; say which stream it is and its last event on ``subject``."""
         ...
 
     async def publish(
@@ -192,3 +229,17 @@ class Bus(Protocol):
     ) -> Subscription:
         """A durable pull consumer with explicit acks; the same name resumes where it was."""
         ...
+
+
+async def subscribe_with_retry(
+    bus: Bus, durable: str, filter_subject: str, *, ack_wait: float = 30.0, max_backoff: float = 5.0
+) -> Subscription:
+    """``bus.subscribe``, tried again with backoff while the bus is away (at start-up, say)."""
+    delay = 0.1
+    while True:
+        try:
+            return await bus.subscribe(durable, filter_subject, ack_wait=ack_wait)
+        except Unavailable as exc:
+            log.warning("consumer %s cannot subscribe (%s); retrying", durable, exc)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max_backoff)

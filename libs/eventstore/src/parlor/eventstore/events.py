@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from parlor.core.errors import InvalidArgument
+from parlor.core.errors import AlreadyExists, InvalidArgument
 
 NO_STREAM = 0
 """Expected version for creation: the stream must not exist yet (versions start at 1)."""
@@ -23,6 +23,12 @@ ANY_VERSION = -1
 # Both end up as NATS subject tokens, so no dots, spaces, '*' or '>'.
 _STREAM_ID = re.compile(r"^[a-z][a-z0-9_]*-[A-Za-z0-9_\-]{1,200}$")
 _EVENT_TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,199}$")
+
+DEFAULT_MAX_EVENT_BYTES = 1024 * 1024
+"""NATS's default max_payload: an event the bus would refuse is never appended."""
+
+HEADER_ALLOWANCE = 4096
+"""Room kept for the headers the relay publishes with an event (ids, type, metadata)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +87,15 @@ class Snapshot:
     schema_version: int = 1
 
 
+def command_id_reused(stream_id: str) -> AlreadyExists:
+    """The refusal of a known command id sent again with a different command."""
+    return AlreadyExists(
+        f"this command_id was already used in {stream_id} for a different command;"
+        " a retry must repeat the command exactly, a new command needs a new id",
+        reason="COMMAND_ID_REUSED",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     """What an append wrote; a retried command gets the first result, marked ``duplicate``."""
@@ -91,6 +106,8 @@ class AppendResult:
     first_position: int
     last_position: int
     duplicate: bool = False
+    fingerprint: str | None = None
+    """The fingerprint stored with the command id (``command_result`` only)."""
 
     @property
     def positions(self) -> range:
@@ -121,6 +138,25 @@ def check_event_type(event_type: str) -> str:
             reason="INVALID_EVENT_TYPE",
         )
     return event_type
+
+
+def check_event_size(event: NewEvent, max_bytes: int) -> None:
+    """Refuse an event the bus could not carry (``max_bytes``: its max payload).
+
+    Checked at append time: a stored event the relay cannot publish would hold up every
+    event after it.
+    """
+    meta = event.metadata
+    texts = [meta.command_id, meta.actor, meta.causation_id, meta.correlation_id, event.type]
+    texts += [t for kv in meta.extra.items() for t in kv]
+    size = len(event.data) + sum(len(t.encode()) for t in texts if t) + HEADER_ALLOWANCE
+    if size > max_bytes:
+        raise InvalidArgument(
+            f"a {event.type.rsplit('.', 1)[-1]} event of {size} bytes (headers included) is"
+            f" larger than the {max_bytes} bytes the bus carries",
+            reason="EVENT_TOO_LARGE",
+            metadata={"size": str(size), "limit": str(max_bytes)},
+        )
 
 
 def split_stream_id(stream_id: str) -> tuple[str, str]:

@@ -23,7 +23,8 @@ APPEND_SQL = (
     "%(stream_ids)s::text[], %(expected)s::bigint[], %(command_ids)s::text[], "
     "%(requests)s::integer[], %(offsets)s::integer[], %(types)s::text[], "
     "%(schema_versions)s::integer[], %(data)s::bytea[], %(actors)s::text[], "
-    "%(causation_ids)s::text[], %(correlation_ids)s::text[], %(extras)s::jsonb[])"
+    "%(causation_ids)s::text[], %(correlation_ids)s::text[], %(extras)s::jsonb[], "
+    "%(fingerprints)s::text[])"
 )
 
 Outcome = tuple[str, Any, Any, Any, Any]
@@ -38,6 +39,7 @@ class AppendRequest:
     expected_version: int
     command_id: str | None
     events: Sequence[NewEvent]
+    fingerprint: str | None = None
 
 
 def batch_params(requests: Sequence[AppendRequest]) -> dict[str, Any]:
@@ -45,6 +47,7 @@ def batch_params(requests: Sequence[AppendRequest]) -> dict[str, Any]:
     stream_ids: list[str] = []
     expected: list[int] = []
     command_ids: list[str | None] = []
+    fingerprints: list[str | None] = []
     indexes: list[int] = []
     offsets: list[int] = []
     types: list[str] = []
@@ -58,6 +61,7 @@ def batch_params(requests: Sequence[AppendRequest]) -> dict[str, Any]:
         stream_ids.append(request.stream_id)
         expected.append(request.expected_version)
         command_ids.append(request.command_id)
+        fingerprints.append(request.fingerprint if request.command_id is not None else None)
         for offset, event in enumerate(request.events, start=1):
             meta = event.metadata
             indexes.append(index)
@@ -82,6 +86,7 @@ def batch_params(requests: Sequence[AppendRequest]) -> dict[str, Any]:
         "causation_ids": _nullable(causation_ids),
         "correlation_ids": _nullable(correlation_ids),
         "extras": _nullable(extras),
+        "fingerprints": _nullable(fingerprints),
     }
 
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
+import ssl
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
 
 import nats
 import nats.errors
@@ -12,12 +18,60 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 
-from parlor.core.errors import Unavailable
-from parlor.eventstore.bus import MSG_ID, Subjects, decode_event, event_headers
+from parlor.core.errors import InvalidArgument, Unavailable
+from parlor.eventstore.bus import (
+    MSG_ID,
+    POSITION,
+    StreamCheck,
+    Subjects,
+    decode_event,
+    event_headers,
+    message_size,
+)
 from parlor.eventstore.events import RecordedEvent
+
+log = logging.getLogger(__name__)
 
 DUPLICATE_WINDOW = 600.0
 """Seconds JetStream remembers message ids; a relay replaying within it publishes nothing twice."""
+
+
+@dataclass(frozen=True)
+class NatsCredentials:
+    """Who this process is to NATS: a user and password, or a creds file (JWT and nkey
+    seed), and the CA that signs NATS's TLS certificate (a ``tls://`` URL). Empty: none.
+
+    Each service has a NATS user of its own whose permissions let it publish only its own
+    events (see deploy/README.md), so a compromised pod cannot forge another's events.
+    """
+
+    user: str = ""
+    password: str = ""
+    creds_file: str = ""
+    tls_ca_file: str = ""
+
+    @classmethod
+    def of(cls, settings: Any) -> NatsCredentials:
+        """From settings with ``nats_user``, ``nats_password``, ``nats_creds_file`` and
+        ``nats_tls_ca_file`` (the kit's BackendSettings)."""
+        return cls(
+            settings.nats_user,
+            settings.nats_password,
+            settings.nats_creds_file,
+            settings.nats_tls_ca_file,
+        )
+
+    def options(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        if self.user:
+            found["user"] = self.user
+            found["password"] = self.password
+        if self.creds_file:
+            found["user_credentials"] = self.creds_file
+        if self.tls_ca_file:
+            tls = ssl.create_default_context(cafile=self.tls_ca_file)
+            found["tls"] = tls
+        return found
 
 
 class JetStreamDelivery:
@@ -63,17 +117,63 @@ class JetStreamDelivery:
 
 
 class JetStreamSubscription:
-    """A durable pull consumer."""
+    """A durable pull consumer; made again if the server lost it (a NATS without its store).
 
-    def __init__(self, sub: nats.js.JetStreamContext.PullSubscription) -> None:
+    An empty fetch alone cannot tell "nothing new" from "no consumer any more", so after
+    empty fetches the consumer is looked up, at most every ``check_interval`` seconds.
+    """
+
+    def __init__(
+        self,
+        sub: nats.js.JetStreamContext.PullSubscription,
+        bus: JetStreamBus,
+        durable: str,
+        filter_subject: str,
+        config: ConsumerConfig,
+    ) -> None:
         self._sub = sub
+        self._bus = bus
+        self._durable = durable
+        self._filter_subject = filter_subject
+        self._config = config
+        self._next_check = 0.0
 
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
         except TimeoutError:  # nats-py raises its own and asyncio's: both mean "nothing yet"
+            await self._check_consumer()
             return []
         return [JetStreamDelivery(m) for m in msgs]
+
+    async def _check_consumer(self) -> None:
+        now = asyncio.get_running_loop().time()
+        if now < self._next_check:
+            return
+        self._next_check = now + self._bus.consumer_check_interval
+        try:
+            await self._bus.js.consumer_info(self._bus.subjects.stream, self._durable)
+            return
+        except nats.js.errors.NotFoundError:
+            pass
+        except (nats.errors.Error, OSError, TimeoutError):
+            return  # NATS is away: look again later
+        log.warning(
+            "consumer %s is gone from the stream (did NATS lose its store?); making it again",
+            self._durable,
+        )
+        try:
+            await self._bus.ensure_streams()
+            sub = await self._bus.js.pull_subscribe(
+                self._filter_subject, durable=self._durable, config=self._config
+            )
+        except (Unavailable, nats.errors.Error, OSError, TimeoutError) as exc:
+            log.warning("consumer %s not made again yet (%s)", self._durable, exc)
+            self._next_check = now  # try again at the next empty fetch
+            return
+        with contextlib.suppress(Exception):
+            await self._sub.unsubscribe()
+        self._sub = sub
 
     async def close(self) -> None:
         """Stop fetching; the durable consumer stays on the server and resumes later."""
@@ -81,8 +181,34 @@ class JetStreamSubscription:
             await self._sub.unsubscribe()
 
 
+def _servers(url: str) -> list[tuple[str, int]]:
+    """(host, port) of every server in a NATS URL (``nats://a:4222,nats://b:4222``)."""
+    found = []
+    for part in url.split(","):
+        parts = urlsplit(part.strip() if "://" in part else f"nats://{part.strip()}")
+        found.append((parts.hostname or "127.0.0.1", parts.port or 4222))
+    return found
+
+
+async def _listening(url: str) -> bool:
+    for host, port in _servers(url):
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 2.0)
+        except (OSError, TimeoutError):
+            continue
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+        return True
+    return False
+
+
 class JetStreamBus:
-    """``Bus`` on NATS JetStream; ``await JetStreamBus.connect(url)``, ``close()`` at exit."""
+    """``Bus`` on NATS JetStream; ``await JetStreamBus.connect(url)``, ``close()`` at exit.
+
+    ``JetStreamBus.open(url)`` is for services: it returns at once even when NATS is not
+    there yet, keeps trying with backoff, and sets ``ready`` when connected (streams made).
+    """
 
     def __init__(
         self,
@@ -91,35 +217,142 @@ class JetStreamBus:
         *,
         publish_timeout: float = 2.0,
         duplicate_window: float = DUPLICATE_WINDOW,
+        consumer_check_interval: float = 5.0,
     ) -> None:
         self.nc = nc
+        self.consumer_check_interval = consumer_check_interval
         self.js = nc.jetstream()
         self.subjects = subjects or Subjects()
         self.publish_timeout = publish_timeout
         self.duplicate_window = duplicate_window
+        self.ready = asyncio.Event()
+        self._connections = 0
+        self._opening: asyncio.Task[None] | None = None
+        self._credentials = NatsCredentials()
+        if nc.is_connected:
+            self._connections = 1
+            self.ready.set()
 
     @classmethod
     async def connect(
-        cls, url: str, subjects: Subjects | None = None, **options: float
+        cls,
+        url: str,
+        subjects: Subjects | None = None,
+        *,
+        credentials: NatsCredentials | None = None,
+        **options: float,
     ) -> JetStreamBus:
-        """Connect (and keep reconnecting forever if NATS goes away later)."""
-        try:
-            nc = await nats.connect(
-                url,
-                max_reconnect_attempts=-1,
-                reconnect_time_wait=0.25,
-                connect_timeout=2,
-                name="parlor-eventstore",
+        """Connect now (and keep reconnecting forever if NATS goes away later).
+
+        Credentials NATS refuses fail the connect at once (Unavailable), instead of
+        being retried forever as an unreachable server is.
+        """
+        bus = cls(Client(), subjects, **options)
+        bus._credentials = credentials or NatsCredentials()
+        await bus._connect(url)
+        bus.ready.set()
+        return bus
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        subjects: Subjects | None = None,
+        *,
+        credentials: NatsCredentials | None = None,
+        max_backoff: float = 5.0,
+        **options: float,
+    ) -> JetStreamBus:
+        """Connect now if NATS answers, else in the background with backoff (see ``ready``)."""
+        bus = cls(Client(), subjects, **options)
+        bus._credentials = credentials or NatsCredentials()
+        if await _listening(url):
+            with contextlib.suppress(Unavailable):
+                await bus._connect(url)
+                await bus.ensure_streams()
+                bus.ready.set()
+                return bus
+        bus._opening = asyncio.create_task(bus._keep_opening(url, max_backoff))
+        return bus
+
+    async def _keep_opening(self, url: str, max_backoff: float) -> None:
+        delay = 0.1
+        while True:
+            if await _listening(url):
+                try:
+                    if not self.nc.is_connected:
+                        await self._connect(url)
+                    await self.ensure_streams()
+                    self.ready.set()
+                    log.info("NATS at %s answers", url)
+                    return
+                except (Unavailable, nats.errors.Error, OSError, TimeoutError) as exc:
+                    log.warning("NATS at %s not ready (%s); retrying", url, exc)
+            else:
+                log.warning("NATS at %s not listening; retrying in %.1f s", url, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max_backoff)
+
+    async def _connect(self, url: str) -> None:
+        connecting = True
+
+        async def reconnected() -> None:
+            self._connections += 1
+
+        async def on_error(error: Exception) -> None:
+            refused = isinstance(error, nats.errors.AuthorizationError) or (
+                "authorization violation" in str(error).lower()
             )
+            if connecting and refused:
+                raise error
+            log.warning("NATS: %s", error or type(error).__name__)
+
+        try:
+            await asyncio.wait_for(
+                self.nc.connect(
+                    url,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=0.25,  # type: ignore[arg-type]
+                    connect_timeout=2,
+                    name="parlor-eventstore",
+                    reconnected_cb=reconnected,
+                    error_cb=on_error,
+                    **self._credentials.options(),
+                ),
+                10.0,
+            )
+            connecting = False
         except Exception as exc:
+            with contextlib.suppress(Exception):
+                await self.nc.close()
+            self.nc = Client()
+            self.js = self.nc.jetstream()
             raise Unavailable(
-                f"NATS at {url} is unavailable ({exc})", reason="BUS_UNAVAILABLE"
+                f"NATS at {url} is unavailable ({type(exc).__name__})", reason="BUS_UNAVAILABLE"
             ) from exc
-        return cls(nc, subjects, **options)
+        self.js = self.nc.jetstream()
+        self._connections += 1
+
+    @property
+    def connections(self) -> int:
+        return self._connections
+
+    @property
+    def max_payload(self) -> int:
+        """The largest message the NATS server takes (its max_payload, 1 MiB by default)."""
+        return int(self.nc.max_payload)
 
     async def close(self) -> None:
+        if self._opening is not None:
+            self._opening.cancel()
+            with contextlib.suppress(BaseException):
+                await self._opening
         with contextlib.suppress(Exception):
             await self.nc.close()
+
+    def _require_connected(self) -> None:
+        if not self.ready.is_set():
+            raise Unavailable("NATS has not answered yet", reason="BUS_UNAVAILABLE")
 
     async def ensure_streams(self) -> None:
         await self.ensure_stream(self.subjects.stream, [self.subjects.all()])
@@ -136,6 +369,35 @@ class JetStreamBus:
             await self.js.add_stream(config)
         except nats.js.errors.BadRequestError:
             await self.js.update_stream(config)
+        except (nats.errors.Error, OSError, TimeoutError) as exc:
+            raise Unavailable(
+                f"NATS did not make the stream {name} ({type(exc).__name__})",
+                reason="BUS_UNAVAILABLE",
+            ) from exc
+
+    async def check_stream(self, subject: str) -> StreamCheck:
+        self._require_connected()
+        stream = self.subjects.stream
+        made = False
+        try:
+            try:
+                info = await self.js.stream_info(stream)
+            except nats.js.errors.NotFoundError:
+                await self.ensure_streams()
+                info = await self.js.stream_info(stream)
+                made = True
+            try:
+                last = await self.js.get_last_msg(stream, subject)
+                position = int((last.headers or {}).get(POSITION, "0"))
+            except nats.js.errors.NotFoundError:
+                position = 0
+        except (nats.errors.Error, OSError, TimeoutError) as exc:
+            raise Unavailable(
+                f"NATS did not describe the stream {stream} ({type(exc).__name__})",
+                reason="BUS_UNAVAILABLE",
+            ) from exc
+        created = info.created.isoformat() if info.created is not None else ""
+        return StreamCheck(created=created, last_position=position, made=made)
 
     async def publish_event(self, event: RecordedEvent) -> bool:
         return await self.publish(
@@ -149,13 +411,31 @@ class JetStreamBus:
         headers: Mapping[str, str] | None = None,
         message_id: str | None = None,
     ) -> bool:
+        self._require_connected()
         all_headers = dict(headers or {})
         if message_id is not None:
             all_headers[MSG_ID] = message_id
+        size = message_size(data, all_headers)
+        if size > self.nc.max_payload:
+            # The server would drop the connection over it: refuse before sending.
+            raise InvalidArgument(
+                f"a {size}-byte message exceeds NATS's max payload ({self.nc.max_payload})",
+                reason="BUS_REFUSED",
+            )
         try:
             ack = await self.js.publish(
                 subject, data, timeout=self.publish_timeout, headers=all_headers or None
             )
+        except nats.js.errors.NoStreamResponseError as exc:
+            raise Unavailable(f"NATS has no stream for {subject}", reason="STREAM_MISSING") from exc
+        except nats.js.errors.APIError as exc:
+            if exc.code is not None and 400 <= exc.code < 500:
+                raise InvalidArgument(
+                    f"JetStream refused the message ({exc.description})", reason="BUS_REFUSED"
+                ) from exc
+            raise Unavailable(
+                f"NATS did not take the message ({type(exc).__name__})", reason="BUS_UNAVAILABLE"
+            ) from exc
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             raise Unavailable(
                 f"NATS did not take the message ({type(exc).__name__})", reason="BUS_UNAVAILABLE"
@@ -170,6 +450,7 @@ class JetStreamBus:
         ack_wait: float = 30.0,
         max_deliver: int = -1,
     ) -> JetStreamSubscription:
+        self._require_connected()
         config = ConsumerConfig(
             durable_name=durable,
             ack_policy=AckPolicy.EXPLICIT,
@@ -177,5 +458,11 @@ class JetStreamBus:
             max_deliver=max_deliver,
             filter_subject=filter_subject,
         )
-        sub = await self.js.pull_subscribe(filter_subject, durable=durable, config=config)
-        return JetStreamSubscription(sub)
+        try:
+            sub = await self.js.pull_subscribe(filter_subject, durable=durable, config=config)
+        except (nats.errors.Error, OSError, TimeoutError) as exc:
+            raise Unavailable(
+                f"NATS did not make the consumer {durable} ({type(exc).__name__})",
+                reason="BUS_UNAVAILABLE",
+            ) from exc
+        return JetStreamSubscription(sub, self, durable, filter_subject, config)

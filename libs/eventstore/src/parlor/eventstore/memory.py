@@ -9,24 +9,30 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from parlor.core.errors import Conflict, InvalidArgument
+from parlor.core.errors import Conflict, InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
     MSG_ID,
+    POSITION,
     Bus,
+    StreamCheck,
     Subjects,
     decode_event,
     event_headers,
+    message_size,
     subject_matches,
 )
 from parlor.eventstore.events import (
     ANY_VERSION,
+    DEFAULT_MAX_EVENT_BYTES,
     AppendResult,
     NewEvent,
     RecordedEvent,
     Snapshot,
+    check_event_size,
     check_event_type,
     check_expected_version,
     check_stream_id,
+    command_id_reused,
 )
 from parlor.eventstore.postgres import effective_command_id
 from parlor.eventstore.upcasting import Upcasters
@@ -35,13 +41,22 @@ from parlor.eventstore.upcasting import Upcasters
 class InMemoryEventStore:
     """``EventStore`` in a list; one asyncio loop, so appends are naturally serialised."""
 
-    def __init__(self, upcasters: Upcasters | None = None) -> None:
+    def __init__(
+        self,
+        upcasters: Upcasters | None = None,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
         self.upcasters = upcasters or Upcasters()
+        self.max_event_bytes = max_event_bytes
         self._all: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._commands: dict[tuple[str, str], AppendResult] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._appended = asyncio.Condition()
+
+    def limit_events_to(self, max_payload: int) -> None:
+        """Append no event larger than ``max_payload`` (the bus's)."""
+        self.max_event_bytes = min(self.max_event_bytes, max_payload)
 
     async def append(
         self,
@@ -49,6 +64,8 @@ class InMemoryEventStore:
         events: Sequence[NewEvent],
         expected_version: int,
         command_id: str | None = None,
+        *,
+        fingerprint: str | None = None,
     ) -> AppendResult:
         check_stream_id(stream_id)
         check_expected_version(expected_version)
@@ -56,9 +73,13 @@ class InMemoryEventStore:
             raise InvalidArgument("an append needs at least one event", reason="NO_EVENTS")
         for event in events:
             check_event_type(event.type)
+            check_event_size(event, self.max_event_bytes)
         command_id = effective_command_id(events, command_id)
         if command_id is not None and (stream_id, command_id) in self._commands:
-            return dataclasses.replace(self._commands[stream_id, command_id], duplicate=True)
+            known = self._commands[stream_id, command_id]
+            if None not in (fingerprint, known.fingerprint) and fingerprint != known.fingerprint:
+                raise command_id_reused(stream_id)
+            return dataclasses.replace(known, duplicate=True, fingerprint=None)
         stream = self._streams.setdefault(stream_id, [])
         current = len(stream)
         if expected_version not in (ANY_VERSION, current):
@@ -96,7 +117,9 @@ class InMemoryEventStore:
             last_position=len(self._all),
         )
         if command_id is not None:
-            self._commands[stream_id, command_id] = result
+            self._commands[stream_id, command_id] = dataclasses.replace(
+                result, fingerprint=fingerprint
+            )
         async with self._appended:
             self._appended.notify_all()
         return result
@@ -227,19 +250,49 @@ class InMemorySubscription:
 
 
 class InMemoryBus:
-    """``Bus`` in a list: dedupe by message id, durable consumers, ack deadlines, redelivery."""
+    """``Bus`` in a list: dedupe by message id, durable consumers, ack deadlines, redelivery.
 
-    def __init__(self, subjects: Subjects | None = None) -> None:
+    ``wipe()`` loses everything, as a NATS server restarted without its store does.
+    """
+
+    def __init__(self, subjects: Subjects | None = None, *, max_payload: int = 1024 * 1024) -> None:
         self.subjects = subjects or Subjects()
+        self.max_payload = max_payload
         self.messages: list[_Message] = []
         self._seen_ids: set[str] = set()
         self._consumers: dict[str, _Consumer] = {}
+        self._generation = 1
+        self._exists = True
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()
 
     async def ensure_streams(self) -> None:
-        return None
+        self._exists = True
+
+    @property
+    def connections(self) -> int:
+        return self._generation
+
+    def wipe(self) -> None:
+        """The server came back without its store: no stream, no messages, no consumers."""
+        self.messages.clear()
+        self._seen_ids.clear()
+        self._consumers.clear()
+        self._generation += 1
+        self._exists = False
+
+    async def check_stream(self, subject: str) -> StreamCheck:
+        made = not self._exists
+        self._exists = True
+        last = next(
+            (m for m in reversed(self.messages) if subject_matches(subject, m.subject)), None
+        )
+        return StreamCheck(
+            created=f"memory-{self._generation}",
+            last_position=int(last.headers.get(POSITION, "0")) if last is not None else 0,
+            made=made,
+        )
 
     async def publish_event(self, event: RecordedEvent) -> bool:
         return await self.publish(
@@ -256,6 +309,14 @@ class InMemoryBus:
         all_headers = dict(headers or {})
         if message_id is not None:
             all_headers[MSG_ID] = message_id
+        if not self._exists:
+            raise Unavailable(f"no stream for {subject}", reason="STREAM_MISSING")
+        size = message_size(data, all_headers)
+        if size > self.max_payload:
+            raise InvalidArgument(
+                f"a {size}-byte message exceeds the max payload ({self.max_payload})",
+                reason="BUS_REFUSED",
+            )
         msg_id = all_headers.get(MSG_ID)
         if msg_id is not None:
             if msg_id in self._seen_ids:

@@ -24,7 +24,6 @@ NOTIFY_CHANNEL = "parlor_events"
 
 APPEND_LOCK = 0x7061726C_6F72_01  # "parlor" + 1: serialises appends (see postgres.py)
 MIGRATE_LOCK = 0x7061726C_6F72_02  # serialises concurrent migrators
-RELAY_LOCK_BASE = 0x7061726C_6F72_10  # + hash of the relay name: one leader per relay
 
 events = Table(
     "events",
@@ -54,6 +53,7 @@ commands = Table(
     Column("first_position", BigInteger, nullable=False),
     Column("last_position", BigInteger, nullable=False),
     Column("recorded_at", DateTime(timezone=True), nullable=False),
+    Column("fingerprint", Text),
     PrimaryKeyConstraint("stream_id", "command_id", name="event_commands_pkey"),
 )
 
@@ -63,6 +63,31 @@ relay_checkpoints = Table(
     Column("name", Text, primary_key=True),
     Column("position", BigInteger, nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("published_position", BigInteger, nullable=False),
+    Column("stream_created", Text),
+)
+
+relay_leases = Table(
+    "relay_leases",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("holder", Text, nullable=False),
+    Column("token", BigInteger, nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+relay_dead_letters = Table(
+    "relay_dead_letters",
+    metadata,
+    Column("name", Text, nullable=False),
+    Column("position", BigInteger, nullable=False),
+    Column("stream_id", Text, nullable=False),
+    Column("version", BigInteger, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("recorded_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("name", "position", name="relay_dead_letters_pkey"),
 )
 
 inbox = Table(

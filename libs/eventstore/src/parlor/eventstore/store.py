@@ -17,11 +17,15 @@ class EventStore(Protocol):
         events: Sequence[NewEvent],
         expected_version: int,
         command_id: str | None = None,
+        *,
+        fingerprint: str | None = None,
     ) -> AppendResult:
         """Append after ``expected_version`` (``NO_STREAM`` to create, ``ANY_VERSION``).
 
         Raises ``Conflict`` if the stream is elsewhere. A ``command_id`` already
-        applied to this stream returns the first result and appends nothing.
+        applied to this stream returns the first result and appends nothing; with a
+        ``fingerprint`` (of the command) other than the one stored with the id, it
+        raises ``AlreadyExists COMMAND_ID_REUSED`` instead and appends nothing.
         """
         ...
 
@@ -32,7 +36,8 @@ class EventStore(Protocol):
         ...
 
     async def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
-        """What a command id already applied to this stream appended, or None."""
+        """What a command id already applied to this stream appended (with the fingerprint
+        stored with it), or None."""
         ...
 
     async def stream_version(self, stream_id: str) -> int:

@@ -11,11 +11,12 @@ A game service's component is then its host, its servicer and this:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Relay, Subjects
+from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.gamehost.bell import ring_from_bus
 from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
@@ -31,6 +32,11 @@ class GameBackends:
     subjects: Subjects
     relay: Relay
 
+    @property
+    def ready(self) -> list[asyncio.Event]:
+        """Set once NATS has answered (for ``Component.ready``)."""
+        return [self.bus.ready]
+
     @contextlib.asynccontextmanager
     async def ringing(self, doorbell: Doorbell) -> AsyncIterator[None]:
         """Wake this replica's watchers for events other replicas append."""
@@ -41,10 +47,11 @@ class GameBackends:
             await unsubscribe()
 
     def tasks(self, create_from_match: CreateFromMatch) -> Sequence[Callable[[], Awaitable[None]]]:
-        """The background work of a game service: its relay and its MatchFormed consumer."""
+        """The background work of a game service: its relay and its MatchFormed consumer
+        (which believes only matches the store holds)."""
         return [
             self.relay.run,
-            lambda: consume_matches(self.bus, self.category, create_from_match),
+            lambda: consume_matches(self.bus, self.store, self.category, create_from_match),
         ]
 
 
@@ -66,9 +73,12 @@ async def game_backends(
     )
     try:
         subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
-        bus = await JetStreamBus.connect(settings.nats_url, subjects)
+        # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
+        credentials = NatsCredentials.of(settings)
+        bus = await JetStreamBus.open(settings.nats_url, subjects, credentials=credentials)
         try:
-            await bus.ensure_streams()
+            # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
+            store.limit_events_to(bus.max_payload)
             relay = category_relay(store, bus, category, public)
             yield GameBackends(category, store, bus, subjects, relay)
         finally:

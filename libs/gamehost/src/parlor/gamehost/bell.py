@@ -6,6 +6,8 @@ NATS (the relay publishes every committed event), so watchers here wake at once.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -33,5 +35,26 @@ async def ring_from_bus(
             return None
 
         return nothing
-    sub = await nc.subscribe(subjects.category(category), cb=on_message)
-    return sub.unsubscribe  # type: ignore[no-any-return]
+    ready: asyncio.Event | None = getattr(bus, "ready", None)
+    if ready is None or ready.is_set():
+        sub = await nc.subscribe(subjects.category(category), cb=on_message)
+        return sub.unsubscribe  # type: ignore[no-any-return]
+
+    async def when_ready() -> Any:
+        # NATS was not there at start-up: subscribe once the bus has connected.
+        assert ready is not None
+        await ready.wait()
+        return await bus.nc.subscribe(subjects.category(category), cb=on_message)
+
+    waiting = asyncio.create_task(when_ready())
+
+    async def unsubscribe() -> None:
+        if not waiting.done():
+            waiting.cancel()
+            with contextlib.suppress(BaseException):
+                await waiting
+            return
+        if not waiting.cancelled() and waiting.exception() is None:
+            await waiting.result().unsubscribe()
+
+    return unsubscribe

@@ -10,13 +10,18 @@ even if the game has moved on since. Command ids are scoped to their actor, as
 idempotency keys are to an account: another actor sending an id already used in
 the game is refused (``ALREADY_EXISTS COMMAND_ID_TAKEN``) and learns nothing of
 the first command's outcome.
+
+Commands the platform issues itself (bot moves, Take Four's rounds) carry a
+``SystemCommandId``: ``parlor:<kind>-<n>``. A client's command id is checked to
+the client alphabet (letters, digits, ``-`` and ``_``), which has no ``:``, so no
+client can send, and squat, a platform command's id.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
@@ -31,8 +36,10 @@ from parlor.core.errors import (
     PermissionDenied,
 )
 from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
+from parlor.eventstore.events import command_id_reused
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.doorbell import Doorbell
+from parlor.kit.fingerprint import request_fingerprint
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -86,6 +93,28 @@ def check_id(value: str, what: str) -> str:
             f"{what} may hold only letters, digits, '-' and '_'", reason=f"INVALID_{what.upper()}"
         )
     return value
+
+
+SYSTEM_PREFIX = "parlor:"
+"""The namespace of platform-issued command ids: ``:`` is outside the client alphabet."""
+
+
+class SystemCommandId(str):
+    """A command id the platform issues itself; made only by ``system_command_id``."""
+
+    __slots__ = ()
+
+
+def system_command_id(kind: str, *parts: object) -> SystemCommandId:
+    """``parlor:<kind>-<part>-...``: an id no client can send (see ``check_id``)."""
+    return SystemCommandId(SYSTEM_PREFIX + "-".join((kind, *(str(p) for p in parts))))
+
+
+def check_command_id(command_id: str) -> str:
+    """A platform id passes as made; a client's must be in the client alphabet."""
+    if isinstance(command_id, SystemCommandId):
+        return str(command_id)
+    return check_id(command_id, "command_id")
 
 
 class GameHost(Generic[S, C, E]):
@@ -160,10 +189,28 @@ class GameHost(Generic[S, C, E]):
     # -- writing -------------------------------------------------------------------------
 
     async def create(
-        self, game_id: str, command: C, *, command_id: str | None = None, actor: str | None = None
+        self,
+        game_id: str,
+        command: C,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        correlation_id: str | None = None,
+        extra: Mapping[str, str] | None = None,
     ) -> Outcome[S, E]:
-        """Start a game: its first events, in a stream that must not exist yet."""
-        return await self.execute(game_id, command, command_id=command_id, actor=actor, create=True)
+        """Start a game: its first events, in a stream that must not exist yet.
+
+        ``extra`` is recorded in those events' metadata (who agreed to the seats: consent).
+        """
+        return await self.execute(
+            game_id,
+            command,
+            command_id=command_id,
+            actor=actor,
+            correlation_id=correlation_id,
+            extra=extra,
+            create=True,
+        )
 
     async def execute(
         self,
@@ -173,6 +220,7 @@ class GameHost(Generic[S, C, E]):
         command_id: str | None = None,
         actor: str | None = None,
         correlation_id: str | None = None,
+        extra: Mapping[str, str] | None = None,
         create: bool = False,
     ) -> Outcome[S, E]:
         """Decide a command on the latest state and append its events; retried on conflicts.
@@ -180,8 +228,13 @@ class GameHost(Generic[S, C, E]):
         ``command`` may be a coroutine function of the state, for commands that need
         outside answers (the dictionary) about the very state they are decided on.
         """
+        fingerprint = None
         if command_id is not None:
-            check_id(command_id, "command_id")
+            # A client's command is fingerprinted by the RPC that carries it; the
+            # platform's own ids are unique by construction.
+            if not isinstance(command_id, SystemCommandId):
+                fingerprint = request_fingerprint()
+            command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         for attempt in range(self.max_attempts):
             if create:
@@ -195,9 +248,11 @@ class GameHost(Generic[S, C, E]):
                 if attempt == 0 and not create and isinstance(refused, STATE_REFUSALS):
                     continue  # refused on the cached state: decide again on the store's
                 try:
-                    prior = await self._prior(game_id, command_id, actor)
-                except AlreadyExists:
-                    raise refused from None  # another actor's id: the caller's own refusal stands
+                    prior = await self._prior(game_id, command_id, actor, fingerprint)
+                except AlreadyExists as taken:
+                    if taken.reason == "COMMAND_ID_TAKEN":
+                        raise refused from None  # another's id: the caller's own refusal stands
+                    raise
                 if prior is not None:
                     return prior
                 raise
@@ -206,14 +261,20 @@ class GameHost(Generic[S, C, E]):
             try:
                 result = await self.store.append(
                     stream_id,
-                    [self._new(e, actor, correlation_id) for e in events],
+                    [self._new(e, actor, correlation_id, extra) for e in events],
                     expected_version=version,
                     command_id=command_id,
+                    fingerprint=fingerprint,
                 )
+            except AlreadyExists as reused:
+                # The id is known with another command: if it is another actor's, say so
+                # as for any of their ids (and show nothing of it); else the reuse.
+                await self._prior(game_id, command_id, actor)
+                raise reused from None
             except Conflict:
                 self._cache.pop(game_id, None)
                 if create:
-                    prior = await self._prior(game_id, command_id, actor)
+                    prior = await self._prior(game_id, command_id, actor, fingerprint)
                     if prior is not None:
                         return prior
                     raise AlreadyExists(
@@ -233,12 +294,18 @@ class GameHost(Generic[S, C, E]):
 
     # -- inside --------------------------------------------------------------------------
 
-    def _new(self, event: E, actor: str | None, correlation_id: str | None) -> NewEvent:
+    def _new(
+        self,
+        event: E,
+        actor: str | None,
+        correlation_id: str | None,
+        extra: Mapping[str, str] | None,
+    ) -> NewEvent:
         event_type, data = self.codec.encode(event)
         return NewEvent(
             type=event_type,
             data=data,
-            metadata=Metadata(actor=actor, correlation_id=correlation_id),
+            metadata=Metadata(actor=actor, correlation_id=correlation_id, extra=extra or {}),
         )
 
     def _not_found(self, game_id: str) -> NotFound:
@@ -271,13 +338,34 @@ class GameHost(Generic[S, C, E]):
         return state, version
 
     async def _prior(
-        self, game_id: str, command_id: str | None, actor: str | None
+        self,
+        game_id: str,
+        command_id: str | None,
+        actor: str | None,
+        fingerprint: str | None = None,
     ) -> Outcome[S, E] | None:
-        """The outcome of a command id already applied to this game, if any."""
+        """The outcome of a command id already applied to this game, if any.
+
+        Another actor's id is ``COMMAND_ID_TAKEN``; the caller's own id stored with
+        another command's fingerprint is ``COMMAND_ID_REUSED``.
+        """
         if command_id is None:
             return None
         result = await self.store.command_result(self.stream_id(game_id), command_id)
-        return None if result is None else await self._outcome_of(game_id, result, actor)
+        if result is None:
+            return None
+        outcome = await self._outcome_of(game_id, result, actor)
+        self.check_fingerprint(game_id, result, fingerprint)
+        return outcome
+
+    def check_fingerprint(
+        self, game_id: str, result: AppendResult, fingerprint: str | None = None
+    ) -> None:
+        """Refuse a known command id whose stored command is not the one being served."""
+        if fingerprint is None:
+            fingerprint = request_fingerprint()
+        if None not in (fingerprint, result.fingerprint) and fingerprint != result.fingerprint:
+            raise command_id_reused(self.stream_id(game_id))
 
     async def _outcome_of(
         self, game_id: str, result: AppendResult, actor: str | None

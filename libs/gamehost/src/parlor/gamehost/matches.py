@@ -1,48 +1,109 @@
 """Create games from ``MatchFormed``: a durable JetStream consumer in every game service.
 
-The game id is the match id and the command id is the match id too, so a
-redelivered or replayed ``MatchFormed`` finds its game already created and
-changes nothing; several replicas share one durable consumer.
+A message on the bus is only a claim (anyone who can publish on NATS can send one):
+the consumer reads the match from matchmaking's stream in the event store
+(``matchmaking-<match_id>``, version 1) and creates the game from that record, never
+from the message. A match the store does not hold is dropped and creates nothing.
+
+The game id is the match id (a secure random id matchmaking draws, never a ticket's)
+and the command id is the match id too, so a redelivered or replayed ``MatchFormed``
+finds its game already created and changes nothing; several replicas share one
+durable consumer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypedDict
+
+from google.protobuf.message import DecodeError
 
 from parlor.core.errors import ParlorError, Unavailable
-from parlor.eventstore import Bus
+from parlor.eventstore import Bus, EventStore, subscribe_with_retry
+from parlor.gamehost.consent import MATCH_CATEGORY, match_consent, match_stream
+from parlor.gamehost.host import check_id
+from parlor.gamehost.seating import Seat
 from parlor.matchmaking.v1 import events_pb2
 
 log = logging.getLogger("parlor.gamehost.matches")
 
 CreateFromMatch = Callable[[events_pb2.MatchFormed], Awaitable[None]]
+MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
+
+
+class MatchCreate(TypedDict):
+    """How a game service's host creates a match's game: ``host.create(..., **from_match(m))``."""
+
+    command_id: str
+    actor: str
+    correlation_id: str
+    extra: Mapping[str, str]
+
+
+def from_match(match: events_pb2.MatchFormed) -> MatchCreate:
+    return MatchCreate(
+        command_id=match.match_id,
+        actor=MATCH_CATEGORY,
+        correlation_id=match.match_id,
+        extra=match_consent(match.match_id),
+    )
+
+
+def match_seats(match: events_pb2.MatchFormed) -> tuple[Seat, ...]:
+    return tuple(Seat(s.player_id, s.display_name or s.player_id) for s in match.seats)
 
 
 def match_subject(prefix: str = "parlor.events") -> str:
     return f"{prefix}.matchmaking.*.MatchFormed"
 
 
-async def consume_matches(bus: Bus, game_type: str, create: CreateFromMatch) -> None:
-    """Run forever: create a game for every match of ``game_type``; ack only when created."""
-    sub = await bus.subscribe(f"{game_type}-matches", match_subject(bus.subjects.prefix))
+async def confirmed_match(store: EventStore, data: bytes) -> events_pb2.MatchFormed | None:
+    """The match a message names, as matchmaking recorded it in the store; None if it did not.
+
+    Raises ``Unavailable`` if the store cannot be read (the message is tried again later).
+    """
+    try:
+        claimed = events_pb2.MatchFormed.FromString(data)
+        stream = match_stream(check_id(claimed.match_id, "match_id"))
+    except (DecodeError, ParlorError):
+        return None
+    recorded = await store.read_stream(stream, 1, 1)
+    if not recorded or recorded[0].type != MATCH_FORMED:
+        return None
+    match = events_pb2.MatchFormed.FromString(recorded[0].data)
+    return match if match.match_id == claimed.match_id else None
+
+
+async def consume_matches(
+    bus: Bus, store: EventStore, game_type: str, create: CreateFromMatch
+) -> None:
+    """Run forever: create a game for every confirmed match of ``game_type``; ack when created."""
+    sub = await subscribe_with_retry(
+        bus, f"{game_type}-matches", match_subject(bus.subjects.prefix)
+    )
     try:
         while True:
             for delivery in await sub.fetch(batch=50, max_wait=1.0):
-                match = events_pb2.MatchFormed.FromString(delivery.data)
-                if match.game_type == game_type:
-                    try:
-                        await create(match)
-                    except Unavailable:
-                        await delivery.nak(delay=1.0)  # the store is down: try again later
-                        continue
-                    except ParlorError as exc:
-                        # A match this service refuses (bad seats) never succeeds: log, drop it.
-                        log.error(
-                            "cannot create game from match",
-                            extra={"match_id": match.match_id, "reason": exc.reason},
+                try:
+                    match = await confirmed_match(store, delivery.data)
+                    if match is None:
+                        log.warning(
+                            "MatchFormed not in the event store: ignored",
+                            extra={"subject": delivery.subject},
                         )
+                    elif match.game_type == game_type:
+                        await create(match)
+                except Unavailable:
+                    await delivery.nak(delay=1.0)  # the store is down: try again later
+                    continue
+                except ParlorError as exc:
+                    # A match this service refuses (bad seats) never succeeds: log, drop it.
+                    log.error(
+                        "cannot create game from match",
+                        extra={"subject": delivery.subject, "reason": exc.reason},
+                    )
                 await delivery.ack()
     except asyncio.CancelledError:
         raise

@@ -5,7 +5,7 @@ one category (one game type), after passing each through the service's
 ``public`` function, which strips hidden information (racks, hands, the bag)
 from payloads. So nothing secret ever reaches NATS, whoever subscribes, and a
 service's replicas elect one publisher among themselves (an advisory lock
-named after the category).
+named after the category, see ``parlor.eventstore.relay``).
 """
 
 from __future__ import annotations
@@ -36,4 +36,4 @@ def category_relay(
             return None
         return event if data == event.data else dataclasses.replace(event, data=data)
 
-    return Relay(store, bus, name=category, redact=redact)
+    return Relay(store, bus, name=category, redact=redact, subject=bus.subjects.category(category))

@@ -16,13 +16,13 @@ from typing import Any
 
 import grpc
 
-from parlor.core.errors import InvalidArgument, ParlorError
+from parlor.core.errors import DeadlineExceeded, InvalidArgument, ParlorError
 from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
-from parlor.kit import auth, metrics
+from parlor.kit import auth, bounds, metrics
+from parlor.kit.fingerprint import bind_request
 from parlor.kit.logs import call_context
-from parlor.kit.ratelimit import RateLimiter
+from parlor.kit.ratelimit import RateLimiter, client_address
 from parlor.kit.status import to_status
-from parlor.kit.tokencache import CachedVerifier
 
 log = logging.getLogger("parlor.kit.rpc")
 
@@ -80,9 +80,15 @@ Authenticate = Callable[[grpc.aio.ServicerContext[Any, Any]], "auth.Identity | N
 class _Malformed:
     """Stands in for a request whose bytes are not a valid message of its type."""
 
-    def __init__(self, problem: str, reason: str = "MALFORMED_REQUEST") -> None:
+    def __init__(
+        self,
+        problem: str,
+        reason: str = "MALFORMED_REQUEST",
+        refusal: InvalidArgument | None = None,
+    ) -> None:
         self.problem = problem
         self.reason = reason
+        self.refusal = refusal
 
 
 def _nul_in(message: Any, path: str = "") -> str | None:
@@ -128,6 +134,10 @@ def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], A
         field = _nul_in(message)
         if field is not None:
             return _Malformed(f"{field} holds a NUL character", reason="NUL_CHARACTER")
+        try:
+            bounds.check(message)
+        except InvalidArgument as refusal:  # out of the bounds its protos declare
+            return _Malformed(refusal.message, refusal.reason, refusal)
         return message
 
     return parse
@@ -135,6 +145,8 @@ def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], A
 
 def _check_decoded(request: Any) -> None:
     if isinstance(request, _Malformed):
+        if request.refusal is not None:
+            raise request.refusal
         if request.reason == "NUL_CHARACTER":
             raise InvalidArgument(
                 f"{request.problem}; no field of any request may", reason=request.reason
@@ -154,6 +166,7 @@ def _wrap_unary(
         try:
             auth.bind(authenticate(context))
             _check_decoded(request)
+            bind_request(method, request)
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
@@ -166,18 +179,52 @@ def _wrap_unary(
     return handler
 
 
+async def _items(stream: AsyncIterator[Any], idle_seconds: float) -> AsyncIterator[Any]:
+    """The stream's items; a stream that sends nothing for ``idle_seconds`` is ended."""
+    iterator = aiter(stream)
+    try:
+        while True:
+            try:
+                async with asyncio.timeout(idle_seconds if idle_seconds > 0 else None):
+                    item = await anext(iterator)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise DeadlineExceeded(
+                    f"nothing to send for {idle_seconds:g} s: the stream is closed;"
+                    " call again (from the last version you saw) to go on watching",
+                    reason="STREAM_IDLE",
+                ) from None
+            yield item
+    finally:
+        closing = getattr(iterator, "aclose", None)
+        if closing is not None:
+            await closing()
+
+
 def _wrap_stream(
-    method: str, inner: Callable[..., AsyncIterator[Any]], authenticate: Authenticate
+    method: str,
+    inner: Callable[..., AsyncIterator[Any]],
+    authenticate: Authenticate,
+    limiter: RateLimiter | None,
 ) -> Callable[..., AsyncIterator[Any]]:
     async def handler(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
         call = _Call(method)
         try:
-            auth.bind(authenticate(context))
+            identity = authenticate(context)
+            auth.bind(identity)
             _check_decoded(request)
-            async for item in inner(request, context):
-                yield item
+            bind_request(method, request)
+            key = None if limiter is None else _stream_key(identity, context, limiter)
+            if limiter is None or key is None:
+                async for item in inner(request, context):
+                    yield item
+                return
+            with limiter.stream(key):
+                async for item in _items(inner(request, context), limiter.idle_seconds):
+                    yield item
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
         except Exception as error:
@@ -192,6 +239,20 @@ def _wrap_stream(
 PUBLIC_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 
 
+def _stream_key(
+    identity: auth.Identity | None,
+    context: grpc.aio.ServicerContext[Any, Any],
+    limiter: RateLimiter,
+) -> str | None:
+    """Whose stream this is, for the cap on open streams; trusted services are not capped."""
+    if identity is None:
+        address = client_address(context.peer(), context.invocation_metadata(), limiter.settings)
+        return f"address:{address}"
+    if identity.is_service:
+        return None
+    return identity.player_id
+
+
 class ServerInterceptor(grpc.aio.ServerInterceptor):
     """Checks tokens, maps errors to statuses, counts and times every call, sets the log context."""
 
@@ -204,8 +265,6 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         self.auth_settings = auth_settings
         self.public_methods = public_methods
         self.limiter = limiter
-        # each call of a connection carries the same token: verify it once until it expires
-        self.verify = CachedVerifier(lambda token: auth.verify_token(auth_settings, token))
 
     def _authenticator(self, method: str) -> Authenticate:
         standard = method.startswith(PUBLIC_PREFIXES)  # probes and tooling: never limited
@@ -216,13 +275,16 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
             if token is None:
                 if public:
                     if self.limiter is not None and not standard:
-                        self.limiter.check(f"peer:{context.peer()}")
+                        metadata = context.invocation_metadata()
+                        settings = self.limiter.settings
+                        address = client_address(context.peer(), metadata, settings)
+                        self.limiter.check_anonymous(address)
                     return None
                 raise ParlorUnauthenticated(
                     "this call needs 'authorization: Bearer <token>' metadata",
                     reason="TOKEN_MISSING",
                 )
-            identity = self.verify(token)
+            identity = auth.verify_token(self.auth_settings, token)
             if self.limiter is not None and not identity.is_service and not standard:
                 self.limiter.check(identity.player_id)
             return identity
@@ -246,7 +308,12 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream(method, handler.unary_stream, self._authenticator(method)),
+                _wrap_stream(
+                    method,
+                    handler.unary_stream,
+                    self._authenticator(method),
+                    None if method.startswith(PUBLIC_PREFIXES) else self.limiter,
+                ),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )

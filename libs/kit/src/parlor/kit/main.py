@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
 from parlor.kit import logs
+from parlor.kit.auth import AuthSettings, generate_private_key
 from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load
 from parlor.kit.workers import die_with_parent, run_workers
@@ -78,6 +80,11 @@ def _positive(text: str) -> int:
 def serve_workers(names: list[str], count: int, settings: ServerSettings) -> int:
     """Serve ``names`` from ``count`` worker processes on one port until a signal."""
     logs.configure("+".join(names), settings.log_level, settings.log_format)
+    env = dict(os.environ)
+    keys = load(AuthSettings)
+    if keys.dev_mode and not keys.private_key.strip() and not keys.public_keys.strip():
+        # one throwaway key for all of them: a token one worker issued is good on the others
+        env["PARLOR_JWT_PRIVATE_KEY"] = generate_private_key()
     return run_workers(
         names,
         count,
@@ -85,6 +92,7 @@ def serve_workers(names: list[str], count: int, settings: ServerSettings) -> int
         settings.port,
         settings.metrics_port,
         settings.grace_seconds,
+        env,
     )
 
 

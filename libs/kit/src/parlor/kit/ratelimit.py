@@ -3,17 +3,33 @@
 Trusted services (tokens with the ``service`` role) are not limited. A caller
 over the limit gets ``RESOURCE_EXHAUSTED`` with reason ``RATE_LIMITED`` and
 the seconds to wait in the error's metadata.
+
+Calls without a token (guest tokens) are keyed by the client's address without its source
+port, so new connections do not get new buckets; behind a proxy (a Kubernetes ingress) the
+address is read from the header the proxy sets, and only when the call comes from one of
+the trusted proxies (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``). All
+tokenless calls together also share one global bucket (``ANONYMOUS_LIMITED``), so many
+addresses cannot mint guests without end.
+
+Each player (or address, for tokenless calls) may hold a bounded number of server streams
+open at once (``TOO_MANY_STREAMS``), and a stream that has sent nothing for
+``PARLOR_STREAM_IDLE_SECONDS`` is ended (``DEADLINE_EXCEEDED``, ``STREAM_IDLE``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from parlor.core.errors import ResourceExhausted
 from parlor.kit.settings import setting
+
+Metadata = Iterable[Any] | None  # gRPC's invocation metadata: (key, value) pairs
 
 
 @dataclass(frozen=True)
@@ -22,6 +38,96 @@ class RateLimitSettings:
         "PARLOR_RATE_LIMIT_PER_SECOND", "calls per second each player may make (0: no limit)", 50.0
     )
     burst: int = setting("PARLOR_RATE_LIMIT_BURST", "calls a player may make at once", 100)
+    anonymous_per_second: float = setting(
+        "PARLOR_ANONYMOUS_PER_SECOND",
+        "tokenless calls (guest tokens) per second from all clients together (0: no limit)",
+        20.0,
+    )
+    anonymous_burst: int = setting(
+        "PARLOR_ANONYMOUS_BURST", "tokenless calls all clients together may make at once", 100
+    )
+    client_address_header: str = setting(
+        "PARLOR_CLIENT_ADDRESS_HEADER",
+        "header a trusted proxy puts the client's address in, e.g. x-forwarded-for (empty: none)",
+        "",
+    )
+    trusted_proxies: tuple[str, ...] = setting(
+        "PARLOR_TRUSTED_PROXIES",
+        "comma-separated addresses or networks (CIDR) whose client address header is believed",
+        (),
+    )
+    max_streams: int = setting(
+        "PARLOR_MAX_STREAMS_PER_CALLER",
+        "server streams (WatchGame...) one player or address may hold open at once (0: no cap)",
+        16,
+    )
+    stream_idle_seconds: float = setting(
+        "PARLOR_STREAM_IDLE_SECONDS",
+        "a server stream that sends nothing for this long is ended (0: never)",
+        600.0,
+    )
+
+
+def _networks(
+    entries: Sequence[str],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(e, strict=False) for e in entries)
+
+
+def peer_address(peer: str) -> str:
+    """The address of a gRPC peer string without its port: "ipv4:10.0.0.7:51234" -> "10.0.0.7"."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rsplit(":", 1)[0]
+    if kind == "ipv6":
+        host = rest.rsplit(":", 1)[0] if rest.startswith("[") else rest
+        return host.strip("[]")
+    return peer  # unix sockets and the like: one local caller
+
+
+def _within(
+    address: str, networks: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]
+) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+def client_address(peer: str, metadata: Metadata, settings: RateLimitSettings) -> str:
+    """Who is calling: the peer's address, or the one a trusted proxy names in its header.
+
+    The header is believed only when the peer itself is a trusted proxy; in a
+    comma-separated list (x-forwarded-for) the client is the rightmost entry that is not a
+    trusted proxy, since a client can write anything on the left.
+    """
+    address = peer_address(peer)
+    header = settings.client_address_header.lower()
+    if not header or not settings.trusted_proxies:
+        return address
+    trusted = _trusted(settings.trusted_proxies)
+    if not _within(address, trusted):
+        return address
+    values = [v for k, v in metadata or () if k.lower() == header and isinstance(v, str)]
+    if not values:
+        return address
+    hops = [h.strip() for h in ",".join(values).split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not _within(hop, trusted):
+            return hop[:64]
+    return address
+
+
+_TRUSTED: dict[tuple[str, ...], tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]] = {}
+
+
+def _trusted(
+    entries: tuple[str, ...],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    if entries not in _TRUSTED:
+        _TRUSTED[entries] = _networks(entries)
+    return _TRUSTED[entries]
 
 
 class RateLimiter:
@@ -33,27 +139,68 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
         max_keys: int = 100_000,
     ) -> None:
+        self.settings = settings
         self.rate = settings.per_second
         self.burst = float(settings.burst)
         self.clock = clock
         self.max_keys = max_keys
+        self.idle_seconds = settings.stream_idle_seconds
+        _trusted(settings.trusted_proxies)  # a malformed network fails at start-up
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._streams: dict[str, int] = {}
 
     def check(self, key: str) -> None:
         """Take one token for ``key`` or raise ResourceExhausted."""
-        if self.rate <= 0:
+        self._take(key, self.rate, self.burst, "too many calls")
+
+    def check_anonymous(self, address: str) -> None:
+        """A tokenless call from ``address``: its own bucket, then the one all such calls share."""
+        self.check(f"address:{address}")
+        self._take(
+            "anonymous:*",
+            self.settings.anonymous_per_second,
+            float(self.settings.anonymous_burst),
+            "too many calls without a token from all clients together",
+            reason="ANONYMOUS_LIMITED",
+        )
+
+    def _take(
+        self, key: str, rate: float, burst: float, what: str, reason: str = "RATE_LIMITED"
+    ) -> None:
+        if rate <= 0:
             return
         now = self.clock()
-        tokens, last = self._buckets.pop(key, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        tokens, last = self._buckets.pop(key, (burst, now))
+        tokens = min(burst, tokens + (now - last) * rate)
         if tokens < 1:
             self._buckets[key] = (tokens, now)
-            wait = (1 - tokens) / self.rate
+            wait = (1 - tokens) / rate
             raise ResourceExhausted(
-                f"too many calls: at most {self.rate:g} per second; retry in {wait:.2f} s",
-                reason="RATE_LIMITED",
+                f"{what}: at most {rate:g} per second; retry in {wait:.2f} s",
+                reason=reason,
                 metadata={"retry_after_seconds": f"{wait:.3f}"},
             )
         self._buckets[key] = (tokens - 1, now)
         if len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
+
+    @contextlib.contextmanager
+    def stream(self, key: str) -> Iterator[None]:
+        """Hold one of ``key``'s open streams while the block runs, or raise ResourceExhausted."""
+        cap = self.settings.max_streams
+        held = self._streams.get(key, 0)
+        if cap > 0 and held >= cap:
+            raise ResourceExhausted(
+                f"too many open streams: at most {cap} at once; close one first",
+                reason="TOO_MANY_STREAMS",
+                metadata={"limit": str(cap)},
+            )
+        self._streams[key] = held + 1
+        try:
+            yield
+        finally:
+            left = self._streams[key] - 1
+            if left:
+                self._streams[key] = left
+            else:
+                del self._streams[key]

@@ -20,7 +20,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from parlor.kit.auth import AuthSettings
+from parlor.kit.auth import AuthSettings, check_keys
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
 from parlor.kit.ratelimit import RateLimiter, RateLimitSettings
@@ -68,6 +68,8 @@ class Component:
     # full method names ("/pkg.Service/Method") callable without a token
     public_methods: frozenset[str] = frozenset()
     extra: dict[str, Any] = field(default_factory=dict)
+    # set when a dependency answers (NATS, say); the services report NOT_SERVING until all are
+    ready: Sequence[asyncio.Event] = ()
 
 
 class Server:
@@ -85,13 +87,16 @@ class Server:
         self.health = (
             health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         )
-        self.interceptor = ServerInterceptor(
-            auth_settings or load(AuthSettings),
-            frozenset().union(*(c.public_methods for c in components)),
-            RateLimiter(rate_limits or load(RateLimitSettings)),
-        )
+        auth_settings = auth_settings or load(AuthSettings)
+        check_keys(auth_settings)  # no key, no server (outside development mode)
         self._grpc = grpc.aio.server(
-            interceptors=[self.interceptor],
+            interceptors=[
+                ServerInterceptor(
+                    auth_settings,
+                    frozenset().union(*(c.public_methods for c in components)),
+                    RateLimiter(rate_limits or load(RateLimitSettings)),
+                )
+            ],
             options=[
                 ("grpc.max_receive_message_length", settings.max_message_bytes),
                 ("grpc.max_send_message_length", settings.max_message_bytes),
@@ -100,6 +105,7 @@ class Server:
             ],
         )
         self._tasks: list[asyncio.Task[None]] = []
+        self._waiting: list[asyncio.Task[None]] = []
         self.port = 0
         self.metrics_port = 0
 
@@ -122,12 +128,30 @@ class Server:
         for component in self.components:
             for task in component.tasks:
                 self._tasks.append(asyncio.create_task(_supervised(component.name, task)))
-        for name in ["", *self.service_names]:
-            await _set_health(self.health, name, health_pb2.HealthCheckResponse.SERVING)
+        await _set_health(self.health, "", health_pb2.HealthCheckResponse.SERVING)
+        for component in self.components:
+            if all(event.is_set() for event in component.ready):
+                await self._serving(component)
+            else:
+                await self._serving(component, health_pb2.HealthCheckResponse.NOT_SERVING)
+                self._waiting.append(asyncio.create_task(self._when_ready(component)))
         log.info(
             "serving",
             extra={"port": self.port, "services": self.service_names},
         )
+
+    async def _serving(
+        self, component: Component, status: int = health_pb2.HealthCheckResponse.SERVING
+    ) -> None:
+        for service in component.services:
+            await _set_health(self.health, service.name, status)
+
+    async def _when_ready(self, component: Component) -> None:
+        log.warning("waiting for dependencies", extra={"component": component.name})
+        for event in component.ready:
+            await event.wait()
+        await self._serving(component)
+        log.info("dependencies answer: serving", extra={"component": component.name})
 
     async def wait_tasks(self) -> None:
         """Return when any background task ends (which only happens when it fails)."""
@@ -138,6 +162,8 @@ class Server:
 
     async def stop(self) -> None:
         """Stop taking calls, let in-flight calls finish within the grace, then stop tasks."""
+        for waiting in self._waiting:
+            waiting.cancel()
         for name in ["", *self.service_names]:
             await _set_health(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self._grpc.stop(self.settings.grace_seconds)

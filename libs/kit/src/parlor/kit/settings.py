@@ -141,3 +141,13 @@ class BackendSettings:
         "first tokens of every event subject: <prefix>.<game type>.<game id>.<event>",
         "parlor.events",
     )
+    nats_user: str = setting("PARLOR_NATS_USER", "this service's NATS user (empty: none)", "")
+    nats_password: str = setting("PARLOR_NATS_PASSWORD", "the NATS user's password", "")
+    nats_creds_file: str = setting(
+        "PARLOR_NATS_CREDS_FILE", "a NATS .creds file (user JWT and nkey seed) instead", ""
+    )
+    nats_tls_ca_file: str = setting(
+        "PARLOR_NATS_TLS_CA_FILE",
+        "CA certificate that signs NATS's TLS certificate (use a tls:// PARLOR_NATS_URL)",
+        "",
+    )

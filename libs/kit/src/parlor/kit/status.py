@@ -16,6 +16,17 @@ from grpc_status import rpc_status
 from parlor.core import errors
 
 DOMAIN = "parlor.dev"
+# An error never carries more than this much of anything (a client's input it quotes
+# included): a status travels in trailers, and a large one is refused by the transport
+# (RESOURCE_EXHAUSTED "Stream removed") instead of reaching the client.
+MAX_MESSAGE = 512
+MAX_METADATA_VALUE = 128
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, marked when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 CODES: dict[str, grpc.StatusCode] = {code.name: code for code in grpc.StatusCode}
 
@@ -40,10 +51,15 @@ def status_code(error: errors.ParlorError) -> grpc.StatusCode:
 def to_status(error: errors.ParlorError) -> grpc.Status:
     """The gRPC status for an error, with its reason as an ErrorInfo detail."""
     code = status_code(error)
-    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
+    metadata = {
+        clip(k, MAX_METADATA_VALUE): clip(v, MAX_METADATA_VALUE)
+        for k, v in list(error.metadata.items())[:16]
+    }
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    proto = status_pb2.Status(code=code.value[0], message=error.message, details=[detail])
+    message = clip(error.message, MAX_MESSAGE)
+    proto = status_pb2.Status(code=code.value[0], message=message, details=[detail])
     status: grpc.Status = rpc_status.to_status(proto)
     return status
 

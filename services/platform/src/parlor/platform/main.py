@@ -1,7 +1,8 @@
 """``parlor-platform``: every installed service on one port, for development.
 
 PostgreSQL and NATS come from ``PARLOR_DATABASE_URL`` and ``PARLOR_NATS_URL``
-when set; otherwise embedded servers are started with their data under
+when set (a NATS that does not answer yet is waited for: the services report
+NOT_SERVING until it does); otherwise embedded servers are started with their data under
 ``PARLOR_DATA_DIR`` (default ``.parlor/``) and stopped on exit. Then the
 database is migrated and every service registered under the
 ``parlor.services`` entry points is served on one gRPC port, with the same
@@ -11,6 +12,12 @@ It runs one worker process per core (``--workers N`` or ``PARLOR_WORKERS``
 to choose): the backends are found or started and the database migrated once,
 here, and the workers, children that get the backends' URLs, share the port
 (``parlor.kit.workers``). With one worker this process serves by itself.
+
+It runs in development mode (``PARLOR_DEV_MODE``). Tokens are signed with
+``PARLOR_JWT_PRIVATE_KEY`` when set, else with a random Ed25519 key made once per
+data directory (``<data dir>/jwt-signing-key.pem``, readable by its owner only;
+the CLI signs with it too),
+so tokens survive restarts but no two checkouts share a key.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from pathlib import Path
 
 from parlor.devinfra.backends import BackendsNotFound, find_backends
 from parlor.kit import logs
+from parlor.kit.auth import data_dir_key
 from parlor.kit.main import add_workers_argument, available, serve_workers
 from parlor.kit.server import ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
@@ -40,6 +48,13 @@ class PlatformSettings:
     data_dir: Path = setting(
         "PARLOR_DATA_DIR", "where embedded PostgreSQL and NATS keep their data", Path(".parlor")
     )
+
+
+def development_keys(data_dir: Path) -> None:
+    """Development mode, and the data directory's key unless a key is configured."""
+    os.environ.setdefault("PARLOR_DEV_MODE", "true")
+    if not os.environ.get("PARLOR_JWT_PRIVATE_KEY"):
+        os.environ["PARLOR_JWT_PRIVATE_KEY"] = str(data_dir_key(data_dir, create=True).resolve())
 
 
 async def _migrate() -> None:
@@ -66,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     workers = args.workers or server_settings.workers or default_count()
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
+    development_keys(data_dir)
     factories = available()
     names = sorted(factories) if args.only is None else args.only
     missing = [n for n in names if n not in factories]
@@ -76,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        with find_backends(["settings", "embedded"], data_dir) as backends:
+        # A configured NATS that is not there yet is waited for by the services (NOT_SERVING
+        # until it answers); embedded servers are started and waited for here.
+        with find_backends(["settings", "embedded"], data_dir, unchecked=["nats"]) as backends:
             os.environ["PARLOR_DATABASE_URL"] = backends.database_url
             os.environ["PARLOR_NATS_URL"] = backends.nats_url
             print(

@@ -12,7 +12,10 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
+import grpc
 from google.protobuf.json_format import MessageToDict
+
+from parlor.kit.status import reason_of
 
 
 class ServiceCalls:
@@ -34,8 +37,23 @@ class ServiceCalls:
         return list(self.stub.GetHistory(request, metadata=self.metadata).events)
 
     def watch(self, game_id: str, after_version: int = 0) -> Iterator[tuple[Any, Any]]:
-        request = self.pb.WatchGameRequest(game_id=game_id, after_version=after_version)
-        yield from self._stream(self.stub.WatchGame(request, metadata=self.metadata))
+        """Every event after ``after_version``, then each new one, until the game ends.
+
+        A server ends a stream that has been idle too long (``STREAM_IDLE``); the watch is
+        then opened again after the last event seen, so a long wait for a move goes on.
+        """
+        while True:
+            request = self.pb.WatchGameRequest(game_id=game_id, after_version=after_version)
+            try:
+                for event, game in self._stream(
+                    self.stub.WatchGame(request, metadata=self.metadata)
+                ):
+                    after_version = self.event_version(event)
+                    yield event, game
+                return
+            except grpc.RpcError as error:
+                if reason_of(error) != "STREAM_IDLE":
+                    raise
 
     def replay(self, game_id: str, pace_ms: int) -> Iterator[tuple[Any, Any]]:
         request = self.pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)

@@ -15,6 +15,10 @@ Checking = Literal["honor", "auto"]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
+# Upper bounds of a configuration (the protos declare the same, checked at the edge).
+MAX_TARGET = 1_000_000
+MAX_ROUNDS = 1_000
+MAX_DEAL_SIZE = 100
 COORDINATE_LIMIT = 1000
 """Grid coordinates run from -1000 to 1000 on both axes: room for any crossword of 100 tiles."""
 
@@ -55,6 +59,13 @@ class TakeFourConfig:
             raise InvalidArgument("deal_size must be at least 1")
         if not 1 <= self.rules <= RULES_VERSION:
             raise InvalidArgument(f"rules must be a version from 1 to {RULES_VERSION}")
+        for name, value, most in (
+            ("target", self.target, MAX_TARGET),
+            ("max_rounds", self.max_rounds or 0, MAX_ROUNDS),
+            ("deal_size", self.deal_size, MAX_DEAL_SIZE),
+        ):
+            if value > most:
+                raise InvalidArgument(f"{name} is at most {most}", reason="CONFIG_OUT_OF_RANGE")
 
 
 class Phase(Enum):

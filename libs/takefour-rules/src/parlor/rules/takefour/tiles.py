@@ -9,6 +9,11 @@ from parlor.core.errors import InvalidArgument
 
 JOKER = "?"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# A game's tiles are dealt, shuffled and stored in its events: 1,000 (ten times the
+# rulebook's 100) keeps every event far below the bus's payload limit. A tile's value is at
+# most 1,000, so no total (at most target + 1,000 x 1,000 in a round) can overflow 32 bits.
+MAX_TILES = 1000
+MAX_TILE_VALUE = 1000
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,17 @@ class TileSet:
                 raise InvalidArgument(f"tile counts and values must be >= 0 ({spec.letter})")
         if self.jokers < 0 or self.joker_value < 0:
             raise InvalidArgument("joker count and value must be >= 0")
+        values = [spec.value for spec in self.letters] + [self.joker_value]
+        if max(values) > MAX_TILE_VALUE:
+            raise InvalidArgument(
+                f"a tile's value is at most {MAX_TILE_VALUE}", reason="TILE_VALUE_TOO_LARGE"
+            )
+        total = sum(spec.count for spec in self.letters) + self.jokers
+        if total > MAX_TILES:  # counted before ``faces`` is built: it would hold every tile
+            raise InvalidArgument(
+                f"a tile set has at most {MAX_TILES} tiles, jokers included; this one has {total}",
+                reason="TOO_MANY_TILES",
+            )
         if self.size == 0:
             raise InvalidArgument("the tile set is empty")
 

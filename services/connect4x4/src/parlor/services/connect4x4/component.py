@@ -43,6 +43,7 @@ async def connect4x4() -> AsyncIterator[Component]:
             yield Component(
                 name=CATEGORY,
                 tasks=backends.tasks(servicer.create_from_match),
+                ready=backends.ready,
                 services=[
                     GrpcService(
                         SERVICE_NAME,

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import random
 import secrets
-import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
-from parlor.gamehost import GameHost, Outcome
+from parlor.core.errors import InvalidArgument, ParlorError
+from parlor.gamehost import GameHost, Outcome, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.listing import list_games
+from parlor.gamehost.matches import from_match, match_seats
 from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
 from parlor.kit import auth
@@ -73,8 +74,6 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
                     + ", ".join(f"bot:{lvl}" for lvl in sorted(BOT_LEVELS)),
                     reason="UNKNOWN_BOT_LEVEL",
                 )
-        if not me.is_service and me.player_id not in {s.player_id for s in seats}:
-            raise PermissionDenied("you may only create games you sit in", reason="NOT_SEATED")
         config = config_of(request.config)
         if request.config.players == 0:
             config = c4.Config(len(seats), config.first_seat, config.blockers_count_toward_lines)
@@ -83,24 +82,26 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
                 f"config says {config.players} players but {len(seats)} seats are given",
                 reason="INVALID_PLAYER_COUNT",
             )
-        game_id = request.game_id or uuid.uuid4().hex
+        game_id = request.game_id or secrets.token_hex(16)
+        consent = await create_consent(self.host.store, game_id, seats, me)
         outcome = await self.host.create(
             game_id,
             OpenTable(seats, c4.CreateGame(config)),
             command_id=request.command_id or None,
             actor=me.player_id,
+            extra=consent,
         )
         outcome = await self.play_bots(game_id, outcome)
         return pb.CreateGameResponse(game=self._game(game_id, outcome, me))
 
     async def create_from_match(self, match: MatchFormed) -> None:
-        """A matchmade game: seats as matched, default rules, bots move at once."""
-        seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in match.seats)
+        """A matchmade game (``match`` as the store holds it): seats as matched, default rules,
+        bots move at once."""
+        seats = match_seats(match)
         outcome = await self.host.create(
             match.match_id,
             OpenTable(seats, c4.CreateGame(c4.Config(players=len(seats)))),
-            command_id=match.match_id,
-            actor="matchmaking",
+            **from_match(match),
         )
         await self.play_bots(match.match_id, outcome)
 
@@ -215,7 +216,10 @@ class Connect4x4Servicer(pb_grpc.Connect4x4ServiceServicer):
             move = bot.choose_move(game, seat.bot_level or "random", rng, budget=self.bot_budget)
             try:
                 outcome = await self.host.execute(
-                    game_id, move, command_id=f"bot-{outcome.version}", actor=seat.player_id
+                    game_id,
+                    move,
+                    command_id=system_command_id("bot", outcome.version),
+                    actor=seat.player_id,
                 )
             except ParlorError:
                 # Another replica moved for this bot first; the caller sees the latest state.

@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
-from parlor.eventstore import JetStreamBus, PostgresEventStore, Subjects
+from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Subjects
 from parlor.gamehost.outbox import category_relay
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
@@ -65,8 +65,11 @@ async def matchmaking() -> AsyncIterator[Component]:
     auth = load(AuthSettings)
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
-    await bus.ensure_streams()
+    # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
+    bus = await JetStreamBus.open(
+        backend.nats_url, bus_subjects(backend), credentials=NatsCredentials.of(backend)
+    )
+    store.limit_events_to(bus.max_payload)  # the server's, or NATS's 1 MiB default if not up yet
     relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
     bell = Bell()
     tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
@@ -95,6 +98,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, bell),
             ],
             public_methods=frozenset({GUEST_TOKEN_METHOD}),
+            ready=[bus.ready],
             extra={"rounds": rounds, "tickets": tickets},
         )
     finally:

@@ -1,4 +1,8 @@
-"""Guest tokens: a fresh player id and a token for it, for local use and demos."""
+"""Guest tokens (a fresh player id and a token for it) and refreshes of short-lived tokens.
+
+The identity service is the only one holding the identity signing key (see
+``parlor.kit.auth``): it signs every player token.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 from parlor.core.errors import InvalidArgument, PermissionDenied
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
+from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
 
 MAX_NAME = 64
@@ -34,5 +39,14 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         now = time.time()
         token = issue_token(self.auth, player_id, name or player_id, (), now=now)
         response = pb.IssueGuestTokenResponse(token=token, player_id=player_id)
+        response.expires_at.FromSeconds(int(now) + self.auth.token_ttl_seconds)
+        return response
+
+    async def RefreshToken(
+        self, request: pb.RefreshTokenRequest, context: Any
+    ) -> pb.RefreshTokenResponse:
+        now = time.time()
+        token = tokens.refresh_token(self.auth, tokens.caller(), now)
+        response = pb.RefreshTokenResponse(token=token)
         response.expires_at.FromSeconds(int(now) + self.auth.token_ttl_seconds)
         return response

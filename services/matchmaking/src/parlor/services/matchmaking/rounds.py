@@ -7,7 +7,8 @@
 3. ``parlor.matching`` forms the round at the database's clock.
 4. Tickets become matched/expired/withdrawn, each match and its human seats are
    inserted (``mm_match_players.ticket_id`` is unique), and ``MatchFormed`` is
-   appended to ``matchmaking-<match_id>`` with ``NO_STREAM``, all in that transaction:
+   appended to ``matchmaking-<match_id>`` with ``NO_STREAM``, all in that transaction
+   (match ids are secure random ids, checked to name no stream yet: ``free_ids``):
    a round commits completely or not at all, and a crash loses no ticket. A player
    has at most one waiting ticket (a partial unique index), so no two rounds can seat
    one player: their tickets are in one game type's round at a time.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -38,6 +39,7 @@ log = logging.getLogger("parlor.services.matchmaking.rounds")
 CATEGORY = "matchmaking"
 ROUND_LOCK_CLASS = 0x6D6D  # "mm": two-key advisory locks, (class, hashtext(game type))
 MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
+MAX_ID_DRAWS = 8
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,15 @@ class Formed:
     seat_of: dict[str, int]
 
 
-def seat_match(match: Match, names: dict[str, str], rng: secrets.SystemRandom) -> Formed:
+def new_match_id() -> str:
+    """A match's id, which is its game's id: 128 secure random bits, never a ticket's id
+    (a ticket's owner knows that one, and could create a game under it first)."""
+    return secrets.token_hex(16)
+
+
+def seat_match(
+    match: Match, names: dict[str, str], rng: secrets.SystemRandom, match_id: str
+) -> Formed:
     """Shuffle the seats (seat 0 starts in every game) with the secure random source."""
     entries: list[tuple[str, str, str | None]] = []
     for i, seat in enumerate(match.seats):
@@ -63,7 +73,7 @@ def seat_match(match: Match, names: dict[str, str], rng: secrets.SystemRandom) -
     rng.shuffle(entries)
     seats = tuple((player, name) for player, name, _ in entries)
     seat_of = {ticket: i for i, (_, _, ticket) in enumerate(entries) if ticket is not None}
-    return Formed(match.key, match, seats, seat_of)
+    return Formed(match_id, match, seats, seat_of)
 
 
 def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
@@ -208,14 +218,51 @@ async def append_matches(
         )
 
 
+async def free_ids(
+    conn: AsyncConnection, game_type: str, count: int, new_id: Callable[[], str]
+) -> list[str]:
+    """``count`` fresh match ids whose game stream and match stream do not exist yet.
+
+    Ids are random, so a taken one means a stream was made under it by other means (a
+    restore, an older platform); the match fails over to another id, and its players
+    learn the id from their tickets, as always. The game services refuse clients'
+    ``CreateGame`` under a match's id (``GAME_ID_RESERVED``) once the round commits.
+    """
+    ids: list[str] = []
+    if not count:
+        return ids
+    for _ in range(MAX_ID_DRAWS):
+        wanted = [new_id() for _ in range(count - len(ids))]
+        streams = [f"{c}-{i}" for i in wanted for c in (game_type, CATEGORY)]
+        taken = {
+            stream_id.split("-", 1)[1]
+            for (stream_id,) in await conn.execute(
+                text("SELECT DISTINCT stream_id FROM events WHERE stream_id = ANY(:s)"),
+                {"s": streams},
+            )
+        }
+        if taken:
+            log.warning("match id taken: failing over to a fresh one", extra={"taken": len(taken)})
+        ids += [i for i in dict.fromkeys(wanted) if i not in taken and i not in ids]
+        if len(ids) == count:
+            return ids
+    raise Conflict("could not draw free match ids", reason="MATCH_IDS_TAKEN")
+
+
 class Rounds:
     """Runs rounds for one game type at a time; any number of replicas may run them."""
 
-    def __init__(self, store: PostgresEventStore, policy: Policy) -> None:
+    def __init__(
+        self,
+        store: PostgresEventStore,
+        policy: Policy,
+        new_id: Callable[[], str] = new_match_id,
+    ) -> None:
         self.store = store
         self.engine: AsyncEngine = store.engine
         self.policy = policy
         self.rng = secrets.SystemRandom()
+        self.new_id = new_id
 
     async def run(self, game_type: str) -> tuple[Round, list[Formed]] | None:
         """One round; None if another replica holds this game type's round right now."""
@@ -234,7 +281,10 @@ class Rounds:
             if not tickets:
                 return Round((), (), ()), []
             round_ = Pool.from_tickets(tickets, self.policy).match(now)
-            formed = [seat_match(m, names, self.rng) for m in round_.matches]
+            ids = await free_ids(conn, game_type, len(round_.matches), self.new_id)
+            formed = [
+                seat_match(m, names, self.rng, i) for m, i in zip(round_.matches, ids, strict=True)
+            ]
             await _persist(conn, self.store, formed, now)
             await _close(conn, round_.expired, "expired", now)
             await _close(conn, round_.withdrawn, "withdrawn", now)

@@ -19,6 +19,7 @@ from parlor.core.errors import (
     InvalidArgument,
     NotFound,
 )
+from parlor.kit.bounds import shown_name
 from parlor.rating import INITIAL_RATING
 
 WAITING = "waiting"
@@ -96,6 +97,7 @@ class Tickets:
     ) -> TicketRow:
         if rating is not None and not (math.isfinite(rating) and 0 <= rating <= 10_000):
             raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
+        display_name = shown_name(display_name, player_id)  # a token's name is a claim too
         ticket_id = uuid.uuid4().hex
         try:
             async with self.engine.begin() as conn:

@@ -7,7 +7,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 
-from parlor.eventstore import Inbox, JetStreamBus, PostgresEventStore, Subjects
+from parlor.eventstore import (
+    Inbox,
+    JetStreamBus,
+    NatsCredentials,
+    PostgresEventStore,
+    Subjects,
+    subscribe_with_retry,
+)
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
 from parlor.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -52,14 +59,18 @@ async def scoring() -> AsyncIterator[Component]:
     settings = load(ScoringSettings)
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    bus = await JetStreamBus.connect(backend.nats_url, bus_subjects(backend))
-    await bus.ensure_streams()
+    # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
+    bus = await JetStreamBus.open(
+        backend.nats_url, bus_subjects(backend), credentials=NatsCredentials.of(backend)
+    )
     scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
     servicer = ScoringServicer(store.engine, scorer, settings.game_types)
     inbox = Inbox(store.engine, CONSUMER)
 
     async def consume() -> None:
-        subscription = await bus.subscribe(CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished")
+        subscription = await subscribe_with_retry(
+            bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished"
+        )
         try:
             await inbox.run(subscription, scorer.on_game_finished)
         finally:
@@ -77,6 +88,7 @@ async def scoring() -> AsyncIterator[Component]:
                 )
             ],
             tasks=[consume],
+            ready=[bus.ready],
             extra={"scorer": scorer},
         )
     finally:

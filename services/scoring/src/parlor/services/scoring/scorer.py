@@ -9,7 +9,8 @@ from datetime import timedelta
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from parlor.eventstore import Delivery, PostgresEventStore
+from parlor.core.errors import InvalidArgument
+from parlor.eventstore import Delivery, PostgresEventStore, RecordedEvent
 from parlor.services.scoring.ratings import fold
 from parlor.services.scoring.sheet import (
     GAME_FINISHED,
@@ -17,6 +18,7 @@ from parlor.services.scoring.sheet import (
     FinishedGame,
     finished_game,
     is_type,
+    seats_agreed,
     seats_of,
 )
 from parlor.services.scoring.tables import has_game, insert_games, lock, record_game, upsert_scores
@@ -39,15 +41,27 @@ class Scorer:
 
     async def on_game_finished(self, conn: AsyncConnection, delivery: Delivery) -> None:
         """The inbox's handler: runs in its transaction, so a game is scored exactly once."""
-        event = delivery.event()
-        if event is None or not is_type(event, GAME_FINISHED):
+        claim = delivery.event()
+        if claim is None or not is_type(claim, GAME_FINISHED):
+            return
+        event = await self.confirmed(claim)
+        if event is None:
+            # Forged, or not of this platform's store (another deployment on the same NATS):
+            # the message is only a claim, and the store does not back it.
+            log.warning(
+                "GameFinished the event store does not hold: ignored",
+                extra={"stream": claim.stream_id[:200], "version": claim.version},
+            )
             return
         first = await self.store.read_stream(event.stream_id, 1, 1)
         if not first or not is_type(first[0], SEATS_TAKEN):
-            # Not a game of this platform's store (another deployment on the same NATS)
-            # or a stream without seats: nothing to score.
             log.warning(
                 "GameFinished without seats in the store", extra={"stream": event.stream_id}
+            )
+            return
+        if not seats_agreed(first[0]):
+            log.warning(
+                "a game not every player agreed to: not rated", extra={"stream": event.stream_id}
             )
             return
         game = finished_game(event, seats_of(first[0]))
@@ -55,6 +69,19 @@ class Scorer:
         if await has_game(conn, game.stream_id):
             return  # the rebuild (or another replica) already scored it
         await record_game(conn, game, self.period)
+
+    async def confirmed(self, claim: RecordedEvent) -> RecordedEvent | None:
+        """The stored event a message names (stream, version, position), if it is that event.
+
+        Scoring uses the stored event, never the message's payload or times.
+        """
+        try:
+            stored = await self.store.read_stream(claim.stream_id, claim.version, claim.version)
+        except InvalidArgument:
+            return None  # a stream id or version no store could hold
+        if not stored or not is_type(stored[0], GAME_FINISHED):
+            return None
+        return stored[0] if stored[0].position == claim.position else None
 
     async def rebuild(self) -> Rebuilt:
         """Wipe scoring's tables and rebuild them from the event store's global order.
@@ -70,7 +97,7 @@ class Scorer:
             while True:
                 batch = await self.store.read_all(position, READ_BATCH)
                 for event in batch:
-                    if is_type(event, SEATS_TAKEN):
+                    if is_type(event, SEATS_TAKEN) and seats_agreed(event):
                         seats[event.stream_id] = seats_of(event)
                     elif is_type(event, GAME_FINISHED) and event.stream_id in seats:
                         games.append(finished_game(event, seats.pop(event.stream_id)))

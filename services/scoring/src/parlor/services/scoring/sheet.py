@@ -12,6 +12,7 @@ from datetime import datetime
 
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import RecordedEvent
+from parlor.gamehost.consent import agreed
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
@@ -52,6 +53,16 @@ class FinishedGame:
 def seats_of(event: RecordedEvent) -> tuple[tuple[str, str], ...]:
     taken = common_pb2.SeatsTaken.FromString(event.data)
     return tuple((s.player_id, s.display_name or s.player_id) for s in taken.seats)
+
+
+def seats_agreed(event: RecordedEvent) -> bool:
+    """Whether every human in a game's ``SeatsTaken`` agreed to play (a game to rate).
+
+    The game host records how the seats were agreed with the game's first events
+    (``parlor.gamehost.consent``); a game without that record is not scored.
+    """
+    meta = event.metadata
+    return agreed(meta.extra, meta.actor, (p for p, _ in seats_of(event)))
 
 
 def finished_game(event: RecordedEvent, seats: tuple[tuple[str, str], ...]) -> FinishedGame:

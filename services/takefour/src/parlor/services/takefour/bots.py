@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from parlor.core.errors import NotFound, ParlorError
+from parlor.gamehost import system_command_id
 from parlor.kit.settings import setting
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import BotSeat, TakeFourBot, WordIndex
@@ -168,7 +169,13 @@ class BotRunner:
             if command is None:
                 continue
             try:
-                await self.act(game_id, seats[seat], seat, command, f"bot{seat}-v{version}")
+                await self.act(
+                    game_id,
+                    seats[seat],
+                    seat,
+                    command,
+                    system_command_id(f"bot{seat}", f"v{version}"),
+                )
             except ParlorError:
                 bot.refused()  # the game moved on (a deal came first): plan afresh
                 continue

@@ -105,6 +105,7 @@ async def takefour() -> AsyncIterator[Component]:
                 yield Component(
                     name=CATEGORY,
                     tasks=[*backends.tasks(servicer.create_from_match), runner.run],
+                    ready=backends.ready,
                     services=[
                         GrpcService(
                             SERVICE_NAME,

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError, PermissionDenied
-from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.core.errors import FailedPrecondition, InvalidArgument, ParlorError
+from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.listing import list_games
+from parlor.gamehost.matches import from_match, match_seats
 from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
 from parlor.kit import auth
@@ -97,16 +98,16 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
                     + ", ".join(f"bot:{level}" for level in BOT_LEVELS),
                     reason="UNKNOWN_BOT_LEVEL",
                 )
-        if not me.is_service and me.player_id not in {s.player_id for s in seats}:
-            raise PermissionDenied("you may only create games you sit in", reason="NOT_SEATED")
+        game_id = request.game_id or secrets.token_hex(16)
+        consent = await create_consent(self.host.store, game_id, seats, me)
         lexicon = await self.dictionary.lexicon_id(request.config.lexicon, context.time_remaining())
         config = config_of(request.config, lexicon)
-        game_id = request.game_id or uuid.uuid4().hex
         outcome = await self.host.create(
             game_id,
             OpenTable(seats, tf.CreateGame(config, engine_seats(seats))),
             command_id=request.command_id or None,
             actor=me.player_id,
+            extra=consent,
         )
         outcome = await self.follow_up(game_id, outcome)
         return pb.CreateGameResponse(
@@ -114,15 +115,15 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
         )
 
     async def create_from_match(self, match: MatchFormed) -> None:
-        """A matchmade game: seats as matched, default rules, the first round dealt at once."""
-        seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in match.seats)
+        """A matchmade game (``match`` as the store holds it): seats as matched, default rules,
+        the first round dealt at once."""
+        seats = match_seats(match)
         lexicon = await self.dictionary.lexicon_id("")
         config = tf.TakeFourConfig(lexicon=lexicon)
         outcome = await self.host.create(
             match.match_id,
             OpenTable(seats, tf.CreateGame(config, engine_seats(seats))),
-            command_id=match.match_id,
-            actor="matchmaking",
+            **from_match(match),
         )
         await self.follow_up(match.match_id, outcome)
 
@@ -144,7 +145,10 @@ class TakeFourServicer(pb_grpc.TakeFourServiceServicer):
             try:
                 async with self._turn(game_id):
                     outcome = await self.host.execute(
-                        game_id, start, command_id=f"round-{number}", actor="takefour"
+                        game_id,
+                        start,
+                        command_id=system_command_id("round", number),
+                        actor="takefour",
                     )
             except ParlorError:
                 state, version = await self.host.load(game_id)

@@ -30,13 +30,19 @@ class CountingStore(PostgresEventStore):
         expected_version: int,
         command_id: str | None = None,
         *,
+        fingerprint: str | None = None,
         connection: AsyncConnection | None = None,
     ) -> AppendResult:
         self.appends += 1
         APPENDS.inc()
         try:
             return await super().append(
-                stream_id, events, expected_version, command_id, connection=connection
+                stream_id,
+                events,
+                expected_version,
+                command_id,
+                fingerprint=fingerprint,
+                connection=connection,
             )
         except Conflict:
             self.conflicts += 1

@@ -57,6 +57,7 @@ async def upwords() -> AsyncIterator[Component]:
                 yield Component(
                     name=CATEGORY,
                     tasks=backends.tasks(servicer.create_from_match),
+                    ready=backends.ready,
                     services=[
                         GrpcService(
                             SERVICE_NAME,

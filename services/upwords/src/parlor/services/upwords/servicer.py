@@ -11,16 +11,17 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
-from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.listing import list_games
+from parlor.gamehost.matches import from_match, match_seats
 from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.words import Dictionary
@@ -124,15 +125,15 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
                     + ", ".join(f"bot:{level}" for level in sorted(LEVELS)),
                     reason="UNKNOWN_BOT_LEVEL",
                 )
-        if not me.is_service and me.player_id not in {s.player_id for s in seats}:
-            raise PermissionDenied("you may only create games you sit in", reason="NOT_SEATED")
-        game_id = request.game_id or uuid.uuid4().hex
+        game_id = request.game_id or secrets.token_hex(16)
+        consent = await create_consent(self.host.store, game_id, seats, me)
         outcome = await self.open(
             game_id,
             seats,
             config_of(request.config),
             command_id=request.command_id or None,
             actor=me.player_id,
+            extra=consent,
             deadline=remaining(context),
         )
         outcome = await self.play_bots(game_id, outcome)
@@ -150,6 +151,8 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
         *,
         command_id: str | None,
         actor: str,
+        extra: Mapping[str, str],
+        correlation_id: str | None = None,
         deadline: float | None = None,
     ) -> Outcome[UpwordsTable, Event]:
         """Create a game: the lexicon's id recorded, both bag orders drawn from a secure source."""
@@ -159,6 +162,7 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
             events = tuple(r.event for r in await self.host.history(game_id))
             prior = await self.host.store.command_result(self.host.stream_id(game_id), command_id)
             if prior is not None:
+                self.host.check_fingerprint(game_id, prior)  # the same id, another create
                 return Outcome(table, version, events, duplicate=True)
         lexicon_id = await self.dictionary.lexicon_id(config.lexicon, deadline)
         config = replace(config, lexicon=lexicon_id)
@@ -169,7 +173,12 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
             )
             try:
                 return await self.host.create(
-                    game_id, OpenTable(seats, create), command_id=command_id, actor=actor
+                    game_id,
+                    OpenTable(seats, create),
+                    command_id=command_id,
+                    actor=actor,
+                    correlation_id=correlation_id,
+                    extra=extra,
                 )
             except InvalidArgument as exc:
                 # Practically never: the first-player draw ran out of tiles. Shuffle again.
@@ -178,14 +187,10 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
         raise AssertionError("unreachable")
 
     async def create_from_match(self, match: MatchFormed) -> None:
-        """A matchmade game: seats as matched, default rules, bots move at once."""
-        seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in match.seats)
+        """A matchmade game (``match`` as the store holds it): seats as matched, default rules,
+        bots move at once."""
         outcome = await self.open(
-            match.match_id,
-            seats,
-            uw.UpwordsConfig(),
-            command_id=match.match_id,
-            actor="matchmaking",
+            match.match_id, match_seats(match), uw.UpwordsConfig(), **from_match(match)
         )
         await self.play_bots(match.match_id, outcome)
 
@@ -512,7 +517,10 @@ class UpwordsServicer(pb_grpc.UpwordsServiceServicer):
 
             try:
                 outcome = await self.host.execute(
-                    game_id, command, command_id=f"bot-{outcome.version}", actor=bot.player_id
+                    game_id,
+                    command,
+                    command_id=system_command_id("bot", outcome.version),
+                    actor=bot.player_id,
                 )
             except ParlorError as exc:
                 # Another replica moved for this bot first, or the dictionary is down:

@@ -1,0 +1,322 @@
+"""The relay when the bus forgets, when a leader freezes, and when an event is too large.
+
+On real PostgreSQL and NATS: a private ``nats-server`` this test may stop and wipe, and
+a relay replica in a process of its own that the test freezes with SIGSTOP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from parlor.eventstore import (
+    NO_STREAM,
+    Delivery,
+    Inbox,
+    JetStreamBus,
+    NewEvent,
+    PostgresEventStore,
+    RecordedEvent,
+    Relay,
+    Subjects,
+)
+from parlor.eventstore.relay import DEAD_LETTERS, STREAM_REBUILDS
+
+pytestmark = pytest.mark.integration
+
+Eventually = Callable[..., Awaitable[None]]
+REPLICA = Path(__file__).with_name("relay_replica.py")
+
+
+@pytest.fixture
+async def store(fresh_url: str) -> AsyncIterator[PostgresEventStore]:
+    pg = PostgresEventStore(fresh_url, poll_interval=0.2)
+    try:
+        yield pg
+    finally:
+        await pg.close()
+
+
+@pytest.fixture
+def subjects(unique: str) -> Subjects:
+    return Subjects(prefix=f"t{unique}.events", stream=f"T{unique}")
+
+
+def category_relay(store: PostgresEventStore, bus: JetStreamBus, category: str) -> Relay:
+    """One relay per category sharing one stream, as the services run them."""
+
+    def mine(event: RecordedEvent) -> RecordedEvent | None:
+        return event if event.stream_id.startswith(f"{category}-") else None
+
+    return Relay(
+        store,
+        bus,
+        name=category,
+        redact=mine,
+        subject=bus.subjects.category(category),
+        poll_interval=0.2,
+        takeover_interval=0.1,
+        max_backoff=0.2,
+        verify_interval=0.5,
+    )
+
+
+async def append(store: PostgresEventStore, category: str, games: int, moves: int) -> int:
+    for g in range(games):
+        stream = f"{category}-g{g}"
+        base = await store.stream_version(stream)
+        for m in range(moves):
+            await store.append(stream, [NewEvent("Moved", f"{g}:{base + m}".encode())], base + m)
+    return games * moves
+
+
+async def stream_ids(url: str, subjects: Subjects) -> list[str]:
+    """Every ``Nats-Msg-Id`` on the stream, in stream order."""
+    nc = await nats.connect(url)
+    try:
+        js = nc.jetstream()
+        info = await js.stream_info(subjects.stream)
+        ids: list[str] = []
+        for seq in range(info.state.first_seq, info.state.last_seq + 1):
+            with contextlib.suppress(nats.js.errors.NotFoundError):
+                msg = await js.get_msg(subjects.stream, seq)
+                ids.append((msg.headers or {})["Nats-Msg-Id"])
+        return ids
+    finally:
+        await nc.close()
+
+
+async def until(check: Callable[[], Awaitable[bool]], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.1)
+
+
+async def test_after_nats_loses_its_store_every_event_is_on_the_new_stream_exactly_once(
+    store: PostgresEventStore,
+    private_nats: Any,
+    subjects: Subjects,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="parlor.eventstore.relay")
+    bus = await JetStreamBus.connect(
+        private_nats.url, subjects, publish_timeout=0.5, consumer_check_interval=0.5
+    )
+    await bus.ensure_streams()
+    relays = [category_relay(store, bus, c) for c in ("connect4x4", "upwords")]
+    # A consumer made idempotent by the inbox: it must go on after the wipe, once per event.
+    async with store.engine.begin() as conn:
+        await conn.execute(text("CREATE TABLE seen (message_id text)"))
+
+    async def record(conn: AsyncConnection, delivery: Delivery) -> None:
+        await conn.execute(text("INSERT INTO seen VALUES (:m)"), {"m": delivery.message_id})
+
+    async def seen() -> list[str]:
+        async with store.engine.connect() as conn:
+            return [r[0] for r in await conn.execute(text("SELECT message_id FROM seen"))]
+
+    stop = asyncio.Event()
+    sub = await bus.subscribe("tally", subjects.all(), ack_wait=2)
+    consumer = asyncio.create_task(
+        Inbox(store.engine, "tally").run(sub, record, fetch_wait=0.2, retry_delay=0.1, stop=stop)
+    )
+    rebuilds_before = sum(STREAM_REBUILDS.labels(r.name)._value.get() for r in relays)
+    for r in relays:
+        r.start()
+
+    async def on_stream_once() -> bool:
+        everything = [e.message_id for e in await store.read_all(1, limit=10_000)]
+        try:
+            ids = await stream_ids(private_nats.url, subjects)
+        except Exception:
+            return False
+        return len(ids) == len(everything) and sorted(ids) == sorted(everything)
+
+    try:
+        await append(store, "connect4x4", games=3, moves=5)
+        await append(store, "upwords", games=2, moves=5)
+        await until(on_stream_once, 15)
+
+        private_nats.stop()  # NATS comes back without its store: no stream, no messages
+        shutil.rmtree(private_nats.store_dir)
+        private_nats.start()
+        # Only one category goes on; the idle relay must republish its events all the same.
+        await append(store, "connect4x4", games=1, moves=3)
+
+        await until(on_stream_once, 30)
+        ids = await stream_ids(private_nats.url, subjects)
+        assert len(ids) == len(set(ids)) == 28, "every event in PostgreSQL once on the new stream"
+        await asyncio.sleep(1.0)  # the relays' next checks find nothing more to do
+        assert await stream_ids(private_nats.url, subjects) == ids
+
+        async def consumed_all() -> bool:
+            return len(await seen()) == len(ids)
+
+        await until(consumed_all, 15)
+        assert sorted(await seen()) == sorted(ids), "the consumer applied every event once"
+    finally:
+        stop.set()
+        await asyncio.wait_for(consumer, 10)
+        for r in relays:
+            await r.stop()
+        await bus.close()
+    assert all(r.rebuilds >= 1 for r in relays)
+    assert sum(STREAM_REBUILDS.labels(r.name)._value.get() for r in relays) >= rebuilds_before + 2
+    assert any("republishing from the store" in m for m in caplog.messages)
+    for r in relays:
+        assert await r.checkpoint() == await store.head_position()
+
+
+async def test_a_stream_deleted_under_an_idle_relay_is_made_again_and_republished(
+    store: PostgresEventStore, private_nats: Any, subjects: Subjects
+) -> None:
+    bus = await JetStreamBus.connect(private_nats.url, subjects, publish_timeout=0.5)
+    await bus.ensure_streams()
+    r = category_relay(store, bus, "connect4x4")
+    r.start()
+    try:
+        total = await append(store, "connect4x4", games=2, moves=4)
+        await until(lambda: _count(private_nats.url, subjects, total), 10)
+        await bus.js.delete_stream(subjects.stream)  # no reconnection, no publish: the check
+        await until(lambda: _count(private_nats.url, subjects, total), 10)
+    finally:
+        await r.stop()
+        await bus.close()
+    ids = await stream_ids(private_nats.url, subjects)
+    assert ids == [e.message_id for e in await store.read_all(1, limit=100)]
+    assert r.rebuilds == 1
+
+
+async def _count(url: str, subjects: Subjects, want: int) -> bool:
+    try:
+        return len(await stream_ids(url, subjects)) == want
+    except Exception:
+        return False
+
+
+async def test_an_event_the_bus_refuses_is_set_aside_and_the_relay_goes_on(
+    store: PostgresEventStore,
+    nats_url: str,
+    subjects: Subjects,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.ERROR, logger="parlor.eventstore.relay")
+    bus = await JetStreamBus.connect(nats_url, subjects)
+    await bus.ensure_streams()
+    r = Relay(store, bus, name="games", poll_interval=0.2, takeover_interval=0.1)
+    before = DEAD_LETTERS.labels("games")._value.get()
+    try:
+        await store.append("connect4x4-a", [NewEvent("Moved", b"1")], NO_STREAM)
+        # Larger than NATS takes (1 MiB by default), as a 2 MB display name once made one.
+        big = b"x" * (bus.nc.max_payload + 10)
+        await store.append("connect4x4-b", [NewEvent("Named", big)], NO_STREAM)
+        await store.append("connect4x4-a", [NewEvent("Moved", b"2")], 1)
+        r.start()
+        await until(lambda: _checkpoint_is(r, 3), 10)
+        await store.append("connect4x4-a", [NewEvent("Moved", b"3")], 2)
+        await until(lambda: _checkpoint_is(r, 4), 10)
+        ids = await stream_ids(nats_url, subjects)
+    finally:
+        await r.stop()
+        with contextlib.suppress(Exception):
+            await bus.js.delete_stream(subjects.stream)
+        await bus.close()
+    assert ids == ["connect4x4-a:1", "connect4x4-a:2", "connect4x4-a:3"]
+    letters = await r.dead_letters()
+    assert [(p, s, v, t) for p, s, v, t, _, _ in letters] == [(2, "connect4x4-b", 1, "Named")]
+    assert letters[0][4] == len(big)
+    assert DEAD_LETTERS.labels("games")._value.get() == before + 1
+    assert any("dead letter" in m and "connect4x4-b:1" in m for m in caplog.messages)
+
+
+async def _checkpoint_is(r: Relay, position: int) -> bool:
+    return await r.checkpoint() == position
+
+
+async def test_a_frozen_leader_loses_the_lease_and_woken_publishes_nothing(
+    store: PostgresEventStore, nats_url: str, subjects: Subjects, fresh_url: str
+) -> None:
+    lease = 2.0
+    bus = await JetStreamBus.connect(nats_url, subjects)
+    await bus.ensure_streams()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(REPLICA),
+        fresh_url,
+        nats_url,
+        subjects.prefix,
+        subjects.stream,
+        str(lease),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    states: list[dict[str, Any]] = []
+
+    async def read() -> None:
+        assert proc.stdout is not None
+        async for line in proc.stdout:
+            states.append(json.loads(line))
+
+    reader = asyncio.create_task(read())
+    b = Relay(store, bus, name="games", lease_seconds=lease, takeover_interval=0.1)
+
+    async def frozen_one_published(n: int) -> bool:
+        return bool(states) and states[-1]["published"] == n
+
+    try:
+        await until(lambda: _true(bool(states) and states[-1]["leader"]), 20)
+        b.start()
+        await append(store, "connect4x4", games=1, moves=5)
+        await until(lambda: frozen_one_published(5), 10)
+        assert b.published == 0
+        assert not b.is_leader
+
+        os.kill(proc.pid, signal.SIGSTOP)
+        frozen_at = time.monotonic()
+        await append(store, "connect4x4", games=1, moves=5)
+        await until(lambda: _true(b.published == 5), lease * 3)
+        takeover = time.monotonic() - frozen_at
+        print(f"takeover: the standby published {takeover:.2f} s after the leader froze")
+        assert takeover < lease + 1.0, "another replica publishes within the lease time"
+
+        os.kill(proc.pid, signal.SIGCONT)
+        await asyncio.sleep(0.5)  # the woken one finds its lease gone
+        await append(store, "connect4x4", games=1, moves=5)
+        await until(lambda: _true(b.published == 10), 10)
+        await asyncio.sleep(1.0)
+        assert b.is_leader
+        assert states[-1] == {"leader": False, "published": 5}, "woken, it published nothing"
+        assert await b.checkpoint() == 15
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGCONT)
+            proc.terminate()
+        await asyncio.wait_for(proc.wait(), 10)
+        await reader
+        await b.stop()
+    assert states[-1]["published"] == 5
+    ids = await stream_ids(nats_url, subjects)
+    assert ids == [e.message_id for e in await store.read_all(1, limit=100)]
+    await bus.js.delete_stream(subjects.stream)
+    await bus.close()
+
+
+async def _true(value: bool) -> bool:
+    return value

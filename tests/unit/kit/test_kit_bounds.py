@@ -1,0 +1,151 @@
+"""The bounds the protos declare, read from descriptors and checked on decoded requests."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import descriptor_pool
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import InvalidArgument
+from parlor.identity.v1 import identity_pb2
+from parlor.kit import bounds
+from parlor.kit.status import MAX_MESSAGE, to_status
+from parlor.options.v1 import bounds_pb2
+from parlor.takefour.v1 import takefour_pb2 as tpb
+from parlor.upwords.v1 import upwords_pb2 as upb
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "bounds.md"
+
+
+def refusal(message: Any) -> InvalidArgument:
+    with pytest.raises(InvalidArgument) as caught:
+        bounds.check(message)
+    return caught.value
+
+
+def services() -> list[Any]:
+    root = Path(bounds_pb2.__file__).resolve().parents[2]
+    for path in sorted(root.glob("*/v1/*_pb2.py")):
+        importlib.import_module(f"parlor.{path.parent.parent.name}.v1.{path.stem}")
+    pool = descriptor_pool.Default()
+    found = []
+    for path in sorted(root.glob("*/v1/*.proto")) or sorted(root.glob("*/v1/*_pb2.py")):
+        name = f"parlor/{path.parent.parent.name}/v1/{path.stem.removesuffix('_pb2')}.proto"
+        found.extend(pool.FindFileByName(name).services_by_name.values())
+    return found
+
+
+def test_a_string_past_its_bound_is_refused_without_echoing_it() -> None:
+    error = refusal(tpb.PlaceTileRequest(game_id="g" * 1_000_000))
+    assert error.reason == "INVALID_GAME_ID"
+    assert error.metadata == {"field": "game_id", "limit": "128"}
+    assert "ggg" not in error.message
+    assert len(error.message) < 100
+
+
+def test_nested_repeated_and_numeric_bounds_hold() -> None:
+    huge = tpb.CreateGameRequest(config=tpb.Config(tiles=tpb.TileSet(jokers=100_000)))
+    assert refusal(huge).metadata["field"] == "config.tiles.jokers"
+    assert refusal(huge).reason == "NUMBER_OUT_OF_RANGE"
+    value = tpb.LetterTiles(letter="A", count=1, value=2**32 - 1)
+    error = refusal(tpb.CreateGameRequest(config=tpb.Config(tiles=tpb.TileSet(letters=[value]))))
+    assert error.metadata["field"] == "config.tiles.letters[0].value"
+    seats = [common_pb2.Seat(player_id=f"p{i}") for i in range(9)]
+    assert refusal(tpb.CreateGameRequest(seats=seats)).reason == "TOO_MANY_ITEMS"
+    bounds.check(tpb.CreateGameRequest(seats=seats[:8]))
+
+
+def test_unknown_enum_values_are_refused() -> None:
+    assert refusal(upb.CreateGameRequest(config=upb.Config(word_checking=99))).reason == (
+        "UNKNOWN_ENUM_VALUE"
+    )
+    assert refusal(tpb.CreateGameRequest(config=tpb.Config(checking=7))).reason == (
+        "UNKNOWN_ENUM_VALUE"
+    )
+    bounds.check(tpb.CreateGameRequest(config=tpb.Config(checking=tpb.CHECKING_AUTO)))
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("Ada\u202eevil", "NAME_NOT_PRINTABLE"),
+        ("\u2066x", "NAME_NOT_PRINTABLE"),
+        ("Ada\nBob", "NAME_NOT_PRINTABLE"),
+        ("\x1b[31mred", "NAME_NOT_PRINTABLE"),
+        (" Ada", "NAME_NOT_PRINTABLE"),
+        ("zero\u200bwidth", "NAME_NOT_PRINTABLE"),
+        ("bot:best", "NAME_RESERVED"),
+        ("Bot-strong", "NAME_RESERVED"),
+        ("BOT", "NAME_RESERVED"),
+    ],
+)
+def test_display_names_are_printable_and_bot_forms_reserved(name: str, reason: str) -> None:
+    assert refusal(identity_pb2.IssueGuestTokenRequest(display_name=name)).reason == reason
+    seat = common_pb2.Seat(player_id="ada", display_name=name)
+    assert refusal(tpb.CreateGameRequest(seats=[seat])).reason == reason
+
+
+def test_ordinary_names_and_a_bots_own_seat_are_fine() -> None:
+    for name in ("Ada", "Zoë Ørsted", "é💥", "李小龍", "O'Brien-Smith"):
+        bounds.check(identity_pb2.IssueGuestTokenRequest(display_name=name))
+    for name in ("bot:strong", "Bot:Strong", "Bot"):
+        bot = common_pb2.Seat(player_id="bot:strong", display_name=name)
+        bounds.check(tpb.CreateGameRequest(seats=[bot]))
+    assert refusal(identity_pb2.IssueGuestTokenRequest(display_name="x" * 65)).reason == (
+        "FIELD_TOO_LONG"
+    )
+
+
+def test_every_request_field_of_every_service_has_a_bound() -> None:
+    found = services()
+    assert len(found) >= 7
+    for service in found:
+        for method in service.methods:
+            for path, field in bounds.request_fields(method.input_type):
+                if field.type == field.TYPE_MESSAGE and not field.is_repeated:
+                    continue
+                if field.type == field.TYPE_BOOL:
+                    continue
+                assert bounds.describe(field), f"{method.full_name} {path} has no bound"
+
+
+def test_the_bounds_table_in_the_docs_is_the_protos() -> None:
+    """docs/bounds.md is generated: PARLOR_WRITE_DOCS=1 pytest this test to rewrite it."""
+    header = DOCS.read_text().split("<!-- generated -->\n")[0] if DOCS.exists() else ""
+    text = header + "<!-- generated -->\n" + bounds.table(services())
+    if os.environ.get("PARLOR_WRITE_DOCS") == "1":
+        DOCS.write_text(text)
+    assert DOCS.read_text() == text
+
+
+def test_an_error_never_carries_a_huge_message() -> None:
+    status = to_status(InvalidArgument("x" * 5_000_000, metadata={"k": "v" * 10_000}))
+    assert len(status.details) <= MAX_MESSAGE
+    assert sum(len(v) for _, v in status.trailing_metadata) < 4096
+
+
+def test_map_fields_are_bounded_in_items_keys_and_values() -> None:
+    """No Parlor request has a map yet; google.protobuf.Struct has one, with defaults."""
+    from google.protobuf import struct_pb2
+
+    many = struct_pb2.Struct()
+    many.update({f"k{i}": i for i in range(65)})
+    assert refusal(many).reason == "TOO_MANY_ITEMS"
+    long_key = struct_pb2.Struct()
+    long_key.update({"k" * 129: 1})
+    assert refusal(long_key).metadata["field"] == "fields.key"
+    long_value = struct_pb2.Struct()
+    long_value.update({"k": "v" * 129})
+    assert refusal(long_value).metadata["field"] == "fields.value.string_value"
+    bounds.check(struct_pb2.Struct(fields={"k": struct_pb2.Value(string_value="v")}))
+
+
+def test_a_name_from_elsewhere_is_shown_only_if_a_request_could_set_it() -> None:
+    assert bounds.shown_name("Ada", "guest-1") == "Ada"
+    for evil in ("Ada\u202e", "bot:best", "\x1b[31m", "x" * 65, ""):
+        assert bounds.shown_name(evil, "guest-1") == "guest-1"
