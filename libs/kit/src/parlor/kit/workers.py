@@ -5,7 +5,7 @@ each an ordinary replica (``parlor-serve --worker-of <parent> NAME...``) that bi
 same port with ``SO_REUSEPORT``; the kernel spreads new connections over them. Nothing
 is shared between them but PostgreSQL and NATS, exactly as between the replicas of a
 Kubernetes Deployment: a watcher on one worker hears of a move made on another through
-the bus, each relay has one leader among all processes, and a game host's cache is
+the bus, each relay has one leader among all processes (its lease), and a game host's cache is
 re-read when an append finds it stale.
 
 The parent serves nothing itself. It prints the children's output, and prints
