@@ -23,7 +23,7 @@ from google.protobuf.message import DecodeError
 from parlor.core.errors import ParlorError, Unavailable
 from parlor.eventstore import Bus, EventStore, subscribe_with_retry
 from parlor.gamehost.consent import MATCH_CATEGORY, match_consent, match_stream
-from parlor.gamehost.host import check_id
+from parlor.gamehost.host import check_id, system_command_id
 from parlor.gamehost.seating import Seat
 from parlor.matchmaking.v1 import events_pb2
 
@@ -44,7 +44,7 @@ class MatchCreate(TypedDict):
 
 def from_match(match: events_pb2.MatchFormed) -> MatchCreate:
     return MatchCreate(
-        command_id=match.match_id,
+        command_id=system_command_id("match", match.match_id),
         actor=MATCH_CATEGORY,
         correlation_id=match.match_id,
         extra=match_consent(match.match_id),
