@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The web client, bundled into the web gateway's package data (served by make run and parlor-web).
+WEB_BUILT := libs/webgateway/src/parlor/webgateway/static/index.html
+WEB_SOURCES := web/package-lock.json web/buf.gen.yaml $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs protos/parlor/*/v1/*.proto)
 
 .DEFAULT_GOAL := help
 .PHONY: help install protos lint typecheck test test-unit run bench clean
@@ -18,10 +21,16 @@ $(STAMP): requirements-dev.txt $(wildcard libs/*/pyproject.toml services/*/pypro
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv with every library, service and tool (editable)
+install: $(STAMP) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the web client
 
-protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install)
+# npm ci from the lockfile, message types generated from protos/, type-checked, bundled by esbuild.
+$(WEB_BUILT): $(WEB_SOURCES)
+	@command -v npm >/dev/null 2>&1 || { echo "make: the web client needs Node.js 18+ and npm, which are not installed: the services run without it, the page at :8080 says it is not built"; exit 0; }
+	cd web && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install) and docs/api.md
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	$(BIN)/python -m parlor.protos.apidoc protos docs/api.md
 
 lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (against main, or the previous commit on main)
 	$(BIN)/ruff check libs services tests bench
@@ -37,17 +46,18 @@ lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (agai
 		cd protos && ../$(BIN)/buf breaking --against "../.git#ref=$$ref,subdir=protos"; \
 	else echo "buf breaking: no earlier protos/ to compare with"; fi
 
-test: $(STAMP) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
+test: $(STAMP) $(WEB_BUILT) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
 	$(BIN)/pytest
 
 test-unit: $(STAMP)  ## only the fast tests that need no servers
 	$(BIN)/pytest tests/unit
 
-run: $(STAMP)  ## start the platform (embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
-	$(BIN)/parlor-platform
+run: $(STAMP) $(WEB_BUILT)  ## start the platform and the web client on http://localhost:8080 (PORT=50052 for another gRPC port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
+	$(BIN)/parlor-platform $(if $(PORT),--port $(PORT))
 
 bench: $(STAMP)  ## run every benchmark; one report with every figure in bench/reports/report.md
 	$(BIN)/python bench/run_all.py
 
 clean:  ## remove the venv, caches and embedded data
-	rm -rf $(VENV) .parlor .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .parlor .mypy_cache .ruff_cache .pytest_cache .hypothesis \
+		web/node_modules web/src/gen libs/webgateway/src/parlor/webgateway/static

@@ -19,7 +19,13 @@ def generate(proto_root: Path, out: Path) -> list[Path]:
     import grpc_tools
     from grpc_tools import protoc
 
-    files = sorted(str(p.relative_to(proto_root)) for p in proto_root.rglob("*.proto"))
+    # google/ holds vendored google.rpc protos for other languages' clients; Python has
+    # them from googleapis-common-protos, and generating them again would shadow it.
+    files = sorted(
+        str(p.relative_to(proto_root))
+        for p in proto_root.rglob("*.proto")
+        if p.relative_to(proto_root).parts[0] != "google"
+    )
     if not files:
         raise RuntimeError(f"no .proto files under {proto_root}")
     include = Path(grpc_tools.__file__).parent / "_proto"

@@ -168,6 +168,10 @@ def test_grpc_route_sends_every_service_to_its_pods(objects: tuple[dict[str, Any
         assert port in {p["port"] for p in of_kind(objects, "Service")[backend]["spec"]["ports"]}
 
 
+WEB_POLICY = "parlor-web"
+WEB_PORT = 8080
+
+
 def test_network_policy_covers_every_parlor_pod(objects: tuple[dict[str, Any], ...]) -> None:
     policies = list(of_kind(objects, "NetworkPolicy").values())
     for obj, _ in workloads(objects):
@@ -181,7 +185,11 @@ def test_network_policy_covers_every_parlor_pod(objects: tuple[dict[str, Any], .
         for policy in selecting:
             assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
             ports = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
-            assert ports == {GRPC_PORT, METRICS_PORT}
+            if policy["metadata"]["name"] == WEB_POLICY:  # the web pods' HTTP, and only theirs
+                assert labels["app.kubernetes.io/name"] == "web"
+                assert ports == {WEB_PORT}
+            else:
+                assert ports == {GRPC_PORT, METRICS_PORT}
 
 
 def test_migrations_run_as_a_job_and_before_every_database_service(

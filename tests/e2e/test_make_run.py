@@ -6,10 +6,12 @@ must start embedded PostgreSQL and NATS itself, and stop them on exit.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 import grpc
@@ -56,10 +58,15 @@ def test_make_run_serves_everything_and_stops_cleanly(
     env.update(
         PARLOR_GRPC_PORT=str(port),
         PARLOR_METRICS_PORT="0",
+        PARLOR_WEB_PORT="0",  # 8080 by default; a free one here, beside other runs
         PARLOR_DATA_DIR=str(data_dir),
         PARLOR_LOG_FORMAT="text",
         MAKEFLAGS="",
     )
+    # One of the two runs shows its traces on the console, as docs/observability.md says.
+    tracing = stop_signal == signal.SIGTERM
+    if tracing:
+        env["OTEL_TRACES_EXPORTER"] = "console"
     started = time.monotonic()
     proc = subprocess.Popen(
         ["make", "--no-print-directory", "run"],
@@ -89,10 +96,26 @@ def test_make_run_serves_everything_and_stops_cleanly(
                 reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
                 assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
         assert time.monotonic() - started < 30 + 60  # 30 s to serve, plus a first install
+        # the web client: its address printed, its page and the bridge answering there
+        (web,) = [line.split()[-1] for line in output if line.startswith("parlor: web client on")]
+        with urllib.request.urlopen(f"{web}/", timeout=5) as page:
+            assert b"<title>Parlor</title>" in page.read()
+        guest = urllib.request.Request(
+            f"{web}/api/parlor.identity.v1.IdentityService/IssueGuestToken",
+            data=b'{"displayName": "Ada"}',
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(guest, timeout=5) as reply:
+            assert json.loads(reply.read())["playerId"].startswith("guest-")
         assert _processes_using(data_dir), "embedded servers should be running"
 
         os.killpg(proc.pid, stop_signal)  # what Ctrl-C does to the foreground group
         proc.wait(timeout=30)
+        output.extend(proc.stdout.readlines())
+        assert any(line.startswith("parlor: tracing on") for line in output) == tracing
+        # each health check above was a span: "trace <id> span <id> parent <id> <ms> ms <name>"
+        checks = [line for line in output if line.startswith("trace ") and "Health/Check" in line]
+        assert len(checks) == (1 + len(services) if tracing else 0), output[-20:]
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

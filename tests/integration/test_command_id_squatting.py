@@ -77,9 +77,9 @@ async def test_a_player_creating_a_take_four_game_as_round_1_does_not_stall_the_
     game_id = uuid.uuid4().hex
     async with start_platform("dictionary") as dictionary:
         monkeypatch.setenv("PARLOR_DICTIONARY_TARGET", dictionary.target)
-        async with start_platform("takefour") as platform, platform.channel("ada") as ch:
-            ada = tf_grpc.TakeFourServiceStub(ch)
-            created = await ada.CreateGame(
+        # ada and bob sit together without matchmaking: a platform service seats them
+        async with start_platform("takefour") as platform, platform.service_channel() as ch:
+            created = await tf_grpc.TakeFourServiceStub(ch).CreateGame(
                 tf_pb.CreateGameRequest(
                     game_id=game_id,
                     seats=seats("ada", "bob"),
@@ -104,7 +104,10 @@ async def test_a_command_id_reused_for_another_move_is_refused_and_stores_nothin
     ):
         ada = pb_grpc.Connect4x4ServiceStub(a_ch)
         bob = pb_grpc.Connect4x4ServiceStub(b_ch)
-        await ada.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob")))
+        async with platform.service_channel() as s_ch:  # ada and bob agreed elsewhere
+            await pb_grpc.Connect4x4ServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"))
+            )
         first = await ada.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="df", command_id="m1"))
         await bob.PlayMove(pb.PlayMoveRequest(game_id=game_id, move="af", command_id="b1"))
         before = await stored_version(database_url, stream)

@@ -50,7 +50,7 @@ pytestmark = pytest.mark.integration
 
 def auth() -> AuthSettings:
     """The session's key (backend_env sets it): the services sign their own calls with it."""
-    return AuthSettings(secret=os.environ["PARLOR_JWT_SECRET"])
+    return AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
 
 
 @contextlib.asynccontextmanager
@@ -261,7 +261,7 @@ async def test_class_7_guests_streams_and_idle_watches_are_limited(
             connect = cpb_grpc.Connect4x4ServiceStub(channel)
             game = uuid.uuid4().hex
             await connect.CreateGame(
-                cpb.CreateGameRequest(game_id=game, seats=[seat(me), seat("bob")])
+                cpb.CreateGameRequest(game_id=game, seats=[seat(me), seat("bot:random")])
             )
             created = events_stored(database_url, me)
             watches = [connect.WatchGame(cpb.WatchGameRequest(game_id=game)) for _ in range(2)]

@@ -81,7 +81,7 @@ async def test_four_seats_acting_at_once_through_a_kill_lose_and_double_nothing(
     acked: dict[str, list[int]] = {}
     refused: list[str] = []
     retries = 0
-    auth = AuthSettings(secret=os.environ["PARLOR_JWT_SECRET"])
+    auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     async with start_platform("dictionary") as dictionary:
         service = TakeFourProcess(free_port(), dictionary.target)
         target = f"127.0.0.1:{service.port}"
@@ -92,6 +92,11 @@ async def test_four_seats_acting_at_once_through_a_kill_lose_and_double_nothing(
                 p: client.channel(target, issue_token(auth, p, p.title(), ())) for p in PLAYERS
             }
             stubs = {p: pb_grpc.TakeFourServiceStub(ch) for p, ch in channels.items()}
+            # four people sit together without matchmaking: a platform service seats them
+            channels["service"] = client.channel(
+                target, issue_token(auth, "service:tests", "tests", ("service",))
+            )
+            creator = pb_grpc.TakeFourServiceStub(channels["service"])
 
             async def call(method: Any) -> Any:
                 """Retry while the service is away (the same request, so the same command id)."""
@@ -107,7 +112,7 @@ async def test_four_seats_acting_at_once_through_a_kill_lose_and_double_nothing(
                 raise AssertionError("the service never came back")
 
             created = await call(
-                lambda: stubs["ada"].CreateGame(
+                lambda: creator.CreateGame(
                     pb.CreateGameRequest(
                         game_id=game_id,
                         seats=[common_pb2.Seat(player_id=p) for p in PLAYERS],

@@ -264,13 +264,11 @@ async def test_a_replayed_command_id_shows_no_one_another_seats_rack(upwords: An
                     await call(sent)
                 assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
                 assert reason_of(refused.value) == reason
-        # Her own retry (the same command: the create) gets her answer; a pass under the
-        # create's id is another command (COMMAND_ID_REUSED), which shows nothing.
+        # Her own retry (the same command: the pass) gets her answer; a resign under the
+        # pass's id is another command (COMMAND_ID_REUSED), which shows nothing.
         with pytest.raises(grpc.aio.AioRpcError) as reused:
-            await ada.Pass(pb.PassRequest(game_id=game_id, command_id="ada-1"))
+            await ada.Resign(pb.ResignRequest(game_id=game_id, command_id="ada-1"))
         assert reason_of(reused.value) == "COMMAND_ID_REUSED"
-        again = await ada.CreateGame(
-            pb.CreateGameRequest(game_id=game_id, seats=seats("ada", "bob"), command_id="ada-1")
-        )
+        again = await ada.Pass(pb.PassRequest(game_id=game_id, command_id="ada-1"))
         assert list(again.game.rack) == list(created.game.rack)  # her own retry: her answer
         assert again.game.version == created.game.version

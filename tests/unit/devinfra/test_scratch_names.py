@@ -92,3 +92,20 @@ def test_names_that_are_not_ours_are_never_stale_nor_removed() -> None:
         assert not stale(found, NOW, HOURS), name
         with pytest.raises(ValueError, match="not a name of Parlor"):
             scratch.remove("postgresql://127.0.0.1:1/x", "nats://127.0.0.1:1", [found], force=True)
+
+
+def test_the_stream_a_platform_names_after_a_scratch_database_is_the_runs_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(scratch.RUN_ENV, raising=False)
+    monkeypatch.delenv(scratch.LEDGER_ENV, raising=False)
+    run = scratch.begin_run(tmp_path)
+    database = scratch.scratch_name("test")
+    stream = f"PARLOR_{database.upper()}_EVENTS"  # parlor-platform's name for its stream
+    scratch.record("stream", stream)
+    assert scratch.recorded(run) == [("database", database), ("stream", stream)]
+    scratch.end_run()
+    old = Run.new(NOW - 2 * HOURS).name("test")
+    assert stale(Found("stream", f"PARLOR_{old.upper()}_EVENTS"), NOW, HOURS)
+    assert not stale(Found("stream", f"PARLOR_{old.upper()}_OTHER"), NOW, HOURS)
+    assert not stale(Found("stream", "PARLOR_PARLOR_EVENTS"), NOW, HOURS)

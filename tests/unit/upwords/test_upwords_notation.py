@@ -120,3 +120,25 @@ def test_render_shows_letters_with_stack_heights_and_hides_other_racks() -> None
     assert "A B C D E F G" in text
     assert "H I J" not in text
     assert "7 tiles" in text
+
+
+@pytest.mark.parametrize("text", ["11A CAT", "A11 CAT", "0C CAT", "K5 CAT", "5K CAT"])
+def test_a_square_past_the_edge_is_off_board_not_bad_notation(text: str) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        parse_move(text)
+    assert caught.value.reason == "OFF_BOARD"
+    assert "off the board" in caught.value.message
+
+
+@pytest.mark.parametrize("text", ["5J CAT", "J9 CAT"])
+def test_a_word_running_past_the_edge_is_off_board(text: str) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        parse_move(text)
+    assert caught.value.reason == "OFF_BOARD"
+
+
+@pytest.mark.parametrize("text", ["Z99 WORD", "55 CAT", "5E5 CAT"])
+def test_what_is_no_coordinate_at_all_is_bad_notation(text: str) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        parse_move(text)
+    assert caught.value.reason == "BAD_NOTATION"

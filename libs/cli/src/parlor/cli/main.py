@@ -69,13 +69,43 @@ def connect(
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def up(ctx: typer.Context) -> None:
-    """Start the whole platform (as `make run`): every service on one port, embedded backends."""
+def up(
+    ctx: typer.Context,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            help="serve only these services (repeat it, or list them after one --only:"
+            " --only dictionary upwords); default: every installed service",
+            metavar="NAME",
+            show_default=False,
+        ),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            "--port",
+            help="gRPC port (default: PARLOR_GRPC_PORT, else 50051; 0 picks a free one)",
+            metavar="PORT",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Start the whole platform (as `make run`): every service on one port, embedded backends.
+
+    PostgreSQL and NATS are embedded unless PARLOR_DATABASE_URL / PARLOR_NATS_URL are set
+    (the database is created if missing); `parlor-platform --help` says more.
+    """
     here = Path(sys.executable).parent / "parlor-platform"
     program = str(here) if here.exists() else shutil.which("parlor-platform")
     if program is None:
         raise fail("parlor-platform is not installed (pip install -e services/platform)")
-    os.execv(program, [program, *ctx.args])
+    argv = [program]
+    if port is not None:
+        argv += ["--port", str(port)]
+    if only is not None:
+        argv += ["--only", *only]
+    os.execv(program, [*argv, *ctx.args])
 
 
 @app.command()
@@ -87,15 +117,57 @@ def token(
     ] = None,
     target: Target = None,
 ) -> None:
-    """Print a guest token (use it as PARLOR_TOKEN or in `authorization: Bearer ...`)."""
+    """Print a guest token (use it as PARLOR_TOKEN or in `authorization: Bearer ...`).
+
+    Only the token goes to stdout; your player id, and where the token was made, go to
+    stderr. With no platform answering at the target the token is made here, signed with
+    PARLOR_JWT_PRIVATE_KEY (or the key `make run` keeps in its data directory): a platform
+    accepts it only if it trusts that key.
+    """
     where = target or os.environ.get("PARLOR_TARGET") or sessions.DEFAULT_TARGET
     try:
         if player_id is not None:
-            print(sessions.mint_token(name, player_id))
+            made, remote = sessions.mint_token(name, player_id), False
         else:
-            print(sessions.guest_token(where, name))
+            made, remote = sessions.issued_guest_token(where, name)
     except SettingsError as exc:
         raise fail(str(exc)) from None
+    print(made)
+    note = Console(stderr=True, highlight=False, soft_wrap=True)
+    note.print(f"player id: [bold]{sessions.claims(made).player_id}[/]")
+    if remote:
+        note.print(f"token issued by the platform at {where}")
+    else:
+        why = "--player-id given" if player_id is not None else f"no platform answered at {where}"
+        key = sessions.signing_key()[1]
+        note.print(
+            f"[yellow]warning:[/] token made locally ({why}), signed with {key}:"
+            " a platform accepts it only if its PARLOR_JWT_PUBLIC_KEYS hold that key's"
+            " public half (`make run` with the same data directory does)"
+        )
+
+
+@app.command()
+def whoami(token: Token = None) -> None:
+    """Who the token (--token, else PARLOR_TOKEN) says you are: player id, name, roles, expiry.
+
+    Create a game with this player id among its seats: the creator must sit in it.
+    """
+    held = token or os.environ.get("PARLOR_TOKEN")
+    if not held:
+        raise fail("no token: pass --token, or export PARLOR_TOKEN=$(parlor token)", 2)
+    try:
+        who = sessions.claims(held)
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
+    out = console()
+    out.print(f"player id: {who.player_id}")
+    out.print(f"name:      {who.name or '-'}")
+    out.print(f"roles:     {', '.join(who.roles) or '-'}")
+    if who.expires_at is not None:
+        left = who.expires_at - time.time()
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(who.expires_at))
+        out.print(f"expires:   {when}" + (" (expired)" if left <= 0 else ""))
 
 
 # -- playing -----------------------------------------------------------------------------------

@@ -28,14 +28,12 @@ class Session:
     @property
     def player_id(self) -> str:
         """The token's subject (read without verifying: the server verifies it)."""
-        claims = jwt.decode(self.token, options={"verify_signature": False})
-        return str(claims["sub"])
+        return claims(self.token).player_id
 
     @property
     def name(self) -> str:
         """The token's display name (``parlor token --name``), or empty."""
-        claims = jwt.decode(self.token, options={"verify_signature": False})
-        return str(claims.get("name") or "")
+        return claims(self.token).name
 
     @property
     def metadata(self) -> tuple[tuple[str, str]]:
@@ -71,24 +69,66 @@ def remote_guest_token(target: str, name: str) -> str | None:
     return str(token) or None
 
 
-def mint_token(name: str = "", player_id: str | None = None) -> str:
-    """A guest token signed locally: with PARLOR_JWT_PRIVATE_KEY, or with the key
-    ``make run`` keeps in its data directory (PARLOR_DATA_DIR, default .parlor)."""
+def signing_key() -> tuple[str, str]:
+    """The key a token is signed with here, and what it is (for saying so).
+
+    PARLOR_JWT_PRIVATE_KEY, or else the key ``make run`` keeps in its data directory
+    (PARLOR_DATA_DIR, default .parlor); SettingsError when there is neither.
+    """
     key = os.environ.get("PARLOR_JWT_PRIVATE_KEY") or ""
-    if not key:
-        found = data_dir_key(Path(os.environ.get("PARLOR_DATA_DIR") or ".parlor"))
-        if not found.exists():
-            raise SettingsError(
-                "no platform answered and there is no key to sign a token with: set"
-                " PARLOR_JWT_PRIVATE_KEY, or run where `make run` keeps its data (PARLOR_DATA_DIR)"
-            )
-        key = str(found)
+    if key:
+        return key, "PARLOR_JWT_PRIVATE_KEY"
+    found = data_dir_key(Path(os.environ.get("PARLOR_DATA_DIR") or ".parlor"))
+    if not found.exists():
+        raise SettingsError(
+            "no platform answered and there is no key to sign a token with: set"
+            " PARLOR_JWT_PRIVATE_KEY, or run where `make run` keeps its data (PARLOR_DATA_DIR)"
+        )
+    return str(found), f"the key `make run` keeps in {found}"
+
+
+def mint_token(name: str = "", player_id: str | None = None) -> str:
+    """A guest token signed locally, with :func:`signing_key`."""
     subject = player_id or guest_id()
+    key = signing_key()[0]
     return issue_token(AuthSettings(private_key=key), subject, name or subject, ("guest",))
 
 
 def guest_token(target: str, name: str = "") -> str:
-    return remote_guest_token(target, name) or mint_token(name)
+    return issued_guest_token(target, name)[0]
+
+
+def issued_guest_token(target: str, name: str = "") -> tuple[str, bool]:
+    """A guest token and whether the platform at ``target`` issued it (else minted here)."""
+    remote = remote_guest_token(target, name)
+    return (remote, True) if remote else (mint_token(name), False)
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What a token says about its holder, read without verifying (the server verifies)."""
+
+    player_id: str
+    name: str
+    roles: tuple[str, ...]
+    expires_at: int | None
+
+
+def claims(token: str) -> Claims:
+    """The token's claims; ValueError when it is not a JWT at all."""
+    try:
+        raw = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError as exc:
+        raise ValueError(f"not a token: {exc}") from None
+    if not raw.get("sub"):
+        raise ValueError("not a Parlor token: it has no subject (sub)")
+    expires = raw.get("exp")
+    return Claims(
+        player_id=str(raw["sub"]),
+        name=str(raw.get("name") or ""),
+        roles=tuple(str(r) for r in raw.get("roles") or ()),
+        expires_at=int(expires) if isinstance(expires, int | float) else None,
+    )
 
 
 def session(target: str | None, token: str | None, name: str = "") -> Session:

@@ -19,9 +19,10 @@ import socket
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import psycopg
+from psycopg import sql
 
 from parlor.devinfra.embedded import EmbeddedServerError, NatsServer, embedded_postgres
 
@@ -69,6 +70,32 @@ def with_database(url: str, database: str) -> str:
     """The same server URL, naming another database."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, parts.fragment))
+
+
+MAINTENANCE_DATABASE = "postgres"
+
+
+def ensure_database(url: str) -> str | None:
+    """Create the database ``url`` names if it does not exist and the role may create it.
+
+    Connects to the server's maintenance database (``postgres``). Returns what was done
+    ("created database ..."), or None when the database exists, the server cannot be
+    reached, or the role may not create it: then connecting to ``url`` says why.
+    """
+    parts = urlsplit(url)
+    name = unquote(parts.path.lstrip("/"))
+    if not name or name == MAINTENANCE_DATABASE:
+        return None
+    try:
+        with psycopg.connect(
+            with_database(url, MAINTENANCE_DATABASE), autocommit=True, connect_timeout=3
+        ) as conn:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+                return None
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    except psycopg.Error:  # no server, no CREATEDB, or another process created it first
+        return None
+    return f"created database {name!r}"
 
 
 @contextlib.contextmanager

@@ -121,11 +121,16 @@ def end_run() -> None:
 def scratch_name(kind: Kind, resource: Resource = "database") -> str:
     """A name of this process's run, recorded in the run's ledger for its end-of-run check."""
     name = current_run().name(kind, resource)
+    record(resource, name)
+    return name
+
+
+def record(resource: Resource, name: str) -> None:
+    """Write a name of this run's in the run's ledger (one made from a scratch name)."""
     ledger = os.environ.get(LEDGER_ENV)
     if ledger:
         with open(ledger, "a") as file:  # one short line per write: appends never interleave
             file.write(f"{resource} {name}\n")
-    return name
 
 
 def recorded(run: Run) -> list[tuple[str, str]]:
@@ -134,7 +139,7 @@ def recorded(run: Run) -> list[tuple[str, str]]:
     if not ledger or not Path(ledger).exists():
         return []
     pairs = [line.split(" ", 1) for line in Path(ledger).read_text().splitlines() if line]
-    return [(r, n) for r, n in pairs if run.owns(n)]
+    return [(r, n) for r, n in pairs if run.owns(_bare(n))]
 
 
 # -- what is on the servers -------------------------------------------------------------------
@@ -244,7 +249,7 @@ def _blocking(coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 
 def _safe(name: str) -> str:
-    if not (_NAMED.match(name) or _OLD_DATABASES.match(name) or _OLD_STREAMS.match(name)):
+    if not (_NAMED.match(_bare(name)) or _OLD_DATABASES.match(name) or _OLD_STREAMS.match(name)):
         raise ValueError(f"{name!r} is not a name of Parlor's tests or benchmarks")
     return name
 
@@ -317,8 +322,18 @@ def on_servers(run: Run, server_url: str, nats_url: str) -> list[Found]:
     return [f for f in everything if run.owns(_bare(f.name))]
 
 
+# The stream and subjects parlor-platform names after its database (PARLOR_<DB>_EVENTS):
+# for a scratch database they are that database's, and as much the run's.
+_PLATFORM_STREAM = re.compile(
+    r"^PARLOR_(?P<database>PARLOR_(?:TEST|BENCH)_\d{14}_[0-9A-F]{6}_[0-9A-F]{6})_EVENTS$"
+)
+
+
 def _bare(name: str) -> str:
-    return name.removeprefix("KV_").removeprefix("OBJ_")
+    """The scratch name inside a KV bucket's or object store's stream, or a platform's."""
+    name = name.removeprefix("KV_").removeprefix("OBJ_")
+    platform = _PLATFORM_STREAM.match(name)
+    return platform["database"].lower() if platform else name
 
 
 @dataclass

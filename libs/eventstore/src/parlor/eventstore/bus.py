@@ -36,6 +36,7 @@ ACTOR = "Parlor-Actor"
 CAUSATION_ID = "Parlor-Causation-Id"
 CORRELATION_ID = "Parlor-Correlation-Id"
 EXTRA = "Parlor-Extra"
+TRACE_FIELDS = ("traceparent", "tracestate")  # W3C Trace Context, kept in Metadata.extra
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,11 @@ def event_headers(event: RecordedEvent) -> dict[str, str]:
         if value is not None:
             headers[name] = value
     if meta.extra:
-        headers[EXTRA] = json.dumps(dict(meta.extra), sort_keys=True)
+        # The W3C trace context travels in its standard headers, any other extra as JSON.
+        rest = {k: v for k, v in meta.extra.items() if k not in TRACE_FIELDS}
+        headers.update((k, v) for k, v in meta.extra.items() if k in TRACE_FIELDS)
+        if rest:
+            headers[EXTRA] = json.dumps(rest, sort_keys=True)
     return headers
 
 
@@ -122,7 +127,10 @@ def decode_event(headers: Mapping[str, str], data: bytes) -> RecordedEvent | Non
             actor=headers.get(ACTOR),
             causation_id=headers.get(CAUSATION_ID),
             correlation_id=headers.get(CORRELATION_ID),
-            extra=json.loads(headers[EXTRA]) if EXTRA in headers else {},
+            extra={
+                **(json.loads(headers[EXTRA]) if EXTRA in headers else {}),
+                **{k: headers[k] for k in TRACE_FIELDS if k in headers},
+            },
         ),
         recorded_at=datetime.fromisoformat(headers[RECORDED_AT]),
     )

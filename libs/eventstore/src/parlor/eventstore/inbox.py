@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from parlor.eventstore.bus import Delivery, Subscription
 from parlor.eventstore.postgres import is_retriable, unavailable
 from parlor.eventstore.schema import inbox
+from parlor.eventstore.tracing import consumed
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ class Inbox:
         self.engine = engine
         self.consumer = consumer
 
+    @consumed
     async def handle(self, delivery: Delivery, handler: Handler) -> bool:
         """Apply ``handler`` once per message id, then ack; False if it was a duplicate."""
         try:

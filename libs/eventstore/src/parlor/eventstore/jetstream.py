@@ -29,6 +29,8 @@ from parlor.eventstore.bus import (
     message_size,
 )
 from parlor.eventstore.events import RecordedEvent
+from parlor.eventstore.tracing import traced_publish
+from parlor.telemetry.metrics import CONSUMER_HANDLED, CONSUMER_PENDING
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +79,9 @@ class NatsCredentials:
 class JetStreamDelivery:
     """A JetStream message as a ``Delivery``."""
 
-    def __init__(self, msg: Msg) -> None:
+    def __init__(self, msg: Msg, consumer: str = "") -> None:
         self._msg = msg
+        self._consumer = consumer
 
     @property
     def subject(self) -> str:
@@ -111,9 +114,11 @@ class JetStreamDelivery:
         # Fire and forget: an ack lost on the way means one redelivery, which the
         # inbox recognises; waiting for the server's confirmation costs a round trip.
         await self._msg.ack()
+        CONSUMER_HANDLED.labels(self._consumer, "ack").inc()
 
     async def nak(self, delay: float | None = None) -> None:
         await self._msg.nak(delay=delay)
+        CONSUMER_HANDLED.labels(self._consumer, "nak").inc()
 
 
 class JetStreamSubscription:
@@ -142,9 +147,12 @@ class JetStreamSubscription:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
         except TimeoutError:  # nats-py raises its own and asyncio's: both mean "nothing yet"
+            CONSUMER_PENDING.labels(self._durable).set(0)
             await self._check_consumer()
             return []
-        return [JetStreamDelivery(m) for m in msgs]
+        if msgs:  # what the server still holds after the last message it gave us
+            CONSUMER_PENDING.labels(self._durable).set(msgs[-1].metadata.num_pending)
+        return [JetStreamDelivery(m, self._durable) for m in msgs]
 
     async def _check_consumer(self) -> None:
         now = asyncio.get_running_loop().time()
@@ -399,6 +407,7 @@ class JetStreamBus:
         created = info.created.isoformat() if info.created is not None else ""
         return StreamCheck(created=created, last_position=position, made=made)
 
+    @traced_publish
     async def publish_event(self, event: RecordedEvent) -> bool:
         return await self.publish(
             self.subjects.for_event(event), event.data, headers=event_headers(event)

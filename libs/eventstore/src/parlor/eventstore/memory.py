@@ -35,7 +35,9 @@ from parlor.eventstore.events import (
     command_id_reused,
 )
 from parlor.eventstore.postgres import effective_command_id
+from parlor.eventstore.tracing import traced_append, traced_publish
 from parlor.eventstore.upcasting import Upcasters
+from parlor.telemetry.metrics import CONSUMER_HANDLED
 
 
 class InMemoryEventStore:
@@ -58,6 +60,7 @@ class InMemoryEventStore:
         """Append no event larger than ``max_payload`` (the bus's)."""
         self.max_event_bytes = min(self.max_event_bytes, max_payload)
 
+    @traced_append
     async def append(
         self,
         stream_id: str,
@@ -225,8 +228,10 @@ class InMemoryDelivery:
 
     async def ack(self) -> None:
         self._bus._consumers[self._durable].in_flight.pop(self._msg.sequence, None)
+        CONSUMER_HANDLED.labels(self._durable, "ack").inc()
 
     async def nak(self, delay: float | None = None) -> None:
+        CONSUMER_HANDLED.labels(self._durable, "nak").inc()
         consumer = self._bus._consumers[self._durable]
         if self._msg.sequence in consumer.in_flight:
             due = self._bus._now() + (delay or 0.0)
@@ -294,6 +299,7 @@ class InMemoryBus:
             made=made,
         )
 
+    @traced_publish
     async def publish_event(self, event: RecordedEvent) -> bool:
         return await self.publish(
             self.subjects.for_event(event), event.data, headers=event_headers(event)

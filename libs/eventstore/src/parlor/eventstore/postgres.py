@@ -47,6 +47,7 @@ from parlor.eventstore.group_commit import (
     outcomes,
 )
 from parlor.eventstore.schema import events, snapshots
+from parlor.eventstore.tracing import traced_append
 from parlor.eventstore.upcasting import Upcasters
 from parlor.eventstore.urls import libpq_url, sqlalchemy_url
 
@@ -221,6 +222,7 @@ class PostgresEventStore:
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout, OSError) as exc:
             unavailable(exc)
 
+    @traced_append
     async def append(
         self,
         stream_id: str,

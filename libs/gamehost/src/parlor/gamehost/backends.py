@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
+from parlor.eventstore.monitor import watch_relay
 from parlor.gamehost.bell import ring_from_bus
 from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
@@ -47,10 +48,11 @@ class GameBackends:
             await unsubscribe()
 
     def tasks(self, create_from_match: CreateFromMatch) -> Sequence[Callable[[], Awaitable[None]]]:
-        """The background work of a game service: its relay and its MatchFormed consumer
-        (which believes only matches the store holds)."""
+        """The background work of a game service: its relay (and its lag's metrics) and its
+        MatchFormed consumer (which believes only matches the store holds)."""
         return [
             self.relay.run,
+            lambda: watch_relay(self.relay),
             lambda: consume_matches(self.bus, self.store, self.category, create_from_match),
         ]
 

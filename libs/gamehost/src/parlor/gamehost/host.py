@@ -39,6 +39,7 @@ from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, New
 from parlor.eventstore.events import command_id_reused
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.doorbell import Doorbell
+from parlor.gamehost.observe import observed_execute, traced_decider, watched
 from parlor.kit.fingerprint import request_fingerprint
 
 S = TypeVar("S")
@@ -130,7 +131,7 @@ class GameHost(Generic[S, C, E]):
         max_attempts: int = 32,
     ) -> None:
         self.category = category
-        self.decider = decider
+        self.decider = traced_decider(decider, category)
         self.codec = codec
         self.store = store
         self.doorbell = doorbell or Doorbell()
@@ -171,6 +172,7 @@ class GameHost(Generic[S, C, E]):
     async def exists(self, game_id: str) -> bool:
         return await self.store.stream_version(self.stream_id(game_id)) > 0
 
+    @watched
     async def watch(
         self, game_id: str, after_version: int = 0, poll_seconds: float = 5.0
     ) -> AsyncIterator[Recorded[E]]:
@@ -212,6 +214,7 @@ class GameHost(Generic[S, C, E]):
             create=True,
         )
 
+    @observed_execute
     async def execute(
         self,
         game_id: str,

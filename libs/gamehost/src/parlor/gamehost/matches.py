@@ -22,10 +22,12 @@ from google.protobuf.message import DecodeError
 
 from parlor.core.errors import ParlorError, Unavailable
 from parlor.eventstore import Bus, EventStore, subscribe_with_retry
+from parlor.eventstore.tracing import consuming
 from parlor.gamehost.consent import MATCH_CATEGORY, match_consent, match_stream
 from parlor.gamehost.host import check_id, system_command_id
 from parlor.gamehost.seating import Seat
 from parlor.matchmaking.v1 import events_pb2
+from parlor.telemetry.metrics import set_aside
 
 log = logging.getLogger("parlor.gamehost.matches")
 
@@ -80,21 +82,22 @@ async def consume_matches(
     bus: Bus, store: EventStore, game_type: str, create: CreateFromMatch
 ) -> None:
     """Run forever: create a game for every confirmed match of ``game_type``; ack when created."""
-    sub = await subscribe_with_retry(
-        bus, f"{game_type}-matches", match_subject(bus.subjects.prefix)
-    )
+    consumer = f"{game_type}-matches"
+    sub = await subscribe_with_retry(bus, consumer, match_subject(bus.subjects.prefix))
     try:
         while True:
             for delivery in await sub.fetch(batch=50, max_wait=1.0):
                 try:
-                    match = await confirmed_match(store, delivery.data)
-                    if match is None:
-                        log.warning(
-                            "MatchFormed not in the event store: ignored",
-                            extra={"subject": delivery.subject},
-                        )
-                    elif match.game_type == game_type:
-                        await create(match)
+                    with consuming(delivery, consumer):
+                        match = await confirmed_match(store, delivery.data)
+                        if match is None:
+                            log.warning(
+                                "MatchFormed not in the event store: ignored",
+                                extra={"subject": delivery.subject},
+                            )
+                            set_aside(consumer, "MATCH_NOT_IN_STORE")
+                        elif match.game_type == game_type:
+                            await create(match)
                 except Unavailable:
                     await delivery.nak(delay=1.0)  # the store is down: try again later
                     continue
@@ -104,6 +107,7 @@ async def consume_matches(
                         "cannot create game from match",
                         extra={"subject": delivery.subject, "reason": exc.reason},
                     )
+                    set_aside(consumer, exc.reason)
                 await delivery.ack()
     except asyncio.CancelledError:
         raise

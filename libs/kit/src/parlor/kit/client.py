@@ -13,6 +13,8 @@ from typing import Any
 
 import grpc
 
+from parlor.kit import metrics, tracing
+
 RETRY_POLICY = {
     "methodConfig": [
         {
@@ -55,7 +57,7 @@ class _StreamToken(grpc.aio.UnaryStreamClientInterceptor):
 
 def channel(target: str, token: str | Callable[[], str] | None = None) -> grpc.aio.Channel:
     """An insecure aio channel to ``target`` that sends ``token`` (a value or a getter)."""
-    interceptors: list[Any] = []
+    interceptors: list[Any] = [*tracing.client_interceptors(), *metrics.client_interceptors()]
     if token is not None:
         getter = token if callable(token) else (lambda: token)
         interceptors += [_UnaryToken(getter), _StreamToken(getter)]

@@ -23,6 +23,7 @@ from parlor.kit.fingerprint import bind_request
 from parlor.kit.logs import call_context
 from parlor.kit.ratelimit import RateLimiter, client_address
 from parlor.kit.status import to_status
+from parlor.telemetry import logcontext
 
 log = logging.getLogger("parlor.kit.rpc")
 
@@ -166,6 +167,7 @@ def _wrap_unary(
         try:
             auth.bind(authenticate(context))
             _check_decoded(request)
+            logcontext.bind_request(request)
             bind_request(method, request)
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -216,6 +218,7 @@ def _wrap_stream(
             identity = authenticate(context)
             auth.bind(identity)
             _check_decoded(request)
+            logcontext.bind_request(request)
             bind_request(method, request)
             key = None if limiter is None else _stream_key(identity, context, limiter)
             if limiter is None or key is None:

@@ -14,9 +14,10 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 
-from parlor.kit import logs
+from parlor.kit import logs, tracing
 from parlor.kit.auth import AuthSettings, generate_private_key
 from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load
@@ -77,16 +78,29 @@ def _positive(text: str) -> int:
     return value
 
 
-def serve_workers(names: list[str], count: int, settings: ServerSettings) -> int:
-    """Serve ``names`` from ``count`` worker processes on one port until a signal."""
+def serve_workers(
+    names: list[str],
+    count: int,
+    settings: ServerSettings,
+    module: str = "parlor.kit.main",
+    arguments: Callable[[int], list[str]] | None = None,
+) -> int:
+    """Serve ``names`` from ``count`` worker processes on one port until a signal.
+
+    Worker i is ``python -m <module> --worker-of <this process> <arguments(i)>`` (``names``
+    for ``parlor-serve``), which must serve in its own process on the port it is given.
+    """
     logs.configure("+".join(names), settings.log_level, settings.log_format)
     env = dict(os.environ)
     keys = load(AuthSettings)
     if keys.dev_mode and not keys.private_key.strip() and not keys.public_keys.strip():
         # one throwaway key for all of them: a token one worker issued is good on the others
         env["PARLOR_JWT_PRIVATE_KEY"] = generate_private_key()
+    if settings.log_format == "auto" and sys.stdout.isatty():
+        env["PARLOR_LOG_FORMAT"] = "text"  # the workers write to a pipe, we to the terminal
     return run_workers(
-        names,
+        module,
+        (lambda _: names) if arguments is None else arguments,
         count,
         settings.host,
         settings.port,
@@ -101,8 +115,12 @@ def run(name: str, factories: list[ComponentFactory]) -> int:
     try:
         settings = load(ServerSettings)
         logs.configure(name, settings.log_level, settings.log_format)
-        return asyncio.run(serve(settings, factories))
-    except SettingsError as exc:
+        tracing.configure(name)
+        try:
+            return asyncio.run(serve(settings, factories))
+        finally:
+            tracing.shutdown()
+    except (SettingsError, ValueError) as exc:
         print(f"parlor-serve: {exc}", file=sys.stderr)
         return 2
 

@@ -14,12 +14,13 @@ import logging
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from parlor.kit import tracing
 from parlor.kit.auth import AuthSettings, check_keys
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
@@ -41,7 +42,11 @@ class ServerSettings:
         "PARLOR_MAX_MESSAGE_BYTES", "largest request or response message accepted", 4 * 1024 * 1024
     )
     log_level: str = setting("PARLOR_LOG_LEVEL", "log level: DEBUG, INFO, WARNING, ERROR", "INFO")
-    log_format: str = setting("PARLOR_LOG_FORMAT", "log format: json or text", "json")
+    log_format: Literal["auto", "json", "text"] = setting(
+        "PARLOR_LOG_FORMAT",
+        "log format: json, text, or auto (text on a terminal, JSON otherwise)",
+        "auto",
+    )
     workers: int = setting(
         "PARLOR_WORKERS",
         "worker processes sharing the gRPC port (SO_REUSEPORT); 0: one per core for"
@@ -91,11 +96,12 @@ class Server:
         check_keys(auth_settings)  # no key, no server (outside development mode)
         self._grpc = grpc.aio.server(
             interceptors=[
+                *tracing.server_interceptors(),
                 ServerInterceptor(
                     auth_settings,
                     frozenset().union(*(c.public_methods for c in components)),
                     RateLimiter(rate_limits or load(RateLimitSettings)),
-                )
+                ),
             ],
             options=[
                 ("grpc.max_receive_message_length", settings.max_message_bytes),

@@ -2,7 +2,8 @@
 
 Python runs one core per process, so to use every core the parent starts N children,
 each an ordinary replica (``parlor-serve --worker-of <parent> NAME...``) that binds the
-same port with ``SO_REUSEPORT``; the kernel spreads new connections over them. Nothing
+same port with ``SO_REUSEPORT`` (``parlor-platform``'s are ``parlor-platform
+--worker-of <parent> --only NAME...``); the kernel spreads new connections over them. Nothing
 is shared between them but PostgreSQL and NATS, exactly as between the replicas of a
 Kubernetes Deployment: a watcher on one worker hears of a move made on another through
 the bus, each relay has one leader among all processes (its lease), and a game host's cache is
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 SERVING = "parlor: serving"
 _PR_SET_PDEATHSIG = 1
@@ -67,14 +68,16 @@ class Workers:
 
     def __init__(
         self,
-        names: Sequence[str],
+        module: str,
+        arguments: Callable[[int], Sequence[str]],
         count: int,
         env: Mapping[str, str],
         port: int,
         metrics_port: int,
         grace_seconds: float,
     ) -> None:
-        self.names = list(names)
+        self.module = module
+        self.arguments = arguments
         self.count = count
         self.env = dict(env)
         self.port = port
@@ -85,15 +88,9 @@ class Workers:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
 
-    def command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "parlor.kit.main",
-            "--worker-of",
-            str(os.getpid()),
-            *self.names,
-        ]
+    def command(self, index: int) -> list[str]:
+        worker = [sys.executable, "-m", self.module, "--worker-of", str(os.getpid())]
+        return [*worker, *self.arguments(index)]
 
     def start(self) -> None:
         for index in range(self.count):
@@ -105,7 +102,7 @@ class Workers:
                 "PARLOR_METRICS_PORT": str(self.metrics_port + index if self.metrics_port else 0),
             }
             process = subprocess.Popen(
-                self.command(),
+                self.command(index),
                 env=env,
                 stdout=subprocess.PIPE,
                 stdin=subprocess.DEVNULL,
@@ -167,7 +164,8 @@ class Workers:
 
 
 def run_workers(
-    names: Sequence[str],
+    module: str,
+    arguments: Callable[[int], Sequence[str]],
     count: int,
     host: str,
     port: int,
@@ -175,9 +173,11 @@ def run_workers(
     grace_seconds: float,
     env: Mapping[str, str] | None = None,
 ) -> int:
-    """Serve ``names`` with ``count`` worker processes until SIGINT/SIGTERM or one dies."""
+    """``python -m module --worker-of <us> arguments(i)...`` for i < ``count``, until a signal
+    or one of them dies (the module serves on the port it is given, sharing it)."""
     workers = Workers(
-        names,
+        module,
+        arguments,
         count,
         os.environ if env is None else env,
         shared_port(host, port),

@@ -1,12 +1,19 @@
 """``parlor-platform``: every installed service on one port, for development.
 
 PostgreSQL and NATS come from ``PARLOR_DATABASE_URL`` and ``PARLOR_NATS_URL``
-when set (a NATS that does not answer yet is waited for: the services report
-NOT_SERVING until it does); otherwise embedded servers are started with their data under
-``PARLOR_DATA_DIR`` (default ``.parlor/``) and stopped on exit. Then the
-database is migrated and every service registered under the
-``parlor.services`` entry points is served on one gRPC port, with the same
-component code a separate deployment runs.
+when set (the database is created when it does not exist yet and the role may; a
+NATS that does not answer yet is waited for: the services report NOT_SERVING until
+it does); otherwise embedded servers are started with their data under
+``PARLOR_DATA_DIR`` (default ``.parlor/``) and stopped on exit. Then the database
+is migrated and every service registered under the ``parlor.services`` entry
+points is served on one gRPC port (``--port``, else ``PARLOR_GRPC_PORT``, else
+50051), with the same component code a separate deployment runs. Services in this
+process reach each other on that port: the word games ask the dictionary served
+here, whatever ``PARLOR_DICTIONARY_TARGET`` says. Unless ``PARLOR_NATS_STREAM`` and
+``PARLOR_NATS_SUBJECT_PREFIX`` are set, the stream and subjects are named after
+the database, so two platforms on one NATS never see each other's events. The web
+client (``parlor.webgateway``, when installed) is served beside them on
+``PARLOR_WEB_PORT`` (default 8080).
 
 It runs one worker process per core (``--workers N`` or ``PARLOR_WORKERS``
 to choose): the backends are found or started and the database migrated once,
@@ -24,21 +31,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import os
+import re
+import socket
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
-from parlor.devinfra.backends import BackendsNotFound, find_backends
-from parlor.kit import logs
+from parlor.devinfra.backends import BackendsNotFound, ensure_database, find_backends
+from parlor.devinfra.embedded import free_port
+from parlor.kit import logs, tracing
 from parlor.kit.auth import data_dir_key
 from parlor.kit.main import add_workers_argument, available, serve_workers
-from parlor.kit.server import ServerSettings, serve
+from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
-from parlor.kit.workers import default_count
+from parlor.kit.workers import default_count, die_with_parent
 
 log = logging.getLogger("parlor.platform")
+
+# Addresses that bind every interface: a service in this process calls back on loopback.
+_ANY_HOST = {"", "0.0.0.0", "::", "[::]"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,73 @@ class PlatformSettings:
     data_dir: Path = setting(
         "PARLOR_DATA_DIR", "where embedded PostgreSQL and NATS keep their data", Path(".parlor")
     )
+
+
+def own_target(settings: ServerSettings) -> str:
+    """host:port at which services in this process reach the server they are served by."""
+    host = settings.host
+    if host in _ANY_HOST:
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host}:{settings.port}"
+
+
+def in_process_targets(settings: ServerSettings, names: list[str]) -> dict[str, str]:
+    """The client targets to point at this process: each service served here is called here."""
+    return {"PARLOR_DICTIONARY_TARGET": own_target(settings)} if "dictionary" in names else {}
+
+
+def bus_names(database_url: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """A JetStream stream and subject prefix of this platform's own, named after its database.
+
+    Two platforms on one NATS server with different databases get different names; one set
+    explicitly (``PARLOR_NATS_STREAM``, ``PARLOR_NATS_SUBJECT_PREFIX``) is kept.
+    """
+    database = unquote(urlsplit(database_url).path.lstrip("/")) or "postgres"
+    token = re.sub(r"[^a-z0-9_-]", "_", database.lower())
+    derived = {
+        "PARLOR_NATS_STREAM": f"PARLOR_{token.upper().replace('-', '_')}_EVENTS",
+        "PARLOR_NATS_SUBJECT_PREFIX": f"parlor-{token}.events",
+    }
+    return {k: v for k, v in derived.items() if not environ.get(k)}
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def platform_settings(
+    settings: ServerSettings, port: int | None, environ: Mapping[str, str]
+) -> ServerSettings:
+    """The server settings with ``--port`` applied and every port made concrete.
+
+    Port 0 is resolved here, before the services are built, so that they know where to
+    call each other. The metrics port, unless set, is left off when its default is taken
+    (another platform on this machine), so a second platform starts.
+    """
+    if port is not None:
+        settings = dataclasses.replace(settings, port=port)
+    if settings.port == 0:
+        bind = "127.0.0.1" if settings.host in _ANY_HOST else settings.host.strip("[]")
+        settings = dataclasses.replace(settings, port=free_port(bind))
+    if (
+        "PARLOR_METRICS_PORT" not in environ
+        and settings.metrics_port
+        and not _port_free(settings.host or "0.0.0.0", settings.metrics_port)
+    ):
+        print(
+            f"parlor: metrics port {settings.metrics_port} is taken; /metrics is off"
+            " (set PARLOR_METRICS_PORT to choose one)",
+            flush=True,
+        )
+        settings = dataclasses.replace(settings, metrics_port=0)
+    return settings
 
 
 def development_keys(data_dir: Path) -> None:
@@ -66,13 +149,48 @@ async def _migrate() -> None:
     await migrate(os.environ["PARLOR_DATABASE_URL"])
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="parlor-platform", description=__doc__)
+def _with_web(factories: dict[str, ComponentFactory]) -> dict[str, ComponentFactory]:
+    """The web client and its bridge, under the name "web", when installed."""
+    try:
+        from parlor.webgateway.component import component
+    except ImportError:
+        return factories
+    return {**factories, "web": component}
+
+
+SINGLE = frozenset({"web"})
+"""Served by the first worker only: the web client binds its own HTTP port, and one
+process is plenty for a development bridge."""
+
+
+def worker_services(names: list[str]) -> Callable[[int], list[str]]:
+    """The ``--only`` arguments of worker i: every service; the web client on worker 0."""
+    rest = [n for n in names if n not in SINGLE]
+    return lambda index: ["--only", *(names if index == 0 else rest)]
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="parlor-platform",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--only", nargs="*", default=None, help="serve only these services (default: all)"
     )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="gRPC port (default: PARLOR_GRPC_PORT, else 50051; 0 picks a free one)",
+    )
     add_workers_argument(parser, "default: PARLOR_WORKERS, else one per core")
-    args = parser.parse_args(argv)
+    parser.add_argument("--worker-of", type=int, default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
         server_settings = load(ServerSettings)
         data_dir = load(PlatformSettings).data_dir
@@ -80,9 +198,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 2
     workers = args.workers or server_settings.workers or default_count()
+    if args.only is not None and set(args.only) <= SINGLE:
+        workers = 1
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
     development_keys(data_dir)
-    factories = available()
+    try:
+        if tracing.configure("platform"):  # e.g. OTEL_TRACES_EXPORTER=console make run
+            print("parlor: tracing on (OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_*)", flush=True)
+    except ValueError as exc:
+        print(f"parlor-platform: {exc}", file=sys.stderr)
+        return 2
+    factories = _with_web(available())
     names = sorted(factories) if args.only is None else args.only
     missing = [n for n in names if n not in factories]
     if missing:
@@ -91,27 +217,51 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.worker_of is not None:  # a worker: the parent found the backends and migrated
+        die_with_parent(args.worker_of)
+        try:
+            return asyncio.run(serve(server_settings, [factories[n] for n in names]))
+        finally:
+            tracing.shutdown()
+    server_settings = platform_settings(server_settings, args.port, os.environ)
+    for env, target in in_process_targets(server_settings, names).items():
+        if os.environ.get(env, target) != target:
+            print(f"parlor: {env}={os.environ[env]} ignored: using {target}, served here")
+        os.environ[env] = target
     try:
+        configured = os.environ.get("PARLOR_DATABASE_URL")
+        if configured:
+            created = ensure_database(configured)
+            if created:
+                print(f"parlor: {created}", flush=True)
         # A configured NATS that is not there yet is waited for by the services (NOT_SERVING
         # until it answers); embedded servers are started and waited for here.
         with find_backends(["settings", "embedded"], data_dir, unchecked=["nats"]) as backends:
             os.environ["PARLOR_DATABASE_URL"] = backends.database_url
             os.environ["PARLOR_NATS_URL"] = backends.nats_url
+            os.environ.update(bus_names(backends.database_url, os.environ))
             print(
                 f"parlor: PostgreSQL ({backends.database_origin}) {backends.database_url}\n"
-                f"parlor: NATS ({backends.nats_origin}) {backends.nats_url}",
+                f"parlor: NATS ({backends.nats_origin}) {backends.nats_url}"
+                f" stream {os.environ.get('PARLOR_NATS_STREAM')}"
+                f" subjects {os.environ.get('PARLOR_NATS_SUBJECT_PREFIX')}.>",
                 flush=True,
             )
 
             if workers > 1:
                 asyncio.run(_migrate())
-                return serve_workers(names, workers, server_settings)
+                return serve_workers(
+                    names, workers, server_settings, "parlor.platform.main", worker_services(names)
+                )
 
             async def run() -> int:
                 await _migrate()
                 return await serve(server_settings, [factories[n] for n in names])
 
-            return asyncio.run(run())
+            try:
+                return asyncio.run(run())
+            finally:
+                tracing.shutdown()
     except BackendsNotFound as exc:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 1

@@ -25,6 +25,17 @@ from parlor.rules.upwords.moves import Placement
 COLUMNS = "ABCDEFGHIJ"
 _ACROSS = re.compile(r"^(10|[1-9])([A-J])$")
 _DOWN = re.compile(r"^([A-J])(10|[1-9])$")
+# Shaped like a coordinate, row and column in either order: 11A, A11, K5, Z99.
+_ANY_SQUARE = re.compile(r"^(?:(\d+)([A-Z])|([A-Z])(\d+))$")
+
+
+def _off_board(coord: str) -> bool:
+    """A coordinate with one part on the board and the other past its edge (11A, K5)."""
+    m = _ANY_SQUARE.match(coord)
+    if m is None:
+        return False
+    row, col = (int(m[1]), m[2]) if m[1] else (int(m[4]), m[3])
+    return (1 <= row <= SIZE) != (col in COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,11 @@ def parse_coordinate(text: str) -> tuple[int, int, Square]:
         return int(m[1]) - 1, COLUMNS.index(m[2]), ACROSS
     if m := _DOWN.match(coord):
         return int(m[2]) - 1, COLUMNS.index(m[1]), DOWN
+    if _off_board(coord):
+        raise InvalidArgument(
+            f"cannot play {text!r}: {coord} is off the board (rows 1-10, columns A-J)",
+            reason="OFF_BOARD",
+        )
     raise _bad(text, "the coordinate is not like 5E (across) or E5 (down)")
 
 
@@ -98,7 +114,9 @@ def parse_move(text: str) -> NotatedMove:
             raise _bad(text, "unbalanced parentheses")
         for tile in _tile_tokens(text, letters):
             if not (0 <= row < SIZE and 0 <= col < SIZE):
-                raise _bad(text, "the word runs off the board")
+                raise InvalidArgument(
+                    f"cannot play {text!r}: the word runs off the board", reason="OFF_BOARD"
+                )
             (kept if is_kept else placed).append((row, col, tile))
             row, col = row + dr, col + dc
     return NotatedPlay(

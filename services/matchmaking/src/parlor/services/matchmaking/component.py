@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 
 from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Subjects
+from parlor.eventstore.monitor import watch_relay
 from parlor.gamehost.outbox import category_relay
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
@@ -95,6 +96,7 @@ async def matchmaking() -> AsyncIterator[Component]:
             ],
             tasks=[
                 relay.run,
+                lambda: watch_relay(relay),
                 lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, bell),
             ],
             public_methods=frozenset({GUEST_TOKEN_METHOD}),

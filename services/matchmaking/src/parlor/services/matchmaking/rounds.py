@@ -33,6 +33,7 @@ from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
 from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
 from parlor.matchmaking.v1 import events_pb2
 from parlor.services.matchmaking.games import bot_player
+from parlor.telemetry.metrics import MATCHMAKING_WAIT_SECONDS
 
 log = logging.getLogger("parlor.services.matchmaking.rounds")
 
@@ -288,4 +289,9 @@ class Rounds:
             await _persist(conn, self.store, formed, now)
             await _close(conn, round_.expired, "expired", now)
             await _close(conn, round_.withdrawn, "withdrawn", now)
+        created = {t.id: t.created_at for t in tickets}
+        waited = MATCHMAKING_WAIT_SECONDS.labels(game_type)
+        for f in formed:  # committed: each seated ticket's wait is over
+            for ticket_id in f.match.tickets:
+                waited.observe((now - created[ticket_id]).total_seconds())
         return round_, formed

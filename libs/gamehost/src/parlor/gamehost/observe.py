@@ -1,0 +1,194 @@
+"""What the game host shows of itself: a game's trace, its logs' fields and its metrics.
+
+**One trace per game.** A game's trace is the trace its creation ran in: for a matchmade
+game, the match's (matchmaking's append, its relay's publish, the game service's consumer).
+Every later command joins that trace: its span's parent is the trace context stored with
+the game's first event, and it links to the span of the call that brought it (a player's
+RPC, in the player's own trace), so both lead to each other. The events a command appends
+carry the command's context in their metadata, so the relay's publish of ``GameFinished``
+and scoring's handling of it continue the same trace: match, creation, moves, result and
+rating change are one trace, across services and replicas.
+
+**Logs** inside a command carry its game id and command id (and the span's ids).
+
+**Metrics** count commands by outcome, time them, and count games started and finished
+and watch streams open, by game type.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+
+from parlor import telemetry
+from parlor.core.decider import Decider
+from parlor.core.errors import ParlorError
+from parlor.gamehost.seating import GameFinished
+from parlor.telemetry import logcontext
+from parlor.telemetry.metrics import (
+    GAME_COMMAND_SECONDS,
+    GAME_COMMANDS,
+    GAMES_FINISHED,
+    GAMES_STARTED,
+    WATCHERS,
+)
+
+if TYPE_CHECKING:
+    from parlor.gamehost.host import GameHost, Outcome
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+F = TypeVar("F", bound=Callable[..., Any])
+
+TRACER = "parlor.gamehost"
+TRACE_CACHE_SIZE = 8192
+
+_game_traces: OrderedDict[tuple[str, str], Mapping[str, str]] = OrderedDict()
+
+
+def _remember_trace(key: tuple[str, str], fields: Mapping[str, str]) -> None:
+    _game_traces[key] = fields
+    _game_traces.move_to_end(key)
+    while len(_game_traces) > TRACE_CACHE_SIZE:
+        _game_traces.popitem(last=False)
+
+
+async def game_trace(host: GameHost[Any, Any, Any], game_id: str) -> Mapping[str, str]:
+    """The trace context stored with a game's first event (empty if it was not traced)."""
+    key = (host.category, game_id)
+    found = _game_traces.get(key)
+    if found is None:
+        try:
+            first = await host.store.read_stream(host.stream_id(game_id), 1, 1)
+        except ParlorError:
+            return {}  # a bad id: the command itself will say so
+        extra = first[0].metadata.extra if first else {}
+        found = {k: extra[k] for k in telemetry.FIELDS if k in extra}
+        if first:
+            _remember_trace(key, found)
+    return found
+
+
+class TracedDecider(Generic[S, C, E]):
+    """A decider whose ``decide`` is a span; replay (``evolve``) runs the engine's own."""
+
+    def __init__(self, decider: Decider[S, C, E], category: str) -> None:
+        self.inner = decider
+        self.category = category
+        self.initial_state = decider.initial_state
+        self.evolve = decider.evolve
+        self.is_terminal = decider.is_terminal
+
+    def decide(self, state: S, command: C) -> Sequence[E]:
+        with telemetry.span(
+            f"{self.category} decide",
+            tracer=TRACER,
+            attributes={"parlor.command": type(command).__name__},
+        ) as span:
+            events = self.inner.decide(state, command)
+            if span is not None:
+                span.set_attribute("parlor.events", len(events))
+            return events
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def traced_decider(decider: Decider[S, C, E], category: str) -> Decider[S, C, E]:
+    """``decider`` itself while tracing is off (so replay and decide cost nothing more)."""
+    if not telemetry.enabled():
+        return decider
+    return TracedDecider(decider, category)
+
+
+def observed_execute(execute: F) -> F:
+    """Decorate ``GameHost.execute``: the command's span in the game's trace, logs, metrics."""
+
+    @functools.wraps(execute)
+    async def wrapper(
+        host: GameHost[Any, Any, Any], game_id: str, command: Any, **options: Any
+    ) -> Outcome[Any, Any]:
+        game_type = host.category
+        command_id: str | None = options.get("command_id")
+        actor: str | None = options.get("actor")
+        create: bool = options.get("create", False)
+        started = time.perf_counter()
+        label = "refused"
+        run: Callable[[], Awaitable[Outcome[Any, Any]]] = lambda: execute(
+            host, game_id, command, **options
+        )
+        try:
+            with logcontext.bound(game_id=game_id, command_id=command_id):
+                if telemetry.enabled():
+                    outcome = await _traced(host, game_id, command_id, actor, create, run)
+                else:
+                    outcome = await run()
+            if outcome.duplicate:
+                label = "repeated"
+            elif outcome.events:
+                label = "applied"
+                if create:
+                    GAMES_STARTED.labels(game_type).inc()
+                if any(isinstance(e, GameFinished) for e in outcome.events):
+                    GAMES_FINISHED.labels(game_type).inc()
+            else:
+                label = "unchanged"
+            return outcome
+        finally:
+            GAME_COMMANDS.labels(game_type, label).inc()
+            GAME_COMMAND_SECONDS.labels(game_type).observe(time.perf_counter() - started)
+
+    return cast(F, wrapper)
+
+
+async def _traced(
+    host: GameHost[Any, Any, Any],
+    game_id: str,
+    command_id: str | None,
+    actor: str | None,
+    create: bool,
+    run: Callable[[], Awaitable[Outcome[Any, Any]]],
+) -> Outcome[Any, Any]:
+    parent = None if create else await game_trace(host, game_id)
+    with telemetry.span(
+        f"{host.category} {'create' if create else 'command'}",
+        tracer=TRACER,
+        parent=parent or None,
+        link_current=True,
+        attributes={
+            "parlor.game_type": host.category,
+            "parlor.game_id": game_id,
+            "parlor.command_id": command_id or "",
+            "parlor.actor": actor or "",
+        },
+    ) as span:
+        outcome = await run()
+        if create and outcome.events and not outcome.duplicate:
+            _remember_trace((host.category, game_id), telemetry.carrier())
+        if span is not None:
+            span.set_attribute("parlor.version", outcome.version)
+            span.set_attribute("parlor.events", len(outcome.events))
+            span.set_attribute("parlor.duplicate", outcome.duplicate)
+        return outcome
+
+
+def watched(watch: F) -> F:
+    """Decorate ``GameHost.watch``: the open watch streams, by game type."""
+
+    @functools.wraps(watch)
+    async def wrapper(
+        host: GameHost[Any, Any, Any], *args: Any, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        gauge = WATCHERS.labels(host.category)
+        gauge.inc()
+        try:
+            async for item in watch(host, *args, **kwargs):
+                yield item
+        finally:
+            gauge.dec()
+
+    return cast(F, wrapper)

@@ -1,0 +1,1 @@
+"""Parlor's web client and its bridge to the gRPC services (JSON and Server-Sent Events)."""

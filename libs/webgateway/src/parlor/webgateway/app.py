@@ -1,0 +1,228 @@
+"""The bridge as an ASGI app: JSON and Server-Sent Events in, gRPC out, for every RPC.
+
+``POST /api/<package.Service>/<Method>`` with a JSON body (the proto3 JSON mapping of the
+request) calls the method on the service's gRPC server with the caller's
+``Authorization`` header as it came, and answers:
+
+- unary methods: the response as JSON (200), or the error (see ``errors``);
+- server-streaming methods: ``text/event-stream``; each response is a ``message`` event
+  whose ``id`` is the stream version it is of, an ``end`` event when the stream is over,
+  an ``error`` event carrying the error. A client that reconnects sends
+  ``Last-Event-ID``, and the stream resumes after that version.
+
+Nothing is decided here: every check stays with the services, and what a caller receives is
+exactly what the gRPC API sends that caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as Message_
+
+from parlor.webgateway.catalog import RESUME_FIELDS, Method, version_of
+from parlor.webgateway.errors import BridgeError, from_rpc_error
+
+log = logging.getLogger("parlor.webgateway")
+
+UNARY_TIMEOUT_SECONDS = 30.0
+KEEPALIVE_SECONDS = 15.0
+# Headers passed to the services as gRPC metadata; nothing else a browser sends is.
+FORWARDED_HEADERS = ("authorization",)
+NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Parlor</title>
+<p>The web client is not built. Run <code>make install</code> (it needs Node.js and npm),
+then start the platform again. The JSON API is served under <code>/api/</code>.</p>"""
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+Channels = Callable[[str], grpc.aio.Channel]
+
+
+def to_json(message: Message) -> str:
+    """The proto3 JSON mapping of a message, compact."""
+    return json.dumps(json_format.MessageToDict(message), separators=(",", ":"))
+
+
+def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
+    return tuple((h, request.headers[h]) for h in FORWARDED_HEADERS if h in request.headers)
+
+
+async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
+    body = bytearray()
+    async for chunk in request.stream():  # read no further than the limit
+        body += chunk
+        if len(body) > max_bytes:
+            raise BridgeError(
+                413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large"
+            )
+    message = method.request()
+    try:
+        json_format.Parse(bytes(body) or b"{}", message)
+    except (json_format.ParseError, UnicodeDecodeError) as exc:
+        raise BridgeError(400, "INVALID_ARGUMENT", "BAD_JSON", f"bad request JSON: {exc}") from exc
+    return message
+
+
+def _resume(request: Request, method: Method, message: Message) -> None:
+    """Continue after the version in Last-Event-ID, when the method can be resumed."""
+    last = request.headers.get("last-event-id", "").strip()
+    if not last or method.resume_field is None:
+        return
+    if not last.isdigit():
+        raise BridgeError(400, "INVALID_ARGUMENT", "BAD_LAST_EVENT_ID", "Last-Event-ID: a version")
+    setattr(message, method.resume_field, int(last) + RESUME_FIELDS[method.resume_field])
+
+
+def _sse(event: str, data: str, event_id: int | None = None) -> bytes:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {data}\n\n".encode()
+
+
+class Bridge:
+    """Forwards calls for the methods of a catalog to the channel of each one's service."""
+
+    def __init__(self, methods: Mapping[str, Method], channels: Channels, max_bytes: int) -> None:
+        self.methods = methods
+        self.channels = channels
+        self.max_bytes = max_bytes
+
+    def _method(self, request: Request) -> Method:
+        key = f"{request.path_params['service']}/{request.path_params['method']}"
+        method = self.methods.get(key)
+        if method is None:
+            raise BridgeError(404, "UNIMPLEMENTED", "UNKNOWN_METHOD", f"no method {key}")
+        return method
+
+    async def call(self, request: Request) -> Response:
+        try:
+            method = self._method(request)
+            message = await _parse(request, method, self.max_bytes)
+            if method.server_streaming:
+                _resume(request, method, message)
+                return StreamingResponse(
+                    self._stream(method, message, _metadata(request)),
+                    media_type="text/event-stream",
+                    headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+                )
+            channel = self.channels(method.service)
+            call = channel.unary_unary(
+                method.path,
+                request_serializer=method.request.SerializeToString,
+                response_deserializer=method.response.FromString,
+            )
+            response = await call(
+                message, metadata=_metadata(request), timeout=UNARY_TIMEOUT_SECONDS
+            )
+        except BridgeError as exc:
+            return JSONResponse(exc.body(), status_code=exc.http_status)
+        except grpc.RpcError as exc:
+            error = from_rpc_error(exc)
+            return JSONResponse(error.body(), status_code=error.http_status)
+        return Response(to_json(response), media_type="application/json")
+
+    async def _stream(
+        self, method: Method, message: Message, metadata: tuple[tuple[str, str], ...]
+    ) -> AsyncIterator[bytes]:
+        channel = self.channels(method.service)
+        call = channel.unary_stream(
+            method.path,
+            request_serializer=method.request.SerializeToString,
+            response_deserializer=method.response.FromString,
+        )(message, metadata=metadata)
+        read: asyncio.Future[Any] | None = None
+        try:
+            yield b": stream open\n\n"  # headers and a first byte now, even for a quiet stream
+            while True:
+                read = asyncio.ensure_future(call.read())
+                while not read.done():
+                    done, _ = await asyncio.wait({read}, timeout=KEEPALIVE_SECONDS)
+                    if not done:
+                        yield b": keepalive\n\n"
+                item = read.result()
+                if item is grpc.aio.EOF:
+                    yield _sse("end", "{}")
+                    return
+                assert isinstance(item, Message)
+                yield _sse("message", to_json(item), version_of(item) if method.versioned else None)
+        except grpc.RpcError as exc:
+            yield _sse("error", json.dumps(from_rpc_error(exc).body()))
+        finally:
+            call.cancel()
+            if read is not None and not read.done():
+                read.cancel()
+
+
+def _static(assets: Path | None) -> list[Route | Mount]:
+    if assets is not None and (assets / "index.html").is_file():
+        return [Mount("/", StaticFiles(directory=assets, html=True), name="assets")]
+
+    async def not_built(request: Request) -> Response:
+        return HTMLResponse(NOT_BUILT, status_code=503)
+
+    return [Route("/", not_built)]
+
+
+def create_app(
+    methods: Mapping[str, Method],
+    channels: Channels,
+    assets: Path | None,
+    max_bytes: int = 1024 * 1024,
+) -> Starlette:
+    """The ASGI app: the API under /api/, /healthz, and the web client's assets at /."""
+    bridge = Bridge(methods, channels, max_bytes)
+
+    async def healthz(request: Request) -> Response:
+        return Response("ok\n", media_type="text/plain")
+
+    async def unknown(request: Request) -> Response:
+        error = BridgeError(404, "UNIMPLEMENTED", "UNKNOWN_METHOD", "POST /api/<Service>/<Method>")
+        return JSONResponse(error.body(), status_code=404)
+
+    return Starlette(
+        routes=[
+            Route("/api/{service}/{method}", bridge.call, methods=["POST"]),
+            Route("/api/{rest:path}", unknown, methods=["GET", "POST"]),
+            Route("/healthz", healthz),
+            *_static(assets),
+        ],
+        middleware=[Middleware(SecurityHeaders)],
+    )
+
+
+class SecurityHeaders:
+    """Adds SECURITY_HEADERS to every HTTP response (the page loads nothing from elsewhere)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message_) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

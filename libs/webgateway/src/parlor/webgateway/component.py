@@ -1,0 +1,167 @@
+"""The web client and its bridge as a Parlor component: ``parlor-web``, or part of the platform.
+
+It serves no gRPC service of its own. Its one task runs the ASGI app (uvicorn) on
+``PARLOR_WEB_PORT`` and calls the services over gRPC: by default this process's own
+gRPC server (``127.0.0.1:PARLOR_GRPC_PORT``, which is what ``make run`` wants), or
+``PARLOR_WEB_TARGET``, with ``PARLOR_WEB_ROUTES`` sending some packages or services
+elsewhere (on Kubernetes, each to its own Service).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import socket
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import uvicorn
+
+from parlor.kit.client import channel as client_channel
+from parlor.kit.server import Component, ServerSettings
+from parlor.kit.settings import SettingsError, load, setting
+from parlor.webgateway.app import create_app
+from parlor.webgateway.catalog import catalog
+
+log = logging.getLogger("parlor.webgateway")
+
+ASSETS = Path(__file__).resolve().parent / "static"
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    host: str = setting("PARLOR_WEB_HOST", "address the web client and its bridge bind", "0.0.0.0")
+    port: int = setting("PARLOR_WEB_PORT", "HTTP port of the web client (0 picks a free one)", 8080)
+    target: str = setting(
+        "PARLOR_WEB_TARGET",
+        "gRPC address the bridge calls (empty: this process's server, 127.0.0.1:PARLOR_GRPC_PORT)",
+        "",
+    )
+    routes: tuple[str, ...] = setting(
+        "PARLOR_WEB_ROUTES",
+        "per package or service, where else to call: name=host:port, comma-separated",
+        (),
+    )
+    assets: str = setting(
+        "PARLOR_WEB_ASSETS", "folder of the built web client (empty: the packaged build)", ""
+    )
+
+
+def parse_routes(routes: tuple[str, ...]) -> dict[str, str]:
+    """``parlor.upwords.v1=upwords:50051`` pairs as a dict; a malformed pair is a SettingsError."""
+    parsed: dict[str, str] = {}
+    for pair in routes:
+        name, sep, target = pair.partition("=")
+        if not sep or not name.strip() or not target.strip():
+            raise SettingsError(f"PARLOR_WEB_ROUTES: expected name=host:port, got {pair!r}")
+        parsed[name.strip()] = target.strip()
+    return parsed
+
+
+class Channels:
+    """A gRPC channel per target; a service goes to its longest matching route, or the default."""
+
+    def __init__(self, default: str, routes: Mapping[str, str]) -> None:
+        self.default = default
+        self.routes = dict(routes)
+        self._open: dict[str, grpc.aio.Channel] = {}
+
+    def target(self, service: str) -> str:
+        matches = [n for n in self.routes if service == n or service.startswith(n + ".")]
+        return self.routes[max(matches, key=len)] if matches else self.default
+
+    def __call__(self, service: str) -> grpc.aio.Channel:
+        target = self.target(service)
+        if target not in self._open:
+            self._open[target] = client_channel(target)
+        return self._open[target]
+
+    async def close(self) -> None:
+        for open_channel in self._open.values():
+            await open_channel.close()
+        self._open.clear()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handling: the kit's server owns SIGTERM and SIGINT and
+    stops this task on them (uvicorn's own handlers would replace the kit's)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or a SettingsError saying which setting to change."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise SettingsError(
+                f"PARLOR_WEB_PORT: port {port} is in use; choose another (0 picks a free one)"
+            ) from exc
+        raise
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def address(sock: socket.socket, host: str) -> str:
+    port = sock.getsockname()[1]
+    shown = "localhost" if host in ("0.0.0.0", "::", "127.0.0.1", "") else host
+    return f"http://{shown}:{port}"
+
+
+async def serve_http(sock: socket.socket, channels: Channels, assets: Path | None) -> None:
+    """Run the app on ``sock`` until cancelled, then finish in-flight requests briefly."""
+    app = create_app(catalog(), channels, assets if assets is not None else ASSETS)
+    config = uvicorn.Config(
+        app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=3
+    )
+    server = _Server(config)
+    serving = asyncio.ensure_future(server.serve(sockets=[sock]))
+    try:
+        await asyncio.shield(serving)
+    except asyncio.CancelledError:
+        server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
+        raise
+    finally:
+        await channels.close()
+        sock.close()
+
+
+@contextlib.asynccontextmanager
+async def component() -> AsyncIterator[Component]:
+    settings = load(WebSettings)
+    target = settings.target or f"127.0.0.1:{load(ServerSettings).port}"
+    if not settings.target and load(ServerSettings).port == 0:
+        raise SettingsError("PARLOR_WEB_TARGET: needed when PARLOR_GRPC_PORT is 0")
+    channels = Channels(target, parse_routes(settings.routes))
+    sock = bind(settings.host, settings.port)
+    url = address(sock, settings.host)
+    print(f"parlor: web client on {url}", flush=True)
+    log.info("web client", extra={"url": url, "target": target})
+
+    async def run() -> None:
+        await serve_http(sock, channels, Path(settings.assets) if settings.assets else None)
+
+    try:
+        yield Component(name="web", tasks=[run])
+    finally:
+        sock.close()
+
+
+def main() -> int:
+    """``parlor-web``: the web client and its bridge alone, with the kit's health and metrics."""
+    from parlor.kit.main import run
+
+    return run("web", [component])

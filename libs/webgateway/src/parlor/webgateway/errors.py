@@ -1,0 +1,92 @@
+"""A failed call as HTTP: the status from the gRPC code, and the code, message and reason as JSON.
+
+The body is the JSON form of ``google.rpc.Status`` (``code`` as a number, ``message``,
+``details`` with ``@type``, each detail a message the services attach), plus ``status``
+(the code's name) and ``reason`` / ``metadata`` lifted from the ``google.rpc.ErrorInfo``
+detail so a client need not dig for them. HTTP statuses follow the mapping of
+google.api.http (grpc-gateway, Envoy's transcoder).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+HTTP_STATUS: dict[grpc.StatusCode, int] = {
+    grpc.StatusCode.OK: 200,
+    grpc.StatusCode.CANCELLED: 499,
+    grpc.StatusCode.UNKNOWN: 500,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.INTERNAL: 500,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DATA_LOSS: 500,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+}
+_BY_NAME = {code.name: code for code in grpc.StatusCode}
+
+
+@dataclass
+class BridgeError(Exception):
+    """An error to answer with: raised by the bridge itself or made from a failed call."""
+
+    http_status: int
+    status: str  # the gRPC code's name
+    reason: str
+    message: str
+    metadata: dict[str, str] = field(default_factory=dict)
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.status, self.message, self.reason, self.metadata, self.details)
+
+
+def error_body(
+    status: str,
+    message: str,
+    reason: str,
+    metadata: dict[str, str] | None = None,
+    details: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    return {
+        "code": _BY_NAME[status].value[0],
+        "status": status,
+        "message": message,
+        "reason": reason,
+        "metadata": metadata or {},
+        "details": details or [],
+    }
+
+
+def from_rpc_error(error: grpc.RpcError) -> BridgeError:
+    code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+    message = error.details() or ""  # type: ignore[attr-defined]
+    reason, metadata, details = "", {}, []
+    status: status_pb2.Status | None = None
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:  # status details that disagree with the code: keep the code
+        status = None
+    for detail in status.details if status is not None else ():
+        try:
+            details.append(json_format.MessageToDict(detail))
+        except (json_format.Error, TypeError):  # a detail type this bridge does not know
+            continue
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            reason, metadata = info.reason, dict(info.metadata)
+    return BridgeError(HTTP_STATUS.get(code, 500), code.name, reason, message, metadata, details)

@@ -1,0 +1,76 @@
+"""The all-in-one platform's own settings: its port, where its services call each other, and
+the NATS names that keep two platforms apart."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from parlor.kit.server import ServerSettings
+from parlor.platform import main as platform
+
+
+@pytest.mark.parametrize(
+    ("host", "target"),
+    [
+        ("0.0.0.0", "127.0.0.1:50052"),
+        ("::", "127.0.0.1:50052"),
+        ("127.0.0.2", "127.0.0.2:50052"),
+        ("::1", "[::1]:50052"),
+    ],
+)
+def test_services_in_the_process_call_its_own_port(host: str, target: str) -> None:
+    settings = ServerSettings(host=host, port=50052)
+    assert platform.own_target(settings) == target
+    assert platform.in_process_targets(settings, ["dictionary", "upwords"]) == {
+        "PARLOR_DICTIONARY_TARGET": target
+    }
+
+
+def test_a_dictionary_served_elsewhere_is_left_to_the_setting() -> None:
+    assert platform.in_process_targets(ServerSettings(port=50052), ["upwords"]) == {}
+
+
+def test_the_port_flag_wins_and_port_0_is_made_concrete_before_services_start() -> None:
+    base = ServerSettings(port=50051, metrics_port=0)
+    assert platform.platform_settings(base, 50060, {}).port == 50060
+    assert platform.platform_settings(base, None, {}).port == 50051
+    picked = platform.platform_settings(base, 0, {}).port
+    assert picked != 0
+
+
+def test_a_taken_default_metrics_port_is_turned_off_unless_set(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        base = ServerSettings(port=50051, metrics_port=port)
+        assert platform.platform_settings(base, None, {}).metrics_port == 0
+        assert f"metrics port {port} is taken" in capsys.readouterr().out
+        # set explicitly: kept, and serving it fails loudly as before
+        kept = platform.platform_settings(base, None, {"PARLOR_METRICS_PORT": str(port)})
+        assert kept.metrics_port == port
+
+
+def test_nats_names_come_from_the_database_unless_set() -> None:
+    url = "postgresql://postgres@127.0.0.1:5432/parlor_two"
+    assert platform.bus_names(url, {}) == {
+        "PARLOR_NATS_STREAM": "PARLOR_PARLOR_TWO_EVENTS",
+        "PARLOR_NATS_SUBJECT_PREFIX": "parlor-parlor_two.events",
+    }
+    other = platform.bus_names("postgresql://postgres@127.0.0.1:5432/parlor", {})
+    assert other["PARLOR_NATS_STREAM"] != "PARLOR_PARLOR_TWO_EVENTS"
+    assert platform.bus_names(url, {"PARLOR_NATS_STREAM": "MINE"}) == {
+        "PARLOR_NATS_SUBJECT_PREFIX": "parlor-parlor_two.events"
+    }
+
+
+def test_nats_names_are_valid_whatever_the_database_is_called() -> None:
+    names = platform.bus_names("postgresql://u@h/My.DB-1 x*", {})
+    assert names["PARLOR_NATS_STREAM"] == "PARLOR_MY_DB_1_X__EVENTS"
+    assert names["PARLOR_NATS_SUBJECT_PREFIX"] == "parlor-my_db-1_x_.events"
+    embedded = platform.bus_names("postgresql://postgres@/postgres?host=/tmp/x", {})
+    assert embedded["PARLOR_NATS_STREAM"] == "PARLOR_POSTGRES_EVENTS"

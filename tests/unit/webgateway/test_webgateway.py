@@ -1,0 +1,101 @@
+"""The bridge's parts that need no server: what it finds in the descriptors, where it sends
+each service, and how a gRPC status becomes HTTP."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from parlor.kit.settings import SettingsError
+from parlor.webgateway.catalog import catalog, proto_modules, version_of
+from parlor.webgateway.component import Channels, parse_routes
+from parlor.webgateway.errors import HTTP_STATUS, from_rpc_error
+
+
+def test_every_rpc_of_every_service_is_found_from_the_descriptors() -> None:
+    methods = catalog()
+    declared = {
+        f"{service.full_name}/{method.name}"
+        for module in proto_modules()
+        for service in module.DESCRIPTOR.services_by_name.values()
+        for method in service.methods
+        if not method.client_streaming
+    }
+    assert set(methods) == declared
+    assert "parlor.connect4x4.v1.Connect4x4Service/PlayMove" in methods
+    assert "parlor.identity.v1.IdentityService/IssueGuestToken" in methods
+    watch = methods["parlor.upwords.v1.UpwordsService/WatchGame"]
+    assert watch.server_streaming
+    assert watch.resume_field == "after_version"
+    assert watch.versioned
+    assert watch.path == "/parlor.upwords.v1.UpwordsService/WatchGame"
+    replay = methods["parlor.takefour.v1.TakeFourService/ReplayGame"]
+    assert replay.resume_field == "from_version"
+    ticket = methods["parlor.matchmaking.v1.MatchmakingService/WatchTicket"]
+    assert ticket.server_streaming
+    assert ticket.resume_field is None
+    assert not ticket.versioned
+    assert not methods["parlor.connect4x4.v1.Connect4x4Service/PlayMove"].server_streaming
+
+
+def test_the_version_of_a_streamed_item() -> None:
+    watch = catalog()["parlor.connect4x4.v1.Connect4x4Service/WatchGame"]
+    item = watch.response()
+    assert version_of(item) is None
+    item.event.info.version = 7  # type: ignore[attr-defined]
+    assert version_of(item) == 7
+
+
+def test_routes_send_a_package_or_service_elsewhere() -> None:
+    routes = parse_routes(
+        ("parlor.upwords.v1=upwords:50051", " parlor.identity.v1.IdentityService = mm:50051 ")
+    )
+    channels = Channels("default:50051", routes)
+    assert channels.target("parlor.upwords.v1.UpwordsService") == "upwords:50051"
+    assert channels.target("parlor.identity.v1.IdentityService") == "mm:50051"
+    assert channels.target("parlor.upwords.v10.UpwordsService") == "default:50051"
+    assert channels.target("parlor.connect4x4.v1.Connect4x4Service") == "default:50051"
+    with pytest.raises(SettingsError, match="PARLOR_WEB_ROUTES"):
+        parse_routes(("upwords:50051",))
+
+
+class _Failed(grpc.RpcError):
+    def __init__(self, status: grpc.Status) -> None:
+        self.status = status
+
+    def code(self) -> grpc.StatusCode:
+        return self.status.code
+
+    def details(self) -> str:
+        return self.status.details
+
+    def trailing_metadata(self) -> tuple[tuple[str, bytes | str], ...]:
+        return tuple(self.status.trailing_metadata)
+
+
+def test_a_status_with_error_info_becomes_http() -> None:
+    info = error_details_pb2.ErrorInfo(
+        reason="INVALID_WORDS", domain="parlor.dev", metadata={"words": "XQ"}
+    )
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    proto = status_pb2.Status(code=9, message="XQ is not a word", details=[detail])
+    error = from_rpc_error(_Failed(rpc_status.to_status(proto)))
+    assert error.http_status == 400
+    body = error.body()
+    assert body["code"] == 9
+    assert body["status"] == "FAILED_PRECONDITION"
+    assert body["message"] == "XQ is not a word"
+    assert body["reason"] == "INVALID_WORDS"
+    assert body["metadata"] == {"words": "XQ"}
+    assert body["details"][0]["@type"].endswith("google.rpc.ErrorInfo")
+
+
+def test_every_grpc_code_has_an_http_status() -> None:
+    assert set(HTTP_STATUS) == set(grpc.StatusCode)
+    assert HTTP_STATUS[grpc.StatusCode.UNAUTHENTICATED] == 401
+    assert HTTP_STATUS[grpc.StatusCode.PERMISSION_DENIED] == 403
+    assert HTTP_STATUS[grpc.StatusCode.UNAVAILABLE] == 503

@@ -1,0 +1,342 @@
+"""The bridge on real services: JSON calls, errors as HTTP with the gRPC code and reason,
+server streams as Server-Sent Events whose ids are versions, resumed with Last-Event-ID."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from leaks import secrets_in
+
+pytestmark = pytest.mark.integration
+
+C4 = "/api/parlor.connect4x4.v1.Connect4x4Service"
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+async def guest(client: httpx.AsyncClient, name: str) -> dict[str, Any]:
+    reply = await client.post(
+        "/api/parlor.identity.v1.IdentityService/IssueGuestToken", json={"displayName": name}
+    )
+    assert reply.status_code == 200, reply.text
+    body: dict[str, Any] = reply.json()
+    return body
+
+
+async def events(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """Each SSE event of a response as {"event", "id", "data"}; comments are skipped."""
+    fields: dict[str, Any] = {}
+    async for line in response.aiter_lines():
+        if line == "":
+            if "data" in fields:
+                yield {"event": fields.get("event", "message"), "id": fields.get("id"), **fields}
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(": ")
+            fields[name] = json.loads(value) if name == "data" else value
+
+
+async def collect(
+    client: httpx.AsyncClient, path: str, body: dict[str, Any], headers: dict[str, str]
+) -> list[dict[str, Any]]:
+    """A stream's events up to its end or error event."""
+    found = []
+    async with client.stream("POST", path, json=body, headers=headers) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        async for event in events(response):
+            found.append(event)
+            if event["event"] in ("end", "error"):
+                break
+    return found
+
+
+async def finished_game(client: httpx.AsyncClient, player: dict[str, Any]) -> tuple[str, list[str]]:
+    """A whole game against a bot through the bridge, playing the first legal move each turn."""
+    created = await client.post(
+        f"{C4}/CreateGame",
+        json={
+            "seats": [
+                {"index": 0, "playerId": player["playerId"], "displayName": "Ada"},
+                {"index": 1, "playerId": "bot:random", "displayName": "Bot"},
+            ],
+            "commandId": str(uuid.uuid4()),
+        },
+        headers=bearer(player["token"]),
+    )
+    assert created.status_code == 200, created.text
+    game = created.json()["game"]
+    moves = []
+    while game.get("status") == "STATUS_IN_PROGRESS":
+        move = game["legalMoves"][0]
+        played = await client.post(
+            f"{C4}/PlayMove",
+            json={"gameId": game["gameId"], "move": move, "commandId": str(uuid.uuid4())},
+            headers=bearer(player["token"]),
+        )
+        assert played.status_code == 200, played.text
+        game = played.json()["game"]
+        moves.append(move)
+    return game["gameId"], moves
+
+
+async def test_unary_calls_and_refusals_carry_code_message_and_reason(start_web: Any) -> None:
+    async with start_web("matchmaking", "connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            ada = await guest(client, "Ada")
+            assert ada["playerId"].startswith("guest-")
+            seats = [
+                {"index": 0, "playerId": ada["playerId"], "displayName": "Ada"},
+                {"index": 1, "playerId": "bot:greedy", "displayName": "Bot"},
+            ]
+            created = await client.post(
+                f"{C4}/CreateGame",
+                json={"seats": seats, "commandId": str(uuid.uuid4())},
+                headers=bearer(ada["token"]),
+            )
+            assert created.status_code == 200, created.text
+            game = created.json()["game"]
+            assert game["status"] == "STATUS_IN_PROGRESS"
+            assert len(game["front"]) == 42  # proto3 JSON: camelCase, enums by name
+
+            bad = await client.post(
+                f"{C4}/PlayMove",
+                json={"gameId": game["gameId"], "move": "zz", "commandId": str(uuid.uuid4())},
+                headers=bearer(ada["token"]),
+            )
+            assert bad.status_code == 400
+            body = bad.json()
+            assert body["status"] == "INVALID_ARGUMENT"
+            assert body["code"] == 3
+            assert body["reason"] == "INVALID_NOTATION"
+            assert body["message"]
+            assert body["details"][0]["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
+
+            # Someone else's game: the service's seat check, passed through untouched.
+            bob = await guest(client, "Bob")
+            theirs = await client.post(
+                f"{C4}/PlayMove",
+                json={"gameId": game["gameId"], "move": "df", "commandId": str(uuid.uuid4())},
+                headers=bearer(bob["token"]),
+            )
+            assert theirs.status_code == 403
+            assert theirs.json()["status"] == "PERMISSION_DENIED"
+            assert theirs.json()["reason"] in ("NOT_SEATED", "NOT_YOUR_SEAT")
+
+            anonymous = await client.post(f"{C4}/GetGame", json={"gameId": game["gameId"]})
+            assert anonymous.status_code == 401
+            assert anonymous.json()["reason"] == "TOKEN_MISSING"
+
+            forged = await client.post(
+                f"{C4}/GetGame", json={"gameId": game["gameId"]}, headers=bearer("x.y.z")
+            )
+            assert forged.status_code == 401
+            assert forged.json()["status"] == "UNAUTHENTICATED"
+
+            missing = await client.post(
+                f"{C4}/GetGame", json={"gameId": "no-such-game"}, headers=bearer(ada["token"])
+            )
+            assert missing.status_code == 404
+            assert missing.json()["reason"] == "GAME_NOT_FOUND"
+
+
+async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
+    async with start_web("connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            broken = await client.post(f"{C4}/GetGame", content=b"{not json")
+            assert broken.status_code == 400
+            assert broken.json()["reason"] == "BAD_JSON"
+            unknown_field = await client.post(f"{C4}/GetGame", json={"gameIdd": "x"})
+            assert unknown_field.status_code == 400
+            assert unknown_field.json()["reason"] == "BAD_JSON"
+            nowhere = await client.post(f"{C4}/NoSuchMethod", json={})
+            assert nowhere.status_code == 404
+            assert nowhere.json()["reason"] == "UNKNOWN_METHOD"
+            # client streaming and GET are not bridged
+            get = await client.get(f"{C4}/GetGame")
+            assert get.status_code in (404, 405)
+            huge = await client.post(f"{C4}/GetGame", content=b" " * (2 * 1024 * 1024))
+            assert huge.status_code == 413
+            health = await client.get("/healthz")
+            assert health.status_code == 200
+            page = await client.get("/")
+            assert page.status_code in (200, 503)  # the built client, or how to build it
+            assert "content-security-policy" in page.headers
+
+
+async def test_watch_ids_are_versions_and_last_event_id_resumes(start_web: Any) -> None:
+    async with start_web("matchmaking", "connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=60) as client:
+            ada = await guest(client, "Ada")
+            game_id, moves = await finished_game(client, ada)
+            watch = {"gameId": game_id, "afterVersion": "0"}
+            everything = await collect(client, f"{C4}/WatchGame", watch, bearer(ada["token"]))
+            messages = [e for e in everything if e["event"] == "message"]
+            assert everything[-1]["event"] == "end"
+            versions = [int(e["id"]) for e in messages]
+            assert versions == list(range(1, len(messages) + 1))
+            assert [int(e["data"]["event"]["info"]["version"]) for e in messages] == versions
+            notations = [e["data"]["event"].get("notation") for e in messages]
+            assert moves[0] in notations
+
+            # A reconnect sends the last id seen: the stream goes on after it, nothing twice.
+            resumed = await collect(
+                client,
+                f"{C4}/WatchGame",
+                watch,
+                {**bearer(ada["token"]), "last-event-id": str(versions[4])},
+            )
+            again = [int(e["id"]) for e in resumed if e["event"] == "message"]
+            assert again == versions[5:]
+
+            replay = await collect(
+                client,
+                f"{C4}/ReplayGame",
+                {"gameId": game_id},
+                {**bearer(ada["token"]), "last-event-id": str(versions[-3])},
+            )
+            assert [int(e["id"]) for e in replay if e["event"] == "message"] == versions[-2:]
+
+            bad_id = await client.post(
+                f"{C4}/WatchGame",
+                json=watch,
+                headers={**bearer(ada["token"]), "last-event-id": "seven"},
+            )
+            assert bad_id.status_code == 400
+            assert bad_id.json()["reason"] == "BAD_LAST_EVENT_ID"
+
+
+async def test_a_stream_refused_by_the_service_ends_with_an_error_event(start_web: Any) -> None:
+    async with start_web("connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            token = web.platform.token("someone")
+            found = await collect(client, f"{C4}/WatchGame", {"gameId": "nope"}, bearer(token))
+            assert found[-1]["event"] == "error"
+            assert found[-1]["data"]["status"] == "NOT_FOUND"
+            assert found[-1]["data"]["reason"] == "GAME_NOT_FOUND"
+
+
+async def test_a_quiet_stream_answers_at_once_and_a_ticket_is_followed(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """WatchTicket says nothing for a while: the headers still come at once (not on the first
+    message), then the ticket and its match arrive as events."""
+    monkeypatch.setenv("PARLOR_MATCHMAKING_BOT_FILL_SECONDS", "0.5")
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS", "0")
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=60) as client:
+            ada = await guest(client, "Ada")
+            ticket = await client.post(
+                "/api/parlor.matchmaking.v1.MatchmakingService/CreateTicket",
+                json={"gameType": "connect4x4", "minPlayers": 2, "maxPlayers": 2},
+                headers=bearer(ada["token"]),
+            )
+            assert ticket.status_code == 200, ticket.text
+            ticket_id = ticket.json()["ticket"]["ticketId"]
+            found = await collect(
+                client,
+                "/api/parlor.matchmaking.v1.MatchmakingService/WatchTicket",
+                {"ticketId": ticket_id},
+                bearer(ada["token"]),
+            )
+            tickets = [e["data"]["ticket"] for e in found if e["event"] == "message"]
+            assert tickets[-1]["status"] == "TICKET_STATUS_MATCHED"
+            assert tickets[-1]["matchId"]
+            assert all(e["id"] is None for e in found)  # no versions: a reconnect starts again
+
+
+async def test_what_an_opponent_and_a_spectator_receive_holds_no_hidden_tile(
+    start_web: Any,
+) -> None:
+    """Take Four through the bridge: the player gets her hand and grid; the bot's seat and a
+    spectator get counts only, in every answer and every streamed event."""
+    async with start_web("matchmaking", "dictionary", "takefour") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=60) as client:
+            tf = "/api/parlor.takefour.v1.TakeFourService"
+            ada, bob = await guest(client, "Ada"), await guest(client, "Bob")
+            seats = [
+                {"index": 0, "playerId": ada["playerId"], "displayName": "Ada"},
+                {"index": 1, "playerId": "bot:easy", "displayName": "Bot"},
+            ]
+            created = await client.post(
+                f"{tf}/CreateGame",
+                json={"seats": seats, "commandId": str(uuid.uuid4())},
+                headers=bearer(ada["token"]),
+            )
+            assert created.status_code == 200, created.text
+            game = created.json()["game"]
+            hand = game["seats"][0]["hand"]
+            placed = await client.post(
+                f"{tf}/PlaceTile",
+                json={
+                    "gameId": game["gameId"],
+                    "tile": hand[0].get("id", 0),  # proto3 JSON leaves 0 out
+                    "x": 0,
+                    "y": 0,
+                    "letter": "E" if hand[0]["face"] == "?" else "",
+                    "commandId": str(uuid.uuid4()),
+                },
+                headers=bearer(ada["token"]),
+            )
+            assert placed.status_code == 200, placed.text
+            version = int(placed.json()["game"]["version"])
+
+            async def received(token: str) -> list[Any]:
+                docs = []
+                for method in ("GetGame", "GetHistory"):
+                    reply = await client.post(
+                        f"{tf}/{method}", json={"gameId": game["gameId"]}, headers=bearer(token)
+                    )
+                    assert reply.status_code == 200, reply.text
+                    docs.append(reply.json())
+                body = {"gameId": game["gameId"]}
+                async with client.stream(
+                    "POST", f"{tf}/WatchGame", json=body, headers=bearer(token)
+                ) as response:
+                    async for event in events(response):
+                        docs.append(event["data"])
+                        if int(event["id"] or 0) >= version:
+                            break
+                return docs
+
+            mine = await received(ada["token"])
+            assert any(secrets_in(doc) for doc in mine), "the player's own hand should be there"
+            seen = await received(bob["token"])
+            assert len(seen) >= version + 2
+            assert [path for doc in seen for path in secrets_in(doc)] == []
+            tile = json.dumps(hand[0])
+            assert tile not in json.dumps(seen)
+
+
+async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() -> None:
+    """Nothing listens where the bridge calls: 503 UNAVAILABLE for a call, and an error event
+    with UNAVAILABLE for a stream, which the web client takes as "reconnect and resume"."""
+    import asyncio
+    import contextlib
+
+    from parlor.devinfra.embedded import free_port
+    from parlor.webgateway.component import Channels, bind, serve_http
+
+    sock = bind("127.0.0.1", 0)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    task = asyncio.create_task(serve_http(sock, Channels(f"127.0.0.1:{free_port()}", {}), None))
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            down = await client.post(f"{C4}/GetGame", json={"gameId": "g"}, headers=bearer("t"))
+            assert down.status_code == 503
+            assert down.json()["status"] == "UNAVAILABLE"
+            found = await collect(client, f"{C4}/WatchGame", {"gameId": "g"}, bearer("t"))
+            assert found[-1]["event"] == "error"
+            assert found[-1]["data"]["status"] == "UNAVAILABLE"
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -1,0 +1,218 @@
+"""The web client in headless Chromium: each test starts the services and the bridge here, runs
+one script of ``web/tests`` (playwright-core driving Debian's ``chromium``), and checks what
+the page did against the services. Screenshots go to docs/screenshots/.
+
+Chromium is never downloaded: without a ``chromium`` on the PATH these tests say what to
+install and are skipped on a developer's machine; in CI (``CI`` set) they fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from leaks import received_json, secrets_in
+
+from parlor.connect4x4.v1 import connect4x4_pb2 as c4
+from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+BUILT = ROOT / "libs" / "webgateway" / "src" / "parlor" / "webgateway" / "static" / "index.html"
+
+
+def browser() -> str:
+    """The chromium binary, or a clear failure (CI) / skip (elsewhere) naming what is missing."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    problems = []
+    if not found:
+        problems.append("chromium is not installed (Debian: apt-get install -y chromium)")
+    if not shutil.which("node"):
+        problems.append("node is not installed (Node.js 18+ with npm)")
+    if not (WEB / "node_modules" / "playwright-core").is_dir():
+        problems.append("web/node_modules is missing: run make install")
+    if not BUILT.is_file():
+        problems.append("the web client is not built: run make install")
+    if problems:
+        message = "browser tests cannot run: " + "; ".join(problems)
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    assert found is not None
+    return found
+
+
+async def run_script(script: str, web: Any, **env: str) -> dict[str, Any]:
+    """Run web/tests/<script> against the bridge; its last output line is its JSON report."""
+    process = await asyncio.create_subprocess_exec(
+        shutil.which("node") or "node",
+        f"tests/{script}",
+        cwd=WEB,
+        env={
+            **os.environ,
+            "CHROMIUM": browser(),
+            "PARLOR_WEB_URL": web.url,
+            "PARLOR_SCREENSHOTS": str(SCREENSHOTS),
+            **env,
+        },
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 240)
+    text = out.decode()
+    assert process.returncode == 0, f"{script} failed:\n{text}\n{err.decode()}"
+    report: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
+    return report
+
+
+async def test_a_guest_plays_a_whole_connect4x4_game_against_a_bot_and_replays_it(
+    start_web: Any,
+) -> None:
+    browser()
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("connect4x4.mjs", web, PARLOR_REPLAY_AT="6")
+        channel = web.platform.channel("anyone")
+        stub = c4_grpc.Connect4x4ServiceStub(channel)
+        game = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"]))).game
+        # the game the page played is over, and its moves are the ones clicked
+        assert game.status in (c4.STATUS_WON, c4.STATUS_TIED)
+        assert game.seats[1].player_id == "bot:random"
+        history = await stub.GetHistory(c4.GetHistoryRequest(game_id=report["gameId"]))
+        mine = [
+            e.notation
+            for e in history.events
+            if e.WhichOneof("body") in ("checker_dropped", "blocker_dropped")
+            and getattr(e, e.WhichOneof("body")).seat == 0
+        ]
+        assert mine == report["moves"]
+        assert len(report["moves"]) >= 4
+        # every move appeared in the page's log without a reload
+        assert [n for n in report["log"] if n] == [e.notation for e in history.events if e.notation]
+        if game.status == c4.STATUS_WON:
+            winner = "You win" if game.winner == 0 else "wins"
+            assert winner in report["status"]
+            assert report["lineCells"] >= 4  # the line, on each side it has checkers
+        else:
+            assert "tie" in report["status"]
+
+        # the replay slider at event N shows the game as it was at version N
+        at_n = report["atN"]
+        assert at_n["version"] == 6
+        assert at_n["counter"] == f"event 6 of {len(history.events)}"
+        then = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"], version=6))).game
+        checkers = sum(h.content == c4.CONTENT_CHECKER for h in [*then.front, *then.back])
+        assert at_n["checkers"] == checkers
+        assert report["back"] == 5
+        assert report["events"] == len(history.events)
+        assert report["exported"] == len(history.events)
+        await channel.close()
+    assert (SCREENSHOTS / "connect4x4.png").stat().st_size > 10_000
+    assert (SCREENSHOTS / "connect4x4-replay.png").is_file()
+
+
+async def test_upwords_refusal_then_play_and_a_spectator_sees_it_live_without_any_rack(
+    start_web: Any,
+) -> None:
+    from parlor.kit import client
+    from parlor.upwords.v1 import upwords_pb2 as uw
+    from parlor.upwords.v1 import upwords_pb2_grpc as uw_grpc
+
+    browser()
+    async with start_web("matchmaking", "dictionary", "upwords") as web:
+        report = await run_script("upwords.mjs", web)
+        word = report["word"]
+        # refused off the centre, with the rule's reason shown; then accepted at the centre
+        assert "FIRST_PLAY_OFF_CENTRE" in report["refusal"], report["refusal"]
+        assert report["notice"] == ""
+        async with client.channel(web.platform.target, report["token"]) as channel:
+            stub = uw_grpc.UpwordsServiceStub(channel)
+            history = await stub.GetHistory(uw.GetHistoryRequest(game_id=report["gameId"]))
+            game = (await stub.GetGame(uw.GetGameRequest(game_id=report["gameId"]))).game
+            at = uw.GetGameRequest(game_id=report["gameId"], version=report["watcherVersion"])
+            then = (await stub.GetGame(at)).game
+        plays = [e.word_played for e in history.events if e.WhichOneof("body") == "word_played"]
+        assert plays[0].seat == 0
+        assert [(p.row, p.col, p.tile) for p in plays[0].placements] == [
+            (4, 4 + i, letter.upper()) for i, letter in enumerate(word)
+        ]
+        assert not any(p.row == 0 for play in plays if play.seat == 0 for p in play.placements)
+        # the refusal appended nothing: the accepted play is the event right after the page's
+        first_play = next(e for e in history.events if e.WhichOneof("body") == "word_played")
+        assert first_play.info.version == report["versionAfterRefusal"] + 1
+
+        # the spectator: the word appeared live, no reload, no rack drawn for them
+        assert report["watcherRack"] == 0
+        assert report["reloads"] == 1
+        # each square shows its top tile and its height, as the game was at the page's version
+        shown = report["watcherBoard"]
+        assert shown[44 : 44 + len(word)] != [""] * len(word)
+        assert shown == [
+            f"{stack.tiles[-1]}{len(stack.tiles)}" if stack.tiles else "" for stack in then.board
+        ]
+        assert report["watcherVersion"] >= first_play.info.version
+
+        # every byte the spectator's page received: the game came through, no rack or bag did
+        seen = received_json(report["spectatorReceived"])
+        assert any("wordPlayed" in json.dumps(doc) for doc in seen), "the stream was not captured"
+        assert [path for doc in seen for path in secrets_in(doc)] == []
+        assert json.dumps(list(game.rack)) not in report["spectatorReceived"]
+        assert all(tile not in ("", None) for tile in report["rackAfter"])
+        # the player's own page did get her rack: the search above can see one
+        assert any(secrets_in(doc) for doc in received_json(report["playerReceived"]))
+    assert (SCREENSHOTS / "upwords.png").is_file()
+    assert (SCREENSHOTS / "upwords-spectator.png").is_file()
+
+
+async def test_takefour_tiles_are_placed_moved_and_taken_back_by_clicking(
+    start_web: Any,
+) -> None:
+    browser()
+    async with start_web("matchmaking", "dictionary", "takefour") as web:
+        report = await run_script("takefour.mjs", web)
+    assert "HAND_NOT_EMPTY" in report["refusal"], report["refusal"]
+    assert report["placed"] == report["letter"]
+    assert report["moved"] == ["", report["letter"]]
+    assert report["handAfter"] == len(report["hand"])
+    header, *rows = report["progress"]
+    assert "in hand" in header
+    assert len(rows) == 2  # Ada and the bot, each with counts and totals
+    assert (SCREENSHOTS / "takefour.png").is_file()
+
+
+async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    browser()
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("lobby.mjs", web)
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
+    assert len(report["code"]) == 8
+    assert report["games"][0] == report["games"][1]
+    assert sorted(s.display_name for s in game.seats) == ["Ada", "Bob"]
+    assert {m["by"] for m in report["moves"]} == {"Ada", "Bob"}
+    for move in report["moves"]:
+        assert move["seenByOther"] == move["move"]
+    assert report["reloads"] == [1, 1]
+    assert (SCREENSHOTS / "lobby.png").is_file()
+
+
+async def test_a_dropped_connection_resumes_after_the_last_version_seen(start_web: Any) -> None:
+    browser()
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("reconnect.mjs", web)
+    # the watch came back by itself, asking to resume after the version the page had
+    assert str(report["whileAway"]) in report["resumedFrom"], report
+    assert report["target"] > report["whileAway"]
+    # every move once, in order, the same as the player's page; no reload
+    assert report["watcherLog"] == report["playerLog"]
+    assert report["reloads"] == 1

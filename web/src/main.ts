@@ -1,0 +1,244 @@
+// Parlor in the browser: guest sign-in, the lobby, and each game's live and replay pages.
+// Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>.
+import { ApiError, stream, unary, type Stream } from "./api";
+import { h, notice, replace } from "./dom";
+import { IdentityService } from "./gen/parlor/identity/v1/identity_pb";
+import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb";
+import { connect4x4 } from "./connect4x4";
+import { upwords } from "./upwords";
+import { takefour } from "./takefour";
+import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
+import * as session from "./session";
+
+const KINDS: GameKind<GameLike>[] = [connect4x4, upwords, takefour] as unknown as GameKind<GameLike>[];
+const kindOf = (type: string) => KINDS.find((k) => k.type === type);
+
+const main = document.getElementById("main")!;
+const who = document.getElementById("who")!;
+let leave: (() => void) | undefined;
+let refreshing: (() => void) | undefined;
+let refreshingFor = "";
+
+function go(hash: string): void {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function route(): void {
+  leave?.();
+  leave = undefined;
+  notice("");
+  const me = session.load();
+  if (!me) {
+    replace(who);
+    signIn();
+    return;
+  }
+  if (refreshingFor !== me.playerId) {
+    refreshing?.();
+    refreshingFor = me.playerId;
+    refreshing = session.keepFresh(me, async () => (await unary(IdentityService, "refreshToken", {})).token);
+  }
+  replace(
+    who,
+    `Signed in as ${me.name} `,
+    h("a", { href: "#/" }, "Lobby"),
+    " · ",
+    h("button", { class: "link", id: "sign-out", onclick: () => { session.clear(); go("#/"); } }, "Sign out"),
+  );
+  const [, page, type, id] = location.hash.split("/");
+  const kind = type ? kindOf(type) : undefined;
+  if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId);
+  else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId);
+  else leave = lobby(me);
+}
+
+function signIn(): void {
+  const name = h("input", { id: "guest-name", placeholder: "Your name", maxlength: 64, required: true, autofocus: true }) as HTMLInputElement;
+  const form = h(
+    "form",
+    { class: "card", id: "sign-in" },
+    h("h2", {}, "Play as a guest"),
+    h("label", {}, "Name ", name),
+    h("button", { type: "submit" }, "Sign in"),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const r = await unary(IdentityService, "issueGuestToken", { displayName: name.value.trim() });
+      session.save({ token: r.token, playerId: r.playerId, name: name.value.trim() || r.playerId });
+      go("#/");
+    } catch (err) {
+      notice(describe(err), "error");
+    }
+  });
+  replace(main, form);
+}
+
+function select(id: string, options: string[], labels?: string[]): HTMLSelectElement {
+  return h("select", { id }, options.map((o, i) => h("option", { value: o }, labels?.[i] ?? o))) as HTMLSelectElement;
+}
+
+function gameSelect(id: string): HTMLSelectElement {
+  return select(id, KINDS.map((k) => k.type), KINDS.map((k) => k.label));
+}
+
+function lobby(me: session.Session): () => void {
+  const streams: Stream[] = [];
+  const seat = { index: 0, playerId: me.playerId, displayName: me.name };
+
+  // Against bots: a game created at once, the other seats bots of the chosen level.
+  const botGame = gameSelect("bot-game");
+  const botLevel = h("select", { id: "bot-level" }) as HTMLSelectElement;
+  const botCount = h("input", { id: "bot-count", type: "number", min: 1, max: 3, value: 1 }) as HTMLInputElement;
+  const challenge = h("input", { id: "challenge-mode", type: "checkbox" }) as HTMLInputElement;
+  const challengeLabel = h("label", {}, challenge, " Upwords: challenge mode (plays are not checked until challenged)");
+  const levels = () => {
+    const kind = kindOf(botGame.value)!;
+    replace(botLevel, kind.bots.map((b) => h("option", { value: b }, b.slice(4))));
+    botCount.max = String(kind.players[1] - 1);
+    challengeLabel.hidden = kind.type !== "upwords";
+  };
+  botGame.addEventListener("change", levels);
+  levels();
+  const botForm = h(
+    "form",
+    { class: "card", id: "vs-bots" },
+    h("h3", {}, "Play against bots"),
+    h("label", {}, "Game ", botGame),
+    h("label", {}, "Bot ", botLevel),
+    h("label", {}, "Bots ", botCount),
+    challengeLabel,
+    h("button", { type: "submit", id: "start-bot-game" }, "Start"),
+  );
+  botForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const kind = kindOf(botGame.value)!;
+    try {
+      const n = Math.max(1, Math.min(Number(botCount.value) || 1, kind.players[1] - 1));
+      // Upwords' word checking: 1 = auto (the dictionary checks every play), 2 = challenge
+      const config = kind.type === "upwords" && challenge.checked ? { wordChecking: 2 } : {};
+      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config);
+      go(`#/play/${kind.type}/${id}`);
+    } catch (err) {
+      notice(describe(err), "error");
+    }
+  });
+
+  // Matchmaking and private lobbies: a ticket, followed until it has a game.
+  const ticketEl = h("p", { class: "ticket", id: "ticket" });
+  const follow = (ticket: Ticket, code = "") => {
+    const show = (t: Ticket) => {
+      const state = TicketStatus[t.status]?.toLowerCase() ?? "";
+      replace(
+        ticketEl,
+        code ? h("span", {}, "Invite code ", h("code", { id: "lobby-code" }, code), " · ") : null,
+        `Ticket ${state}`,
+        t.status === TicketStatus.WAITING
+          ? h("button", { class: "link", onclick: () => void unary(MatchmakingService, "cancelTicket", { ticketId: t.ticketId }).catch((err) => notice(describe(err), "error")) }, "cancel")
+          : null,
+      );
+      if (t.status === TicketStatus.MATCHED && t.matchId) go(`#/play/${t.gameType}/${t.matchId}`);
+    };
+    show(ticket);
+    streams.push(
+      stream(MatchmakingService, "watchTicket", { ticketId: ticket.ticketId }, {
+        message: (r) => r.ticket && show(r.ticket),
+        error: (err) => notice(describe(err), "error"),
+      }),
+    );
+  };
+  const mmGame = gameSelect("mm-game");
+  const mmMin = h("input", { id: "mm-min", type: "number", min: 2, max: 8, value: 2 }) as HTMLInputElement;
+  const mmMax = h("input", { id: "mm-max", type: "number", min: 2, max: 8, value: 2 }) as HTMLInputElement;
+  const ask = async (kind: "ticket" | "lobby") => {
+    try {
+      const req = { gameType: mmGame.value, minPlayers: Number(mmMin.value), maxPlayers: Number(mmMax.value) };
+      if (kind === "ticket") {
+        const r = await unary(MatchmakingService, "createTicket", req);
+        if (r.ticket) follow(r.ticket);
+      } else {
+        const r = await unary(MatchmakingService, "createLobby", req);
+        if (r.ticket) follow(r.ticket, r.code);
+      }
+    } catch (err) {
+      notice(describe(err), "error");
+    }
+  };
+  const code = h("input", { id: "join-code", placeholder: "Invite code", size: 10 }) as HTMLInputElement;
+  const matchCard = h(
+    "div",
+    { class: "card", id: "matchmaking" },
+    h("h3", {}, "Find players"),
+    h("label", {}, "Game ", mmGame),
+    h("label", {}, "Players from ", mmMin, " to ", mmMax),
+    h("button", { id: "find-game", onclick: () => void ask("ticket") }, "Find a game"),
+    h("button", { id: "create-lobby", onclick: () => void ask("lobby") }, "Create a private lobby"),
+    h("p", { class: "hint" }, "Seats still empty after the server's wait are filled with bots."),
+    h(
+      "form",
+      {
+        id: "join-lobby",
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          try {
+            const r = await unary(MatchmakingService, "joinLobby", { code: code.value.trim() });
+            if (r.ticket) follow(r.ticket, code.value.trim());
+          } catch (err) {
+            notice(describe(err), "error");
+          }
+        },
+      },
+      code,
+      h("button", { type: "submit" }, "Join"),
+    ),
+    ticketEl,
+  );
+
+  // Games to watch and your finished games, from every game service's listing.
+  const liveEl = h("ul", { class: "games", id: "live-games" });
+  const mineEl = h("ul", { class: "games", id: "my-games" });
+  const listings = async () => {
+    const live: Node[] = [];
+    const mine: Node[] = [];
+    for (const kind of KINDS) {
+      try {
+        const all = (await unary(kind.service, "listGames", { pageSize: 20 })) as unknown as { games: Summary[] };
+        for (const g of all.games.filter((g) => !g.finishedAt)) live.push(entry(kind, g, "play", "Watch"));
+        const done = (await unary(kind.service, "listGames", { playerId: me.playerId, finishedOnly: true, pageSize: 20 })) as unknown as { games: Summary[] };
+        for (const g of done.games) mine.push(entry(kind, g, "replay", "Replay"));
+      } catch (err) {
+        // a platform may serve only some games (UNIMPLEMENTED): those simply have none here
+        if (!(err instanceof ApiError && err.status === "UNIMPLEMENTED"))
+          live.push(h("li", { class: "error" }, `${kind.label}: ${describe(err)}`));
+      }
+    }
+    replace(liveEl, live.length ? live : [h("li", {}, "No game in progress.")]);
+    replace(mineEl, mine.length ? mine : [h("li", {}, "None yet.")]);
+  };
+  void listings();
+
+  replace(
+    main,
+    h("div", { class: "lobby" }, botForm, matchCard),
+    h("div", { class: "lobby" },
+      h("section", { class: "card" }, h("h3", {}, "Live games ", h("button", { class: "link", onclick: () => void listings() }, "refresh")), liveEl),
+      h("section", { class: "card" }, h("h3", {}, "Your finished games"), mineEl)),
+  );
+  return () => streams.forEach((s) => s.close());
+}
+
+interface Summary {
+  gameId: string;
+  seats: { displayName: string; playerId: string }[];
+  finishedAt?: unknown;
+  finishReason: string;
+}
+
+function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string): Node {
+  const names = g.seats.map((s) => s.displayName || s.playerId).join(" vs ");
+  return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ` ${names}`, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
+}
+
+window.addEventListener("hashchange", route);
+route();

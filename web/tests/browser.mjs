@@ -1,0 +1,69 @@
+// Shared by the browser tests: Debian's chromium driven by playwright-core (never a
+// downloaded browser), one JSON line of results, screenshots into docs/screenshots.
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export const BASE = process.env.PARLOR_WEB_URL ?? "http://127.0.0.1:8080";
+const SHOTS = process.env.PARLOR_SCREENSHOTS ?? "";
+
+export async function launch() {
+  const executablePath = process.env.CHROMIUM;
+  if (!executablePath) throw new Error("CHROMIUM must name the chromium binary");
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+export async function newPage(browser) {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(30000);
+  page.on("pageerror", (e) => console.error(`page error: ${e}`));
+  return page;
+}
+
+export async function signIn(page, name) {
+  await page.goto(BASE + "/");
+  await page.fill("#guest-name", name);
+  await page.click("#sign-in button[type=submit]");
+  await page.waitForSelector("#vs-bots");
+}
+
+export async function screenshot(page, name) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+export function report(result) {
+  console.log(JSON.stringify(result));
+}
+
+export async function main(run) {
+  const browser = await launch();
+  try {
+    await run(browser);
+  } catch (e) {
+    console.error(e);
+    let n = 0;
+    for (const context of browser.contexts())
+      for (const page of context.pages()) {
+        console.error(`page ${page.url()}: notice ${JSON.stringify(await page.textContent("#notice").catch(() => null))}`);
+        if (process.env.PARLOR_FAILURE_SHOTS)
+          await page.screenshot({ path: join(process.env.PARLOR_FAILURE_SHOTS, `failed-${n++}.png`), fullPage: true }).catch(() => undefined);
+      }
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+}

@@ -1,0 +1,54 @@
+// A guest plays a whole Connect 4x4 game against a bot by clicking, then replays it: the
+// slider at event N, a step back, and the export.
+import { readFileSync } from "node:fs";
+import { BASE, main, newPage, report, screenshot, signIn } from "./browser.mjs";
+
+await main(async (browser) => {
+  const page = await newPage(browser);
+  await signIn(page, "Ada");
+  await page.selectOption("#bot-game", "connect4x4");
+  await page.selectOption("#bot-level", process.env.PARLOR_BOT ?? "bot:random");
+  await page.click("#start-bot-game");
+  await page.waitForURL(/#\/play\/connect4x4\//);
+  const gameId = decodeURIComponent(page.url().split("/").pop());
+  const main = page.locator("#main");
+  const moves = [];
+  for (let turn = 0; turn < 40; turn++) {
+    await page.waitForFunction(
+      () => document.querySelector("#main")?.dataset.finished === "true" || document.querySelector(".c4[data-turn=mine] button.column.legal"),
+    );
+    if ((await main.getAttribute("data-finished")) === "true") break;
+    const legal = page.locator(".c4[data-turn=mine] button.column.legal");
+    const count = await legal.count();
+    const button = legal.nth((turn * 3) % count);
+    const move = await button.getAttribute("data-move");
+    const before = Number(await main.getAttribute("data-version"));
+    if (turn === 3) await screenshot(page, "connect4x4-playing");
+    await button.click();
+    await page.waitForFunction((v) => Number(document.querySelector("#main")?.dataset.version) > v, before);
+    moves.push(move);
+  }
+  const status = await page.textContent("#status");
+  const lineCells = await page.locator(".cell.line").count();
+  const log = await page.locator("#log li").allTextContents();
+  await screenshot(page, "connect4x4");
+
+  // Replay: the slider to event N shows the game after its N-th event.
+  await page.click("#replay-link");
+  await page.waitForURL(/#\/replay\/connect4x4\//);
+  await page.waitForSelector("#main[data-loaded=true]");
+  const events = Number(await page.getAttribute("#replay-slider", "max")) + 1;
+  const n = Number(process.env.PARLOR_REPLAY_AT ?? 6);
+  await page.locator("#replay-slider").fill(String(n - 1));
+  const atN = {
+    version: Number(await main.getAttribute("data-version")),
+    checkers: await page.locator(".cell.checker").count(),
+    counter: await page.textContent("#replay-counter"),
+  };
+  await screenshot(page, "connect4x4-replay");
+  await page.click("#replay-prev");
+  const back = Number(await main.getAttribute("data-version"));
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+  const exported = readFileSync(await download.path(), "utf8").trim().split("\n");
+  report({ gameId, moves, status, lineCells, log, events, atN, back, exported: exported.length, base: BASE });
+});
