@@ -31,7 +31,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,6 +45,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from benchkit import QUICK, free_port, pct
 from load_players import GAME_TYPES, PLAYERS, Tally, warm_up
 
 from parlor.devinfra.backends import find_backends
@@ -60,17 +60,6 @@ from parlor.services.connect4x4.component import rules
 
 SECRET = generate_private_key()  # the identity key this run signs with
 AUTH = AuthSettings(private_key=SECRET)
-
-
-def pct(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def parse_mix(text: str, games: int) -> dict[str, int]:
@@ -120,6 +109,11 @@ class Platform:
             [c for c in self.command if c], env=self.env, stdout=self.log, stderr=self.log
         )
 
+    def ready(self) -> bool:
+        """Every worker serves: the platform says so once all of them do."""
+        text = Path(self.log.name).read_text(errors="replace")
+        return any(line.startswith("parlor: serving") for line in text.splitlines())
+
     async def __aenter__(self) -> Platform:
         await asyncio.to_thread(self.start)
         assert self.process is not None
@@ -128,10 +122,14 @@ class Platform:
             health = health_pb2_grpc.HealthStub(ch)
             while True:
                 if self.process.poll() is not None:
-                    raise RuntimeError(f"parlor-platform exited: see {self.log.name}")
+                    tail = Path(self.log.name).read_text(errors="replace")[-3000:]  # noqa: ASYNC240
+                    raise RuntimeError(
+                        f"parlor-platform exited with code {self.process.returncode}"
+                        f" ({self.log.name}):\n{tail}"
+                    )
                 try:
                     reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    if reply.status == health_pb2.HealthCheckResponse.SERVING and self.ready():
                         return self
                 except grpc.aio.AioRpcError:
                     pass
@@ -158,16 +156,19 @@ async def play(
     seconds: float,
     drain: float,
     pool: concurrent.futures.Executor,
+    pace: tuple[float, float] | None = None,
+    prefix: str = "load",
 ) -> tuple[dict[str, Tally], float, dict[str, int], int]:
     """Players start games until ``seconds`` are up, then finish the games they are in
-    (for at most ``drain`` more seconds); calls/s and latency are of the first part."""
+    (for at most ``drain`` more seconds); calls/s and latency are of the first part.
+    With a ``pace`` each player thinks that many seconds (uniform) before each move."""
     deadline = time.monotonic() + seconds
     tallies = {name: Tally(deadline=deadline) for name in counts}
     tasks: dict[asyncio.Task[None], str] = {}
     rng = random.Random(7)
     for name, games in counts.items():
         for i in range(2 * games):
-            player_id = f"load-{name}-{i}"
+            player_id = f"{prefix}-{name}-{i}"
             player = PLAYERS[name](
                 target,
                 issue_token(AUTH, player_id, player_id),
@@ -176,6 +177,7 @@ async def play(
                 deadline,
                 rng.randrange(2**32),
             )
+            player.pace = pace
             tasks[asyncio.create_task(player.run())] = name
     done, pending = await asyncio.wait(tasks, timeout=seconds + drain)
     for task in pending:  # games still in flight after the drain stop here
@@ -408,20 +410,27 @@ async def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=int(os.environ.get("PARLOR_LOAD_GAMES", 200)))
     parser.add_argument(
-        "--seconds", type=int, default=int(os.environ.get("PARLOR_LOAD_SECONDS", 60))
+        "--games", type=int, default=int(os.environ.get("PARLOR_LOAD_GAMES", 40 if QUICK else 200))
+    )
+    parser.add_argument(
+        "--seconds",
+        type=int,
+        default=int(os.environ.get("PARLOR_LOAD_SECONDS", 15 if QUICK else 60)),
     )
     parser.add_argument(
         "--drain",
         type=int,
-        default=int(os.environ.get("PARLOR_LOAD_DRAIN_SECONDS", 240)),
+        default=int(os.environ.get("PARLOR_LOAD_DRAIN_SECONDS", 60 if QUICK else 240)),
         help="seconds the games in flight at the end may take to finish",
     )
     parser.add_argument(
         "--mix",
         default=os.environ.get("PARLOR_LOAD_MIX", "connect4x4=2,upwords=1,takefour=1"),
         help="game types and their shares of --games",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller defaults: 40 games, 15 s, 60 s of drain"
     )
     arguments = parser.parse_args()
     with find_backends() as backends:

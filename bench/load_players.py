@@ -102,6 +102,8 @@ class Player:
     """Plays games of one type through matchmaking, one after another, until the deadline."""
 
     game_type = ""
+    pace: tuple[float, float] | None = None
+    """Seconds a player thinks before each move, drawn uniformly (None: no pause)."""
 
     def __init__(
         self, target: str, token: str, tally: Tally, pool: Executor, deadline: float, seed: int
@@ -123,6 +125,11 @@ class Player:
                     return
                 self.tally.games_started.add(game_id)
                 await when_created(lambda g=game_id, s=seat: self.play(ch, g, s))
+
+    async def pause(self) -> None:
+        """A human's thinking time before a move, when the run has a pace."""
+        if self.pace is not None:
+            await asyncio.sleep(self.rng.uniform(*self.pace))
 
     async def think(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
@@ -148,6 +155,7 @@ class Connect4x4Player(Player):
                 continue
             if not game.legal_moves:
                 continue
+            await self.pause()
             request = c4pb.PlayMoveRequest(
                 game_id=game_id,
                 move=self.rng.choice(list(game.legal_moves)),
@@ -178,6 +186,7 @@ class UpwordsPlayer(Player):
                 continue
             if game.pending.placements:
                 continue  # challenge mode only; matchmade games check words at once
+            await self.pause()
             kind, detail = await self.think(think_upwords, game.SerializeToString())
             command_id = f"{game_id}-{game.version}"
             call: Any
@@ -223,6 +232,7 @@ class TakeFourPlayer(Player):
         refused = False
         try:
             while latest.phase != tfpb.PHASE_OVER:
+                await self.pause()
                 seen = latest
                 step = await self.think(think_takefour, key, seen.SerializeToString(), refused)
                 refused = False

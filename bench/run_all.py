@@ -9,6 +9,11 @@ Every benchmark names what it makes on the shared PostgreSQL and NATS after this
 interrupted (SIGINT, so its ``finally`` blocks run) and killed only if it does not stop;
 what a killed one left is removed here. The run first sweeps what killed runs left hours
 ago, and at its end lists what it made and fails if any of it is still there.
+
+    python bench/run_all.py [--quick] [NAME...]
+
+``--quick`` runs every benchmark briefly (``PARLOR_BENCH_QUICK=1``: the benchmarks that
+know it measure shorter windows and fewer steps); names pick the scripts to run.
 """
 
 from __future__ import annotations
@@ -31,11 +36,14 @@ HERE = Path(__file__).parent
 REPORTS = HERE / "reports"
 TIMEOUT = int(os.environ.get("PARLOR_BENCH_TIMEOUT", "900"))
 GRACE = 60  # seconds an interrupted benchmark has to clean up before it is killed
+QUICK = "--quick" in sys.argv[1:]
 
 
 def run_script(script: Path) -> tuple[str, bool, bool]:
     """Its output, whether it succeeded, and whether it had to be killed."""
     env = {**os.environ, "PARLOR_BENCH_REPORT_DIR": str(REPORTS)}
+    if QUICK:
+        env["PARLOR_BENCH_QUICK"] = "1"
     with subprocess.Popen(
         [sys.executable, str(script)],
         stdout=subprocess.PIPE,
@@ -130,7 +138,7 @@ def run_all(run: scratch.Run, servers: Backends | None) -> int:
     REPORTS.mkdir(exist_ok=True)
     swept = scratch.sweep(servers.database_url, servers.nats_url) if servers else []
     scripts = sorted(HERE.glob("*_bench.py"))
-    only = sys.argv[1:]
+    only = [a for a in sys.argv[1:] if not a.startswith("--")]
     if only:
         scripts = [s for s in scripts if any(o in s.name for o in only)]
     lines = [
@@ -140,6 +148,7 @@ def run_all(run: scratch.Run, servers: Backends | None) -> int:
         f"- machine: {platform.machine()}, {os.cpu_count()} cores,"
         f" Python {platform.python_version()}",
         f"- load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        *(["- quick run (`--quick`): short windows, figures are indicative only"] if QUICK else []),
         "",
         "Every figure is printed by its script beside a baseline measured in the same run.",
         "",

@@ -115,11 +115,30 @@ class Backend:
 # --- the store ------------------------------------------------------------------------------
 
 
+NOT_A_BOT = "(actor IS NULL OR actor NOT LIKE 'bot:%%')"
+
+
 def stored_position(database_url: str) -> int:
-    """The events table's last global position: a call that stored nothing leaves it as it was."""
+    """The last global position of an event not made by a bot: a call that stored nothing
+    leaves it as it was. Bots are left out because they act on their own, at their own pace,
+    in any game of the session that still has a bot to move (earlier tests' games too); a
+    refused call cannot make a bot act without storing an event of its own first."""
     with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()
+        row = conn.execute(
+            f"SELECT coalesce(max(position), 0) FROM events WHERE {NOT_A_BOT}"
+        ).fetchone()
     return int(row[0]) if row else 0
+
+
+def stored_since(database_url: str, position: int) -> list[tuple[str, str, str | None]]:
+    """(stream, type, actor) of every event not made by a bot stored after ``position``."""
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute(
+            f"SELECT stream_id, type, actor FROM events WHERE position > %s AND {NOT_A_BOT}"
+            " ORDER BY position",
+            (position,),
+        ).fetchall()
+    return [(r[0], r[1], r[2]) for r in rows]
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from leakcheck import (
     read_stream,
     secrets_of,
     stored_position,
+    stored_since,
     takefour_secrets,
     upwords_secrets,
 )
@@ -713,7 +714,9 @@ def test_every_rpc_needs_a_good_token(games: Games, database_url: str, full_name
         else:
             assert outcome.code == grpc.StatusCode.UNAUTHENTICATED, f"{who}: {outcome.describe()}"
             assert reason_of(outcome.error) in {"TOKEN_MISSING", "TOKEN_INVALID"}  # type: ignore[arg-type]
-        assert stored_position(database_url) == before, f"{full_name} as {who} stored events"
+        assert stored_position(database_url) == before, (
+            f"{full_name} as {who} stored events: {stored_since(database_url, before)}"
+        )
 
 
 # --- seats: no one acts for another seat, and a spectator does not act at all ----------------
@@ -751,7 +754,9 @@ def test_no_one_acts_for_another_seat(
         said = f"{who} {request}: {outcome.describe()}"
         assert outcome.code == grpc.StatusCode.PERMISSION_DENIED, said
         assert reason_of(outcome.error) in reasons, said  # type: ignore[arg-type]
-        assert stored_position(database_url) == before, f"{name} as {who} stored events"
+        assert stored_position(database_url) == before, (
+            f"{name} as {who} stored events: {stored_since(database_url, before)}"
+        )
 
 
 def test_the_games_checked_had_hidden_state(games: Games) -> None:

@@ -64,5 +64,11 @@ def channel(target: str, token: str | Callable[[], str] | None = None) -> grpc.a
     return grpc.aio.insecure_channel(
         target,
         interceptors=interceptors,
-        options=[("grpc.service_config", json.dumps(RETRY_POLICY)), ("grpc.enable_retries", 1)],
+        options=[
+            ("grpc.service_config", json.dumps(RETRY_POLICY)),
+            ("grpc.enable_retries", 1),
+            # a connection of its own: channels of one process to a server run by several
+            # workers are spread over them (a shared one would pin them all to one worker)
+            ("grpc.use_local_subchannel_pool", 1),
+        ],
     )

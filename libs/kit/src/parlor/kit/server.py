@@ -47,6 +47,12 @@ class ServerSettings:
         "log format: json, text, or auto (text on a terminal, JSON otherwise)",
         "auto",
     )
+    workers: int = setting(
+        "PARLOR_WORKERS",
+        "worker processes sharing the gRPC port (SO_REUSEPORT); 0: one per core for"
+        " parlor-platform, 1 for parlor-serve",
+        0,
+    )
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,8 @@ class Server:
             options=[
                 ("grpc.max_receive_message_length", settings.max_message_bytes),
                 ("grpc.max_send_message_length", settings.max_message_bytes),
-                ("grpc.so_reuseport", 0),
+                # the workers of one server share its port; a lone server refuses to share
+                ("grpc.so_reuseport", 1 if (settings.workers or 1) > 1 else 0),
             ],
         )
         self._tasks: list[asyncio.Task[None]] = []

@@ -1,4 +1,4 @@
-"""``parlor-platform``: every installed service in one process, for development.
+"""``parlor-platform``: every installed service on one port, for development.
 
 PostgreSQL and NATS come from ``PARLOR_DATABASE_URL`` and ``PARLOR_NATS_URL``
 when set (the database is created when it does not exist yet and the role may; a
@@ -14,6 +14,11 @@ here, whatever ``PARLOR_DICTIONARY_TARGET`` says. Unless ``PARLOR_NATS_STREAM`` 
 the database, so two platforms on one NATS never see each other's events. The web
 client (``parlor.webgateway``, when installed) is served beside them on
 ``PARLOR_WEB_PORT`` (default 8080).
+
+It runs one worker process per core (``--workers N`` or ``PARLOR_WORKERS``
+to choose): the backends are found or started and the database migrated once,
+here, and the workers, children that get the backends' URLs, share the port
+(``parlor.kit.workers``). With one worker this process serves by itself.
 
 It runs in development mode (``PARLOR_DEV_MODE``). Tokens are signed with
 ``PARLOR_JWT_PRIVATE_KEY`` when set, else with a random Ed25519 key made once per
@@ -32,7 +37,7 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -41,9 +46,10 @@ from parlor.devinfra.backends import BackendsNotFound, ensure_database, find_bac
 from parlor.devinfra.embedded import free_port
 from parlor.kit import logs, tracing
 from parlor.kit.auth import data_dir_key
-from parlor.kit.main import available
+from parlor.kit.main import add_workers_argument, available, serve_workers
 from parlor.kit.server import ComponentFactory, ServerSettings, serve
 from parlor.kit.settings import SettingsError, load, setting
+from parlor.kit.workers import default_count, die_with_parent
 
 log = logging.getLogger("parlor.platform")
 
@@ -152,6 +158,17 @@ def _with_web(factories: dict[str, ComponentFactory]) -> dict[str, ComponentFact
     return {**factories, "web": component}
 
 
+SINGLE = frozenset({"web"})
+"""Served by the first worker only: the web client binds its own HTTP port, and one
+process is plenty for a development bridge."""
+
+
+def worker_services(names: list[str]) -> Callable[[int], list[str]]:
+    """The ``--only`` arguments of worker i: every service; the web client on worker 0."""
+    rest = [n for n in names if n not in SINGLE]
+    return lambda index: ["--only", *(names if index == 0 else rest)]
+
+
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parlor-platform",
@@ -167,6 +184,8 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="gRPC port (default: PARLOR_GRPC_PORT, else 50051; 0 picks a free one)",
     )
+    add_workers_argument(parser, "default: PARLOR_WORKERS, else one per core")
+    parser.add_argument("--worker-of", type=int, default=None, help=argparse.SUPPRESS)
     return parser
 
 
@@ -178,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"parlor-platform: {exc}", file=sys.stderr)
         return 2
+    workers = args.workers or server_settings.workers or default_count()
+    if args.only is not None and set(args.only) <= SINGLE:
+        workers = 1
     logs.configure("platform", server_settings.log_level, server_settings.log_format)
     development_keys(data_dir)
     try:
@@ -195,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.worker_of is not None:  # a worker: the parent found the backends and migrated
+        die_with_parent(args.worker_of)
+        try:
+            return asyncio.run(serve(server_settings, [factories[n] for n in names]))
+        finally:
+            tracing.shutdown()
     server_settings = platform_settings(server_settings, args.port, os.environ)
     for env, target in in_process_targets(server_settings, names).items():
         if os.environ.get(env, target) != target:
@@ -219,6 +247,12 @@ def main(argv: list[str] | None = None) -> int:
                 f" subjects {os.environ.get('PARLOR_NATS_SUBJECT_PREFIX')}.>",
                 flush=True,
             )
+
+            if workers > 1:
+                asyncio.run(_migrate())
+                return serve_workers(
+                    names, workers, server_settings, "parlor.platform.main", worker_services(names)
+                )
 
             async def run() -> int:
                 await _migrate()

@@ -1,0 +1,318 @@
+"""Server CPU time per call of each game's main move RPC, beside a bare gRPC echo's.
+
+Each server runs in a process of its own (``parlor-platform --only <game> [dictionary]``,
+as ``make run`` runs it, one worker), on PostgreSQL and NATS found as the tests find
+them, in a scratch database and stream. The games are created first; then, for the
+measured window, the clients make only the move calls: Connect 4x4 ``PlayMove`` (a
+random legal move), Upwords ``Play`` (the best play of the mover's rack, found by the
+rules library's bot in a helper process outside the server; a rack with no play
+exchanges or passes, and those calls are counted too), Take Four ``PlaceTile`` (every
+tile of each hand, one by one). The server's CPU time (user + system, its process
+and any under it, from /proc via psutil) over the window, less what it spends idle
+(relays and timers, measured just before), divided by the calls made. The baseline,
+measured in the same run the same way: a bare ``grpc.aio`` unary echo server (no
+interceptors, no token) in its own process, 64-byte messages.
+
+Each at 1 game (calls one after another) and at 50 games at once.
+
+    python bench/cpu_bench.py [--quick]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import os
+import random
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from benchkit import AUTH, ECHO, QUICK, ServerProcess, pct
+from load_players import think_upwords, warm_up
+
+from parlor.common.v1 import common_pb2
+from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
+from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4grpc
+from parlor.devinfra.backends import find_backends
+from parlor.devinfra.scratch import scratch_settings
+from parlor.eventstore import migrate
+from parlor.kit import client
+from parlor.kit.auth import issue_token
+from parlor.takefour.v1 import takefour_pb2 as tfpb
+from parlor.takefour.v1 import takefour_pb2_grpc as tfgrpc
+from parlor.upwords.v1 import upwords_pb2 as uwpb
+from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
+
+CONCURRENCY = (1, 50)
+WINDOW = 6.0 if QUICK else 20.0  # seconds of move calls per measurement, at most
+IDLE = 1.0 if QUICK else 3.0
+
+
+@dataclass
+class Calls:
+    """What the clients saw in one window: call latencies (ms) and how long it took."""
+
+    latencies: list[float] = field(default_factory=list)
+    elapsed: float = 0.0
+
+    async def timed(self, call: Awaitable[Any]) -> Any:
+        started = time.perf_counter()
+        reply = await call
+        self.latencies.append((time.perf_counter() - started) * 1000)
+        return reply
+
+
+Lane = Callable[[Calls, float], Awaitable[None]]
+"""One game's moves (or one caller's), until done or the deadline (time.monotonic)."""
+
+
+# -- the games: create (untimed), then a lane of move calls -------------------------------------
+
+
+async def connect4x4_lane(target: str, games: int) -> Lane:
+    """``games`` Connect 4x4 games, played one after another: random legal moves."""
+    player = f"c4-{uuid.uuid4().hex[:8]}"
+    ch = client.channel(target, issue_token(AUTH, player))
+    stub = c4grpc.Connect4x4ServiceStub(ch)
+    seats = [common_pb2.Seat(player_id=player), common_pb2.Seat(player_id=player)]
+    created = [
+        (await stub.CreateGame(c4pb.CreateGameRequest(game_id=uuid.uuid4().hex, seats=seats))).game
+        for _ in range(games)
+    ]
+    rng = random.Random(player)
+
+    async def lane(calls: Calls, deadline: float) -> None:
+        try:
+            for game in created:
+                n = 0
+                while game.status == c4pb.STATUS_IN_PROGRESS and time.monotonic() < deadline:
+                    request = c4pb.PlayMoveRequest(
+                        game_id=game.game_id,
+                        move=rng.choice(list(game.legal_moves)),
+                        command_id=f"m{n}",
+                        seat=game.turn,
+                    )
+                    game = (await calls.timed(stub.PlayMove(request))).game
+                    n += 1
+        finally:
+            await ch.close()
+
+    return lane
+
+
+async def two_players(
+    target: str, stub_type: Callable[[grpc.aio.Channel], Any], create: Callable[..., Any]
+) -> tuple[str, list[grpc.aio.Channel], list[Any]]:
+    """A new game of two players, each with a channel of its own: its id, channels, stubs."""
+    game_id = uuid.uuid4().hex
+    players = [f"p-{game_id[:8]}-{i}" for i in range(2)]
+    channels = [client.channel(target, issue_token(AUTH, p)) for p in players]
+    stubs = [stub_type(ch) for ch in channels]
+    seats = [common_pb2.Seat(player_id=p) for p in players]
+    # a platform service seats two players (a player may seat only themselves and bots)
+    service = issue_token(AUTH, "service:bench", roles=("service",))
+    async with client.channel(target, service) as ch:
+        await stub_type(ch).CreateGame(create(game_id=game_id, seats=seats))
+    return game_id, channels, stubs
+
+
+async def upwords_lane(target: str, games: int, pool: concurrent.futures.Executor) -> Lane:
+    """An Upwords game of two players, each playing its own rack's best play."""
+    game_id, channels, stubs = await two_players(
+        target, uwgrpc.UpwordsServiceStub, uwpb.CreateGameRequest
+    )
+    views = [(await s.GetGame(uwpb.GetGameRequest(game_id=game_id))).game for s in stubs]
+    loop = asyncio.get_running_loop()
+
+    async def lane(calls: Calls, deadline: float) -> None:
+        try:
+            game = views[0]
+            n = 0
+            while game.status == uwpb.STATUS_IN_PROGRESS and time.monotonic() < deadline:
+                seat = game.to_move
+                mine = views[seat] if views[seat].version == game.version else None
+                if mine is None:
+                    mine = (await stubs[seat].GetGame(uwpb.GetGameRequest(game_id=game_id))).game
+                kind, detail = await loop.run_in_executor(
+                    pool, think_upwords, mine.SerializeToString()
+                )
+                cid = f"m{n}"
+                call: Any
+                if kind == "play":
+                    placements = [uwpb.Placement(row=r, col=c, tile=t) for r, c, t in detail]
+                    call = stubs[seat].Play(
+                        uwpb.PlayRequest(game_id=game_id, placements=placements, command_id=cid)
+                    )
+                elif kind == "exchange":
+                    call = stubs[seat].Exchange(
+                        uwpb.ExchangeRequest(game_id=game_id, tile=detail, command_id=cid)
+                    )
+                else:
+                    call = stubs[seat].Pass(uwpb.PassRequest(game_id=game_id, command_id=cid))
+                game = (await calls.timed(call)).game
+                views[seat] = game
+                n += 1
+        finally:
+            for ch in channels:
+                await ch.close()
+
+    return lane
+
+
+async def takefour_lane(target: str, games: int) -> Lane:
+    """Take Four games of two players, one after another: each places its hand in a row."""
+    tables = []
+    for _ in range(games):
+        game_id, channels, stubs = await two_players(
+            target, tfgrpc.TakeFourServiceStub, tfpb.CreateGameRequest
+        )
+        hands = []
+        for seat, stub in enumerate(stubs):
+            view = (await stub.GetGame(tfpb.GetGameRequest(game_id=game_id))).game
+            hands.append([(t.id, t.face) for t in view.seats[seat].hand])
+        tables.append((game_id, channels, stubs, hands))
+
+    async def lane(calls: Calls, deadline: float) -> None:
+        try:
+            for game_id, _, stubs, hands in tables:
+                n = 0
+                for x in range(max(len(h) for h in hands)):
+                    for seat, hand in enumerate(hands):
+                        if x >= len(hand) or time.monotonic() >= deadline:
+                            continue
+                        tile, face = hand[x]
+                        request = tfpb.PlaceTileRequest(
+                            game_id=game_id,
+                            command_id=f"p{seat}-{n}",
+                            tile=tile,
+                            x=x,
+                            y=0,
+                            letter="E" if face == "?" else "",
+                        )
+                        await calls.timed(stubs[seat].PlaceTile(request))
+                        n += 1
+        finally:
+            for _, channels, _, _ in tables:
+                for ch in channels:
+                    await ch.close()
+
+    return lane
+
+
+async def echo_lane(target: str, games: int) -> Lane:
+    ch = grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+    call = ch.unary_unary(ECHO)
+    per_lane = 400 if QUICK else 2000
+
+    async def lane(calls: Calls, deadline: float) -> None:
+        try:
+            for _ in range(per_lane):
+                if time.monotonic() >= deadline:
+                    break
+                await calls.timed(call(b"x" * 64))
+        finally:
+            await ch.close()
+
+    return lane
+
+
+# -- a measurement -----------------------------------------------------------------------------
+
+
+@dataclass
+class Figure:
+    name: str
+    concurrency: int
+    calls: int
+    cpu_ms_per_call: float
+    calls_per_s: float
+    p50: float
+    p99: float
+
+
+async def measure(
+    name: str,
+    server: ServerProcess,
+    make_lane: Callable[[str, int], Awaitable[Lane]],
+    concurrency: int,
+) -> Figure:
+    games_per_lane = (3 if QUICK else 10) if concurrency == 1 else 1
+    lanes = [await make_lane(server.target, games_per_lane) for _ in range(concurrency)]
+    idle = await server.idle_cpu_rate(IDLE)
+    calls = Calls()
+    before = server.cpu_seconds()
+    started = time.perf_counter()
+    deadline = time.monotonic() + WINDOW
+    await server.guarded(asyncio.gather(*(lane(calls, deadline) for lane in lanes)))
+    calls.elapsed = time.perf_counter() - started
+    cpu = server.cpu_seconds() - before - idle * calls.elapsed
+    n = len(calls.latencies)
+    return Figure(
+        name,
+        concurrency,
+        n,
+        1000 * max(cpu, 0.0) / max(n, 1),
+        n / calls.elapsed,
+        pct(calls.latencies, 0.5),
+        pct(calls.latencies, 0.99),
+    )
+
+
+async def main(settings: dict[str, str]) -> list[Figure]:
+    await migrate(settings["PARLOR_DATABASE_URL"])
+    figures: list[Figure] = []
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
+        await asyncio.get_running_loop().run_in_executor(pool, warm_up)
+        async with ServerProcess.echo() as echo:
+            for n in CONCURRENCY:
+                figures.append(await measure("bare grpc.aio echo (baseline)", echo, echo_lane, n))
+        games: list[tuple[str, list[str], Callable[[str, int], Awaitable[Lane]]]] = [
+            ("Connect 4x4 PlayMove", ["connect4x4"], connect4x4_lane),
+            (
+                "Upwords Play",
+                ["upwords", "dictionary"],
+                lambda target, n: upwords_lane(target, n, pool),
+            ),
+            ("Take Four PlaceTile", ["takefour", "dictionary"], takefour_lane),
+        ]
+        for name, services, lane in games:
+            async with ServerProcess.platform(settings, services) as server:
+                for n in CONCURRENCY:
+                    figures.append(await measure(name, server, lane, n))
+    return figures
+
+
+def report(figures: list[Figure]) -> None:
+    echo = {f.concurrency: f for f in figures if "echo" in f.name}
+    print(
+        "Server CPU time per call (user + system of the server process, idle time taken off),"
+        f" {'quick run: ' if QUICK else ''}windows of at most {WINDOW:.0f} s"
+    )
+    print(
+        f"{'call':<32}{'games':>6}{'calls':>7}{'CPU ms/call':>12}{'x echo':>8}"
+        f"{'calls/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
+    )
+    for f in figures:
+        ratio = f.cpu_ms_per_call / echo[f.concurrency].cpu_ms_per_call
+        print(
+            f"{f.name:<32}{f.concurrency:>6}{f.calls:>7}{f.cpu_ms_per_call:>12.3f}"
+            f"{ratio:>8.1f}{f.calls_per_s:>9.0f}{f.p50:>9.2f}{f.p99:>9.2f}"
+        )
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    with find_backends() as backends:
+        with scratch_settings(backends.database_url, backends.nats_url, "bench") as found:
+            report(asyncio.run(main(found)))

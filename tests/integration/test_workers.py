@@ -1,0 +1,223 @@
+"""``parlor-serve --workers 2``: two processes on one port, each an ordinary replica.
+
+On real PostgreSQL and NATS: a watcher connected to one worker sees the moves a player
+connected to the other worker makes, and every event is published once (one relay leads);
+SIGTERM stops every worker; a worker that dies stops the server with exit code 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import grpc
+import nats
+import psutil
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from parlor.common.v1 import common_pb2
+from parlor.connect4x4.v1 import connect4x4_pb2 as pb
+from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
+from parlor.devinfra.embedded import free_port
+from parlor.kit import client
+from parlor.kit.auth import AuthSettings, issue_token
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+START_SECONDS = 120
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[str]
+    port: int
+    lines: queue.Queue[str] = field(default_factory=queue.Queue)
+    seen: list[str] = field(default_factory=list)
+
+    def workers(self) -> list[psutil.Process]:
+        return psutil.Process(self.process.pid).children()
+
+    def wait_for(self, prefix: str, seconds: float) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                if self.process.poll() is not None:
+                    raise AssertionError(
+                        f"exited {self.process.returncode}: {''.join(self.seen)}"
+                    ) from None
+                continue
+            self.seen.append(line)
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"no line {prefix!r} within {seconds} s: {''.join(self.seen)}")
+
+
+@pytest.fixture
+def served(migrated: None) -> Iterator[Served]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "PARLOR_GRPC_HOST": "127.0.0.1",
+        "PARLOR_GRPC_PORT": str(port),
+        "PARLOR_METRICS_PORT": "0",
+        "PARLOR_LOG_FORMAT": "text",
+        "PARLOR_SHUTDOWN_GRACE_SECONDS": "2",
+    }
+    program = os.path.join(os.path.dirname(sys.executable), "parlor-serve")
+    process = subprocess.Popen(
+        [program, "--workers", "2", "connect4x4"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    result = Served(process, port)
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            result.lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        line = result.wait_for("parlor: serving", START_SECONDS)
+        assert f"on port {port} (2 workers)" in line
+        yield result
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _local_ports_to(port: int) -> set[int]:
+    own = psutil.Process()
+    return {
+        c.laddr.port
+        for c in own.net_connections("tcp")
+        if c.raddr and c.raddr.port == port and c.status == psutil.CONN_ESTABLISHED
+    }
+
+
+def _worker_serving(served: Served, local_port: int) -> int:
+    """The pid of the worker holding the server side of our connection from ``local_port``."""
+    for worker in served.workers():
+        for c in worker.net_connections("tcp"):
+            if c.laddr.port == served.port and c.raddr and c.raddr.port == local_port:
+                return int(worker.pid)
+    raise AssertionError(f"no worker holds the connection from port {local_port}")
+
+
+async def _channels_on_two_workers(
+    served: Served, token: str
+) -> tuple[grpc.aio.Channel, grpc.aio.Channel, list[grpc.aio.Channel]]:
+    """Open channels one by one until two of them are served by different workers."""
+    target = f"127.0.0.1:{served.port}"
+    opened: list[grpc.aio.Channel] = []
+    by_worker: dict[int, grpc.aio.Channel] = {}
+    for _ in range(40):
+        before = _local_ports_to(served.port)
+        ch = client.channel(target, token)
+        opened.append(ch)
+        await health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        new = _local_ports_to(served.port) - before
+        assert len(new) == 1, new
+        by_worker.setdefault(_worker_serving(served, new.pop()), ch)
+        if len(by_worker) == 2:
+            first, second = by_worker.values()
+            return first, second, opened
+    raise AssertionError("40 connections all went to one worker")
+
+
+def test_two_workers_share_the_port(served: Served) -> None:
+    workers = served.workers()
+    assert len(workers) == 2
+    for worker in workers:
+        listening = [
+            c
+            for c in worker.net_connections("tcp")
+            if c.status == psutil.CONN_LISTEN and c.laddr.port == served.port
+        ]
+        assert listening, f"worker {worker.pid} does not listen on {served.port}"
+
+
+async def test_a_watcher_on_one_worker_sees_moves_made_on_another(
+    served: Served, nats_url: str, subject_prefix: str
+) -> None:
+    auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
+    token = issue_token(auth, "ada")  # both seats: hot seat
+    watcher_ch, player_ch, opened = await _channels_on_two_workers(served, token)
+    try:
+        watcher = pb_grpc.Connect4x4ServiceStub(watcher_ch)
+        player = pb_grpc.Connect4x4ServiceStub(player_ch)
+        game_id = uuid.uuid4().hex
+        seats = [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="ada")]
+        created = await player.CreateGame(pb.CreateGameRequest(game_id=game_id, seats=seats))
+        stream = watcher.WatchGame(
+            pb.WatchGameRequest(game_id=game_id, after_version=created.game.version)
+        )
+        moves = ["af", "bf", "cf", "df"]
+        last = created.game.version
+        for i, move in enumerate(moves):
+            reply = await player.PlayMove(
+                pb.PlayMoveRequest(game_id=game_id, move=move, command_id=f"m{i}", seat=i % 2)
+            )
+            last = reply.game.version
+        watched: list[int] = []
+        async with asyncio.timeout(30):
+            async for update in stream:
+                watched.append(update.event.info.version)
+                if update.event.info.version == last:
+                    break
+        stream.cancel()
+        assert watched == list(range(created.game.version + 1, last + 1))
+        assert update.game.version == last
+    finally:
+        for ch in opened:
+            await ch.close()
+
+    # both workers run the relay; one leads, so each event is on NATS once
+    nc = await nats.connect(nats_url)
+    try:
+        sub = await nc.jetstream().subscribe(
+            f"{subject_prefix}.connect4x4.{game_id}.*", ordered_consumer=True
+        )
+        seen: list[int] = []
+        while len(seen) < last:
+            msg = await sub.next_msg(timeout=15)
+            seen.append(int(msg.headers["Parlor-Version"]))
+        with pytest.raises(nats.errors.TimeoutError):
+            await sub.next_msg(timeout=1)
+    finally:
+        await nc.close()
+    assert seen == list(range(1, last + 1))
+
+
+def test_sigterm_stops_every_worker(served: Served) -> None:
+    workers = served.workers()
+    served.process.send_signal(signal.SIGTERM)
+    assert served.process.wait(timeout=30) == 0
+    _, alive = psutil.wait_procs(workers, timeout=5)
+    assert not alive
+
+
+def test_a_dying_worker_stops_the_server_with_exit_1(served: Served) -> None:
+    first, second = served.workers()
+    first.kill()
+    assert served.process.wait(timeout=30) == 1
+    line = served.wait_for(f"parlor: worker {first.pid} exited with signal 9", 10)
+    assert "stopping the other workers" in line
+    _, alive = psutil.wait_procs([second], timeout=5)
+    assert not alive
