@@ -111,6 +111,20 @@ async def refused(call: Any, request: Any) -> tuple[grpc.StatusCode, str | None,
     return error.code(), reason_of(error), error.details() or ""
 
 
+async def guest_codes(stub: ipb_grpc.IdentityServiceStub, addresses: list[str]) -> list[str]:
+    """IssueGuestToken once from each address (behind the trusted proxy): "OK" or the refusal."""
+    codes = []
+    for address in addresses:
+        try:
+            await stub.IssueGuestToken(
+                ipb.IssueGuestTokenRequest(), metadata=(("x-forwarded-for", address),)
+            )
+            codes.append("OK")
+        except grpc.aio.AioRpcError as error:
+            codes.append(f"{error.code().name} {reason_of(error)}")
+    return codes
+
+
 def seat(player: str, name: str = "") -> common_pb2.Seat:
     return common_pb2.Seat(player_id=player, display_name=name or player.title())
 
@@ -223,6 +237,8 @@ async def test_class_7_guests_streams_and_idle_watches_are_limited(
         anonymous_burst=9,
         client_address_header="x-forwarded-for",
         trusted_proxies=("127.0.0.1/32",),
+        guest_per_address_per_second=0.01,
+        guest_per_address_burst=6,
         max_streams=2,
         stream_idle_seconds=1.0,
     )
@@ -242,18 +258,9 @@ async def test_class_7_guests_streams_and_idle_watches_are_limited(
                     codes.append(f"{error.code().name} {reason_of(error)}")
         assert codes == ["OK"] * 6 + ["RESOURCE_EXHAUSTED RATE_LIMITED"]
         # Behind the trusted proxy each client has its own bucket, but all share one cap.
-        codes = []
         async with grpc.aio.insecure_channel(target) as proxy:
             stub = ipb_grpc.IdentityServiceStub(proxy)
-            for n in range(4):
-                try:
-                    await stub.IssueGuestToken(
-                        ipb.IssueGuestTokenRequest(),
-                        metadata=(("x-forwarded-for", f"203.0.113.{n}"),),
-                    )
-                    codes.append("OK")
-                except grpc.aio.AioRpcError as error:
-                    codes.append(f"{error.code().name} {reason_of(error)}")
+            codes = await guest_codes(stub, [f"203.0.113.{n}" for n in range(4)])
         assert codes == ["OK"] * 3 + ["RESOURCE_EXHAUSTED ANONYMOUS_LIMITED"]
 
         # Streams: two open watches per player; a third is refused; idle ones end.
@@ -281,6 +288,60 @@ async def test_class_7_guests_streams_and_idle_watches_are_limited(
             again.cancel()
         assert events_stored(database_url, me) == created  # watching and refusals stored nothing
         assert created > before
+
+
+async def test_class_7_many_guest_tokens_from_one_address_buy_no_more_streams(
+    migrated: None, database_url: str
+) -> None:
+    limits = RateLimitSettings(
+        per_second=0,
+        anonymous_per_second=0.01,
+        anonymous_burst=50,
+        guest_per_address_per_second=0.01,
+        guest_per_address_burst=2,
+        client_address_header="x-forwarded-for",
+        trusted_proxies=("127.0.0.1/32",),
+        max_streams=2,
+        max_streams_per_address=3,
+    )
+    me = someone()
+    attacker, neighbour = "203.0.113.7", "198.51.100.7"
+
+    def calling(token: str, address: str) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {token}"), ("x-forwarded-for", address))
+
+    async with platform(limits) as server:
+        target = f"127.0.0.1:{server.port}"
+        async with client.channel(target, issue_token(auth(), me, "Ada")) as channel:
+            connect = cpb_grpc.Connect4x4ServiceStub(channel)
+            game = uuid.uuid4().hex
+            await connect.CreateGame(
+                cpb.CreateGameRequest(game_id=game, seats=[seat(me), seat("bot:random")])
+            )
+        created = events_stored(database_url, me)
+        async with grpc.aio.insecure_channel(target) as raw:
+            connect = cpb_grpc.Connect4x4ServiceStub(raw)
+            watch = cpb.WatchGameRequest(game_id=game)
+            # A fresh guest token for every stream, all from one address: the address's cap holds.
+            guests = [issue_token(auth(), f"guest-{uuid.uuid4().hex}", "G") for _ in range(5)]
+            open_ = [connect.WatchGame(watch, metadata=calling(t, attacker)) for t in guests[:3]]
+            for stream in open_:
+                assert await stream.read() is not grpc.aio.EOF
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await connect.WatchGame(watch, metadata=calling(guests[3], attacker)).read()
+            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert reason_of(caught.value) == "TOO_MANY_STREAMS"
+            other = connect.WatchGame(watch, metadata=calling(guests[4], neighbour))
+            assert await other.read() is not grpc.aio.EOF  # another address is not affected
+            for stream in [*open_, other]:
+                stream.cancel()
+
+            # One address looping on guest tokens is refused before it drains the shared bucket.
+            identity = ipb_grpc.IdentityServiceStub(raw)
+            codes = await guest_codes(identity, [attacker] * 10)
+            assert codes == ["OK"] * 2 + ["RESOURCE_EXHAUSTED RATE_LIMITED"] * 8
+            assert await guest_codes(identity, [neighbour] * 2) == ["OK"] * 2
+        assert events_stored(database_url, me) == created  # watching and refusals stored nothing
 
 
 async def test_class_9_unprintable_or_bot_names_and_unknown_enums_are_refused(

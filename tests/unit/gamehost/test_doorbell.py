@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from parlor.gamehost.doorbell import Doorbell
 
@@ -47,5 +48,62 @@ def test_wait_returns_at_the_timeout_when_nobody_rings() -> None:
     async def run() -> None:
         bell = Doorbell()
         await asyncio.wait_for(Doorbell.wait(bell.bell("g"), 0.01), timeout=1)
+
+    asyncio.run(run())
+
+
+def test_a_forged_bus_version_cannot_silence_later_real_rings() -> None:
+    bell = Doorbell()
+    bell.ring("g1", 3)  # a real local append
+    bell.hint("g1", 10**18)  # anyone on NATS: "version 10^18"
+    waiting = bell.bell("g1")
+    bell.ring("g1", 4)  # the next real append
+    assert waiting.is_set()
+    waiting = bell.bell("g1")
+    bell.hint("g1", 5)  # another replica's real append, seen on the bus
+    assert waiting.is_set()
+    waiting = bell.bell("g1")
+    bell.hint("g1", 4)  # the bus echo of the local append still wakes no one
+    assert not waiting.is_set()
+
+
+class _Message:
+    def __init__(self, subject: str, version: str) -> None:
+        self.subject = subject
+        self.headers = {"Parlor-Version": version}
+
+
+class _Subscriptions:
+    """Records the callback ring_from_bus subscribes with, to hand it messages directly."""
+
+    def __init__(self) -> None:
+        self.callback: Any = None
+
+    async def subscribe(self, subject: str, cb: Any) -> Any:
+        self.callback = cb
+        return self
+
+    async def unsubscribe(self) -> None:
+        return None
+
+
+def test_bus_messages_with_odd_or_huge_versions_only_wake_watchers() -> None:
+    from types import SimpleNamespace
+
+    from parlor.eventstore import Subjects
+    from parlor.gamehost.bell import ring_from_bus
+
+    async def run() -> None:
+        nc = _Subscriptions()
+        bell = Doorbell()
+        await ring_from_bus(SimpleNamespace(nc=nc), Subjects(), "chess", bell)
+        bell.ring("g1", 2)
+        for version in ("²", "9" * 5000, "-1", "x"):
+            waiting = bell.bell("g1")
+            await nc.callback(_Message("parlor.events.chess.g1.X", version))  # never raises
+            assert waiting.is_set()
+        waiting = bell.bell("g1")
+        bell.ring("g1", 3)  # a real append after all of them wakes the watcher at once
+        assert waiting.is_set()
 
     asyncio.run(run())

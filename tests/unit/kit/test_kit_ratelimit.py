@@ -1,3 +1,5 @@
+import contextlib
+
 import pytest
 
 from parlor.core.errors import ResourceExhausted
@@ -90,3 +92,48 @@ def test_open_streams_per_caller_are_capped() -> None:
     with limiter.stream("ada"):  # closed streams are given back
         pass
     assert limiter._streams == {}
+
+
+def test_many_tokens_from_one_address_share_its_stream_cap() -> None:
+    limiter = RateLimiter(RateLimitSettings(max_streams=2, max_streams_per_address=3), Clock())
+    with contextlib.ExitStack() as held:
+        for guest in ("guest-1", "guest-2", "guest-3"):  # a fresh guest token per stream
+            held.enter_context(limiter.stream(guest, "203.0.113.9"))
+        with pytest.raises(ResourceExhausted) as caught, limiter.stream("guest-4", "203.0.113.9"):
+            pass
+        assert caught.value.reason == "TOO_MANY_STREAMS"
+        assert caught.value.metadata["limit"] == "3"
+        with limiter.stream("guest-5", "198.51.100.1"):  # another address is not affected
+            pass
+        assert limiter._streams["from:203.0.113.9"] == 3  # the refused stream took nothing
+    assert limiter._streams == {}
+
+
+def test_one_address_looping_on_guest_tokens_does_not_starve_another() -> None:
+    clock = Clock()
+    limiter = RateLimiter(
+        RateLimitSettings(
+            anonymous_per_second=20,
+            anonymous_burst=100,
+            guest_per_address_per_second=1,
+            guest_per_address_burst=5,
+        ),
+        clock,
+    )
+    issued = refused = 0
+    for step in range(320):  # 20 a second for 16 s from one address
+        clock.now = step / 20
+        try:
+            limiter.check_anonymous("203.0.113.9")
+            issued += 1
+        except ResourceExhausted as refusal:
+            assert refusal.reason == "RATE_LIMITED"
+            refused += 1
+    assert issued <= 5 + 16  # its burst, then one a second
+    assert refused == 320 - issued
+    for _ in range(5):  # someone else still gets guest tokens at once
+        limiter.check_anonymous("198.51.100.1")
+
+
+def test_streams_idle_for_a_minute_end_by_default() -> None:
+    assert RateLimitSettings().stream_idle_seconds == 60.0

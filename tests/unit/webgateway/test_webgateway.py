@@ -3,6 +3,8 @@ each service, and how a gRPC status becomes HTTP."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 import pytest
 from google.protobuf import any_pb2
@@ -99,3 +101,59 @@ def test_every_grpc_code_has_an_http_status() -> None:
     assert HTTP_STATUS[grpc.StatusCode.UNAUTHENTICATED] == 401
     assert HTTP_STATUS[grpc.StatusCode.PERMISSION_DENIED] == 403
     assert HTTP_STATUS[grpc.StatusCode.UNAVAILABLE] == 503
+
+
+def _request(headers: dict[str, str], client: str | None, body: bytes = b"") -> Any:
+    from starlette.requests import Request
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/x/y",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": (client, 40000) if client else None,
+    }
+    return Request(scope, receive)
+
+
+def test_the_bridge_tells_the_services_who_its_caller_is() -> None:
+    from parlor.kit.ratelimit import RateLimitSettings, client_address
+    from parlor.webgateway.app import _metadata
+
+    alone = RateLimitSettings()  # nothing in front of the bridge is trusted
+    forged = {"authorization": "Bearer t", "x-forwarded-for": "6.6.6.6"}
+    assert _metadata(_request(forged, "203.0.113.9"), alone) == (
+        ("authorization", "Bearer t"),
+        ("x-forwarded-for", "203.0.113.9"),  # the browser's claim is dropped
+    )
+    behind = RateLimitSettings(
+        client_address_header="x-forwarded-for", trusted_proxies=("10.1.0.0/16",)
+    )
+    via_gateway = _metadata(_request({"x-forwarded-for": "203.0.113.9"}, "10.1.0.5"), behind)
+    assert via_gateway == (("x-forwarded-for", "203.0.113.9, 10.1.0.5"),)
+    # a service that trusts the gateway's and the web pods' network finds the browser
+    services = RateLimitSettings(
+        client_address_header="x-forwarded-for", trusted_proxies=("10.1.0.0/16", "10.2.0.0/16")
+    )
+    assert client_address("ipv4:10.2.0.7:5000", via_gateway, services) == "203.0.113.9"
+    direct = _metadata(_request({"x-forwarded-for": "6.6.6.6"}, "198.51.100.4"), behind)
+    assert client_address("ipv4:10.2.0.7:5000", direct, services) == "198.51.100.4"
+    assert _metadata(_request({}, None), alone) == ()  # no address known: nothing claimed
+
+
+def test_bad_json_is_answered_without_echoing_much_of_the_body() -> None:
+    import asyncio
+
+    from parlor.webgateway.app import _parse
+    from parlor.webgateway.errors import BridgeError
+
+    method = catalog()["parlor.identity.v1.IdentityService/IssueGuestToken"]
+    body = b'{"' + b"A" * 100_000 + b'": 1}'
+    with pytest.raises(BridgeError) as caught:
+        asyncio.run(_parse(_request({}, "203.0.113.9", body), method, 1024 * 1024))
+    assert caught.value.http_status == 400
+    assert caught.value.body()["reason"] == "BAD_JSON"
+    assert len(caught.value.body()["message"]) < 200

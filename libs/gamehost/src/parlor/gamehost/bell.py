@@ -2,6 +2,8 @@
 
 Other replicas append to the same games; their events reach this process on
 NATS (the relay publishes every committed event), so watchers here wake at once.
+A message from the bus is only a hint to look again (``Doorbell.hint``): its version is
+never trusted beyond skipping the echo of a local append.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ async def ring_from_bus(
         tokens = msg.subject.split(".")
         if len(tokens) > prefix_tokens + 1:
             version = (msg.headers or {}).get(VERSION, "")
-            doorbell.ring(tokens[prefix_tokens + 1], int(version) if version.isdigit() else None)
+            known = isinstance(version, str) and version.isascii() and version.isdigit()
+            # a hint, not a fact: anyone who can publish could have sent it
+            doorbell.hint(tokens[prefix_tokens + 1], int(version[:20]) if known else None)
 
     nc = getattr(bus, "nc", None)
     if nc is None:  # the in-memory bus: local appends ring the bell themselves

@@ -5,9 +5,14 @@ local appends and by the bus (events another replica appended), and watchers
 also look again after a timeout, so a lost ring delays an update, never loses it.
 
 A ring may name the version it announces. The bus echoes every local append back
-to the process that made it; the doorbell remembers the highest version it has
-announced per game, so that echo (and any older news) wakes no one, and each new
-event costs each watcher one read of the store, not two.
+to the process that made it; the doorbell remembers the highest version local
+appends have announced per game, so that echo (and any older news) wakes no one,
+and each new event costs each watcher one read of the store, not two.
+
+Only local appends (whose versions come from the store) are remembered. A ring from
+the bus (``hint``) is a claim anyone who can publish could make: it may wake
+watchers, who then read the store, but its version is never remembered, so a forged
+message with a huge version cannot silence the real rings after it.
 """
 
 from __future__ import annotations
@@ -31,7 +36,10 @@ class Doorbell:
         return bell
 
     def ring(self, game_id: str, version: int | None = None) -> None:
-        """Wake the game's watchers; a ``version`` already announced wakes no one."""
+        """A local append: wake the game's watchers; a ``version`` already announced wakes no one.
+
+        ``version`` must be one the store returned for this process's own append.
+        """
         if version is not None:
             if version <= self._announced.get(game_id, 0):
                 return
@@ -39,6 +47,18 @@ class Doorbell:
             self._announced.move_to_end(game_id)
             while len(self._announced) > self._remember:
                 self._announced.popitem(last=False)
+        self._wake(game_id)
+
+    def hint(self, game_id: str, version: int | None = None) -> None:
+        """A ring from the bus: wake the watchers unless a local append already announced it.
+
+        The version is believed only to skip the echo of a local append; it is not remembered.
+        """
+        if version is not None and version <= self._announced.get(game_id, 0):
+            return
+        self._wake(game_id)
+
+    def _wake(self, game_id: str) -> None:
         bell = self._bells.pop(game_id, None)
         if bell is not None:
             bell.set()

@@ -225,7 +225,7 @@ def _wrap_stream(
                 async for item in inner(request, context):
                     yield item
                 return
-            with limiter.stream(key):
+            with limiter.stream(*key):
                 async for item in _items(inner(request, context), limiter.idle_seconds):
                     yield item
         except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -246,14 +246,15 @@ def _stream_key(
     identity: auth.Identity | None,
     context: grpc.aio.ServicerContext[Any, Any],
     limiter: RateLimiter,
-) -> str | None:
-    """Whose stream this is, for the cap on open streams; trusted services are not capped."""
-    if identity is None:
-        address = client_address(context.peer(), context.invocation_metadata(), limiter.settings)
-        return f"address:{address}"
-    if identity.is_service:
+) -> tuple[str, str] | None:
+    """Whose stream this is and from which address, for the caps on open streams.
+
+    Trusted services are not capped.
+    """
+    if identity is not None and identity.is_service:
         return None
-    return identity.player_id
+    address = client_address(context.peer(), context.invocation_metadata(), limiter.settings)
+    return (f"address:{address}" if identity is None else identity.player_id), address
 
 
 class ServerInterceptor(grpc.aio.ServerInterceptor):

@@ -9,10 +9,14 @@ port, so new connections do not get new buckets; behind a proxy (a Kubernetes in
 address is read from the header the proxy sets, and only when the call comes from one of
 the trusted proxies (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``). All
 tokenless calls together also share one global bucket (``ANONYMOUS_LIMITED``), so many
-addresses cannot mint guests without end.
+addresses cannot mint guests without end. Each address first passes its own small guest
+bucket (``PARLOR_GUEST_PER_ADDRESS_PER_SECOND``, ``PARLOR_GUEST_PER_ADDRESS_BURST``), so
+one client looping on guest tokens is refused before it can drain the shared bucket.
 
 Each player (or address, for tokenless calls) may hold a bounded number of server streams
-open at once (``TOO_MANY_STREAMS``), and a stream that has sent nothing for
+open at once (``TOO_MANY_STREAMS``); all the streams from one client address together,
+whichever tokens they carry, are capped too (``PARLOR_MAX_STREAMS_PER_ADDRESS``), so
+minting many guest tokens does not buy more streams. A stream that has sent nothing for
 ``PARLOR_STREAM_IDLE_SECONDS`` is ended (``DEADLINE_EXCEEDED``, ``STREAM_IDLE``).
 """
 
@@ -46,6 +50,16 @@ class RateLimitSettings:
     anonymous_burst: int = setting(
         "PARLOR_ANONYMOUS_BURST", "tokenless calls all clients together may make at once", 100
     )
+    guest_per_address_per_second: float = setting(
+        "PARLOR_GUEST_PER_ADDRESS_PER_SECOND",
+        "tokenless calls (guest tokens) per second from one client address (0: no limit)",
+        1.0,
+    )
+    guest_per_address_burst: int = setting(
+        "PARLOR_GUEST_PER_ADDRESS_BURST",
+        "tokenless calls (guest tokens) one client address may make at once",
+        5,
+    )
     client_address_header: str = setting(
         "PARLOR_CLIENT_ADDRESS_HEADER",
         "header a trusted proxy puts the client's address in, e.g. x-forwarded-for (empty: none)",
@@ -61,10 +75,15 @@ class RateLimitSettings:
         "server streams (WatchGame...) one player or address may hold open at once (0: no cap)",
         16,
     )
+    max_streams_per_address: int = setting(
+        "PARLOR_MAX_STREAMS_PER_ADDRESS",
+        "server streams all callers from one client address may hold open at once (0: no cap)",
+        64,
+    )
     stream_idle_seconds: float = setting(
         "PARLOR_STREAM_IDLE_SECONDS",
         "a server stream that sends nothing for this long is ended (0: never)",
-        600.0,
+        60.0,
     )
 
 
@@ -119,6 +138,21 @@ def client_address(peer: str, metadata: Metadata, settings: RateLimitSettings) -
     return address
 
 
+def forwarded_for(client: str | None, incoming: str | None, settings: RateLimitSettings) -> str:
+    """The x-forwarded-for a bridge passes on: the hops it was told of, then its own client.
+
+    The incoming hops are kept only when the bridge's client is itself a trusted proxy (and
+    then only the last few, each clipped); otherwise the client wrote them and they are
+    dropped. The services take the rightmost address that is not a trusted proxy.
+    """
+    hops: list[str] = []
+    if incoming and client and _within(client, _trusted(settings.trusted_proxies)):
+        hops = [h.strip()[:64] for h in incoming.split(",") if h.strip()][-8:]
+    if client:
+        hops.append(client[:64])
+    return ", ".join(hops)
+
+
 _TRUSTED: dict[tuple[str, ...], tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]] = {}
 
 
@@ -154,8 +188,14 @@ class RateLimiter:
         self._take(key, self.rate, self.burst, "too many calls")
 
     def check_anonymous(self, address: str) -> None:
-        """A tokenless call from ``address``: its own bucket, then the one all such calls share."""
+        """A tokenless call from ``address``: its own buckets, then the one all such calls share."""
         self.check(f"address:{address}")
+        self._take(
+            f"guest:{address}",
+            self.settings.guest_per_address_per_second,
+            float(self.settings.guest_per_address_burst),
+            "too many calls without a token from this address",
+        )
         self._take(
             "anonymous:*",
             self.settings.anonymous_per_second,
@@ -185,22 +225,32 @@ class RateLimiter:
             self._buckets.popitem(last=False)
 
     @contextlib.contextmanager
-    def stream(self, key: str) -> Iterator[None]:
-        """Hold one of ``key``'s open streams while the block runs, or raise ResourceExhausted."""
-        cap = self.settings.max_streams
-        held = self._streams.get(key, 0)
-        if cap > 0 and held >= cap:
-            raise ResourceExhausted(
-                f"too many open streams: at most {cap} at once; close one first",
-                reason="TOO_MANY_STREAMS",
-                metadata={"limit": str(cap)},
+    def stream(self, key: str, address: str | None = None) -> Iterator[None]:
+        """Hold one of ``key``'s open streams while the block runs, or raise ResourceExhausted.
+
+        With ``address`` (the client's), the stream also counts against that address's cap,
+        whoever's token it carries.
+        """
+        holds = [(key, self.settings.max_streams, "")]
+        if address is not None:
+            holds.append(
+                (f"from:{address}", self.settings.max_streams_per_address, " from this address")
             )
-        self._streams[key] = held + 1
+        for held_key, cap, where in holds:
+            if cap > 0 and self._streams.get(held_key, 0) >= cap:
+                raise ResourceExhausted(
+                    f"too many open streams{where}: at most {cap} at once; close one first",
+                    reason="TOO_MANY_STREAMS",
+                    metadata={"limit": str(cap)},
+                )
+        for held_key, _, _ in holds:
+            self._streams[held_key] = self._streams.get(held_key, 0) + 1
         try:
             yield
         finally:
-            left = self._streams[key] - 1
-            if left:
-                self._streams[key] = left
-            else:
-                del self._streams[key]
+            for held_key, _, _ in holds:
+                left = self._streams[held_key] - 1
+                if left:
+                    self._streams[held_key] = left
+                else:
+                    del self._streams[held_key]

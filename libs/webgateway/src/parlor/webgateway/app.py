@@ -2,7 +2,9 @@
 
 ``POST /api/<package.Service>/<Method>`` with a JSON body (the proto3 JSON mapping of the
 request) calls the method on the service's gRPC server with the caller's
-``Authorization`` header as it came, and answers:
+``Authorization`` header as it came and the caller's address in ``x-forwarded-for`` (after
+the hops a trusted proxy in front of the bridge named; see ``parlor.kit.ratelimit``), so the
+services limit each browser by its own address, not the bridge's, and answers:
 
 - unary methods: the response as JSON (200), or the error (see ``errors``);
 - server-streaming methods: ``text/event-stream``; each response is a ``message`` event
@@ -35,6 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as Message_
 
+from parlor.kit.ratelimit import RateLimitSettings, forwarded_for
 from parlor.webgateway.catalog import RESUME_FIELDS, Method, version_of
 from parlor.webgateway.errors import BridgeError, from_rpc_error
 
@@ -44,6 +47,8 @@ UNARY_TIMEOUT_SECONDS = 30.0
 KEEPALIVE_SECONDS = 15.0
 # Headers passed to the services as gRPC metadata; nothing else a browser sends is.
 FORWARDED_HEADERS = ("authorization",)
+CLIENT_HEADER = "x-forwarded-for"  # set by the bridge itself, from the caller's address
+JSON_ERROR_CHARS = 100  # a parse error may quote the body: never echo more than this
 NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Parlor</title>
 <p>The web client is not built. Run <code>make install</code> (it needs Node.js and npm),
 then start the platform again. The JSON API is served under <code>/api/</code>.</p>"""
@@ -61,8 +66,12 @@ def to_json(message: Message) -> str:
     return json.dumps(json_format.MessageToDict(message), separators=(",", ":"))
 
 
-def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
-    return tuple((h, request.headers[h]) for h in FORWARDED_HEADERS if h in request.headers)
+def _metadata(request: Request, proxies: RateLimitSettings) -> tuple[tuple[str, str], ...]:
+    passed = tuple((h, request.headers[h]) for h in FORWARDED_HEADERS if h in request.headers)
+    header = proxies.client_address_header.lower() or CLIENT_HEADER
+    incoming = request.headers.get(header) if proxies.client_address_header else None
+    client = forwarded_for(request.client.host if request.client else None, incoming, proxies)
+    return (*passed, (header, client)) if client else passed
 
 
 async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
@@ -77,7 +86,12 @@ async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
     try:
         json_format.Parse(bytes(body) or b"{}", message)
     except (json_format.ParseError, UnicodeDecodeError) as exc:
-        raise BridgeError(400, "INVALID_ARGUMENT", "BAD_JSON", f"bad request JSON: {exc}") from exc
+        problem = str(exc)
+        if len(problem) > JSON_ERROR_CHARS:
+            problem = problem[:JSON_ERROR_CHARS] + "..."
+        raise BridgeError(
+            400, "INVALID_ARGUMENT", "BAD_JSON", f"bad request JSON: {problem}"
+        ) from exc
     return message
 
 
@@ -99,10 +113,17 @@ def _sse(event: str, data: str, event_id: int | None = None) -> bytes:
 class Bridge:
     """Forwards calls for the methods of a catalog to the channel of each one's service."""
 
-    def __init__(self, methods: Mapping[str, Method], channels: Channels, max_bytes: int) -> None:
+    def __init__(
+        self,
+        methods: Mapping[str, Method],
+        channels: Channels,
+        max_bytes: int,
+        proxies: RateLimitSettings | None = None,
+    ) -> None:
         self.methods = methods
         self.channels = channels
         self.max_bytes = max_bytes
+        self.proxies = proxies or RateLimitSettings()
 
     def _method(self, request: Request) -> Method:
         key = f"{request.path_params['service']}/{request.path_params['method']}"
@@ -118,7 +139,7 @@ class Bridge:
             if method.server_streaming:
                 _resume(request, method, message)
                 return StreamingResponse(
-                    self._stream(method, message, _metadata(request)),
+                    self._stream(method, message, _metadata(request, self.proxies)),
                     media_type="text/event-stream",
                     headers={"cache-control": "no-store", "x-accel-buffering": "no"},
                 )
@@ -129,7 +150,7 @@ class Bridge:
                 response_deserializer=method.response.FromString,
             )
             response = await call(
-                message, metadata=_metadata(request), timeout=UNARY_TIMEOUT_SECONDS
+                message, metadata=_metadata(request, self.proxies), timeout=UNARY_TIMEOUT_SECONDS
             )
         except BridgeError as exc:
             return JSONResponse(exc.body(), status_code=exc.http_status)
@@ -185,9 +206,14 @@ def create_app(
     channels: Channels,
     assets: Path | None,
     max_bytes: int = 1024 * 1024,
+    proxies: RateLimitSettings | None = None,
 ) -> Starlette:
-    """The ASGI app: the API under /api/, /healthz, and the web client's assets at /."""
-    bridge = Bridge(methods, channels, max_bytes)
+    """The ASGI app: the API under /api/, /healthz, and the web client's assets at /.
+
+    ``proxies`` says which proxies in front of the bridge are believed about the caller's
+    address (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``); by default none.
+    """
+    bridge = Bridge(methods, channels, max_bytes, proxies)
 
     async def healthz(request: Request) -> Response:
         return Response("ok\n", media_type="text/plain")

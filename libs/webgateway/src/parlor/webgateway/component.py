@@ -22,6 +22,7 @@ import grpc
 import uvicorn
 
 from parlor.kit.client import channel as client_channel
+from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Component, ServerSettings
 from parlor.kit.settings import SettingsError, load, setting
 from parlor.webgateway.app import create_app
@@ -121,9 +122,19 @@ def address(sock: socket.socket, host: str) -> str:
 
 async def serve_http(sock: socket.socket, channels: Channels, assets: Path | None) -> None:
     """Run the app on ``sock`` until cancelled, then finish in-flight requests briefly."""
-    app = create_app(catalog(), channels, assets if assets is not None else ASSETS)
-    config = uvicorn.Config(
-        app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=3
+    app = create_app(
+        catalog(),
+        channels,
+        assets if assets is not None else ASSETS,
+        proxies=load(RateLimitSettings),
+    )
+    config = uvicorn.Config(  # the bridge reads proxy headers itself, from trusted proxies only
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=3,
+        proxy_headers=False,
     )
     server = _Server(config)
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
