@@ -113,12 +113,30 @@ def test_a_service_publishes_only_its_own_events_and_uses_only_its_own_consumer(
     assert not allowed(rules["publish"], f"$JS.API.STREAM.PURGE.{STREAM}")
     # and it may do what its code does
     assert allowed(rules["subscribe"], "_INBOX.abc.1")
+    # At start every service asks to create the stream (ensure_streams: a refused create
+    # leaves it never ready); NATS refuses a create over an existing stream whose config
+    # differs, so only an update could reconfigure it.
     assert allowed(rules["publish"], f"$JS.API.STREAM.CREATE.{STREAM}")
     if user in CATEGORIES:
         assert allowed(rules["publish"], f"{PREFIX}.{user}.g1.GameFinished")
     if user in CONSUMERS:
         durable = CONSUMERS[user]
         assert allowed(rules["publish"], f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}.x.y")
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+@pytest.mark.parametrize("user", NATS_USERS)
+@pytest.mark.parametrize("api", ["UPDATE", "DELETE", "PURGE"])
+def test_no_service_may_reconfigure_delete_or_purge_the_shared_stream(
+    overlay: str, user: str, api: str
+) -> None:
+    """A compromised pod must not set max_msgs=1 (or drop the stream) under everyone."""
+    users = dev_nats_conf() if overlay == "dev" else prod_values()["config"]["merge"]
+    rules = permissions(users["authorization"]["users"])[user]
+    for subject in (f"$JS.API.STREAM.{api}.{STREAM}", f"$JS.API.STREAM.{api}.OTHER"):
+        assert not allowed(rules["publish"], subject), (overlay, user, subject)
+    assert not any(p.startswith("$JS.API.STREAM.UPDATE") for p in rules["publish"])
+    assert not any(p in {">", "$JS.>", "$JS.API.>", "$JS.API.STREAM.>"} for p in rules["publish"])
 
 
 @pytest.mark.parametrize("overlay", sorted(OVERLAYS))
