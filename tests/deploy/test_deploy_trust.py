@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from typing import Any
 
 import pytest
@@ -22,7 +23,9 @@ import yaml
 from deploy_facts import (
     NATS_USERS,
     OVERLAYS,
+    ROOT,
     SIGNING_KEYS,
+    dev_secrets,
     environment,
     of_kind,
     parlor_container,
@@ -109,12 +112,30 @@ def test_a_service_publishes_only_its_own_events_and_uses_only_its_own_consumer(
     assert not allowed(rules["publish"], f"$JS.API.STREAM.PURGE.{STREAM}")
     # and it may do what its code does
     assert allowed(rules["subscribe"], "_INBOX.abc.1")
+    # At start every service asks to create the stream (ensure_streams: a refused create
+    # leaves it never ready); NATS refuses a create over an existing stream whose config
+    # differs, so only an update could reconfigure it.
     assert allowed(rules["publish"], f"$JS.API.STREAM.CREATE.{STREAM}")
     if user in CATEGORIES:
         assert allowed(rules["publish"], f"{PREFIX}.{user}.g1.GameFinished")
     if user in CONSUMERS:
         durable = CONSUMERS[user]
         assert allowed(rules["publish"], f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}.x.y")
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+@pytest.mark.parametrize("user", NATS_USERS)
+@pytest.mark.parametrize("api", ["UPDATE", "DELETE", "PURGE"])
+def test_no_service_may_reconfigure_delete_or_purge_the_shared_stream(
+    overlay: str, user: str, api: str
+) -> None:
+    """A compromised pod must not set max_msgs=1 (or drop the stream) under everyone."""
+    users = dev_nats_conf() if overlay == "dev" else prod_values()["config"]["merge"]
+    rules = permissions(users["authorization"]["users"])[user]
+    for subject in (f"$JS.API.STREAM.{api}.{STREAM}", f"$JS.API.STREAM.{api}.OTHER"):
+        assert not allowed(rules["publish"], subject), (overlay, user, subject)
+    assert not any(p.startswith("$JS.API.STREAM.UPDATE") for p in rules["publish"])
+    assert not any(p in {">", "$JS.>", "$JS.API.>", "$JS.API.STREAM.>"} for p in rules["publish"])
 
 
 @pytest.mark.parametrize("overlay", sorted(OVERLAYS))
@@ -244,3 +265,42 @@ def test_postgres_and_nats_pods_have_policies_of_their_own(overlay: str, port: i
         for policy in own for rule in policy["spec"]["ingress"]
         if port in {p["port"] for p in rule["ports"]} for peer in rule["from"]
     )  # fmt: skip
+
+
+def tracked_files() -> list[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60
+    )
+    return [name for name in listed.stdout.decode().split("\0") if name]
+
+
+def test_no_tracked_file_holds_a_private_key_or_a_nats_password() -> None:
+    """Anyone with the repository could sign tokens for, or log in to, a dev cluster."""
+    generated = dev_secrets()
+    passwords = [
+        line.split("=", 1)[1] for line in (generated / "nats.env").read_text().splitlines()
+    ]
+    assert len(passwords) == len(NATS_USERS)
+    assert all(len(p) >= 32 for p in passwords)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", str(generated / "nats.env")], cwd=ROOT, check=False
+    )
+    assert ignored.returncode == 0, "the generated dev secrets must be gitignored"
+    # a password given to a user or Secret in the open (nats.conf, secretGenerator literals)
+    literal = re.compile(r'(?:"password"\s*:\s*"(?!GENERATED-BY-make-secrets\.py")[^"$<]+"'
+                         r"|-password=[0-9a-f]{16,})")  # fmt: skip
+    found = []
+    for name in tracked_files():
+        path = ROOT / name
+        if not path.is_file() or path.stat().st_size > 2_000_000:
+            continue
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue
+        if "BEGIN PRIVATE KEY" in text and "-----BEGIN PRIVATE KEY-----\n" in text:
+            found.append(f"{name}: a private key")
+        if (match := literal.search(text)) is not None:
+            found.append(f"{name}: {match.group(0)[:40]}")
+        found += [f"{name}: a generated NATS password" for p in passwords if p in text]
+    assert not found, found
