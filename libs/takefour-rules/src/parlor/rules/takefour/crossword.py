@@ -9,6 +9,11 @@ Cell = tuple[int, int]
 
 WordCheck = Callable[[str], bool]
 
+MAX_WORD_LENGTH = 128
+"""The longest string the dictionary checks (its ``CheckWords`` ``words`` bound,
+``parlor.kit.bounds.MAX_STRING``). A longer run of letters is never a word: it is never
+sent to the dictionary (which would refuse the whole batch) and its verdict is "invalid"."""
+
 ACROSS: Cell = (1, 0)
 DOWN: Cell = (0, 1)
 
@@ -37,13 +42,21 @@ def run_words(letters: Mapping[Cell, str]) -> list[str]:
     return [spell(letters, run) for run in runs(letters)]
 
 
+def checkable(word: str) -> bool:
+    """Whether the dictionary can judge ``word`` (longer ones are never words)."""
+    return len(word) <= MAX_WORD_LENGTH
+
+
 def sub_run_words(letters: Mapping[Cell, str]) -> set[str]:
-    """Every contiguous piece (2+ letters) of every maximal run: all removal could leave."""
+    """Every contiguous piece (2 to ``MAX_WORD_LENGTH`` letters) of every maximal run.
+
+    All removal could leave that might be a word; longer pieces never are.
+    """
     words: set[str] = set()
     for run in runs(letters):
         text = spell(letters, run)
         for start in range(len(text) - 1):
-            for end in range(start + 2, len(text) + 1):
+            for end in range(start + 2, min(len(text), start + MAX_WORD_LENGTH) + 1):
                 words.add(text[start:end])
     return words
 
