@@ -494,13 +494,19 @@ def long_row(length: int) -> TakeFourState:
 
 def test_a_row_longer_than_the_dictionary_bound_is_never_sent_and_never_a_word() -> None:
     from parlor.kit.bounds import MAX_STRING
+    from parlor.lexicon.lexicon import Lexicon
+    from parlor.lexicon.query import MAX_WORD_LENGTH as DICTIONARY_BOUND
 
-    assert MAX_WORD_LENGTH == MAX_STRING  # the dictionary's CheckWords bound on each word
+    assert MAX_WORD_LENGTH == DICTIONARY_BOUND <= MAX_STRING  # what CheckWords judges
     state = long_row(MAX_WORD_LENGTH + 2)
     for command in (CallDone(0), CallTakeFour(0)):
         checked = TAKE_FOUR.words_to_check(state, command)
         assert max(map(len, checked), default=0) <= MAX_WORD_LENGTH
     assert "A" * MAX_WORD_LENGTH in TAKE_FOUR.words_to_check(state, CallDone(0))
+    # The dictionary judges the batch instead of refusing it.
+    batch = sorted(TAKE_FOUR.words_to_check(state, CallDone(0)))
+    answers = Lexicon("t", ["aa", "a" * MAX_WORD_LENGTH]).check_many(batch)
+    assert answers == [w in ("AA", "A" * MAX_WORD_LENGTH) for w in batch]
 
     # Even verdicts that call the whole row a word do not make it one: it is not checkable.
     everything = CallDone(0, {w: True for w in TAKE_FOUR.words_to_check(state, CallDone(0))})

@@ -9,10 +9,11 @@ Cell = tuple[int, int]
 
 WordCheck = Callable[[str], bool]
 
-MAX_WORD_LENGTH = 128
-"""The longest string the dictionary checks (its ``CheckWords`` ``words`` bound,
-``parlor.kit.bounds.MAX_STRING``). A longer run of letters is never a word: it is never
-sent to the dictionary (which would refuse the whole batch) and its verdict is "invalid"."""
+MAX_WORD_LENGTH = 64
+"""The longest word the dictionary checks (``parlor.lexicon.query.MAX_WORD_LENGTH``: a
+longer one in a ``CheckWords`` batch fails the whole batch, ``WORD_TOO_LONG``, and the
+request field's own bound is 128). A longer run of letters is never a word: it is never
+sent to the dictionary and its verdict is "invalid"."""
 
 ACROSS: Cell = (1, 0)
 DOWN: Cell = (0, 1)
