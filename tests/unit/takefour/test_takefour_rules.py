@@ -522,6 +522,16 @@ def test_a_row_longer_than_the_dictionary_bound_is_never_sent_and_never_a_word()
     assert scored.removed[1] == ()
 
 
+def test_auto_mode_names_a_too_long_run_by_a_short_prefix() -> None:
+    state = long_row(MAX_WORD_LENGTH + 2)
+    state = replace(state, config=replace(state.config, checking="auto"))
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallDone(0), words=lambda word: True)
+    assert refused.value.rule == "INVALID_CROSSWORD"
+    assert f"({MAX_WORD_LENGTH + 2} letters)" in refused.value.message
+    assert len(refused.value.message) < 120
+
+
 def test_a_row_within_the_bound_is_still_checked_whole() -> None:
     state = long_row(MAX_WORD_LENGTH)
     words = lexicon("A" * MAX_WORD_LENGTH)

@@ -107,8 +107,13 @@ def crossword_problems(letters: Mapping[Cell, str], is_word: WordCheck) -> list[
         problems.append("the tiles are not all connected")
     bad = sorted({word for word in run_words(letters) if not is_word(word)})
     if bad:
-        problems.append("not words: " + ", ".join(bad))
+        problems.append("not words: " + ", ".join(map(_named, bad)))
     return problems
+
+
+def _named(word: str, shown: int = 32) -> str:
+    """A word as an error names it: a long run is cut to a short prefix."""
+    return word if len(word) <= shown else f"{word[:shown]}... ({len(word)} letters)"
 
 
 def is_crossword(letters: Mapping[Cell, str], is_word: WordCheck) -> bool:
