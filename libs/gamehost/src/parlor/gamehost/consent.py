@@ -22,8 +22,8 @@ and holds a service key of its own), so scoring checks it before rating (``rated
 - ``match:<id>``: the store holds ``matchmaking-<id>`` version 1, a ``MatchFormed`` for
   this game type whose seats are this game's seats, in order, and the game's id is the
   match's (a match rates one game, and only its own);
-- ``service``: the actor is one of ``RATED_SERVICES`` (``service:matchmaking`` only;
-  tournaments later). Any other service's games, ``service:upwords`` creating a game
+- ``service``: the actor is one of ``RATED_SERVICES`` (matchmaking only; tournaments
+  later). Any other service's games, ``service:upwords`` creating a game
   seating two people say, are played but not rated.
 
 A game without such a record (one created before the rule existed, or written by
@@ -51,8 +51,9 @@ MATCH_PREFIX = "match:"
 SERVICE = "service"
 MATCH_CATEGORY = "matchmaking"
 MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
-RATED_SERVICES = frozenset({SERVICE_SUBJECT_PREFIX + MATCH_CATEGORY})
-"""The services whose ``service`` consent scoring believes (the actor of the game's events)."""
+RATED_SERVICES = frozenset({SERVICE_SUBJECT_PREFIX + MATCH_CATEGORY, MATCH_CATEGORY})
+"""The services whose ``service`` consent scoring believes (the actor of the game's events):
+matchmaking, by its service subject or the actor name it creates match games under."""
 
 
 def match_stream(match_id: str) -> str:
