@@ -260,7 +260,9 @@ async def test_a_game_not_every_seated_human_agreed_to_is_not_rated(
         return stream
 
     forced = await finished((eve, fay), Metadata(actor=eve))  # eve seated fay, no consent
-    agreed = await finished((gus, hal), Metadata(actor="x", extra={CONSENT: "service"}))
+    agreed = await finished(
+        (gus, hal), Metadata(actor="service:matchmaking", extra={CONSENT: "service"})
+    )
     await eventually(lambda: asyncio.to_thread(scored, database_url, agreed))
     assert not scored(database_url, forced)
     assert scoring_rows(database_url, [eve, fay]) == []

@@ -1,4 +1,11 @@
-"""Scoring's consumer: each game once, in position order even when deliveries are not."""
+"""Scoring's consumer: each game once, in position order even when deliveries are not.
+
+Issue 15, class 1: scoring checks a game's consent record before it rates the game. The
+record is written by a game service, so it is only a claim: a compromised upwords pod holds
+``service:upwords`` and may seat anyone, and may claim any ``match:<id>``. Live scoring and
+the rebuild alike rate a ``service`` game only if its actor is allow-listed, and a
+``match:<id>`` game only if the store holds that match, for this game, with these seats.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ import shutil
 import signal
 import sys
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -26,14 +33,15 @@ from parlor.eventstore import (
     PostgresEventStore,
     RecordedEvent,
 )
-from parlor.gamehost.consent import CONSENT
+from parlor.gamehost.consent import CONSENT, MATCH_FORMED, match_stream
+from parlor.matchmaking.v1 import events_pb2
 from parlor.services.scoring.migrate import migrate
 from parlor.services.scoring.scorer import Scorer
 from parlor.services.scoring.sheet import GAME_FINISHED, SEATS_TAKEN
 
 pytestmark = pytest.mark.integration
 
-AGREED = Metadata(actor="service:tests", extra={CONSENT: "service"})
+AGREED = Metadata(actor="service:matchmaking", extra={CONSENT: "service"})
 
 
 @dataclass
@@ -206,3 +214,139 @@ async def test_scoring_killed_between_its_commit_and_its_ack_rates_the_game_once
     finally:
         await bus.js.delete_stream(subjects.stream)
         await bus.close()
+
+
+# -- issue 15, class 1: the consent record is checked ----------------------------------
+
+
+def seats(players: Sequence[str]) -> list[common_pb2.Seat]:
+    return [common_pb2.Seat(index=i, player_id=p) for i, p in enumerate(players)]
+
+
+async def finished(
+    store: PostgresEventStore, stream: str, players: Sequence[str], metadata: Metadata
+) -> str:
+    """A game played out: its creating event carries ``metadata`` as the game host wrote it."""
+    result = common_pb2.GameFinished(
+        reason="RESIGNATION",
+        results=[
+            common_pb2.SeatResult(seat=common_pb2.Seat(index=i), rank=i + 1)
+            for i in range(len(players))
+        ],
+    )
+    await store.append(
+        stream,
+        [
+            NewEvent(
+                SEATS_TAKEN,
+                common_pb2.SeatsTaken(seats=seats(players)).SerializeToString(),
+                metadata=metadata,
+            ),
+            NewEvent(GAME_FINISHED, result.SerializeToString()),
+        ],
+        NO_STREAM,
+    )
+    return stream
+
+
+async def match(
+    store: PostgresEventStore, match_id: str, game_type: str, players: Sequence[str]
+) -> None:
+    """What matchmaking records when a match forms."""
+    formed = events_pb2.MatchFormed(match_id=match_id, game_type=game_type, seats=seats(players))
+    await store.append(
+        match_stream(match_id), [NewEvent(MATCH_FORMED, formed.SerializeToString())], NO_STREAM
+    )
+
+
+def scored(database_url: str, stream_id: str) -> bool:
+    with psycopg.connect(database_url) as conn:
+        found = conn.execute("SELECT 1 FROM scoring_games WHERE stream_id = %s", (stream_id,))
+        return found.fetchone() is not None
+
+
+def rated_players(database_url: str, players: Sequence[str]) -> list[str]:
+    with psycopg.connect(database_url) as conn:
+        found = conn.execute(
+            "SELECT DISTINCT player_id FROM scoring_ratings WHERE player_id = ANY(%s)",
+            (list(players),),
+        )
+        return sorted(r[0] for r in found.fetchall())
+
+
+def names(*who: str) -> list[str]:
+    tag = uuid.uuid4().hex[:8]
+    return [f"{w}-{tag}" for w in who]
+
+
+async def test_only_games_whose_consent_the_store_bears_out_are_rated(
+    store: PostgresEventStore, database_url: str
+) -> None:
+    scorer = Scorer(store, timedelta(days=7))
+    inbox = Inbox(store.engine, f"scoring-consent-{uuid.uuid4().hex[:8]}")
+    ann, bob, cy, dee, eve, fay, gus, hal, ida, jo = names(
+        "ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ida", "jo"
+    )
+    real, other = uuid.uuid4().hex, uuid.uuid4().hex
+    await match(store, real, "upwords", [gus, hal])
+    await match(store, other, "upwords", [ida, "bot:random"])
+
+    # A compromised upwords pod, with its own service key, seats two people: not rated.
+    by_pod = await finished(
+        store,
+        f"upwords-{uuid.uuid4().hex}",
+        [ann, bob],
+        Metadata(actor="service:upwords", extra={CONSENT: "service"}),
+    )
+    # It claims a match that never formed: not rated.
+    fake = uuid.uuid4().hex
+    by_fake_match = await finished(
+        store,
+        f"upwords-{fake}",
+        [cy, dee],
+        Metadata(actor="matchmaking", extra={CONSENT: f"match:{fake}"}),
+    )
+    # It claims a real match for a game of its own (other id), or seats others in it.
+    by_borrowed_match = await finished(
+        store,
+        f"upwords-{uuid.uuid4().hex}",
+        [gus, hal],
+        Metadata(actor="matchmaking", extra={CONSENT: f"match:{real}"}),
+    )
+    by_reseated_match = await finished(
+        store,
+        f"upwords-{other}",
+        [ida, jo],
+        Metadata(actor="matchmaking", extra={CONSENT: f"match:{other}"}),
+    )
+    by_other_type = await finished(
+        store,
+        f"connect4x4-{real}",
+        [gus, hal],
+        Metadata(actor="matchmaking", extra={CONSENT: f"match:{real}"}),
+    )
+    # The real match's game, and a game the allow-listed service vouches for: rated.
+    matched = await finished(
+        store,
+        f"upwords-{real}",
+        [gus, hal],
+        Metadata(actor="matchmaking", extra={CONSENT: f"match:{real}"}),
+    )
+    vouched = await finished(
+        store,
+        f"upwords-{uuid.uuid4().hex}",
+        [eve, fay],
+        Metadata(actor="service:matchmaking", extra={CONSENT: "service"}),
+    )
+    refused = [by_pod, by_fake_match, by_borrowed_match, by_reseated_match, by_other_type]
+
+    for stream in [*refused, matched, vouched]:
+        game = await store.read_stream(stream, 2, 2)
+        assert await inbox.handle(Handed(game[0]), scorer.on_game_finished)
+    for check in ("live", "rebuild"):
+        assert [s for s in refused if scored(database_url, s)] == [], check
+        assert scored(database_url, matched), check
+        assert scored(database_url, vouched), check
+        assert rated_players(database_url, [ann, bob, cy, dee, ida, jo]) == [], check
+        assert rated_players(database_url, [gus, hal, eve, fay]) == sorted([gus, hal, eve, fay])
+        await scorer.rebuild()

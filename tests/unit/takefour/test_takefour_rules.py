@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from parlor.core.errors import InvalidArgument, RuleViolation
@@ -26,6 +28,7 @@ from parlor.rules.takefour import (
     TilesDealt,
     WithdrawAgreement,
 )
+from parlor.rules.takefour.crossword import MAX_WORD_LENGTH
 from parlor.rules.takefour.rules import attach_verdicts, legal_moves
 from parlor.rules.takefour.scoring import score_player
 from parlor.rules.takefour.state import Placement, Player
@@ -476,3 +479,63 @@ def test_done_stops_the_round_for_everyone() -> None:
     assert refused.value.rule == "ROUND_NOT_IN_PLAY"
     with pytest.raises(RuleViolation):
         play(state, CallDone(1))
+
+
+# --- words longer than the dictionary's bound (issue 15, class 4) --------------------------
+
+
+def long_row(length: int) -> TakeFourState:
+    """Seat 0's grid is one row of ``length`` A tiles (a custom set), seat 1's a lone B."""
+    state = start(create(2, tile_set(f"A{length} B1 C2"), deal_size=1))
+    row = {(x, 0): Placement(x, "A") for x in range(length)}
+    players = (Player(grid=row), Player(grid={(0, 0): Placement(length, "B")}))
+    return replace(state, bag=(), players=players)
+
+
+def test_a_row_longer_than_the_dictionary_bound_is_never_sent_and_never_a_word() -> None:
+    from parlor.kit.bounds import MAX_STRING
+    from parlor.lexicon.lexicon import Lexicon
+    from parlor.lexicon.query import MAX_WORD_LENGTH as DICTIONARY_BOUND
+
+    assert MAX_WORD_LENGTH == DICTIONARY_BOUND <= MAX_STRING  # what CheckWords judges
+    state = long_row(MAX_WORD_LENGTH + 2)
+    for command in (CallDone(0), CallTakeFour(0)):
+        checked = TAKE_FOUR.words_to_check(state, command)
+        assert max(map(len, checked), default=0) <= MAX_WORD_LENGTH
+    assert "A" * MAX_WORD_LENGTH in TAKE_FOUR.words_to_check(state, CallDone(0))
+    # The dictionary judges the batch instead of refusing it.
+    batch = sorted(TAKE_FOUR.words_to_check(state, CallDone(0)))
+    answers = Lexicon("t", ["aa", "a" * MAX_WORD_LENGTH]).check_many(batch)
+    assert answers == [w in ("AA", "A" * MAX_WORD_LENGTH) for w in batch]
+
+    # Even verdicts that call the whole row a word do not make it one: it is not checkable.
+    everything = CallDone(0, {w: True for w in TAKE_FOUR.words_to_check(state, CallDone(0))})
+    everything.verdicts["A" * (MAX_WORD_LENGTH + 2)] = True
+    events = list(TAKE_FOUR.decide(state, everything))
+    done, scored = events[0], events[1]
+    assert isinstance(done, DoneCalled)
+    assert isinstance(scored, RoundScored)
+    assert done.accepted is not None
+    assert "A" * (MAX_WORD_LENGTH + 2) not in done.accepted
+    assert not scored.done_valid
+    assert len(scored.removed[0]) == 2  # the longest word the dictionary can judge stays
+    assert scored.removed[1] == ()
+
+
+def test_auto_mode_names_a_too_long_run_by_a_short_prefix() -> None:
+    state = long_row(MAX_WORD_LENGTH + 2)
+    state = replace(state, config=replace(state.config, checking="auto"))
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallDone(0), words=lambda word: True)
+    assert refused.value.rule == "INVALID_CROSSWORD"
+    assert f"({MAX_WORD_LENGTH + 2} letters)" in refused.value.message
+    assert len(refused.value.message) < 120
+
+
+def test_a_row_within_the_bound_is_still_checked_whole() -> None:
+    state = long_row(MAX_WORD_LENGTH)
+    words = lexicon("A" * MAX_WORD_LENGTH)
+    events = events_of(state, CallDone(0), words=words)
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    assert scored.done_valid
+    assert scored.removed == ((), ())

@@ -9,6 +9,12 @@ Cell = tuple[int, int]
 
 WordCheck = Callable[[str], bool]
 
+MAX_WORD_LENGTH = 64
+"""The longest word the dictionary checks (``parlor.lexicon.query.MAX_WORD_LENGTH``: a
+longer one in a ``CheckWords`` batch fails the whole batch, ``WORD_TOO_LONG``, and the
+request field's own bound is 128). A longer run of letters is never a word: it is never
+sent to the dictionary and its verdict is "invalid"."""
+
 ACROSS: Cell = (1, 0)
 DOWN: Cell = (0, 1)
 
@@ -37,13 +43,21 @@ def run_words(letters: Mapping[Cell, str]) -> list[str]:
     return [spell(letters, run) for run in runs(letters)]
 
 
+def checkable(word: str) -> bool:
+    """Whether the dictionary can judge ``word`` (longer ones are never words)."""
+    return len(word) <= MAX_WORD_LENGTH
+
+
 def sub_run_words(letters: Mapping[Cell, str]) -> set[str]:
-    """Every contiguous piece (2+ letters) of every maximal run: all removal could leave."""
+    """Every contiguous piece (2 to ``MAX_WORD_LENGTH`` letters) of every maximal run.
+
+    All removal could leave that might be a word; longer pieces never are.
+    """
     words: set[str] = set()
     for run in runs(letters):
         text = spell(letters, run)
         for start in range(len(text) - 1):
-            for end in range(start + 2, len(text) + 1):
+            for end in range(start + 2, min(len(text), start + MAX_WORD_LENGTH) + 1):
                 words.add(text[start:end])
     return words
 
@@ -93,8 +107,13 @@ def crossword_problems(letters: Mapping[Cell, str], is_word: WordCheck) -> list[
         problems.append("the tiles are not all connected")
     bad = sorted({word for word in run_words(letters) if not is_word(word)})
     if bad:
-        problems.append("not words: " + ", ".join(bad))
+        problems.append("not words: " + ", ".join(map(_named, bad)))
     return problems
+
+
+def _named(word: str, shown: int = 32) -> str:
+    """A word as an error names it: a long run is cut to a short prefix."""
+    return word if len(word) <= shown else f"{word[:shown]}... ({len(word)} letters)"
 
 
 def is_crossword(letters: Mapping[Cell, str], is_word: WordCheck) -> bool:

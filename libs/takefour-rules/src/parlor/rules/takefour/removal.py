@@ -9,6 +9,19 @@ good answers come first); every run piece is checked as soon as it closes, and a
 run prefix no word can complete is refused; cells in no word piece across or down
 stay out; and branches are cut when the value still reachable from the kept cells,
 or the best each remaining row could keep on its own, cannot beat the bar.
+
+The search has a budget (``NODE_BUDGET`` steps per grid, shared by its structures: a
+cell decision is one step, a reachability bound one step per cell of the structure), so
+no grid, however big, holds the event loop for long. A search that spends its budget
+stops and keeps the best crossword found so far (at least the best lone tile; the first
+branch tried keeps every tile it can, so a valid grid is found whole at once). The
+search order is fixed, so the budget runs out at the same step for the same grid: the
+outcome stays a pure function of the grid, and every replay agrees. Only grids whose
+search needs more than the budget can score worse than the exact optimum.
+
+The search recurses once per cell, so a structure of more than ``MAX_SEARCH_CELLS``
+tiles is not searched: it is kept whole if it is a valid crossword, and otherwise the
+best found elsewhere (at least the best lone tile) stands. Also deterministic.
 """
 
 from __future__ import annotations
@@ -17,9 +30,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
-from parlor.rules.takefour.crossword import Cell, WordCheck, components, is_crossword, runs
+from parlor.rules.takefour.crossword import (
+    MAX_WORD_LENGTH,
+    Cell,
+    WordCheck,
+    components,
+    is_crossword,
+    runs,
+)
 
 _UNDECIDED, _IN, _OUT = 0, 1, 2
+
+MAX_SEARCH_CELLS = 400
+"""The largest structure searched (one recursion level per cell, within Python's limit)."""
+
+NODE_BUDGET = 1_000_000
+"""Search steps one grid may take before it keeps the best found so far (well past what a
+grid of ordinary size needs, and a fraction of a second for a 1000-tile one)."""
 
 
 @dataclass(frozen=True)
@@ -35,9 +62,15 @@ class Removal:
 
 
 def best_crossword(
-    letters: Mapping[Cell, str], values: Mapping[Cell, int], is_word: WordCheck
+    letters: Mapping[Cell, str],
+    values: Mapping[Cell, int],
+    is_word: WordCheck,
+    budget: int = NODE_BUDGET,
 ) -> Removal:
-    """The crossword the removal rule keeps (nothing for an empty grid)."""
+    """The crossword the removal rule keeps (nothing for an empty grid).
+
+    Exact unless the search spends ``budget`` steps: then the best found so far.
+    """
     if not letters:
         return Removal(frozenset(), ())
     every = set(letters)
@@ -45,6 +78,7 @@ def best_crossword(
     # Any lone tile is a valid crossword: the best of them is the bar to beat. The search
     # then looks only for crosswords of two or more tiles.
     best: _Best | None = None
+    left = _Budget(budget)
     for cell in letters:
         single = _Best(values[cell], 1, tuple(sorted(every - {cell})), frozenset({cell}))
         if best is None or best.beaten_by(single.value, single.count, single.removed):
@@ -53,9 +87,32 @@ def best_crossword(
         total = sum(values[c] for c in part)
         if best is not None and (total, len(part)) < (best.value, best.count):
             continue
-        best = _Search(part, letters, values, is_word, every, best).run()
+        if left.spent():
+            break
+        if len(part) > MAX_SEARCH_CELLS:
+            best = _whole(part, letters, values, is_word, every, best)
+            continue
+        best = _Search(part, letters, values, is_word, every, best, left).run()
     assert best is not None  # a single tile is always a valid crossword
     return Removal(best.kept, best.removed)
+
+
+def _whole(
+    part: list[Cell],
+    letters: Mapping[Cell, str],
+    values: Mapping[Cell, int],
+    is_word: WordCheck,
+    every: set[Cell],
+    best: _Best | None,
+) -> _Best | None:
+    """A structure too big to search: kept whole if it is a crossword, else not at all."""
+    if not is_crossword({c: letters[c] for c in part}, is_word):
+        return best
+    removed = tuple(sorted(every - set(part)))
+    value = sum(values[c] for c in part)
+    if best is None or best.beaten_by(value, len(part), removed):
+        return _Best(value, len(part), removed, frozenset(part))
+    return best
 
 
 @dataclass(frozen=True)
@@ -67,6 +124,21 @@ class _Best:
 
     def beaten_by(self, value: int, count: int, removed: tuple[Cell, ...]) -> bool:
         return (-value, -count, removed) < (-self.value, -self.count, self.removed)
+
+
+class _Budget:
+    """Steps left for one grid's search (shared by its structures)."""
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+
+    def spent(self) -> bool:
+        return self.left <= 0
+
+    def take(self, steps: int = 1) -> bool:
+        """Spend ``steps``; False once the budget does not cover them."""
+        self.left -= steps
+        return self.left >= 0
 
 
 @dataclass(frozen=True)
@@ -88,8 +160,10 @@ class _Search:
         is_word: WordCheck,
         every: set[Cell],
         best: _Best | None,
+        budget: _Budget,
     ) -> None:
         self.cells = part  # row by row: y, then x
+        self.budget = budget
         self.every = every
         self.best = best
         index = {cell: i for i, cell in enumerate(part)}
@@ -113,7 +187,11 @@ class _Search:
             text = "".join(letters[c] for c in run)
             n = len(text)
             valid = [
-                [s == e or (e > s and is_word(text[s : e + 1])) for e in range(n)] for s in range(n)
+                [
+                    s == e or (s < e < s + MAX_WORD_LENGTH and is_word(text[s : e + 1]))
+                    for e in range(n)
+                ]
+                for s in range(n)
             ]
             feasible = [[False] * n for _ in range(n)]
             for s in range(n):
@@ -123,11 +201,15 @@ class _Search:
                     feasible[s][e] = ahead
             self.valid.append(valid)
             self.feasible.append(feasible)
+            # A cell is in a word piece if some piece starting at or before it ends at or
+            # after it: sweep the starts, keeping the furthest end seen.
+            furthest = -1
             for position, cell_id in enumerate(ids):
                 self.place[cell_id].append((number, position))
-                if any(
-                    valid[s][e] for s in range(position + 1) for e in range(position, n) if e > s
-                ):
+                row = valid[position]
+                ends = range(position + 1, min(n, position + MAX_WORD_LENGTH))
+                furthest = max(furthest, max((e for e in ends if row[e]), default=-1))
+                if furthest >= position:
                     self.linked[cell_id] = True
         self.state = [_UNDECIDED] * len(part)
         self.in_count = 0
@@ -252,6 +334,8 @@ class _Search:
         if cell == len(self.cells):
             self._leaf()
             return
+        if not self.budget.take(1 + len(self.cells)):  # the decision and its bound
+            return  # spent: the best so far stands (the same step for the same grid)
         if self.best is not None and self._row_bound(cell) < (self.best.value, self.best.count):
             return
         state = self.state
@@ -293,7 +377,7 @@ def _row_best(text: str, values: list[int], is_word: WordCheck) -> tuple[int, in
     for i in range(n - 1, -1, -1):
         option = best[i + 1]  # cell i removed
         total = 0
-        for e in range(i, n):
+        for e in range(i, min(n, i + MAX_WORD_LENGTH)):
             if values[e] < 0:
                 break  # a cell that can never be kept with others
             total += values[e]

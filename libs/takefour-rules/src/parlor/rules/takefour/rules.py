@@ -20,7 +20,14 @@ from parlor.rules.takefour.commands import (
     Verdicts,
     WithdrawAgreement,
 )
-from parlor.rules.takefour.crossword import Cell, crossword_problems, run_words, sub_run_words
+from parlor.rules.takefour.crossword import (
+    Cell,
+    WordCheck,
+    checkable,
+    crossword_problems,
+    run_words,
+    sub_run_words,
+)
 from parlor.rules.takefour.events import (
     AgreementWithdrawn,
     DealAgreed,
@@ -178,12 +185,16 @@ class TakeFourRules:
         return view(state, viewer)
 
     def words_to_check(self, state: TakeFourState, command: TakeFourCommand) -> frozenset[str]:
-        """The words whose verdicts ``command`` must carry: the service looks them up."""
+        """The words whose verdicts ``command`` must carry: the service looks them up.
+
+        Runs longer than the dictionary's bound (``MAX_WORD_LENGTH``) are left out: they are
+        never words, whatever the verdicts say.
+        """
         if state.phase is not Phase.PLAYING:
             return frozenset()
         auto = state.config.checking == "auto"
         if isinstance(command, CallTakeFour) and auto and 0 <= command.seat < len(state.players):
-            return frozenset(run_words(state.players[command.seat].letters()))
+            return frozenset(filter(checkable, run_words(state.players[command.seat].letters())))
         if isinstance(command, CallDone):
             words: set[str] = set()
             for p in state.players:
@@ -340,6 +351,11 @@ def _done_unchecked(state: TakeFourState) -> bool:
     return state.config.rules >= 2 and state.config.checking == "honor"
 
 
+def _judge(verdicts: Verdicts) -> WordCheck:
+    """The lexicon's verdicts as a word check: a word too long to look up is not a word."""
+    return lambda word: checkable(word) and verdicts[word]
+
+
 def _require_verdicts(words: frozenset[str], verdicts: Verdicts) -> None:
     missing = sum(1 for w in words if w not in verdicts)
     if missing:
@@ -352,7 +368,7 @@ def _refuse_invalid(state: TakeFourState, seat: int, verdicts: Verdicts) -> None
     """``auto`` mode refuses a call on an invalid crossword, naming only the caller's words."""
     if state.config.checking != "auto":
         return
-    problems = crossword_problems(state.players[seat].letters(), lambda w: verdicts[w])
+    problems = crossword_problems(state.players[seat].letters(), _judge(verdicts))
     if problems:
         message = "your crossword is not valid: " + "; ".join(problems)
         raise RuleViolation("INVALID_CROSSWORD", message)
@@ -398,9 +414,7 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     _require_verdicts(words, command.verdicts)
     _refuse_invalid(state, command.seat, command.verdicts)
 
-    def is_word(word: str) -> bool:
-        return command.verdicts[word]
-
+    is_word = _judge(command.verdicts)
     tiles = state.config.tiles
     graded = [
         score_player(q, tiles, is_word, called_done=seat == command.seat)
@@ -408,7 +422,7 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     ]
     scores = tuple(g.score for g in graded)
     totals = tuple(p.total + s for p, s in zip(state.players, scores, strict=True))
-    accepted = tuple(sorted(word for word in words if command.verdicts[word]))
+    accepted = tuple(sorted(filter(is_word, words)))
     events: list[TakeFourEvent] = [
         DoneCalled(command.seat, accepted, len(p.hand)),
         RoundScored(

@@ -59,7 +59,7 @@ class Scorer:
                 "GameFinished without seats in the store", extra={"stream": event.stream_id}
             )
             return
-        if not seats_agreed(first[0]):
+        if not await seats_agreed(self.store, first[0]):
             log.warning(
                 "a game not every player agreed to: not rated", extra={"stream": event.stream_id}
             )
@@ -97,7 +97,7 @@ class Scorer:
             while True:
                 batch = await self.store.read_all(position, READ_BATCH)
                 for event in batch:
-                    if is_type(event, SEATS_TAKEN) and seats_agreed(event):
+                    if is_type(event, SEATS_TAKEN) and await seats_agreed(self.store, event):
                         seats[event.stream_id] = seats_of(event)
                     elif is_type(event, GAME_FINISHED) and event.stream_id in seats:
                         games.append(finished_game(event, seats.pop(event.stream_id)))

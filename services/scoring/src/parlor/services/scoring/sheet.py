@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from parlor.common.v1 import common_pb2
-from parlor.eventstore import RecordedEvent
-from parlor.gamehost.consent import agreed
+from parlor.eventstore import EventStore, RecordedEvent
+from parlor.gamehost.consent import rated
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
@@ -55,14 +55,18 @@ def seats_of(event: RecordedEvent) -> tuple[tuple[str, str], ...]:
     return tuple((s.player_id, s.display_name or s.player_id) for s in taken.seats)
 
 
-def seats_agreed(event: RecordedEvent) -> bool:
+async def seats_agreed(store: EventStore, event: RecordedEvent) -> bool:
     """Whether every human in a game's ``SeatsTaken`` agreed to play (a game to rate).
 
     The game host records how the seats were agreed with the game's first events
-    (``parlor.gamehost.consent``); a game without that record is not scored.
+    (``parlor.gamehost.consent``); a game without that record is not scored, nor one whose
+    record the store does not bear out (a match it does not hold, or with other seats; a
+    service not allowed to vouch for players).
     """
     meta = event.metadata
-    return agreed(meta.extra, meta.actor, (p for p, _ in seats_of(event)))
+    game_type, _, game_id = event.stream_id.partition("-")
+    players = [p for p, _ in seats_of(event)]
+    return await rated(store, meta.extra, meta.actor, players, (game_type, game_id))
 
 
 def finished_game(event: RecordedEvent, seats: tuple[tuple[str, str], ...]) -> FinishedGame:
