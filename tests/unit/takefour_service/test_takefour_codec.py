@@ -9,6 +9,7 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
+from parlor.core.errors import InvalidArgument
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.testing import playout, tile_set
@@ -138,9 +139,13 @@ def test_a_config_stored_without_a_rules_version_is_read_as_rules_1() -> None:
     new = tf.GameCreated(tf.TakeFourConfig(), ("a", "b"))
     assert config_pb(new.config).rules_version == tf.RULES_VERSION
     assert codec.decode(*codec.encode(new)) == new
-    # A request's 0 is the current version; a request may name an older one.
+    # A request's 0 is the current version, and a new game is played by no other.
     assert config_of(pb.Config()).rules == tf.RULES_VERSION
-    assert config_of(pb.Config(rules_version=1)).rules == 1
+    assert config_of(pb.Config(rules_version=tf.RULES_VERSION)).rules == tf.RULES_VERSION
+    with pytest.raises(InvalidArgument) as refused:
+        config_of(pb.Config(rules_version=1))
+    assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
+    assert config_of(pb.Config(rules_version=1), recorded=True).rules == 1  # replays keep it
 
 
 def test_a_done_with_tiles_in_hand_says_how_many_to_every_viewer() -> None:

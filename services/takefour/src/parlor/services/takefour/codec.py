@@ -13,6 +13,7 @@ from typing import Any, cast
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
+from parlor.core.errors import InvalidArgument
 from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.rules import takefour as tf
@@ -102,9 +103,16 @@ def config_of(
     """A config from a request or (``recorded``) an event; zero values mean the defaults.
 
     A request's rules version 0 is the current one; a stored game's 0 is version 1, the
-    reading it was decided by before versions were recorded.
+    reading it was decided by before versions were recorded. A new game may ask only for
+    the current version: older readings exist to replay the games decided by them.
     """
     unset = RECORDED_BEFORE_VERSIONS if recorded else tf.RULES_VERSION
+    if not recorded and message.rules_version not in (0, tf.RULES_VERSION):
+        raise InvalidArgument(
+            f"new games are played by rules version {tf.RULES_VERSION} (or leave it 0);"
+            " older versions only replay the games recorded with them",
+            reason="UNSUPPORTED_RULES_VERSION",
+        )
     return tf.TakeFourConfig(
         tiles=tiles_of(message.tiles),
         checking=cast(Any, CHECKING_BACK.get(message.checking, "honor")),
