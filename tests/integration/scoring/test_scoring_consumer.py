@@ -279,9 +279,26 @@ def names(*who: str) -> list[str]:
     return [f"{w}-{tag}" for w in who]
 
 
+@pytest.fixture
+async def own_store(backends: Any) -> AsyncIterator[tuple[PostgresEventStore, str]]:
+    """A database of this test's own: the games it writes straight to the store are not
+    real games (no GameCreated), and ``parlor verify`` over the session's database must
+    not meet them."""
+    from parlor.devinfra.backends import scratch_database
+    from parlor.devinfra.scratch import scratch_name
+    from parlor.eventstore.migrate import migrate_blocking
+
+    with scratch_database(backends.database_url, scratch_name("test")) as url:
+        migrate_blocking(url)
+        await migrate(url)
+        async with PostgresEventStore(url) as s:
+            yield s, url
+
+
 async def test_only_games_whose_consent_the_store_bears_out_are_rated(
-    store: PostgresEventStore, database_url: str
+    own_store: tuple[PostgresEventStore, str],
 ) -> None:
+    store, database_url = own_store
     scorer = Scorer(store, timedelta(days=7))
     inbox = Inbox(store.engine, f"scoring-consent-{uuid.uuid4().hex[:8]}")
     ann, bob, cy, dee, eve, fay, gus, hal, ida, jo = names(
