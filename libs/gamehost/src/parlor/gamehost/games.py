@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from parlor.core.decider import Decider
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.verify import CommandOf, CreateOf
 
 S = TypeVar("S")
@@ -34,8 +35,10 @@ class GameType(Generic[S, C, E]):
 
     ``decider`` is the seated rules (``Seated``: the engine, the seat range, standings);
     ``bots`` are the bot names matchmaking fills seats with, weakest first (one per
-    matching level); ``public`` strips what the relay may not publish (None: the game
-    hides nothing); ``service`` is the full name of its gRPC service.
+    matching level); ``default_time_control`` and ``time_controls`` are the time control a
+    game gets when none is named and the ones offered to clients; ``public`` strips what
+    the relay may not publish (None: the game hides nothing); ``service`` is the full
+    name of its gRPC service.
     """
 
     category: str
@@ -47,6 +50,10 @@ class GameType(Generic[S, C, E]):
     public: Public | None = None
     service: str = ""
     rules_page: str = ""
+    default_time_control: TimeControl = TimeControl()
+    """The time control a game gets when its creator names none (games with people)."""
+    time_controls: tuple[TimeControl, ...] = ()
+    """Suggested time controls, as listed to clients; any valid one may be asked for."""
 
     @property
     def name(self) -> str:
