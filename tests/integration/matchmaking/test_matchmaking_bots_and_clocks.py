@@ -7,6 +7,7 @@ import time
 
 import grpc
 import pytest
+from matchmaking_tickets import status_of, watch_until_done
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
@@ -24,18 +25,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("quiet_pool")]
 
 BLITZ = TimeControl.fischer(300, 3)
 MOVE = TimeControl.per_move(30)
-
-
-async def watch_until_done(stub: pb_grpc.MatchmakingServiceStub, ticket_id: str) -> pb.Ticket:
-    last = None
-    async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket_id), timeout=20):
-        last = update.ticket
-    assert last is not None
-    return last
-
-
-async def status_of(stub: pb_grpc.MatchmakingServiceStub, ticket_id: str) -> int:
-    return (await stub.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id))).ticket.status
 
 
 async def match_formed(database_url: str, match_id: str) -> events_pb2.MatchFormed:
