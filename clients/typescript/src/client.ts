@@ -138,9 +138,13 @@ export class ParlorClient {
     return clients[type] as unknown as ServiceClient<GameMethods<T>>;
   }
 
-  /** Sign in as a guest (IdentityService.IssueGuestToken): the client holds the token after. */
+  /**
+   * Sign in as a guest (IdentityService.IssueGuestToken): the client holds the token after.
+   * Guest tokens are rate-limited per address; a refusal that says when to retry is retried
+   * (3 times unless options.retries says otherwise).
+   */
   async signInAsGuest(displayName: string, options?: CallOptions): Promise<{ token: string; playerId: string }> {
-    const reply = await this.identity.issueGuestToken({ displayName }, options);
+    const reply = await this.identity.issueGuestToken({ displayName }, { retries: 3, ...options });
     this.token = reply.token;
     return { token: reply.token, playerId: reply.playerId };
   }

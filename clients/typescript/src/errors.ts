@@ -85,6 +85,18 @@ export class ParlorError extends Error {
     return TRANSIENT.has(this.status);
   }
 
+  /**
+   * How long to wait before trying again, when the service said (a rate limit's
+   * RESOURCE_EXHAUSTED: ErrorInfo metadata retry_after_seconds, or a google.rpc.RetryInfo).
+   */
+  get retryAfterMs(): number | undefined {
+    const seconds = Number(this.metadata["retry_after_seconds"]);
+    if (this.metadata["retry_after_seconds"] !== undefined && Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const info = this.details.find((d) => d["@type"] === RETRY_INFO) as { retryDelay?: string } | undefined;
+    const delay = /^(\d+(?:\.\d+)?)s$/.exec(info?.retryDelay ?? "");
+    return delay ? Number(delay[1]) * 1000 : undefined;
+  }
+
   /** `message (REASON)`, as a person would be shown it. */
   describe(): string {
     return this.reason ? `${this.message} (${this.reason})` : this.message;
@@ -128,6 +140,7 @@ function statusOfHttp(httpStatus: number): StatusName {
 }
 
 const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
+const RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo";
 
 /** The gateway's error body (google.rpc.Status as JSON, plus status, reason and metadata). */
 export function errorFromBody(body: unknown, httpStatus: number, fallback = `HTTP ${httpStatus}`): ParlorError {

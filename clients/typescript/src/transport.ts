@@ -19,8 +19,9 @@ export interface CallOptions {
   signal?: AbortSignal;
   /**
    * Send again after a transient failure (UNAVAILABLE and the like) this many times, waiting
-   * 0.5 s, then 1 s, ... Parlor's commands carry a commandId, so sending one again is safe:
-   * the service answers a repeated command with the first answer. Default 0.
+   * 0.5 s, then 1 s, ..., and after a rate limit's refusal (RESOURCE_EXHAUSTED) as long as
+   * it says. Parlor's commands carry a commandId, so sending one again is safe: the service
+   * answers a repeated command with the first answer. Default 0.
    */
   retries?: number;
 }
@@ -91,12 +92,15 @@ export class Transport {
     const body = this.body(method, request);
     let delay = 500;
     for (let attempt = 0; ; attempt++) {
+      let wait: number;
       try {
         return await this.once(method, body, options.signal);
       } catch (e) {
-        if (!(e instanceof ParlorError) || !e.transient || attempt >= (options.retries ?? 0) || options.signal?.aborted) throw e;
+        const limited = e instanceof ParlorError && e.status === "RESOURCE_EXHAUSTED" ? e.retryAfterMs : undefined;
+        if (!(e instanceof ParlorError) || !(e.transient || limited !== undefined) || attempt >= (options.retries ?? 0) || options.signal?.aborted) throw e;
+        wait = limited ?? delay;
       }
-      await sleep(delay, options.signal ?? new AbortController().signal);
+      await sleep(wait, options.signal ?? new AbortController().signal);
       delay = Math.min(delay * 2, 8000);
     }
   }

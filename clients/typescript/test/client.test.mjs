@@ -205,3 +205,18 @@ test("every service of every proto has a typed client; service() makes one for a
   await parlor.call(connect4x4.Connect4x4Service, "getGame", { gameId: "y" });
   assert.deepEqual(requests.map((r) => r.body.gameId), ["x", "y"]);
 });
+
+test("a rate limit's refusal says when to retry, and retries wait that long; signing in retries by itself", async () => {
+  const limited = () => json(errorBody("RESOURCE_EXHAUSTED", "GUEST_RATE_LIMITED", "at most 1 per second; retry in 0.05 s", { retry_after_seconds: "0.050" }), 429);
+  const { fetch, requests } = fakeFetch((_, n) => (n === 1 ? limited() : json({ token: jwt({ sub: "g" }), playerId: "g" })));
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch });
+  const started = Date.now();
+  assert.equal((await parlor.signInAsGuest("Ada")).playerId, "g");
+  assert.equal(requests.length, 2);
+  assert.ok(Date.now() - started >= 45);
+  const once = new ParlorClient({ baseUrl: BASE, fetch: async () => limited() });
+  const error = await once.signInAsGuest("Bob", { retries: 0 }).catch((e) => e);
+  assert.equal(error.status, "RESOURCE_EXHAUSTED");
+  assert.equal(error.retryAfterMs, 50);
+  assert.equal(error.transient, false);
+});

@@ -123,15 +123,16 @@ test("each game type answers through its client: Upwords hides the other racks, 
   assert.notEqual(tf.game.phase, takefour.Phase.UNSPECIFIED);
 });
 
-test("examples/bot-match.mjs plays a game against a bot to its end", { skip, timeout: 120_000 }, async () => {
+test("examples/bot-match.mjs is matched with a bot at once and plays the game to its end", { skip, timeout: 120_000 }, async () => {
   const { execFile } = await import("node:child_process");
   const { fileURLToPath } = await import("node:url");
   const here = fileURLToPath(new URL("..", import.meta.url));
   const out = await new Promise((resolve, reject) =>
-    execFile(process.execPath, ["examples/bot-match.mjs"], { cwd: here, env: { ...process.env, BOT: "bot:random" }, timeout: 100_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, ["examples/bot-match.mjs"], { cwd: here, env: { ...process.env, LEVEL: "random" }, timeout: 100_000 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${error}\n${stdout}\n${stderr}`)) : resolve(stdout),
     ),
   );
-  assert.match(out, /^game \S+: you \(\S+\) against bot:random$/m);
+  assert.match(out, /^connect4x4: 2-4 players, bots random, /m); // ListGameTypes
+  assert.match(out, /^game \S+: you \(\S+, seat \d\) against bot:random$/m);
   assert.match(out, /^(you win|bot:random wins|a tie) \(\w+\) after \d+ moves$/m);
 });
