@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from missing import stop_if_missing
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -30,11 +31,7 @@ def npm() -> str:
         problems.append("node and npm are not installed (Node.js 18+)")
     if not (PACKAGE / "dist" / "index.js").is_file():
         problems.append("clients/typescript is not built: run make install")
-    if problems:
-        message = "the npm package's tests cannot run: " + "; ".join(problems)
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    stop_if_missing(problems, "the npm package's tests")
     assert found is not None
     return found
 
