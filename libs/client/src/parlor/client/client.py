@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
@@ -117,7 +117,7 @@ class ParlorClient:
 
     async def stream(
         self, method: grpc.aio.UnaryStreamMultiCallable[Q, R], request: Q
-    ) -> AsyncIterator[R]:
+    ) -> AsyncGenerator[R, None]:
         """A server stream's items (no retry: see ``GameClient.watch`` for one that resumes)."""
         call = method(request, metadata=self.metadata, timeout=None)
         try:

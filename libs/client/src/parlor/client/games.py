@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import importlib
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
+from contextlib import aclosing
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -161,7 +162,9 @@ class GameClient(Generic[S]):
         response = await self.client.call(self._method("ExportGame"), request, idempotent=True)
         return str(response.notation)
 
-    async def watch(self, game_id: str, after_version: int = 0) -> AsyncIterator[tuple[Any, Any]]:
+    async def watch(
+        self, game_id: str, after_version: int = 0
+    ) -> AsyncGenerator[tuple[Any, Any], None]:
         """Every event after ``after_version`` with the game after it, then each new one.
 
         Ends when the game ends. A stream the server closes for idleness (``STREAM_IDLE``)
@@ -174,15 +177,17 @@ class GameClient(Generic[S]):
             request = self.pb.WatchGameRequest(game_id=game_id, after_version=seen)
             return self._method("WatchGame")(request, metadata=self.client.metadata, timeout=None)
 
-        async for item in resumed(open_stream, self.client.retry):
-            seen = int(item.event.info.version)
-            yield item.event, item.game
+        async with aclosing(resumed(open_stream, self.client.retry)) as items:
+            async for item in items:
+                seen = int(item.event.info.version)
+                yield item.event, item.game
 
-    async def replay(self, game_id: str, pace_ms: int = 0) -> AsyncIterator[tuple[Any, Any]]:
+    async def replay(self, game_id: str, pace_ms: int = 0) -> AsyncGenerator[tuple[Any, Any], None]:
         """A finished game played back, event by event with the game after it."""
         request = self.pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)
-        async for item in self.client.stream(self._method("ReplayGame"), request):
-            yield item.event, item.game
+        async with aclosing(self.client.stream(self._method("ReplayGame"), request)) as items:
+            async for item in items:
+                yield item.event, item.game
 
 
 def _messages(fields: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from parlor.client.streams import resumed
@@ -58,7 +59,7 @@ class MatchmakingClient:
         request = pb.JoinLobbyRequest(code=code)
         return (await self.client.call(self.stub.JoinLobby, request, idempotent=False)).ticket
 
-    async def watch_ticket(self, ticket_id: str) -> AsyncIterator[pb.Ticket]:
+    async def watch_ticket(self, ticket_id: str) -> AsyncGenerator[pb.Ticket, None]:
         """The ticket now and at each change, until it leaves ``WAITING`` (matched or not).
 
         Reopened after an idle close or a broken connection (a repeat of the same state
@@ -69,10 +70,11 @@ class MatchmakingClient:
             request = pb.WatchTicketRequest(ticket_id=ticket_id)
             return self.stub.WatchTicket(request, metadata=self.client.metadata, timeout=None)
 
-        async for item in resumed(open_stream, self.client.retry):
-            yield item.ticket
-            if item.ticket.status != WAITING:
-                return
+        async with aclosing(resumed(open_stream, self.client.retry)) as items:
+            async for item in items:
+                yield item.ticket
+                if item.ticket.status != WAITING:
+                    return
 
     async def wait_for_match(self, ticket_id: str) -> pb.Ticket:
         """The ticket once it is no longer waiting: matched (``match_id``, ``seat``) or not."""

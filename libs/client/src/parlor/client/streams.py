@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import grpc
@@ -15,7 +15,7 @@ IDLE = "STREAM_IDLE"
 """The reason a Parlor server ends a stream that has been quiet too long (reopen it)."""
 
 
-async def resumed(open_stream: Callable[[], Any], policy: RetryPolicy) -> AsyncIterator[Any]:
+async def resumed(open_stream: Callable[[], Any], policy: RetryPolicy) -> AsyncGenerator[Any, None]:
     """Items of ``open_stream()``, reopening it on ``STREAM_IDLE`` and on ``UNAVAILABLE``.
 
     ``open_stream`` makes the request from what the caller has seen so far (its
