@@ -23,6 +23,8 @@ MIN_SEATS, MAX_SEATS = 2, 8
 SERVICE_NAME = takefour_pb2.DESCRIPTOR.services_by_name["TakeFourService"].full_name
 BOT_LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
 """Bot level -> the bot's search budget (nodes per crossword build), weakest first."""
+BOT_PACE_SECONDS = {"easy": 8.0, "medium": 5.0, "hard": 3.0}
+"""Bot level -> seconds between two of its steps (a tile placed...) while a person plays."""
 
 
 def standings(state: tf.TakeFourState) -> tuple[str, tuple[Standing, ...]]:
