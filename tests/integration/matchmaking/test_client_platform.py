@@ -55,7 +55,7 @@ async def test_a_client_writers_first_hour(start_platform, monkeypatch) -> None:
             played = await games.command("PlayMove", game_id=game.game_id, move="df")
             assert played.game.version > game.version  # her move, and the bot's answer
             seen = []
-            async for event, now in games.watch(game.game_id):
+            async for event, _ in games.watch(game.game_id):
                 seen.append(event.info.version)
                 if event.info.version == played.game.version:
                     break
