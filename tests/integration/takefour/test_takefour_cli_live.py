@@ -15,13 +15,12 @@ import uuid
 from typing import Any
 
 import pytest
+from takefour_actions import game_of_ada_and_bob
 
 from parlor.client import ParlorClient
-from parlor.common.v1 import common_pb2
 from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
-from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -29,17 +28,7 @@ pytestmark = pytest.mark.integration
 async def test_the_screen_follows_the_others_moves_while_the_player_thinks(takefour: Any) -> None:
     game_id = uuid.uuid4().hex
     config = pb.Config(tiles=tiles_pb(tile_set("E8")), max_rounds=3)
-    async with takefour.service_channel() as s_ch:  # ada and bob agreed elsewhere
-        await pb_grpc.TakeFourServiceStub(s_ch).CreateGame(
-            pb.CreateGameRequest(
-                game_id=game_id,
-                seats=[
-                    common_pb2.Seat(player_id="ada", display_name="Ada"),
-                    common_pb2.Seat(player_id="bob", display_name="Bob"),
-                ],
-                config=config,
-            )
-        )
+    await game_of_ada_and_bob(takefour, game_id, config)
     where = ["--target", takefour.target, "--token", takefour.token("ada")]
     # A process of its own, its stdin a pipe: the prompt really waits for a line.
     ada = await asyncio.create_subprocess_exec(

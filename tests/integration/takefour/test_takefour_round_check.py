@@ -12,13 +12,12 @@ import uuid
 from typing import Any
 
 import pytest
+from takefour_actions import game_of_ada_and_bob
 
 from parlor.client import FailedPrecondition, ParlorClient
-from parlor.common.v1 import common_pb2
 from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
-from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -26,14 +25,7 @@ pytestmark = pytest.mark.integration
 async def test_a_command_meant_for_a_round_that_is_over_is_refused(takefour: Any) -> None:
     game_id = uuid.uuid4().hex
     config = pb.Config(tiles=tiles_pb(tile_set("E8")), max_rounds=3)
-    async with takefour.service_channel() as s_ch:  # ada and bob agreed elsewhere
-        await pb_grpc.TakeFourServiceStub(s_ch).CreateGame(
-            pb.CreateGameRequest(
-                game_id=game_id,
-                seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")],
-                config=config,
-            )
-        )
+    await game_of_ada_and_bob(takefour, game_id, config)
     async with ParlorClient(takefour.target, takefour.token("ada")) as parlor:
         games = parlor.takefour
         seen = await games.get_game(game_id)
