@@ -350,10 +350,10 @@ async def _ask_live(
         await asyncio.wait({typed, watcher}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         watcher.cancel()
-    if typed.done():
-        return typed.result(), shown
-    lines.pending = typed  # the line still to come answers the next prompt
     error = watcher.exception() if watcher.done() and not watcher.cancelled() else None
+    if typed.done():
+        return typed.result(), shown  # what was typed goes first, even if the watch broke
+    lines.pending = typed  # the line still to come answers the next prompt
     if error is not None:
         raise error
     return "", shown
