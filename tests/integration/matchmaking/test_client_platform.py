@@ -29,6 +29,9 @@ async def test_a_client_writers_first_hour(start_platform, monkeypatch) -> None:
             assert ada.token == refreshed.token  # every call from now on carries the new one
             assert refreshed.expires_at.seconds > 0
             await bob.sign_in_as_guest("Bob")
+            offered = {t.name: t for t in await ada.matchmaking.list_game_types()}
+            assert "bot:random" in [f"bot:{b}" for b in offered["connect4x4"].bot_levels]
+            assert offered["connect4x4"].service == "parlor.connect4x4.v1.Connect4x4Service"
 
             code, hosting = await ada.matchmaking.create_lobby("connect4x4", 2, 2)
             assert hosting.status == mm.TICKET_STATUS_WAITING

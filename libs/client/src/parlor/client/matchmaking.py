@@ -26,7 +26,9 @@ class MatchmakingClient:
     async def create_ticket(
         self, game_type: str, min_players: int = 2, max_players: int = 2, **fields: Any
     ) -> pb.Ticket:
-        """Queue for a game; ``fields`` are any other ``CreateTicketRequest`` fields.
+        """Queue for a game; ``fields`` are any other ``CreateTicketRequest`` fields
+        (``bots_at_once=True, bot_level="easy"`` for a game against bots now,
+        ``time_control=...``).
 
         Sent once (a retry could queue twice): after an error, look at your tickets first.
         """
@@ -35,6 +37,12 @@ class MatchmakingClient:
         )
         response = await self.client.call(self.stub.CreateTicket, request, idempotent=False)
         return response.ticket
+
+    async def list_game_types(self) -> list[pb.GameTypeInfo]:
+        """The game types offered: seat ranges, bot levels, time controls, the game's service."""
+        request = pb.ListGameTypesRequest()
+        response = await self.client.call(self.stub.ListGameTypes, request, idempotent=True)
+        return list(response.game_types)
 
     async def get_ticket(self, ticket_id: str) -> pb.Ticket:
         request = pb.GetTicketRequest(ticket_id=ticket_id)
