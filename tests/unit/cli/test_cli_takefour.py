@@ -21,7 +21,7 @@ from parlor.core.decider import replay
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.testing import lexicon, tile_set
+from kits.takefour import lexicon, tile_set
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb
 from parlor.services.takefour.component import rules
 from parlor.services.takefour.notation import export
