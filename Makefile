@@ -33,8 +33,8 @@ protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install) 
 	$(BIN)/python -m parlor.protos.apidoc protos docs/api.md
 
 lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (against main, or the previous commit on main)
-	$(BIN)/ruff check libs services tests bench
-	$(BIN)/ruff format --check libs services tests bench
+	$(BIN)/ruff check libs services tests bench examples
+	$(BIN)/ruff format --check libs services tests bench examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	cd protos && ../$(BIN)/buf lint
