@@ -50,3 +50,7 @@ else:
     class CustomBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         def initialize(self, version: str, build_data: dict[str, Any]) -> None:
             generate(HERE / "src")
+
+
+if __name__ == "__main__":  # make lint: generate into a folder, then type-check the example
+    generate(Path(sys.argv[1]))
