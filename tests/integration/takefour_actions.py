@@ -6,10 +6,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from kits.takefour import check_invariants
+
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore, RecordedEvent
-from parlor.rules.takefour.testing import check_invariants
 from parlor.services.takefour.codec import Codec
 from parlor.services.takefour.component import rules
 from parlor.takefour.v1 import takefour_pb2 as pb

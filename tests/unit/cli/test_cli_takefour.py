@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from kits.takefour import lexicon, tile_set
 from rich.console import Console
 
 from parlor.cli.games.takefour import (
@@ -21,7 +22,6 @@ from parlor.core.decider import replay
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.testing import lexicon, tile_set
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb
 from parlor.services.takefour.component import rules
 from parlor.services.takefour.notation import export
