@@ -34,11 +34,15 @@ export type ServiceClient<S extends GenServiceMethods> = {
 };
 
 /** The game services by game type, as matchmaking names the types. */
-export const GAME_SERVICES = {
+export const GAME_SERVICES: {
+  readonly connect4x4: typeof Connect4x4Service;
+  readonly upwords: typeof UpwordsService;
+  readonly takefour: typeof TakeFourService;
+} = {
   connect4x4: Connect4x4Service,
   upwords: UpwordsService,
   takefour: TakeFourService,
-} as const;
+};
 export type GameType = keyof typeof GAME_SERVICES;
 type GameMethods<T extends GameType> = MethodsOf<(typeof GAME_SERVICES)[T]>;
 /** What a game's WatchGame sends: the event, and the game after it as the viewer may see it. */
