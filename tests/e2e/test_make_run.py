@@ -122,4 +122,10 @@ def test_make_run_serves_everything_and_stops_cleanly(
     deadline = time.monotonic() + 10
     while _processes_using(data_dir) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert _processes_using(data_dir) == []
+    left = _processes_using(data_dir)
+    log = data_dir / "postgres" / "log"
+    assert left == [], (
+        left,
+        "".join(output[-30:]),
+        log.read_text()[-3000:] if log.exists() else "no PostgreSQL log",
+    )
