@@ -17,9 +17,10 @@ from typing import Any
 
 from parlor.eventstore.events import NewEvent
 
+# ``now()`` is the transaction's timestamp: the very ``recorded_at`` the function stored.
 APPEND_SQL = (
     "SELECT r_request, r_outcome, r_first_version, r_last_version, r_first_position, "
-    "r_last_position FROM parlor_append("
+    "r_last_position, now() FROM parlor_append("
     "%(stream_ids)s::text[], %(expected)s::bigint[], %(command_ids)s::text[], "
     "%(requests)s::integer[], %(offsets)s::integer[], %(types)s::text[], "
     "%(schema_versions)s::integer[], %(data)s::bytea[], %(actors)s::text[], "
@@ -27,8 +28,8 @@ APPEND_SQL = (
     "%(fingerprints)s::text[])"
 )
 
-Outcome = tuple[str, Any, Any, Any, Any]
-"""(outcome, first_version, last_version, first_position, last_position)."""
+Outcome = tuple[str, Any, Any, Any, Any, Any]
+"""(outcome, first_version, last_version, first_position, last_position, recorded_at)."""
 
 Execute = Callable[[str, dict[str, Any]], Awaitable[list[tuple[Any, ...]]]]
 
@@ -96,7 +97,7 @@ def _nullable(values: list[str | None]) -> list[str | None] | None:
 
 
 def outcomes(rows: list[tuple[Any, ...]]) -> dict[int, Outcome]:
-    return {row[0]: (row[1], row[2], row[3], row[4], row[5]) for row in rows}
+    return {row[0]: (row[1], row[2], row[3], row[4], row[5], row[6]) for row in rows}
 
 
 class GroupCommit:

@@ -113,8 +113,9 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
         # failed: only someone who holds the seat may have that answer.
         outcome.state.seat_of(me.player_id, requested)
         first = outcome.version - len(outcome.events) + 1
+        moved = outcome
         outcome = await self.after(request.game_id, outcome)
-        events = await self.host.history(request.game_id, first, outcome.version)
+        events = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
         return pb.PlayMoveResponse(
             game=self.game_message(request.game_id, outcome.version, outcome.state, None, False),
             events=[game_event_pb(r.event, info_pb(r)) for r in events],

@@ -200,9 +200,10 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         # the answer is shown for, or a replayed id would show them someone else's rack.
         viewer = acting_seat(outcome.state, me, seat)
         first = outcome.version - len(outcome.events) + 1
+        moved = outcome
         outcome = await self.after(request.game_id, outcome)
         over = self.over(outcome.state)
-        history = await self.host.history(request.game_id, first, outcome.version)
+        history = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
         boards = boards_before([r.event for r in history], outcome.state.game.board)
         events = [
             game_event_pb(r.event if over else shown(r.event, viewer), info_pb(r), board)
