@@ -149,9 +149,15 @@ async def upwords_lane(target: str, games: int, pool: concurrent.futures.Executo
             n = 0
             while game.status == uwpb.STATUS_IN_PROGRESS and time.monotonic() < deadline:
                 seat = game.to_move
-                mine = views[seat] if views[seat].version == game.version else None
-                if mine is None:
-                    mine = (await stubs[seat].GetGame(uwpb.GetGameRequest(game_id=game_id))).game
+                mine = views[seat]
+                if mine.version != game.version:
+                    # The board as the last reply showed it, with the mover's own rack (which
+                    # the other seat's move did not change): no GetGame, whose CPU would be
+                    # counted against Play.
+                    mine = uwpb.Game()
+                    mine.CopyFrom(game)
+                    del mine.rack[:]
+                    mine.rack.extend(views[seat].rack)
                 kind, detail = await loop.run_in_executor(
                     pool, think_upwords, mine.SerializeToString()
                 )
