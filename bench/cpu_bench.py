@@ -261,7 +261,8 @@ async def measure(
     make_lane: Callable[[str, int], Awaitable[Lane]],
     concurrency: int,
 ) -> Figure:
-    games_per_lane = (3 if QUICK else 10) if concurrency == 1 else 1
+    # games one after another in each lane, so the window is not cut short by games ending
+    games_per_lane = (3 if QUICK else 10) if concurrency == 1 else (1 if QUICK else 4)
     lanes = [await make_lane(server.target, games_per_lane) for _ in range(concurrency)]
     idle = await server.idle_cpu_rate(IDLE)
     calls = Calls()
