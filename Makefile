@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Python code generated from protos/ (libs/protos' build hook): made again when a proto changes.
+GENERATED := $(VENV)/.generated
 # The web client, bundled into the web gateway's package data (served by make run and parlor-web).
 WEB_BUILT := libs/webgateway/src/parlor/webgateway/static/index.html
 WEB_SOURCES := web/package-lock.json web/buf.gen.yaml $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs protos/parlor/*/v1/*.proto)
@@ -19,9 +21,13 @@ $(STAMP): requirements-dev.txt $(wildcard libs/*/pyproject.toml services/*/pypro
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
 	$(BIN)/pip install --quiet -r requirements-dev.txt
-	touch $(STAMP)
+	touch $(STAMP) $(GENERATED)
 
-install: $(STAMP) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the web client
+$(GENERATED): $(STAMP) $(wildcard protos/parlor/*/v1/*.proto protos/google/rpc/*.proto)
+	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	touch $(GENERATED)
+
+install: $(GENERATED) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the web client
 
 # npm ci from the lockfile, message types generated from protos/, type-checked, bundled by esbuild.
 $(WEB_BUILT): $(WEB_SOURCES)
@@ -30,12 +36,16 @@ $(WEB_BUILT): $(WEB_SOURCES)
 
 protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install) and docs/api.md
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	touch $(GENERATED)
 	$(BIN)/python -m parlor.protos.apidoc protos docs/api.md
 
-lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (against main, or the previous commit on main)
-	$(BIN)/ruff check libs services tests bench
-	$(BIN)/ruff format --check libs services tests bench
+lint: $(GENERATED)  ## ruff, mypy (the example game too), the import layering, buf lint, buf breaking (against main, or the previous commit on main)
+	$(BIN)/ruff check libs services tests bench examples
+	$(BIN)/ruff format --check libs services tests bench examples
 	$(BIN)/mypy
+	@gen=$$(mktemp -d) && $(BIN)/python examples/tictactoe/hatch_build.py $$gen && \
+	MYPYPATH=$$gen:examples/tictactoe/src $(BIN)/mypy examples/tictactoe/src/parlor/examples/tictactoe; \
+	rc=$$?; rm -rf $$gen; exit $$rc
 	$(BIN)/lint-imports
 	cd protos && ../$(BIN)/buf lint
 	@base=$$(git rev-parse --abbrev-ref HEAD 2>/dev/null); \
@@ -46,16 +56,16 @@ lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (agai
 		cd protos && ../$(BIN)/buf breaking --against "../.git#ref=$$ref,subdir=protos"; \
 	else echo "buf breaking: no earlier protos/ to compare with"; fi
 
-test: $(STAMP) $(WEB_BUILT) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
+test: $(GENERATED) $(WEB_BUILT) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
 	$(BIN)/pytest
 
-test-unit: $(STAMP)  ## only the fast tests that need no servers
+test-unit: $(GENERATED)  ## only the fast tests that need no servers
 	$(BIN)/pytest tests/unit
 
-run: $(STAMP) $(WEB_BUILT)  ## start the platform and the web client on http://localhost:8080 (PORT=50052 for another gRPC port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
+run: $(GENERATED) $(WEB_BUILT)  ## start the platform and the web client on http://localhost:8080 (PORT=50052 for another gRPC port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
 	$(BIN)/parlor-platform $(if $(PORT),--port $(PORT))
 
-bench: $(STAMP)  ## run every benchmark; one report with every figure in bench/reports/report.md
+bench: $(GENERATED)  ## run every benchmark; one report with every figure in bench/reports/report.md
 	$(BIN)/python bench/run_all.py
 
 clean:  ## remove the venv, caches and embedded data
