@@ -15,10 +15,10 @@ import uuid
 from typing import Any
 
 import pytest
+from kits.takefour import tile_set
 from takefour_actions import game_of_ada_and_bob
 
 from parlor.client import ParlorClient
-from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 

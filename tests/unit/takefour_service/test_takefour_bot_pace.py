@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kits.takefour import lexicon, tile_set
+
 from parlor.core.decider import replay
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.testing import lexicon, tile_set
 from parlor.services.takefour.bots import BotRunner, BotSettings
 from parlor.services.takefour.component import rules
 from parlor.services.takefour.game import BOT_LEVELS
