@@ -21,7 +21,6 @@ from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import GameService, requested_seat
-from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
@@ -80,7 +79,6 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         self.dictionary = dictionary
         self.on_activity = on_activity
         self.queue = queue
-        self._views: ViewCache[pb.Game] = ViewCache()
 
     def _turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """This replica's queue for the game, if it queues (else writers race and retry)."""
@@ -91,13 +89,7 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
     def game_message(
         self, game_id: str, version: int, table: State, viewer: int | None, everything: bool
     ) -> pb.Game:
-        return self._views.get(
-            game_id,
-            version,
-            viewer,
-            everything,
-            lambda: game_pb(game_id, version, table, viewer, everything),
-        )
+        return game_pb(game_id, version, table, viewer, everything)
 
     def event_message(
         self, recorded: Recorded[Event], before: State, viewer: int | None, everything: bool
