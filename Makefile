@@ -7,9 +7,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # Python code generated from protos/ (libs/protos' build hook): made again when a proto changes.
 GENERATED := $(VENV)/.generated
+# The npm package @parlor/client (TypeScript types generated from protos/, and the client of the
+# bridge), built to clients/typescript/dist; the web client is built on it.
+CLIENT_BUILT := clients/typescript/dist/index.js
+CLIENT_SOURCES := clients/typescript/package-lock.json clients/typescript/buf.gen.yaml clients/typescript/tsconfig.json $(wildcard clients/typescript/src/*.ts clients/typescript/scripts/*.mjs protos/parlor/*/v1/*.proto protos/google/rpc/*.proto)
 # The web client, bundled into the web gateway's package data (served by make run and parlor-web).
 WEB_BUILT := libs/webgateway/src/parlor/webgateway/static/index.html
-WEB_SOURCES := web/package-lock.json web/buf.gen.yaml $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs protos/parlor/*/v1/*.proto)
+WEB_SOURCES := web/package-lock.json $(CLIENT_BUILT) $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs)
 
 .DEFAULT_GOAL := help
 .PHONY: help install protos lint typecheck test test-unit run bench clean
@@ -27,9 +31,15 @@ $(GENERATED): $(STAMP) $(wildcard protos/parlor/*/v1/*.proto protos/google/rpc/*
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
 	touch $(GENERATED)
 
-install: $(GENERATED) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the web client
+install: $(GENERATED) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the npm package and the web client
 
-# npm ci from the lockfile, message types generated from protos/, type-checked, bundled by esbuild.
+# npm ci from the lockfile, message types generated from protos/ (buf and protoc-gen-es from npm),
+# compiled by tsc to JS and .d.ts.
+$(CLIENT_BUILT): $(CLIENT_SOURCES)
+	@command -v npm >/dev/null 2>&1 || { echo "make: the npm package clients/typescript needs Node.js 18+ and npm, which are not installed: skipped"; exit 0; }
+	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+# npm ci from the lockfile (@parlor/client linked from clients/typescript), type-checked, bundled by esbuild.
 $(WEB_BUILT): $(WEB_SOURCES)
 	@command -v npm >/dev/null 2>&1 || { echo "make: the web client needs Node.js 18+ and npm, which are not installed: the services run without it, the page at :8080 says it is not built"; exit 0; }
 	cd web && npm ci --no-audit --no-fund --loglevel=error && npm run build
@@ -70,4 +80,5 @@ bench: $(GENERATED)  ## run every benchmark; one report with every figure in ben
 
 clean:  ## remove the venv, caches and embedded data
 	rm -rf $(VENV) .parlor .mypy_cache .ruff_cache .pytest_cache .hypothesis \
-		web/node_modules web/src/gen libs/webgateway/src/parlor/webgateway/static
+		web/node_modules libs/webgateway/src/parlor/webgateway/static \
+		clients/typescript/node_modules clients/typescript/dist clients/typescript/src/gen
