@@ -66,6 +66,8 @@ def platform_env(settings: dict[str, str], port: int) -> dict[str, str]:
         "PARLOR_DICTIONARY_TARGET": f"127.0.0.1:{port}",
         "PARLOR_JWT_PRIVATE_KEY": KEY,
         "PARLOR_RATE_LIMIT_PER_SECOND": "0",
+        # every player of the load comes from 127.0.0.1: no cap on one address's streams
+        "PARLOR_MAX_STREAMS_PER_ADDRESS": "0",
         "PARLOR_MATCHMAKING_ROUND_SECONDS": "0.2",
         "PARLOR_LOG_LEVEL": "WARNING",
         "PARLOR_SHUTDOWN_GRACE_SECONDS": "3",

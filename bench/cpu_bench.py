@@ -15,7 +15,11 @@ interceptors, no token) in its own process, 64-byte messages.
 
 Each at 1 game (calls one after another) and at 50 games at once.
 
-    python bench/cpu_bench.py [--quick]
+    python bench/cpu_bench.py [--quick] [--profile] [connect4x4|upwords|takefour ...]
+
+Names pick the games (the echo always runs). ``--profile`` records each game server with
+py-spy during its 50-game window (``bench/reports/profile-<game>.txt``: collapsed stacks,
+for ``flamegraph.pl`` or speedscope; the figures of a profiled run are slower).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import concurrent.futures
 import multiprocessing
 import os
 import random
+import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -37,7 +43,7 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import AUTH, ECHO, QUICK, ServerProcess, pct
+from benchkit import AUTH, ECHO, QUICK, ServerProcess, pct, program
 from load_players import think_upwords, warm_up
 
 from parlor.common.v1 import common_pb2
@@ -54,6 +60,9 @@ from parlor.upwords.v1 import upwords_pb2 as uwpb
 from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
 
 CONCURRENCY = (1, 50)
+ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]
+PROFILE = "--profile" in sys.argv[1:]
+REPORTS = Path(os.environ.get("PARLOR_BENCH_REPORT_DIR", Path(__file__).parent / "reports"))
 WINDOW = 6.0 if QUICK else 20.0  # seconds of move calls per measurement, at most
 IDLE = 1.0 if QUICK else 3.0
 
@@ -140,9 +149,15 @@ async def upwords_lane(target: str, games: int, pool: concurrent.futures.Executo
             n = 0
             while game.status == uwpb.STATUS_IN_PROGRESS and time.monotonic() < deadline:
                 seat = game.to_move
-                mine = views[seat] if views[seat].version == game.version else None
-                if mine is None:
-                    mine = (await stubs[seat].GetGame(uwpb.GetGameRequest(game_id=game_id))).game
+                mine = views[seat]
+                if mine.version != game.version:
+                    # The board as the last reply showed it, with the mover's own rack (which
+                    # the other seat's move did not change): no GetGame, whose CPU would be
+                    # counted against Play.
+                    mine = uwpb.Game()
+                    mine.CopyFrom(game)
+                    del mine.rack[:]
+                    mine.rack.extend(views[seat].rack)
                 kind, detail = await loop.run_in_executor(
                     pool, think_upwords, mine.SerializeToString()
                 )
@@ -246,14 +261,21 @@ async def measure(
     make_lane: Callable[[str, int], Awaitable[Lane]],
     concurrency: int,
 ) -> Figure:
-    games_per_lane = (3 if QUICK else 10) if concurrency == 1 else 1
+    # games one after another in each lane, so the window is not cut short by games ending
+    games_per_lane = (3 if QUICK else 10) if concurrency == 1 else (1 if QUICK else 4)
     lanes = [await make_lane(server.target, games_per_lane) for _ in range(concurrency)]
     idle = await server.idle_cpu_rate(IDLE)
     calls = Calls()
+    profiler = profile(server, name) if PROFILE and concurrency > 1 else None
     before = server.cpu_seconds()
     started = time.perf_counter()
     deadline = time.monotonic() + WINDOW
-    await server.guarded(asyncio.gather(*(lane(calls, deadline) for lane in lanes)))
+    try:
+        await server.guarded(asyncio.gather(*(lane(calls, deadline) for lane in lanes)))
+    finally:
+        if profiler is not None:
+            profiler.send_signal(signal.SIGINT)
+            await asyncio.to_thread(profiler.wait, 30)
     calls.elapsed = time.perf_counter() - started
     cpu = server.cpu_seconds() - before - idle * calls.elapsed
     n = len(calls.latencies)
@@ -265,6 +287,22 @@ async def measure(
         n / calls.elapsed,
         pct(calls.latencies, 0.5),
         pct(calls.latencies, 0.99),
+    )
+
+
+def profile(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
+    """py-spy recording the server (and its workers) until interrupted."""
+    assert server.process is not None
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    slug = "".join(name.lower().split()[:-1]) or "server"  # "Take Four PlaceTile" -> takefour
+    out = REPORTS / f"profile-{slug}.txt"
+    return subprocess.Popen(
+        [
+            *(program("py-spy"), "record", "--pid", str(server.process.pid), "--subprocesses"),
+            *("--rate", "250", "--format", "raw", "--output", str(out), "--nonblocking"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -287,6 +325,8 @@ async def main(settings: dict[str, str]) -> list[Figure]:
             ("Take Four PlaceTile", ["takefour", "dictionary"], takefour_lane),
         ]
         for name, services, lane in games:
+            if ONLY and services[0] not in ONLY:
+                continue
             async with ServerProcess.platform(settings, services) as server:
                 for n in CONCURRENCY:
                     figures.append(await measure(name, server, lane, n))

@@ -27,7 +27,9 @@ from parlor.kit.server import ServerSettings, running
 from parlor.lexicon import enable1
 from parlor.services.dictionary.component import dictionary
 
-AUTH = AuthSettings(private_key=generate_private_key())
+KEY = generate_private_key()
+AUTH = AuthSettings(private_key=KEY)
+START_TIMEOUT = 60.0
 ROUNDS = 60
 
 
@@ -67,7 +69,11 @@ async def over_grpc(words: list[str]) -> tuple[list[float], list[float]]:
 
 
 def startup_seconds() -> float:
-    """From exec of `parlor-serve dictionary` to health SERVING."""
+    """From exec of `parlor-serve dictionary` to health SERVING.
+
+    The server that exits before serving (a missing setting, say) fails the benchmark at
+    once with its output, as does one not serving after ``START_TIMEOUT`` seconds.
+    """
     port = free_port()
     env = {
         **os.environ,
@@ -75,18 +81,29 @@ def startup_seconds() -> float:
         "PARLOR_METRICS_PORT": "0",
         "PARLOR_GRPC_HOST": "127.0.0.1",
         "PARLOR_LOG_LEVEL": "WARNING",
+        "PARLOR_JWT_PRIVATE_KEY": KEY,  # no key, no server (outside PARLOR_DEV_MODE)
     }
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "parlor.kit.main", "dictionary"],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = health_pb2_grpc.HealthStub(channel)
             while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(
+                        f"parlor-serve dictionary exited with code {proc.returncode} before"
+                        f" serving:\n{proc.stderr.read()[-3000:] if proc.stderr else ''}"
+                    )
+                if time.perf_counter() - started > START_TIMEOUT:
+                    raise RuntimeError(
+                        f"parlor-serve dictionary not serving after {START_TIMEOUT} s"
+                    )
                 try:
                     reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=0.5)
                     if reply.status == health_pb2.HealthCheckResponse.SERVING:

@@ -98,6 +98,8 @@ class Platform:
             "PARLOR_DICTIONARY_TARGET": self.target,
             "PARLOR_JWT_PRIVATE_KEY": SECRET,
             "PARLOR_RATE_LIMIT_PER_SECOND": "0",
+            # every player of the load comes from 127.0.0.1: no cap on one address's streams
+            "PARLOR_MAX_STREAMS_PER_ADDRESS": "0",
             "PARLOR_MATCHMAKING_ROUND_SECONDS": "0.2",
             "PARLOR_LOG_LEVEL": "WARNING",
         }

@@ -46,7 +46,9 @@ from parlor.services.takefour.codec import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
-SECRET = generate_private_key()  # the identity key this run signs with
+# The identity key this run signs with; in the environment, so the players process
+# (spawned, importing this module again) signs with the same one.
+SECRET = os.environ.setdefault("PARLOR_BENCH_KEY", generate_private_key())
 PLAYERS = [f"p{i}" for i in range(8)]
 TILES = tile_set("A8 E8 I4 O4 S4 T4 R4 N4", jokers=2)
 """42 tiles for 8 players: a start deal, a last deal of one each, then Done: rounds turn over."""

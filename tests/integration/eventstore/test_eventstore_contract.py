@@ -62,6 +62,31 @@ class TestEventStoreContract:
         assert read[0].position < read[1].position < read[2].position
         assert all(e.stream_id == stream for e in read)
 
+    async def test_append_returns_the_events_exactly_as_read_back(
+        self, store: EventStore, unique: str
+    ) -> None:
+        stream = f"game-{unique}"
+        meta = Metadata(actor="alice", correlation_id="corr-1", extra={"k": "v"})
+        first = await store.append(stream, moves("GameCreated"), NO_STREAM)
+        second = await store.append(
+            stream,
+            [NewEvent("DiscDropped", b"d1", metadata=meta), NewEvent("Won", b"w", 2, meta)],
+            1,
+            command_id="cmd-1",
+        )
+        read = await store.read_stream(stream)
+        assert list(first.events + second.events) == read
+        assert [e.version for e in second.events] == list(second.versions)
+        assert [e.position for e in second.events] == list(second.positions)
+        assert second.recorded_at == read[1].recorded_at == read[2].recorded_at
+        assert second.events[0].metadata.command_id == "cmd-1"
+        again = await store.append(
+            stream, [NewEvent("DiscDropped", b"d1", metadata=meta)], 1, command_id="cmd-1"
+        )
+        assert again.duplicate
+        assert again.events == ()
+        assert again.recorded_at is None
+
     async def test_creating_a_stream_that_exists_is_a_conflict(
         self, store: EventStore, unique: str
     ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,6 +14,9 @@ from parlor.eventstore.group_commit import AppendRequest, GroupCommit, batch_par
 
 def request(stream: str, *kinds: str, expected: int = 0) -> AppendRequest:
     return AppendRequest(stream, expected, None, tuple(NewEvent(k, b"") for k in kinds))
+
+
+RECORDED_AT = datetime(2026, 12, 1, tzinfo=UTC)  # the statement's now()
 
 
 class FakeDatabase:
@@ -29,7 +33,8 @@ class FakeDatabase:
         if self.fail is not None:
             raise self.fail
         return [
-            (i, "appended", i, i, i * 10, i * 10) for i in range(1, len(params["stream_ids"]) + 1)
+            (i, "appended", i, i, i * 10, i * 10, RECORDED_AT)
+            for i in range(1, len(params["stream_ids"]) + 1)
         ]
 
 

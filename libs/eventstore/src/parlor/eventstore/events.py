@@ -7,7 +7,7 @@ game-agnostic and any language can read what it wrote.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -40,6 +40,9 @@ class Metadata:
     causation_id: str | None = None
     correlation_id: str | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
+
+
+NO_METADATA = Metadata()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,15 @@ class AppendResult:
     duplicate: bool = False
     fingerprint: str | None = None
     """The fingerprint stored with the command id (``command_result`` only)."""
+    events: tuple[RecordedEvent, ...] = field(default=(), compare=False, repr=False)
+    """The appended events exactly as the store now holds them (what ``read_stream`` gives
+    back, before any upcasting): no read-back needed. Empty for a duplicate and for
+    ``command_result``, whose events were stored by an earlier append."""
+
+    @property
+    def recorded_at(self) -> datetime | None:
+        """When the append committed (None for a duplicate)."""
+        return self.events[0].recorded_at if self.events else None
 
     @property
     def positions(self) -> range:
@@ -117,6 +129,40 @@ class AppendResult:
     @property
     def versions(self) -> range:
         return range(self.first_version, self.last_version + 1)
+
+
+def stored_events(
+    stream_id: str,
+    events: Sequence[NewEvent],
+    command_id: str | None,
+    first_version: int,
+    first_position: int,
+    recorded_at: datetime,
+) -> tuple[RecordedEvent, ...]:
+    """Appended events as the store holds them: versions and positions are contiguous (an
+    append is one statement under the append lock), the command id is on every event."""
+    out = []
+    for offset, new in enumerate(events):
+        meta = new.metadata
+        if command_id is None and meta == NO_METADATA:
+            metadata = NO_METADATA
+        else:
+            metadata = Metadata(
+                command_id, meta.actor, meta.causation_id, meta.correlation_id, dict(meta.extra)
+            )
+        out.append(
+            RecordedEvent(
+                stream_id,
+                first_version + offset,
+                first_position + offset,
+                new.type,
+                bytes(new.data),
+                new.schema_version,
+                metadata,
+                recorded_at,
+            )
+        )
+    return tuple(out)
 
 
 def check_stream_id(stream_id: str) -> str:

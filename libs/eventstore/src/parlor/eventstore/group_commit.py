@@ -15,11 +15,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parlor.eventstore.arrays import ByteaArray, Int4Array, Int8Array, JsonbArray, TextArray
 from parlor.eventstore.events import NewEvent
 
+# ``now()`` is the transaction's timestamp: the very ``recorded_at`` the function stored.
 APPEND_SQL = (
     "SELECT r_request, r_outcome, r_first_version, r_last_version, r_first_position, "
-    "r_last_position FROM parlor_append("
+    "r_last_position, now() FROM parlor_append("
     "%(stream_ids)s::text[], %(expected)s::bigint[], %(command_ids)s::text[], "
     "%(requests)s::integer[], %(offsets)s::integer[], %(types)s::text[], "
     "%(schema_versions)s::integer[], %(data)s::bytea[], %(actors)s::text[], "
@@ -27,8 +29,8 @@ APPEND_SQL = (
     "%(fingerprints)s::text[])"
 )
 
-Outcome = tuple[str, Any, Any, Any, Any]
-"""(outcome, first_version, last_version, first_position, last_position)."""
+Outcome = tuple[str, Any, Any, Any, Any, Any]
+"""(outcome, first_version, last_version, first_position, last_position, recorded_at)."""
 
 Execute = Callable[[str, dict[str, Any]], Awaitable[list[tuple[Any, ...]]]]
 
@@ -74,29 +76,31 @@ def batch_params(requests: Sequence[AppendRequest]) -> dict[str, Any]:
             correlation_ids.append(meta.correlation_id)
             extras.append(json.dumps(dict(meta.extra)) if meta.extra else None)
     return {
-        "stream_ids": stream_ids,
-        "expected": expected,
+        "stream_ids": TextArray(stream_ids),
+        "expected": Int8Array(expected),
         "command_ids": _nullable(command_ids),
-        "requests": indexes,
-        "offsets": offsets,
-        "types": types,
-        "schema_versions": schema_versions,
-        "data": data,
+        "requests": Int4Array(indexes),
+        "offsets": Int4Array(offsets),
+        "types": TextArray(types),
+        "schema_versions": Int4Array(schema_versions),
+        "data": ByteaArray(data),
         "actors": _nullable(actors),
         "causation_ids": _nullable(causation_ids),
         "correlation_ids": _nullable(correlation_ids),
-        "extras": _nullable(extras),
+        "extras": _nullable(extras, JsonbArray),
         "fingerprints": _nullable(fingerprints),
     }
 
 
-def _nullable(values: list[str | None]) -> list[str | None] | None:
+def _nullable(
+    values: list[str | None], array: type[TextArray | JsonbArray] = TextArray
+) -> TextArray | JsonbArray | None:
     """An all-NULL column travels as one NULL (unnest and subscripts give NULLs)."""
-    return values if any(v is not None for v in values) else None
+    return array(values) if any(v is not None for v in values) else None
 
 
 def outcomes(rows: list[tuple[Any, ...]]) -> dict[int, Outcome]:
-    return {row[0]: (row[1], row[2], row[3], row[4], row[5]) for row in rows}
+    return {row[0]: (row[1], row[2], row[3], row[4], row[5], row[6]) for row in rows}
 
 
 class GroupCommit:

@@ -33,6 +33,7 @@ from parlor.eventstore.events import (
     check_expected_version,
     check_stream_id,
     command_id_reused,
+    stored_events,
 )
 from parlor.eventstore.postgres import effective_command_id
 from parlor.eventstore.tracing import traced_append, traced_publish
@@ -96,32 +97,22 @@ class InMemoryEventStore:
                     "actual_version": str(current),
                 },
             )
-        now = datetime.now(UTC)
-        for offset, new in enumerate(events, start=1):
-            recorded = RecordedEvent(
-                stream_id=stream_id,
-                version=current + offset,
-                position=len(self._all) + 1,
-                type=new.type,
-                data=bytes(new.data),
-                schema_version=new.schema_version,
-                metadata=dataclasses.replace(
-                    new.metadata, command_id=command_id, extra=dict(new.metadata.extra)
-                ),
-                recorded_at=now,
-            )
-            stream.append(recorded)
-            self._all.append(recorded)
+        stored = stored_events(
+            stream_id, events, command_id, current + 1, len(self._all) + 1, datetime.now(UTC)
+        )
+        stream.extend(stored)
+        self._all.extend(stored)
         result = AppendResult(
             stream_id=stream_id,
             first_version=current + 1,
             last_version=current + len(events),
             first_position=len(self._all) - len(events) + 1,
             last_position=len(self._all),
+            events=stored,
         )
         if command_id is not None:
             self._commands[stream_id, command_id] = dataclasses.replace(
-                result, fingerprint=fingerprint
+                result, fingerprint=fingerprint, events=()
             )
         async with self._appended:
             self._appended.notify_all()

@@ -28,6 +28,7 @@ from parlor.core.errors import Conflict, InvalidArgument, Unavailable
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import (
     DEFAULT_MAX_EVENT_BYTES,
+    NO_METADATA,
     AppendResult,
     Metadata,
     NewEvent,
@@ -38,6 +39,7 @@ from parlor.eventstore.events import (
     check_expected_version,
     check_stream_id,
     command_id_reused,
+    stored_events,
 )
 from parlor.eventstore.group_commit import (
     APPEND_SQL,
@@ -250,7 +252,7 @@ class PostgresEventStore:
                 reason="WRONG_EXPECTED_VERSION",
                 metadata={"stream_id": stream_id},
             ) from exc
-        return _append_result(stream_id, expected_version, outcome)
+        return _append_result(request, outcome)
 
     async def read_stream(
         self, stream_id: str, from_version: int = 0, to_version: int | None = None
@@ -348,9 +350,6 @@ async def _driver_fetch(
         raise
 
 
-NO_METADATA = Metadata()
-
-
 def rows_to_events(rows: list[tuple[Any, ...]]) -> list[RecordedEvent]:
     """Rows in ``_COLUMNS`` order -> events; one loop, no call per row (reads are hot)."""
     recorded: list[RecordedEvent] = []
@@ -423,8 +422,9 @@ def _append_request(
     )
 
 
-def _append_result(stream_id: str, expected_version: int, row: Any) -> AppendResult:
-    outcome, first_version, last_version, first_position, last_position = row
+def _append_result(request: AppendRequest, row: Any) -> AppendResult:
+    stream_id, expected_version = request.stream_id, request.expected_version
+    outcome, first_version, last_version, first_position, last_position, recorded_at = row
     if outcome == "reused":
         raise command_id_reused(stream_id)
     if outcome == "conflict":
@@ -445,4 +445,14 @@ def _append_result(stream_id: str, expected_version: int, row: Any) -> AppendRes
         first_position=first_position,
         last_position=last_position,
         duplicate=outcome == "duplicate",
+        events=()
+        if outcome == "duplicate"
+        else stored_events(
+            stream_id,
+            request.events,
+            request.command_id,
+            first_version,
+            first_position,
+            recorded_at,
+        ),
     )

@@ -81,6 +81,10 @@ class Outcome(Generic[S, E]):
     version: int
     events: tuple[E, ...]
     duplicate: bool = False
+    records: tuple[Recorded[E], ...] = ()
+    """The appended events as stored (versions, positions, times), when known without a read:
+    a reply's ``EventInfo`` comes from here (``GameHost.recorded``). After
+    ``GameService.after`` it holds the bots' moves too."""
 
 
 def check_id(value: str, what: str) -> str:
@@ -168,6 +172,16 @@ class GameHost(Generic[S, C, E]):
             check_version(to_version, "to_version")
         records = await self.store.read_stream(self.stream_id(game_id), from_version, to_version)
         return [Recorded(r, self.codec.decode(r.type, r.data)) for r in records]
+
+    async def recorded(
+        self, game_id: str, first: int, last: int, *outcomes: Outcome[S, E]
+    ) -> list[Recorded[E]]:
+        """Events ``first..last``: from the outcomes' records if they hold every one (no
+        read-back of what was just written), else read from the store."""
+        known = {r.version: r for outcome in outcomes for r in outcome.records}
+        if all(v in known for v in range(first, last + 1)):
+            return [known[v] for v in range(first, last + 1)]
+        return await self.history(game_id, first, last)
 
     async def exists(self, game_id: str) -> bool:
         return await self.store.stream_version(self.stream_id(game_id)) > 0
@@ -289,7 +303,8 @@ class GameHost(Generic[S, C, E]):
             new_state = replay(self.decider, events, state)
             self._remember(game_id, new_state, result.last_version)
             self.doorbell.ring(game_id, result.last_version)
-            return Outcome(new_state, result.last_version, tuple(events))
+            records = tuple(Recorded(r, e) for r, e in zip(result.events, events, strict=False))
+            return Outcome(new_state, result.last_version, tuple(events), records=records)
         raise Conflict(
             f"game {game_id} is too busy: gave up after {self.max_attempts} attempts",
             reason="TOO_MANY_CONFLICTS",
@@ -389,8 +404,9 @@ class GameHost(Generic[S, C, E]):
                 reason="COMMAND_ID_TAKEN",
             )
         state = replay(self.decider, (r.event for r in events))
-        mine = tuple(r.event for r in events if r.version >= result.first_version)
-        return Outcome(state, result.last_version, mine, duplicate=True)
+        records = tuple(r for r in events if r.version >= result.first_version)
+        mine = tuple(r.event for r in records)
+        return Outcome(state, result.last_version, mine, duplicate=True, records=records)
 
 
 async def _decided(command: C | Callable[[S], Awaitable[C]], state: S) -> C:

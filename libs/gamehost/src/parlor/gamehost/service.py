@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
@@ -315,12 +316,13 @@ class GameService(Generic[T, E]):
                 return await chosen(table)
 
             try:
-                outcome = await self.host.execute(
+                moved = await self.host.execute(
                     game_id,
                     command,
                     command_id=system_command_id("bot", outcome.version),
                     actor=bot.player_id,
                 )
+                outcome = replace(moved, records=outcome.records + moved.records)
             except ParlorError as exc:
                 # Another replica moved for this bot first, or a dependency is down: the
                 # caller sees the latest state; the bot moves again when next asked.

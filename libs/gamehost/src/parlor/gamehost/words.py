@@ -53,6 +53,10 @@ def service_token(auth: AuthSettings, service: str) -> Callable[[], str]:
     return token
 
 
+KNOWN_VERDICTS = 200_000
+"""Verdicts a client keeps (a few MB), forgotten all at once when full."""
+
+
 class Dictionary:
     """A client of the dictionary service that speaks in verdicts."""
 
@@ -60,6 +64,9 @@ class Dictionary:
         self.channel = client.channel(target, token)
         self.stub = dpb_grpc.DictionaryServiceStub(self.channel)
         self.timeout = timeout
+        # A lexicon id names its words (it is derived from them), so a verdict never
+        # changes: words asked once are answered here after (most plays repeat some).
+        self._known: dict[tuple[str, str], bool] = {}
 
     async def close(self) -> None:
         await self.channel.close()
@@ -88,10 +95,13 @@ class Dictionary:
     async def verdicts(
         self, lexicon_id: str, words: Sequence[str], remaining: float | None = None
     ) -> dict[str, bool]:
-        """Whether each word is in the lexicon, asked in one CheckWords batch."""
-        unique = list(dict.fromkeys(words))
+        """Whether each word is in the lexicon: the words not answered before, asked in one
+        CheckWords batch."""
+        known = self._known
+        found = {w: known[lexicon_id, w] for w in words if (lexicon_id, w) in known}
+        unique = [w for w in dict.fromkeys(words) if w not in found]
         if not unique:
-            return {}
+            return found
         try:
             reply = await self.stub.CheckWords(
                 dpb.CheckWordsRequest(lexicon=lexicon_id, words=unique),
@@ -105,7 +115,11 @@ class Dictionary:
                 reason="LEXICON_NOT_LOADED",
             )
         invalid = set(reply.invalid_indices)
-        return {word: i not in invalid for i, word in enumerate(unique)}
+        if len(known) + len(unique) > KNOWN_VERDICTS:
+            known.clear()
+        for i, word in enumerate(unique):
+            found[word] = known[lexicon_id, word] = i not in invalid
+        return found
 
 
 def _upstream(exc: grpc.RpcError) -> ParlorError:

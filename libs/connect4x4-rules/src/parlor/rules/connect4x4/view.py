@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass
 
 from parlor.rules.connect4x4.board import COLUMN_LETTERS, COLUMNS, ROWS, Position, Side, bit
-from parlor.rules.connect4x4.commands import Config
+from parlor.rules.connect4x4.commands import MAX_PLAYERS, Config
 from parlor.rules.connect4x4.game import legal_moves
 from parlor.rules.connect4x4.notation import format_move
 from parlor.rules.connect4x4.state import State, Status
@@ -60,33 +60,59 @@ def hole(state: State, column: int, row: int, side: Side) -> Hole:
     b = bit(column, row)
     for seat in range(state.players):
         if state.checkers(seat, side) & b:
-            return Hole(Content.CHECKER, seat)
+            return _CHECKERS[seat]
         if state.blockers[seat] & b:
-            return Hole(Content.BLOCKER, seat)
+            return _BLOCKERS[seat]
     if state.dead(side) & b:
-        return Hole(Content.DEAD)
-    return Hole(Content.EMPTY)
+        return _DEAD
+    return _EMPTY
+
+
+# Holes are values: every view shares these (a view is built per version, and its 84
+# holes were its largest cost when each was a new object).
+_EMPTY = Hole(Content.EMPTY)
+_DEAD = Hole(Content.DEAD)
+_CHECKERS = tuple(Hole(Content.CHECKER, seat) for seat in range(MAX_PLAYERS))
+_BLOCKERS = tuple(Hole(Content.BLOCKER, seat) for seat in range(MAX_PLAYERS))
+_EMPTY_SIDE = tuple(tuple(_EMPTY for _ in range(ROWS)) for _ in range(COLUMNS))
+_BITS = tuple(tuple(bit(column, row) for row in range(ROWS)) for column in range(COLUMNS))
+
+
+def _side(state: State, side: Side) -> tuple[tuple[Hole, ...], ...]:
+    """One side's holes, ``[column][row]``: what ``hole`` says of each, in one pass."""
+    layers: list[tuple[int, Hole]] = []  # in hole()'s order: seat by seat, then dead cells
+    for seat in range(state.players):
+        layers.append((state.checkers(seat, side), _CHECKERS[seat]))
+        layers.append((state.blockers[seat], _BLOCKERS[seat]))
+    layers.append((state.dead(side), _DEAD))
+    layers = [(bits, h) for bits, h in layers if bits]
+    filled = 0
+    for bits, _ in layers:
+        filled |= bits
+    if not filled:
+        return _EMPTY_SIDE
+    out = []
+    for bits_of_column in _BITS:
+        column: list[Hole] = []
+        for b in bits_of_column:
+            if filled & b:
+                column.append(next(h for bits, h in layers if bits & b))
+            else:
+                column.append(_EMPTY)
+        out.append(tuple(column))
+    return tuple(out)
 
 
 def view(state: State, viewer: int | None = None) -> GameView:
     """The view for a seat (or a spectator, ``None``): the same for all, nothing is hidden."""
     started = state.status is not Status.NOT_STARTED
-
-    def side_view(side: Side) -> tuple[tuple[Hole, ...], ...]:
-        if not started:
-            return tuple(tuple(Hole(Content.EMPTY) for _ in range(ROWS)) for _ in range(COLUMNS))
-        return tuple(
-            tuple(hole(state, column, row, side) for row in range(ROWS))
-            for column in range(COLUMNS)
-        )
-
     return GameView(
         viewer=viewer,
         config=state.config,
         status=state.status,
         turn=state.turn if state.status is Status.IN_PROGRESS else None,
-        front=side_view(Side.FRONT),
-        back=side_view(Side.BACK),
+        front=_side(state, Side.FRONT) if started else _EMPTY_SIDE,
+        back=_side(state, Side.BACK) if started else _EMPTY_SIDE,
         checkers_left=state.checkers_left,
         blockers_left=state.blockers_left,
         resigned=state.resigned,
@@ -120,7 +146,7 @@ def render(state: State, seen: GameView | None = None) -> str:
     lines = [f"   {'front':^{width}}     {'back':^{width}}"]
     for row in reversed(range(ROWS)):
         cells = [
-            " ".join(_symbol(holes[column][row]) for column in range(COLUMNS))
+            " ".join([_symbol(column[row]) for column in holes])
             for holes in (seen.front, seen.back)
         ]
         lines.append(f"{row} |{cells[0]}|   |{cells[1]}|")

@@ -10,6 +10,7 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
+from parlor.gamehost.views import ElementWire
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.contract import ENGINE
 
@@ -123,20 +124,25 @@ def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
     return out
 
 
+def _hole_pb(h: c4.Hole) -> pb.Hole:
+    return pb.Hole(content=CONTENT[h.content], seat=h.seat or 0)
+
+
+# The board's 84 holes go in as one parse of kept wire bytes, not 84 messages.
+_FRONT = ElementWire(pb.Game, "front", _hole_pb)
+_BACK = ElementWire(pb.Game, "back", _hole_pb)
+
+
 def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | None) -> pb.Game:
     v = c4.view(table.game, viewer)
     outcome = ENGINE.result(table.game)
-    return pb.Game(
+    out = pb.Game(
         game_id=game_id,
         version=version,
         seats=[seat_pb(i, s) for i, s in enumerate(table.seats)],
         config=config_pb(v.config),
         status=STATUS.get(v.status, pb.STATUS_UNSPECIFIED),
         turn=v.turn or 0,
-        front=[
-            pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for col in v.front for h in col
-        ],
-        back=[pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for col in v.back for h in col],
         checkers_left=list(v.checkers_left),
         blockers_left=list(v.blockers_left),
         resigned=list(v.resigned),
@@ -149,6 +155,9 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
         seats_to_move=list(ENGINE.to_move(table.game)),
         winners=list(outcome.winners) if outcome is not None else [],
     )
+    _FRONT.merge_into(out, (h for column in v.front for h in column))
+    _BACK.merge_into(out, (h for column in v.back for h in column))
+    return out
 
 
 def export_pb(table: Table[c4.State], events: Sequence[Event]) -> pb.ExportGameResponse:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, GameService, requested_seat
+from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
@@ -27,8 +27,6 @@ from parlor.services.connect4x4.codec import Event, config_of, export_pb, game_e
 
 C4Table = Table[c4.State]
 C4Host = GameHost[C4Table, Any, Event]
-PICTURES = 4096
-"""Game pictures kept for watchers and replies (the latest versions of the busiest games)."""
 
 
 class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
@@ -43,7 +41,7 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
     ) -> None:
         super().__init__(host, directory)
         self.bot_budget = bot_budget
-        self._pictures: OrderedDict[tuple[str, int], pb.Game] = OrderedDict()
+        self._pictures: ViewCache[pb.Game] = ViewCache()
 
     # -- the game's own mapping --------------------------------------------------------------
 
@@ -55,13 +53,9 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
         A version names one state, and Connect 4x4 shows everyone the same picture, so
         the players' watches and the mover's reply share one message per version.
         """
-        key = (game_id, version)
-        found = self._pictures.get(key)
-        if found is None:
-            found = self._pictures[key] = game_pb(game_id, version, table, None)
-            while len(self._pictures) > PICTURES:
-                self._pictures.popitem(last=False)
-        return found
+        return self._pictures.get(
+            game_id, version, None, False, lambda: game_pb(game_id, version, table, None)
+        )
 
     def event_message(
         self, recorded: Recorded[Event], before: C4Table, viewer: int | None, everything: bool
@@ -119,8 +113,9 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
         # failed: only someone who holds the seat may have that answer.
         outcome.state.seat_of(me.player_id, requested)
         first = outcome.version - len(outcome.events) + 1
+        moved = outcome
         outcome = await self.after(request.game_id, outcome)
-        events = await self.host.history(request.game_id, first, outcome.version)
+        events = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
         return pb.PlayMoveResponse(
             game=self.game_message(request.game_id, outcome.version, outcome.state, None, False),
             events=[game_event_pb(r.event, info_pb(r)) for r in events],

@@ -180,11 +180,11 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         mine: list[Recorded[Event]] = []
         if outcome.events:
             first = outcome.version - len(outcome.events) + 1
-            mine = await self.host.history(game_id, first, outcome.version)
+            mine = await self.host.recorded(game_id, first, outcome.version, outcome)
         followed = await self.follow_up(game_id, outcome)
         if followed.events and followed is not outcome:
             first = followed.version - len(followed.events) + 1
-            mine += await self.host.history(game_id, first, followed.version)
+            mine += await self.host.recorded(game_id, first, followed.version, followed)
         seat = seat_used[0] if seat_used else outcome.state.seat_of(player_id, requested)
         return followed, seat, mine
 
@@ -203,7 +203,7 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         )
         reveal = outcome.state.game.phase is tf.Phase.OVER
         return (
-            game_pb(request.game_id, outcome.version, outcome.state, seat),
+            self.game_message(request.game_id, outcome.version, outcome.state, seat, False),
             [game_event_pb(r.event, info_pb(r), seat, reveal) for r in events],
         )
 

@@ -14,8 +14,8 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
+from parlor.gamehost.views import ElementWire
 from parlor.rules import upwords as uw
-from parlor.rules.upwords.board import SIZE
 from parlor.rules.upwords.contract import ENGINE
 from parlor.rules.upwords.notation import PASS, format_exchange, format_play
 from parlor.rules.upwords.render import render
@@ -276,6 +276,14 @@ def game_event_pb(event: Event, info: common_pb2.EventInfo, board_before: uw.Boa
     return out
 
 
+def _stack_pb(tiles: tuple[str, ...]) -> pb.Stack:
+    return pb.Stack(tiles=list(tiles))
+
+
+# The board's 100 stacks (row by row) go in as one parse of kept wire bytes.
+_BOARD: ElementWire[tuple[str, ...]] = ElementWire(pb.Game, "board", _stack_pb)
+
+
 def game_pb(
     game_id: str,
     version: int,
@@ -302,7 +310,6 @@ def game_pb(
         ),
         to_move=v.to_move,
         seats_to_move=list(ENGINE.to_move(table.game)),
-        board=[pb.Stack(tiles=list(v.board.stack(r, c))) for r in range(SIZE) for c in range(SIZE)],
         scores=list(v.scores),
         rack_sizes=list(v.rack_sizes),
         bag_count=v.bag_count,
@@ -315,6 +322,7 @@ def game_pb(
         winners=list(v.winners),
         board_text=render(table.game, viewer) if table.seats else "",
     )
+    _BOARD.merge_into(out, v.board.stacks)
     if viewer is not None:
         out.viewer_seat = viewer
     if v.pending is not None:

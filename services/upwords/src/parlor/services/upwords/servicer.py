@@ -22,6 +22,7 @@ from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.service import BotCommand, GameService, deadline, requested_seat, viewer_seat
+from parlor.gamehost.views import ViewCache
 from parlor.gamehost.words import Dictionary
 from parlor.kit import auth
 from parlor.rules import upwords as uw
@@ -85,13 +86,20 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         self.bots = bots
         self.max_bot_moves = max_bot_moves
         self.random = secrets.SystemRandom()
+        self._views: ViewCache[pb.Game] = ViewCache()
 
     # -- the game's own mapping --------------------------------------------------------------
 
     def game_message(
         self, game_id: str, version: int, table: UpwordsTable, viewer: int | None, everything: bool
     ) -> pb.Game:
-        return game_pb(game_id, version, table, viewer, reveal=everything)
+        return self._views.get(
+            game_id,
+            version,
+            viewer,
+            everything,
+            lambda: game_pb(game_id, version, table, viewer, reveal=everything),
+        )
 
     def event_message(
         self, recorded: Recorded[Event], before: UpwordsTable, viewer: int | None, everything: bool
@@ -198,15 +206,16 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         # the answer is shown for, or a replayed id would show them someone else's rack.
         viewer = acting_seat(outcome.state, me, seat)
         first = outcome.version - len(outcome.events) + 1
+        moved = outcome
         outcome = await self.after(request.game_id, outcome)
         over = self.over(outcome.state)
-        history = await self.host.history(request.game_id, first, outcome.version)
+        history = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
         boards = boards_before([r.event for r in history], outcome.state.game.board)
         events = [
             game_event_pb(r.event if over else shown(r.event, viewer), info_pb(r), board)
             for r, board in zip(history, boards, strict=True)
         ]
-        game = game_pb(request.game_id, outcome.version, outcome.state, viewer, reveal=over)
+        game = self.game_message(request.game_id, outcome.version, outcome.state, viewer, over)
         return {"game": game, "events": events}
 
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
