@@ -115,12 +115,18 @@ class Backend:
 # --- the store ------------------------------------------------------------------------------
 
 
-NOT_A_BOT = "(actor IS NULL OR actor NOT LIKE 'bot:%%')"
+NOT_A_BOT = (
+    "(actor IS NULL OR (actor NOT LIKE 'bot:%%' AND actor NOT LIKE 'parlor:%%'"
+    " AND actor <> 'matchmaking'))"
+)
+"""Events a caller's request made: not a bot's, nor the platform's own (the clock's
+timeouts, ``parlor:clock``), nor a game matchmaking created from an earlier test's match,
+which arrives when it arrives."""
 
 
 def stored_position(database_url: str) -> int:
-    """The last global position of an event not made by a bot: a call that stored nothing
-    leaves it as it was. Bots are left out because they act on their own, at their own pace,
+    """The last global position of an event a caller made (``NOT_A_BOT``): a call that stored
+    nothing leaves it as it was. Bots are left out because they act on their own, at their own pace,
     in any game of the session that still has a bot to move (earlier tests' games too); a
     refused call cannot make a bot act without storing an event of its own first."""
     with psycopg.connect(database_url) as conn:
