@@ -23,6 +23,7 @@ from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
 from parlor.services.connect4x4.codec import Event, config_of, game_event_pb, game_pb
+from parlor.services.connect4x4.game import GAME
 
 C4Table = Table[c4.State]
 C4Host = GameHost[C4Table, Any, Event]
@@ -32,6 +33,7 @@ PICTURES = 4096
 
 class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
     pb = pb
+    default_time_control = GAME.default_time_control
     bot_levels = sorted(level.value for level in bot.Level)
 
     def __init__(
@@ -57,7 +59,9 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
         key = (game_id, version)
         found = self._pictures.get(key)
         if found is None:
-            found = self._pictures[key] = game_pb(game_id, version, table, None)
+            found = self._pictures[key] = self.with_clocks(
+                game_pb(game_id, version, table, None), table
+            )
             while len(self._pictures) > PICTURES:
                 self._pictures.popitem(last=False)
         return found

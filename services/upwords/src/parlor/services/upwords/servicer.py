@@ -22,6 +22,7 @@ from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.service import BotCommand, GameService, deadline, requested_seat, viewer_seat
+from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.words import Dictionary
 from parlor.kit import auth
 from parlor.rules import upwords as uw
@@ -35,6 +36,7 @@ from parlor.services.upwords.codec import (
     game_pb,
     shown,
 )
+from parlor.services.upwords.game import GAME
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
@@ -69,6 +71,7 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
 
 class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     pb = pb
+    default_time_control = GAME.default_time_control
     bot_levels = sorted(LEVELS)
 
     def __init__(
@@ -91,7 +94,10 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
     def game_message(
         self, game_id: str, version: int, table: UpwordsTable, viewer: int | None, everything: bool
     ) -> pb.Game:
-        return game_pb(game_id, version, table, viewer, reveal=everything)
+        game: pb.Game = self.with_clocks(
+            game_pb(game_id, version, table, viewer, reveal=everything), table
+        )
+        return game
 
     def event_message(
         self, recorded: Recorded[Event], before: UpwordsTable, viewer: int | None, everything: bool
@@ -116,6 +122,8 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         extra: Mapping[str, str],
         correlation_id: str | None = None,
         deadline: float | None = None,
+        time_control: TimeControl = UNTIMED,
+        matched: bool = False,
     ) -> Outcome[UpwordsTable, Event]:
         """Create a game: the lexicon's id recorded, both bag orders drawn from a secure source."""
         chosen = config_of(config) if config is not None else uw.UpwordsConfig()
@@ -137,7 +145,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             try:
                 return await self.host.create(
                     game_id,
-                    OpenTable(seats, create),
+                    OpenTable(seats, create, time_control, matched),
                     command_id=command_id,
                     actor=actor,
                     correlation_id=correlation_id,
@@ -208,7 +216,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             game_event_pb(r.event if over else shown(r.event, viewer), info_pb(r), board)
             for r, board in zip(history, boards, strict=True)
         ]
-        game = game_pb(request.game_id, outcome.version, outcome.state, viewer, reveal=over)
+        game = self.game_message(request.game_id, outcome.version, outcome.state, viewer, over)
         return {"game": game, "events": events}
 
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
