@@ -65,7 +65,8 @@ async def test_a_player_who_stops_moving_loses_within_the_limit_and_one_sweep(
             moved = await games[ann].PlayMove(c4.PlayMoveRequest(game_id=game_id, move="df"))
             started = time.monotonic()
             bob_clock = moved.game.clocks.seats[1]
-            assert bob_clock.running and bob_clock.HasField("deadline")
+            assert bob_clock.running
+            assert bob_clock.HasField("deadline")
             assert not moved.game.clocks.seats[0].running
 
             # Nobody calls the game: the sweeper must end it.
