@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from parlor.cli import session as sessions
+from parlor.cli.clocks import clock_line
 from parlor.cli.games import GameAdapter, adapter, adapters
 from parlor.kit.settings import SettingsError
 
@@ -217,6 +218,9 @@ def play(
                 game = game_api.get(game_id)
                 out.print(game_api.draw(game, me))
                 continue
+            clock = clock_line(game)
+            if clock:
+                out.print(f"[dim]{clock}[/]")
             typed = _ask(f"your move ({game_api.move_help}; resign; quit)")
             if typed is None or typed in {"quit", "q"}:
                 out.print(f"left the game; resume with: parlor play {game_type} --join {game_id}")
