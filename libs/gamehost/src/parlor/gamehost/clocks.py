@@ -250,7 +250,11 @@ def clocks_pb(
 
 
 def set_clocks(game: Message, clocks: common_pb2.Clocks) -> Message:
-    """Put ``clocks`` in a ``Game`` message that has a ``clocks`` field (others are left)."""
+    """Put ``clocks`` in a ``Game`` message that has a ``clocks`` field (others are left);
+    an untimed game's are left out, so its views are what they were before clocks."""
+    untimed = (common_pb2.TimeControl.KIND_UNSPECIFIED, common_pb2.TimeControl.KIND_NONE)
+    if clocks.time_control.kind in untimed:
+        return game
     if "clocks" in game.DESCRIPTOR.fields_by_name:
         game.clocks.CopyFrom(clocks)  # type: ignore[attr-defined]
     return game
