@@ -198,7 +198,7 @@ class GameService(Generic[T, E]):
         out: list[Message] = []
         for recorded in await self.host.history(game_id, first, last):
             out.append(self.event_message(recorded, before, viewer, everything))
-            before = self.host.decider.evolve(before, recorded.event)
+            before = self.host.fold((recorded,), before)
         return out
 
     def check_bots(self, seats: Sequence[Seat]) -> None:
@@ -302,7 +302,7 @@ class GameService(Generic[T, E]):
         viewer = viewer_seat(current, me)
         table = self.host.decider.initial_state()
         async for recorded in self.host.watch(request.game_id):
-            before, table = table, self.host.decider.evolve(table, recorded.event)
+            before, table = table, self.host.fold((recorded,), table)
             if recorded.version > request.after_version:
                 everything = over_already or self.over(table)
                 yield self._response(
