@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from parlor.core.errors import Unavailable
 from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.eventstore.monitor import watch_relay
 from parlor.gamehost.bell import ring_from_bus
@@ -94,7 +95,11 @@ async def game_backends(
             store.limit_events_to(bus.max_payload)
             relay = category_relay(store, bus, category, public or everything)
             deadlines = PostgresDeadlines(store.engine)
-            yield GameBackends(category, store, bus, subjects, relay, deadlines)
+            try:
+                yield GameBackends(category, store, bus, subjects, relay, deadlines)
+            finally:
+                with contextlib.suppress(Unavailable):
+                    await deadlines.close()
         finally:
             await bus.close()
     finally:
