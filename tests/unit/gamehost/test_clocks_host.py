@@ -444,3 +444,15 @@ def test_a_forfeited_take_four_seat_can_no_longer_act_and_scores_its_tiles_unpla
     with pytest.raises(Exception) as refused:
         tf.TAKE_FOUR.decide(state, tf.AgreeToDeal(2))
     assert getattr(refused.value, "reason", "") == "FORFEITED"
+
+
+def test_clocks_of_a_table_whose_engine_has_not_started_yet() -> None:
+    """The view of version 1 (seats taken, the engine's game not created yet) has clocks too."""
+    for game in (C4, TF):
+        table = game.decider.initial_state()
+        opened = OpenTable(seats(2), None, TimeControl.per_move(30))  # type: ignore[arg-type]
+        from parlor.gamehost.seating import SeatsTaken
+
+        table = game.decider.evolve(table, SeatsTaken(opened.seats, opened.time_control))
+        clocks = game.decider.clocks(table)
+        assert [s.running for s in clocks.seats] == [False, False]

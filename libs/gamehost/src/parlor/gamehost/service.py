@@ -272,8 +272,9 @@ class GameService(Generic[T, E]):
             table, version = current, now
         seen = entitlement(self.over(current), viewer_seat(current, me))
         game = self.game_message(request.game_id, version, table, seen.viewer, seen.everything)
-        if version == now and "clocks" in game.DESCRIPTOR.fields_by_name:
-            # The game now: remaining times as of this moment (a copy: pictures are shared).
+        if version == now and not self.over(table) and game.HasField("clocks"):
+            # A game in play now: remaining times as of this moment (a copy: pictures are
+            # shared). A finished game's clocks are stopped, as of its last event.
             copy = type(game)()
             copy.CopyFrom(game)
             game = self.with_clocks(copy, table, self.host.now())

@@ -57,10 +57,11 @@ class Timing:
         return tf.MarkIdle(seat)
 
     def factor(self, game: tf.TakeFourState, seat: int) -> int:
-        return FORFEIT_LIMITS if game.players[seat].idle else 1
+        idle = seat < len(game.players) and game.players[seat].idle
+        return FORFEIT_LIMITS if idle else 1
 
     def out(self, game: tf.TakeFourState, seat: int) -> bool:
-        return game.players[seat].forfeited
+        return seat < len(game.players) and game.players[seat].forfeited
 
 
 FORFEIT_LIMITS = 3
