@@ -124,3 +124,30 @@ def test_watch_and_replay_show_the_clocks_of_each_version_as_the_live_game_did()
         assert "player_timed_out" in kinds
 
     asyncio.run(go())
+
+
+def test_a_bot_whose_turn_comes_with_a_timeout_moves_at_the_sweep() -> None:
+    async def go() -> None:
+        servicer, now, index = serve()
+        as_player("service:tests", ("service",))
+        seats = [common_pb2.Seat(player_id=p) for p in ("ada", "bob", "bot:random")]
+        await servicer.CreateGame(
+            pb.CreateGameRequest(
+                game_id="g",
+                seats=seats,
+                config=pb.Config(players=3),
+                time_control=per_move(30),
+            ),
+            None,
+        )
+        as_player("ada")
+        await servicer.PlayMove(pb.PlayMoveRequest(game_id="g", move="df"), None)
+        now.at = T0 + timedelta(seconds=31)  # bob never moves
+        sweeper = Sweeper(servicer.host, index, servicer.after)
+        assert await sweeper.sweep() == 1
+        game = (await servicer.GetGame(pb.GetGameRequest(game_id="g"), None)).game
+        assert list(game.timed_out) == [False, True, False]
+        assert game.turn == 0  # the bot moved at once: ada is to move again
+        assert game.moves == 2
+
+    asyncio.run(go())

@@ -80,17 +80,15 @@ class Sweeper:
                 continue
             if outcome.events:
                 fired += 1
-                if self.after is not None:
-                    try:
-                        await self.after(game_id, outcome)
-                    except ParlorError as exc:
-                        log.info(
-                            "after a timeout", extra={"game_id": game_id, "reason": exc.reason}
-                        )
-            else:
-                # Nothing due after all (another replica fired it, or a move came first):
-                # the index learns the game's real next deadline.
-                await self.host.schedule(game_id, outcome.state, outcome.version)
+            if self.after is not None and not self.host.decider.is_terminal(outcome.state):
+                # A bot's turn (after a timeout, or a late command's), Take Four's next round.
+                try:
+                    outcome = await self.after(game_id, outcome)
+                except ParlorError as exc:
+                    log.info("after a sweep", extra={"game_id": game_id, "reason": exc.reason})
+            # The index learns the game's next deadline (a no-op sweep: another replica fired
+            # it, or a move came first).
+            await self.host.schedule(game_id, outcome.state, outcome.version)
         return fired
 
     async def run(self) -> None:
