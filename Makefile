@@ -32,10 +32,13 @@ protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install) 
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
 	$(BIN)/python -m parlor.protos.apidoc protos docs/api.md
 
-lint: $(STAMP)  ## ruff, mypy, the import layering, buf lint, buf breaking (against main, or the previous commit on main)
-	$(BIN)/ruff check libs services tests bench
-	$(BIN)/ruff format --check libs services tests bench
+lint: $(STAMP)  ## ruff, mypy (the example game too), the import layering, buf lint, buf breaking (against main, or the previous commit on main)
+	$(BIN)/ruff check libs services tests bench examples
+	$(BIN)/ruff format --check libs services tests bench examples
 	$(BIN)/mypy
+	@gen=$$(mktemp -d) && $(BIN)/python examples/tictactoe/hatch_build.py $$gen && \
+	MYPYPATH=$$gen:examples/tictactoe/src $(BIN)/mypy examples/tictactoe/src/parlor/examples/tictactoe; \
+	rc=$$?; rm -rf $$gen; exit $$rc
 	$(BIN)/lint-imports
 	cd protos && ../$(BIN)/buf lint
 	@base=$$(git rev-parse --abbrev-ref HEAD 2>/dev/null); \

@@ -21,12 +21,18 @@ import argparse
 import asyncio
 import random
 import statistics
+import sys
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test kits
+
+from kits.takefour import choose, crc_word
 
 from parlor.core.decider import execute, replay
 from parlor.devinfra.backends import find_backends, scratch_database
@@ -36,7 +42,6 @@ from parlor.gamehost.seating import OpenTable, Seat, SeatsTaken
 from parlor.rules import connect4x4 as c4
 from parlor.rules.takefour import TAKE_FOUR, CreateGame, TakeFourConfig
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.testing import choose, crc_word
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
 from parlor.services.takefour.codec import Codec as TakeFourCodec

@@ -14,6 +14,10 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test kits
+
+from kits.takefour import best_crossword_brute, choose, crc_word
+
 from parlor.core.decider import execute, replay
 from parlor.rules.takefour import (
     TAKE_FOUR,
@@ -24,9 +28,8 @@ from parlor.rules.takefour import (
 )
 from parlor.rules.takefour.anagram import WordIndex, build_crossword
 from parlor.rules.takefour.crossword import Cell, is_crossword, sub_run_words
-from parlor.rules.takefour.removal import Removal, best_crossword, best_crossword_brute
+from parlor.rules.takefour.removal import Removal, best_crossword
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.testing import choose, crc_word
 from parlor.rules.takefour.tiles import LETTERS, STANDARD_TILES, faces
 
 LEXICON = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/lexicons/enable1.txt")

@@ -19,11 +19,17 @@ import os
 import queue
 import random
 import statistics
+import sys
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test kits
+
+from kits.takefour import crc_word, tile_set
 
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import execute
@@ -36,7 +42,6 @@ from parlor.kit.main import available
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.testing import crc_word, tile_set
 from parlor.services.takefour.codec import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc

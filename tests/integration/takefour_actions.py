@@ -6,12 +6,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from kits.takefour import check_invariants
+
+from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore, RecordedEvent
-from parlor.rules.takefour.testing import check_invariants
 from parlor.services.takefour.codec import Codec
 from parlor.services.takefour.component import rules
 from parlor.takefour.v1 import takefour_pb2 as pb
+from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
 
 async def stored_game(database_url: str, game_id: str) -> tuple[list[RecordedEvent], Any]:
@@ -25,6 +28,21 @@ async def stored_game(database_url: str, game_id: str) -> tuple[list[RecordedEve
     table = replay(rules(), [codec.decode(r.type, r.data) for r in stored])
     check_invariants(table.game)
     return stored, table
+
+
+async def game_of_ada_and_bob(platform: Any, game_id: str, config: pb.Config) -> None:
+    """A game of two people, Ada (seat 0) and Bob: made by a service, as if they had agreed."""
+    async with platform.service_channel() as channel:
+        await pb_grpc.TakeFourServiceStub(channel).CreateGame(
+            pb.CreateGameRequest(
+                game_id=game_id,
+                seats=[
+                    common_pb2.Seat(player_id="ada", display_name="Ada"),
+                    common_pb2.Seat(player_id="bob", display_name="Bob"),
+                ],
+                config=config,
+            )
+        )
 
 
 def free_cells(game: pb.Game, seat: int) -> list[tuple[int, int]]:

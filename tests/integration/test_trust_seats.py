@@ -429,3 +429,29 @@ async def test_a_forged_game_finished_changes_no_rating(
     assert not scored(database_url, stream)
     assert scoring_rows(database_url, [kim, lee]) == []
     assert await store.stream_version(stream) == version  # and the game itself goes on
+
+
+@pytest.mark.parametrize("game_type", sorted(GAMES))
+async def test_another_player_retrying_a_create_id_is_refused(
+    platform: Any, store: PostgresEventStore, game_type: str
+) -> None:
+    """A create's command id is ada's: bob sending it again (same game id) learns nothing
+    of her game, in every game service, and nothing is appended."""
+    ada, bob = tagged("ada", "bob")
+    stub_type, request_type = GAMES[game_type]
+    game_id = uuid.uuid4().hex
+    bot = "bot:random" if game_type != "takefour" else "bot:easy"
+    async with platform.channel(ada) as ch:
+        await stub_type(ch).CreateGame(
+            request_type(game_id=game_id, seats=seats(ada, bot), command_id="create-1")
+        )
+    version = await store.stream_version(f"{game_type}-{game_id}")
+    async with platform.channel(bob) as ch:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub_type(ch).CreateGame(
+                request_type(game_id=game_id, seats=seats(bob, bot), command_id="create-1")
+            )
+    assert refused.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert reason_of(refused.value) == "COMMAND_ID_TAKEN"
+    assert ada not in (refused.value.details() or "")
+    assert await store.stream_version(f"{game_type}-{game_id}") == version

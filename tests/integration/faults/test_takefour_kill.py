@@ -24,13 +24,13 @@ from typing import Any
 
 import grpc
 import pytest
+from kits.takefour import tile_set
 from takefour_actions import next_action, stored_game
 
 from parlor.common.v1 import common_pb2
 from parlor.devinfra.embedded import free_port, wait_for_port
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
-from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import game_pb, tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc

@@ -14,14 +14,14 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.mark.parametrize(
-    ("command", "version_table", "table"),
+    ("command", "version_table", "table", "head"),
     [
-        ("parlor-matchmaking-migrate", "parlor_matchmaking_alembic_version", "mm_tickets"),
-        ("parlor-scoring-migrate", "parlor_scoring_alembic_version", "scoring_ratings"),
+        ("parlor-matchmaking-migrate", "parlor_matchmaking_alembic_version", "mm_tickets", "0002"),
+        ("parlor-scoring-migrate", "parlor_scoring_alembic_version", "scoring_ratings", "0001"),
     ],
 )
 async def test_migration_command_is_idempotent_and_keeps_its_own_version(
-    migrated: None, database_url: str, command: str, version_table: str, table: str
+    migrated: None, database_url: str, command: str, version_table: str, table: str, head: str
 ) -> None:
     found = shutil.which(command, path=str(Path(sys.executable).parent))
     assert found is not None
@@ -29,7 +29,7 @@ async def test_migration_command_is_idempotent_and_keeps_its_own_version(
         process = await asyncio.create_subprocess_exec(found, database_url)
         assert await process.wait() == 0
     with psycopg.connect(database_url) as conn:
-        assert conn.execute(f"SELECT version_num FROM {version_table}").fetchall() == [("0001",)]
+        assert conn.execute(f"SELECT version_num FROM {version_table}").fetchall() == [(head,)]
         assert conn.execute("SELECT to_regclass(%s)", (table,)).fetchone() == (table,)
         events_version = conn.execute(
             "SELECT count(*) FROM parlor_eventstore_alembic_version"

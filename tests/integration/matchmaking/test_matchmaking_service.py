@@ -9,6 +9,7 @@ import time
 import grpc
 import psycopg
 import pytest
+from matchmaking_tickets import status_of, watch_until_done
 
 from parlor.eventstore import PostgresEventStore
 from parlor.identity.v1 import identity_pb2 as id_pb
@@ -35,18 +36,6 @@ def configure(monkeypatch: pytest.MonkeyPatch, **extra: str) -> None:
 def service_stub(platform):  # type: ignore[no-untyped-def]
     token = platform.token("service:tests", roles=("service",))
     return client.channel(platform.target, token)
-
-
-async def watch_until_done(stub: pb_grpc.MatchmakingServiceStub, ticket_id: str) -> pb.Ticket:
-    last = None
-    async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket_id), timeout=20):
-        last = update.ticket
-    assert last is not None
-    return last
-
-
-async def status_of(stub: pb_grpc.MatchmakingServiceStub, ticket_id: str) -> int:
-    return (await stub.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id))).ticket.status
 
 
 async def test_guest_token_is_issued_without_a_token_and_works(start_platform, monkeypatch):

@@ -14,6 +14,7 @@ async def takefour(start_platform: Any, monkeypatch: pytest.MonkeyPatch) -> Asyn
     async with start_platform("dictionary") as dictionary:
         monkeypatch.setenv("PARLOR_DICTIONARY_TARGET", dictionary.target)
         monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", "0")
+        monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_HUMAN_PACE", "false")  # tests need no waiting
         monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_IDLE_SECONDS", "0.2")
         async with start_platform("takefour") as platform:
             yield platform

@@ -8,13 +8,13 @@ from typing import Any
 
 import grpc
 import pytest
+from kits.takefour import tile_set
 
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
 from parlor.kit import client
 from parlor.kit.status import reason_of
-from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import Codec, event_of, game_pb, tiles_pb
 from parlor.services.takefour.component import rules
 from parlor.takefour.v1 import takefour_pb2 as pb

@@ -20,6 +20,7 @@ import uuid
 from typing import Any
 
 import pytest
+from kits.takefour import tile_set
 from sqlalchemy import text
 from typer.testing import CliRunner, Result
 
@@ -27,7 +28,6 @@ from parlor.cli.main import app
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
 from parlor.rules import takefour as tf
-from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import Codec, tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc

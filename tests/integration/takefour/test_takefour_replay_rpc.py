@@ -15,10 +15,10 @@ from typing import Any
 
 import grpc
 import pytest
+from kits.takefour import tile_set
 
 from parlor.common.v1 import common_pb2
 from parlor.kit.status import reason_of
-from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from kits.takefour import lexicon, tile_set
 from rich.console import Console
 
 from parlor.cli.games.takefour import (
@@ -21,7 +22,6 @@ from parlor.core.decider import replay
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.rules.takefour.testing import lexicon, tile_set
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb
 from parlor.services.takefour.component import rules
 from parlor.services.takefour.notation import export
@@ -240,3 +240,40 @@ def test_the_transcript_of_a_game_in_progress_hides_what_the_caller_may_not_see(
     described = [adapter().event_text(e, ["Ada", "Bot"]) for e in game.history(0, reveal=False)]
     assert "Ada placed C (0) on 0,0" in described
     assert "Bot placed a tile" in described
+
+
+class Commands:
+    """A game client that records the commands sent and answers with the game it holds."""
+
+    def __init__(self, game: object) -> None:
+        self.game = game
+        self.sent: list[tuple[str, dict[str, object]]] = []
+
+    async def get_game(self, game_id: str, version: int = 0) -> object:
+        return self.game
+
+    async def command(self, name: str, **fields: object) -> object:
+        self.sent.append((name, fields))
+        return type("Response", (), {"game": self.game, "events": []})()
+
+
+@pytest.mark.parametrize(
+    ("typed", "rpc"),
+    [
+        ("place t 0,0", "PlaceTile"),
+        ("move 0,0 1,0", "MoveTile"),
+        ("back 0,0", "TakeBackTile"),
+        ("takefour", "CallTakeFour"),
+        ("agree", "AgreeToDeal"),
+        ("withdraw", "WithdrawAgreement"),
+        ("done", "CallDone"),
+    ],
+)
+async def test_every_command_names_the_round_on_the_screen(typed: str, rpc: str) -> None:
+    shown = Game().seen(0)
+    api = Commands(shown)
+    await TakeFour(api).play(shown, typed, "c1")  # type: ignore[arg-type]
+    ((name, fields),) = api.sent
+    assert name == rpc
+    assert fields["round"] == 1 == shown.round  # type: ignore[attr-defined]
+    assert (fields["game_id"], fields["command_id"]) == ("g1", "c1")

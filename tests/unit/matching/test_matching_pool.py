@@ -315,6 +315,7 @@ def scenarios(draw: st.DrawFn) -> tuple[Policy, list[Ticket], set[str], list[flo
     tickets = []
     for i in range(draw(st.integers(0, 60))):
         low = draw(st.integers(2, 4))
+        lobby = draw(st.sampled_from([None, None, None, "KITE", "MOTH"]))
         tickets.append(
             Ticket(
                 id=f"t{i:03d}",
@@ -324,7 +325,10 @@ def scenarios(draw: st.DrawFn) -> tuple[Policy, list[Ticket], set[str], list[flo
                 max_players=draw(st.integers(low, 5)),
                 rating=draw(st.floats(1000.0, 2000.0)),
                 created_at=at(draw(st.integers(0, 300))),
-                lobby=draw(st.sampled_from([None, None, None, "KITE", "MOTH"])),
+                lobby=lobby,
+                time_control=draw(st.sampled_from([None, None, "5+3"])),
+                bots_at_once=lobby is None and draw(st.integers(0, 5)) == 0,
+                bot_level=draw(st.sampled_from([None, None, None, 2])),
             )
         )
     cancelled = {t.id for t in tickets if draw(st.booleans()) and draw(st.booleans())}
@@ -340,6 +344,7 @@ def _check_match(match: Match, by_id: dict[str, Ticket], policy: Policy, now: da
     assert all(seat.startswith("bot:") for seat in match.seats[len(members) :])
     assert {t.game_type for t in members} == {match.game_type}
     assert {t.lobby for t in members} == {match.lobby}
+    assert {t.time_control for t in members} == {match.time_control}
     for t in members:
         assert t.min_players <= size <= t.max_players
         assert not policy.expired(t, now)
@@ -354,6 +359,11 @@ def _check_match(match: Match, by_id: dict[str, Ticket], policy: Policy, now: da
     host_table = (
         match.lobby is not None and policy.bots_allowed(first, now) and size == first.max_players
     )
+    if match.bots > 0:
+        levels = {t.bot_level for t in members} if match.lobby is None else {first.bot_level}
+        (level,) = levels  # public: every member named the same level
+        named = {seat for seat in match.seats[len(members) :]}
+        assert level is None or named == {f"bot:{level}"}
     if match.bots > 0 and match.lobby is None:
         assert size == first.min_players
         assert all(policy.bots_allowed(t, now) for t in members)
@@ -370,7 +380,8 @@ def _check_no_pair_left(waiting: list[Ticket], policy: Policy, now: datetime) ->
     public = [t for t in waiting if t.lobby is None]
     for a in public:
         for b in public:
-            if a.id < b.id and a.player_id != b.player_id and a.game_type == b.game_type:
+            same = (a.game_type, a.time_control) == (b.game_type, b.time_control)
+            if a.id < b.id and a.player_id != b.player_id and same:
                 both_accept_two = policy.counts(a, now)[0] == 2 == policy.counts(b, now)[0]
                 gap = abs(a.rating - b.rating)
                 close = gap <= policy.window(a, now) and gap <= policy.window(b, now)

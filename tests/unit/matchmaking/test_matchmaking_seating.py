@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from parlor.core.errors import InvalidArgument
+from parlor.gamehost.timecontrol import TimeControl
 from parlor.matching import Match
 from parlor.services.matchmaking.games import GAME_TYPES, bot_player, check_counts, game_type
 from parlor.services.matchmaking.rounds import match_formed, seat_match
@@ -76,7 +77,7 @@ def test_seats_are_shuffled_and_each_ticket_keeps_its_seat() -> None:
 
 
 def test_match_formed_records_the_shuffled_seats() -> None:
-    match = Match("upwords", ("ann", "bob"), ("t1", "t2"), 1500.0, lobby="ABCD2345")
+    match = Match("upwords", ("ann", "bob"), ("t1", "t2"), 1500.0, "ABCD2345", TimeControl())
     formed = seat_match(match, {"t1": "Ann", "t2": "Bob"}, secrets.SystemRandom(), "m1")
     now = datetime(2026, 11, 30, tzinfo=UTC)
     event = match_formed(formed, now)

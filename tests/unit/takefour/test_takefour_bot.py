@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+from kits.takefour import create, play, play_bots, start, tile_set
 
 from parlor.core.decider import replay
 from parlor.rules.takefour import (
@@ -25,7 +26,6 @@ from parlor.rules.takefour import (
 from parlor.rules.takefour.anagram import WordIndex, build_crossword
 from parlor.rules.takefour.bot import TakeFourBot
 from parlor.rules.takefour.crossword import is_crossword
-from parlor.rules.takefour.testing import create, play, play_bots, start, tile_set
 from parlor.rules.takefour.tiles import STANDARD_TILES, faces
 
 ENABLE1 = Path("/work/shared/lexicons/enable1.txt")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from kits.takefour import lexicon
+
 from parlor.rules.takefour.crossword import is_crossword, run_words, sub_run_words
-from parlor.rules.takefour.testing import lexicon
 
 WORDS = lexicon("CAT", "AT", "TA", "ACT")
 

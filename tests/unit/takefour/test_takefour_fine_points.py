@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from kits.takefour import create, events_of, lexicon, play, start, tile, tile_set
 
 from parlor.core.errors import InvalidArgument, RuleViolation
 from parlor.rules.takefour import (
@@ -28,7 +29,6 @@ from parlor.rules.takefour import (
     TilesDealt,
 )
 from parlor.rules.takefour.rules import legal_moves
-from parlor.rules.takefour.testing import create, events_of, lexicon, play, start, tile, tile_set
 
 DEAL = 4
 

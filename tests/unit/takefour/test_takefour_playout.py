@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from kits.takefour import lenient_word, playout, tile_set
 
 from parlor.rules.takefour import TAKE_FOUR, TakeFourConfig
-from parlor.rules.takefour.testing import lenient_word, playout, tile_set
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (5, 3), (8, 4)])

@@ -6,15 +6,10 @@ import zlib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kits.takefour import best_crossword_brute, lexicon
 
 from parlor.rules.takefour.crossword import Cell, is_crossword
-from parlor.rules.takefour.removal import (
-    MAX_SEARCH_CELLS,
-    NODE_BUDGET,
-    best_crossword,
-    best_crossword_brute,
-)
-from parlor.rules.takefour.testing import lexicon
+from parlor.rules.takefour.removal import MAX_SEARCH_CELLS, NODE_BUDGET, best_crossword
 
 STEPS = [(1, 0), (-1, 0), (0, 1), (0, -1), (2, 0), (0, 2)]
 

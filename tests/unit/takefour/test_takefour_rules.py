@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from kits.takefour import create, events_of, lexicon, play, start, tile, tile_set
 
 from parlor.core.errors import InvalidArgument, RuleViolation
 from parlor.rules.takefour import (
@@ -32,7 +33,6 @@ from parlor.rules.takefour.crossword import MAX_WORD_LENGTH
 from parlor.rules.takefour.rules import attach_verdicts, legal_moves
 from parlor.rules.takefour.scoring import score_player
 from parlor.rules.takefour.state import Placement, Player
-from parlor.rules.takefour.testing import create, events_of, lexicon, play, start, tile, tile_set
 
 CATS_DOGZ = tile_set("C1 A1 T1 S1 D1 O1 G1 Z1")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from kits.takefour import create, events_of, lexicon, play, start, tile, tile_set
 
 from parlor.core.errors import RuleViolation
 from parlor.rules.takefour import (
@@ -19,7 +20,6 @@ from parlor.rules.takefour import (
     SeatIdle,
     TilesDealt,
 )
-from parlor.rules.takefour.testing import create, events_of, lexicon, play, start, tile, tile_set
 
 CATS_DOGZ_BEER = tile_set("C1 A1 T1 S1 D1 O1 G1 Z1 B1 E2 R1")
 

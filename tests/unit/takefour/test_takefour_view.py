@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import random
 
+from kits.takefour import create, lexicon, play, playout, start, tile, tile_set
+
 from parlor.rules.takefour import (
     TAKE_FOUR,
     CallDone,
@@ -19,7 +21,6 @@ from parlor.rules.takefour import (
     view,
 )
 from parlor.rules.takefour.state import Placement
-from parlor.rules.takefour.testing import create, lexicon, play, playout, start, tile, tile_set
 from parlor.rules.takefour.view import RoundScoredSeen, TilesDealtSeen
 
 

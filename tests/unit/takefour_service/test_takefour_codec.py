@@ -6,13 +6,13 @@ import re
 
 import pytest
 from google.protobuf.message import Message
+from kits.takefour import playout, tile_set
 
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.core.errors import InvalidArgument
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
 from parlor.rules import takefour as tf
-from parlor.rules.takefour.testing import playout, tile_set
 from parlor.services.takefour import codec
 from parlor.services.takefour.codec import (
     Codec,

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from kits.takefour import tile_set
 
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
@@ -13,7 +14,6 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
-from parlor.rules.takefour.testing import tile_set
 from parlor.services.takefour.codec import Codec
 from parlor.services.takefour.component import rules, standings
 from parlor.services.takefour.queue import GameQueue

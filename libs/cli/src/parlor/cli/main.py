@@ -7,12 +7,14 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 import uuid
+from collections.abc import Coroutine
+from contextlib import aclosing
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
-import grpc
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,7 +23,10 @@ from rich.table import Table
 from parlor.cli import session as sessions
 from parlor.cli.clocks import clock_line
 from parlor.cli.games import GameAdapter, adapter, adapters
+from parlor.client import DEFAULT_TARGET, ParlorError
 from parlor.kit.settings import SettingsError
+
+T = TypeVar("T")
 
 app = typer.Typer(
     name="parlor",
@@ -55,15 +60,67 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 def connect(
     game_type: str, target: str | None, token: str | None, name: str = ""
-) -> tuple[sessions.Session, GameAdapter, grpc.Channel]:
+) -> sessions.Session:
+    """Where and as whom to call, for a known game type (checked before a token is made)."""
     if game_type not in adapters():  # before a token is asked for or minted
         raise fail(f"unknown game type {game_type!r}; known: {', '.join(sorted(adapters()))}", 2)
     try:
-        where = sessions.session(target, token, name)
+        return sessions.session(target, token, name)
     except SettingsError as exc:
         raise fail(str(exc)) from None
-    channel = where.channel()
-    return where, adapter(game_type, channel, where.metadata), channel
+
+
+def run(calls: Coroutine[Any, Any, T]) -> T:
+    """Run a command's calls (parlor-client is async); a refusal ends the command with it."""
+
+    async def guarded() -> T:
+        try:
+            return await calls
+        except ParlorError as exc:
+            raise fail(sessions.describe(exc)) from None
+
+    return asyncio.run(guarded())
+
+
+class Lines:
+    """What the player types, one line at a time, read by a thread so waiting never blocks
+    the event loop (a Take Four game redraws while the player thinks)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.pending: asyncio.Future[str | None] | None = None
+        threading.Thread(target=self._read, args=(sys.stdin,), daemon=True).start()
+
+    def _read(self, stream: Any) -> None:
+        while True:
+            line = stream.readline()
+            try:
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, line or None)
+            except RuntimeError:  # the command is over: nobody waits for the line
+                return
+            if not line:
+                return
+
+    @staticmethod
+    def prompt(text: str) -> None:
+        sys.stdout.write(f"{text}: ")
+        sys.stdout.flush()
+
+    async def next(self) -> str | None:
+        """The next line (None at the end of input), trimmed and lower-cased."""
+        if self.pending is not None:  # asked for before, and not yet typed then
+            waiting, self.pending = self.pending, None
+            return await waiting
+        line = await self.queue.get()
+        if line is None:
+            self.queue.put_nowait(None)  # the end stays the end
+            return None
+        return line.strip().lower()
+
+    async def ask(self, prompt: str) -> str | None:
+        self.prompt(prompt)
+        return await self.next()
 
 
 # -- the platform ------------------------------------------------------------------------------
@@ -125,7 +182,7 @@ def token(
     PARLOR_JWT_PRIVATE_KEY (or the key `make run` keeps in its data directory): a platform
     accepts it only if it trusts that key.
     """
-    where = target or os.environ.get("PARLOR_TARGET") or sessions.DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
     try:
         if player_id is not None:
             made, remote = sessions.mint_token(name, player_id), False
@@ -191,37 +248,52 @@ def play(
     target: Target = None,
     token: Token = None,
 ) -> None:
-    """Play in the terminal: type moves in the game's notation ('resign' to give up, 'quit')."""
-    where, game_api, channel = connect(game_type, target, token, name)
-    name = name or where.name  # the token's own name: `parlor token --name Ada`
+    """Play in the terminal: type moves in the game's notation ('resign' to give up, 'quit').
+
+    A game of simultaneous play (Take Four) is redrawn as the others' moves arrive, and each
+    command names the round on the screen: typed for a round that has ended, it is refused.
+    """
+    where = connect(game_type, target, token, name)
+    run(_play(where, game_type, vs, join, name or where.name))  # name: `parlor token --name`
+
+
+async def _play(
+    where: sessions.Session, game_type: str, vs: list[str] | None, join: str | None, name: str
+) -> None:
     out = console()
     me = where.player_id
-    with channel:
-        try:
-            if join:
-                game = game_api.get(join)
-            else:
-                game = game_api.create(me, vs or [game_api.default_opponent], name)
-                out.print(f"game [bold]{game_api.game_id(game)}[/] ({game_type})")
-        except grpc.RpcError as exc:
-            raise fail(sessions.describe(exc)) from None
+    async with where.client() as parlor:
+        game_api = adapter(game_type, parlor)
+        if join:
+            game = await game_api.get(join)
+        else:
+            game = await game_api.create(me, vs or [game_api.default_opponent], name)
+            out.print(f"game [bold]{game_api.game_id(game)}[/] ({game_type})")
         game_id = game_api.game_id(game)
         out.print(game_api.draw(game, me))
+        lines = Lines()
+        prompt = f"your move ({game_api.move_help}; resign; quit)"
         while not game_api.is_over(game):
             if game_api.to_move(game) != me:
                 out.print("[dim]waiting for the other players...[/]")
-                for _, seen in game_api.watch(game_id, game_api.version(game)):
-                    if game_api.is_over(seen) or game_api.to_move(seen) == me:
-                        break
+                async with aclosing(game_api.watch(game_id, game_api.version(game))) as seen_:
+                    async for _, seen in seen_:
+                        if game_api.is_over(seen) or game_api.to_move(seen) == me:
+                            break
                 # A watched event may be the middle of one append (a resignation before the
                 # win it causes): the latest game holds the whole append.
-                game = game_api.get(game_id)
+                game = await game_api.get(game_id)
                 out.print(game_api.draw(game, me))
                 continue
             clock = clock_line(game)
             if clock:
                 out.print(f"[dim]{clock}[/]")
-            typed = _ask(f"your move ({game_api.move_help}; resign; quit)")
+            if game_api.live:
+                typed, game = await _ask_live(game_api, game, lines, prompt, me)
+                if typed == "":  # no line: the game moved on (over, or between rounds)
+                    continue
+            else:
+                typed = await lines.ask(prompt)
             if typed is None or typed in {"quit", "q"}:
                 out.print(f"left the game; resume with: parlor play {game_type} --join {game_id}")
                 raise typer.Exit(0 if typed else 1)
@@ -229,15 +301,18 @@ def play(
                 continue
             try:
                 if typed == "resign":
-                    game = game_api.resign(game_id, uuid.uuid4().hex)
+                    game = await game_api.resign(game_id, uuid.uuid4().hex)
                 else:
-                    game, events = game_api.play(game_id, typed, uuid.uuid4().hex)
+                    game, events = await game_api.play(game, typed, uuid.uuid4().hex)
                     names = _names(game)
                     if events:
                         played = "; ".join(game_api.event_text(e, names) for e in events)
                         out.print("played: " + played)
-            except (grpc.RpcError, ValueError) as exc:  # ValueError: a command not understood
+            except (ParlorError, ValueError) as exc:  # ValueError: a command not understood
                 out.print(f"[red]{sessions.describe(exc)}[/]")
+                if isinstance(exc, ParlorError) and exc.reason == "ROUND_CHANGED":
+                    game = await game_api.get(game_id)  # show the round it is now
+                    out.print(game_api.draw(game, me))
                 continue
             out.print(game_api.draw(game, me))
         out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
@@ -245,14 +320,47 @@ def play(
         out.print(f"export it: parlor export {game_id} --format text --game-type {game_type}")
 
 
-def _ask(prompt: str) -> str | None:
-    """One line from stdin (None at end of input), trimmed and lower-cased."""
-    sys.stdout.write(f"{prompt}: ")
-    sys.stdout.flush()
-    line = sys.stdin.readline()
-    if not line:
-        return None
-    return line.strip().lower()
+async def _ask_live(
+    game_api: GameAdapter, game: Any, lines: Lines, prompt: str, me: str
+) -> tuple[str | None, Any]:
+    """The next typed line, the game redrawn at each event meanwhile; and the game last drawn.
+
+    The line is "" when the game stopped waiting for the player first (it ended, or a
+    round did): the line typed meanwhile stays for the next prompt.
+    """
+    out = console()
+    shown = game
+
+    async def follow() -> None:
+        nonlocal shown
+        names = _names(shown)
+        async with aclosing(game_api.watch(game_api.game_id(shown), game_api.version(shown))) as s:
+            async for event, seen in s:
+                shown = seen
+                if out.is_terminal:
+                    out.clear()
+                else:
+                    out.print()
+                out.rule(game_api.event_text(event, names), style="dim")
+                out.print(game_api.draw(seen, me))
+                if game_api.is_over(seen) or game_api.to_move(seen) != me:
+                    return
+                lines.prompt(prompt)
+
+    lines.prompt(prompt)
+    typed = asyncio.ensure_future(lines.next())
+    watcher = asyncio.ensure_future(follow())
+    try:
+        await asyncio.wait({typed, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    error = watcher.exception() if watcher.done() and not watcher.cancelled() else None
+    if typed.done():
+        return typed.result(), shown  # what was typed goes first, even if the watch broke
+    lines.pending = typed  # the line still to come answers the next prompt
+    if error is not None:
+        raise error
+    return "", shown
 
 
 @app.command()
@@ -263,20 +371,23 @@ def watch(
     token: Token = None,
 ) -> None:
     """Follow a game live, event by event, until it ends."""
-    where, game_api, channel = connect(game_type, target, token)
+    where = connect(game_type, target, token)
+    run(_watch(where, game_type, game_id))
+
+
+async def _watch(where: sessions.Session, game_type: str, game_id: str) -> None:
     out = console()
-    with channel:
-        try:
-            game = None
-            for event, game in game_api.watch(game_id):
+    async with where.client() as parlor:
+        game_api = adapter(game_type, parlor)
+        game = None
+        async with aclosing(game_api.watch(game_id)) as events:
+            async for event, game in events:
                 out.rule(
                     f"v{game_api.event_version(event)}: {game_api.event_text(event, _names(game))}"
                 )
                 out.print(game_api.draw(game, where.player_id))
-            if game is not None:
-                out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
-        except grpc.RpcError as exc:
-            raise fail(sessions.describe(exc)) from None
+        if game is not None:
+            out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
 
 
 def _names(game: Any) -> list[str]:
@@ -298,14 +409,15 @@ def games(
     token: Token = None,
 ) -> None:
     """List games, newest first."""
-    where, game_api, channel = connect(game_type, target, token)
-    with channel:
-        try:
-            listed = game_api.list_games(
+    where = connect(game_type, target, token)
+
+    async def listing() -> list[Any]:
+        async with where.client() as parlor:
+            return await adapter(game_type, parlor).list_games(
                 "" if everyone else (player or where.player_id), finished, limit
             )
-        except grpc.RpcError as exc:
-            raise fail(sessions.describe(exc)) from None
+
+    listed = run(listing())
     table = Table("players", "created", "finished", "events")
     table.add_column("game id", no_wrap=True)
     for g in listed:
@@ -335,38 +447,42 @@ def replay(
     token: Token = None,
 ) -> None:
     """Replay a game: play it back, step through it, or jump to a version."""
-    where, game_api, channel = connect(game_type, target, token)
+    where = connect(game_type, target, token)
+    run(_replay(where, game_type, game_id, to, step, pace))
+
+
+async def _replay(
+    where: sessions.Session, game_type: str, game_id: str, to: int | None, step: bool, pace: int
+) -> None:
     out = console()
     me = where.player_id
-    with channel:
-        try:
-            if to is not None:
-                game = game_api.get(game_id, to)
-                out.rule(f"{game_id} at version {to}")
+    async with where.client() as parlor:
+        game_api = adapter(game_type, parlor)
+        if to is not None:
+            game = await game_api.get(game_id, to)
+            out.rule(f"{game_id} at version {to}")
+            out.print(game_api.draw(game, me))
+            return
+        if step:
+            with Console(stderr=True).status(f"reading the history of {game_id}"):
+                events = await game_api.history(game_id)
+            lines = Lines()
+            for event in events:
+                version = game_api.event_version(event)
+                game = await game_api.get(game_id, version)
+                out.rule(f"v{version}/{len(events)}: {game_api.event_text(event, _names(game))}")
                 out.print(game_api.draw(game, me))
-                return
-            if step:
-                with Console(stderr=True).status(f"reading the history of {game_id}"):
-                    events = game_api.history(game_id)
-                for event in events:
-                    version = game_api.event_version(event)
-                    game = game_api.get(game_id, version)
-                    out.rule(
-                        f"v{version}/{len(events)}: {game_api.event_text(event, _names(game))}"
-                    )
-                    out.print(game_api.draw(game, me))
-                    if version < len(events):
-                        answer = _ask("Enter: next, q: stop")
-                        if answer is None or answer == "q":
-                            return
-                return
-            for event, game in game_api.replay(game_id, pace):
+                if version < len(events):
+                    answer = await lines.ask("Enter: next, q: stop")
+                    if answer is None or answer == "q":
+                        return
+            return
+        async with aclosing(game_api.replay(game_id, pace)) as played:
+            async for event, game in played:
                 out.rule(
                     f"v{game_api.event_version(event)}: {game_api.event_text(event, _names(game))}"
                 )
                 out.print(game_api.draw(game, me))
-        except grpc.RpcError as exc:
-            raise fail(sessions.describe(exc)) from None
 
 
 @app.command()
@@ -383,12 +499,15 @@ def export(
     """Export a game: its events as JSON lines, or its moves in the game's text notation."""
     if format not in ("jsonl", "text"):
         raise fail("--format is jsonl or text", 2)
-    _, game_api, channel = connect(game_type, target, token)
-    with channel, Console(stderr=True).status(f"reading the history of {game_id}"):
-        try:
-            events = game_api.history(game_id)
-        except grpc.RpcError as exc:
-            raise fail(sessions.describe(exc)) from None
+    where = connect(game_type, target, token)
+
+    async def reading() -> tuple[GameAdapter, list[Any]]:
+        async with where.client() as parlor:
+            game_api = adapter(game_type, parlor)
+            return game_api, await game_api.history(game_id)
+
+    with Console(stderr=True).status(f"reading the history of {game_id}"):
+        game_api, events = run(reading())
     if format == "jsonl":
         text = "".join(json.dumps(game_api.event_dict(e), sort_keys=True) + "\n" for e in events)
     else:

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-import importlib
+import asyncio
 import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import grpc
 import jwt
 
+from parlor.client import DEFAULT_TARGET, ParlorClient, ParlorError, RetryPolicy
 from parlor.kit.auth import AuthSettings, data_dir_key, issue_token
 from parlor.kit.settings import SettingsError
 
-DEFAULT_TARGET = "localhost:50051"
+ASK_ONCE = RetryPolicy(attempts=1, timeout=3.0)
+"""Asking for a guest token: no platform answering soon means the token is made here."""
 
 
 @dataclass(frozen=True)
 class Session:
-    """A sync channel to the platform and the bearer token sent with every call."""
+    """Where the platform is and the bearer token sent with every call."""
 
     target: str
     token: str
@@ -35,12 +35,9 @@ class Session:
         """The token's display name (``parlor token --name``), or empty."""
         return claims(self.token).name
 
-    @property
-    def metadata(self) -> tuple[tuple[str, str]]:
-        return (("authorization", f"Bearer {self.token}"),)
-
-    def channel(self) -> grpc.Channel:
-        return grpc.insecure_channel(self.target)
+    def client(self) -> ParlorClient:
+        """A ``parlor-client`` connection (grpc.aio: make it inside the event loop using it)."""
+        return ParlorClient(self.target, self.token)
 
 
 def guest_id() -> str:
@@ -50,23 +47,19 @@ def guest_id() -> str:
 def remote_guest_token(target: str, name: str) -> str | None:
     """Ask the platform for a guest token (``parlor.identity.v1.IdentityService``).
 
-    None when that API is not installed (generated code absent), no platform answers
-    at ``target``, or guest tokens are switched off there: the token is then minted
-    locally. A token from the platform is signed with the platform's own key.
+    None when no platform answers at ``target`` or guest tokens are switched off there:
+    the token is then minted locally. A token from the platform is signed with the
+    platform's own key.
     """
-    try:
-        identity_pb2: Any = importlib.import_module("parlor.identity.v1.identity_pb2")
-        identity_pb2_grpc: Any = importlib.import_module("parlor.identity.v1.identity_pb2_grpc")
-    except ImportError:
-        return None
-    try:
-        with grpc.insecure_channel(target) as channel:
-            stub = identity_pb2_grpc.IdentityServiceStub(channel)
-            request = identity_pb2.IssueGuestTokenRequest(display_name=name)
-            token = stub.IssueGuestToken(request, timeout=3).token
-    except grpc.RpcError:
-        return None
-    return str(token) or None
+
+    async def ask() -> str | None:
+        async with ParlorClient(target, retry=ASK_ONCE) as parlor:
+            try:
+                return str((await parlor.identity.issue_guest_token(name)).token) or None
+            except ParlorError:
+                return None
+
+    return asyncio.run(ask())
 
 
 def signing_key() -> tuple[str, str]:
@@ -138,10 +131,8 @@ def session(target: str | None, token: str | None, name: str = "") -> Session:
     return Session(where, who)
 
 
-def describe(error: Any) -> str:
-    """A gRPC error as one line: status code and the server's message."""
-    if isinstance(error, grpc.RpcError):
-        code = error.code()  # type: ignore[attr-defined]
-        details = error.details()  # type: ignore[attr-defined]
-        return f"{code.name if code else 'ERROR'}: {details}"
+def describe(error: Exception) -> str:
+    """A refusal as one line: status code and the server's message (which says why)."""
+    if isinstance(error, ParlorError):
+        return f"{error.code.name}: {error.message}"
     return str(error)

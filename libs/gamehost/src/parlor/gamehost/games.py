@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from parlor.core.decider import Decider
+from parlor.core.game import GameContract
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.verify import CommandOf, CreateOf
@@ -38,7 +39,8 @@ class GameType(Generic[S, C, E]):
     matching level); ``default_time_control`` and ``time_controls`` are the time control a
     game gets when none is named and the ones offered to clients; ``public`` strips what
     the relay may not publish (None: the game hides nothing); ``service`` is the full
-    name of its gRPC service.
+    name of its gRPC service; ``engine`` is its rules under the one game contract
+    (``parlor.core.game.GameContract``), which the conformance test holds it to.
     """
 
     category: str
@@ -54,6 +56,8 @@ class GameType(Generic[S, C, E]):
     """The time control a game gets when its creator names none (games with people)."""
     time_controls: tuple[TimeControl, ...] = ()
     """Suggested time controls, as listed to clients; any valid one may be asked for."""
+    engine: GameContract[Any, Any, Any] | None = None
+    """The rules under the game contract (``parlor.rules.<game>.contract.ENGINE``)."""
 
     @property
     def name(self) -> str:

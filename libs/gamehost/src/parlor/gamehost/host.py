@@ -442,6 +442,12 @@ class GameHost(Generic[S, C, E]):
         self._remember(game_id, state, version)
         return state, version
 
+    async def prior(
+        self, game_id: str, command_id: str | None, actor: str | None
+    ) -> Outcome[S, E] | None:
+        """A command id's first outcome for the actor who sent it (see ``_prior``)."""
+        return await self._prior(game_id, command_id, actor)
+
     async def _prior(
         self,
         game_id: str,

@@ -63,6 +63,11 @@ def requested_seat(request: Any) -> int | None:
     return int(request.seat) if request.HasField("seat") else None
 
 
+def _has(message: Any, field: str) -> bool:
+    """Whether ``message`` has ``field`` set (False if its type has no such field)."""
+    return field in message.DESCRIPTOR.fields_by_name and bool(message.HasField(field))
+
+
 def deadline(context: Any) -> float | None:
     """The caller's deadline in seconds, passed on to the dictionary."""
     try:
@@ -217,7 +222,7 @@ class GameService(Generic[T, E]):
         seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in request.seats)
         self.check_bots(seats)
         game_id = request.game_id or secrets.token_hex(16)
-        requested = request.time_control if request.HasField("time_control") else None
+        requested = request.time_control if _has(request, "time_control") else None
         control = self.time_control(requested, seats)
         consent = await create_consent(self.host.store, game_id, seats, me)
         outcome = await self.open(
@@ -243,7 +248,7 @@ class GameService(Generic[T, E]):
         """A matchmade game (``match`` as the store holds it): seats as matched, the game's
         default rules, bots move at once."""
         seats = match_seats(match)
-        requested = match.time_control if match.HasField("time_control") else None
+        requested = match.time_control if _has(match, "time_control") else None
         outcome = await self.open(
             match.match_id,
             seats,

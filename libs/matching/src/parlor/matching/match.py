@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from parlor.matching.policy import BOT_PREFIX
@@ -15,6 +16,7 @@ class Match:
     consumed ticket ids, aligned with the human seats. ``average_rating`` is over the
     humans. ``key`` (the first ticket's id) is unique per match, since a ticket is
     consumed once: a service can use it as the match id or message id.
+    ``time_control`` is the one every ticket of the match named (they are equal).
     """
 
     game_type: str
@@ -22,6 +24,7 @@ class Match:
     tickets: tuple[str, ...]
     average_rating: float
     lobby: str | None = None
+    time_control: Hashable = None
 
     @property
     def key(self) -> str:

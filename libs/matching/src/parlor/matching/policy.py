@@ -22,7 +22,8 @@ class Policy:
       BOTH tickets' windows.
     - ``accept_minimum_after``: before it a ticket only joins a full table (its maximum
       count); after it, any count in its range.
-    - ``bot_fill_after``: after it a ticket may be seated with bots (``None``: never).
+    - ``bot_fill_after``: after it a ticket may be seated with bots (``None``: never); a
+      ticket with ``bots_at_once`` may be at once, whatever this says.
     - ``expires_after``: after it a ticket is dropped, never matched.
     - ``bot_levels``: rating thresholds; a bot's level is 1 + how many thresholds the
       table's average human rating reaches.
@@ -67,8 +68,8 @@ class Policy:
         return self.counts_after(ticket, self.waited(ticket, now))
 
     def bots_allowed(self, ticket: Ticket, now: datetime) -> bool:
-        """Whether the ticket has waited long enough to be seated with bots."""
-        return self.bots_allowed_after(self.waited(ticket, now))
+        """Whether the ticket may be seated with bots: it asked for them at once, or waited."""
+        return ticket.bots_at_once or self.bots_allowed_after(self.waited(ticket, now))
 
     def expired(self, ticket: Ticket, now: datetime) -> bool:
         return self.waited(ticket, now) >= self.expires_after
@@ -84,6 +85,8 @@ class Policy:
     def bots_allowed_after(self, waited: timedelta) -> bool:
         return self.bot_fill_after is not None and waited >= self.bot_fill_after
 
-    def bot_seat(self, average_rating: float) -> str:
-        """The placeholder seat of a bot suited to a table of this average rating."""
-        return f"{BOT_PREFIX}{1 + bisect_right(self.bot_levels, average_rating)}"
+    def bot_seat(self, average_rating: float, level: int | None = None) -> str:
+        """The placeholder seat of a bot: of ``level``, or suited to the table's average rating."""
+        if level is None:
+            level = 1 + bisect_right(self.bot_levels, average_rating)
+        return f"{BOT_PREFIX}{level}"

@@ -1,20 +1,21 @@
 """Forming tables from waiting tickets: one deterministic, pure round of matchmaking.
 
 Tickets are served oldest first (then by id). Public tickets are bucketed by game
-type and sorted by rating; a ticket looks for partners outward from its own rating,
+type and time control and sorted by rating; a ticket looks for partners outward from its own rating,
 nearest first, only as far as its window reaches, skipping tickets already seated in
 near-constant time. So a round costs about O(n log n + n * k) for n tickets at tables
-of k, not O(n^2). Private lobbies are bucketed by (game type, invite code).
+of k, not O(n^2). Private lobbies are bucketed by (game type, invite code, time control).
 
 Pass 1 seats humans only; pass 2 then fills seats with bots for tickets that have
-waited ``bot_fill_after``, so a human partner is always preferred to a bot.
+waited ``bot_fill_after`` or asked for bots at once, so a human partner waiting in the
+same round is always preferred to a bot.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from datetime import datetime, timedelta
 
 from parlor.core.errors import InvalidArgument
@@ -46,7 +47,7 @@ class _Waiting:
         self.player = ticket.player_id
         self.rating = ticket.rating
         self.lo, self.hi = policy.counts_after(ticket, waited)
-        self.bots = policy.bots_allowed_after(waited)
+        self.bots = ticket.bots_at_once or policy.bots_allowed_after(waited)
         self.window = policy.window_after(waited)
         self.taken = False
         self.line: _Line | None = None
@@ -117,15 +118,16 @@ class _Round:
             else:
                 self.queue.append(_Waiting(t, len(self.queue), policy, waited))
         self.by_player: dict[str, list[_Waiting]] = defaultdict(list)
-        public: dict[str, list[_Waiting]] = defaultdict(list)
-        self.lobbies: dict[tuple[str, str], list[_Waiting]] = defaultdict(list)
+        public: dict[tuple[str, Hashable], list[_Waiting]] = defaultdict(list)
+        self.lobbies: dict[tuple[str, str, Hashable], list[_Waiting]] = defaultdict(list)
         for w in self.queue:
             self.by_player[w.player].append(w)
-            if w.ticket.lobby is None:
-                public[w.ticket.game_type].append(w)
+            t = w.ticket
+            if t.lobby is None:
+                public[(t.game_type, t.time_control)].append(w)
             else:
-                self.lobbies[(w.ticket.game_type, w.ticket.lobby)].append(w)
-        self.lines = {game_type: _Line(waiting) for game_type, waiting in public.items()}
+                self.lobbies[(t.game_type, t.lobby, t.time_control)].append(w)
+        self.lines = [_Line(waiting) for waiting in public.values()]
         self.matches: list[Match] = []
         self.withdrawn: list[_Waiting] = []
 
@@ -148,18 +150,21 @@ class _Round:
         for count in range(anchor.hi, anchor.lo - 1, -1):
             members = self._gather(anchor, count, bots_only=False)
             if len(members) == count:
-                self._form(members, bots=0)
+                self._form(members, bots=0, level=None)
                 return
 
     def _seat_with_bots(self, anchor: _Waiting) -> None:
-        """Public: the anchor's minimum table; lobby: the anchor's (the host's) maximum."""
+        """Public: the anchor's minimum table; lobby: the anchor's (the host's) maximum.
+
+        The bots are of the anchor's ``bot_level`` (public partners must name the same).
+        """
         if anchor.ticket.lobby is None:
             count = anchor.ticket.min_players
             members = self._gather(anchor, count, bots_only=True)
         else:
             count = anchor.ticket.max_players
             members = self._gather(anchor, count, bots_only=False, any_count=True)
-        self._form(members, bots=count - len(members))
+        self._form(members, bots=count - len(members), level=anchor.ticket.bot_level)
 
     def _gather(
         self, anchor: _Waiting, count: int, *, bots_only: bool, any_count: bool = False
@@ -183,7 +188,9 @@ class _Round:
                     continue
             elif not candidate.lo <= count <= candidate.hi:
                 continue
-            if bots_only and not candidate.bots:
+            if bots_only and not (
+                candidate.bots and candidate.ticket.bot_level == anchor.ticket.bot_level
+            ):
                 continue
             if anchor.ticket.lobby is None and not _fits(candidate, members):
                 continue
@@ -195,8 +202,9 @@ class _Round:
 
     def _candidates(self, anchor: _Waiting) -> Iterable[_Waiting]:
         """Possible partners: lobby holders oldest first, or public tickets nearest in rating."""
-        if anchor.ticket.lobby is not None:
-            for w in self.lobbies[(anchor.ticket.game_type, anchor.ticket.lobby)]:
+        t = anchor.ticket
+        if t.lobby is not None:
+            for w in self.lobbies[(t.game_type, t.lobby, t.time_control)]:
                 if w is not anchor and not w.taken:
                     yield w
             return
@@ -218,7 +226,7 @@ class _Round:
                 yield row[right]
                 right = line.next_alive(right + 1)
 
-    def _form(self, members: list[_Waiting], *, bots: int) -> None:
+    def _form(self, members: list[_Waiting], *, bots: int, level: int | None) -> None:
         members.sort(key=lambda w: w.order)
         for member in members:
             for other in self.by_player[member.player]:
@@ -234,10 +242,12 @@ class _Round:
         self.matches.append(
             Match(
                 game_type=first.game_type,
-                seats=tuple(m.player for m in members) + (self.policy.bot_seat(average),) * bots,
+                seats=tuple(m.player for m in members)
+                + (self.policy.bot_seat(average, level),) * bots,
                 tickets=tuple(m.ticket.id for m in members),
                 average_rating=average,
                 lobby=first.lobby,
+                time_control=first.time_control,
             )
         )
 

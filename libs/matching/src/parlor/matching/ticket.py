@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,6 +19,11 @@ class Ticket:
     ``rating`` is the player's rating for that game type (the scoring service's value,
     or 1500 for a newcomer). Tickets with a ``lobby`` (invite code) match only tickets
     with the same code, and ignore ratings. ``created_at`` must be timezone-aware.
+
+    ``time_control`` is any hashable value (the service passes its ``TimeControl``):
+    tickets share a table only if theirs are equal. ``bots_at_once``: empty seats may be
+    filled with bots in the ticket's first round, not after ``Policy.bot_fill_after``.
+    ``bot_level`` (1 = weakest) names the bots' level; None: by the table's rating.
     """
 
     id: str
@@ -28,6 +34,9 @@ class Ticket:
     rating: float
     created_at: datetime
     lobby: str | None = None
+    time_control: Hashable = None
+    bots_at_once: bool = False
+    bot_level: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("id", "player_id", "game_type"):
@@ -49,6 +58,18 @@ class Ticket:
             raise InvalidArgument("a ticket's rating must be a finite number", reason="BAD_RATING")
         if self.created_at.tzinfo is None:
             raise InvalidArgument("ticket times must be timezone-aware", reason="BAD_TIME")
+        if not isinstance(self.time_control, Hashable):
+            raise InvalidArgument("a time control is a hashable value", reason="BAD_TICKET")
+        if not isinstance(self.bots_at_once, bool):
+            raise InvalidArgument("bots_at_once is true or false", reason="BAD_TICKET")
+        if self.bots_at_once and self.lobby is not None:
+            raise InvalidArgument(
+                "bots at once are for public tickets: a lobby waits for its holders",
+                reason="BAD_TICKET",
+            )
+        level = self.bot_level
+        if level is not None and (type(level) is not int or level < 1):
+            raise InvalidArgument("a bot level is a whole number from 1", reason="BAD_TICKET")
 
     @property
     def priority(self) -> tuple[datetime, str]:

@@ -6,10 +6,12 @@ To plug a game in, write ``parlor/cli/games/<type>.py`` with a class following
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Protocol
 
 from rich.console import RenderableType
+
+from parlor.client import GameClient, ParlorClient
 
 
 class GameAdapter(Protocol):
@@ -19,21 +21,29 @@ class GameAdapter(Protocol):
     move_help: str
     default_opponent: str
     """Who `parlor play` seats against you when no --vs is given (a bot of this game)."""
+    live: bool
+    """Simultaneous play: `parlor play` redraws the game as events arrive."""
 
-    def __init__(self, channel: Any, metadata: Any) -> None: ...
+    def __init__(self, api: GameClient[Any]) -> None: ...
 
-    # calls
-    def create(self, me: str, opponents: list[str], name: str) -> Any: ...
-    def get(self, game_id: str, version: int = 0) -> Any: ...
-    def play(self, game_id: str, move: str, command_id: str) -> tuple[Any, list[Any]]:
-        """The game after the move, and the events it appended (bots' replies included)."""
+    # calls (through parlor-client: retried when safe, errors as parlor.client.ParlorError)
+    async def create(self, me: str, opponents: list[str], name: str) -> Any: ...
+    async def get(self, game_id: str, version: int = 0) -> Any: ...
+    async def play(self, game: Any, move: str, command_id: str) -> tuple[Any, list[Any]]:
+        """The game after the move, and the events it appended (bots' replies included).
+
+        ``game`` is the game as the player last saw it (its id, and its round where that
+        matters: a Take Four command names the round it was typed for).
+        """
         ...
 
-    def resign(self, game_id: str, command_id: str) -> Any: ...
-    def history(self, game_id: str) -> list[Any]: ...
-    def watch(self, game_id: str, after_version: int = 0) -> Iterator[tuple[Any, Any]]: ...
-    def replay(self, game_id: str, pace_ms: int) -> Iterator[tuple[Any, Any]]: ...
-    def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[Any]: ...
+    def resign(self, game_id: str, command_id: str) -> Awaitable[Any]: ...
+    async def history(self, game_id: str) -> list[Any]: ...
+    def watch(
+        self, game_id: str, after_version: int = 0
+    ) -> AsyncGenerator[tuple[Any, Any], None]: ...
+    def replay(self, game_id: str, pace_ms: int) -> AsyncGenerator[tuple[Any, Any], None]: ...
+    async def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[Any]: ...
 
     # reading a game
     def game_id(self, game: Any) -> str: ...
@@ -50,7 +60,7 @@ class GameAdapter(Protocol):
     def transcript(self, events: list[Any]) -> str: ...
 
 
-def adapters() -> dict[str, Callable[[Any, Any], GameAdapter]]:
+def adapters() -> dict[str, Callable[[GameClient[Any]], GameAdapter]]:
     from parlor.cli.games.connect4x4 import Connect4x4
     from parlor.cli.games.takefour import TakeFour
     from parlor.cli.games.upwords import Upwords
@@ -62,8 +72,8 @@ def adapters() -> dict[str, Callable[[Any, Any], GameAdapter]]:
     }
 
 
-def adapter(game_type: str, channel: Any, metadata: Any) -> GameAdapter:
+def adapter(game_type: str, client: ParlorClient) -> GameAdapter:
     known = adapters()
     if game_type not in known:
         raise KeyError(f"unknown game type {game_type!r}; known: {', '.join(sorted(known))}")
-    return known[game_type](channel, metadata)
+    return known[game_type](client.game(game_type))

@@ -1,69 +1,56 @@
-"""The calls every game service answers alike, for the adapters to share.
+"""What every adapter shares: the game's client from ``parlor-client``, and reading a game.
 
-Each game's proto has the same ``GetGame``, ``GetHistory``, ``WatchGame``,
-``ReplayGame`` and ``ListGames`` requests and responses (only the package
-differs), so an adapter names its generated module and stub class and inherits
-these; what differs (creating, playing, drawing, notation) stays in the adapter.
+Every game service has the same ``GetGame``, ``GetHistory``, ``WatchGame``, ``ReplayGame``
+and ``ListGames`` (``parlor.client.GameClient`` serves them for any game); an adapter adds
+creating, playing, drawing and notation. Retries, resumed watches and errors
+(``parlor.client.ParlorError``) come from the client.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from types import ModuleType
+from collections.abc import AsyncGenerator
 from typing import Any
 
-import grpc
 from google.protobuf.json_format import MessageToDict
 
-from parlor.kit.status import reason_of
+from parlor.client import GameClient
+from parlor.common.v1 import common_pb2
 
 
 class ServiceCalls:
-    """Reading a game from its service; ``pb`` is the game's ``*_pb2`` module."""
+    """Reading a game from its service through ``api``, the game's ``GameClient``."""
 
-    pb: ModuleType
-    stub_type: Any
+    live = False
+    """Redraw the game as events arrive while the player types (simultaneous play)."""
 
-    def __init__(self, channel: Any, metadata: Any) -> None:
-        self.stub = self.stub_type(channel)
-        self.metadata = metadata
+    def __init__(self, api: GameClient[Any]) -> None:
+        self.api = api
 
-    def get(self, game_id: str, version: int = 0) -> Any:
-        request = self.pb.GetGameRequest(game_id=game_id, version=version)
-        return self.stub.GetGame(request, metadata=self.metadata).game
+    async def create(self, me: str, opponents: list[str], name: str) -> Any:
+        seats = [common_pb2.Seat(player_id=me, display_name=name or me)]
+        seats += [common_pb2.Seat(player_id=p, display_name=p) for p in opponents]
+        return await self.api.create_game(seats)
 
-    def history(self, game_id: str) -> list[Any]:
-        request = self.pb.GetHistoryRequest(game_id=game_id)
-        return list(self.stub.GetHistory(request, metadata=self.metadata).events)
+    async def get(self, game_id: str, version: int = 0) -> Any:
+        return await self.api.get_game(game_id, version)
 
-    def watch(self, game_id: str, after_version: int = 0) -> Iterator[tuple[Any, Any]]:
-        """Every event after ``after_version``, then each new one, until the game ends.
+    async def history(self, game_id: str) -> list[Any]:
+        return await self.api.history(game_id)
 
-        A server ends a stream that has been idle too long (``STREAM_IDLE``); the watch is
-        then opened again after the last event seen, so a long wait for a move goes on.
-        """
-        while True:
-            request = self.pb.WatchGameRequest(game_id=game_id, after_version=after_version)
-            try:
-                for event, game in self._stream(
-                    self.stub.WatchGame(request, metadata=self.metadata)
-                ):
-                    after_version = self.event_version(event)
-                    yield event, game
-                return
-            except grpc.RpcError as error:
-                if reason_of(error) != "STREAM_IDLE":
-                    raise
+    def watch(self, game_id: str, after_version: int = 0) -> AsyncGenerator[tuple[Any, Any], None]:
+        """Every event after ``after_version``, then each new one, until the game ends
+        (reopened after an idle close: the client's ``GameClient.watch``)."""
+        return self.api.watch(game_id, after_version)
 
-    def replay(self, game_id: str, pace_ms: int) -> Iterator[tuple[Any, Any]]:
-        request = self.pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)
-        yield from self._stream(self.stub.ReplayGame(request, metadata=self.metadata))
+    def replay(self, game_id: str, pace_ms: int) -> AsyncGenerator[tuple[Any, Any], None]:
+        return self.api.replay(game_id, pace_ms)
 
-    def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[Any]:
-        request = self.pb.ListGamesRequest(
-            player_id=player_id, finished_only=finished_only, page_size=limit
-        )
-        return list(self.stub.ListGames(request, metadata=self.metadata).games)
+    async def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[Any]:
+        return await self.api.list_games(player_id, finished_only=finished_only, page_size=limit)
+
+    async def resign(self, game_id: str, command_id: str) -> Any:
+        response = await self.api.command("Resign", game_id=game_id, command_id=command_id)
+        return response.game
 
     def game_id(self, game: Any) -> str:
         return str(game.game_id)
@@ -79,11 +66,3 @@ class ServiceCalls:
         return MessageToDict(
             event, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
         )
-
-    @staticmethod
-    def _stream(call: Any) -> Iterator[tuple[Any, Any]]:
-        try:
-            for item in call:
-                yield item.event, item.game
-        finally:
-            call.cancel()  # a caller that stops early ends the server stream too

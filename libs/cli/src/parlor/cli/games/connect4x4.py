@@ -10,7 +10,6 @@ from rich.text import Text
 from parlor.cli.games.calls import ServiceCalls
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
-from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 
 COLUMNS, ROWS = 7, 6
 LETTERS = "abcdefg"
@@ -25,27 +24,13 @@ class Connect4x4(ServiceCalls):
     move_help = "column a-g + f/b for a checker (df, gb), + x for a blocker (cx)"
     default_opponent = "bot:greedy"
 
-    pb = pb
-    stub_type = pb_grpc.Connect4x4ServiceStub
-
     # -- calls -----------------------------------------------------------------------------
 
-    def create(self, me: str, opponents: list[str], name: str) -> pb.Game:
-        seats = [common_pb2.Seat(player_id=me, display_name=name or me)]
-        seats += [common_pb2.Seat(player_id=p, display_name=p) for p in opponents]
-        response = self.stub.CreateGame(pb.CreateGameRequest(seats=seats), metadata=self.metadata)
-        game: pb.Game = response.game
-        return game
-
-    def play(self, game_id: str, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
-        request = pb.PlayMoveRequest(game_id=game_id, move=move, command_id=command_id)
-        response = self.stub.PlayMove(request, metadata=self.metadata)
+    async def play(self, game: pb.Game, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
+        response = await self.api.command(
+            "PlayMove", game_id=game.game_id, move=move, command_id=command_id
+        )
         return response.game, list(response.events)
-
-    def resign(self, game_id: str, command_id: str) -> pb.Game:
-        request = pb.ResignRequest(game_id=game_id, command_id=command_id)
-        game: pb.Game = self.stub.Resign(request, metadata=self.metadata).game
-        return game
 
     # -- reading a game --------------------------------------------------------------------
 

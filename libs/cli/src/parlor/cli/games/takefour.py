@@ -24,16 +24,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
-from parlor.common.v1 import common_pb2
 from parlor.takefour.v1 import takefour_pb2 as pb
-from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
 JOKER = "?"
 MAX_DRAWN = 40
@@ -191,62 +189,59 @@ class TakeFour(ServiceCalls):
     )
     default_opponent = "bot:medium"
 
-    pb = pb
-    stub_type = pb_grpc.TakeFourServiceStub
+    live = True  # simultaneous play: others' moves are drawn as they come
 
     # -- calls -----------------------------------------------------------------------------
 
-    def create(self, me: str, opponents: list[str], name: str) -> pb.Game:
-        seats = [common_pb2.Seat(player_id=me, display_name=name or me)]
-        seats += [common_pb2.Seat(player_id=p, display_name=p) for p in opponents]
-        response = self.stub.CreateGame(pb.CreateGameRequest(seats=seats), metadata=self.metadata)
-        game: pb.Game = response.game
-        return game
+    async def play(self, game: pb.Game, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
+        """Send one typed command; the game as it is now and the events it appended.
 
-    def play(self, game_id: str, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
-        """Send one typed command; the game as it is now and the events it appended."""
+        The command names the round of ``game``, the one the player saw: if the game moved
+        on to another round meanwhile, the service refuses it (``ROUND_CHANGED``).
+        """
         command = parse_command(move)
+        game_id = game.game_id
         if command.verb == "look":
-            return self.get(game_id), []
-        ids: dict[str, Any] = {"game_id": game_id, "command_id": command_id}
-        stub, metadata = self.stub, self.metadata
+            return await self.get(game_id), []
+        ids: dict[str, Any] = {"game_id": game_id, "command_id": command_id, "round": game.round}
+        send = self.api.command
         response: Any
         match command.verb:
             case "place":
                 assert command.tile is not None
                 (cell,) = command.cells
-                tile = hand_tile(self.get(game_id), command.tile)
+                tile = hand_tile(await self.get(game_id), command.tile)
                 letter = command.tile.letter or ""
-                request = pb.PlaceTileRequest(**ids, tile=tile, x=cell.x, y=cell.y, letter=letter)
-                response = stub.PlaceTile(request, metadata=metadata)
+                response = await send(
+                    "PlaceTile", **ids, tile=tile, x=cell.x, y=cell.y, letter=letter
+                )
             case "move":
                 source, target = command.cells
-                moved = pb.MoveTileRequest(**ids, letter=command.letter or "")
-                getattr(moved, "from").CopyFrom(pb.Cell(x=source.x, y=source.y))
-                moved.to.CopyFrom(pb.Cell(x=target.x, y=target.y))
-                response = stub.MoveTile(moved, metadata=metadata)
+                response = await send(
+                    "MoveTile",
+                    **ids,
+                    from_=pb.Cell(x=source.x, y=source.y),
+                    to=pb.Cell(x=target.x, y=target.y),
+                    letter=command.letter or "",
+                )
             case "back":
                 (cell,) = command.cells
-                request_back = pb.TakeBackTileRequest(**ids, cell=pb.Cell(x=cell.x, y=cell.y))
-                response = stub.TakeBackTile(request_back, metadata=metadata)
+                response = await send("TakeBackTile", **ids, cell=pb.Cell(x=cell.x, y=cell.y))
             case "swap":
                 (cell,) = command.cells
-                game = self.get(game_id)
-                tile = hand_tile(game, command.tile or self._joker_letter(game, cell))
-                request_swap = pb.SwapJokerRequest(
-                    **ids, tile=tile, cell=pb.Cell(x=cell.x, y=cell.y)
+                now = await self.get(game_id)
+                tile = hand_tile(now, command.tile or self._joker_letter(now, cell))
+                response = await send(
+                    "SwapJoker", **ids, tile=tile, cell=pb.Cell(x=cell.x, y=cell.y)
                 )
-                response = stub.SwapJoker(request_swap, metadata=metadata)
             case "takefour":
-                response = stub.CallTakeFour(pb.CallTakeFourRequest(**ids), metadata=metadata)
+                response = await send("CallTakeFour", **ids)
             case "agree":
-                response = stub.AgreeToDeal(pb.AgreeToDealRequest(**ids), metadata=metadata)
+                response = await send("AgreeToDeal", **ids)
             case "withdraw":
-                response = stub.WithdrawAgreement(
-                    pb.WithdrawAgreementRequest(**ids), metadata=metadata
-                )
+                response = await send("WithdrawAgreement", **ids)
             case _:
-                response = stub.CallDone(pb.CallDoneRequest(**ids), metadata=metadata)
+                response = await send("CallDone", **ids)
         return response.game, list(response.events)
 
     @staticmethod
@@ -259,7 +254,7 @@ class TakeFour(ServiceCalls):
                 return TileSpec(None, placed.letter, None)
         raise ValueError(f"there is no tile on {cell.x},{cell.y}")
 
-    def resign(self, game_id: str, command_id: str) -> pb.Game:
+    def resign(self, game_id: str, command_id: str) -> NoReturn:
         raise ValueError(NO_RESIGNATION)
 
     # -- reading a game --------------------------------------------------------------------

@@ -24,9 +24,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
-from parlor.common.v1 import common_pb2
 from parlor.upwords.v1 import upwords_pb2 as pb
-from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
 SIZE = 10
 COLUMNS = "ABCDEFGHIJ"
@@ -106,51 +104,24 @@ class Upwords(ServiceCalls):
     )
     default_opponent = "bot:best"
 
-    pb = pb
-    stub_type = pb_grpc.UpwordsServiceStub
-
     # -- calls -----------------------------------------------------------------------------
 
-    def create(self, me: str, opponents: list[str], name: str) -> pb.Game:
-        seats = [common_pb2.Seat(player_id=me, display_name=name or me)]
-        seats += [common_pb2.Seat(player_id=p, display_name=p) for p in opponents]
-        response = self.stub.CreateGame(pb.CreateGameRequest(seats=seats), metadata=self.metadata)
-        game: pb.Game = response.game
-        return game
-
-    def play(self, game_id: str, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
+    async def play(self, game: pb.Game, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
         """A typed turn: a play, pass, exchange, challenge or accept (each its own RPC)."""
         turn = read_turn(move)
-        md = self.metadata
-        response: Any
-        if turn.kind == "pass":
-            response = self.stub.Pass(
-                pb.PassRequest(game_id=game_id, command_id=command_id), metadata=md
-            )
-        elif turn.kind == "exchange":
-            response = self.stub.Exchange(
-                pb.ExchangeRequest(game_id=game_id, tile=turn.argument, command_id=command_id),
-                metadata=md,
-            )
-        elif turn.kind == "challenge":
-            response = self.stub.Challenge(
-                pb.ChallengeRequest(game_id=game_id, command_id=command_id), metadata=md
-            )
-        elif turn.kind == "accept":
-            response = self.stub.AcceptPlay(
-                pb.AcceptPlayRequest(game_id=game_id, command_id=command_id), metadata=md
-            )
-        else:
-            response = self.stub.Play(
-                pb.PlayRequest(game_id=game_id, move=turn.argument, command_id=command_id),
-                metadata=md,
-            )
+        ids = {"game_id": game.game_id, "command_id": command_id}
+        match turn.kind:
+            case "pass":
+                response = await self.api.command("Pass", **ids)
+            case "exchange":
+                response = await self.api.command("Exchange", **ids, tile=turn.argument)
+            case "challenge":
+                response = await self.api.command("Challenge", **ids)
+            case "accept":
+                response = await self.api.command("AcceptPlay", **ids)
+            case _:
+                response = await self.api.command("Play", **ids, move=turn.argument)
         return response.game, list(response.events)
-
-    def resign(self, game_id: str, command_id: str) -> pb.Game:
-        request = pb.ResignRequest(game_id=game_id, command_id=command_id)
-        game: pb.Game = self.stub.Resign(request, metadata=self.metadata).game
-        return game
 
     # -- reading a game --------------------------------------------------------------------
 

@@ -6,17 +6,13 @@ that every ``Secret`` field is stripped for every viewer who must not see it.
 
 from __future__ import annotations
 
-import typing
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
+from parlor.core.game import Secret as Secret  # the one marker; re-exported
+from parlor.core.game import secret_fields as secret_fields_of
 from parlor.rules.takefour.crossword import Cell
 from parlor.rules.takefour.state import TakeFourConfig
-
-
-class Secret:
-    """Annotation marker: the field is private (to the event's seat, or to nobody)."""
-
 
 DealKind = Literal["start", "take_four", "stalemate", "last"]
 """``last``: fewer than deal_size x players remained; each got an equal share, the rest unused.
@@ -178,7 +174,4 @@ TakeFourEvent = (
 
 def secret_fields(event_type: type) -> frozenset[str]:
     """The names of an event class's fields annotated ``Secret``."""
-    hints = typing.get_type_hints(event_type, include_extras=True)
-    return frozenset(
-        f.name for f in fields(event_type) if Secret in getattr(hints[f.name], "__metadata__", ())
-    )
+    return secret_fields_of(event_type)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import combinations
 
 from parlor.rules.takefour.crossword import (
     MAX_WORD_LENGTH,
@@ -386,20 +385,3 @@ def _row_best(text: str, values: list[int], is_word: WordCheck) -> tuple[int, in
                 option = max(option, kept)
         best[i] = option
     return best[0]
-
-
-def best_crossword_brute(
-    letters: Mapping[Cell, str], values: Mapping[Cell, int], is_word: WordCheck
-) -> Removal:
-    """Every subset, checked whole: the slow reference the search is tested against."""
-    cells = sorted(letters)
-    best: Removal | None = None
-    for size in range(len(cells), 0, -1):
-        for kept_cells in combinations(cells, size):
-            kept = {c: letters[c] for c in kept_cells}
-            if not is_crossword(kept, is_word):
-                continue
-            option = Removal(frozenset(kept), tuple(c for c in cells if c not in kept))
-            if best is None or option.key(values) < best.key(values):
-                best = option
-    return best or Removal(frozenset(), ())

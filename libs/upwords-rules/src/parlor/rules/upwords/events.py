@@ -1,18 +1,17 @@
 """Events: the facts of a game. Fields marked secret are stripped by ``public_event``.
 
-A field is secret when its dataclass metadata has ``secret=True``; stripped
-events carry ``None`` there (their public counts stay).
+A field is secret when it is annotated ``Secret`` (``parlor.core.game``, the one marker
+every game uses); stripped events carry ``None`` there (their public counts stay).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated
 
+from parlor.core.game import Secret
 from parlor.rules.upwords.config import UpwordsConfig
 from parlor.rules.upwords.moves import Placement
-
-SECRET: dict[str, Any] = {"secret": True}
 
 
 @dataclass(frozen=True)
@@ -28,8 +27,8 @@ class GameCreated:
     seats: tuple[str, ...]
     first_draw: tuple[DrawRound, ...]
     first_seat: int
-    racks: tuple[tuple[str, ...] | None, ...] | None = field(metadata=SECRET)
-    bag: tuple[str, ...] | None = field(metadata=SECRET)
+    racks: Annotated[tuple[tuple[str, ...] | None, ...] | None, Secret]
+    bag: Annotated[tuple[str, ...] | None, Secret]
     bag_count: int = 0
 
 
@@ -48,7 +47,7 @@ class WordPlayed:
 class TilesDrawn:
     seat: int
     count: int
-    drawn: tuple[str, ...] | None = field(metadata=SECRET)
+    drawn: Annotated[tuple[str, ...] | None, Secret]
 
 
 @dataclass(frozen=True)
@@ -59,9 +58,9 @@ class Passed:
 @dataclass(frozen=True)
 class TileExchanged:
     seat: int
-    returned: str | None = field(metadata=SECRET)
-    drawn: str | None = field(metadata=SECRET)
-    position: int | None = field(metadata=SECRET)
+    returned: Annotated[str | None, Secret]
+    drawn: Annotated[str | None, Secret]
+    position: Annotated[int | None, Secret]
 
 
 @dataclass(frozen=True)

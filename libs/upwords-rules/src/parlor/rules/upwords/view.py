@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from parlor.core.game import secret_fields as secret_fields_of
 from parlor.rules.upwords.board import Board
 from parlor.rules.upwords.config import UpwordsConfig
 from parlor.rules.upwords.events import Event, GameCreated
@@ -68,7 +69,8 @@ def view(state: UpwordsState, viewer: int | None) -> PlayerView:
 
 def secret_fields(event: Event) -> tuple[str, ...]:
     """The names of an event's fields marked secret (racks, draws, the bag)."""
-    return tuple(f.name for f in dataclasses.fields(event) if f.metadata.get("secret"))
+    secret = secret_fields_of(type(event))
+    return tuple(f.name for f in dataclasses.fields(event) if f.name in secret)
 
 
 def public_event(event: E) -> E:

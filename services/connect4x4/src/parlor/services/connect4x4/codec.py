@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
@@ -9,6 +11,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.rules import connect4x4 as c4
+from parlor.rules.connect4x4.contract import ENGINE
 
 SIDES = {c4.Side.FRONT: pb.SIDE_FRONT, c4.Side.BACK: pb.SIDE_BACK}
 SIDES_BACK = {v: k for k, v in SIDES.items()}
@@ -126,6 +129,7 @@ def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
 
 def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | None) -> pb.Game:
     v = c4.view(table.game, viewer)
+    outcome = ENGINE.result(table.game)
     return pb.Game(
         game_id=game_id,
         version=version,
@@ -147,4 +151,26 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
         legal_moves=list(v.legal_moves),
         moves=v.moves,
         board_text=c4.render(table.game, v),
+        seats_to_move=list(ENGINE.to_move(table.game)),
+        winners=list(outcome.winners) if outcome is not None else [],
+    )
+
+
+def export_pb(table: Table[c4.State], events: Sequence[Event]) -> pb.ExportGameResponse:
+    """The game's record: its moves in notation by seat, then how it ended."""
+    lines: list[str] = []
+    for event in events:
+        match event:
+            case c4.CheckerDropped(seat, column, side, _):
+                lines.append(f"{seat} {c4.format_move(c4.DropChecker(seat, column, side))}")
+            case c4.BlockerDropped(seat, column, _, _):
+                lines.append(f"{seat} {c4.format_move(c4.DropBlocker(seat, column))}")
+            case c4.PlayerResigned(seat):
+                lines.append(f"{seat} resign")
+            case c4.GameWon(seat, _, reason):
+                lines.append(f"# won {seat} {reason}")
+            case c4.GameTied(reason):
+                lines.append(f"# tied {reason}")
+    return pb.ExportGameResponse(
+        text="\n".join(lines), seats=[seat_pb(i, s) for i, s in enumerate(table.seats)]
     )

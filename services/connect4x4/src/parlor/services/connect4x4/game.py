@@ -15,11 +15,12 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Seated, Standing, Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
+from parlor.rules.connect4x4.contract import ENGINE
 from parlor.services.connect4x4.codec import Codec, Event
 from parlor.services.connect4x4.replay import command_of, create_of
 
-CATEGORY = "connect4x4"
-MIN_SEATS, MAX_SEATS = 2, 4
+CATEGORY = ENGINE.name  # "connect4x4"
+MIN_SEATS, MAX_SEATS = ENGINE.min_seats, ENGINE.max_seats
 SERVICE_NAME = connect4x4_pb2.DESCRIPTOR.services_by_name["Connect4x4Service"].full_name
 
 
@@ -64,6 +65,7 @@ GAME: GameType[Table[c4.State], Any, Event] = GameType(
     create_of,
     bots=("random", "greedy", "strong"),
     service=SERVICE_NAME,
+    engine=ENGINE,
     rules_page="docs/rules/connect4x4.md",
     default_time_control=TimeControl.fischer(300, 3),
     time_controls=(

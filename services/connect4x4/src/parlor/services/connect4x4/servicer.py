@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
@@ -22,7 +23,7 @@ from parlor.gamehost.service import BotCommand, GameService, requested_seat
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
-from parlor.services.connect4x4.codec import Event, config_of, game_event_pb, game_pb
+from parlor.services.connect4x4.codec import Event, config_of, export_pb, game_event_pb, game_pb
 from parlor.services.connect4x4.game import GAME
 
 C4Table = Table[c4.State]
@@ -88,6 +89,11 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
             )
         return c4.CreateGame(chosen)
 
+    def export_message(
+        self, game_id: str, table: C4Table, events: Sequence[Event]
+    ) -> pb.ExportGameResponse:
+        return export_pb(table, events)
+
     def bot_to_move(self, table: C4Table) -> int | None:
         game = table.game
         if game.status is not c4.Status.IN_PROGRESS or not table.seats:
@@ -135,7 +141,10 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
             request.game_id, resign, command_id=request.command_id or None, actor=me.player_id
         )
         outcome.state.seat_of(me.player_id, requested)  # a replayed id: see PlayMove
+        first = outcome.version - len(outcome.events) + 1
         outcome = await self.after(request.game_id, outcome)
+        events = await self.host.history(request.game_id, first, outcome.version)
         return pb.ResignResponse(
-            game=self.game_message(request.game_id, outcome.version, outcome.state, None, False)
+            game=self.game_message(request.game_id, outcome.version, outcome.state, None, False),
+            events=[game_event_pb(r.event, info_pb(r)) for r in events],
         )

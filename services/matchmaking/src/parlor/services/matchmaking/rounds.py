@@ -30,9 +30,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import Conflict
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
+from parlor.gamehost.timecontrol import TimeControl
 from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
 from parlor.matchmaking.v1 import events_pb2
-from parlor.services.matchmaking.games import bot_player
+from parlor.services.matchmaking.games import GAME_TYPES, bot_player, time_control_from_json
 from parlor.telemetry.metrics import MATCHMAKING_WAIT_SECONDS
 
 log = logging.getLogger("parlor.services.matchmaking.rounds")
@@ -80,6 +81,8 @@ def seat_match(
 def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
     formed_at = Timestamp()
     formed_at.FromDatetime(now)
+    control = formed.match.time_control
+    assert isinstance(control, TimeControl), "tickets are loaded with their time control"
     return events_pb2.MatchFormed(
         match_id=formed.match_id,
         game_type=formed.match.game_type,
@@ -90,6 +93,7 @@ def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
         formed_at=formed_at,
         ticket_ids=list(formed.match.tickets),
         lobby=formed.match.lobby or "",
+        time_control=control.to_proto(),
     )
 
 
@@ -99,15 +103,33 @@ async def _locked_tickets(
     rows = await conn.execute(
         text(
             "SELECT ticket_id, player_id, display_name, min_players, max_players, rating,"
-            " created_at, lobby FROM mm_tickets WHERE game_type = :g AND status = 'waiting'"
+            " created_at, lobby, time_control, bots_at_once, bot_level"
+            " FROM mm_tickets WHERE game_type = :g AND status = 'waiting'"
             " FOR UPDATE SKIP LOCKED"
         ),
         {"g": game_type},
     )
+    game = GAME_TYPES.get(game_type)
+    bots = game.bots if game is not None else ()
     tickets: list[Ticket] = []
     names: dict[str, str] = {}
-    for ticket_id, player, name, low, high, rating, created, lobby in rows:
-        tickets.append(Ticket(ticket_id, player, game_type, low, high, rating, created, lobby))
+    for ticket_id, player, name, low, high, rating, created, lobby, control, at_once, level in rows:
+        tickets.append(
+            Ticket(
+                ticket_id,
+                player,
+                game_type,
+                low,
+                high,
+                rating,
+                created,
+                lobby,
+                time_control=time_control_from_json(control, game_type),
+                bots_at_once=bool(at_once) and lobby is None,
+                # A level the game no longer has (bots renamed since): by the table's rating.
+                bot_level=bots.index(level) + 1 if level in bots else None,
+            )
+        )
         names[ticket_id] = name
     return tickets, names
 

@@ -1,4 +1,4 @@
-"""The gRPC face of matchmaking: tickets, lobbies and the watch stream."""
+"""The gRPC face of matchmaking: tickets, lobbies, the watch stream and the game types."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDe
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
-from parlor.services.matchmaking.games import check_counts, game_type
+from parlor.services.matchmaking.games import (
+    GAME_TYPES,
+    bot_level,
+    bot_levels,
+    check_counts,
+    game_type,
+    time_control_of,
+)
 from parlor.services.matchmaking.tickets import Lobbies, TicketRow, Tickets
 
 STATUS = {
@@ -66,6 +73,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 common_pb2.Seat(index=i, player_id=p, display_name=n)
                 for i, (p, n) in enumerate(ticket.seats)
             ],
+            time_control=ticket.time_control.to_proto(),
+            bots_at_once=ticket.bots_at_once,
+            bot_level=ticket.bot_level or "",
         )
         out.created_at.FromDatetime(ticket.created_at)
         out.expires_at.FromDatetime(self.tickets.expires_at(ticket))
@@ -86,6 +96,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         me = auth.caller()
         game = game_type(request.game_type, self.game_types)
         low, high = check_counts(game, request.min_players, request.max_players)
+        control = time_control_of(game, request.time_control)
+        bot_level(game, request.bot_level)  # UNKNOWN_BOT_LEVEL before anything is stored
+        level = request.bot_level.removeprefix("bot:") or None
         player, name = me.player_id, me.name
         rating: float | None = None
         if request.player_id or request.HasField("rating") or request.display_name:
@@ -102,7 +115,17 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 )
             name = request.display_name or player
             rating = request.rating if request.HasField("rating") else None
-        ticket = await self.tickets.create(player, name or player, game.name, low, high, rating)
+        ticket = await self.tickets.create(
+            player,
+            name or player,
+            game.name,
+            low,
+            high,
+            rating,
+            time_control=control,
+            bots_at_once=request.bots_at_once,
+            bot_level=level,
+        )
         return pb.CreateTicketResponse(ticket=self.ticket_pb(ticket))
 
     async def GetTicket(self, request: pb.GetTicketRequest, context: Any) -> pb.GetTicketResponse:
@@ -136,9 +159,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         me = auth.caller()
         game = game_type(request.game_type, self.game_types)
         low, high = check_counts(game, request.min_players, request.max_players)
-        lobby = await self.lobbies.open(game.name, low, high, me.player_id)
+        control = time_control_of(game, request.time_control)
+        lobby = await self.lobbies.open(game.name, low, high, me.player_id, control)
         ticket = await self.tickets.create(
-            me.player_id, me.name, game.name, low, high, None, lobby.code
+            me.player_id, me.name, game.name, low, high, None, lobby.code, time_control=control
         )
         return pb.CreateLobbyResponse(code=lobby.code, ticket=self.ticket_pb(ticket))
 
@@ -155,5 +179,26 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             lobby.max_players,
             None,
             lobby.code,
+            time_control=lobby.time_control,
         )
         return pb.JoinLobbyResponse(ticket=self.ticket_pb(ticket))
+
+    async def ListGameTypes(
+        self, request: pb.ListGameTypesRequest, context: Any
+    ) -> pb.ListGameTypesResponse:
+        """Every game type offered, from its declaration: a new game edits nothing here."""
+        return pb.ListGameTypesResponse(
+            game_types=[
+                pb.GameTypeInfo(
+                    name=game.name,
+                    min_players=game.min_seats,
+                    max_players=game.max_seats,
+                    bot_levels=bot_levels(game),
+                    default_time_control=game.default_time_control.to_proto(),
+                    time_controls=[c.to_proto() for c in game.time_controls],
+                    service=game.service,
+                )
+                for name, game in sorted(GAME_TYPES.items())
+                if name in self.game_types
+            ]
+        )

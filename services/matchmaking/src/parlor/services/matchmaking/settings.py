@@ -36,7 +36,8 @@ class MatchmakingSettings:
     )
     bot_fill_seconds: float | None = setting(
         "PARLOR_MATCHMAKING_BOT_FILL_SECONDS",
-        "wait after which empty seats are filled with bots (empty: never)",
+        "wait after which empty seats are filled with bots (empty: never;"
+        " a ticket's bots_at_once skips it)",
         60.0,
     )
     expire_seconds: float = setting(

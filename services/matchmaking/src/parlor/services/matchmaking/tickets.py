@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import secrets
 import uuid
@@ -19,8 +20,10 @@ from parlor.core.errors import (
     InvalidArgument,
     NotFound,
 )
+from parlor.gamehost.timecontrol import TimeControl
 from parlor.kit.bounds import shown_name
 from parlor.rating import INITIAL_RATING
+from parlor.services.matchmaking.games import time_control_from_json, time_control_json
 
 WAITING = "waiting"
 TERMINAL = frozenset({"matched", "cancelled", "expired", "withdrawn"})
@@ -29,7 +32,8 @@ CODE_LENGTH = 8
 
 _COLUMNS = (
     "t.ticket_id, t.player_id, t.display_name, t.game_type, t.min_players, t.max_players, "
-    "t.rating, t.lobby, t.status, t.created_at, t.match_id, t.seat, m.seats"
+    "t.rating, t.lobby, t.status, t.created_at, t.match_id, t.seat, m.seats, "
+    "t.time_control, t.bots_at_once, t.bot_level"
 )
 
 
@@ -48,6 +52,9 @@ class TicketRow:
     match_id: str | None
     seat: int | None
     seats: tuple[tuple[str, str], ...]  # (player id, display name) per seat, once matched
+    time_control: TimeControl
+    bots_at_once: bool
+    bot_level: str | None  # a name from the game's bots; None: by the table's rating
 
     @property
     def terminal(self) -> bool:
@@ -60,7 +67,22 @@ def _row(row: Any) -> TicketRow:
         :12
     ]
     return TicketRow(
-        ticket_id, player, name, game, low, high, rating, lobby, status, created, match, seat, seats
+        ticket_id,
+        player,
+        name,
+        game,
+        low,
+        high,
+        rating,
+        lobby,
+        status,
+        created,
+        match,
+        seat,
+        seats,
+        time_control_from_json(row[13], game),
+        bool(row[14]),
+        row[15],
     )
 
 
@@ -94,6 +116,10 @@ class Tickets:
         max_players: int,
         rating: float | None,
         lobby: str | None = None,
+        *,
+        time_control: TimeControl,
+        bots_at_once: bool = False,
+        bot_level: str | None = None,
     ) -> TicketRow:
         if rating is not None and not (math.isfinite(rating) and 0 <= rating <= 10_000):
             raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
@@ -106,8 +132,9 @@ class Tickets:
                 await conn.execute(
                     text(
                         "INSERT INTO mm_tickets (ticket_id, player_id, display_name, game_type,"
-                        " min_players, max_players, rating, lobby)"
-                        " VALUES (:id, :p, :n, :g, :lo, :hi, :r, :lobby)"
+                        " min_players, max_players, rating, lobby, time_control, bots_at_once,"
+                        " bot_level) VALUES (:id, :p, :n, :g, :lo, :hi, :r, :lobby,"
+                        " CAST(:tc AS jsonb), :at_once, :level)"
                     ),
                     {
                         "id": ticket_id,
@@ -118,6 +145,9 @@ class Tickets:
                         "hi": max_players,
                         "r": rating,
                         "lobby": lobby,
+                        "tc": json.dumps(time_control_json(time_control)),
+                        "at_once": bots_at_once,
+                        "level": bot_level,
                     },
                 )
         except IntegrityError:
@@ -195,13 +225,21 @@ class Lobby:
     max_players: int
     host_player_id: str
     match_id: str | None
+    time_control: TimeControl
 
 
 class Lobbies:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def open(self, game_type: str, min_players: int, max_players: int, host: str) -> Lobby:
+    async def open(
+        self,
+        game_type: str,
+        min_players: int,
+        max_players: int,
+        host: str,
+        time_control: TimeControl,
+    ) -> Lobby:
         async with self.engine.begin() as conn:
             while True:
                 code = invite_code()
@@ -209,7 +247,8 @@ class Lobbies:
                     await conn.execute(
                         text(
                             "INSERT INTO mm_lobbies (code, game_type, min_players, max_players,"
-                            " host_player_id) VALUES (:c, :g, :lo, :hi, :h)"
+                            " host_player_id, time_control)"
+                            " VALUES (:c, :g, :lo, :hi, :h, CAST(:tc AS jsonb))"
                             " ON CONFLICT DO NOTHING RETURNING code"
                         ),
                         {
@@ -218,11 +257,14 @@ class Lobbies:
                             "lo": min_players,
                             "hi": max_players,
                             "h": host,
+                            "tc": json.dumps(time_control_json(time_control)),
                         },
                     )
                 ).scalar()
                 if inserted is not None:
-                    return Lobby(code, game_type, min_players, max_players, host, None)
+                    return Lobby(
+                        code, game_type, min_players, max_players, host, None, time_control
+                    )
 
     async def get(self, code: str) -> Lobby:
         async with self.engine.connect() as conn:
@@ -230,11 +272,12 @@ class Lobbies:
                 await conn.execute(
                     text(
                         "SELECT code, game_type, min_players, max_players, host_player_id,"
-                        " match_id FROM mm_lobbies WHERE code = :c"
+                        " match_id, time_control FROM mm_lobbies WHERE code = :c"
                     ),
                     {"c": code.strip().upper()},
                 )
             ).first()
         if row is None:
             raise NotFound("no lobby with that invite code", reason="LOBBY_NOT_FOUND")
-        return Lobby(*row)
+        code, game, low, high, host, match_id, stored = row
+        return Lobby(code, game, low, high, host, match_id, time_control_from_json(stored, game))

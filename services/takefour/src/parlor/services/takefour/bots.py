@@ -6,8 +6,12 @@ and lets each bot seat take one step: plan from its own view only (``BotSeat``,
 in a worker thread so a long search never holds up the event loop), then send
 the next command like any player, with a command id made of the seat and the
 version it was planned on. Another replica planning the same step sends the same
-id, so the step is applied once. A pause between a bot's steps keeps bots at a
-human pace; a refused step makes the bot plan afresh.
+id, so the step is applied once. A refused step makes the bot plan afresh.
+
+Pace: while a person sits at the table, each bot waits its level's time per step
+(``paces``, e.g. easy 8 s a tile), counted from its last command (and from the start of
+a round), so a person typing ``place A 0,0`` keeps up; bots among themselves only pause
+``pause_seconds``. It is the runner's schedule: the engine never waits.
 """
 
 from __future__ import annotations
@@ -45,6 +49,12 @@ class BotSettings:
         "how often the Take Four bot runner looks at its games when nothing woke it",
         1.0,
     )
+    human_pace: bool = setting(
+        "PARLOR_TAKEFOUR_BOT_HUMAN_PACE",
+        "while a person plays, each Take Four bot level waits its own time per step"
+        " (easy 8 s, medium 5 s, hard 3 s; false: only the pause)",
+        True,
+    )
 
 
 @cache
@@ -59,6 +69,7 @@ def bot_words() -> WordIndex:
 class _Game:
     bots: dict[int, BotSeat]
     levels: dict[int, str]
+    people: bool = False
     rounds: dict[int, int] = field(default_factory=dict)
     next_step: dict[int, float] = field(default_factory=dict)
     last: int = -1
@@ -73,9 +84,13 @@ class BotRunner:
         act: Act,
         start_round: Callable[[str], Awaitable[None]],
         words: Callable[[], Iterable[str] | WordIndex] = bot_words,
+        paces: dict[str, float] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
         self.budgets = budgets
+        self.paces = paces or {}
+        self._clock = clock
         self.load = load
         self.act = act
         self.start_round = start_round
@@ -96,8 +111,17 @@ class BotRunner:
             }
             if not levels:
                 return
-            self._games[game_id] = _Game({}, levels)
+            self._games[game_id] = _Game({}, levels, people=len(levels) < len(seats))
         self._wake.set()
+
+    def now(self) -> float:
+        return self._clock() if self._clock is not None else asyncio.get_running_loop().time()
+
+    def pace(self, game: _Game, seat: int) -> float:
+        """Seconds between two steps of this bot: its level's, if a person plays here."""
+        if game.people and self.settings.human_pace:
+            return max(self.settings.pause_seconds, self.paces.get(game.levels[seat], 0.0))
+        return self.settings.pause_seconds
 
     @property
     def games(self) -> list[str]:
@@ -105,9 +129,8 @@ class BotRunner:
 
     async def run(self) -> None:
         """Run forever: step every known game's bots whenever woken or every idle period."""
-        loop = asyncio.get_running_loop()
         while True:
-            now = loop.time()
+            now = self.now()
             due = [t - now for g in self._games.values() for t in g.next_step.values() if t > now]
             wait = min([self.settings.idle_seconds, *due])
             if wait > 0:
@@ -155,16 +178,19 @@ class BotRunner:
             self._wake.set()
             return False
         acted = False
-        loop = asyncio.get_running_loop()
         order = sorted(game.levels)
         order = [s for s in order if s > game.last] + [s for s in order if s <= game.last]
         for seat in order:
-            if loop.time() < game.next_step.get(seat, 0.0):
+            if self.now() < game.next_step.get(seat, 0.0):
                 continue
             bot = await self._bot(game, seat)
             if game.rounds.get(seat) != state.round:
                 game.rounds[seat] = state.round
                 bot.new_round()
+                if game.people:  # a new hand: looked at first, as a person would
+                    game.next_step[seat] = self.now() + self.pace(game, seat)
+                    if game.next_step[seat] > self.now():
+                        continue
             command = await asyncio.to_thread(bot.next_command, tf.view(state, seat))
             if command is None:
                 continue
@@ -182,7 +208,7 @@ class BotRunner:
             self.steps += 1
             acted = True
             game.last = seat
-            game.next_step[seat] = loop.time() + self.settings.pause_seconds
+            game.next_step[seat] = self.now() + self.pace(game, seat)
             break  # the state moved on: the next bot plans from the new one
         if acted:
             self._wake.set()

@@ -17,6 +17,7 @@ from parlor.core.errors import InvalidArgument
 from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.rules import takefour as tf
+from parlor.rules.takefour.contract import ENGINE
 from parlor.rules.takefour.state import RoundResult
 from parlor.rules.takefour.tiles import STANDARD_TILES
 from parlor.rules.takefour.view import (
@@ -348,6 +349,7 @@ def game_pb(
     out.round = seen.round
     out.bag_count = seen.bag_count
     out.unused_count = seen.unused_count
+    out.seats_to_move.extend(ENGINE.to_move(state))
     for s in seen.seats:
         seat = table.seats[s.seat] if s.seat < len(table.seats) else Seat(s.player_id)
         item = pb.SeatView(

@@ -16,7 +16,7 @@ from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import load, setting
 from parlor.rules import takefour as tf
 from parlor.services.takefour.bots import BotRunner, BotSettings
-from parlor.services.takefour.game import BOT_LEVELS, CATEGORY, GAME, SERVICE_NAME
+from parlor.services.takefour.game import BOT_LEVELS, BOT_PACE_SECONDS, CATEGORY, GAME, SERVICE_NAME
 from parlor.services.takefour.game import rules as rules
 from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.queue import GameQueue
@@ -51,7 +51,7 @@ def bot_runner(host: TakeFourHost, servicer: TakeFourServicer, settings: BotSett
         table, version = await host.load(game_id)
         await servicer.follow_up(game_id, Outcome(table, version, ()))
 
-    return BotRunner(settings, BOT_LEVELS, load_game, act, start_round)
+    return BotRunner(settings, BOT_LEVELS, load_game, act, start_round, paces=BOT_PACE_SECONDS)
 
 
 @contextlib.asynccontextmanager

@@ -15,15 +15,18 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Seated, Standing, Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import takefour as tf
+from parlor.rules.takefour.contract import ENGINE
 from parlor.services.takefour.codec import Codec, Event, public
 from parlor.services.takefour.replay import command_of, create_of
 from parlor.takefour.v1 import takefour_pb2
 
-CATEGORY = "takefour"
-MIN_SEATS, MAX_SEATS = 2, 8
+CATEGORY = ENGINE.name  # "takefour"
+MIN_SEATS, MAX_SEATS = ENGINE.min_seats, ENGINE.max_seats
 SERVICE_NAME = takefour_pb2.DESCRIPTOR.services_by_name["TakeFourService"].full_name
 BOT_LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
 """Bot level -> the bot's search budget (nodes per crossword build), weakest first."""
+BOT_PACE_SECONDS = {"easy": 8.0, "medium": 5.0, "hard": 3.0}
+"""Bot level -> seconds between two of its steps (a tile placed...) while a person plays."""
 
 
 def standings(state: tf.TakeFourState) -> tuple[str, tuple[Standing, ...]]:
@@ -81,6 +84,7 @@ GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
     bots=tuple(BOT_LEVELS),
     public=public,
     service=SERVICE_NAME,
+    engine=ENGINE,
     rules_page="docs/rules/takefour.md",
     default_time_control=TimeControl.per_move(120),
     time_controls=(

@@ -48,6 +48,17 @@ def shuffled_bag(size: int) -> tuple[int, ...]:
     return tuple(order)
 
 
+def check_round(game: tf.TakeFourState, meant_for: int) -> None:
+    """A command naming another round than the game's is refused (it was typed for that one)."""
+    if meant_for and meant_for != game.round:
+        raise FailedPrecondition(
+            f"this command was meant for round {meant_for}, and the game is in round"
+            f" {game.round}: look at the game again",
+            reason="ROUND_CHANGED",
+            metadata={"round": str(game.round), "meant_for": str(meant_for)},
+        )
+
+
 def _letter(value: str) -> str | None:
     return value.upper() if value else None
 
@@ -152,11 +163,16 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         build: Build,
         command_id: str | None,
         remaining: Callable[[], float | None] = lambda: None,
+        meant_for: int = 0,
     ) -> tuple[Outcome[State, Event], int, list[Recorded[Event]]]:
-        """Decide one command for the caller's seat; returns the outcome, the seat, its events."""
+        """Decide one command for the caller's seat; returns the outcome, the seat, its events.
+
+        ``meant_for`` is the round the caller meant (0: any): checked on the state decided on.
+        """
         seat_used: list[int] = []
 
         async def decide(table: State) -> tf.TakeFourCommand:
+            check_round(table.game, meant_for)
             seat = table.seat_of(player_id, requested)
             seat_used[:] = [seat]
             return await self.dictionary.attach(table.game, build(seat), remaining)
@@ -187,6 +203,7 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
             build,
             request.command_id or None,
             context.time_remaining,
+            request.round,
         )
         reveal = outcome.state.game.phase is tf.Phase.OVER
         return (

@@ -16,6 +16,7 @@ from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, t
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.board import SIZE
+from parlor.rules.upwords.contract import ENGINE
 from parlor.rules.upwords.notation import PASS, format_exchange, format_play
 from parlor.rules.upwords.render import render
 from parlor.upwords.v1 import upwords_pb2 as pb
@@ -304,6 +305,7 @@ def game_pb(
             else pb.STATUS_UNSPECIFIED
         ),
         to_move=v.to_move,
+        seats_to_move=list(ENGINE.to_move(table.game)),
         board=[pb.Stack(tiles=list(v.board.stack(r, c))) for r in range(SIZE) for c in range(SIZE)],
         scores=list(v.scores),
         rack_sizes=list(v.rack_sizes),

@@ -15,12 +15,13 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Seated, Standing, Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import upwords as uw
+from parlor.rules.upwords.contract import ENGINE
 from parlor.services.upwords.codec import Codec, Event, public
 from parlor.services.upwords.replay import command_of, create_of
 from parlor.upwords.v1 import upwords_pb2
 
-CATEGORY = "upwords"
-MIN_SEATS, MAX_SEATS = 2, 4
+CATEGORY = ENGINE.name  # "upwords"
+MIN_SEATS, MAX_SEATS = ENGINE.min_seats, ENGINE.max_seats
 SERVICE_NAME = upwords_pb2.DESCRIPTOR.services_by_name["UpwordsService"].full_name
 
 
@@ -69,6 +70,7 @@ GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
     bots=("random", "best", "best"),
     public=public,
     service=SERVICE_NAME,
+    engine=ENGINE,
     rules_page="docs/rules/upwords.md",
     default_time_control=TimeControl.fischer(600, 5),
     time_controls=(

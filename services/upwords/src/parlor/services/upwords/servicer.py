@@ -128,13 +128,11 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         """Create a game: the lexicon's id recorded, both bag orders drawn from a secure source."""
         chosen = config_of(config) if config is not None else uw.UpwordsConfig()
         if command_id is not None and await self.host.exists(game_id):
-            # A retried create answers from the store, without asking the dictionary again.
-            table, version = await self.host.load(game_id)
-            events = tuple(r.event for r in await self.host.history(game_id))
-            prior = await self.host.store.command_result(self.host.stream_id(game_id), command_id)
+            # A retried create answers from the store, without asking the dictionary again;
+            # the id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create.
+            prior = await self.host.prior(game_id, command_id, actor)
             if prior is not None:
-                self.host.check_fingerprint(game_id, prior)  # the same id, another create
-                return Outcome(table, version, events, duplicate=True)
+                return prior
         lexicon_id = await self.dictionary.lexicon_id(chosen.lexicon, deadline)
         chosen = replace(chosen, lexicon=lexicon_id)
         players = tuple(s.player_id for s in seats)

@@ -1,10 +1,15 @@
-"""Builders for tests of Take Four and of its service: tiny tile sets, dealt games, word lists."""
+"""Builders for tests of Take Four and of its service: tiny tile sets, dealt games, word lists.
+
+Also the removal rule's slow reference (``best_crossword_brute``), which the search is
+tested and benchmarked against.
+"""
 
 from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import combinations
 
 from parlor.core.conformance import Playout, random_playout
 from parlor.core.decider import execute
@@ -30,6 +35,8 @@ from parlor.rules.takefour import (
     WithdrawAgreement,
 )
 from parlor.rules.takefour.bot import BotSeat, TakeFourBot
+from parlor.rules.takefour.crossword import Cell, WordCheck, is_crossword
+from parlor.rules.takefour.removal import Removal
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.rules.takefour.state import COORDINATE_LIMIT
 from parlor.rules.takefour.tiles import LETTERS, STANDARD_TILES
@@ -255,3 +262,23 @@ def play_bots(
         except RuleViolation:
             players[seat].refused()  # e.g. a deal came first: its call now finds tiles in hand
     raise AssertionError("the bots did not finish the game within max_commands")
+
+
+# --- the removal rule's reference -----------------------------------------------------------
+
+
+def best_crossword_brute(
+    letters: Mapping[Cell, str], values: Mapping[Cell, int], is_word: WordCheck
+) -> Removal:
+    """Every subset, checked whole: the slow reference the search is tested against."""
+    cells = sorted(letters)
+    best: Removal | None = None
+    for size in range(len(cells), 0, -1):
+        for kept_cells in combinations(cells, size):
+            kept = {c: letters[c] for c in kept_cells}
+            if not is_crossword(kept, is_word):
+                continue
+            option = Removal(frozenset(kept), tuple(c for c in cells if c not in kept))
+            if best is None or option.key(values) < best.key(values):
+                best = option
+    return best or Removal(frozenset(), ())

@@ -1,0 +1,1 @@
+"""Tic-tac-toe on Parlor: the example fourth game that proves docs/adding-a-game.md."""

@@ -1,0 +1,198 @@
+"""One client for every game service, driven by the game's proto descriptor.
+
+Every game follows one shape (docs/adding-a-game.md): ``parlor.<game>.v1.<Game>Service``
+with ``CreateGame``, ``GetGame``, ``GetHistory``, ``WatchGame``, ``ListGames``,
+``ReplayGame`` (and often ``ExportGame``), plus the game's own commands, each with a
+``command_id``. So one :class:`GameClient` serves them all: the shared calls are
+written once, a command is sent by its RPC name (``await game.command("PlaceTile",
+game_id=..., tile=3, x=0, y=0)``) with its request type read from the descriptor, and
+``game.stub`` is the generated stub for everything else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import uuid
+from collections.abc import AsyncGenerator, Iterable
+from contextlib import aclosing
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import grpc
+from google.protobuf.descriptor import ServiceDescriptor
+
+from parlor.client.errors import ParlorError
+from parlor.client.streams import resumed
+
+if TYPE_CHECKING:
+    from parlor.client.client import ParlorClient
+
+S = TypeVar("S")
+
+GAME_TYPES = ("connect4x4", "takefour", "upwords")
+"""The game types this package knows by name; any other following the layout works too."""
+
+
+class GameApi:
+    """A game type's generated code: its ``_pb2`` module, service descriptor and stub class."""
+
+    def __init__(self, game_type: str, pb: ModuleType, pb_grpc: ModuleType) -> None:
+        services = list(pb.DESCRIPTOR.services_by_name.values())
+        if len(services) != 1:
+            raise ValueError(f"{pb.__name__} declares {len(services)} services, not one")
+        self.game_type = game_type
+        self.pb = pb
+        self.service: ServiceDescriptor = services[0]
+        self.stub_type: Any = getattr(pb_grpc, f"{self.service.name}Stub")
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """The RPCs that change a game: those whose request carries a ``command_id``."""
+        return tuple(
+            m.name
+            for m in self.service.methods
+            if "command_id" in m.input_type.fields_by_name and m.name != "CreateGame"
+        )
+
+    def request_type(self, method: str) -> Any:
+        found = self.service.methods_by_name.get(method)
+        if found is None:
+            raise KeyError(f"{self.service.full_name} has no method {method!r}")
+        return getattr(self.pb, found.input_type.name)
+
+
+@cache
+def game_api(game_type: str) -> GameApi:
+    """The generated code of ``parlor.<game_type>.v1`` (KeyError if it is not installed)."""
+    try:
+        pb = importlib.import_module(f"parlor.{game_type}.v1.{game_type}_pb2")
+        pb_grpc = importlib.import_module(f"parlor.{game_type}.v1.{game_type}_pb2_grpc")
+    except ImportError:
+        raise KeyError(f"no generated code for game type {game_type!r}") from None
+    return GameApi(game_type, pb, pb_grpc)
+
+
+def seats_of(pb: ModuleType, players: Iterable[Any]) -> list[Any]:
+    """``common.v1.Seat`` messages from player ids, (id, name) pairs or Seats."""
+    from parlor.common.v1 import common_pb2
+
+    out = []
+    for index, player in enumerate(players):
+        if isinstance(player, common_pb2.Seat):
+            out.append(player)
+        elif isinstance(player, tuple):
+            out.append(common_pb2.Seat(index=index, player_id=player[0], display_name=player[1]))
+        else:
+            out.append(common_pb2.Seat(index=index, player_id=str(player)))
+    return out
+
+
+class GameClient(Generic[S]):
+    """The calls of one game type's service, retried when safe, errors as :class:`ParlorError`."""
+
+    def __init__(self, client: ParlorClient, api: GameApi) -> None:
+        self.client = client
+        self.api = api
+        self.pb = api.pb
+        self.stub: S = api.stub_type(client.channel)
+
+    @property
+    def game_type(self) -> str:
+        return self.api.game_type
+
+    def _method(self, name: str) -> Any:
+        return getattr(self.stub, name)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    async def create_game(
+        self, seats: Iterable[Any], *, config: Any = None, game_id: str = "", **fields: Any
+    ) -> Any:
+        """Create a game (the caller must sit in it); returns the ``Game`` as the caller sees it.
+
+        Sent once: a lost reply is not retried (with ``game_id`` set, a retry would meet
+        ``ALREADY_EXISTS``; read the game with :meth:`get_game` instead).
+        """
+        request = self.pb.CreateGameRequest(seats=seats_of(self.pb, seats), game_id=game_id)
+        if config is not None:
+            request.config.CopyFrom(config)
+        for key, value in fields.items():
+            setattr(request, key, value)
+        response = await self.client.call(self._method("CreateGame"), request, idempotent=False)
+        return response.game
+
+    async def command(self, name: str, request: Any = None, /, **fields: Any) -> Any:
+        """Send the command ``name`` (``"PlaceTile"``); a ``command_id`` is made if none is given.
+
+        The command id makes retries safe: a repeat returns the first answer. The response
+        is the RPC's own (``game``, and the ``events`` the command appended).
+        """
+        if request is None:
+            request = self.api.request_type(name)(**_messages(fields))
+        if not request.command_id:
+            request.command_id = uuid.uuid4().hex
+        return await self.client.call(self._method(name), request, idempotent=True)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def get_game(self, game_id: str, version: int = 0) -> Any:
+        request = self.pb.GetGameRequest(game_id=game_id, version=version)
+        return (await self.client.call(self._method("GetGame"), request, idempotent=True)).game
+
+    async def history(self, game_id: str) -> list[Any]:
+        request = self.pb.GetHistoryRequest(game_id=game_id)
+        response = await self.client.call(self._method("GetHistory"), request, idempotent=True)
+        return list(response.events)
+
+    async def list_games(
+        self, player_id: str = "", *, finished_only: bool = False, page_size: int = 20
+    ) -> list[Any]:
+        request = self.pb.ListGamesRequest(
+            player_id=player_id, finished_only=finished_only, page_size=page_size
+        )
+        response = await self.client.call(self._method("ListGames"), request, idempotent=True)
+        return list(response.games)
+
+    async def export(self, game_id: str) -> str:
+        """A finished game in the game's text notation (``ExportGame``, where the game has it)."""
+        if "ExportGame" not in self.api.service.methods_by_name:
+            raise ParlorError(grpc.StatusCode.UNIMPLEMENTED, f"{self.game_type} has no export")
+        request = self.pb.ExportGameRequest(game_id=game_id)
+        response = await self.client.call(self._method("ExportGame"), request, idempotent=True)
+        return str(response.notation)
+
+    async def watch(
+        self, game_id: str, after_version: int = 0
+    ) -> AsyncGenerator[tuple[Any, Any], None]:
+        """Every event after ``after_version`` with the game after it, then each new one.
+
+        Ends when the game ends. A stream the server closes for idleness (``STREAM_IDLE``)
+        or that breaks (``UNAVAILABLE``, retried with backoff) is opened again after the
+        last event seen, so a caller sees each event once, in order.
+        """
+        seen = after_version
+
+        def open_stream() -> Any:
+            request = self.pb.WatchGameRequest(game_id=game_id, after_version=seen)
+            return self._method("WatchGame")(request, metadata=self.client.metadata, timeout=None)
+
+        async with aclosing(resumed(open_stream, self.client.retry)) as items:
+            async for item in items:
+                seen = int(item.event.info.version)
+                yield item.event, item.game
+
+    async def replay(self, game_id: str, pace_ms: int = 0) -> AsyncGenerator[tuple[Any, Any], None]:
+        """A finished game played back, event by event with the game after it."""
+        request = self.pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)
+        async with aclosing(self.client.stream(self._method("ReplayGame"), request)) as items:
+            async for item in items:
+                yield item.event, item.game
+
+
+def _messages(fields: dict[str, Any]) -> dict[str, Any]:
+    """Keyword fields as protobuf takes them (``from`` is a keyword: pass ``from_``)."""
+    return {("from" if k == "from_" else k): v for k, v in fields.items()}
+
+
+__all__ = ["GAME_TYPES", "GameApi", "GameClient", "game_api", "seats_of"]

@@ -1,0 +1,141 @@
+"""The game contract: the same names for what every rule engine offers.
+
+Each rules package keeps its own engine and exposes it through one small module,
+``parlor.rules.<game>.contract``, whose ``ENGINE`` satisfies ``GameContract``: the decider,
+the ``State``, ``Command``, ``Event`` and ``Config`` types, the seat range, and the
+questions every game answers the same way (``view``, ``public_event``, ``result``,
+``legal_moves``, ``to_move``, ``is_terminal``). ``parlor.core.conformance.check_contract``
+and the conformance test hold every registered game to it.
+
+Secret fields (racks, hands, the bag) are marked one way, ``Annotated[T, Secret]`` on the
+event's field; ``secret_fields`` names them, and ``public_event`` is where they are stripped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from parlor.core.decider import Decider
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+
+Viewer = int | None
+"""A seat, or None for someone with no seat (a spectator, the public relay)."""
+
+
+class Secret:
+    """Annotation marker (``Annotated[T, Secret]``): the field is private to a seat, or to all."""
+
+
+_SECRETS: dict[type, frozenset[str]] = {}
+
+
+def secret_fields(event_type: type) -> frozenset[str]:
+    """The names of a dataclass's fields annotated ``Secret`` (read once per class)."""
+    found = _SECRETS.get(event_type)
+    if found is None:
+        hints = typing.get_type_hints(event_type, include_extras=True)
+        found = _SECRETS[event_type] = frozenset(
+            f.name
+            for f in dataclasses.fields(event_type)
+            if Secret in getattr(hints[f.name], "__metadata__", ())
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a game ended, in one shape for every game.
+
+    ``winners`` are the seats that won (several share a win; none for a draw); ``scores``
+    are the seats' final points where the game keeps score (empty where it does not).
+    """
+
+    reason: str
+    winners: tuple[int, ...]
+    scores: tuple[int, ...] = ()
+
+
+@runtime_checkable
+class GameContract(Protocol[S, C, E]):
+    """What every rule engine offers, under the same names (one ``ENGINE`` per game)."""
+
+    # Read-only members: an engine gives them as plain class attributes.
+    @property
+    def name(self) -> str:
+        """The game's name on the platform (its registry key)."""
+        ...
+
+    @property
+    def decider(self) -> Decider[S, C, E]: ...
+
+    @property
+    def State(self) -> type[S]: ...
+
+    @property
+    def Command(self) -> Any:
+        """The union of the game's command classes (``isinstance`` accepts it)."""
+        ...
+
+    @property
+    def Event(self) -> Any:
+        """The union of the game's event classes."""
+        ...
+
+    @property
+    def Config(self) -> type:
+        """A game's settings, as its create command carries them."""
+        ...
+
+    @property
+    def min_seats(self) -> int: ...
+
+    @property
+    def max_seats(self) -> int: ...
+
+    def view(self, state: S, viewer: Viewer) -> object:
+        """What ``viewer`` may see of the game (the one place a state is stripped)."""
+        ...
+
+    def public_event(self, event: E, viewer: Viewer) -> object:
+        """What ``viewer`` may see of one event: every ``Secret`` field not theirs removed."""
+        ...
+
+    def result(self, state: S) -> Result | None:
+        """How the game ended, or None while it goes on."""
+        ...
+
+    def legal_moves(self, state: S, seat: int) -> Sequence[C]:
+        """Commands ``seat`` may give now (a finite sample where moves are countless)."""
+        ...
+
+    def to_move(self, state: S) -> tuple[int, ...]:
+        """The seats the game waits for now (several at once in simultaneous play)."""
+        ...
+
+    def is_terminal(self, state: S) -> bool: ...
+
+
+def problems(engine: object) -> list[str]:
+    """What ``engine`` lacks of the contract, in words (empty: it conforms)."""
+    found: list[str] = []
+    for name in ("name", "decider", "State", "Command", "Event", "Config"):
+        if not hasattr(engine, name):
+            found.append(f"no {name}")
+    for name in ("view", "public_event", "result", "legal_moves", "to_move", "is_terminal"):
+        if not callable(getattr(engine, name, None)):
+            found.append(f"no {name}()")
+    low, high = getattr(engine, "min_seats", None), getattr(engine, "max_seats", None)
+    if not (isinstance(low, int) and isinstance(high, int) and 1 <= low <= high):
+        found.append(f"seat range {low!r}..{high!r} is not 1 <= min <= max")
+    decider = getattr(engine, "decider", None)
+    for name in ("initial_state", "decide", "evolve", "is_terminal"):
+        if not callable(getattr(decider, name, None)):
+            found.append(f"decider has no {name}()")
+    return found

@@ -1,0 +1,54 @@
+"""Take Four under the platform's game contract (``parlor.core.game.GameContract``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from parlor.core.game import GameContract, Result, Viewer
+from parlor.rules import takefour as tf
+from parlor.rules.takefour.state import MAX_PLAYERS, MIN_PLAYERS, Phase
+from parlor.rules.takefour.view import SeenEvent
+
+
+class TakeFourEngine:
+    """Everyone plays at once; hands, grids and the bag are secret until the game is over.
+
+    Between rounds no seat is to move: the service deals (``StartRound`` with a shuffled
+    bag, the game's one chance step). Calls in auto mode carry the dictionary's verdicts,
+    which the service fills in (``attach_verdicts``); ``legal_moves`` lists them without.
+    """
+
+    name = "takefour"
+    decider = tf.TAKE_FOUR
+    State = tf.TakeFourState
+    Command: Any = tf.TakeFourCommand
+    Event: Any = tf.TakeFourEvent
+    Config = tf.TakeFourConfig
+    min_seats: int = MIN_PLAYERS
+    max_seats: int = MAX_PLAYERS
+
+    def view(self, state: tf.TakeFourState, viewer: Viewer) -> tf.TakeFourView:
+        return tf.view(state, viewer)
+
+    def public_event(self, event: tf.TakeFourEvent, viewer: Viewer) -> SeenEvent:
+        return tf.public_event(event, viewer)
+
+    def result(self, state: tf.TakeFourState) -> Result | None:
+        found = tf.TAKE_FOUR.result(state)
+        if found is None:
+            return None
+        reason = "TARGET_SCORE" if max(found.totals) >= state.config.target else "ROUNDS_PLAYED"
+        return Result(reason, found.winners, found.totals)
+
+    def legal_moves(self, state: tf.TakeFourState, seat: int) -> Sequence[tf.TakeFourCommand]:
+        return tf.legal_moves(state, seat)
+
+    def to_move(self, state: tf.TakeFourState) -> tuple[int, ...]:
+        return tuple(range(len(state.players))) if state.phase is Phase.PLAYING else ()
+
+    def is_terminal(self, state: tf.TakeFourState) -> bool:
+        return tf.TAKE_FOUR.is_terminal(state)
+
+
+ENGINE: GameContract[tf.TakeFourState, tf.TakeFourCommand, tf.TakeFourEvent] = TakeFourEngine()

@@ -1,0 +1,125 @@
+"""The same thing has the same shape in every game's API (issue 18), beside the old fields.
+
+``seats_to_move`` in every ``Game``, ``winners`` as a list in Connect 4x4 too, Connect
+4x4's ``ExportGame`` (served by the generic servicer), and its ``CreateGame`` and ``Resign``
+answering with the events they appended, a bot's opening move included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parlor.common.v1 import common_pb2
+from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
+from parlor.eventstore import InMemoryEventStore
+from parlor.gamehost import GameHost
+from parlor.gamehost.seating import Seat, Table
+from parlor.kit import auth
+from parlor.rules import connect4x4 as c4
+from parlor.rules import takefour as tf
+from parlor.rules import upwords as uw
+from parlor.services.connect4x4.codec import game_pb
+from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.servicer import Connect4x4Servicer
+from parlor.services.takefour import codec as tf_codec
+from parlor.services.upwords import codec as uw_codec
+from parlor.takefour.v1 import takefour_pb2
+from parlor.upwords.v1 import upwords_pb2
+
+
+async def as_(player: str, call: Any) -> Any:
+    token = auth.bind(auth.Identity(player))
+    try:
+        return await call
+    finally:
+        auth.unbind(token)
+
+
+def c4_servicer() -> Connect4x4Servicer:
+    host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
+    return Connect4x4Servicer(host)
+
+
+async def test_connect4x4_create_returns_the_bots_opening_move_and_resign_its_events() -> None:
+    servicer = c4_servicer()
+    seats = [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bot:random")]
+    created = await as_(
+        "ada",
+        servicer.CreateGame(
+            c4pb.CreateGameRequest(
+                game_id="g", seats=seats, config=c4pb.Config(players=2, first_seat=1)
+            ),
+            None,
+        ),
+    )
+    kinds = [e.WhichOneof("body") for e in created.events]
+    assert kinds[:2] == ["seats_taken", "game_created"]
+    assert kinds[2] in ("checker_dropped", "blocker_dropped")  # the bot moved first
+    assert len(created.events) == created.game.version
+    assert list(created.game.seats_to_move) == [0]
+    assert created.game.turn == 0  # the old field still says the same
+
+    resigned = await as_("ada", servicer.Resign(c4pb.ResignRequest(game_id="g"), None))
+    assert [e.WhichOneof("body") for e in resigned.events] == [
+        "player_resigned",
+        "game_won",
+        "game_finished",
+    ]
+    assert list(resigned.game.winners) == [1]
+    assert resigned.game.winner == 1
+    assert list(resigned.game.seats_to_move) == []
+
+    exported = await as_("carol", servicer.ExportGame(c4pb.ExportGameRequest(game_id="g"), None))
+    lines = exported.text.splitlines()
+    assert lines[0].startswith("1 ")
+    assert lines[-2] == "0 resign"
+    assert lines[-1].startswith("# won 1 ")
+    assert [(s.index, s.player_id) for s in exported.seats] == [(0, "ada"), (1, "bot:random")]
+
+
+async def test_connect4x4_a_tie_has_no_winners_where_the_old_field_said_seat_0() -> None:
+    state = c4.State()
+    for event in c4.decide(state, c4.CreateGame(c4.Config(players=2))):
+        state = c4.evolve(state, event)
+    tied = c4.evolve(state, c4.GameTied("NO_LEGAL_MOVES"))
+    game = game_pb("g", 3, Table((Seat("ada"), Seat("bob")), tied), None)
+    assert game.winner == 0
+    assert list(game.winners) == []
+    assert list(game.seats_to_move) == []
+
+
+def test_upwords_game_names_the_seat_to_move_in_the_common_field() -> None:
+    bag = tuple(uw.full_bag())
+    state = uw.UPWORDS.initial_state()
+    for event in uw.UPWORDS.decide(
+        state, uw.CreateGame(uw.UpwordsConfig(), ("ada", "bob"), bag, bag)
+    ):
+        state = uw.UPWORDS.evolve(state, event)
+    game = uw_codec.game_pb("g", 3, Table((Seat("ada"), Seat("bob")), state), None)
+    assert list(game.seats_to_move) == [game.to_move] == [state.to_move]
+
+
+def test_takefour_game_names_every_seat_while_a_round_is_played_and_none_between() -> None:
+    config = tf.TakeFourConfig()
+    state = tf.TAKE_FOUR.initial_state()
+    for command in (
+        tf.CreateGame(config, ("ada", "bob")),
+        tf.StartRound(tuple(range(config.tiles.size))),
+    ):
+        for event in tf.TAKE_FOUR.decide(state, command):
+            state = tf.TAKE_FOUR.evolve(state, event)
+    seats = (Seat("ada"), Seat("bob"))
+    assert list(tf_codec.game_pb("g", 4, Table(seats, state), 0).seats_to_move) == [0, 1]
+
+
+def test_every_game_that_creates_answers_with_events_and_names_seats_to_move() -> None:
+    for pb in (c4pb, upwords_pb2, takefour_pb2):
+        assert "events" in pb.CreateGameResponse.DESCRIPTOR.fields_by_name, pb.__name__
+        assert "seats_to_move" in pb.Game.DESCRIPTOR.fields_by_name, pb.__name__
+        assert "winners" in pb.Game.DESCRIPTOR.fields_by_name, pb.__name__
+        assert (
+            "ExportGame"
+            in pb.DESCRIPTOR.services_by_name[
+                next(iter(pb.DESCRIPTOR.services_by_name))
+            ].methods_by_name
+        ), pb.__name__
