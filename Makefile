@@ -5,9 +5,15 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Python code generated from protos/ (libs/protos' build hook): made again when a proto changes.
+GENERATED := $(VENV)/.generated
+# The npm package @parlor/client (TypeScript types generated from protos/, and the client of the
+# bridge), built to clients/typescript/dist; the web client is built on it.
+CLIENT_BUILT := clients/typescript/dist/index.js
+CLIENT_SOURCES := clients/typescript/package-lock.json clients/typescript/buf.gen.yaml clients/typescript/tsconfig.json $(wildcard clients/typescript/src/*.ts clients/typescript/scripts/*.mjs protos/parlor/*/v1/*.proto protos/google/rpc/*.proto)
 # The web client, bundled into the web gateway's package data (served by make run and parlor-web).
 WEB_BUILT := libs/webgateway/src/parlor/webgateway/static/index.html
-WEB_SOURCES := web/package-lock.json web/buf.gen.yaml $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs protos/parlor/*/v1/*.proto)
+WEB_SOURCES := web/package-lock.json $(CLIENT_BUILT) $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs)
 
 .DEFAULT_GOAL := help
 .PHONY: help install protos lint typecheck test test-unit run bench clean
@@ -19,20 +25,31 @@ $(STAMP): requirements-dev.txt $(wildcard libs/*/pyproject.toml services/*/pypro
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
 	$(BIN)/pip install --quiet -r requirements-dev.txt
-	touch $(STAMP)
+	touch $(STAMP) $(GENERATED)
 
-install: $(STAMP) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the web client
+$(GENERATED): $(STAMP) $(wildcard protos/parlor/*/v1/*.proto protos/google/rpc/*.proto)
+	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	touch $(GENERATED)
 
-# npm ci from the lockfile, message types generated from protos/, type-checked, bundled by esbuild.
+install: $(GENERATED) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the npm package and the web client
+
+# npm ci from the lockfile, message types generated from protos/ (buf and protoc-gen-es from npm),
+# compiled by tsc to JS and .d.ts.
+$(CLIENT_BUILT): $(CLIENT_SOURCES)
+	@command -v npm >/dev/null 2>&1 || { echo "make: the npm package clients/typescript needs Node.js 18+ and npm, which are not installed: skipped"; exit 0; }
+	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+# npm ci from the lockfile (@parlor/client linked from clients/typescript), type-checked, bundled by esbuild.
 $(WEB_BUILT): $(WEB_SOURCES)
 	@command -v npm >/dev/null 2>&1 || { echo "make: the web client needs Node.js 18+ and npm, which are not installed: the services run without it, the page at :8080 says it is not built"; exit 0; }
 	cd web && npm ci --no-audit --no-fund --loglevel=error && npm run build
 
 protos: $(STAMP)  ## regenerate Python code from protos/ (also done by install) and docs/api.md
 	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	touch $(GENERATED)
 	$(BIN)/python -m parlor.protos.apidoc protos docs/api.md
 
-lint: $(STAMP)  ## ruff, mypy (the example game too), the import layering, buf lint, buf breaking (against main, or the previous commit on main)
+lint: $(GENERATED)  ## ruff, mypy (the example game too), the import layering, buf lint, buf breaking (against main, or the previous commit on main)
 	$(BIN)/ruff check libs services tests bench examples
 	$(BIN)/ruff format --check libs services tests bench examples
 	$(BIN)/mypy
@@ -49,18 +66,19 @@ lint: $(STAMP)  ## ruff, mypy (the example game too), the import layering, buf l
 		cd protos && ../$(BIN)/buf breaking --against "../.git#ref=$$ref,subdir=protos"; \
 	else echo "buf breaking: no earlier protos/ to compare with"; fi
 
-test: $(STAMP) $(WEB_BUILT) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
+test: $(GENERATED) $(WEB_BUILT) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
 	$(BIN)/pytest
 
-test-unit: $(STAMP)  ## only the fast tests that need no servers
+test-unit: $(GENERATED)  ## only the fast tests that need no servers
 	$(BIN)/pytest tests/unit
 
-run: $(STAMP) $(WEB_BUILT)  ## start the platform and the web client on http://localhost:8080 (PORT=50052 for another gRPC port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
+run: $(GENERATED) $(WEB_BUILT)  ## start the platform and the web client on http://localhost:8080 (PORT=50052 for another gRPC port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
 	$(BIN)/parlor-platform $(if $(PORT),--port $(PORT))
 
-bench: $(STAMP)  ## run every benchmark; one report with every figure in bench/reports/report.md
+bench: $(GENERATED)  ## run every benchmark; one report with every figure in bench/reports/report.md
 	$(BIN)/python bench/run_all.py
 
 clean:  ## remove the venv, caches and embedded data
 	rm -rf $(VENV) .parlor .mypy_cache .ruff_cache .pytest_cache .hypothesis \
-		web/node_modules web/src/gen libs/webgateway/src/parlor/webgateway/static
+		web/node_modules libs/webgateway/src/parlor/webgateway/static \
+		clients/typescript/node_modules clients/typescript/dist clients/typescript/src/gen

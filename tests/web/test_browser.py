@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from leaks import received_json, secrets_in
+from missing import stop_if_missing
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
@@ -41,11 +42,7 @@ def browser() -> str:
         problems.append("web/node_modules is missing: run make install")
     if not BUILT.is_file():
         problems.append("the web client is not built: run make install")
-    if problems:
-        message = "browser tests cannot run: " + "; ".join(problems)
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    stop_if_missing(problems, "browser tests")
     assert found is not None
     return found
 

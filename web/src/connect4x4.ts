@@ -4,7 +4,7 @@
 import { unary } from "./api";
 import { h } from "./dom";
 import { commandId, seatName, type GameKind, type View } from "./play";
-import { Connect4x4Service, Content, Status, type Game, type Hole } from "./gen/parlor/connect4x4/v1/connect4x4_pb";
+import { Connect4x4Service, Content, Status, type Game, type Hole } from "@parlor/client/gen/parlor/connect4x4/v1/connect4x4_pb";
 
 const COLUMNS = 7;
 const ROWS = 6;

@@ -2,8 +2,8 @@
 // Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>.
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
-import { IdentityService } from "./gen/parlor/identity/v1/identity_pb";
-import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb";
+import { IdentityService } from "@parlor/client/gen/parlor/identity/v1/identity_pb";
+import { MatchmakingService, TicketStatus, type Ticket } from "@parlor/client/gen/parlor/matchmaking/v1/matchmaking_pb";
 import { connect4x4 } from "./connect4x4";
 import { upwords } from "./upwords";
 import { takefour } from "./takefour";

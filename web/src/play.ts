@@ -1,7 +1,7 @@
 // What every game's page shares: follow a game live (WatchGame from the start, resumed after
 // a dropped connection), take actions and show refusals, replay a finished game with a
 // slider and step buttons, export it. Each game type supplies only how its game is drawn.
-import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import type { GenService, GenServiceMethods } from "@parlor/client";
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
 

@@ -1,4 +1,5 @@
 // The signed-in guest: token, player id and name, kept in localStorage across reloads.
+import { tokenExpiresAt as expiresAt, tokenExpired as expired } from "@parlor/client";
 import { setToken } from "./api";
 
 export interface Session {
@@ -47,20 +48,7 @@ export function keepFresh(s: Session, refresh: (token: string) => Promise<string
   return () => clearTimeout(timer);
 }
 
-function expiresAt(token: string): number {
-  try {
-    const payload = JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))) as { exp?: number };
-    return typeof payload.exp === "number" ? payload.exp * 1000 : Infinity;
-  } catch {
-    return 0;
-  }
-}
-
 export function clear(): void {
   localStorage.removeItem(KEY);
   setToken("");
-}
-
-function expired(token: string): boolean {
-  return expiresAt(token) < Date.now();
 }

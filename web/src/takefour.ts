@@ -6,7 +6,7 @@
 import { unary } from "./api";
 import { h } from "./dom";
 import { commandId, type GameKind, type SeatLike, type View } from "./play";
-import { Phase, TakeFourService, type Game, type GridTile } from "./gen/parlor/takefour/v1/takefour_pb";
+import { Phase, TakeFourService, type Game, type GridTile } from "@parlor/client/gen/parlor/takefour/v1/takefour_pb";
 
 type Chosen = { kind: "hand"; tile: number; face: string } | { kind: "grid"; x: number; y: number } | null;
 let chosen: Chosen = null;

@@ -4,7 +4,7 @@
 import { unary } from "./api";
 import { h } from "./dom";
 import { commandId, seatName, type GameKind, type View } from "./play";
-import { Status, UpwordsService, type Game } from "./gen/parlor/upwords/v1/upwords_pb";
+import { Status, UpwordsService, type Game } from "@parlor/client/gen/parlor/upwords/v1/upwords_pb";
 
 const SIZE = 10;
 const COLUMNS = "ABCDEFGHIJ";

@@ -1,0 +1,232 @@
+// ParlorClient: typed calls to every Parlor service through the web gateway, the token they
+// carry, and the few things every client does: sign in as a guest, keep the token fresh,
+// wait for a matchmaking ticket's game, watch a game.
+import type { DescMethod, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import { ParlorError } from "./errors.js";
+import { tokenExpiresAt, tokenPlayerId } from "./token.js";
+import { Transport, type CallOptions, type StreamOptions, type TransportOptions } from "./transport.js";
+import { Connect4x4Service } from "./gen/parlor/connect4x4/v1/connect4x4_pb.js";
+import { DictionaryService } from "./gen/parlor/dictionary/v1/dictionary_pb.js";
+import { IdentityService } from "./gen/parlor/identity/v1/identity_pb.js";
+import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
+import { ScoringService } from "./gen/parlor/scoring/v1/scoring_pb.js";
+import { TakeFourService } from "./gen/parlor/takefour/v1/takefour_pb.js";
+import { UpwordsService } from "./gen/parlor/upwords/v1/upwords_pb.js";
+
+/** The methods of a generated service (`typeof Connect4x4Service`). */
+export type MethodsOf<T> = T extends GenService<infer S> ? S : never;
+
+/** A request: the message, or any part of it (the rest takes the proto3 defaults). */
+export type RequestOf<M extends GenServiceMethods[string]> = MessageInitShape<M["input"]>;
+export type ResponseOf<M extends GenServiceMethods[string]> = MessageShape<M["output"]>;
+
+/**
+ * A service's methods, named as protoc-gen-es names them (lowerCamelCase): a unary method
+ * returns a Promise of its response, a server-streaming one an async iterable of its messages.
+ */
+export type ServiceClient<S extends GenServiceMethods> = {
+  [K in keyof S]: S[K]["methodKind"] extends "unary"
+    ? (request?: RequestOf<S[K]>, options?: CallOptions) => Promise<ResponseOf<S[K]>>
+    : S[K]["methodKind"] extends "server_streaming"
+      ? (request?: RequestOf<S[K]>, options?: StreamOptions) => AsyncGenerator<ResponseOf<S[K]>, void, undefined>
+      : never;
+};
+
+/** The game services by game type, as matchmaking names the types. */
+export const GAME_SERVICES: {
+  readonly connect4x4: typeof Connect4x4Service;
+  readonly upwords: typeof UpwordsService;
+  readonly takefour: typeof TakeFourService;
+} = {
+  connect4x4: Connect4x4Service,
+  upwords: UpwordsService,
+  takefour: TakeFourService,
+};
+export type GameType = keyof typeof GAME_SERVICES;
+type GameMethods<T extends GameType> = MethodsOf<(typeof GAME_SERVICES)[T]>;
+/** What a game's WatchGame sends: the event, and the game after it as the viewer may see it. */
+export type GameUpdate<T extends GameType> = ResponseOf<GameMethods<T>["watchGame"]>;
+
+export interface ClientOptions extends Omit<TransportOptions, "token"> {
+  /** The token to start with (a guest's from signInAsGuest, or `parlor token`'s). */
+  token?: string;
+  /** Called whenever the client's token changes (signed in, refreshed), e.g. to store it. */
+  onToken?(token: string): void;
+}
+
+export interface WatchOptions extends StreamOptions {
+  /** Resume after this version (0, the default: every event from the start). */
+  afterVersion?: bigint;
+  /**
+   * A matched game is created by its service a moment after the match: until then the watch
+   * is refused GAME_NOT_FOUND. Ask again for this long before giving up. Default 0.
+   */
+  waitForGameMs?: number;
+}
+
+export class ParlorClient {
+  readonly transport: Transport;
+  readonly identity: ServiceClient<MethodsOf<typeof IdentityService>>;
+  readonly matchmaking: ServiceClient<MethodsOf<typeof MatchmakingService>>;
+  readonly connect4x4: ServiceClient<MethodsOf<typeof Connect4x4Service>>;
+  readonly upwords: ServiceClient<MethodsOf<typeof UpwordsService>>;
+  readonly takefour: ServiceClient<MethodsOf<typeof TakeFourService>>;
+  readonly scoring: ServiceClient<MethodsOf<typeof ScoringService>>;
+  readonly dictionary: ServiceClient<MethodsOf<typeof DictionaryService>>;
+  private current: string;
+  private readonly onToken?: (token: string) => void;
+
+  constructor(options: ClientOptions = {}) {
+    this.current = options.token ?? "";
+    this.onToken = options.onToken;
+    this.transport = new Transport({ ...options, token: () => this.current });
+    this.identity = this.service(IdentityService);
+    this.matchmaking = this.service(MatchmakingService);
+    this.connect4x4 = this.service(Connect4x4Service);
+    this.upwords = this.service(UpwordsService);
+    this.takefour = this.service(TakeFourService);
+    this.scoring = this.service(ScoringService);
+    this.dictionary = this.service(DictionaryService);
+  }
+
+  /** The bearer token sent with every call ("" when signed out). */
+  get token(): string {
+    return this.current;
+  }
+  set token(value: string) {
+    this.current = value;
+    this.onToken?.(value);
+  }
+
+  /** The player id of the token held (its subject), "" when signed out. */
+  get playerId(): string {
+    return tokenPlayerId(this.current);
+  }
+
+  /** A typed client of any generated service, e.g. one added after this package was built. */
+  service<S extends GenServiceMethods>(service: GenService<S>): ServiceClient<S> {
+    const methods: Record<string, unknown> = {};
+    for (const method of (service as unknown as { methods: DescMethod[] }).methods) {
+      if (method.methodKind === "unary")
+        methods[method.localName] = (request?: unknown, options?: CallOptions) => this.transport.unary(method, request, options);
+      else if (method.methodKind === "server_streaming")
+        methods[method.localName] = (request?: unknown, options?: StreamOptions) => this.transport.stream(method, request, options);
+    }
+    return methods as ServiceClient<S>;
+  }
+
+  /** One unary method of a service by name: `call(UpwordsService, "pass", {gameId})`. */
+  call<S extends GenServiceMethods, K extends keyof S & string>(
+    service: GenService<S>,
+    name: K,
+    request?: RequestOf<S[K]>,
+    options?: CallOptions,
+  ): Promise<ResponseOf<S[K]>> {
+    return this.transport.unary(service.method[name], request, options) as Promise<ResponseOf<S[K]>>;
+  }
+
+  /** One server-streaming method of a service by name, as an async iterable. */
+  stream<S extends GenServiceMethods, K extends keyof S & string>(
+    service: GenService<S>,
+    name: K,
+    request?: RequestOf<S[K]>,
+    options?: StreamOptions,
+  ): AsyncGenerator<ResponseOf<S[K]>, void, undefined> {
+    return this.transport.stream(service.method[name], request, options) as AsyncGenerator<ResponseOf<S[K]>, void, undefined>;
+  }
+
+  /** The client of a game type's service: `game("upwords").play({...})`. */
+  game<T extends GameType>(type: T): ServiceClient<GameMethods<T>> {
+    const clients = { connect4x4: this.connect4x4, upwords: this.upwords, takefour: this.takefour };
+    return clients[type] as unknown as ServiceClient<GameMethods<T>>;
+  }
+
+  /**
+   * Sign in as a guest (IdentityService.IssueGuestToken): the client holds the token after.
+   * Guest tokens are rate-limited per address; a refusal that says when to retry is retried
+   * (3 times unless options.retries says otherwise).
+   */
+  async signInAsGuest(displayName: string, options?: CallOptions): Promise<{ token: string; playerId: string }> {
+    const reply = await this.identity.issueGuestToken({ displayName }, { retries: 3, ...options });
+    this.token = reply.token;
+    return { token: reply.token, playerId: reply.playerId };
+  }
+
+  /** A fresh token for the session (IdentityService.RefreshToken), held from then on. */
+  async refreshToken(options?: CallOptions): Promise<string> {
+    const reply = await this.identity.refreshToken({}, options);
+    this.token = reply.token;
+    return reply.token;
+  }
+
+  /**
+   * Tokens are short-lived: refresh the one held a while before it expires (5 minutes, or
+   * half its life when shorter), for as long as the server allows. Returns a stop function.
+   */
+  keepTokenFresh(onError?: (error: unknown) => void): () => void {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const schedule = () => {
+      const left = tokenExpiresAt(this.current) - Date.now();
+      if (stopped || !Number.isFinite(left) || left <= 0) return; // no expiry, or gone
+      timer = setTimeout(
+        async () => {
+          try {
+            await this.refreshToken();
+            schedule();
+          } catch (e) {
+            onError?.(e); // refused (the session is too old) or unreachable: the next call says so
+          }
+        },
+        Math.min(Math.max(left - 5 * 60_000, left / 2, 1000), 2 ** 31 - 1),
+      );
+      (timer as { unref?: () => void }).unref?.(); // never keeps Node running by itself
+    };
+    schedule();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+
+  /**
+   * Follow a matchmaking ticket (WatchTicket) until it is matched: the matched ticket, whose
+   * matchId is the game id in its game type's service and seat is yours. A ticket that is
+   * cancelled, expires or is withdrawn ends it with a ParlorError (reason TICKET_<STATUS>).
+   */
+  async waitForMatch(ticketId: string, options: StreamOptions = {}): Promise<Ticket> {
+    for await (const { ticket } of this.matchmaking.watchTicket({ ticketId }, options)) {
+      if (!ticket) continue;
+      if (ticket.status === TicketStatus.MATCHED && ticket.matchId) return ticket;
+      if (ticket.status !== TicketStatus.WAITING && ticket.status !== TicketStatus.UNSPECIFIED && ticket.status !== TicketStatus.MATCHED) {
+        const name = TicketStatus[ticket.status] ?? String(ticket.status);
+        throw new ParlorError("FAILED_PRECONDITION", `TICKET_${name}`, `the ticket was ${name.toLowerCase()}`, { ticketId });
+      }
+    }
+    throw new ParlorError("CANCELLED", "", "the ticket's watch ended before a match");
+  }
+
+  /**
+   * A game as it happens (WatchGame): every event from afterVersion on, each with the game
+   * after it as you may see it, until the game ends; reconnects and resumes by itself.
+   */
+  async *watchGame<T extends GameType>(type: T, gameId: string, options: WatchOptions = {}): AsyncGenerator<GameUpdate<T>, void, undefined> {
+    const deadline = Date.now() + (options.waitForGameMs ?? 0);
+    let after = options.afterVersion ?? 0n;
+    for (;;) {
+      try {
+        const method = (GAME_SERVICES[type] as GenService<GenServiceMethods>).method["watchGame"];
+        for await (const update of this.transport.stream(method, { gameId, afterVersion: after }, options)) {
+          const version = (update as { event?: { info?: { version: bigint } } }).event?.info?.version;
+          if (version !== undefined) after = version;
+          yield update as GameUpdate<T>;
+        }
+        return;
+      } catch (e) {
+        if (!(e instanceof ParlorError && e.reason === "GAME_NOT_FOUND" && Date.now() < deadline) || options.signal?.aborted) throw e;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
