@@ -88,3 +88,27 @@ def test_fold_applies_games_by_position_whatever_order_they_arrive_in(seed: int)
     shuffled = games[:]
     rng.shuffle(shuffled)
     assert fold(shuffled, WEEK) == fold(games, WEEK)
+
+
+def test_an_aborted_game_is_neither_rated_nor_recorded() -> None:
+    from dataclasses import replace
+
+    aborted = replace(game(1, ("ann", 1), ("bob", 1)), reason="ABORTED")
+    assert score_game({}, aborted, WEEK) == {}
+    table = fold([aborted, game(2, ("ann", 1), ("bob", 2))], WEEK)
+    assert table[("connect4x4", "ann")].record.wins == 1
+    assert table[("connect4x4", "ann")].record.losses == 0
+
+
+def test_a_timeout_is_rated_as_the_loss_its_rank_says() -> None:
+    timed_out = replace_reason(game(1, ("ann", 1), ("bob", 2)), "TIMEOUT")
+    after = score_game({}, timed_out, WEEK)
+    assert after["bob"].record.losses == 1
+    assert after["bob"].rated
+    assert after["bob"].rating.rating < Rating().rating
+
+
+def replace_reason(finished: FinishedGame, reason: str) -> FinishedGame:
+    from dataclasses import replace
+
+    return replace(finished, reason=reason)

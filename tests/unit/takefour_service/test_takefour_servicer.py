@@ -201,3 +201,18 @@ async def test_a_tile_set_too_small_for_the_table_is_an_invalid_argument() -> No
         await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))
     assert refused.value.reason == "TILE_SET_TOO_SMALL"
     assert await host.history("g") == []
+
+
+async def test_leave_forfeits_the_seat_and_with_two_players_the_other_wins() -> None:
+    host, servicer, _ = make()
+    await open_game(host, servicer, ("ada", "bob"))
+    outcome, seat, events = await servicer.act(
+        "g", "ada", None, lambda s: tf.Forfeit(s, "LEFT"), "leave"
+    )
+    assert seat == 0
+    assert events[0].event == tf.SeatForfeited(0, "LEFT")
+    assert outcome.state.game.phase is tf.Phase.OVER
+    finished = events[-1].event
+    assert isinstance(finished, GameFinished)
+    assert finished.reason == "FORFEIT"
+    assert [s.rank for s in finished.standings] == [2, 1]

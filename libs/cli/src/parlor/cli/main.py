@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from parlor.cli import session as sessions
+from parlor.cli.clocks import clock_line
 from parlor.cli.games import GameAdapter, adapter, adapters
 from parlor.client import DEFAULT_TARGET, ParlorError
 from parlor.kit.settings import SettingsError
@@ -284,6 +285,9 @@ async def _play(
                 game = await game_api.get(game_id)
                 out.print(game_api.draw(game, me))
                 continue
+            clock = clock_line(game)
+            if clock:
+                out.print(f"[dim]{clock}[/]")
             if game_api.live:
                 typed, game = await _ask_live(game_api, game, lines, prompt, me)
                 if typed == "":  # no line: the game moved on (over, or between rounds)

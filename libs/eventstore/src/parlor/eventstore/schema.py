@@ -7,6 +7,7 @@ from sqlalchemy import (
     Column,
     DateTime,
     Identity,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -108,4 +109,15 @@ snapshots = Table(
     Column("schema_version", Integer, nullable=False),
     Column("data", LargeBinary, nullable=False),
     Column("recorded_at", DateTime(timezone=True), nullable=False),
+)
+
+game_deadlines = Table(
+    "game_deadlines",
+    metadata,
+    Column("category", Text, nullable=False),
+    Column("game_id", Text, nullable=False),
+    Column("deadline", DateTime(timezone=True), nullable=False),
+    Column("version", BigInteger, nullable=False),
+    PrimaryKeyConstraint("category", "game_id", name="game_deadlines_pkey"),
+    Index("game_deadlines_due", "category", "deadline"),
 )

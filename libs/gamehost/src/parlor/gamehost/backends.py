@@ -16,12 +16,15 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from parlor.core.errors import Unavailable
 from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.eventstore.monitor import watch_relay
 from parlor.gamehost.bell import ring_from_bus
+from parlor.gamehost.deadlines import PostgresDeadlines
 from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
 from parlor.gamehost.outbox import Public, category_relay, everything
+from parlor.gamehost.sweeper import Sweeper
 from parlor.kit.settings import BackendSettings, load
 
 
@@ -32,6 +35,8 @@ class GameBackends:
     bus: JetStreamBus
     subjects: Subjects
     relay: Relay
+    deadlines: PostgresDeadlines
+    """When each timed game next needs its clock: give it to the host, and the sweeper."""
 
     @property
     def ready(self) -> list[asyncio.Event]:
@@ -47,14 +52,20 @@ class GameBackends:
         finally:
             await unsubscribe()
 
-    def tasks(self, create_from_match: CreateFromMatch) -> Sequence[Callable[[], Awaitable[None]]]:
-        """The background work of a game service: its relay (and its lag's metrics) and its
-        MatchFormed consumer (which believes only matches the store holds)."""
-        return [
+    def tasks(
+        self, create_from_match: CreateFromMatch, sweeper: Sweeper | None = None
+    ) -> Sequence[Callable[[], Awaitable[None]]]:
+        """The background work of a game service: its relay (and its lag's metrics), its
+        MatchFormed consumer (which believes only matches the store holds) and its clock
+        sweeper (timeouts of games nobody touches; every replica sweeps)."""
+        tasks: list[Callable[[], Awaitable[None]]] = [
             self.relay.run,
             lambda: watch_relay(self.relay),
             lambda: consume_matches(self.bus, self.store, self.category, create_from_match),
         ]
+        if sweeper is not None:
+            tasks.append(sweeper.run)
+        return tasks
 
 
 @contextlib.asynccontextmanager
@@ -83,7 +94,12 @@ async def game_backends(
             # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
             store.limit_events_to(bus.max_payload)
             relay = category_relay(store, bus, category, public or everything)
-            yield GameBackends(category, store, bus, subjects, relay)
+            deadlines = PostgresDeadlines(store.engine)
+            try:
+                yield GameBackends(category, store, bus, subjects, relay, deadlines)
+            finally:
+                with contextlib.suppress(Unavailable):
+                    await deadlines.close()
         finally:
             await bus.close()
     finally:

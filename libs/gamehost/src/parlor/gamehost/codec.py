@@ -16,6 +16,7 @@ from google.protobuf.message_factory import GetMessageClass
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
+from parlor.gamehost.timecontrol import TimeControl
 
 E = TypeVar("E")
 
@@ -114,13 +115,20 @@ def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
 def table_event_pb(event: object, game_type: str) -> Message | None:
     """``SeatsTaken`` and ``GameFinished``, the events every game has, as messages (else None)."""
     if isinstance(event, SeatsTaken):
-        return common_pb2.SeatsTaken(seats=[seat_pb(i, s) for i, s in enumerate(event.seats)])
+        taken = common_pb2.SeatsTaken(
+            seats=[seat_pb(i, s) for i, s in enumerate(event.seats)], matched=event.matched
+        )
+        if event.time_control.timed:  # untimed games keep the bytes they always had
+            taken.time_control.CopyFrom(event.time_control.to_proto())
+        return taken
     if isinstance(event, GameFinished):
         return common_pb2.GameFinished(
             game_type=game_type,
             reason=event.reason,
             results=[
-                common_pb2.SeatResult(seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank)
+                common_pb2.SeatResult(
+                    seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank, timed_out=s.timed_out
+                )
                 for i, s in enumerate(event.standings)
             ],
         )
@@ -130,9 +138,13 @@ def table_event_pb(event: object, game_type: str) -> Message | None:
 def table_event_of(message: Message) -> SeatsTaken | GameFinished | None:
     """The events every game has, from their messages (else None)."""
     if isinstance(message, common_pb2.SeatsTaken):
-        return SeatsTaken(tuple(Seat(s.player_id, s.display_name) for s in message.seats))
+        return SeatsTaken(
+            tuple(Seat(s.player_id, s.display_name) for s in message.seats),
+            TimeControl.from_proto(message.time_control),
+            message.matched,
+        )
     if isinstance(message, common_pb2.GameFinished):
         return GameFinished(
-            message.reason, tuple(Standing(r.rank, r.score) for r in message.results)
+            message.reason, tuple(Standing(r.rank, r.score, r.timed_out) for r in message.results)
         )
     return None

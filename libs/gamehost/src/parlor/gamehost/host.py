@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar, cast
+from datetime import datetime
+from typing import Any, Generic, TypeVar, cast
 
 from parlor.core.decider import Decider, replay
 from parlor.core.errors import (
@@ -37,6 +38,7 @@ from parlor.core.errors import (
 )
 from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
 from parlor.eventstore.events import command_id_reused
+from parlor.gamehost.clocks import Now, Preempted, Stamp, Timed, stamp_of, system_now
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.observe import observed_execute, traced_decider, watched
@@ -133,8 +135,18 @@ class GameHost(Generic[S, C, E]):
         doorbell: Doorbell | None = None,
         cache_size: int = 4096,
         max_attempts: int = 32,
+        now: Now = system_now,
+        deadlines: Any = None,
     ) -> None:
         self.category = category
+        # Clocks (``Seated`` with a timing): the time of each command, from ``now``, is
+        # recorded in its events' metadata and folded into the state (gamehost/clocks.py);
+        # ``deadlines`` (a ``DeadlineIndex``) learns each timed game's next deadline.
+        self.now = now
+        self.deadlines = deadlines
+        self._evolve_at: Callable[[S, E, Stamp | None], S] | None = getattr(
+            decider, "evolve_at", None
+        )
         self.decider = traced_decider(decider, category)
         self.codec = codec
         self.store = store
@@ -161,7 +173,7 @@ class GameHost(Generic[S, C, E]):
                 raise NotFound(
                     f"game {game_id} has only {events[-1].version} events", reason="NO_SUCH_VERSION"
                 )
-            return replay(self.decider, (r.event for r in events)), version
+            return self.fold(events), version
         return await self._current(game_id, fresh=True)
 
     async def history(
@@ -258,9 +270,19 @@ class GameHost(Generic[S, C, E]):
                 state, version = self.decider.initial_state(), NO_STREAM
             else:
                 state, version = await self._current(game_id, fresh=attempt > 0)
+            at = self.now()
+            stamped = False
             try:
                 decided = await _decided(command, state)
-                events = list(self.decider.decide(state, decided))
+                stamped = self._timed(state, decided)
+                asked: Any = Timed(decided, at) if stamped else decided
+                events = list(self.decider.decide(state, asked))
+            except Preempted as late:
+                # The seat's time ran out before its command: the timeout is appended
+                # (under the platform's own id) and the caller hears TIMED_OUT.
+                if await self._append_timeout(game_id, state, version, late, at):
+                    raise FailedPrecondition(str(late), reason=late.reason) from None
+                continue
             except ParlorError as refused:
                 if attempt == 0 and not create and isinstance(refused, STATE_REFUSALS):
                     continue  # refused on the cached state: decide again on the store's
@@ -276,9 +298,13 @@ class GameHost(Generic[S, C, E]):
             if not events:
                 return Outcome(state, version, ())
             try:
+                stamps = self._stamps(events, at, getattr(decided, "seat", None), stamped)
                 result = await self.store.append(
                     stream_id,
-                    [self._new(e, actor, correlation_id, extra) for e in events],
+                    [
+                        self._new(e, actor, correlation_id, extra, stamp)
+                        for e, stamp in zip(events, stamps, strict=True)
+                    ],
                     expected_version=version,
                     command_id=command_id,
                     fingerprint=fingerprint,
@@ -300,9 +326,10 @@ class GameHost(Generic[S, C, E]):
                 continue
             if result.duplicate:
                 return await self._outcome_of(game_id, result, actor)
-            new_state = replay(self.decider, events, state)
+            new_state = self._folded(events, stamps, state)
             self._remember(game_id, new_state, result.last_version)
             self.doorbell.ring(game_id, result.last_version)
+            await self.schedule(game_id, new_state, result.last_version)
             records = tuple(Recorded(r, e) for r, e in zip(result.events, events, strict=False))
             return Outcome(new_state, result.last_version, tuple(events), records=records)
         raise Conflict(
@@ -318,13 +345,88 @@ class GameHost(Generic[S, C, E]):
         actor: str | None,
         correlation_id: str | None,
         extra: Mapping[str, str] | None,
+        stamp: Stamp | None = None,
     ) -> NewEvent:
         event_type, data = self.codec.encode(event)
+        if stamp is not None:
+            extra = {**(extra or {}), **stamp.extra()}
         return NewEvent(
             type=event_type,
             data=data,
             metadata=Metadata(actor=actor, correlation_id=correlation_id, extra=extra or {}),
         )
+
+    # -- clocks (gamehost/clocks.py) -------------------------------------------------------
+
+    def fold(self, records: Iterable[Recorded[E]], state: S | None = None) -> S:
+        """The state after stored events, clocks advanced by the times they record."""
+        if state is None:
+            state = self.decider.initial_state()
+        evolve_at = self._evolve_at
+        if evolve_at is None:
+            return replay(self.decider, (r.event for r in records), state)
+        for r in records:
+            extra = r.record.metadata.extra
+            state = evolve_at(state, r.event, stamp_of(extra) if extra else None)
+        return state
+
+    def _timed(self, state: S, command: Any) -> bool:
+        """Whether a command is decided with the time (a game with clocks, or opening one)."""
+        if self._evolve_at is None:
+            return False
+        if getattr(state, "clock", None) is not None:
+            return True
+        control = getattr(command, "time_control", None)
+        return bool(getattr(control, "timed", False))
+
+    def _stamps(
+        self, events: Sequence[E], at: datetime, seat: Any, stamped: bool
+    ) -> list[Stamp | None]:
+        if not stamped:
+            return [None] * len(events)
+        actor = seat if isinstance(seat, int) else None
+        return [Stamp(at, actor, i == 0) for i in range(len(events))]
+
+    def _folded(self, events: Sequence[E], stamps: Sequence[Stamp | None], state: S) -> S:
+        evolve_at = self._evolve_at
+        if evolve_at is None:
+            return replay(self.decider, events, state)
+        for event, stamp in zip(events, stamps, strict=True):
+            state = evolve_at(state, event, stamp)
+        return state
+
+    async def _append_timeout(
+        self, game_id: str, state: S, version: int, late: Preempted, at: datetime
+    ) -> bool:
+        """Append a late command's timeout; False if another writer got there first."""
+        stamps: list[Stamp | None] = [Stamp(at) for _ in late.events]
+        try:
+            result = await self.store.append(
+                self.stream_id(game_id),
+                [
+                    self._new(e, None, None, None, st)
+                    for e, st in zip(late.events, stamps, strict=True)
+                ],
+                expected_version=version,
+                command_id=str(system_command_id("timeout", version)),
+            )
+        except Conflict:
+            self._cache.pop(game_id, None)
+            return False
+        if not result.duplicate:
+            new_state = self._folded(late.events, stamps, state)
+            self._remember(game_id, new_state, result.last_version)
+            self.doorbell.ring(game_id, result.last_version)
+            await self.schedule(game_id, new_state, result.last_version)
+        return True
+
+    async def schedule(self, game_id: str, state: S, version: int) -> None:
+        """Tell the deadline index when this game next needs the clock (None: never)."""
+        if self.deadlines is None or getattr(state, "clock", None) is None:
+            return
+        next_deadline = getattr(self.decider, "next_deadline", None)
+        due = next_deadline(state) if next_deadline is not None else None
+        await self.deadlines.schedule(self.category, game_id, due, version)
 
     def _not_found(self, game_id: str) -> NotFound:
         return NotFound(f"no {self.category} game with id {game_id}", reason="GAME_NOT_FOUND")
@@ -348,7 +450,7 @@ class GameHost(Generic[S, C, E]):
         state, version = cached if cached is not None else (self.decider.initial_state(), 0)
         newer = await self.history(game_id, version + 1)
         if newer:
-            state = replay(self.decider, (r.event for r in newer), state)
+            state = self.fold(newer, state)
             version = newer[-1].version
         if version == 0:
             raise self._not_found(game_id)
@@ -403,7 +505,7 @@ class GameHost(Generic[S, C, E]):
                 " choose a new one (a random UUID)",
                 reason="COMMAND_ID_TAKEN",
             )
-        state = replay(self.decider, (r.event for r in events))
+        state = self.fold(events)
         records = tuple(r for r in events if r.version >= result.first_version)
         mine = tuple(r.event for r in records)
         return Outcome(state, result.last_version, mine, duplicate=True, records=records)

@@ -75,7 +75,7 @@ async def play_back(
     state = host.decider.initial_state()
     states: list[S] = []
     for recorded in history:
-        state = host.decider.evolve(state, recorded.event)
+        state = host.fold((recorded,), state)
         states.append(state)
     if not host.decider.is_terminal(state):
         raise FailedPrecondition(

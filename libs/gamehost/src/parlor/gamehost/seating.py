@@ -10,10 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from datetime import datetime
+from typing import Any, Generic, TypeVar, cast
 
+from parlor.common.v1 import common_pb2
 from parlor.core.decider import Decider, replay
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from parlor.gamehost.clocks import (
+    ABORTED,
+    Abort,
+    Clock,
+    Preempted,
+    Stamp,
+    Tick,
+    Timed,
+    Timing,
+    advance,
+    clocks_pb,
+    deadline,
+    stopped,
+)
+from parlor.gamehost.timecontrol import TimeControl
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -38,9 +55,12 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class SeatsTaken:
-    """The first event of every game: seat i is ``seats[i]``."""
+    """The first event of every game: seat i is ``seats[i]``; how the game is timed, and
+    whether matchmaking formed it (a matched game nobody starts is aborted)."""
 
     seats: tuple[Seat, ...]
+    time_control: TimeControl = TimeControl()
+    matched: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +69,8 @@ class Standing:
 
     rank: int
     score: int = 0
+    timed_out: bool = False
+    """The seat ran out of time (scoring rates it as the loss it is)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +87,17 @@ class OpenTable(Generic[C]):
 
     seats: tuple[Seat, ...]
     create: C
+    time_control: TimeControl = TimeControl()
+    matched: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Table(Generic[S]):
     seats: tuple[Seat, ...]
     game: S
+    clock: Clock | None = None
+    """The seats' clocks (None: an untimed game, as every game stored before clocks)."""
+    aborted: bool = False
 
     def seats_of(self, player_id: str) -> tuple[int, ...]:
         return tuple(i for i, seat in enumerate(self.seats) if seat.player_id == player_id)
@@ -101,10 +128,16 @@ TableEvent = SeatsTaken | GameFinished
 
 
 class Seated(Generic[S, C, E]):
-    """The engine with its seats: commands other than ``OpenTable`` go to the engine.
+    """The engine with its seats and clocks: commands other than ``OpenTable`` go to the engine.
 
     When the engine's game ends, ``GameFinished`` (from ``standings``) follows its
     last event in the same append, so scoring needs to know no game's events.
+
+    A command the host gives with the server's time (``Timed``) first fires the timeouts
+    that are due (``timing`` says whose clock runs and what a timeout is in this game's
+    rules): a command of a seat that ran out, or in a game the timeouts ended, is
+    ``Preempted`` (the timeouts are appended, the caller hears ``TIMED_OUT``); another
+    seat's command is decided after them, in the same append. Bots never run out.
     """
 
     def __init__(
@@ -113,37 +146,124 @@ class Seated(Generic[S, C, E]):
         min_seats: int,
         max_seats: int,
         standings: Standings[S],
+        timing: Timing[S] | None = None,
     ) -> None:
         self.engine = engine
         self.min_seats = min_seats
         self.max_seats = max_seats
         self.standings = standings
+        self.timing = timing
 
     def initial_state(self) -> Table[S]:
         return Table((), self.engine.initial_state())
 
-    def decide(self, state: Table[S], command: OpenTable[C] | C) -> Sequence[TableEvent | E]:
+    def decide(
+        self, state: Table[S], command: OpenTable[C] | C | Timed[Any]
+    ) -> Sequence[TableEvent | E]:
+        at: datetime | None = None
+        if isinstance(command, Timed):
+            at, command = command.at, command.command
         if isinstance(command, OpenTable):
-            if state.seats:
-                raise FailedPrecondition("the game has already started", reason="GAME_EXISTS")
-            if not self.min_seats <= len(command.seats) <= self.max_seats:
-                raise InvalidArgument(
-                    f"a game needs {self.min_seats} to {self.max_seats} seats,"
-                    f" got {len(command.seats)}",
-                    reason="INVALID_PLAYER_COUNT",
-                )
-            for seat in command.seats:
-                if not seat.player_id or len(seat.player_id) > 128:
-                    raise InvalidArgument(
-                        "every seat needs a player id of 1 to 128 characters",
-                        reason="INVALID_PLAYER_ID",
-                    )
-            opened: list[TableEvent | E] = [SeatsTaken(command.seats)]
-            opened += self._with_finish(state.game, self.engine.decide(state.game, command.create))
-            return opened
+            return self._open(state, command)
         if not state.seats:
             raise FailedPrecondition("the game has not started", reason="GAME_NOT_STARTED")
-        return self._with_finish(state.game, self.engine.decide(state.game, command))
+        if isinstance(command, Abort):
+            return [self._aborted(state)]
+        fired: list[TableEvent | E] = []
+        if at is not None and state.clock is not None and not self.is_terminal(state):
+            fired, state = self._fire(state, at)
+        if isinstance(command, Tick):
+            return fired
+        if fired:
+            actor = getattr(command, "seat", None)
+            timing = self.timing
+            out = isinstance(actor, int) and timing is not None and timing.out(state.game, actor)
+            if self.is_terminal(state) or out:
+                raise Preempted(fired, "time ran out before this command: the timeout stands")
+        decided = self.engine.decide(state.game, cast(C, command))
+        return fired + self._with_finish(state.game, decided)
+
+    def _open(self, state: Table[S], command: OpenTable[C]) -> list[TableEvent | E]:
+        if state.seats:
+            raise FailedPrecondition("the game has already started", reason="GAME_EXISTS")
+        if not self.min_seats <= len(command.seats) <= self.max_seats:
+            raise InvalidArgument(
+                f"a game needs {self.min_seats} to {self.max_seats} seats,"
+                f" got {len(command.seats)}",
+                reason="INVALID_PLAYER_COUNT",
+            )
+        for seat in command.seats:
+            if not seat.player_id or len(seat.player_id) > 128:
+                raise InvalidArgument(
+                    "every seat needs a player id of 1 to 128 characters",
+                    reason="INVALID_PLAYER_ID",
+                )
+        if command.time_control.timed and self.timing is None:
+            raise InvalidArgument("this game has no clocks", reason="INVALID_TIME_CONTROL")
+        opened: list[TableEvent | E] = [
+            SeatsTaken(command.seats, command.time_control, command.matched)
+        ]
+        opened += self._with_finish(state.game, self.engine.decide(state.game, command.create))
+        return opened
+
+    def _aborted(self, state: Table[S]) -> GameFinished:
+        return GameFinished(ABORTED, tuple(Standing(1) for _ in state.seats))
+
+    def due(self, state: Table[S], at: datetime) -> list[int]:
+        """The seats out of time at ``at``, earliest deadline first (never a bot)."""
+        found = [
+            (due, seat)
+            for seat, due in self.deadlines(state).items()
+            if due is not None and due <= at
+        ]
+        return [seat for _, seat in sorted(found)]
+
+    def deadlines(self, state: Table[S]) -> dict[int, datetime | None]:
+        """Each running seat's deadline (bots' are left out: they never run out)."""
+        clock, timing = state.clock, self.timing
+        if clock is None or timing is None or self.is_terminal(state):
+            return {}
+        return {
+            seat: deadline(clock, seat, timing.factor(state.game, seat), timing.idle)
+            for seat in timing.running(state.game)
+            if not state.seats[seat].is_bot
+        }
+
+    def next_deadline(self, state: Table[S]) -> datetime | None:
+        """When the sweeper should next look at the game (None: never): the earliest
+        deadline, or at once if a bot's clock runs (a bot whose turn came with a timeout
+        is moved by the sweeper's follow-up)."""
+        found = [d for d in self.deadlines(state).values() if d is not None]
+        clock, timing = state.clock, self.timing
+        if clock is not None and timing is not None and not self.is_terminal(state):
+            for seat in timing.running(state.game):
+                since = clock.seats[seat].since
+                if state.seats[seat].is_bot and since is not None:
+                    found.append(since)
+        return min(found) if found else None
+
+    def _fire(self, state: Table[S], at: datetime) -> tuple[list[TableEvent | E], Table[S]]:
+        """The timeouts due at ``at``, one after the other, and the table after them."""
+        assert self.timing is not None
+        assert state.clock is not None
+        fired: list[TableEvent | E] = []
+        stamp = Stamp(at)
+        for _ in range(2 * len(state.seats) + 1):
+            due = self.due(state, at)
+            if not due or self.is_terminal(state):
+                break
+            seat = due[0]
+            events: list[TableEvent | E]
+            clock = state.clock
+            if clock is not None and clock.matched and not clock.seats[seat].acted:
+                events = [self._aborted(state)]
+            else:
+                command = self.timing.timeout(state.game, seat)
+                events = self._with_finish(state.game, self.engine.decide(state.game, command))
+            fired += events
+            for event in events:
+                state = self.evolve_at(state, event, stamp)
+        return fired, state
 
     def _with_finish(self, game: S, events: Sequence[E]) -> list[TableEvent | E]:
         decided: list[TableEvent | E] = list(events)
@@ -151,18 +271,58 @@ class Seated(Generic[S, C, E]):
             after = replay(self.engine, events, game)
             if self.engine.is_terminal(after):
                 reason, standings = self.standings(after)
+                if self.timing is not None:
+                    timing = self.timing
+                    standings = tuple(
+                        Standing(s.rank, s.score, True) if timing.out(after, i) else s
+                        for i, s in enumerate(standings)
+                    )
                 decided.append(GameFinished(reason, standings))
         return decided
 
     def evolve(self, state: Table[S], event: TableEvent | E) -> Table[S]:
+        return self.evolve_at(state, event, None)
+
+    def evolve_at(self, state: Table[S], event: TableEvent | E, stamp: Stamp | None) -> Table[S]:
+        """The table after ``event``, its clocks advanced to ``stamp`` (None: untimed)."""
         if isinstance(event, SeatsTaken):
-            return Table(event.seats, state.game)
+            clock = None
+            if event.time_control.timed:
+                clock = Clock.start(event.time_control, len(event.seats), event.matched)
+            return Table(event.seats, state.game, clock)
         if isinstance(event, GameFinished):
-            return state
-        return Table(state.seats, self.engine.evolve(state.game, event))
+            clock = state.clock
+            if clock is not None:
+                idle = self.timing is not None and self.timing.idle
+                clock = stopped(clock, stamp.at if stamp else None, idle)
+            return Table(state.seats, state.game, clock, state.aborted or event.reason == ABORTED)
+        game = self.engine.evolve(state.game, event)
+        clock = state.clock
+        if clock is not None and stamp is not None and self.timing is not None:
+            timing = self.timing
+            clock = advance(
+                clock, timing.running(state.game), timing.running(game), stamp, timing.idle
+            )
+        return Table(state.seats, game, clock, state.aborted)
 
     def is_terminal(self, state: Table[S]) -> bool:
-        return self.engine.is_terminal(state.game)
+        return state.aborted or self.engine.is_terminal(state.game)
 
     def replay(self, events: Sequence[TableEvent | E]) -> Table[S]:
         return replay(self, events)
+
+    def clocks(self, state: Table[S], as_of: datetime | None = None) -> common_pb2.Clocks:
+        """The game's clocks as a view shows them (as of the last event, or ``as_of``)."""
+        clock, timing = state.clock, self.timing
+        if clock is None or timing is None:
+            return clocks_pb(None, (), (), (), False)
+        n = len(state.seats)
+        running = () if self.is_terminal(state) else timing.running(state.game)
+        return clocks_pb(
+            clock,
+            running,
+            [timing.factor(state.game, s) for s in range(n)],
+            [timing.out(state.game, s) for s in range(n)],
+            timing.idle,
+            as_of,
+        )

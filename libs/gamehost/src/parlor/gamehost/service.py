@@ -31,7 +31,9 @@ from typing import Any, Generic, TypeVar
 
 from google.protobuf.message import Message
 
+from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
+from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
@@ -39,6 +41,7 @@ from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_seats
 from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
+from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
@@ -61,6 +64,11 @@ def requested_seat(request: Any) -> int | None:
     return int(request.seat) if request.HasField("seat") else None
 
 
+def _has(message: Any, field: str) -> bool:
+    """Whether ``message`` has ``field`` set (False if its type has no such field)."""
+    return field in message.DESCRIPTOR.fields_by_name and bool(message.HasField(field))
+
+
 def deadline(context: Any) -> float | None:
     """The caller's deadline in seconds, passed on to the dictionary."""
     try:
@@ -78,6 +86,8 @@ class GameService(Generic[T, E]):
     bot_levels: Collection[str] = ()
     """The bot names a seat may hold (``bot:<level>``)."""
     max_bot_moves = 500
+    default_time_control: TimeControl = TimeControl()
+    """The game type's default (``GameType.default_time_control``) for games with people."""
 
     def __init__(self, host: GameHost[T, Any, E], directory: Directory | None = None) -> None:
         self.host = host
@@ -130,11 +140,18 @@ class GameService(Generic[T, E]):
         extra: Mapping[str, str],
         correlation_id: str | None = None,
         deadline: float | None = None,
+        time_control: TimeControl = UNTIMED,
+        matched: bool = False,
     ) -> Outcome[T, E]:
         """Create the game (a service may override: Upwords shuffles and draws again)."""
         return await self.host.create(
             game_id,
-            OpenTable(seats, await self.create_command(config, seats, deadline)),
+            OpenTable(
+                seats,
+                await self.create_command(config, seats, deadline),
+                time_control,
+                matched,
+            ),
             command_id=command_id,
             actor=actor,
             correlation_id=correlation_id,
@@ -145,6 +162,29 @@ class GameService(Generic[T, E]):
 
     def over(self, table: T) -> bool:
         return self.host.decider.is_terminal(table)
+
+    # -- clocks ----------------------------------------------------------------------------
+
+    def clocks(self, table: T, as_of: Any = None) -> common_pb2.Clocks:
+        """The game's clocks (``Seated.clocks``): as of its last event, or ``as_of``."""
+        clocks = getattr(self.host.decider, "clocks", None)
+        if clocks is None:
+            return common_pb2.Clocks()
+        message: common_pb2.Clocks = clocks(table, as_of)
+        return message
+
+    def with_clocks(self, game: Any, table: T, as_of: Any = None) -> Any:
+        """``game`` (a ``Game`` message) with the clocks of ``table`` in it."""
+        return set_clocks(game, self.clocks(table, as_of))
+
+    def time_control(self, requested: Any, seats: Sequence[Seat]) -> TimeControl:
+        """The time control a new game gets: the one asked for, else the game type's default
+        for games with two or more people, else none (a game against bots waits)."""
+        people = sum(1 for seat in seats if not seat.is_bot)
+        default = self.default_time_control if people >= 2 else TimeControl()
+        if requested is None:
+            return default
+        return TimeControl.from_proto(requested, default)
 
     def _response(self, name: str, **fields: Any) -> Any:
         cls = getattr(self.pb, name)
@@ -164,7 +204,7 @@ class GameService(Generic[T, E]):
         out: list[Message] = []
         for recorded in await self.host.history(game_id, first, last):
             out.append(self.event_message(recorded, before, viewer, everything))
-            before = self.host.decider.evolve(before, recorded.event)
+            before = self.host.fold((recorded,), before)
         return out
 
     def check_bots(self, seats: Sequence[Seat]) -> None:
@@ -183,6 +223,8 @@ class GameService(Generic[T, E]):
         seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in request.seats)
         self.check_bots(seats)
         game_id = request.game_id or secrets.token_hex(16)
+        requested = request.time_control if _has(request, "time_control") else None
+        control = self.time_control(requested, seats)
         consent = await create_consent(self.host.store, game_id, seats, me)
         outcome = await self.open(
             game_id,
@@ -192,6 +234,7 @@ class GameService(Generic[T, E]):
             actor=me.player_id,
             extra=consent,
             deadline=deadline(context),
+            time_control=control,
         )
         outcome = await self.after(game_id, outcome)
         viewer, over = viewer_seat(outcome.state, me), self.over(outcome.state)
@@ -205,7 +248,16 @@ class GameService(Generic[T, E]):
     async def create_from_match(self, match: MatchFormed) -> None:
         """A matchmade game (``match`` as the store holds it): seats as matched, the game's
         default rules, bots move at once."""
-        outcome = await self.open(match.match_id, match_seats(match), None, **from_match(match))
+        seats = match_seats(match)
+        requested = match.time_control if _has(match, "time_control") else None
+        outcome = await self.open(
+            match.match_id,
+            seats,
+            None,
+            **from_match(match),
+            time_control=self.time_control(requested, seats),
+            matched=True,
+        )
         await self.after(match.match_id, outcome)
 
     # -- reading ---------------------------------------------------------------------------
@@ -226,6 +278,12 @@ class GameService(Generic[T, E]):
             table, version = current, now
         seen = entitlement(self.over(current), viewer_seat(current, me))
         game = self.game_message(request.game_id, version, table, seen.viewer, seen.everything)
+        if version == now and not self.over(table) and game.HasField("clocks"):
+            # A game in play now: remaining times as of this moment (a copy: pictures are
+            # shared). A finished game's clocks are stopped, as of its last event.
+            copy = type(game)()
+            copy.CopyFrom(game)
+            game = self.with_clocks(copy, table, self.host.now())
         return self._response("GetGameResponse", game=game)
 
     async def GetHistory(self, request: Any, context: Any) -> Any:
@@ -251,7 +309,7 @@ class GameService(Generic[T, E]):
         viewer = viewer_seat(current, me)
         table = self.host.decider.initial_state()
         async for recorded in self.host.watch(request.game_id):
-            before, table = table, self.host.decider.evolve(table, recorded.event)
+            before, table = table, self.host.fold((recorded,), table)
             if recorded.version > request.after_version:
                 everything = over_already or self.over(table)
                 yield self._response(

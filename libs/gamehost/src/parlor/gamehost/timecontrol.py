@@ -121,3 +121,7 @@ class TimeControl:
         if kind is None:
             raise _refuse(f"unknown time control kind {message.kind}")
         return cls(kind, message.initial_seconds, message.increment_seconds, message.move_seconds)
+
+
+UNTIMED = TimeControl()
+"""No clock: the time control of every game stored before clocks, and of games against bots."""

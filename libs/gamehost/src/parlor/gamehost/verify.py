@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from parlor.core.decider import Decider, replay
 from parlor.core.errors import ParlorError
@@ -96,7 +96,7 @@ def verify_history(
                     Divergence(version, NOT_DECIDED, f"no creation at the start: {exc!r}"),
                 )
         else:
-            command = command_of(state, stored)
+            command = command_of(state, stored) or _table_command(stored)
         if command is None:
             return Verdict(
                 stream_id,
@@ -152,6 +152,16 @@ def verify_history(
             ),
         )
     return Verdict(stream_id, len(events), commands, None, state)
+
+
+def _table_command(event: object) -> Any:
+    """The platform's own commands that leave a mark: an aborted game (clocks.py)."""
+    from parlor.gamehost.clocks import ABORTED, Abort
+    from parlor.gamehost.seating import GameFinished
+
+    if isinstance(event, GameFinished) and event.reason == ABORTED:
+        return Abort()
+    return None
 
 
 def unreadable(stream_id: str, version: int, exc: Exception) -> Verdict[object]:

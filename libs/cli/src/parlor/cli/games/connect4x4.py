@@ -76,6 +76,8 @@ class Connect4x4(ServiceCalls):
             marker = "→ " if game.status == pb.STATUS_IN_PROGRESS and game.turn == i else "  "
             you = " (you)" if me is not None and seat.player_id == me else ""
             out = " resigned" if len(game.resigned) > i and game.resigned[i] else ""
+            if len(game.timed_out) > i and game.timed_out[i]:
+                out = " out of time"
             seats.append(marker)
             seats.append(SYMBOLS[i], style=COLOURS[i])
             seats.append(f" {seat.display_name or seat.player_id}{you}")
@@ -121,6 +123,9 @@ class Connect4x4(ServiceCalls):
             case "player_resigned":
                 assert isinstance(body, pb.PlayerResigned)
                 return f"{_who(seats, body.seat)} resigns"
+            case "player_timed_out":
+                assert isinstance(body, pb.PlayerTimedOut)
+                return f"{_who(seats, body.seat)} ran out of time"
             case "game_won":
                 assert isinstance(body, pb.GameWon)
                 cells = " ".join(f"{LETTERS[p.column]}{p.row}" for p in body.line)
@@ -149,7 +154,13 @@ class Connect4x4(ServiceCalls):
             elif kind in ("checker_dropped", "blocker_dropped"):
                 seat = getattr(event, kind).seat
                 moves.append(f"{len(moves) + 1}. {SYMBOLS[seat]} {event.notation}")
-            elif kind in ("player_skipped", "player_resigned", "game_won", "game_tied"):
+            elif kind in (
+                "player_skipped",
+                "player_resigned",
+                "player_timed_out",
+                "game_won",
+                "game_tied",
+            ):
                 moves.append(f"   {self.event_text(event, seats)}")
         return "\n".join([*lines, "", *moves]) + "\n"
 

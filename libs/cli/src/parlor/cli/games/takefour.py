@@ -386,6 +386,10 @@ class TakeFour(ServiceCalls):
                 return f"{who} agrees to a stalemate deal"
             case "agreement_withdrawn":
                 return f"{who} withdraws their agreement"
+            case "seat_idle":
+                return f"{who} is idle: agrees to every stalemate deal until they act"
+            case "seat_forfeited":
+                return f"{who} forfeits ({body.reason})"
             case "done_called" if body.in_hand:
                 return f"{who} calls Done with {body.in_hand} tiles in hand (they count double)"
             case "done_called":
@@ -542,6 +546,10 @@ class _Notation:
                 return [f"{seat} agree"]
             case "agreement_withdrawn":
                 return [f"{seat} withdraw"]
+            case "seat_idle":
+                return [f"{seat} idle"]
+            case "seat_forfeited":
+                return [f"{seat} forfeit {body.reason}"]
             case "done_called":
                 words = "" if hidden else f" words {','.join(secret.accepted) or '-'}"
                 held = f" in_hand {body.in_hand}" if body.in_hand else ""

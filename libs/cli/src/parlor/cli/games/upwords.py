@@ -192,6 +192,8 @@ class Upwords(ServiceCalls):
                 )
             case "player_resigned":
                 return f"{who(event.player_resigned.seat)} resigns"
+            case "player_timed_out":
+                return f"{who(event.player_timed_out.seat)} ran out of time and is out"
             case "game_ended":
                 e = event.game_ended
                 scores = ", ".join(f"{who(i)} {s}" for i, s in enumerate(e.final_scores))
@@ -285,6 +287,8 @@ class Record:
             self.lines.append(f"#challenge {self.seats[event.challenge_failed.challenger]} lost")
         elif kind == "player_resigned":
             self.lines.append(f"#resigned {self.seats[event.player_resigned.seat]}")
+        elif kind == "player_timed_out":
+            self.lines.append(f"#timeout {self.seats[event.player_timed_out.seat]}")
         elif kind == "game_ended":
             e = event.game_ended
             left = {r.seat: r.tiles for r in e.racks_left}

@@ -11,6 +11,7 @@ from parlor.rules.connect4x4.commands import (
     DropChecker,
     Move,
     Resign,
+    TimeOut,
 )
 from parlor.rules.connect4x4.events import (
     BlockerDropped,
@@ -21,6 +22,7 @@ from parlor.rules.connect4x4.events import (
     GameWon,
     PlayerResigned,
     PlayerSkipped,
+    PlayerTimedOut,
 )
 from parlor.rules.connect4x4.game import (
     Connect4x4Rules,
@@ -63,11 +65,13 @@ __all__ = [
     "Outcome",
     "PlayerResigned",
     "PlayerSkipped",
+    "PlayerTimedOut",
     "Position",
     "Resign",
     "Side",
     "State",
     "Status",
+    "TimeOut",
     "decide",
     "decider",
     "evolve",

@@ -45,5 +45,12 @@ class Resign:
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """The seat's clock ran out (the platform's clock decides when; the rules decide what)."""
+
+    seat: int
+
+
 Move = DropChecker | DropBlocker
-Command = CreateGame | DropChecker | DropBlocker | Resign
+Command = CreateGame | DropChecker | DropBlocker | Resign | TimeOut

@@ -11,6 +11,7 @@ from parlor.rules.connect4x4.commands import Config
 # Why a game ended or a player was passed over: stable, clients may switch on them.
 FOUR_IN_A_LINE: Final = "FOUR_IN_A_LINE"
 RESIGNATION: Final = "RESIGNATION"
+TIMEOUT: Final = "TIMEOUT"
 ALL_CHECKERS_USED: Final = "ALL_CHECKERS_USED"
 NO_LEGAL_MOVES: Final = "NO_LEGAL_MOVES"
 NO_PIECES_LEFT: Final = "NO_PIECES_LEFT"
@@ -67,6 +68,13 @@ class PlayerResigned:
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerTimedOut:
+    """The seat ran out of time: it leaves the game as a resignation does."""
+
+    seat: int
+
+
 Event = (
     GameCreated
     | CheckerDropped
@@ -75,4 +83,5 @@ Event = (
     | GameWon
     | GameTied
     | PlayerResigned
+    | PlayerTimedOut
 )

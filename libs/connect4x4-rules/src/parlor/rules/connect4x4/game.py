@@ -35,6 +35,7 @@ from parlor.rules.connect4x4.commands import (
     DropChecker,
     Move,
     Resign,
+    TimeOut,
 )
 from parlor.rules.connect4x4.events import (
     ALL_CHECKERS_USED,
@@ -43,6 +44,7 @@ from parlor.rules.connect4x4.events import (
     NO_OPEN_CELL,
     NO_PIECES_LEFT,
     RESIGNATION,
+    TIMEOUT,
     BlockerDropped,
     CheckerDropped,
     Event,
@@ -51,6 +53,7 @@ from parlor.rules.connect4x4.events import (
     GameWon,
     PlayerResigned,
     PlayerSkipped,
+    PlayerTimedOut,
 )
 from parlor.rules.connect4x4.state import State, Status
 
@@ -85,13 +88,15 @@ def decide(state: State, command: Command) -> list[Event]:
     """The events a command produces; refuses with the rule it breaks."""
     if isinstance(command, CreateGame):
         return _create(state, command.config)
-    if not isinstance(command, DropChecker | DropBlocker | Resign):
+    if not isinstance(command, DropChecker | DropBlocker | Resign | TimeOut):
         raise InvalidArgument(f"not a Connect 4x4 command: {command!r}", reason=INVALID_COMMAND)
     if state.status is Status.NOT_STARTED:
         raise RuleViolation(GAME_NOT_STARTED, "the game has not been created yet")
     _check_seat(state, command.seat)
     if isinstance(command, Resign):
         return _resign(state, command.seat)
+    if isinstance(command, TimeOut):
+        return _time_out(state, command.seat)
     _check_column(command.column)
     if isinstance(command, DropChecker) and not isinstance(command.side, Side):
         raise InvalidArgument(
@@ -187,7 +192,20 @@ def _resign(state: State, seat: int) -> list[Event]:
     return [event, *_aftermath(evolve(state, event), seat, None)]
 
 
-def _aftermath(after: State, actor: int, placed: int | None) -> list[Event]:
+def _time_out(state: State, seat: int) -> list[Event]:
+    """A seat out of time leaves the game: with two players the other wins; with more,
+    its turns are skipped and the game goes on (docs/rules/connect4x4.md, "Time")."""
+    if state.over:
+        raise RuleViolation(GAME_OVER, "the game is over")
+    if state.resigned[seat]:
+        raise RuleViolation(PLAYER_RESIGNED, f"seat {seat} has already left the game")
+    event = PlayerTimedOut(seat)
+    return [event, *_aftermath(evolve(state, event), seat, None, TIMEOUT)]
+
+
+def _aftermath(
+    after: State, actor: int, placed: int | None, alone: str = RESIGNATION
+) -> list[Event]:
     """What follows a move or a resignation: a win, a tie, or whoever plays next."""
     if placed is not None:
         line = line_through(after.line_pieces(actor), placed)
@@ -195,7 +213,7 @@ def _aftermath(after: State, actor: int, placed: int | None) -> list[Event]:
             return [GameWon(actor, line_positions(line), FOUR_IN_A_LINE)]
     active = after.active_seats()
     if len(active) == 1:
-        return [GameWon(active[0], (), RESIGNATION)]
+        return [GameWon(active[0], (), alone)]
     if all(after.checkers_left[seat] == 0 for seat in active):
         return [GameTied(ALL_CHECKERS_USED)]
     skipped: list[Event] = []
@@ -236,6 +254,7 @@ def evolve(state: State, event: Event) -> State:
             checkers_left=_with(state.checkers_left, seat, state.checkers_left[seat] - 1),
             blockers_left=state.blockers_left,
             resigned=state.resigned,
+            timed_out=state.timed_out,
             winner=state.winner,
             line=state.line,
             end_reason=state.end_reason,
@@ -263,8 +282,11 @@ def evolve(state: State, event: Event) -> State:
         )
     if isinstance(event, PlayerSkipped):
         return replace(state, turn=state.next_active(event.seat))
-    if isinstance(event, PlayerResigned):
+    if isinstance(event, PlayerResigned | PlayerTimedOut):
         state = replace(state, resigned=_with(state.resigned, event.seat, True))
+        if isinstance(event, PlayerTimedOut):
+            timed_out = state.timed_out or (False,) * state.players
+            state = replace(state, timed_out=_with(timed_out, event.seat, True))
         if state.turn == event.seat:
             state = replace(state, turn=state.next_active(event.seat))
         return state
@@ -286,6 +308,7 @@ def evolve(state: State, event: Event) -> State:
             checkers_left=(CHECKERS_PER_PLAYER,) * n,
             blockers_left=(BLOCKERS_PER_PLAYER,) * n,
             resigned=(False,) * n,
+            timed_out=(False,) * n,
         )
     raise TypeError(f"not a Connect 4x4 event: {event!r}")
 

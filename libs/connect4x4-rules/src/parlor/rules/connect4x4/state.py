@@ -37,6 +37,8 @@ class State:
     checkers_left: tuple[int, ...] = ()
     blockers_left: tuple[int, ...] = ()
     resigned: tuple[bool, ...] = ()
+    timed_out: tuple[bool, ...] = ()
+    """Seats that ran out of time (also in ``resigned``: they left the game)."""
     winner: int | None = None
     line: tuple[Position, ...] = ()
     end_reason: str | None = None

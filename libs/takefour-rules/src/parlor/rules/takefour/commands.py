@@ -94,6 +94,21 @@ class CallDone:
     verdicts: Verdicts = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class MarkIdle:
+    """The seat was idle past the time limit (the platform's clock says when)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """The seat gives up the game: idle past the second limit (``TIMEOUT``) or it left."""
+
+    seat: int
+    reason: str = "LEFT"
+
+
 TakeFourCommand = (
     CreateGame
     | StartRound
@@ -105,4 +120,6 @@ TakeFourCommand = (
     | AgreeToDeal
     | WithdrawAgreement
     | CallDone
+    | MarkIdle
+    | Forfeit
 )

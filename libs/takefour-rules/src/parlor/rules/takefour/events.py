@@ -138,6 +138,21 @@ class GameEnded:
     winners: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class SeatIdle:
+    """Idle past the time limit: the seat counts as agreeing to every stalemate deal."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class SeatForfeited:
+    """The seat can no longer act; at each round's end its tiles score as unplaced."""
+
+    seat: int
+    reason: str
+
+
 TakeFourEvent = (
     GameCreated
     | RoundStarted
@@ -152,6 +167,8 @@ TakeFourEvent = (
     | DoneCalled
     | RoundScored
     | GameEnded
+    | SeatIdle
+    | SeatForfeited
 )
 
 

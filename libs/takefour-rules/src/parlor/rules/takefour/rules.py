@@ -11,6 +11,8 @@ from parlor.rules.takefour.commands import (
     CallDone,
     CallTakeFour,
     CreateGame,
+    Forfeit,
+    MarkIdle,
     MoveTile,
     PlaceTile,
     StartRound,
@@ -38,6 +40,8 @@ from parlor.rules.takefour.events import (
     JokerSwapped,
     RoundScored,
     RoundStarted,
+    SeatForfeited,
+    SeatIdle,
     TakeFourCalled,
     TakeFourEvent,
     TileMoved,
@@ -45,7 +49,7 @@ from parlor.rules.takefour.events import (
     TilesDealt,
     TileTakenBack,
 )
-from parlor.rules.takefour.scoring import score_player
+from parlor.rules.takefour.scoring import GridScore, score_player
 from parlor.rules.takefour.state import (
     COORDINATE_LIMIT,
     MAX_PLAYERS,
@@ -56,7 +60,7 @@ from parlor.rules.takefour.state import (
     RoundResult,
     TakeFourState,
 )
-from parlor.rules.takefour.tiles import JOKER, LETTERS
+from parlor.rules.takefour.tiles import JOKER, LETTERS, TileSet
 from parlor.rules.takefour.view import TakeFourView, Viewer, view
 
 
@@ -99,9 +103,20 @@ class TakeFourRules:
                 return _withdraw(state, command)
             case CallDone():
                 return _call_done(state, command)
+            case MarkIdle():
+                return _mark_idle(state, command)
+            case Forfeit():
+                return _forfeit(state, command)
         raise InvalidArgument(f"unknown command {type(command).__name__}")
 
     def evolve(self, state: TakeFourState, event: TakeFourEvent) -> TakeFourState:
+        after = self._evolve(state, event)
+        if isinstance(event, ACTIONS) and after.players[event.seat].idle:
+            p = after.players[event.seat]  # the seat acted: it is no longer idle
+            after = after.with_player(event.seat, replace(p, idle=False))
+        return after
+
+    def _evolve(self, state: TakeFourState, event: TakeFourEvent) -> TakeFourState:
         match event:
             case GameCreated(config=config, seats=seats):
                 players = tuple(Player() for _ in seats)
@@ -109,7 +124,9 @@ class TakeFourRules:
                     state, phase=Phase.BETWEEN_ROUNDS, config=config, seats=seats, players=players
                 )
             case RoundStarted(round=number, bag=bag):
-                players = tuple(Player(total=p.total) for p in state.players)
+                players = tuple(
+                    Player(total=p.total, idle=p.idle, forfeited=p.forfeited) for p in state.players
+                )
                 return replace(
                     state, phase=Phase.PLAYING, round=number, bag=bag, unused=(), players=players
                 )
@@ -168,6 +185,11 @@ class TakeFourRules:
                 )
             case GameEnded():
                 return replace(state, phase=Phase.OVER)
+            case SeatIdle(seat=seat):
+                return state.with_player(seat, replace(state.players[seat], idle=True))
+            case SeatForfeited(seat=seat):
+                p = state.players[seat]
+                return state.with_player(seat, replace(p, forfeited=True, idle=False))
         raise InvalidArgument(f"unknown event {type(event).__name__}")
 
     def result(self, state: TakeFourState) -> GameResult | None:
@@ -204,6 +226,18 @@ class TakeFourRules:
 
 
 TAKE_FOUR = TakeFourRules()
+
+ACTIONS = (
+    TilePlaced,
+    TileMoved,
+    TileTakenBack,
+    JokerSwapped,
+    TakeFourCalled,
+    DealAgreed,
+    AgreementWithdrawn,
+    DoneCalled,
+)
+"""Events a seat's own action makes: each ends its being idle."""
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -262,6 +296,8 @@ def _player(state: TakeFourState, seat: int) -> Player:
         raise RuleViolation("ROUND_NOT_IN_PLAY", "no round is being played")
     if not 0 <= seat < len(state.players):
         raise InvalidArgument(f"no seat {seat} in this game")
+    if state.players[seat].forfeited:
+        raise RuleViolation("FORFEITED", f"seat {seat} has forfeited the game")
     return state.players[seat]
 
 
@@ -391,7 +427,7 @@ def _agree(state: TakeFourState, command: AgreeToDeal) -> list[TakeFourEvent]:
     if p.agrees_to_deal:
         raise RuleViolation("ALREADY_AGREED", "you have already agreed to deal")
     events: list[TakeFourEvent] = [DealAgreed(command.seat)]
-    others = (q.agrees_to_deal for i, q in enumerate(state.players) if i != command.seat)
+    others = (q.agrees for i, q in enumerate(state.players) if i != command.seat)
     if all(others):
         events.append(_deal(state, "stalemate"))
     return events
@@ -417,7 +453,9 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     is_word = _judge(command.verdicts)
     tiles = state.config.tiles
     graded = [
-        score_player(q, tiles, is_word, called_done=seat == command.seat)
+        _forfeited_score(q, tiles)
+        if q.forfeited
+        else score_player(q, tiles, is_word, called_done=seat == command.seat)
         for seat, q in enumerate(state.players)
     ]
     scores = tuple(g.score for g in graded)
@@ -438,6 +476,50 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     if max(totals) >= state.config.target or (limit is not None and state.round >= limit):
         events.append(GameEnded(totals=totals, winners=_winners(totals)))
     return events
+
+
+def _forfeited_score(p: Player, tiles: TileSet) -> GridScore:
+    """A seat that forfeited scores every tile it holds as unplaced (not doubled)."""
+    lost = sum(tiles.value(q.tile) for q in p.grid.values()) + sum(tiles.value(t) for t in p.hand)
+    return GridScore(score=lost, removed=(), valid=False)
+
+
+def _stalemate_deal(state: TakeFourState) -> list[TakeFourEvent]:
+    """The stalemate deal, once idle and forfeited seats complete the agreement of the rest
+    (someone present must have agreed: idle seats alone deal nothing)."""
+    if state.phase is not Phase.PLAYING or state.bag_empty:
+        return []
+    if not all(p.agrees for p in state.players):
+        return []
+    if not any(p.agrees_to_deal and not p.idle and not p.forfeited for p in state.players):
+        return []
+    return [_deal(state, "stalemate")]
+
+
+def _mark_idle(state: TakeFourState, command: MarkIdle) -> list[TakeFourEvent]:
+    p = _player(state, command.seat)
+    if p.idle:
+        raise RuleViolation("ALREADY_IDLE", f"seat {command.seat} is already idle")
+    events: list[TakeFourEvent] = [SeatIdle(command.seat)]
+    return events + _stalemate_deal(TAKE_FOUR.evolve(state, events[0]))
+
+
+def _forfeit(state: TakeFourState, command: Forfeit) -> list[TakeFourEvent]:
+    """The seat leaves the race; with one seat left racing, that seat wins the game."""
+    if state.phase is Phase.NOT_CREATED:
+        raise RuleViolation("GAME_NOT_CREATED", "the game has not been created")
+    if state.phase is Phase.OVER:
+        raise RuleViolation("GAME_OVER", "the game is over")
+    if not 0 <= command.seat < len(state.players):
+        raise InvalidArgument(f"no seat {command.seat} in this game")
+    if state.players[command.seat].forfeited:
+        raise RuleViolation("FORFEITED", f"seat {command.seat} has forfeited the game")
+    event = SeatForfeited(command.seat, command.reason)
+    after = TAKE_FOUR.evolve(state, event)
+    racing = tuple(seat for seat, p in enumerate(after.players) if not p.forfeited)
+    if len(racing) <= 1:
+        return [event, GameEnded(totals=after.totals, winners=racing)]
+    return [event, *_stalemate_deal(after)]
 
 
 def _winners(totals: tuple[int, ...]) -> tuple[int, ...]:

@@ -92,6 +92,15 @@ class Player:
     agrees_to_deal: bool = False
     calls: int = 0
     total: int = 0
+    idle: bool = False
+    """Idle past the time limit, until its next action: agrees to every stalemate deal."""
+    forfeited: bool = False
+    """Out of the game (idle past the second limit, or left): its tiles score as unplaced."""
+
+    @property
+    def agrees(self) -> bool:
+        """Counts as agreeing to a stalemate deal (it said so, is idle, or forfeited)."""
+        return self.agrees_to_deal or self.idle or self.forfeited
 
     def letters(self) -> dict[Cell, str]:
         return {cell: p.letter for cell, p in self.grid.items()}

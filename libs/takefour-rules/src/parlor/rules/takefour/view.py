@@ -44,6 +44,8 @@ class SeatView:
     calls: int
     total: int
     hand: tuple[int, ...] | None = None
+    idle: bool = False
+    forfeited: bool = False
     grid: Mapping[Cell, Placement] | None = None
 
 
@@ -86,6 +88,8 @@ def view(state: TakeFourState, viewer: Viewer, *, reveal: bool = False) -> TakeF
             total=p.total,
             hand=p.hand if over or seat == viewer else None,
             grid=dict(p.grid) if over or seat == viewer else None,
+            idle=p.idle,
+            forfeited=p.forfeited,
         )
         for seat, p in enumerate(state.players)
     )

@@ -25,6 +25,7 @@ from parlor.rules.upwords.events import (
     Passed,
     PlayAccepted,
     PlayerResigned,
+    PlayerTimedOut,
     PlayWithdrawn,
     TileExchanged,
     TilesDrawn,
@@ -48,6 +49,7 @@ from parlor.rules.upwords.moves import (
     Placement,
     Play,
     Resign,
+    TimeOut,
 )
 from parlor.rules.upwords.state import PendingPlay, Phase, UpwordsState
 from parlor.rules.upwords.tiles import DISTRIBUTION, QU, full_bag
@@ -83,10 +85,12 @@ __all__ = [
     "PlayCheck",
     "PlayWithdrawn",
     "PlayerResigned",
+    "PlayerTimedOut",
     "PlayerView",
     "Resign",
     "TileExchanged",
     "TilesDrawn",
+    "TimeOut",
     "UpwordsConfig",
     "UpwordsDecider",
     "UpwordsState",

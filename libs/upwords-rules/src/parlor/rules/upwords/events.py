@@ -93,6 +93,13 @@ class PlayerResigned:
 
 
 @dataclass(frozen=True)
+class PlayerTimedOut:
+    """The seat ran out of time: it drops out (with two players, it loses)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class GameEnded:
     """Final accounting; the racks left are revealed (the game is over)."""
 
@@ -113,5 +120,6 @@ Event = (
     | ChallengeFailed
     | PlayWithdrawn
     | PlayerResigned
+    | PlayerTimedOut
     | GameEnded
 )

@@ -18,6 +18,7 @@ from parlor.rules.upwords.events import (
     Passed,
     PlayAccepted,
     PlayerResigned,
+    PlayerTimedOut,
     PlayWithdrawn,
     TileExchanged,
     TilesDrawn,
@@ -32,6 +33,7 @@ from parlor.rules.upwords.moves import (
     Pass,
     Play,
     Resign,
+    TimeOut,
 )
 from parlor.rules.upwords.start import deal, draw_for_first
 from parlor.rules.upwords.state import PendingPlay, Phase, UpwordsState
@@ -96,6 +98,11 @@ class UpwordsDecider:
             return self._create(state, command)
         if state.phase is not Phase.PLAYING:
             raise RuleViolation("GAME_NOT_IN_PROGRESS", "the game is not in progress")
+        seat = getattr(command, "seat", None)
+        if isinstance(seat, int) and 0 <= seat < state.players and state.is_out(seat):
+            raise RuleViolation("SEAT_TIMED_OUT", f"seat {seat} ran out of time and is out")
+        if isinstance(command, TimeOut):
+            return self._time_out(state, command.seat)
         if isinstance(command, Play):
             return self._play(state, command)
         if isinstance(command, Challenge):
@@ -114,7 +121,7 @@ class UpwordsDecider:
         if isinstance(command, Pass):
             events = self._close_window(state)
             events.append(Passed(command.seat))
-            if state.passes + 1 >= state.players:
+            if state.passes + 1 >= state.active:
                 after = self._fold(state, events)
                 events.append(self._ending(after, "ALL_PASSED"))
             return events
@@ -232,6 +239,17 @@ class UpwordsDecider:
             ]
         return [ChallengeFailed(command.seat, pending.seat), *self._close_window(state)]
 
+    def _time_out(self, state: UpwordsState, seat: int) -> list[Event]:
+        """The seat drops out (docs/rules/upwords.md, "Time"); one seat left wins."""
+        self._seat(state, seat)
+        events: list[Event] = [PlayerTimedOut(seat)]
+        after = self._fold(state, events)
+        if after.active <= 1:
+            events.append(self._ending(after, "TIMEOUT"))
+        elif after.passes >= after.active:
+            events.append(self._ending(after, "ALL_PASSED"))
+        return events
+
     def _ending(self, state: UpwordsState, reason: str, resigned: int | None = None) -> GameEnded:
         """Final scores: -5 per tile left (not on resignation); ties share the win."""
         racks = state.racks
@@ -240,7 +258,7 @@ class UpwordsDecider:
         else:
             penalties = (0,) * len(racks)
         final = tuple(s - p for s, p in zip(state.scores, penalties, strict=True))
-        eligible = [s for s in range(len(final)) if s != resigned]
+        eligible = [s for s in range(len(final)) if s != resigned and not state.is_out(s)]
         best = max(final[s] for s in eligible)
         winners = tuple(s for s in eligible if final[s] == best)
         return GameEnded(reason, racks, penalties, final, winners)
@@ -305,6 +323,13 @@ class UpwordsDecider:
         if isinstance(event, PlayAccepted):
             return replace(state, pending=None)
         if isinstance(event, ChallengeFailed | PlayerResigned):
+            return state
+        if isinstance(event, PlayerTimedOut):
+            out = list(state.out or (False,) * state.players)
+            out[event.seat] = True
+            state = replace(state, out=tuple(out))
+            if state.to_move == event.seat:
+                state = replace(state, to_move=state.next_seat(event.seat), retry=False)
             return state
         if isinstance(event, PlayWithdrawn):
             pending = state.pending

@@ -78,4 +78,11 @@ class Resign:
     seat: int
 
 
-Command = CreateGame | Play | Pass | Exchange | Challenge | AcceptPlay | Resign
+@dataclass(frozen=True)
+class TimeOut:
+    """The seat's clock ran out (the platform's clock says when; these rules say what)."""
+
+    seat: int
+
+
+Command = CreateGame | Play | Pass | Exchange | Challenge | AcceptPlay | Resign | TimeOut

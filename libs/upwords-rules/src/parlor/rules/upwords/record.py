@@ -38,6 +38,7 @@ from parlor.rules.upwords.events import (
     GameEnded,
     Passed,
     PlayerResigned,
+    PlayerTimedOut,
     PlayWithdrawn,
     TileExchanged,
     WordPlayed,
@@ -84,6 +85,8 @@ def export_game(events: Sequence[Event]) -> str:
             lines.append(f"#challenge {state.seats[event.challenger]} lost")
         elif isinstance(event, PlayerResigned):
             lines.append(f"#resigned {name}")
+        elif isinstance(event, PlayerTimedOut):
+            lines.append(f"#timeout {name}")
         elif isinstance(event, GameEnded):
             for seat, (left, penalty) in enumerate(
                 zip(event.racks_left, event.penalties, strict=True)

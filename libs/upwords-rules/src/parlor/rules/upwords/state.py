@@ -45,14 +45,29 @@ class UpwordsState:
     retry: bool = False
     end_reason: str = ""
     winners: tuple[int, ...] = ()
+    out: tuple[bool, ...] = ()
+    """Seats that ran out of time and dropped out: their turns are skipped."""
 
     @property
     def players(self) -> int:
         return len(self.seats)
 
     def next_seat(self, seat: int) -> int:
-        """Play passes to the left, in seat order."""
-        return (seat + 1) % len(self.seats)
+        """Play passes to the left, in seat order, over the seats that dropped out."""
+        n = len(self.seats)
+        for step in range(1, n + 1):
+            candidate = (seat + step) % n
+            if not self.is_out(candidate):
+                return candidate
+        return (seat + 1) % n
+
+    def is_out(self, seat: int) -> bool:
+        return bool(self.out) and self.out[seat]
+
+    @property
+    def active(self) -> int:
+        """How many seats still play (every seat, unless some ran out of time)."""
+        return sum(1 for seat in range(len(self.seats)) if not self.is_out(seat))
 
     def pending_is_final(self) -> bool:
         """A pending play that emptied the rack with the bag empty ends the game once accepted."""

@@ -76,6 +76,8 @@ def event_pb(event: Event) -> Message:
             return pb.GameTied(reason=reason)
         case c4.PlayerResigned(seat):
             return pb.PlayerResigned(seat=seat)
+        case c4.PlayerTimedOut(seat):
+            return pb.PlayerTimedOut(seat=seat)
     raise TypeError(f"not a Connect 4x4 event: {event!r}")
 
 
@@ -102,6 +104,8 @@ def event_of(message: Message) -> Event:
             return c4.GameTied(message.reason)
         case pb.PlayerResigned():
             return c4.PlayerResigned(message.seat)
+        case pb.PlayerTimedOut():
+            return c4.PlayerTimedOut(message.seat)
     raise TypeError(f"not a Connect 4x4 event message: {type(message).__name__}")
 
 
@@ -146,6 +150,7 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
         checkers_left=list(v.checkers_left),
         blockers_left=list(v.blockers_left),
         resigned=list(v.resigned),
+        timed_out=list(table.game.timed_out),
         winner=v.winner or 0,
         line=_positions(v.line),
         end_reason=v.end_reason or "",

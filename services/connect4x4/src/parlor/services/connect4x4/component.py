@@ -9,6 +9,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2_grpc
 from parlor.gamehost import GameHost
 from parlor.gamehost.backends import game_backends
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.sweeper import Sweeper
 from parlor.kit.server import Component, GrpcService
 from parlor.services.connect4x4.game import CATEGORY, GAME, SERVICE_NAME
 from parlor.services.connect4x4.game import rules as rules
@@ -18,12 +19,17 @@ from parlor.services.connect4x4.servicer import Connect4x4Servicer
 @contextlib.asynccontextmanager
 async def connect4x4() -> AsyncIterator[Component]:
     async with game_backends(CATEGORY) as backends:  # Connect 4x4 hides nothing
-        host = GameHost(CATEGORY, GAME.decider, GAME.codec, backends.store)
+        host = GameHost(
+            CATEGORY, GAME.decider, GAME.codec, backends.store, deadlines=backends.deadlines
+        )
         servicer = Connect4x4Servicer(host, directory=Directory(backends.store.engine, CATEGORY))
         async with backends.ringing(host.doorbell):
             yield Component(
                 name=CATEGORY,
-                tasks=backends.tasks(servicer.create_from_match),
+                tasks=backends.tasks(
+                    servicer.create_from_match,
+                    Sweeper(host, backends.deadlines, servicer.after),
+                ),
                 ready=backends.ready,
                 services=[
                     GrpcService(

@@ -13,6 +13,7 @@ from typing import Any
 from parlor.connect4x4.v1 import connect4x4_pb2
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Seated, Standing, Table
+from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.contract import ENGINE
 from parlor.services.connect4x4.codec import Codec, Event
@@ -34,8 +35,26 @@ def standings(state: c4.State) -> tuple[str, tuple[Standing, ...]]:
     )
 
 
+class Timing:
+    """Whose clock runs: the seat to move; a timeout is ``TimeOut`` (the seat leaves)."""
+
+    idle = False
+
+    def running(self, game: c4.State) -> tuple[int, ...]:
+        return (game.turn,) if game.status is c4.Status.IN_PROGRESS else ()
+
+    def timeout(self, game: c4.State, seat: int) -> c4.TimeOut:
+        return c4.TimeOut(seat)
+
+    def factor(self, game: c4.State, seat: int) -> int:
+        return 1
+
+    def out(self, game: c4.State, seat: int) -> bool:
+        return bool(game.timed_out) and game.timed_out[seat]
+
+
 def rules() -> Seated[c4.State, c4.Command, c4.Event]:
-    return Seated(c4.decider, MIN_SEATS, MAX_SEATS, standings)
+    return Seated(c4.decider, MIN_SEATS, MAX_SEATS, standings, Timing())
 
 
 GAME: GameType[Table[c4.State], Any, Event] = GameType(
@@ -48,4 +67,11 @@ GAME: GameType[Table[c4.State], Any, Event] = GameType(
     service=SERVICE_NAME,
     engine=ENGINE,
     rules_page="docs/rules/connect4x4.md",
+    default_time_control=TimeControl.fischer(300, 3),
+    time_controls=(
+        TimeControl.per_move(30),
+        TimeControl.fischer(180, 2),
+        TimeControl.fischer(300, 3),
+        TimeControl.correspondence(days=2),
+    ),
 )

@@ -18,6 +18,8 @@ def command_of(state: Table[c4.State], event: Event) -> c4.Command | None:
             return c4.DropBlocker(seat, column)
         case c4.PlayerResigned(seat):
             return c4.Resign(seat)
+        case c4.PlayerTimedOut(seat):
+            return c4.TimeOut(seat)
     return None
 
 
@@ -26,4 +28,4 @@ def create_of(events: Sequence[Event]) -> OpenTable[c4.CreateGame]:
     seats, created = events[0], events[1]
     if not isinstance(seats, SeatsTaken) or not isinstance(created, c4.GameCreated):
         raise ValueError("a Connect 4x4 game starts with SeatsTaken then GameCreated")
-    return OpenTable(seats.seats, c4.CreateGame(created.config))
+    return OpenTable(seats.seats, c4.CreateGame(created.config), seats.time_control, seats.matched)

@@ -24,6 +24,7 @@ from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
 from parlor.services.connect4x4.codec import Event, config_of, export_pb, game_event_pb, game_pb
+from parlor.services.connect4x4.game import GAME
 
 C4Table = Table[c4.State]
 C4Host = GameHost[C4Table, Any, Event]
@@ -31,6 +32,7 @@ C4Host = GameHost[C4Table, Any, Event]
 
 class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
     pb = pb
+    default_time_control = GAME.default_time_control
     bot_levels = sorted(level.value for level in bot.Level)
 
     def __init__(
@@ -54,7 +56,11 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
         the players' watches and the mover's reply share one message per version.
         """
         return self._pictures.get(
-            game_id, version, None, False, lambda: game_pb(game_id, version, table, None)
+            game_id,
+            version,
+            None,
+            False,
+            lambda: self.with_clocks(game_pb(game_id, version, table, None), table),
         )
 
     def event_message(

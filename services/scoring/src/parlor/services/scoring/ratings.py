@@ -5,7 +5,9 @@ position order per game type, from the same stored values, so they arrive at the
 same floats. Only humans are rated: bot seats count for the humans' records (a win
 against bots is a win) but not for ratings, since ``bot:greedy`` is not one player
 and several bots may share a name. A game with fewer than two humans changes no
-rating. A human in several seats counts once, with their best seat.
+rating. A human in several seats counts once, with their best seat. An aborted game
+(reason ``ABORTED``: matched, and a seat ran out of time before its first move) changes
+no rating and no record; a timeout is a loss like any other (its rank says so).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from datetime import datetime, timedelta
 
 from parlor.rating import Rating, Record, apply_game, elapsed_periods, idle, outcomes
 from parlor.services.scoring.sheet import FinishedGame, SeatResult
+
+ABORTED = "ABORTED"
+"""A game nobody started in time (gamehost clocks): never rated."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ def score_game(
 ) -> dict[str, PlayerScore]:
     """The game's human players after it; players missing from ``before`` are newcomers."""
     seated = humans(game)
-    if not seated or len(game.results) < 2:
+    if not seated or len(game.results) < 2 or game.reason == ABORTED:
         return {}
     seat_outcomes = outcomes([(f"{r.seat:03d}", r.rank) for r in game.results])
     new_ratings: dict[str, Rating] = {}

@@ -171,6 +171,10 @@ def event_pb(event: Event) -> Message:
             return pb.DealAgreed(seat=seat)
         case tf.AgreementWithdrawn(seat):
             return pb.AgreementWithdrawn(seat=seat)
+        case tf.SeatIdle(seat):
+            return pb.SeatIdle(seat=seat)
+        case tf.SeatForfeited(seat, reason):
+            return pb.SeatForfeited(seat=seat, reason=reason)
         case tf.DoneCalled(seat, accepted, in_hand):
             done = pb.DoneCalled(seat=seat, in_hand=in_hand)
             if accepted is not None:
@@ -227,6 +231,10 @@ def event_of(message: Message) -> Event:
             return tf.DealAgreed(m.seat)
         case pb.AgreementWithdrawn():
             return tf.AgreementWithdrawn(m.seat)
+        case pb.SeatIdle():
+            return tf.SeatIdle(m.seat)
+        case pb.SeatForfeited():
+            return tf.SeatForfeited(m.seat, m.reason)
         case pb.DoneCalled():
             accepted = tuple(m.secret.accepted) if m.HasField("secret") else None
             return tf.DoneCalled(m.seat, accepted, m.in_hand)
@@ -352,6 +360,8 @@ def game_pb(
             calls=s.calls,
             total=s.total,
             visible=s.hand is not None,
+            idle=s.idle,
+            forfeited=s.forfeited,
         )
         if s.hand is not None:
             item.hand.extend(pb.Tile(id=t, face=tiles.face(t)) for t in s.hand)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from parlor.gamehost import GameHost, Outcome
 from parlor.gamehost.backends import game_backends
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.sweeper import Sweeper
 from parlor.gamehost.words import DictionarySettings
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
@@ -62,7 +63,9 @@ async def takefour() -> AsyncIterator[Component]:
         store = backends.store
         dictionary = Dictionary(load(DictionarySettings), load(AuthSettings))
         try:
-            host: TakeFourHost = GameHost(CATEGORY, GAME.decider, GAME.codec, store)
+            host: TakeFourHost = GameHost(
+                CATEGORY, GAME.decider, GAME.codec, store, deadlines=backends.deadlines
+            )
             runner: BotRunner | None = None
 
             def on_activity(game_id: str, table: State) -> None:
@@ -81,7 +84,13 @@ async def takefour() -> AsyncIterator[Component]:
             async with backends.ringing(host.doorbell):
                 yield Component(
                     name=CATEGORY,
-                    tasks=[*backends.tasks(servicer.create_from_match), runner.run],
+                    tasks=[
+                        *backends.tasks(
+                            servicer.create_from_match,
+                            Sweeper(host, backends.deadlines, servicer.after),
+                        ),
+                        runner.run,
+                    ],
                     ready=backends.ready,
                     services=[
                         GrpcService(

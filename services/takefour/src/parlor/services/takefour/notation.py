@@ -69,6 +69,10 @@ def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
                 lines.append(f"s{seat} agree")
             case tf.AgreementWithdrawn(seat):
                 lines.append(f"s{seat} withdraw")
+            case tf.SeatIdle(seat):
+                lines.append(f"s{seat} idle")
+            case tf.SeatForfeited(seat, reason):
+                lines.append(f"s{seat} forfeit {reason}")
             case tf.DoneCalled(seat, accepted, in_hand):
                 words = "" if accepted is None else f" words {','.join(accepted) or '-'}"
                 held = f" in_hand {in_hand}" if in_hand else ""

@@ -44,6 +44,10 @@ def command_of(state: Table[tf.TakeFourState], event: Event) -> tf.TakeFourComma
             return tf.AgreeToDeal(seat)
         case tf.AgreementWithdrawn(seat):
             return tf.WithdrawAgreement(seat)
+        case tf.SeatIdle(seat):
+            return tf.MarkIdle(seat)
+        case tf.SeatForfeited(seat, reason):
+            return tf.Forfeit(seat, reason)
         case tf.DoneCalled(seat, accepted):
             if accepted is None:
                 return None  # verdicts not recorded: nothing to decide the scoring from
@@ -58,4 +62,9 @@ def create_of(events: Sequence[Event]) -> OpenTable[tf.CreateGame]:
     seats, created = events[0], events[1]
     if not isinstance(seats, SeatsTaken) or not isinstance(created, tf.GameCreated):
         raise ValueError("a Take Four game starts with SeatsTaken then GameCreated")
-    return OpenTable(seats.seats, tf.CreateGame(created.config, created.seats))
+    return OpenTable(
+        seats.seats,
+        tf.CreateGame(created.config, created.seats),
+        seats.time_control,
+        seats.matched,
+    )

@@ -24,7 +24,7 @@ from parlor.gamehost.service import GameService, requested_seat
 from parlor.kit import auth
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
-from parlor.services.takefour.game import BOT_LEVELS
+from parlor.services.takefour.game import BOT_LEVELS, GAME
 from parlor.services.takefour.notation import export
 from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.words import Dictionary
@@ -65,6 +65,7 @@ def _letter(value: str) -> str | None:
 
 class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceServicer):
     pb = pb
+    default_time_control = GAME.default_time_control
     bot_levels = tuple(BOT_LEVELS)
 
     def __init__(
@@ -89,7 +90,10 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
     def game_message(
         self, game_id: str, version: int, table: State, viewer: int | None, everything: bool
     ) -> pb.Game:
-        return game_pb(game_id, version, table, viewer, everything)
+        game: pb.Game = self.with_clocks(
+            game_pb(game_id, version, table, viewer, everything), table
+        )
+        return game
 
     def event_message(
         self, recorded: Recorded[Event], before: State, viewer: int | None, everything: bool
@@ -263,3 +267,8 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
     async def CallDone(self, request: pb.CallDoneRequest, context: Any) -> pb.CallDoneResponse:
         game, events = await self._respond(request, context, tf.CallDone)
         return pb.CallDoneResponse(game=game, events=events)
+
+    async def Leave(self, request: pb.LeaveRequest, context: Any) -> pb.LeaveResponse:
+        """The seat forfeits (as a seat idle past three limits does) and the others play on."""
+        game, events = await self._respond(request, context, lambda seat: tf.Forfeit(seat, "LEFT"))
+        return pb.LeaveResponse(game=game, events=events)

@@ -122,6 +122,8 @@ def event_pb(event: Event) -> Message:
             )
         case uw.PlayerResigned(seat):
             return pb.PlayerResigned(seat=seat)
+        case uw.PlayerTimedOut(seat):
+            return pb.PlayerTimedOut(seat=seat)
         case uw.GameEnded(reason, racks_left, penalties, final_scores, winners):
             return pb.GameEnded(
                 reason=reason,
@@ -185,6 +187,8 @@ def event_of(message: Message) -> Event:
             )
         case pb.PlayerResigned():
             return uw.PlayerResigned(message.seat)
+        case pb.PlayerTimedOut():
+            return uw.PlayerTimedOut(message.seat)
         case pb.GameEnded():
             racks = _racks_of(message.racks_left, len(message.final_scores)) or ()
             return uw.GameEnded(
@@ -321,6 +325,7 @@ def game_pb(
         end_reason=v.end_reason,
         winners=list(v.winners),
         board_text=render(table.game, viewer) if table.seats else "",
+        timed_out=list(table.game.out),
     )
     _BOARD.merge_into(out, v.board.stacks)
     if viewer is not None:

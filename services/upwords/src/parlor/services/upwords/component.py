@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from parlor.gamehost import GameHost
 from parlor.gamehost.backends import game_backends
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.sweeper import Sweeper
 from parlor.gamehost.words import Dictionary, DictionarySettings, service_token
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
@@ -26,7 +27,9 @@ async def upwords() -> AsyncIterator[Component]:
     auth = load(AuthSettings)
     bots = Bots(load(BotSettings).words)
     async with game_backends(CATEGORY, GAME.public) as backends:  # racks and the bag never leave
-        host = GameHost(CATEGORY, GAME.decider, GAME.codec, backends.store)
+        host = GameHost(
+            CATEGORY, GAME.decider, GAME.codec, backends.store, deadlines=backends.deadlines
+        )
         dictionary = Dictionary(words.target, service_token(auth, CATEGORY), words.timeout_seconds)
         servicer = UpwordsServicer(
             host, dictionary, bots, directory=Directory(backends.store.engine, CATEGORY)
@@ -35,7 +38,10 @@ async def upwords() -> AsyncIterator[Component]:
             async with backends.ringing(host.doorbell):
                 yield Component(
                     name=CATEGORY,
-                    tasks=backends.tasks(servicer.create_from_match),
+                    tasks=backends.tasks(
+                        servicer.create_from_match,
+                        Sweeper(host, backends.deadlines, servicer.after),
+                    ),
                     ready=backends.ready,
                     services=[
                         GrpcService(

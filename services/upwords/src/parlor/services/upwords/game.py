@@ -13,6 +13,7 @@ from typing import Any
 
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Seated, Standing, Table
+from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.contract import ENGINE
 from parlor.services.upwords.codec import Codec, Event, public
@@ -38,8 +39,26 @@ def standings(state: uw.UpwordsState) -> tuple[str, tuple[Standing, ...]]:
     return state.end_reason, tuple(ranked)
 
 
+class Timing:
+    """Whose clock runs: the seat to move; a timeout is ``TimeOut`` (the seat drops out)."""
+
+    idle = False
+
+    def running(self, game: uw.UpwordsState) -> tuple[int, ...]:
+        return (game.to_move,) if game.phase is uw.Phase.PLAYING else ()
+
+    def timeout(self, game: uw.UpwordsState, seat: int) -> uw.TimeOut:
+        return uw.TimeOut(seat)
+
+    def factor(self, game: uw.UpwordsState, seat: int) -> int:
+        return 1
+
+    def out(self, game: uw.UpwordsState, seat: int) -> bool:
+        return game.is_out(seat)
+
+
 def rules() -> Seated[uw.UpwordsState, uw.Command, uw.Event]:
-    return Seated(uw.UPWORDS, MIN_SEATS, MAX_SEATS, standings)
+    return Seated(uw.UPWORDS, MIN_SEATS, MAX_SEATS, standings, Timing())
 
 
 GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
@@ -53,4 +72,11 @@ GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
     service=SERVICE_NAME,
     engine=ENGINE,
     rules_page="docs/rules/upwords.md",
+    default_time_control=TimeControl.fischer(600, 5),
+    time_controls=(
+        TimeControl.per_move(90),
+        TimeControl.fischer(600, 5),
+        TimeControl.fischer(1200, 10),
+        TimeControl.correspondence(days=2),
+    ),
 )

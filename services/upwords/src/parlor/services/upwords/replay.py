@@ -64,6 +64,8 @@ def command_of(state: Table[uw.UpwordsState], event: Event) -> uw.Command | None
             return uw.Challenge(challenger, challenge_verdicts(game, invalid))
         case uw.PlayerResigned(seat):
             return uw.Resign(seat)
+        case uw.PlayerTimedOut(seat):
+            return uw.TimeOut(seat)
     return None
 
 
@@ -93,4 +95,6 @@ def create_of(events: Sequence[Event]) -> OpenTable[uw.CreateGame]:
     return OpenTable(
         seats.seats,
         uw.CreateGame(created.config, created.seats, first_draw_order(created), bag_order(created)),
+        seats.time_control,
+        seats.matched,
     )

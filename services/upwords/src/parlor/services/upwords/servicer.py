@@ -22,6 +22,7 @@ from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.service import BotCommand, GameService, deadline, requested_seat, viewer_seat
+from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
 from parlor.gamehost.words import Dictionary
 from parlor.kit import auth
@@ -36,6 +37,7 @@ from parlor.services.upwords.codec import (
     game_pb,
     shown,
 )
+from parlor.services.upwords.game import GAME
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
@@ -70,6 +72,7 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
 
 class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     pb = pb
+    default_time_control = GAME.default_time_control
     bot_levels = sorted(LEVELS)
 
     def __init__(
@@ -98,7 +101,9 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             version,
             viewer,
             everything,
-            lambda: game_pb(game_id, version, table, viewer, reveal=everything),
+            lambda: self.with_clocks(
+                game_pb(game_id, version, table, viewer, reveal=everything), table
+            ),
         )
 
     def event_message(
@@ -124,6 +129,8 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         extra: Mapping[str, str],
         correlation_id: str | None = None,
         deadline: float | None = None,
+        time_control: TimeControl = UNTIMED,
+        matched: bool = False,
     ) -> Outcome[UpwordsTable, Event]:
         """Create a game: the lexicon's id recorded, both bag orders drawn from a secure source."""
         chosen = config_of(config) if config is not None else uw.UpwordsConfig()
@@ -143,7 +150,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             try:
                 return await self.host.create(
                     game_id,
-                    OpenTable(seats, create),
+                    OpenTable(seats, create, time_control, matched),
                     command_id=command_id,
                     actor=actor,
                     correlation_id=correlation_id,

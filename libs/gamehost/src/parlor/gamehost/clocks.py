@@ -1,0 +1,260 @@
+"""Clocks: each seat's remaining time and deadline as a pure fold over a game's events.
+
+The host reads the server's time once per command (an injectable ``Now``, so tests need
+no sleeps) and records it, with the seat that acted, in the metadata of the events the
+command appends (``clock_at`` on every event, ``clock_seat`` on the first). Nothing here
+reads a clock: ``advance`` folds one event with its ``Stamp`` into the ``Clock``, so live
+play, replay, ``parlor verify`` and exports compute the same clocks from the same events.
+
+Whose clock runs is the game's to say (``Timing.running``): in turn-based games the seat
+to move; in Take Four every seat still racing. A seat's clock starts when it starts
+running and is charged when it stops, or when it acts while running.
+
+- ``per_move`` and ``correspondence``: each time a seat's clock starts it has the full
+  allowance (``move_seconds``); the deadline is the start plus the allowance.
+- ``fischer``: each seat has a bank (``initial_seconds``); the time it ran is taken from
+  the bank when it acts, and ``increment_seconds`` is added after each of its moves.
+- ``idle`` timing (Take Four, no turns): the clock restarts at each of the seat's own
+  actions; the allowance is ``move_seconds`` (``initial_seconds`` for a game clock), times
+  ``Timing.factor`` (Take Four: 3 once the seat has been marked idle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any, Generic, Protocol, TypeVar
+
+from google.protobuf.message import Message
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import FailedPrecondition
+from parlor.gamehost.timecontrol import Kind, TimeControl
+
+S = TypeVar("S")
+S_contra = TypeVar("S_contra", contravariant=True)
+C = TypeVar("C")
+
+Now = Callable[[], datetime]
+"""The server's current time (UTC): the host's one source of time, injected in tests."""
+
+AT = "clock_at"
+"""Metadata key: the server time of the command that appended the event (ISO 8601, UTC)."""
+SEAT = "clock_seat"
+"""Metadata key, on a command's first event only: the seat the command acted for."""
+
+TIMED_OUT = "TIMED_OUT"
+ABORTED = "ABORTED"
+
+
+def system_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """When an event was decided, and (on a command's first event) the seat that acted."""
+
+    at: datetime
+    seat: int | None = None
+    first: bool = False
+
+    def extra(self) -> dict[str, str]:
+        out = {AT: self.at.isoformat()}
+        if self.first and self.seat is not None:
+            out[SEAT] = str(self.seat)
+        return out
+
+
+def stamp_of(extra: Mapping[str, str]) -> Stamp | None:
+    """The stamp stored in an event's metadata; None for events of untimed games."""
+    at = extra.get(AT)
+    if at is None:
+        return None
+    seat = extra.get(SEAT)
+    return Stamp(datetime.fromisoformat(at), int(seat) if seat is not None else None, True)
+
+
+@dataclass(frozen=True, slots=True)
+class Timed(Generic[C]):
+    """A command with the server time it is decided at (the host wraps every command)."""
+
+    command: C
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The sweeper's command: fire the timeouts that are due, and nothing else."""
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """End a matched game nobody started (``GameFinished`` reason ``ABORTED``)."""
+
+
+class Preempted(FailedPrecondition):
+    """A command that came after its seat's deadline: ``events`` (the timeout) are appended
+    in its place and the caller is told ``TIMED_OUT``."""
+
+    def __init__(self, events: Sequence[Any], message: str) -> None:
+        super().__init__(message, reason=TIMED_OUT)
+        self.events = list(events)
+
+
+class Timing(Protocol[S_contra]):
+    """What a game tells the clocks (declared beside its rules, in its ``game.py``)."""
+
+    idle: bool
+    """True: a seat's clock restarts at each of its own actions (no turns: Take Four)."""
+
+    def running(self, game: S_contra) -> tuple[int, ...]:
+        """The seats whose clocks run in this state."""
+        ...
+
+    def timeout(self, game: S_contra, seat: int) -> Any:
+        """The engine command for ``seat`` running out of time in this state."""
+        ...
+
+    def factor(self, game: S_contra, seat: int) -> int:
+        """How many allowances the seat has before its next timeout (1; Take Four's forfeit: 3)."""
+        ...
+
+    def out(self, game: S_contra, seat: int) -> bool:
+        """Whether the seat has run out of time (lost, dropped out, forfeited)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTime:
+    bank: float
+    """Seconds left (fischer: the bank; per move: the allowance) as of ``since``."""
+    since: datetime | None = None
+    """When the clock started running; None while it is stopped."""
+    acted: bool = False
+    """The seat has acted at least once (a matched game is aborted until every seat has)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    control: TimeControl
+    seats: tuple[SeatTime, ...]
+    matched: bool = False
+    at: datetime | None = None
+    """The time of the last stamped event: the moment a view of this version is as of."""
+
+    @classmethod
+    def start(cls, control: TimeControl, seats: int, matched: bool = False) -> Clock:
+        return cls(control, tuple(SeatTime(allowance(control)) for _ in range(seats)), matched)
+
+
+def allowance(control: TimeControl) -> float:
+    """A seat's time when its clock first starts."""
+    if control.kind is Kind.FISCHER:
+        return float(control.initial_seconds)
+    return float(control.move_seconds)
+
+
+def _banked(control: TimeControl, idle: bool) -> bool:
+    """Whether time run is taken from a bank (a game clock in a turn-based game)."""
+    return control.kind is Kind.FISCHER and not idle
+
+
+def advance(
+    clock: Clock,
+    before: tuple[int, ...],
+    after: tuple[int, ...],
+    stamp: Stamp,
+    idle: bool,
+) -> Clock:
+    """The clock after one event stamped ``stamp`` that took the running seats from
+    ``before`` to ``after``."""
+    control, at = clock.control, stamp.at
+    seats = list(clock.seats)
+    actor = stamp.seat if stamp.first else None
+    for seat in set(before) | set(after):
+        if not 0 <= seat < len(seats):
+            continue
+        time = seats[seat]
+        acting = seat == actor and seat in before
+        if seat in before and (acting or seat not in after):
+            bank = time.bank
+            if _banked(control, idle):
+                ran = max(0.0, (at - time.since).total_seconds()) if time.since else 0.0
+                bank = max(0.0, bank - ran) + (control.increment_seconds if acting else 0)
+            time = SeatTime(bank, at if seat in after else None, time.acted or acting)
+        elif seat in after and seat not in before:
+            time = SeatTime(time.bank, at, time.acted)
+        seats[seat] = time
+    if actor is not None and 0 <= actor < len(seats) and not seats[actor].acted:
+        seats[actor] = replace(seats[actor], acted=True)
+    return replace(clock, seats=tuple(seats), at=at)
+
+
+def stopped(clock: Clock, at: datetime | None, idle: bool) -> Clock:
+    """Every clock stopped (the game ended), a bank charged the time it ran."""
+    seats = []
+    for time in clock.seats:
+        if time.since is not None:
+            bank = time.bank
+            if _banked(clock.control, idle) and at is not None:
+                bank = max(0.0, bank - max(0.0, (at - time.since).total_seconds()))
+            time = SeatTime(bank, None, time.acted)
+        seats.append(time)
+    return replace(clock, seats=tuple(seats), at=at or clock.at)
+
+
+def deadline(clock: Clock, seat: int, factor: int = 1, idle: bool = False) -> datetime | None:
+    """When ``seat`` runs out if it does not act (None: its clock is stopped)."""
+    time = clock.seats[seat]
+    if time.since is None:
+        return None
+    seconds = time.bank if _banked(clock.control, idle) else time.bank * factor
+    return time.since + timedelta(seconds=seconds)
+
+
+def remaining(clock: Clock, seat: int, at: datetime, factor: int = 1, idle: bool = False) -> float:
+    """Seconds ``seat`` has left at ``at`` (never below 0; a stopped clock's full time)."""
+    due = deadline(clock, seat, factor, idle)
+    if due is None:
+        return clock.seats[seat].bank
+    return max(0.0, (due - at).total_seconds())
+
+
+def clocks_pb(
+    clock: Clock | None,
+    running: Sequence[int],
+    factors: Sequence[int],
+    out: Sequence[bool],
+    idle: bool,
+    as_of: datetime | None = None,
+) -> common_pb2.Clocks:
+    """The ``Clocks`` message of a view (empty for an untimed game)."""
+    if clock is None:
+        return common_pb2.Clocks(time_control=TimeControl().to_proto())
+    at = as_of or clock.at or system_now()
+    message = common_pb2.Clocks(time_control=clock.control.to_proto())
+    message.as_of.FromDatetime(at)
+    for seat in range(len(clock.seats)):
+        due = deadline(clock, seat, factors[seat], idle) if seat in running else None
+        seat_clock = common_pb2.SeatClock(
+            seat=seat, running=due is not None, timed_out=bool(out[seat])
+        )
+        left = remaining(clock, seat, at, factors[seat], idle)
+        seat_clock.remaining.FromTimedelta(timedelta(seconds=round(left, 3)))
+        if due is not None:
+            seat_clock.deadline.FromDatetime(due)
+        message.seats.append(seat_clock)
+    return message
+
+
+def set_clocks(game: Message, clocks: common_pb2.Clocks) -> Message:
+    """Put ``clocks`` in a ``Game`` message that has a ``clocks`` field (others are left);
+    an untimed game's are left out, so its views are what they were before clocks."""
+    untimed = (common_pb2.TimeControl.KIND_UNSPECIFIED, common_pb2.TimeControl.KIND_NONE)
+    if clocks.time_control.kind in untimed:
+        return game
+    if "clocks" in game.DESCRIPTOR.fields_by_name:
+        game.clocks.CopyFrom(clocks)  # type: ignore[attr-defined]
+    return game

@@ -1,0 +1,59 @@
+"""Time (docs/rules/upwords.md, "Time"): a seat out of time drops out; with two, it loses."""
+
+from __future__ import annotations
+
+import pytest
+from upwords_testkit import approved, run, state
+
+from parlor.core.errors import RuleViolation
+from parlor.rules.upwords import GameEnded, Pass, PlayerTimedOut, TimeOut
+
+
+def test_a_seat_out_of_time_in_a_two_player_game_loses() -> None:
+    s = state(racks=("CATXYZE", "ABCDEFG"), scores=(30, 0))
+    s, events = run(s, TimeOut(0))
+    assert events[0] == PlayerTimedOut(0)
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert ended.reason == "TIMEOUT"
+    assert ended.winners == (1,)  # the seat that ran out never wins, whatever its score
+    assert ended.penalties == (35, 35)  # racks score as at the end
+
+
+def test_a_seat_out_of_time_in_a_three_player_game_drops_out_and_is_skipped() -> None:
+    s = state(racks=("CATXYZE", "ABCDEFG", "HIJKLMN"), to_move=1)
+    s, events = run(s, TimeOut(1))
+    assert events == [PlayerTimedOut(1)]
+    assert s.to_move == 2
+    s, _ = run(s, Pass(2))
+    assert s.to_move == 0  # seat 1's turns are skipped
+    s, _ = run(s, approved(s, 0, "5E CAT"))
+    assert s.to_move == 2
+
+
+def test_a_dropped_out_seat_can_no_longer_act() -> None:
+    s = state(racks=("CATXYZE", "ABCDEFG", "HIJKLMN"))
+    s, _ = run(s, TimeOut(0))
+    with pytest.raises(RuleViolation) as refused:
+        run(s, Pass(0))
+    assert refused.value.rule == "SEAT_TIMED_OUT"
+
+
+def test_all_passed_counts_only_the_seats_still_playing() -> None:
+    s = state(racks=("CATXYZE", "ABCDEFG", "HIJKLMN"))
+    s, _ = run(s, TimeOut(0))
+    s, _ = run(s, Pass(1))
+    s, events = run(s, Pass(2))
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert ended.reason == "ALL_PASSED"
+    assert 0 not in ended.winners
+
+
+def test_the_last_seat_playing_wins_on_time() -> None:
+    s = state(racks=("CATXYZE", "ABCDEFG", "HIJKLMN"), scores=(50, 40, 0))
+    s, _ = run(s, TimeOut(0))
+    s, events = run(s, TimeOut(1))
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert (ended.reason, ended.winners) == ("TIMEOUT", (2,))
