@@ -231,15 +231,10 @@ class Seated(Generic[S, C, E]):
 
     def next_deadline(self, state: Table[S]) -> datetime | None:
         """When the sweeper should next look at the game (None: never): the earliest
-        deadline, or at once if a bot's clock runs (a bot whose turn came with a timeout
-        is moved by the sweeper's follow-up)."""
+        deadline of a person's running clock. A bot's clock gives none: bots never run
+        out, and a bot to move is moved by whoever gave it the turn (a move's or a sweep's
+        follow-up), so a table with a bot is not swept for nothing at every pass."""
         found = [d for d in self.deadlines(state).values() if d is not None]
-        clock, timing = state.clock, self.timing
-        if clock is not None and timing is not None and not self.is_terminal(state):
-            for seat in timing.running(state.game):
-                since = clock.seats[seat].since
-                if state.seats[seat].is_bot and since is not None:
-                    found.append(since)
         return min(found) if found else None
 
     def _fire(self, state: Table[S], at: datetime) -> tuple[list[TableEvent | E], Table[S]]:
