@@ -66,6 +66,50 @@ class TestDeadlineIndex:
         await index.schedule(cat, "g", None, 6)
         assert list(await index.due(cat, T0 + timedelta(days=1))) == []
 
+    async def test_a_finished_game_keeps_a_marker_a_late_older_version_cannot_replace(
+        self, backends: tuple[EventStore, DeadlineIndex], unique: str
+    ) -> None:
+        _, index = backends
+        cat = f"cat-{unique}"
+        await index.schedule(cat, "g", T0 + timedelta(seconds=5), 3)
+        await index.schedule(cat, "g", None, 4)  # the game ended at version 4
+        assert list(await index.due(cat, T0 + timedelta(days=1))) == []  # (written)
+        await index.schedule(cat, "g", T0, 3)  # another replica's notes, flushed late
+        assert list(await index.due(cat, T0 + timedelta(days=1))) == []
+        await index.schedule(cat, "g", T0 + timedelta(seconds=9), 5)  # a newer one does
+        assert list(await index.due(cat, T0 + timedelta(seconds=9))) == ["g"]
+
+    async def test_postpone_moves_a_due_row_and_keeps_its_version(
+        self, backends: tuple[EventStore, DeadlineIndex], unique: str
+    ) -> None:
+        _, index = backends
+        cat = f"cat-{unique}"
+        await index.schedule(cat, "g", T0, 2)
+        await index.postpone(cat, "g", T0, T0 + timedelta(seconds=60))
+        assert list(await index.due(cat, T0 + timedelta(seconds=59))) == []
+        assert list(await index.due(cat, T0 + timedelta(seconds=60))) == ["g"]
+        await index.schedule(cat, "g", T0 + timedelta(seconds=5), 2)  # the game's own
+        assert list(await index.due(cat, T0 + timedelta(seconds=5))) == ["g"]
+        # A row not due when the sweeper read the list (a move moved it on) stays.
+        await index.postpone(cat, "g", T0, T0 + timedelta(seconds=600))
+        assert list(await index.due(cat, T0 + timedelta(seconds=5))) == ["g"]
+        # Nor does it touch a marker, or a row that is not there.
+        await index.schedule(cat, "done", None, 9)
+        await index.postpone(cat, "done", T0, T0 + timedelta(seconds=1))
+        await index.postpone(cat, "none", T0, T0 + timedelta(seconds=1))
+        assert list(await index.due(cat, T0 + timedelta(days=1))) == ["g"]
+
+    async def test_postpone_to_none_drops_the_row_leaving_no_marker(
+        self, backends: tuple[EventStore, DeadlineIndex], unique: str
+    ) -> None:
+        _, index = backends
+        cat = f"cat-{unique}"
+        await index.schedule(cat, "ghost", T0, 2**40)  # a row whose game does not exist
+        await index.postpone(cat, "ghost", T0, None)
+        assert list(await index.due(cat, T0 + timedelta(days=1))) == []
+        await index.schedule(cat, "ghost", T0, 1)  # a real game of that id, later
+        assert list(await index.due(cat, T0)) == ["ghost"]
+
     async def test_sweepers_racing_on_one_game_append_one_timeout(
         self, backends: tuple[EventStore, DeadlineIndex], unique: str
     ) -> None:

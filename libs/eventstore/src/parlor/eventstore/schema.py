@@ -15,6 +15,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -116,8 +117,13 @@ game_deadlines = Table(
     metadata,
     Column("category", Text, nullable=False),
     Column("game_id", Text, nullable=False),
-    Column("deadline", DateTime(timezone=True), nullable=False),
+    Column("deadline", DateTime(timezone=True), nullable=True),  # NULL: nothing to time
     Column("version", BigInteger, nullable=False),
     PrimaryKeyConstraint("category", "game_id", name="game_deadlines_pkey"),
-    Index("game_deadlines_due", "category", "deadline"),
+    Index(
+        "game_deadlines_due",
+        "category",
+        "deadline",
+        postgresql_where=text("deadline IS NOT NULL"),
+    ),
 )

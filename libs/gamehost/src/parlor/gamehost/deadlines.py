@@ -1,10 +1,14 @@
 """The deadline index: when each timed game next needs its clock (the sweepers' work list).
 
 A port with two implementations tested by one test class: ``MemoryDeadlines`` for unit
-tests, ``PostgresDeadlines`` on the ``game_deadlines`` table (eventstore migration 0005).
-The index is only a hint: a sweeper decides every timeout on the game's own events.
+tests, ``PostgresDeadlines`` on the ``game_deadlines`` table (eventstore migrations 0005,
+0006). The index is only a hint: a sweeper decides every timeout on the game's own events.
 ``schedule`` keeps the row of the newest version it is told of, so a slow writer with
-an older version cannot put back a deadline the game has moved past.
+an older version cannot put back a deadline the game has moved past: a game with nothing
+left to time keeps its row as a marker (deadline None, NULL in PostgreSQL), which ``due``
+never lists. ``postpone`` moves a row the sweeper could not handle out of the way (and
+drops the row of a game that does not exist), keeping its version, so the game's next
+``schedule`` replaces it as usual and a later game of that id is scheduled as any other.
 """
 
 from __future__ import annotations
@@ -33,6 +37,14 @@ class DeadlineIndex(Protocol):
         """Games of ``category`` with a deadline at or before ``at``, earliest first."""
         ...
 
+    async def postpone(
+        self, category: str, game_id: str, seen: datetime, until: datetime | None
+    ) -> None:
+        """Move the game's deadline to ``until`` (None: drop the row, no marker left) if it
+        is still due at ``seen`` (a row a newer version moved on is left alone), keeping
+        its version."""
+        ...
+
 
 class MemoryDeadlines:
     def __init__(self) -> None:
@@ -55,6 +67,18 @@ class MemoryDeadlines:
         )
         return [game_id for _, game_id in found[:limit]]
 
+    async def postpone(
+        self, category: str, game_id: str, seen: datetime, until: datetime | None
+    ) -> None:
+        key = (category, game_id)
+        known = self._rows.get(key)
+        if known is None or known[0] is None or known[0] > seen:
+            return
+        if until is None:
+            del self._rows[key]
+        else:
+            self._rows[key] = (until, known[1])
+
 
 _UPSERT = text(
     "INSERT INTO game_deadlines (category, game_id, deadline, version)"
@@ -63,14 +87,17 @@ _UPSERT = text(
     " ON CONFLICT (category, game_id) DO UPDATE SET deadline = excluded.deadline,"
     " version = excluded.version WHERE game_deadlines.version <= excluded.version"
 )
-_DELETE = text(
-    "DELETE FROM game_deadlines d USING unnest(CAST(:categories AS text[]),"
-    " CAST(:game_ids AS text[]), CAST(:versions AS bigint[])) AS g(category, game_id, version)"
-    " WHERE d.category = g.category AND d.game_id = g.game_id AND d.version <= g.version"
+_POSTPONE = text(
+    "UPDATE game_deadlines SET deadline = :until WHERE category = :category"
+    " AND game_id = :game_id AND deadline <= :seen"
+)
+_DROP = text(
+    "DELETE FROM game_deadlines WHERE category = :category AND game_id = :game_id"
+    " AND deadline <= :seen"
 )
 _DUE = text(
-    "SELECT game_id FROM game_deadlines WHERE category = :category AND deadline <= :at"
-    " ORDER BY deadline LIMIT :limit"
+    "SELECT game_id FROM game_deadlines WHERE category = :category"
+    " AND deadline IS NOT NULL AND deadline <= :at ORDER BY deadline LIMIT :limit"
 )
 
 Row = tuple[datetime | None, int]
@@ -110,29 +137,18 @@ class PostgresDeadlines:
             pending, self._pending = self._pending, {}
             if not pending:
                 return
-            upserts = [(k, v) for k, v in pending.items() if v[0] is not None]
-            deletes = [(k, v) for k, v in pending.items() if v[0] is None]
+            rows = list(pending.items())  # a None deadline is written as the NULL marker
             try:
                 async with self.engine.begin() as conn:
-                    if upserts:
-                        await conn.execute(
-                            _UPSERT,
-                            {
-                                "categories": [k[0] for k, _ in upserts],
-                                "game_ids": [k[1] for k, _ in upserts],
-                                "deadlines": [v[0] for _, v in upserts],
-                                "versions": [v[1] for _, v in upserts],
-                            },
-                        )
-                    if deletes:
-                        await conn.execute(
-                            _DELETE,
-                            {
-                                "categories": [k[0] for k, _ in deletes],
-                                "game_ids": [k[1] for k, _ in deletes],
-                                "versions": [v[1] for _, v in deletes],
-                            },
-                        )
+                    await conn.execute(
+                        _UPSERT,
+                        {
+                            "categories": [k[0] for k, _ in rows],
+                            "game_ids": [k[1] for k, _ in rows],
+                            "deadlines": [v[0] for _, v in rows],
+                            "versions": [v[1] for _, v in rows],
+                        },
+                    )
             except (OperationalError, DBAPIError, OSError) as exc:
                 for key, row in pending.items():  # put back what is not newer already
                     known = self._pending.get(key)
@@ -150,6 +166,17 @@ class PostgresDeadlines:
         except (OperationalError, DBAPIError, OSError) as exc:
             raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
         return [row[0] for row in rows]
+
+    async def postpone(
+        self, category: str, game_id: str, seen: datetime, until: datetime | None
+    ) -> None:
+        await self.flush()  # this replica's notes first: a newer version's row is kept
+        params = {"category": category, "game_id": game_id, "seen": seen, "until": until}
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(_DROP if until is None else _POSTPONE, params)
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
 
     async def close(self) -> None:
         """Write what is pending (at shutdown)."""
