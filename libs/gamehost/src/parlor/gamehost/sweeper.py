@@ -8,6 +8,11 @@ game both decide on version v; one append wins, the other meets a conflict, deci
 again on the new version, finds nothing due and appends nothing. So every replica may
 sweep, with no leader. After a sweep the game's follow-ups run (``after``: a bot whose
 turn it now is, Take Four's next round).
+
+One game never blocks the others: a game whose sweep fails (any error but the store
+being down, which skips the pass) is logged with its id and its row is pushed back by
+a backoff (``interval * 2**failures``, at most ``max_backoff`` seconds), so it leaves
+the head of the due list to the real timeouts behind it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from parlor.core.errors import NotFound, ParlorError, Unavailable
@@ -27,6 +33,9 @@ from parlor.kit.settings import load, setting
 log = logging.getLogger("parlor.gamehost.sweeper")
 
 CLOCK_ACTOR = "parlor:clock"
+MAX_TRACKED = 10_000
+"""The most games whose failures a sweeper counts (a game that failed once and then
+finished is forgotten when it is the oldest)."""
 
 After = Callable[[str, Outcome[Any, Any]], Awaitable[Outcome[Any, Any]]]
 
@@ -55,41 +64,71 @@ class Sweeper:
         *,
         interval: float | None = None,
         batch: int = 100,
+        max_backoff: float = 300.0,
     ) -> None:
         self.host = host
         self.deadlines = deadlines
         self.after = after
         self.interval = interval if interval is not None else sweep_seconds()
         self.batch = batch
+        self.max_backoff = max_backoff
+        self.failures: dict[str, int] = {}
+        """Game id -> its sweeps failed in a row on this replica (for the backoff)."""
 
     async def sweep(self) -> int:
         """One pass over the due games; how many got a timeout from this replica."""
         fired = 0
-        due = await self.deadlines.due(self.host.category, self.host.now(), self.batch)
+        seen = self.host.now()
+        due = await self.deadlines.due(self.host.category, seen, self.batch)
         for game_id in due:
             try:
-                await self.host.load(game_id)  # catch this replica's cache up first
-                outcome = await self.host.execute(game_id, Tick(), actor=CLOCK_ACTOR)
-            except NotFound:
-                await self.deadlines.schedule(self.host.category, game_id, None, 2**62)
-                continue
+                fired += await self._sweep_one(game_id, seen)
             except Unavailable:
                 raise
-            except ParlorError as exc:
-                log.warning("sweep failed", extra={"game_id": game_id, "reason": exc.reason})
-                continue
-            if outcome.events:
-                fired += 1
-            if self.after is not None and not self.host.decider.is_terminal(outcome.state):
-                # A bot's turn (after a timeout, or a late command's), Take Four's next round.
-                try:
-                    outcome = await self.after(game_id, outcome)
-                except ParlorError as exc:
-                    log.info("after a sweep", extra={"game_id": game_id, "reason": exc.reason})
-            # The index learns the game's next deadline (a no-op sweep: another replica fired
-            # it, or a move came first).
-            await self.host.schedule(game_id, outcome.state, outcome.version)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                await self._back_off(game_id, seen, exc)
+            else:
+                self.failures.pop(game_id, None)
         return fired
+
+    async def _sweep_one(self, game_id: str, seen: datetime) -> int:
+        try:
+            await self.host.load(game_id)  # catch this replica's cache up first
+            outcome = await self.host.execute(game_id, Tick(), actor=CLOCK_ACTOR)
+        except NotFound:
+            # A row with no game: drop it, leaving no marker that would keep a later
+            # game of this id out of the index.
+            await self.deadlines.postpone(self.host.category, game_id, seen, None)
+            return 0
+        fired = 1 if outcome.events else 0
+        if self.after is not None and not self.host.decider.is_terminal(outcome.state):
+            # A bot's turn (after a timeout, or a late command's), Take Four's next round.
+            try:
+                outcome = await self.after(game_id, outcome)
+            except ParlorError as exc:
+                log.info("after a sweep", extra={"game_id": game_id, "reason": exc.reason})
+        # The index learns the game's next deadline (a no-op sweep: another replica fired
+        # it, or a move came first).
+        await self.host.schedule(game_id, outcome.state, outcome.version)
+        return fired
+
+    async def _back_off(self, game_id: str, seen: datetime, exc: Exception) -> None:
+        """Log the failed sweep and push the game's row back, longer at each failure."""
+        failures = self.failures.pop(game_id, 0)
+        self.failures[game_id] = failures + 1  # the newest last: the oldest go first
+        while len(self.failures) > MAX_TRACKED:
+            del self.failures[next(iter(self.failures))]
+        delay = min(self.interval * 2**failures, self.max_backoff)
+        reason = exc.reason if isinstance(exc, ParlorError) else type(exc).__name__
+        log.warning(
+            "sweep failed",
+            exc_info=not isinstance(exc, ParlorError),
+            extra={"game_id": game_id, "reason": reason, "retry_in": delay},
+        )
+        until = self.host.now() + timedelta(seconds=delay)
+        await self.deadlines.postpone(self.host.category, game_id, seen, until)
 
     async def run(self) -> None:
         """Sweep forever, every ``interval`` seconds; an outage waits for the next pass."""
