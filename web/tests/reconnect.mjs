@@ -35,8 +35,10 @@ await main(async (browser) => {
   cdp.on("Network.requestWillBeSent", ({ request }) => {
     if (request.url.includes("WatchGame")) resumedFrom.push(request.headers["last-event-id"] ?? request.headers["Last-Event-ID"] ?? "");
   });
-  const whileAway = await watcherVersion();
+  // the version the page had when cut (read after the cut: the bot's reply to the last move
+  // may still have been arriving before it)
   await watcher.evaluate(() => window.stop());
+  const whileAway = await watcherVersion();
   await play();
   const target = Number(await player.getAttribute("#main", "data-version"));
   await watcher.waitForFunction((v) => Number(document.querySelector("#main")?.dataset.version) >= v, target, { timeout: 30000 });

@@ -25,6 +25,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("quiet_pool")]
 
 BLITZ = TimeControl.fischer(300, 3)
 MOVE = TimeControl.per_move(30)
+LONG = TimeControl.fischer(1200, 10)  # Upwords offers these two (Connect 4x4 neither)
+UPWORDS_MOVE = TimeControl.per_move(90)
 
 
 async def match_formed(database_url: str, match_id: str) -> events_pb2.MatchFormed:
@@ -117,6 +119,22 @@ async def test_an_unknown_bot_level_or_time_control_is_refused_with_a_reason(
                 "INVALID_TIME_CONTROL",
                 "",
             ),
+            (  # valid, but not one Upwords offers: it would only split the queue
+                stub.CreateTicket(
+                    pb.CreateTicketRequest(game_type="upwords", time_control=BLITZ.to_proto())
+                ),
+                "INVALID_TIME_CONTROL",
+                "it takes: 90s/move, 10+5, 20+10, 2d/move, none",
+            ),
+            (
+                stub.CreateLobby(
+                    pb.CreateLobbyRequest(
+                        game_type="connect4x4", time_control=TimeControl.per_move(7).to_proto()
+                    )
+                ),
+                "INVALID_TIME_CONTROL",
+                "does not offer that time control (7s/move)",
+            ),
         ]
         for call, reason, says in refusals:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
@@ -145,20 +163,20 @@ async def test_tickets_match_only_equal_time_controls(start_platform, monkeypatc
                     request.time_control.CopyFrom(control.to_proto())
                 return (await stub.CreateTicket(request)).ticket
 
-            blitz = await ask("tc-blitz", BLITZ)
-            move = await ask("tc-move", MOVE)
+            blitz = await ask("tc-blitz", LONG)
+            move = await ask("tc-move", UPWORDS_MOVE)
             default = await ask("tc-default", None)
             upwords = games()["upwords"]
             assert TimeControl.from_proto(default.time_control) == upwords.default_time_control
             await asyncio.sleep(0.5)  # ten rounds: three tickets, three clocks, no match
             for t in (blitz, move, default):
                 assert await status_of(stub, t.ticket_id) == pb.TICKET_STATUS_WAITING
-            other = await ask("tc-blitz-2", TimeControl.fischer(300, 3))
+            other = await ask("tc-blitz-2", TimeControl.fischer(1200, 10))
             matched = await watch_until_done(stub, other.ticket_id)
             assert {s.player_id for s in matched.seats} == {"tc-blitz", "tc-blitz-2"}
             assert await status_of(stub, move.ticket_id) == pb.TICKET_STATUS_WAITING
         formed = await match_formed(database_url, matched.match_id)
-        assert TimeControl.from_proto(formed.time_control) == BLITZ
+        assert TimeControl.from_proto(formed.time_control) == LONG
 
 
 async def test_a_lobby_names_the_time_control_its_holders_take(

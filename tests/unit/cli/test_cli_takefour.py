@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import pytest
@@ -9,7 +10,7 @@ from kits.takefour import lexicon, tile_set
 from rich.console import Console
 
 from parlor.cli.games.takefour import (
-    NO_RESIGNATION,
+    LEAVING,
     Cell,
     TakeFour,
     TileSpec,
@@ -25,6 +26,7 @@ from parlor.rules.takefour.rules import attach_verdicts
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb
 from parlor.services.takefour.component import rules
 from parlor.services.takefour.notation import export
+from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1 H1 I1 N1", jokers=1)
@@ -215,10 +217,20 @@ def test_a_typed_tile_is_found_in_the_hand() -> None:
         hand_tile(game, TileSpec(4, None, None))
 
 
-def test_resigning_is_explained_not_sent() -> None:
-    with pytest.raises(ValueError, match="no resignation"):
-        adapter().resign("g1", "c1")
-    assert "quit" in NO_RESIGNATION
+def test_resigning_leaves_the_game() -> None:
+    """Take Four's rulebook has no resignation: 'resign' sends Leave (the seat forfeits)."""
+    sent: list[tuple[str, dict[str, object]]] = []
+
+    class Api:
+        async def command(self, name: str, **fields: object) -> object:
+            sent.append((name, fields))
+            return pb.LeaveResponse(game=pb.Game(game_id="g1"))
+
+    game = asyncio.run(TakeFour(Api()).resign("g1", "c1"))  # type: ignore[arg-type]
+    assert sent == [("Leave", {"game_id": "g1", "command_id": "c1"})]
+    assert game.game_id == "g1"
+    assert "forfeits" in LEAVING
+    assert "quit" in LEAVING
 
 
 def test_the_transcript_of_a_finished_game_is_the_services_export() -> None:

@@ -121,6 +121,33 @@ def test_a_human_waiting_in_the_same_round_is_preferred_to_bots() -> None:
     assert match.bots == 0
 
 
+def test_bots_at_once_take_people_at_any_size_in_their_range_from_the_first_round() -> None:
+    # "wide" (2-3) would sit at 2 seats with a bot now, so it sits at 2 seats with a person:
+    # whichever of the two anchors, they share one table and no bot is seated.
+    for first, second in (("a-wide", "b-pair"), ("b-wide", "a-pair")):
+        for pair_asked in (True, False):
+            pool = Pool.from_tickets(
+                [
+                    ticket(first, players=(2, 3), bots_at_once=True),
+                    ticket(second, bots_at_once=pair_asked),
+                ]
+            )
+            (match,) = pool.match(at(0)).matches
+            assert sorted(match.tickets) == sorted((first, second))
+            assert match.bots == 0
+            assert len(pool) == 0
+
+
+def test_bots_at_once_still_prefer_the_largest_table_of_people() -> None:
+    pool = Pool.from_tickets(
+        [ticket("now", players=(2, 4), bots_at_once=True)]
+        + [ticket(f"p{i}", players=(3, 3), created=0.5) for i in range(2)]
+    )
+    (match,) = pool.match(at(1)).matches
+    assert match.tickets == ("now", "p0", "p1")
+    assert match.bots == 0
+
+
 def test_bots_at_once_never_seat_a_human_who_did_not_ask() -> None:
     # "fresh" accepts 3 seats and is near in rating, but has neither waited nor asked.
     pool = Pool.from_tickets(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -93,8 +95,73 @@ def test_a_named_level_seats_that_bot() -> None:
 def test_no_time_control_named_is_the_games_default() -> None:
     for game in GAME_TYPES.values():
         assert time_control_of(game, UNSPECIFIED) == game.default_time_control
-    blitz = TimeControl.fischer(300, 3)
-    assert time_control_of(GAME_TYPES["upwords"], blitz.to_proto()) == blitz
+    long = TimeControl.fischer(1200, 10)
+    assert time_control_of(GAME_TYPES["upwords"], long.to_proto()) == long
+
+
+def test_every_offered_time_control_the_default_and_none_are_accepted() -> None:
+    for game in GAME_TYPES.values():
+        assert game.timed
+        for control in (*game.time_controls, game.default_time_control, TimeControl.none()):
+            assert time_control_of(game, control.to_proto()) == control
+        assert set(game.accepted_time_controls) == {
+            *game.time_controls,
+            game.default_time_control,
+            TimeControl.none(),
+        }
+
+
+@pytest.mark.parametrize(
+    ("game", "control"),
+    [
+        ("connect4x4", TimeControl.per_move(45)),
+        ("connect4x4", TimeControl.fischer(600, 5)),  # Upwords', not Connect 4x4's
+        ("upwords", TimeControl.fischer(300, 3)),
+        ("takefour", TimeControl.per_move(1)),
+        ("takefour", TimeControl.correspondence(days=14)),
+    ],
+)
+def test_a_valid_time_control_the_game_does_not_offer_is_refused_naming_those_it_does(
+    game: str, control: TimeControl
+) -> None:
+    with pytest.raises(InvalidArgument) as refused:
+        time_control_of(GAME_TYPES[game], control.to_proto())
+    assert refused.value.reason == "INVALID_TIME_CONTROL"
+    assert control.label() in str(refused.value)
+    labels = [c.label() for c in GAME_TYPES[game].accepted_time_controls]
+    assert refused.value.metadata == {"game_type": game, "time_controls": ", ".join(labels)}
+    for label in labels:
+        assert label in str(refused.value)
+
+
+def untimed_game() -> Any:
+    """A game declared without clocks (as the tic-tac-toe example: no ``timing``)."""
+    c4 = GAME_TYPES["connect4x4"]
+    rules = SimpleNamespace(min_seats=2, max_seats=2, timing=None)
+    return replace(
+        c4, category="untimed", decider=rules, default_time_control=TimeControl(), time_controls=()
+    )
+
+
+def test_a_game_without_clocks_takes_only_none() -> None:
+    game = untimed_game()
+    assert not game.timed
+    assert time_control_of(game, UNSPECIFIED) == TimeControl.none()
+    assert time_control_of(game, TimeControl.none().to_proto()) == TimeControl.none()
+    for control in (TimeControl.per_move(30), TimeControl.fischer(300, 3)):
+        with pytest.raises(InvalidArgument) as refused:
+            time_control_of(game, control.to_proto())
+        assert refused.value.reason == "INVALID_TIME_CONTROL"
+        assert "untimed has no clocks" in str(refused.value)
+        assert refused.value.metadata["time_controls"] == "none"
+
+
+def test_every_declared_default_is_accepted_and_an_untimed_game_offers_no_clock() -> None:
+    for game in games().values():
+        assert game.default_time_control in game.accepted_time_controls
+        if not game.timed:
+            assert not game.default_time_control.timed
+            assert not game.time_controls
 
 
 def test_a_malformed_time_control_is_refused() -> None:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from parlor.core.decider import Decider
+from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
 from parlor.gamehost.codec import EventCodec
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.verify import CommandOf, CreateOf
 
 S = TypeVar("S")
@@ -55,7 +56,7 @@ class GameType(Generic[S, C, E]):
     default_time_control: TimeControl = TimeControl()
     """The time control a game gets when its creator names none (games with people)."""
     time_controls: tuple[TimeControl, ...] = ()
-    """Suggested time controls, as listed to clients; any valid one may be asked for."""
+    """The time controls offered to clients (``accepted_time_controls``: what matchmaking takes)."""
     engine: GameContract[Any, Any, Any] | None = None
     """The rules under the game contract (``parlor.rules.<game>.contract.ENGINE``)."""
 
@@ -70,6 +71,33 @@ class GameType(Generic[S, C, E]):
     @property
     def max_seats(self) -> int:
         return int(getattr(self.decider, "max_seats", 1))
+
+    @property
+    def timed(self) -> bool:
+        """Whether the game has clocks: its rules say how time runs out (``Seated.timing``)."""
+        return getattr(self.decider, "timing", None) is not None
+
+    @property
+    def accepted_time_controls(self) -> tuple[TimeControl, ...]:
+        """The time controls a ticket or lobby may name: the offered ones, the default and
+        none (no clock); a game without clocks only none."""
+        if not self.timed:
+            return (UNTIMED,)
+        return tuple(dict.fromkeys((*self.time_controls, self.default_time_control, UNTIMED)))
+
+    def accepted_time_control(self, control: TimeControl) -> TimeControl:
+        """``control`` if the game accepts it, else INVALID_ARGUMENT INVALID_TIME_CONTROL
+        naming the ones it does (message and metadata ``time_controls``)."""
+        accepted = self.accepted_time_controls
+        if control in accepted:
+            return control
+        labels = ", ".join(c.label() for c in accepted)
+        why = "has no clocks" if not self.timed else "does not offer that time control"
+        raise InvalidArgument(
+            f"{self.name} {why} ({control.label()}); it takes: {labels}",
+            reason="INVALID_TIME_CONTROL",
+            metadata={"game_type": self.name, "time_controls": labels},
+        )
 
     @property
     def hides(self) -> bool:

@@ -21,7 +21,8 @@ class Policy:
       two public tickets may share a table only if their ratings differ by no more than
       BOTH tickets' windows.
     - ``accept_minimum_after``: before it a ticket only joins a full table (its maximum
-      count); after it, any count in its range.
+      count); after it, any count in its range. A ticket with ``bots_at_once`` accepts
+      any count in its range at once: it takes its minimum now with bots, so people too.
     - ``bot_fill_after``: after it a ticket may be seated with bots (``None``: never); a
       ticket with ``bots_at_once`` may be at once, whatever this says.
     - ``expires_after``: after it a ticket is dropped, never matched.
@@ -64,7 +65,11 @@ class Policy:
         return self.window_after(self.waited(ticket, now))
 
     def counts(self, ticket: Ticket, now: datetime) -> tuple[int, int]:
-        """The table sizes the ticket accepts now: its maximum only, until it grows impatient."""
+        """The table sizes the ticket accepts now: its maximum only, until it grows impatient.
+
+        A ticket asking for bots at once is impatient from the start: it would sit at its
+        minimum count with bots now, so it sits at any count in its range with people.
+        """
         return self.counts_after(ticket, self.waited(ticket, now))
 
     def bots_allowed(self, ticket: Ticket, now: datetime) -> bool:
@@ -78,7 +83,7 @@ class Policy:
         return min(self.window_cap, self.window_base + self.window_growth * waited.total_seconds())
 
     def counts_after(self, ticket: Ticket, waited: timedelta) -> tuple[int, int]:
-        if waited >= self.accept_minimum_after:
+        if ticket.bots_at_once or waited >= self.accept_minimum_after:
             return (ticket.min_players, ticket.max_players)
         return (ticket.max_players, ticket.max_players)
 

@@ -22,7 +22,8 @@ class Ticket:
 
     ``time_control`` is any hashable value (the service passes its ``TimeControl``):
     tickets share a table only if theirs are equal. ``bots_at_once``: empty seats may be
-    filled with bots in the ticket's first round, not after ``Policy.bot_fill_after``.
+    filled with bots in the ticket's first round, not after ``Policy.bot_fill_after``, and
+    the ticket accepts any count in its range at once (people are still preferred to bots).
     ``bot_level`` (1 = weakest) names the bots' level; None: by the table's rating.
     """
 

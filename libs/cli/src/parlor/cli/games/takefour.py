@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -54,9 +54,9 @@ CHANGES = {
     pb.GRID_CHANGE_TAKEN_BACK: "took a tile back",
     pb.GRID_CHANGE_JOKER_SWAPPED: "swapped a joker",
 }
-NO_RESIGNATION = (
-    "Take Four has no resignation (the rules have none and the service no Resign): "
-    "'quit' leaves, and the game waits for you (a stalemate deal needs every seat to agree)"
+LEAVING = (
+    "'resign' leaves the game for good (Take Four's Leave): your seat forfeits, its tiles"
+    " score as unplaced, and the others play on; 'quit' only closes the terminal"
 )
 
 _CELL = re.compile(r"^@?(-?\d+),(-?\d+)$")
@@ -254,8 +254,11 @@ class TakeFour(ServiceCalls):
                 return TileSpec(None, placed.letter, None)
         raise ValueError(f"there is no tile on {cell.x},{cell.y}")
 
-    def resign(self, game_id: str, command_id: str) -> NoReturn:
-        raise ValueError(NO_RESIGNATION)
+    async def resign(self, game_id: str, command_id: str) -> pb.Game:
+        """Take Four has no resignation in its rulebook: leaving (``Leave``) forfeits the seat."""
+        response = await self.api.command("Leave", game_id=game_id, command_id=command_id)
+        game: pb.Game = response.game
+        return game
 
     # -- reading a game --------------------------------------------------------------------
 

@@ -84,9 +84,14 @@ def time_control_of(game: GameType[Any, Any, Any], message: common_pb2.TimeContr
     """The time control a request names, KIND_UNSPECIFIED being the game's default.
 
     A match always seats a person, so the default for games with people applies even
-    when bots fill every other seat. INVALID_ARGUMENT INVALID_TIME_CONTROL if malformed.
+    when bots fill every other seat. Only one the game accepts may be named
+    (``GameType.accepted_time_controls``: its offered ones, its default or none; none
+    alone for a game without clocks), so odd ones split no queue and no match forms
+    that its game service would refuse. INVALID_ARGUMENT INVALID_TIME_CONTROL if
+    malformed or not accepted (the message and metadata ``time_controls`` list those
+    accepted).
     """
-    return TimeControl.from_proto(message, game.default_time_control)
+    return game.accepted_time_control(TimeControl.from_proto(message, game.default_time_control))
 
 
 def time_control_json(control: TimeControl) -> dict[str, Any]:

@@ -128,7 +128,11 @@ class BotRunner:
         return list(self._games)
 
     async def run(self) -> None:
-        """Run forever: step every known game's bots whenever woken or every idle period."""
+        """Run forever: step every known game's bots whenever woken or every idle period.
+
+        The bots' word index (seconds to build) is made first, as the service starts, so the
+        first game with a bot does not wait for it."""
+        await self._words()
         while True:
             now = self.now()
             due = [t - now for g in self._games.values() for t in g.next_step.values() if t > now]
@@ -151,14 +155,17 @@ class BotRunner:
     async def _bot(self, game: _Game, seat: int) -> BotSeat:
         bot = game.bots.get(seat)
         if bot is None:
-            if self._index is None:
-                words = await asyncio.to_thread(self.words)  # a long build: off the loop
-                if not isinstance(words, WordIndex):
-                    words = await asyncio.to_thread(WordIndex, words)
-                self._index = words
             budget = self.budgets.get(game.levels[seat], 20_000)
-            bot = game.bots[seat] = BotSeat(TakeFourBot(self._index, budget=budget))
+            bot = game.bots[seat] = BotSeat(TakeFourBot(await self._words(), budget=budget))
         return bot
+
+    async def _words(self) -> WordIndex:
+        if self._index is None:
+            words = await asyncio.to_thread(self.words)  # a long build: off the loop
+            if not isinstance(words, WordIndex):
+                words = await asyncio.to_thread(WordIndex, words)
+            self._index = words
+        return self._index
 
     async def step(self, game_id: str) -> bool:
         """One step for each bot seat that is due; True if any bot acted."""
