@@ -458,3 +458,169 @@ def test_clocks_of_a_table_whose_engine_has_not_started_yet() -> None:
         table = game.decider.evolve(table, SeatsTaken(opened.seats, opened.time_control))
         clocks = game.decider.clocks(table)
         assert [s.running for s in clocks.seats] == [False, False]
+
+
+# -- review fixes: retries, standings, increments, stored views, aborts ---------------------
+
+
+def test_a_retry_of_a_move_that_succeeded_gets_its_outcome_after_the_opponent_ran_out() -> None:
+    async def go() -> None:
+        now = FakeNow()
+        host = c4_host(now=now)
+        await open_c4(host, TimeControl.per_move(30))
+        first = await host.execute("g", drop(0), actor="ada", command_id="m1")
+        now.advance(31)  # bob's time runs out; nobody sweeps
+        before = len(await host.history("g"))
+        again = await host.execute("g", drop(0), actor="ada", command_id="m1")
+        assert again.duplicate
+        assert again.events == first.events
+        assert len(await host.history("g")) == before  # a retry appends nothing
+
+    run(go())
+
+
+def test_the_winner_hears_game_over_and_the_loser_timed_out() -> None:
+    async def go() -> None:
+        now = FakeNow()
+        host = c4_host(now=now)
+        await open_c4(host, TimeControl.per_move(30))
+        await host.execute("g", drop(0), actor="ada")
+        now.advance(31)  # bob (seat 1, to move) runs out
+        with pytest.raises(FailedPrecondition) as winner:
+            await host.execute("g", drop(0), actor="ada", command_id="m2")
+        assert winner.value.reason == "GAME_OVER"
+        assert "seat 1 ran out of time" in str(winner.value)
+        table, _ = await host.load("g")
+        assert table.game.winner == 0
+        with pytest.raises(FailedPrecondition) as loser:
+            await host.execute("g", drop(1), actor="bob")
+        assert loser.value.reason != "TIMED_OUT"  # the game is over; the timeout is stored
+
+    run(go())
+
+
+def test_a_seat_out_of_time_acting_in_the_same_write_hears_timed_out() -> None:
+    async def go() -> None:
+        now = FakeNow()
+        host = c4_host(now=now)
+        await open_c4(host, TimeControl.per_move(30), n=3)
+        now.advance(31)  # ada (seat 0, to move) runs out; the game goes on
+        with pytest.raises(FailedPrecondition) as refused:
+            await host.execute("g", drop(0), actor="ada")
+        assert refused.value.reason == "TIMED_OUT"
+
+    run(go())
+
+
+def test_a_tie_ranks_the_seats_that_left_below_those_still_playing() -> None:
+    from dataclasses import replace
+
+    from parlor.services.connect4x4.game import standings
+
+    state = c4.decider.initial_state()
+    for event in c4.decider.decide(state, c4.CreateGame(c4.Config(players=3))):
+        state = c4.decider.evolve(state, event)
+    tied = replace(
+        state, status=c4.Status.TIED, resigned=(False, True, False), timed_out=(False, True, False)
+    )
+    assert [s.rank for s in standings(tied)[1]] == [1, 2, 1]
+    everyone = replace(tied, resigned=(False,) * 3, timed_out=(False,) * 3)
+    assert [s.rank for s in standings(everyone)[1]] == [1, 1, 1]
+
+
+def test_a_take_four_seat_that_leaves_is_not_marked_timed_out() -> None:
+    async def go() -> None:
+        now, index = FakeNow(), MemoryDeadlines()
+        host = tf_host(now, index)
+        await open_tf(host, n=2)
+        await host.execute("t", tf.Forfeit(1, "LEFT"), actor="bob")
+        finished = (await host.history("t"))[-1].event
+        assert isinstance(finished, GameFinished)
+        assert [s.rank for s in finished.standings] == [1, 2]
+        assert [s.timed_out for s in finished.standings] == [False, False]
+        table, _ = await host.load("t")
+        assert [s.timed_out for s in TF.decider.clocks(table).seats] == [False, False]
+
+    run(go())
+
+
+def test_a_move_in_the_same_write_as_anothers_timeout_gets_its_increment() -> None:
+    async def go() -> None:
+        store, now = InMemoryEventStore(), FakeNow()
+        host = c4_host(store, now)
+        await open_c4(host, TimeControl.fischer(60, 2), n=3)
+        now.advance(61)  # seat 0 runs out; seat 1 moves at once
+        outcome = await host.execute("g", drop(1), actor="bob")
+        assert isinstance(outcome.events[0], c4.PlayerTimedOut)
+        live, _ = await host.load("g")
+        assert live.clock is not None
+        assert live.clock.seats[1].bank == 62
+        replayed, _ = await c4_host(store).load("g")  # another replica, from the store
+        assert replayed.clock == live.clock
+        assert outcome.state.clock == live.clock
+        records = [r.record for r in await host.history("g")]
+        seats_stamped = [r.metadata.extra.get("clock_seat") for r in records]
+        assert seats_stamped.count("1") == 1
+        dropped = next(
+            i
+            for i, r in enumerate(await host.history("g"))
+            if isinstance(r.event, c4.CheckerDropped)
+        )
+        assert seats_stamped[dropped] == "1"
+
+    run(go())
+
+
+def test_the_view_of_version_one_is_as_of_the_seats_being_taken() -> None:
+    async def go() -> None:
+        store, now = InMemoryEventStore(), FakeNow()
+        host = c4_host(store, now)
+        await open_c4(host, TimeControl.per_move(30))
+        now.advance(1000)
+        table, _ = await c4_host(store, now).load("g", 1)
+        assert table.clock is not None
+        assert table.clock.at == T0
+        clocks = C4.decider.clocks(table)
+        assert clocks.as_of.ToDatetime(UTC) == T0
+        assert [s.remaining.ToTimedelta().total_seconds() for s in clocks.seats] == [30, 30]
+
+    run(go())
+
+
+def test_clocks_folded_without_stamps_show_no_as_of() -> None:
+    from parlor.gamehost.seating import SeatsTaken
+
+    table = C4.decider.evolve(
+        C4.decider.initial_state(), SeatsTaken(seats(2), TimeControl.per_move(30))
+    )
+    clocks = C4.decider.clocks(table)
+    assert not clocks.HasField("as_of")
+    assert [s.remaining.ToTimedelta().total_seconds() for s in clocks.seats] == [30, 30]
+
+
+def test_abort_is_refused_unless_a_matched_game_is_not_started() -> None:
+    from parlor.gamehost.clocks import Abort
+
+    async def table_after(matched: bool, moves: int, control: TimeControl) -> Any:
+        host = c4_host()
+        await open_c4(host, control, matched=matched)
+        for seat in range(moves):
+            await host.execute("g", drop(seat, seat), actor=seats(2)[seat].player_id)
+        return (await host.load("g"))[0]
+
+    def refusal(table: Any) -> str:
+        with pytest.raises(FailedPrecondition) as refused:
+            C4.decider.decide(table, Abort())
+        return refused.value.reason
+
+    async def go() -> None:
+        per_move = TimeControl.per_move(30)
+        assert refusal(await table_after(False, 0, per_move)) == "NOT_MATCHED"
+        assert refusal(await table_after(True, 0, TimeControl.none())) == "NOT_MATCHED"
+        assert refusal(await table_after(True, 2, per_move)) == "GAME_STARTED"
+        started = await table_after(True, 1, per_move)  # bob has not moved yet
+        assert C4.decider.decide(started, Abort()) == [GameFinished("ABORTED", (c4_rank1(),) * 2)]
+        over = C4.decider.evolve(started, GameFinished("ABORTED", (c4_rank1(),) * 2))
+        assert refusal(over) == "GAME_OVER"
+
+    run(go())

@@ -45,6 +45,7 @@ SEAT = "clock_seat"
 """Metadata key, on a command's first event only: the seat the command acted for."""
 
 TIMED_OUT = "TIMED_OUT"
+GAME_OVER = "GAME_OVER"
 ABORTED = "ABORTED"
 
 
@@ -95,12 +96,22 @@ class Abort:
 
 
 class Preempted(FailedPrecondition):
-    """A command that came after its seat's deadline: ``events`` (the timeout) are appended
-    in its place and the caller is told ``TIMED_OUT``."""
+    """A command the timeouts due before it overtake: ``events`` (the timeouts) are appended
+    in its place and the caller is told ``reason``: ``TIMED_OUT`` if its own seat ran out,
+    ``GAME_OVER`` if the others' timeouts ended the game."""
 
-    def __init__(self, events: Sequence[Any], message: str) -> None:
-        super().__init__(message, reason=TIMED_OUT)
+    def __init__(self, events: Sequence[Any], message: str, reason: str = TIMED_OUT) -> None:
+        super().__init__(message, reason=reason)
         self.events = list(events)
+
+
+class Fired(list[Any]):
+    """A timed command's events: first the ``fired`` timeouts that were due, then its own
+    (the host stamps the acting seat on the first of its own: ``Stamp.first``)."""
+
+    def __init__(self, events: Sequence[Any], fired: int) -> None:
+        super().__init__(events)
+        self.fired = fired
 
 
 class Timing(Protocol[S_contra]):
@@ -145,8 +156,13 @@ class Clock:
     """The time of the last stamped event: the moment a view of this version is as of."""
 
     @classmethod
-    def start(cls, control: TimeControl, seats: int, matched: bool = False) -> Clock:
-        return cls(control, tuple(SeatTime(allowance(control)) for _ in range(seats)), matched)
+    def start(
+        cls, control: TimeControl, seats: int, matched: bool = False, at: datetime | None = None
+    ) -> Clock:
+        """Every seat's clock stopped with its first allowance, as of ``at`` (the time the
+        seats were taken; None only when folded without stamps)."""
+        seats_ = tuple(SeatTime(allowance(control)) for _ in range(seats))
+        return cls(control, seats_, matched, at)
 
 
 def allowance(control: TimeControl) -> float:
@@ -230,18 +246,21 @@ def clocks_pb(
     idle: bool,
     as_of: datetime | None = None,
 ) -> common_pb2.Clocks:
-    """The ``Clocks`` message of a view (empty for an untimed game)."""
+    """The ``Clocks`` message of a view (empty for an untimed game): as of ``as_of``, else
+    of the last stamped event (never the wall clock: a stored version's view is the same
+    whenever it is built); a clock folded without stamps has no ``as_of``."""
     if clock is None:
         return common_pb2.Clocks(time_control=TimeControl().to_proto())
-    at = as_of or clock.at or system_now()
+    at = as_of or clock.at
     message = common_pb2.Clocks(time_control=clock.control.to_proto())
-    message.as_of.FromDatetime(at)
+    if at is not None:
+        message.as_of.FromDatetime(at)
     for seat in range(len(clock.seats)):
         due = deadline(clock, seat, factors[seat], idle) if seat in running else None
         seat_clock = common_pb2.SeatClock(
             seat=seat, running=due is not None, timed_out=bool(out[seat])
         )
-        left = remaining(clock, seat, at, factors[seat], idle)
+        left = remaining(clock, seat, at, factors[seat], idle) if at else clock.seats[seat].bank
         seat_clock.remaining.FromTimedelta(timedelta(seconds=round(left, 3)))
         if due is not None:
             seat_clock.deadline.FromDatetime(due)

@@ -276,10 +276,18 @@ class GameHost(Generic[S, C, E]):
                 decided = await _decided(command, state)
                 stamped = self._timed(state, decided)
                 asked: Any = Timed(decided, at) if stamped else decided
-                events = list(self.decider.decide(state, asked))
+                answer = self.decider.decide(state, asked)
+                fired = getattr(answer, "fired", 0)
+                events = list(answer)
             except Preempted as late:
-                # The seat's time ran out before its command: the timeout is appended
-                # (under the platform's own id) and the caller hears TIMED_OUT.
+                # A retry of a command already applied gets its first outcome, as any
+                # retry does, however late it comes (and appends nothing).
+                prior = await self._prior_or_none(game_id, command_id, actor, fingerprint)
+                if prior is not None:
+                    return prior
+                # Timeouts came due before the command: they are appended (under the
+                # platform's own id) and the caller hears TIMED_OUT (its seat ran out) or
+                # GAME_OVER (the others' timeouts ended the game).
                 if await self._append_timeout(game_id, state, version, late, at):
                     raise FailedPrecondition(str(late), reason=late.reason) from None
                 continue
@@ -298,7 +306,7 @@ class GameHost(Generic[S, C, E]):
             if not events:
                 return Outcome(state, version, ())
             try:
-                stamps = self._stamps(events, at, getattr(decided, "seat", None), stamped)
+                stamps = self._stamps(events, at, getattr(decided, "seat", None), stamped, fired)
                 result = await self.store.append(
                     stream_id,
                     [
@@ -380,12 +388,14 @@ class GameHost(Generic[S, C, E]):
         return bool(getattr(control, "timed", False))
 
     def _stamps(
-        self, events: Sequence[E], at: datetime, seat: Any, stamped: bool
+        self, events: Sequence[E], at: datetime, seat: Any, stamped: bool, fired: int = 0
     ) -> list[Stamp | None]:
+        """Every event stamped ``at``; the acting seat on the first event of the command's
+        own, after the ``fired`` timeouts it set off (those are no seat's action)."""
         if not stamped:
             return [None] * len(events)
         actor = seat if isinstance(seat, int) else None
-        return [Stamp(at, actor, i == 0) for i in range(len(events))]
+        return [Stamp(at, actor, i == fired) for i in range(len(events))]
 
     def _folded(self, events: Sequence[E], stamps: Sequence[Stamp | None], state: S) -> S:
         evolve_at = self._evolve_at
@@ -456,6 +466,22 @@ class GameHost(Generic[S, C, E]):
             raise self._not_found(game_id)
         self._remember(game_id, state, version)
         return state, version
+
+    async def _prior_or_none(
+        self,
+        game_id: str,
+        command_id: str | None,
+        actor: str | None,
+        fingerprint: str | None,
+    ) -> Outcome[S, E] | None:
+        """``_prior``, but another actor's id (``COMMAND_ID_TAKEN``) is no prior outcome of
+        the caller's: their command is decided as a new one."""
+        try:
+            return await self._prior(game_id, command_id, actor, fingerprint)
+        except AlreadyExists as taken:
+            if taken.reason == "COMMAND_ID_TAKEN":
+                return None
+            raise
 
     async def prior(
         self, game_id: str, command_id: str | None, actor: str | None

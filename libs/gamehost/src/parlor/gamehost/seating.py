@@ -18,8 +18,10 @@ from parlor.core.decider import Decider, replay
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from parlor.gamehost.clocks import (
     ABORTED,
+    GAME_OVER,
     Abort,
     Clock,
+    Fired,
     Preempted,
     Stamp,
     Tick,
@@ -135,9 +137,10 @@ class Seated(Generic[S, C, E]):
 
     A command the host gives with the server's time (``Timed``) first fires the timeouts
     that are due (``timing`` says whose clock runs and what a timeout is in this game's
-    rules): a command of a seat that ran out, or in a game the timeouts ended, is
-    ``Preempted`` (the timeouts are appended, the caller hears ``TIMED_OUT``); another
-    seat's command is decided after them, in the same append. Bots never run out.
+    rules): a command of a seat that ran out is ``Preempted`` (the timeouts are appended,
+    the caller hears ``TIMED_OUT``), one of a seat still in a game the others' timeouts
+    ended is too (``GAME_OVER``); another seat's command is decided after them, in the
+    same append (``Fired`` says how many events were the timeouts). Bots never run out.
     """
 
     def __init__(
@@ -168,20 +171,36 @@ class Seated(Generic[S, C, E]):
         if not state.seats:
             raise FailedPrecondition("the game has not started", reason="GAME_NOT_STARTED")
         if isinstance(command, Abort):
-            return [self._aborted(state)]
+            return [self._abort(state)]
         fired: list[TableEvent | E] = []
+        before = state
         if at is not None and state.clock is not None and not self.is_terminal(state):
             fired, state = self._fire(state, at)
         if isinstance(command, Tick):
-            return fired
+            return Fired(fired, len(fired))
         if fired:
             actor = getattr(command, "seat", None)
             timing = self.timing
             out = isinstance(actor, int) and timing is not None and timing.out(state.game, actor)
-            if self.is_terminal(state) or out:
+            if out:
                 raise Preempted(fired, "time ran out before this command: the timeout stands")
+            if self.is_terminal(state):
+                raise Preempted(fired, self._ended(before, state), reason=GAME_OVER)
         decided = self.engine.decide(state.game, cast(C, command))
-        return fired + self._with_finish(state.game, decided)
+        return Fired(fired + self._with_finish(state.game, decided), len(fired))
+
+    def _ended(self, before: Table[S], after: Table[S]) -> str:
+        """Why a game the timeouts just ended refuses a seat that is still in it."""
+        timing = self.timing
+        if after.aborted or timing is None:
+            return "the game was aborted: a seat did not make its first move in time"
+        gone = [
+            str(seat)
+            for seat in range(len(after.seats))
+            if timing.out(after.game, seat) and not timing.out(before.game, seat)
+        ]
+        who = f"seat {gone[0]}" if len(gone) == 1 else "seats " + ", ".join(gone)
+        return f"the game ended: {who} ran out of time"
 
     def _open(self, state: Table[S], command: OpenTable[C]) -> list[TableEvent | E]:
         if state.seats:
@@ -208,6 +227,23 @@ class Seated(Generic[S, C, E]):
 
     def _aborted(self, state: Table[S]) -> GameFinished:
         return GameFinished(ABORTED, tuple(Standing(1) for _ in state.seats))
+
+    def _abort(self, state: Table[S]) -> GameFinished:
+        """``Abort``: only a game still going, formed by matchmaking, that a seat has not
+        started (what the clock aborts when that seat runs out; see ``_fire``)."""
+        if self.is_terminal(state):
+            raise FailedPrecondition("the game is over: it cannot be aborted", reason="GAME_OVER")
+        clock = state.clock
+        if clock is None or not clock.matched:
+            raise FailedPrecondition(
+                "only a timed game formed by matchmaking can be aborted", reason="NOT_MATCHED"
+            )
+        if all(seat.acted for seat in clock.seats):
+            raise FailedPrecondition(
+                "every seat has made its first move: the game can no longer be aborted",
+                reason="GAME_STARTED",
+            )
+        return self._aborted(state)
 
     def due(self, state: Table[S], at: datetime) -> list[int]:
         """The seats out of time at ``at``, earliest deadline first (never a bot)."""
@@ -283,7 +319,12 @@ class Seated(Generic[S, C, E]):
         if isinstance(event, SeatsTaken):
             clock = None
             if event.time_control.timed:
-                clock = Clock.start(event.time_control, len(event.seats), event.matched)
+                clock = Clock.start(
+                    event.time_control,
+                    len(event.seats),
+                    event.matched,
+                    stamp.at if stamp is not None else None,
+                )
             return Table(event.seats, state.game, clock)
         if isinstance(event, GameFinished):
             clock = state.clock

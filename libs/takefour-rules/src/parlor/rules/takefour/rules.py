@@ -63,6 +63,9 @@ from parlor.rules.takefour.state import (
 from parlor.rules.takefour.tiles import JOKER, LETTERS, TileSet
 from parlor.rules.takefour.view import TakeFourView, Viewer, view
 
+TIMEOUT = "TIMEOUT"
+"""The ``Forfeit`` reason of a seat that ran out of time (any other: it left)."""
+
 
 @dataclass(frozen=True)
 class GameResult:
@@ -125,7 +128,8 @@ class TakeFourRules:
                 )
             case RoundStarted(round=number, bag=bag):
                 players = tuple(
-                    Player(total=p.total, idle=p.idle, forfeited=p.forfeited) for p in state.players
+                    Player(total=p.total, idle=p.idle, forfeited=p.forfeited, timed_out=p.timed_out)
+                    for p in state.players
                 )
                 return replace(
                     state, phase=Phase.PLAYING, round=number, bag=bag, unused=(), players=players
@@ -187,9 +191,12 @@ class TakeFourRules:
                 return replace(state, phase=Phase.OVER)
             case SeatIdle(seat=seat):
                 return state.with_player(seat, replace(state.players[seat], idle=True))
-            case SeatForfeited(seat=seat):
+            case SeatForfeited(seat=seat, reason=reason):
                 p = state.players[seat]
-                return state.with_player(seat, replace(p, forfeited=True, idle=False))
+                timed_out = reason == TIMEOUT
+                return state.with_player(
+                    seat, replace(p, forfeited=True, idle=False, timed_out=timed_out)
+                )
         raise InvalidArgument(f"unknown event {type(event).__name__}")
 
     def result(self, state: TakeFourState) -> GameResult | None:

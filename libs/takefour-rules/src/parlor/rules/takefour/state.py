@@ -96,6 +96,8 @@ class Player:
     """Idle past the time limit, until its next action: agrees to every stalemate deal."""
     forfeited: bool = False
     """Out of the game (idle past the second limit, or left): its tiles score as unplaced."""
+    timed_out: bool = False
+    """Forfeited because it ran out of time (``TIMEOUT``), not because it left."""
 
     @property
     def agrees(self) -> bool:

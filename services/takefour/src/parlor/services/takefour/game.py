@@ -64,7 +64,9 @@ class Timing:
         return FORFEIT_LIMITS if idle else 1
 
     def out(self, game: tf.TakeFourState, seat: int) -> bool:
-        return seat < len(game.players) and game.players[seat].forfeited
+        """Forfeited for running out of time; a seat that left is out of the race but did
+        not time out (its standing is not marked ``timed_out``)."""
+        return seat < len(game.players) and game.players[seat].timed_out
 
 
 FORFEIT_LIMITS = 3
