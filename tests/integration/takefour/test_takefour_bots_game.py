@@ -119,7 +119,12 @@ async def test_a_bot_plays_beside_a_human_without_holding_the_round_up(takefour:
                 break
             await asyncio.sleep(0.1)
             game = await seen()
-        assert game.seats[1].on_grid or game.phase == pb.PHASE_OVER
+        (component,) = [c for c in takefour.server.components if c.name == "takefour"]
+        runner = component.extra["bots"]
+        assert game.seats[1].on_grid or game.phase == pb.PHASE_OVER, (
+            f"the bot runner tracks {len(runner.games)} games, {runner.steps} steps so far",
+            game_id in runner.games,
+        )
         try:
             await ada.CallDone(pb.CallDoneRequest(game_id=game_id, command_id="done"))
         except grpc.aio.AioRpcError as error:  # the bot may call Done first

@@ -57,6 +57,11 @@ class BotSettings:
     )
 
 
+STEP_SECONDS = 10.0
+"""The longest a bot's call (load, act, start a round) may take before the runner goes on to
+the other games; a bot's own search is bounded by its budget instead."""
+
+
 @cache
 def bot_words() -> WordIndex:
     """The bots' own word index: the packaged ENABLE list (loaded once per process)."""
@@ -149,6 +154,14 @@ class BotRunner:
                     await self.step(game_id)
                 except asyncio.CancelledError:
                     raise
+                except TimeoutError:
+                    # One game's call that hangs (the store, the dictionary, a queue) must not
+                    # stop the bots of every other game on this replica: tried again later.
+                    log.warning(
+                        "a bot's call took over %s s; the other games go on",
+                        STEP_SECONDS,
+                        extra={"game_id": game_id},
+                    )
                 except Exception:
                     log.exception("bot step failed", extra={"game_id": game_id})
 
@@ -173,7 +186,8 @@ class BotRunner:
         if game is None:
             return False
         try:
-            seats, state, version = await self.load(game_id)
+            async with asyncio.timeout(STEP_SECONDS):
+                seats, state, version = await self.load(game_id)
         except NotFound:
             self._games.pop(game_id, None)
             return False
@@ -181,7 +195,8 @@ class BotRunner:
             self._games.pop(game_id, None)
             return False
         if state.phase is tf.Phase.BETWEEN_ROUNDS:
-            await self.start_round(game_id)
+            async with asyncio.timeout(STEP_SECONDS):
+                await self.start_round(game_id)
             self._wake.set()
             return False
         acted = False
@@ -202,13 +217,14 @@ class BotRunner:
             if command is None:
                 continue
             try:
-                await self.act(
-                    game_id,
-                    seats[seat],
-                    seat,
-                    command,
-                    system_command_id(f"bot{seat}", f"v{version}"),
-                )
+                async with asyncio.timeout(STEP_SECONDS):
+                    await self.act(
+                        game_id,
+                        seats[seat],
+                        seat,
+                        command,
+                        system_command_id(f"bot{seat}", f"v{version}"),
+                    )
             except ParlorError:
                 bot.refused()  # the game moved on (a deal came first): plan afresh
                 continue
