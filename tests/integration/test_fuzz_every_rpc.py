@@ -26,6 +26,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from leakcheck import NOT_A_BOT
 
 from parlor.kit import bounds
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
@@ -174,7 +175,7 @@ def _connection(database_url: str) -> psycopg.Connection[Any]:
 def _stored(database_url: str) -> int:
     row = (
         _connection(database_url)
-        .execute("SELECT coalesce(max(position), 0) FROM events")
+        .execute(f"SELECT coalesce(max(position), 0) FROM events WHERE {NOT_A_BOT}")
         .fetchone()
     )
     return int(row[0]) if row else 0
@@ -184,7 +185,8 @@ def _since(database_url: str, position: int) -> list[tuple[str, int, str, str]]:
     rows = (
         _connection(database_url)
         .execute(
-            "SELECT stream_id, version, type, coalesce(actor, '') FROM events WHERE position > %s",
+            "SELECT stream_id, version, type, coalesce(actor, '') FROM events"
+            f" WHERE position > %s AND {NOT_A_BOT}",
             (position,),
         )
         .fetchall()
