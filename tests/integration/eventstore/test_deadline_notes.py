@@ -1,0 +1,40 @@
+"""The deadline index's notes on PostgreSQL: what their flush costs the appends."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from sqlalchemy import event, text
+
+from parlor.eventstore import PostgresEventStore
+from parlor.gamehost.deadlines import PostgresDeadlines
+
+T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.integration
+async def test_a_flush_of_notes_commits_without_waiting_for_the_disk(
+    migrated_url: str, unique: str
+) -> None:
+    """The notes are a hint a crash may lose: their commit does not take a WAL flush of its
+    own (the appends' commits, which hold the append lock, would queue behind it)."""
+    store = PostgresEventStore(migrated_url)
+    index = PostgresDeadlines(store.engine, flush_seconds=60)
+    seen: list[str] = []
+
+    def note(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        seen.append(" ".join(statement.split()[:3]))
+
+    event.listen(store.engine.sync_engine, "before_cursor_execute", note)
+    try:
+        await index.schedule(f"cat-{unique}", "g", T0, 1)
+        await index.flush()
+        # the upsert runs in a transaction that does not wait for the disk
+        assert seen == ["SET LOCAL synchronous_commit", "INSERT INTO game_deadlines"]
+        async with store.engine.connect() as conn:  # and only that transaction
+            assert (await conn.execute(text("SHOW synchronous_commit"))).scalar() == "on"
+        assert list(await index.due(f"cat-{unique}", T0)) == ["g"]
+    finally:
+        await store.close()
