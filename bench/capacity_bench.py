@@ -4,13 +4,26 @@ Players think 1-3 s before each move (uniform), as people do; otherwise they are
 run's players (``load_players.py``: through matchmaking, each seeing only its own seat).
 Steps of growing size (half Connect 4x4, a quarter each Upwords and Take Four), each on a
 freshly started platform (``parlor-platform`` as ``make run`` runs it, one worker per
-core) for a fixed window; after each window the players stop where they are and every
-event a reply acknowledged is checked to be in the store and on NATS exactly once. The
-run stops at the first step whose p99 is over the bound or that lost or duplicated an
-event, or when the time budget is spent; the capacity is the largest step that passed.
-Bounded in time: steps x (window + start + check), the budget cuts it short.
+core). The players of a step arrive spread over a ramp (``RAMP_RATE`` games a second,
+at least ``MIN_RAMP`` seconds) and play for a fixed window once all have arrived; a
+game that ends is followed by the next through matchmaking, so games are created all
+along. Latency is every game command's, from the moment the call is made to its reply,
+made in the window (calls made during the ramp are reported apart). After the window the
+players stop where they are and every event a reply acknowledged is checked to be in the
+store and on NATS exactly once. The run stops at the first step whose p99 is over the
+bound or that lost or duplicated an event, or when the time budget is spent; the
+capacity is the largest step that passed.
 
-The baseline, measured in the same run: the same platform at the smallest step with no
+The players are spread over load processes (``GAMES_PER_LOAD`` games each, each with a
+thinking process of its own for the Upwords and Take Four bots), so that no one event
+loop holds thousands of players: each load process's own loop lag is reported (a
+reply waits that long, at most, before its latency is read). So is what else the
+machine did meanwhile: the CPU of the server, of the load, of PostgreSQL and NATS, and
+of everything else (other people's work on a shared machine), and the p99 of a bare
+gRPC echo server pinged ten times a second from this process: the floor the machine
+itself puts under any call at that moment.
+
+The baseline, measured in the same run: the same platform at ``BASE_GAMES`` games with no
 thinking time (players move as fast as they can), to show what the pace buys.
 
     python bench/capacity_bench.py [--quick]
@@ -20,28 +33,154 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import math
 import multiprocessing
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import QUICK, pct
-from load_bench import Platform, check, parse_mix, play
-from load_players import Tally, warm_up
+from benchkit import ECHO, QUICK, ServerProcess, pct
+from load_bench import AUTH, Platform, check, parse_mix
+from load_players import Arrival, Tally, play_share, ready, start_thinker
 
 from parlor.devinfra.backends import find_backends
 from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import migrate
+from parlor.kit.auth import issue_token
 
 BOUND_MS = 150.0
 PACE = (1.0, 3.0)
 MIX = "connect4x4=2,upwords=1,takefour=1"
-STEPS = (8, 20) if QUICK else (100, 250, 500, 1000, 2000, 3000)
+BASE_GAMES = 20 if QUICK else 100
+STEPS = (20, 100) if QUICK else (100, 250, 500, 1000, 2000)
 WINDOW = 15 if QUICK else 45
-BUDGET = 150 if QUICK else 720  # seconds for all steps together
+RAMP_RATE = 100.0  # games arriving a second
+MIN_RAMP = 4.0 if QUICK else 10.0
+GAMES_PER_LOAD = 250
+BUDGET = 180 if QUICK else 660  # seconds for all steps (run_all.py stops a benchmark at 900)
+SHARED = ("postgres", "nats-server")  # the backends, shared with whatever else runs here
+
+
+@dataclass
+class Machine:
+    """CPU seconds per second, by whose, over a step's measured window."""
+
+    server: float = 0.0
+    load: float = 0.0
+    backends: float = 0.0
+    other: float = 0.0
+    echo: list[float] = field(default_factory=list)
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    with_children = [psutil.Process(pid)]
+    return with_children + with_children[0].children(recursive=True)
+
+
+def _cpu(processes: list[psutil.Process]) -> dict[int, float]:
+    """Each process's CPU seconds so far (the processes that still exist)."""
+    found: dict[int, float] = {}
+    for proc in processes:
+        try:
+            times = proc.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        found[proc.pid] = times.user + times.system
+    return found
+
+
+def _spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds spent meanwhile by the processes there at both ends."""
+    return sum(after[pid] - before[pid] for pid in after.keys() & before.keys())
+
+
+def _backends() -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["name"]):
+        if any(proc.info["name"] and proc.info["name"].startswith(n) for n in SHARED):
+            found.append(proc)
+    return found
+
+
+def _busy() -> float:
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+
+async def _echo_floor(target: str, until: float, into: list[float]) -> None:
+    import grpc
+
+    async with grpc.aio.insecure_channel(target) as ch:
+        call = ch.unary_unary(ECHO)
+        while time.monotonic() < until:
+            started = time.perf_counter()
+            await call(b"x" * 64)
+            into.append((time.perf_counter() - started) * 1000)
+            await asyncio.sleep(0.1)
+
+
+async def watch_machine(server_pid: int, echo: str, start: float, until: float) -> Machine:
+    """What the machine spent from ``start`` to ``until``, and the echo's latencies."""
+    machine = Machine()
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    server, load = (
+        _tree(server_pid),
+        [p for p in psutil.Process().children(recursive=True) if p.pid != server_pid],
+    )
+    load = [p for p in load if p.pid not in {s.pid for s in server}]
+    shared = _backends()
+    began, busy = time.monotonic(), _busy()
+    before = [_cpu(server), _cpu(load), _cpu(shared)]
+    await _echo_floor(echo, until, machine.echo)
+    after = [_cpu(server), _cpu(load), _cpu(shared)]
+    seconds, busy = time.monotonic() - began, _busy() - busy
+    machine.server, machine.load, machine.backends = (
+        _spent(a, b) / seconds for a, b in zip(before, after, strict=True)
+    )
+    # (PostgreSQL's backends that started or ended meanwhile count as "other")
+    machine.other = max(0.0, busy / seconds - machine.server - machine.load - machine.backends)
+    return machine
+
+
+@dataclass
+class Step:
+    games: int
+    loads: int
+    tallies: dict[str, Tally]
+    verdict: tuple[int, int, int]
+    failures: dict[str, int]
+    lag: list[float]
+    machine: Machine
+
+    @property
+    def every(self) -> list[float]:
+        return [x for t in self.tallies.values() for x in t.latencies]
+
+    @property
+    def p99(self) -> float:
+        return pct(self.every, 0.99)
+
+
+def arrivals(games: int, ramp: float, tag: str, start: float) -> list[Arrival]:
+    """Two players a game, the kinds mixed, arriving one after another over ``ramp`` s."""
+    every: list[tuple[float, Arrival]] = []
+    seed = 7
+    for game_type, count in parse_mix(MIX, games).items():
+        for i in range(2 * count):
+            player_id = f"{tag}-{game_type}-{i}"
+            seed = (seed * 1_103_515_245 + 12_345) % 2**31
+            token = issue_token(AUTH, player_id, player_id)
+            # the two players of a pair together, each kind spread over the whole ramp
+            every.append(((i // 2) / count, (game_type, player_id, token, seed, 0.0)))
+    every.sort(key=lambda e: e[0])
+    gap = ramp / max(1, len(every))
+    return [(t, p, k, s, start + i * gap) for i, (_, (t, p, k, s, _)) in enumerate(every)]
 
 
 async def step(
@@ -49,30 +188,83 @@ async def step(
     games: int,
     pace: tuple[float, float] | None,
     pool: concurrent.futures.Executor,
+    echo: str,
     tag: str,
-) -> tuple[dict[str, Tally], tuple[int, int, int], dict[str, int]]:
+) -> Step:
     database_url, nats_url = settings["PARLOR_DATABASE_URL"], settings["PARLOR_NATS_URL"]
     prefix, stream = settings["PARLOR_NATS_SUBJECT_PREFIX"], settings["PARLOR_NATS_STREAM"]
+    loads = max(1, math.ceil(games / GAMES_PER_LOAD))
+    ramp = max(MIN_RAMP, games / RAMP_RATE)
+    loop = asyncio.get_running_loop()
     async with Platform(database_url, nats_url, prefix, stream) as platform:
-        tallies, _, failures, _ = await play(
-            platform.target, parse_mix(MIX, games), WINDOW, 0, pool, pace, tag
+        assert platform.process is not None
+        start = time.monotonic() + 1.0
+        measured_from, deadline = start + ramp, start + ramp + WINDOW
+        everyone = arrivals(games, ramp, tag, start)
+        shares = [everyone[i::loads] for i in range(loads)]
+        watching = asyncio.create_task(
+            watch_machine(platform.process.pid, echo, measured_from, deadline)
         )
+        parts = await asyncio.gather(
+            *(
+                loop.run_in_executor(
+                    pool, play_share, platform.target, share, pace, measured_from, deadline
+                )
+                for share in shares
+            )
+        )
+        machine = await watching
         await asyncio.sleep(3)  # the relays publish the last events
+        tallies: dict[str, Tally] = {}
+        failures: dict[str, int] = {}
+        lag: list[float] = []
+        for part_tallies, part_failures, part_lag in parts:
+            for name, tally in part_tallies.items():
+                tallies.setdefault(name, Tally()).merge(tally)
+            for key, n in part_failures.items():
+                failures[key] = failures.get(key, 0) + n
+            lag += part_lag
         verdict = await check(tallies, database_url, nats_url, prefix, stream)
-    return tallies, verdict, failures
+    return Step(games, loads, tallies, verdict, failures, lag, machine)
 
 
-def line(games: int, tallies: dict[str, Tally], verdict: tuple[int, int, int]) -> str:
-    every = [x for t in tallies.values() for x in t.latencies]
-    acked = sum(len(t.acked) for t in tallies.values())
-    per_type = "  ".join(
-        f"{name} p99 {pct(t.latencies, 0.99):.0f}" for name, t in tallies.items() if t.latencies
-    )
+HEADER = (
+    f"{'games':>6}{'loads':>6}{'calls':>8}{'calls/s':>8}{'p50 ms':>8}{'p99 ms':>8}"
+    f"{'ramp p99':>9}{'lag p99':>8}{'echo p99':>9}"
+    f"{'cpu srv':>8}{'load':>6}{'pg+nats':>8}{'other':>6}"
+    f"{'acked':>8}{'lost':>6}{'!nats':>6}{'twice':>6}"
+)
+
+
+def line(s: Step) -> str:
+    every = s.every
+    ramp = [x for t in s.tallies.values() for x in t.ramp]
+    acked = sum(len(t.acked) for t in s.tallies.values())
+    m = s.machine
     return (
-        f"{games:>6}{len(every):>8}{len(every) / WINDOW:>8.0f}"
-        f"{statistics.median(every or [0]):>8.1f}{pct(every, 0.99):>8.1f}"
-        f"{acked:>8}{verdict[0]:>6}{verdict[1]:>6}{verdict[2]:>6}   {per_type}"
+        f"{s.games:>6}{s.loads:>6}{len(every):>8}{len(every) / WINDOW:>8.0f}"
+        f"{statistics.median(every or [0]):>8.1f}{s.p99:>8.1f}"
+        f"{pct(ramp, 0.99):>9.1f}{pct(s.lag, 0.99):>8.1f}{pct(m.echo, 0.99):>9.1f}"
+        f"{m.server:>8.2f}{m.load:>6.2f}{m.backends:>8.2f}{m.other:>6.2f}"
+        f"{acked:>8}{s.verdict[0]:>6}{s.verdict[1]:>6}{s.verdict[2]:>6}"
     )
+
+
+def detail(s: Step) -> str:
+    """The p99 of each game type and of each of its commands, and what failed."""
+    parts = []
+    for name, t in s.tallies.items():
+        if not t.latencies:
+            continue
+        calls = ", ".join(
+            f"{rpc} {len(xs)} p99 {pct(xs, 0.99):.0f}"
+            for rpc, xs in sorted(t.calls.items(), key=lambda kv: -len(kv[1]))
+        )
+        parts.append(f"{name} p99 {pct(t.latencies, 0.99):.0f} ({calls})")
+    text = "        " + "; ".join(parts)
+    if s.failures:
+        text += f"\n        players that failed: {s.failures}"
+    return text
 
 
 async def main(settings: dict[str, str]) -> int:
@@ -82,42 +274,47 @@ async def main(settings: dict[str, str]) -> int:
     rows: list[str] = []
     capacity = 0
     stopped = "every step passed"
-    with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
-        await asyncio.get_running_loop().run_in_executor(pool, warm_up)
-        base, base_verdict, base_failures = await step(settings, STEPS[0], None, pool, "fast")
-        for n, games in enumerate(STEPS):
-            if time.monotonic() - started > BUDGET:
-                stopped = f"time budget of {BUDGET} s spent before {games} games"
-                break
-            tallies, verdict, failures = await step(settings, games, PACE, pool, f"cap{n}")
-            rows.append(line(games, tallies, verdict))
-            every = [x for t in tallies.values() for x in t.latencies]
-            if failures:
-                rows.append(f"        players that failed: {failures}")
-            if any(verdict) or failures:
-                stopped = f"{games} games lost, duplicated an event or a player failed"
-                break
-            if pct(every, 0.99) > BOUND_MS:
-                stopped = f"{games} games: p99 {pct(every, 0.99):.0f} ms > {BOUND_MS:.0f} ms"
-                break
-            capacity = games
-    header = (
-        f"{'games':>6}{'calls':>8}{'calls/s':>8}{'p50 ms':>8}{'p99 ms':>8}"
-        f"{'acked':>8}{'lost':>6}{'!nats':>6}{'twice':>6}"
-    )
+    most = max(1, math.ceil(max(STEPS) / GAMES_PER_LOAD))
+    loop = asyncio.get_running_loop()
+    with concurrent.futures.ProcessPoolExecutor(
+        most, mp_context=spawn, initializer=start_thinker
+    ) as pool:
+        # every load process started and its word graphs built before any clock starts
+        await asyncio.gather(*(loop.run_in_executor(pool, ready, 2.0) for _ in range(most)))
+        async with ServerProcess.echo() as echo:
+            base = await step(settings, BASE_GAMES, None, pool, echo.target, "fast")
+            for n, games in enumerate(STEPS):
+                if time.monotonic() - started > BUDGET:
+                    stopped = f"time budget of {BUDGET} s spent before {games} games"
+                    break
+                result = await step(settings, games, PACE, pool, echo.target, f"cap{n}")
+                rows += [line(result), detail(result)]
+                if any(result.verdict) or result.failures:
+                    stopped = f"{games} games lost, duplicated an event or a player failed"
+                    break
+                if result.p99 > BOUND_MS:
+                    stopped = f"{games} games: p99 {result.p99:.0f} ms > {BOUND_MS:.0f} ms"
+                    break
+                capacity = games
     print(
         f"Human-pace capacity: players think {PACE[0]:.0f}-{PACE[1]:.0f} s per move; mix {MIX};"
-        f" {WINDOW} s per step{' (quick run)' if QUICK else ''}; bound p99 <= {BOUND_MS:.0f} ms"
+        f" players arrive over max({MIN_RAMP:.0f} s, games / {RAMP_RATE:.0f}) s, then"
+        f" {WINDOW} s measured{' (quick run)' if QUICK else ''}; bound p99 <= {BOUND_MS:.0f} ms"
     )
-    print(header)
+    print(
+        "latency: every game command made in the window, from the call to its reply;"
+        " ramp p99: the calls made while players arrived (not counted);"
+        " lag p99: the load processes' event-loop lag; echo p99: a bare gRPC echo pinged"
+        " meanwhile; cpu: cores used by the server, the load, PostgreSQL and NATS, the rest"
+    )
+    print(HEADER)
     print(*rows, sep="\n")
     print(f"capacity: {capacity} concurrent games ({stopped})")
-    print("baseline, same run: the first step with no thinking time (players as fast as they can)")
-    print(header)
-    print(line(STEPS[0], base, base_verdict))
-    if base_failures:
-        print(f"        players that failed: {base_failures}")
-    lost = any(base_verdict) or bool(base_failures) or "lost" in stopped
+    print("baseline, same run: no thinking time (players as fast as they can)")
+    print(HEADER)
+    print(line(base))
+    print(detail(base))
+    lost = any(base.verdict) or bool(base.failures) or "lost" in stopped
     return 1 if lost else 0  # a latency over the bound ends the search; a lost event fails
 
 

@@ -8,17 +8,25 @@ library's bot on the view it is shown, one command at a time. The thinking
 happens in a worker process (``think_*``), so a long search never stalls the
 event loop that times every call.
 
-Every call's latency is timed, and every event a reply acknowledges is recorded
-as ``(stream id, version)`` for the check that it is stored and published.
+Every call's latency is timed from the moment the call is made to its reply, and
+every event a reply acknowledges is recorded as ``(stream id, version)`` for the
+check that it is stored and published.
+
+``play_share`` runs a share of a run's players in a load process of its own (with a
+thinking process of its own), so that hundreds of players do not share one event
+loop: the capacity benchmark spreads its players over several.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import multiprocessing
+import multiprocessing.util
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +51,9 @@ class Tally:
     """What one game type's players saw: latencies, acknowledged events, games, refusals."""
 
     latencies: list[float] = field(default_factory=list)
+    """Every call made in the measured window, ms from the call's start to its reply."""
+    calls: dict[str, list[float]] = field(default_factory=dict)
+    """The same latencies by RPC name."""
     acked: set[tuple[str, int]] = field(default_factory=set)
     games_started: set[str] = field(default_factory=set)
     games_finished: set[str] = field(default_factory=set)
@@ -51,6 +62,25 @@ class Tally:
     deadline: float = float("inf")
     """The end of the load window: calls after it (games finishing) are counted apart."""
     after_deadline: int = 0
+    measured_from: float = float("-inf")
+    """The start of the measured window (``time.monotonic``): calls made before it (while
+    players still arrive) go to ``ramp``, not ``latencies``."""
+    ramp: list[float] = field(default_factory=list)
+
+    def merge(self, other: Tally) -> None:
+        """Add another process's tally of the same game type to this one."""
+        self.latencies += other.latencies
+        for name, samples in other.calls.items():
+            self.calls.setdefault(name, []).extend(samples)
+        self.acked |= other.acked
+        self.games_started |= other.games_started
+        self.games_finished |= other.games_finished
+        for key, n in other.refused.items():
+            self.refused[key] = self.refused.get(key, 0) + n
+        for key, text in other.examples.items():
+            self.examples.setdefault(key, text)
+        self.after_deadline += other.after_deadline
+        self.ramp += other.ramp
 
     def refuse(self, exc: grpc.aio.AioRpcError) -> None:
         key = exc.code().name
@@ -58,12 +88,19 @@ class Tally:
         self.examples.setdefault(key, exc.details() or "")
 
 
-async def timed(tally: Tally, call: Any) -> Any:
-    """Await one call, record its latency and the events its reply acknowledges."""
+async def timed(tally: Tally, name: str, rpc: Callable[[Any], Awaitable[Any]], request: Any) -> Any:
+    """Make one call (``rpc`` of ``request``) and await it; record its latency, from before
+    the call is made to its reply, under the window the call started in, and the events
+    its reply acknowledges. A refused call raises, untimed (the players count refusals)."""
+    at = time.monotonic()
     started = time.perf_counter()
-    reply = await call
-    if time.monotonic() <= tally.deadline:
-        tally.latencies.append((time.perf_counter() - started) * 1000)
+    reply = await rpc(request)
+    elapsed = (time.perf_counter() - started) * 1000
+    if at < tally.measured_from:
+        tally.ramp.append(elapsed)
+    elif at <= tally.deadline:
+        tally.latencies.append(elapsed)
+        tally.calls.setdefault(name, []).append(elapsed)
     else:
         tally.after_deadline += 1
     for event in getattr(reply, "events", ()):
@@ -104,6 +141,8 @@ class Player:
     game_type = ""
     pace: tuple[float, float] | None = None
     """Seconds a player thinks before each move, drawn uniformly (None: no pause)."""
+    arrive_at: float = float("-inf")
+    """When (``time.monotonic``) the player arrives and asks for a first game."""
 
     def __init__(
         self, target: str, token: str, tally: Tally, pool: Executor, deadline: float, seed: int
@@ -116,6 +155,7 @@ class Player:
         self.rng = random.Random(seed)
 
     async def run(self) -> None:
+        await asyncio.sleep(self.arrive_at - time.monotonic())
         async with client.channel(self.target, self.token) as ch:
             while time.monotonic() < self.deadline:
                 try:  # a ticket made just before the deadline may find no one any more
@@ -162,7 +202,8 @@ class Connect4x4Player(Player):
                 command_id=f"{game_id}-{game.version}",
             )
             try:
-                known = (await timed(self.tally, games.PlayMove(request))).game.version
+                reply = await timed(self.tally, "PlayMove", games.PlayMove, request)
+                known = reply.game.version
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.UNAVAILABLE:
                     raise
@@ -189,20 +230,22 @@ class UpwordsPlayer(Player):
             await self.pause()
             kind, detail = await self.think(think_upwords, game.SerializeToString())
             command_id = f"{game_id}-{game.version}"
-            call: Any
+            rpc: Any
+            message: Any
             if kind == "play":
                 placements = [uwpb.Placement(row=r, col=c, tile=t) for r, c, t in detail]
-                call = games.Play(
-                    uwpb.PlayRequest(game_id=game_id, placements=placements, command_id=command_id)
+                name, rpc = "Play", games.Play
+                message = uwpb.PlayRequest(
+                    game_id=game_id, placements=placements, command_id=command_id
                 )
             elif kind == "exchange":
-                call = games.Exchange(
-                    uwpb.ExchangeRequest(game_id=game_id, tile=detail, command_id=command_id)
-                )
+                name, rpc = "Exchange", games.Exchange
+                message = uwpb.ExchangeRequest(game_id=game_id, tile=detail, command_id=command_id)
             else:
-                call = games.Pass(uwpb.PassRequest(game_id=game_id, command_id=command_id))
+                name, rpc = "Pass", games.Pass
+                message = uwpb.PassRequest(game_id=game_id, command_id=command_id)
             try:
-                known = (await timed(self.tally, call)).game.version
+                known = (await timed(self.tally, name, rpc, message)).game.version
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.UNAVAILABLE:
                     raise
@@ -246,7 +289,7 @@ class TakeFourPlayer(Player):
                     game_id=game_id, command_id=f"{key}-{seen.version}", **fields
                 )
                 try:
-                    reply = await timed(self.tally, getattr(games, name)(request))
+                    reply = await timed(self.tally, name, getattr(games, name), request)
                 except grpc.aio.AioRpcError as exc:
                     if exc.code() == grpc.StatusCode.UNAVAILABLE:
                         raise
@@ -271,6 +314,94 @@ PLAYERS: dict[str, type[Player]] = {
     "upwords": UpwordsPlayer,
     "takefour": TakeFourPlayer,
 }
+
+
+# -- a share of the players, in a load process of its own ------------------------------------
+
+Arrival = tuple[str, str, str, int, float]
+"""(game type, player id, token, seed, arrival time): one player of a share."""
+
+_thinker: concurrent.futures.ProcessPoolExecutor | None = None
+
+
+def start_thinker() -> None:
+    """A load process's own thinking process, its word graphs built (an initializer)."""
+    global _thinker
+    _thinker = concurrent.futures.ProcessPoolExecutor(
+        1, mp_context=multiprocessing.get_context("spawn")
+    )
+    # A pool's process ends by joining its children, before any atexit hook, and a pool
+    # shut down that late never hears its sentinel: end the thinker first, or the load
+    # process never ends.
+    multiprocessing.util.Finalize(_thinker, _end_thinker, exitpriority=10)
+    _thinker.submit(warm_up).result()
+
+
+def _end_thinker() -> None:
+    if _thinker is not None:
+        for process in list(getattr(_thinker, "_processes", {}).values()):
+            process.terminate()
+        _thinker.shutdown(wait=False, cancel_futures=True)
+
+
+def ready(seconds: float) -> None:
+    """Nothing, slowly: submitted once per load process so that every one is started."""
+    time.sleep(seconds)
+
+
+async def lag_samples(until: float, every: float = 0.02) -> list[float]:
+    """How late (ms) this event loop wakes from a sleep of ``every``, until ``until``: the
+    delay a reply may have waited in this process before its latency was read."""
+    late: list[float] = []
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        await asyncio.sleep(every)
+        late.append((time.perf_counter() - started - every) * 1000)
+    return late
+
+
+async def _play_share(
+    target: str,
+    arrivals: list[Arrival],
+    pace: tuple[float, float] | None,
+    measured_from: float,
+    deadline: float,
+) -> tuple[dict[str, Tally], dict[str, int], list[float]]:
+    assert _thinker is not None, "start_thinker first (the load processes' initializer)"
+    tallies: dict[str, Tally] = {}
+    tasks: dict[asyncio.Task[None], str] = {}
+    for game_type, _, token, seed, arrive_at in arrivals:
+        tally = tallies.setdefault(game_type, Tally(deadline=deadline, measured_from=measured_from))
+        player = PLAYERS[game_type](target, token, tally, _thinker, deadline, seed)
+        player.pace, player.arrive_at = pace, arrive_at
+        tasks[asyncio.create_task(player.run())] = game_type
+    await asyncio.sleep(max(0.0, measured_from - time.monotonic()))  # the players arrive
+    lags = asyncio.create_task(lag_samples(deadline))
+    # Players stop where they are at the deadline: what they were told is checked after.
+    done, pending = await asyncio.wait(tasks, timeout=max(0.0, deadline - time.monotonic()))
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    failures: dict[str, int] = {}
+    for task in done:
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            key = f"{tasks[task]}: {type(error).__name__}: {error}"[:160]
+            failures[key] = failures.get(key, 0) + 1
+    return tallies, failures, await lags
+
+
+def play_share(
+    target: str,
+    arrivals: list[Arrival],
+    pace: tuple[float, float] | None,
+    measured_from: float,
+    deadline: float,
+) -> tuple[dict[str, Tally], dict[str, int], list[float]]:
+    """Play these players until ``deadline`` (``time.monotonic``, the same clock in every
+    process of this machine); their tallies, the players that failed, and this process's
+    event-loop lag (ms) during the measured window."""
+    return asyncio.run(_play_share(target, arrivals, pace, measured_from, deadline))
 
 
 # -- thinking, in the worker process --------------------------------------------------------
