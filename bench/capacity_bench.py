@@ -10,9 +10,10 @@ game that ends is followed by the next through matchmaking, so games are created
 along. Latency is every game command's, from the moment the call is made to its reply,
 made in the window (calls made during the ramp are reported apart). After the window the
 players stop where they are and every event a reply acknowledged is checked to be in the
-store and on NATS exactly once. The run stops at the first step whose p99 is over the
-bound or that lost or duplicated an event, or when the time budget is spent; the
-capacity is the largest step that passed.
+store and on NATS exactly once. The run stops at the first step that lost or
+duplicated an event, or when the time budget is spent; the capacity is the largest step
+that passed with every smaller one (the steps after the first over the bound still run,
+for their figures: on a shared machine one step may meet a busy moment).
 
 The players are spread over load processes (``GAMES_PER_LOAD`` games each, each with a
 thinking process of its own for the Upwords and Take Four bots), so that no one event
@@ -274,6 +275,7 @@ async def main(settings: dict[str, str]) -> int:
     rows: list[str] = []
     capacity = 0
     stopped = "every step passed"
+    over = ""  # the first step over the bound: the larger ones still run, for their figures
     most = max(1, math.ceil(max(STEPS) / GAMES_PER_LOAD))
     loop = asyncio.get_running_loop()
     with concurrent.futures.ProcessPoolExecutor(
@@ -285,17 +287,18 @@ async def main(settings: dict[str, str]) -> int:
             base = await step(settings, BASE_GAMES, None, pool, echo.target, "fast")
             for n, games in enumerate(STEPS):
                 if time.monotonic() - started > BUDGET:
-                    stopped = f"time budget of {BUDGET} s spent before {games} games"
+                    stopped += f"; time budget of {BUDGET} s spent before {games} games"
                     break
                 result = await step(settings, games, PACE, pool, echo.target, f"cap{n}")
                 rows += [line(result), detail(result)]
                 if any(result.verdict) or result.failures:
                     stopped = f"{games} games lost, duplicated an event or a player failed"
                     break
-                if result.p99 > BOUND_MS:
-                    stopped = f"{games} games: p99 {result.p99:.0f} ms > {BOUND_MS:.0f} ms"
-                    break
-                capacity = games
+                if result.p99 > BOUND_MS and not over:
+                    over = f"{games} games: p99 {result.p99:.0f} ms > {BOUND_MS:.0f} ms"
+                    stopped = over
+                if not over:
+                    capacity = games
     print(
         f"Human-pace capacity: players think {PACE[0]:.0f}-{PACE[1]:.0f} s per move; mix {MIX};"
         f" players arrive over max({MIN_RAMP:.0f} s, games / {RAMP_RATE:.0f}) s, then"
