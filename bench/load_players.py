@@ -25,6 +25,7 @@ import contextlib
 import multiprocessing
 import multiprocessing.util
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
@@ -360,6 +361,15 @@ async def lag_samples(until: float, every: float = 0.02) -> list[float]:
     return late
 
 
+def failure(error: BaseException) -> str:
+    """What a player died of, short, so that players dying of the same thing count as one
+    (an RPC's status and details, an incident's id left out)."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        details = re.sub(r"\(incident [0-9a-f]+\)", "(incident ...)", error.details() or "")
+        return f"{error.code().name}: {details}"[:160]
+    return f"{type(error).__name__}: {error}"[:160]
+
+
 async def _play_share(
     target: str,
     arrivals: list[Arrival],
@@ -386,7 +396,7 @@ async def _play_share(
     for task in done:
         error = None if task.cancelled() else task.exception()
         if error is not None:
-            key = f"{tasks[task]}: {type(error).__name__}: {error}"[:160]
+            key = f"{tasks[task]}: {failure(error)}"
             failures[key] = failures.get(key, 0) + 1
     return tallies, failures, await lags
 
