@@ -15,9 +15,10 @@ interceptors, no token) in its own process, 64-byte messages.
 
 Each at 1 game (calls one after another) and at 50 games at once.
 
-    python bench/cpu_bench.py [--quick] [--profile] [connect4x4|upwords|takefour ...]
+    python bench/cpu_bench.py [--quick] [--profile] [connect4x4|upwords|takefour|platform ...]
 
-Names pick the games (the echo always runs). ``--profile`` records each game server with
+Names pick the games (the echo always runs); ``platform`` is Connect 4x4 ``PlayMove`` again
+on a server hosting every service, as ``make run`` does. ``--profile`` records each game server with
 py-spy during its 50-game window (``bench/reports/profile-<game>.txt``: collapsed stacks,
 for ``flamegraph.pl`` or speedscope; the figures of a profiled run are slower).
 """
@@ -60,6 +61,7 @@ from parlor.upwords.v1 import upwords_pb2 as uwpb
 from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
 
 CONCURRENCY = (1, 50)
+PLATFORM = ("connect4x4", "upwords", "takefour", "matchmaking", "dictionary", "scoring")
 ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]
 PROFILE = "--profile" in sys.argv[1:]
 REPORTS = Path(os.environ.get("PARLOR_BENCH_REPORT_DIR", Path(__file__).parent / "reports"))
@@ -294,7 +296,13 @@ def profile(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
     """py-spy recording the server (and its workers) until interrupted."""
     assert server.process is not None
     REPORTS.mkdir(parents=True, exist_ok=True)
-    slug = "".join(name.lower().split()[:-1]) or "server"  # "Take Four PlaceTile" -> takefour
+    # "Take Four PlaceTile" -> takefour, "Connect 4x4 PlayMove (platform)" -> connect4x4-platform
+    words = name.lower().replace("(", "").replace(")", "").split()
+    slug = (
+        f"{''.join(words[:2])}-platform"
+        if words[-1] == "platform"
+        else "".join(words[:-1]) or "server"
+    )
     out = REPORTS / f"profile-{slug}.txt"
     return subprocess.Popen(
         [
@@ -323,9 +331,13 @@ async def main(settings: dict[str, str]) -> list[Figure]:
                 lambda target, n: upwords_lane(target, n, pool),
             ),
             ("Take Four PlaceTile", ["takefour", "dictionary"], takefour_lane),
+            # the same moves on a server hosting every service, as ``make run`` does: one
+            # relay (and NATS connection) for all its games, the others idle beside it
+            ("Connect 4x4 PlayMove (platform)", list(PLATFORM), connect4x4_lane),
         ]
         for name, services, lane in games:
-            if ONLY and services[0] not in ONLY:
+            key = "platform" if "(platform)" in name else services[0]
+            if ONLY and key not in ONLY:
                 continue
             async with ServerProcess.platform(settings, services) as server:
                 for n in CONCURRENCY:
