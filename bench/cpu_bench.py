@@ -15,7 +15,14 @@ interceptors, no token) in its own process, 64-byte messages.
 
 Each at 1 game (calls one after another) and at 50 games at once.
 
-    python bench/cpu_bench.py [--quick] [--profile] [connect4x4|upwords|takefour|platform ...]
+    python bench/cpu_bench.py [--quick] [--profile] [--against=DIR] [GAME ...]
+
+GAME: connect4x4, upwords, takefour or platform.
+
+``--against=DIR`` measures another checkout's server (``DIR/.venv/bin/parlor-platform``,
+main's, say) beside this one's, in the same run and on the same machine at once, each on a
+scratch database of its own: at one caller in 1 s windows taken in turn, at 50 both loads
+at once; its rows are marked ``[DIR's name]``.
 
 Names pick the games (the echo always runs); ``platform`` is Connect 4x4 ``PlayMove`` again
 on a server hosting every service, as ``make run`` does. ``--profile`` records each game server with
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import random
@@ -35,7 +43,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +52,7 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import AUTH, ECHO, QUICK, ServerProcess, pct, program
+from benchkit import AUTH, ECHO, QUICK, ServerProcess, free_port, pct, platform_env, program
 from load_players import think_upwords, warm_up
 
 from parlor.common.v1 import common_pb2
@@ -64,6 +72,7 @@ CONCURRENCY = (1, 50)
 PLATFORM = ("connect4x4", "upwords", "takefour", "matchmaking", "dictionary", "scoring")
 ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]
 PROFILE = "--profile" in sys.argv[1:]
+AGAINST = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--against=")), None)
 REPORTS = Path(os.environ.get("PARLOR_BENCH_REPORT_DIR", Path(__file__).parent / "reports"))
 WINDOW = 6.0 if QUICK else 20.0  # seconds of move calls per measurement, at most
 IDLE = 1.0 if QUICK else 3.0
@@ -314,6 +323,84 @@ def profile(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
     )
 
 
+async def paired(
+    name: str,
+    servers: Sequence[ServerProcess],
+    make_lane: Callable[[str, int], Awaitable[Lane]],
+    concurrency: int,
+) -> list[Figure]:
+    """The same calls on two servers at the same time, so that both see the same machine:
+    at one caller, 1 s windows taken in turn (each server's CPU counted over its own);
+    at more, both loads at once."""
+    idle = [await server.idle_cpu_rate(IDLE) for server in servers]
+    cpu = [0.0 for _ in servers]
+    seen = [Calls() for _ in servers]
+    if concurrency == 1:
+        for window in range(WINDOW_PAIRS):
+            for i in (0, 1) if window % 2 == 0 else (1, 0):
+                lane = await make_lane(servers[i].target, 12)
+                calls, before, started = Calls(), servers[i].cpu_seconds(), time.perf_counter()
+                await servers[i].guarded(lane(calls, time.monotonic() + 1.0))
+                calls.elapsed = time.perf_counter() - started
+                cpu[i] += servers[i].cpu_seconds() - before - idle[i] * calls.elapsed
+                seen[i].latencies += calls.latencies
+                seen[i].elapsed += calls.elapsed
+    else:
+        games = 1 if QUICK else 4
+        lanes = [[await make_lane(s.target, games) for _ in range(concurrency)] for s in servers]
+        before = [server.cpu_seconds() for server in servers]
+        deadline, started = time.monotonic() + WINDOW, time.perf_counter()
+
+        async def load(i: int) -> None:
+            await servers[i].guarded(
+                asyncio.gather(*(lane(seen[i], deadline) for lane in lanes[i]))
+            )
+            seen[i].elapsed = time.perf_counter() - started
+
+        await asyncio.gather(load(0), load(1))
+        for i, server in enumerate(servers):
+            cpu[i] = server.cpu_seconds() - before[i] - idle[i] * seen[i].elapsed
+    return [
+        Figure(
+            f"{name}{'' if i == 0 else ' [' + Path(str(AGAINST)).name + ']'}",
+            concurrency,
+            len(calls.latencies),
+            1000 * max(cpu[i], 0.0) / max(len(calls.latencies), 1),
+            len(calls.latencies) / max(calls.elapsed, 1e-9),
+            pct(calls.latencies, 0.5),
+            pct(calls.latencies, 0.99),
+        )
+        for i, calls in enumerate(seen)
+    ]
+
+
+WINDOW_PAIRS = 6 if QUICK else 20
+SERVER_URL: list[str] = []  # the PostgreSQL server the scratch databases are made on
+
+
+@contextlib.asynccontextmanager
+async def servers_of(
+    settings: dict[str, str], services: list[str]
+) -> AsyncIterator[list[ServerProcess]]:
+    """This checkout's server, and with ``--against=DIR`` that checkout's beside it (on a
+    scratch database and stream of its own)."""
+    async with contextlib.AsyncExitStack() as stack:
+        found = [await stack.enter_async_context(ServerProcess.platform(settings, services))]
+        if AGAINST is not None:
+            theirs = stack.enter_context(
+                scratch_settings(SERVER_URL[0], settings["PARLOR_NATS_URL"], "bench")
+            )
+            await migrate(theirs["PARLOR_DATABASE_URL"])
+            port = free_port()
+            command = [
+                str(Path(AGAINST) / ".venv" / "bin" / "parlor-platform"),
+                *("--workers", "1", "--only", *services),
+            ]
+            other = ServerProcess(command, platform_env(theirs, port), port)
+            found.append(await stack.enter_async_context(other))
+        yield found
+
+
 async def settled(server: ServerProcess, most: float = 0.05, seconds: float = 90.0) -> None:
     """Wait until the server idles (a dictionary served beside a game builds its index
     after start-up, which would be counted against the first window's calls)."""
@@ -347,10 +434,14 @@ async def main(settings: dict[str, str]) -> list[Figure]:
             key = "platform" if "(platform)" in name else services[0]
             if ONLY and key not in ONLY:
                 continue
-            async with ServerProcess.platform(settings, services) as server:
-                await settled(server)
+            async with servers_of(settings, services) as servers:
+                for server in servers:
+                    await settled(server)
                 for n in CONCURRENCY:
-                    figures.append(await measure(name, server, lane, n))
+                    if len(servers) > 1:
+                        figures += await paired(name, servers, lane, n)
+                    else:
+                        figures.append(await measure(name, servers[0], lane, n))
     return figures
 
 
@@ -375,5 +466,6 @@ def report(figures: list[Figure]) -> None:
 
 if __name__ == "__main__":
     with find_backends() as backends:
+        SERVER_URL.append(backends.database_url)
         with scratch_settings(backends.database_url, backends.nats_url, "bench") as found:
             report(asyncio.run(main(found)))
