@@ -25,9 +25,10 @@ scratch database of its own: at one caller in 1 s windows taken in turn, at 50 b
 at once; its rows are marked ``[DIR's name]``.
 
 Names pick the games (the echo always runs); ``platform`` is Connect 4x4 ``PlayMove`` again
-on a server hosting every service, as ``make run`` does. ``--profile`` records each game server with
-py-spy during its 50-game window (``bench/reports/profile-<game>.txt``: collapsed stacks,
-for ``flamegraph.pl`` or speedscope; the figures of a profiled run are slower).
+on a server hosting every service, as ``make run`` does. ``--profile`` records each game
+server with py-spy during its 50-game window (``bench/reports/profile-<game>.txt``:
+collapsed stacks, for ``flamegraph.pl`` or speedscope; the figures of a profiled run are
+slower).
 """
 
 from __future__ import annotations
@@ -452,13 +453,13 @@ def report(figures: list[Figure]) -> None:
         f" {'quick run: ' if QUICK else ''}windows of at most {WINDOW:.0f} s"
     )
     print(
-        f"{'call':<32}{'games':>6}{'calls':>7}{'CPU ms/call':>12}{'x echo':>8}"
+        f"{'call':<42}{'games':>6}{'calls':>7}{'CPU ms/call':>12}{'x echo':>8}"
         f"{'calls/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
     )
     for f in figures:
         ratio = f.cpu_ms_per_call / echo[f.concurrency].cpu_ms_per_call
         print(
-            f"{f.name:<32}{f.concurrency:>6}{f.calls:>7}{f.cpu_ms_per_call:>12.3f}"
+            f"{f.name:<42}{f.concurrency:>6}{f.calls:>7}{f.cpu_ms_per_call:>12.3f}"
             f"{ratio:>8.1f}{f.calls_per_s:>9.0f}{f.p50:>9.2f}{f.p99:>9.2f}"
         )
     print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
