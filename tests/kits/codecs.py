@@ -36,7 +36,7 @@ def assert_same(
             new_pb(event)
         except (TypeError, ValueError, KeyError):
             return
-        raise AssertionError(f"the old codec refused {event!r} ({refused!r}), the new did not")
+        raise AssertionError(f"the old codec refused {event!r}, the new did not") from refused
     after = new_pb(event)
     assert type(after) is type(before), event
     data = before.SerializeToString(deterministic=True)

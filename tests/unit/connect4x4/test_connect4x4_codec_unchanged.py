@@ -169,7 +169,7 @@ def _chooser(seed: int) -> Any:
         if seed % 2 == 0:
             return moves[0] if moves else None
         hoard = state.turn % 2 == 1
-        moves.sort(key=lambda m: (isinstance(m, c4.DropBlocker) == hoard))
+        moves.sort(key=lambda m: isinstance(m, c4.DropBlocker) == hoard)
         for move in moves:
             if not any(isinstance(e, c4.GameWon) for e in c4.decide(state, move)):
                 return move
@@ -235,7 +235,7 @@ def test_configs_and_views_are_as_before() -> None:
 
 
 def test_a_game_event_carries_the_move_in_notation() -> None:
-    state, events = execute(c4.decider, c4.decider.initial_state(), c4.CreateGame(c4.Config()))
+    state, _ = execute(c4.decider, c4.decider.initial_state(), c4.CreateGame(c4.Config()))
     _, dropped = execute(c4.decider, state, c4.DropChecker(0, 3, c4.Side.BACK))
     message = codec.game_event_pb(dropped[0], common_pb2.EventInfo(version=2))
     assert message.notation == c4.format_move(c4.DropChecker(0, 3, c4.Side.BACK))

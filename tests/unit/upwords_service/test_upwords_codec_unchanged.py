@@ -259,7 +259,33 @@ def old_game_pb(
 
 # --- the corpus ------------------------------------------------------------------------------
 
-WORDS = "at ta to on no so as is it in an en ne re er ed de do od oe of if us um mu".split()
+WORDS = [
+    "at",
+    "ta",
+    "to",
+    "on",
+    "no",
+    "so",
+    "as",
+    "is",
+    "it",
+    "in",
+    "an",
+    "en",
+    "ne",
+    "re",
+    "er",
+    "ed",
+    "de",
+    "do",
+    "od",
+    "oe",
+    "of",
+    "if",
+    "us",
+    "um",
+    "mu",
+]
 WORDS += [a + b for a in ("at", "on", "is", "ed", "re") for b in ("e", "s", "a", "o")]
 
 

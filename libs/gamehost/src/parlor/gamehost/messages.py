@@ -46,13 +46,15 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Custom:
     """One field mapped by hand: ``encode`` gives the message field's value from the whole
-    object (None leaves it unset), ``decode`` the dataclass field's from the whole message.
+    object (returning None leaves it unset), ``decode`` the dataclass field's value from
+    the whole message.
 
-    Keyed by a dataclass field's name, both are used; by a name only the message has (a
-    count the dataclass derives), only ``encode``.
+    Keyed by a dataclass field's name: ``decode`` is needed, ``encode`` only if the message
+    has a field of that name; by a name only the message has (a count the dataclass
+    derives): ``encode`` only.
     """
 
-    encode: Callable[[Any], Any]
+    encode: Callable[[Any], Any] | None = None
     decode: Callable[[Any], Any] | None = None
 
 
@@ -195,7 +197,7 @@ class Messages:
                     expr = f"({expr} if {some} else None)"
                 args.append(f"{holder.name}={expr}")
             for (owner, name), custom in self.fields.items():
-                if owner is hint and custom is not None:
+                if owner is hint and custom is not None and custom.encode is not None:
                     args.append(f"{name}={_bind(ns, custom.encode)}(value)")
         elif _variadic(hint) is not None and len(fields) == 1:  # one repeated field wraps it
             args.append(f"{fields[0].name}={self._encode(hint, fields[0], 'value', ns)}")
