@@ -29,7 +29,7 @@ import enum
 import re
 import types as pytypes
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, Union
 
@@ -77,6 +77,10 @@ def _variadic(hint: Any) -> Any | None:
     return None
 
 
+def _is_dataclass(hint: Any) -> bool:
+    return dataclasses.is_dataclass(hint) and isinstance(hint, type)
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
 
@@ -101,7 +105,7 @@ class Messages:
         self.enums = dict(enums or {})
         self.types = dict(types or {})
         self.fields = dict(fields or {})
-        self._encoders: dict[tuple[type, type[Message]], Callable[[Any], Message]] = {}
+        self._encoders: dict[tuple[Any, ...], Callable[..., Message]] = {}
         self._decoders: dict[tuple[type, type[Message]], Callable[[Any], Any]] = {}
         by_name = {cls.DESCRIPTOR.name: cls for cls in bodies.types.values()}
         classes = typing.get_args(events) or tuple(typing.cast(Iterable[type], events))
@@ -141,7 +145,13 @@ class Messages:
 
     def message(self, value: object, into: type[Message], **extra: Any) -> Any:
         """``value`` (a dataclass) as an ``into`` message, with ``extra`` fields set too."""
-        return self.encoder(type(value), into)(value, **extra)
+        if not extra:
+            return self.encoder(type(value), into)(value)
+        key = (type(value), into, True)
+        found = self._encoders.get(key)
+        if found is None:
+            found = self._encoders[key] = self._plan_encoder(type(value), into, extra=True)
+        return found(value, extra)
 
     def value(self, message: Message, cls: type[T]) -> T:
         """``message`` as a ``cls``."""
@@ -150,13 +160,14 @@ class Messages:
 
     # --- plans: one function per (type, message), written once --------------------------------
     #
-    # Each plan is the source of one small function (as ``dataclasses`` writes ``__init__``):
-    # ``into(seat=value.seat, dead=[_1(x) for x in value.dead])`` to encode,
-    # ``cls(m.seat, tuple([_2(x) for x in m.dead]))`` to decode. Names it needs (nested
-    # plans, enum tables, defaults) are bound in its namespace as ``_0``, ``_1``, ...
+    # A plan is the source of one function (as ``dataclasses`` writes ``__init__``), nested
+    # messages written out in it: ``_1(seat=value.seat, dead=[_2(column=x1.column, ...) for
+    # x1 in value.dead])`` to encode, ``_1(m.seat, tuple([_2(x1.column, ...) for x1 in
+    # m.dead]))`` to decode. What it needs (classes, plans of declared types, enum tables,
+    # defaults) is bound in its namespace as ``_0``, ``_1``, ...
 
-    def encoder(self, cls: Any, into: type[Message]) -> Callable[..., Message]:
-        """The function making an ``into`` message of a ``cls`` (keyword args: more fields)."""
+    def encoder(self, cls: Any, into: type[Message]) -> Callable[[Any], Message]:
+        """The function making an ``into`` message of a ``cls``."""
         found = self._encoders.get((cls, into))
         if found is None:
             custom = self.types.get(cls)
@@ -173,76 +184,96 @@ class Messages:
             self._decoders[cls, of] = found
         return found
 
-    def _plan_encoder(self, hint: Any, into: type[Message]) -> Callable[..., Message]:
-        ns: dict[str, Any] = {"into": into}
-        fields = into.DESCRIPTOR.fields
+    def _plan_encoder(
+        self, hint: Any, into: type[Message], *, extra: bool = False
+    ) -> Callable[..., Message]:
+        """``extra``: the function takes more fields (a dict) after the value."""
+        ns: dict[str, Any] = {}
+        if extra:
+            made = self._construct(hint, into, "value", ns, 0, ["**extra"])
+            return _compile("encode(value, extra)", made, ns)
+        return _compile("encode(value)", self._construct(hint, into, "value", ns, 0), ns)
+
+    def _plan_decoder(self, hint: Any, of: type[Message]) -> Callable[[Any], Any]:
+        ns: dict[str, Any] = {}
+        return _compile("decode(m)", self._read(hint, of, "m", ns, 0), ns)
+
+    def _construct(
+        self,
+        hint: Any,
+        into: type[Message],
+        src: str,
+        ns: dict[str, Any],
+        depth: int,
+        more: Sequence[str] = (),
+    ) -> str:
+        """The expression making an ``into`` message of ``src``, a value of type ``hint``."""
+        fields: Any = into.DESCRIPTOR.fields
         args: list[str] = []
-        if dataclasses.is_dataclass(hint):
+        if _is_dataclass(hint):
             secrets: dict[Any, list[tuple[str, Any]]] = {}
             for name, (h, holder) in self._routes(hint, into).items():
                 if holder is None:
-                    field = into.DESCRIPTOR.fields_by_name[name]
-                    args.append(f"{name}={self._encode(h, field, f'value.{name}', ns)}")
+                    one = into.DESCRIPTOR.fields_by_name[name]
+                    args.append(f"{name}={self._encode(h, one, f'{src}.{name}', ns, depth)}")
                 else:
                     secrets.setdefault(holder, []).append((name, h))
             for holder, routed in secrets.items():
-                sub = _bind(ns, GetMessageClass(holder.message_type))
                 inner = holder.message_type.fields_by_name
                 made = ", ".join(
-                    f"{n}={self._encode(h, inner[n], f'value.{n}', ns)}" for n, h in routed
+                    f"{n}={self._encode(h, inner[n], f'{src}.{n}', ns, depth)}" for n, h in routed
                 )
-                expr = f"{sub}({made})"
+                expr = f"{_bind(ns, GetMessageClass(holder.message_type))}({made})"
                 if all(_unwrap(h)[1] for _, h in routed):  # set when any of them is not None
-                    some = " or ".join(f"value.{n} is not None" for n, _ in routed)
+                    some = " or ".join(f"{src}.{n} is not None" for n, _ in routed)
                     expr = f"({expr} if {some} else None)"
                 args.append(f"{holder.name}={expr}")
             for (owner, name), custom in self.fields.items():
                 if owner is hint and custom is not None and custom.encode is not None:
-                    args.append(f"{name}={_bind(ns, custom.encode)}(value)")
+                    args.append(f"{name}={_bind(ns, custom.encode)}({src})")
         elif _variadic(hint) is not None and len(fields) == 1:  # one repeated field wraps it
-            args.append(f"{fields[0].name}={self._encode(hint, fields[0], 'value', ns)}")
+            args.append(f"{fields[0].name}={self._encode(hint, fields[0], src, ns, depth)}")
         elif typing.get_origin(hint) is tuple and len(typing.get_args(hint)) == len(fields):
-            for i, (h, field) in enumerate(zip(typing.get_args(hint), fields, strict=True)):
-                args.append(f"{field.name}={self._encode(h, field, f'value[{i}]', ns)}")
+            for i, (h, one) in enumerate(zip(typing.get_args(hint), fields, strict=True)):
+                args.append(f"{one.name}={self._encode(h, one, f'{src}[{i}]', ns, depth)}")
         else:
             raise TypeError(f"no rule maps {hint} to {into.DESCRIPTOR.full_name}")
-        return _compile("encode(value, **extra)", f"into({', '.join([*args, '**extra'])})", ns)
+        return f"{_bind(ns, into)}({', '.join([*args, *more])})"
 
-    def _plan_decoder(self, hint: Any, of: type[Message]) -> Callable[[Any], Any]:
-        ns: dict[str, Any] = {"cls": hint}
-        fields = of.DESCRIPTOR.fields
-        if dataclasses.is_dataclass(hint):
-            routes = self._routes(hint, of)
-            args: list[str] = []
-            for f in dataclasses.fields(hint):
-                if (hint, f.name) in self.fields:
-                    custom = self.fields[hint, f.name]
-                    if custom is None or custom.decode is None:
-                        raise TypeError(f"{hint.__name__}.{f.name} has no decoding")
-                    args.append(f"{_bind(ns, custom.decode)}(m)")
-                    continue
-                h, holder = routes[f.name]
-                default = _NO_DEFAULT if f.default is dataclasses.MISSING else f.default
-                if holder is None:
-                    args.append(
-                        self._decode(h, of.DESCRIPTOR.fields_by_name[f.name], "m", ns, default)
-                    )
-                    continue
-                field = holder.message_type.fields_by_name[f.name]
-                expr = self._decode(h, field, f"m.{holder.name}", ns, _NO_DEFAULT, whole=False)
-                if _unwrap(h)[1]:  # None when the message holding it is absent
-                    expr = f"({expr} if m.HasField({holder.name!r}) else None)"
-                args.append(expr)
-            body = f"cls({', '.join(args)})"
-        elif _variadic(hint) is not None and len(fields) == 1:
-            body = self._decode(hint, fields[0], "m", ns, _NO_DEFAULT)
-        else:
+    def _read(self, hint: Any, of: type[Message], src: str, ns: dict[str, Any], depth: int) -> str:
+        """The expression reading ``src``, an ``of`` message, as a value of type ``hint``."""
+        fields: Any = of.DESCRIPTOR.fields
+        if _variadic(hint) is not None and len(fields) == 1:
+            return self._decode(hint, fields[0], src, ns, _NO_DEFAULT, depth)
+        if not _is_dataclass(hint):
             parts = typing.get_args(hint)
             items = [
-                self._decode(h, f, "m", ns, _NO_DEFAULT) for h, f in zip(parts, fields, strict=True)
+                self._decode(h, f, src, ns, _NO_DEFAULT, depth)
+                for h, f in zip(parts, fields, strict=True)
             ]
-            body = f"({', '.join(items)},)"
-        return _compile("decode(m)", body, ns)
+            return f"({', '.join(items)},)"
+        routes = self._routes(hint, of)
+        args: list[str] = []
+        for f in dataclasses.fields(hint):
+            if (hint, f.name) in self.fields:
+                custom = self.fields[hint, f.name]
+                if custom is None or custom.decode is None:
+                    raise TypeError(f"{hint.__name__}.{f.name} has no decoding")
+                args.append(f"{_bind(ns, custom.decode)}({src})")
+                continue
+            h, holder = routes[f.name]
+            if holder is None:
+                default = _NO_DEFAULT if f.default is dataclasses.MISSING else f.default
+                field = of.DESCRIPTOR.fields_by_name[f.name]
+                args.append(self._decode(h, field, src, ns, default, depth))
+                continue
+            field = holder.message_type.fields_by_name[f.name]
+            inner = f"{src}.{holder.name}"
+            expr = self._decode(h, field, inner, ns, _NO_DEFAULT, depth, whole=False)
+            if _unwrap(h)[1]:  # None when the message holding it is absent
+                expr = f"({expr} if {src}.HasField({holder.name!r}) else None)"
+            args.append(expr)
+        return f"{_bind(ns, hint)}({', '.join(args)})"
 
     def _routes(self, cls: Any, into: type[Message]) -> dict[str, tuple[Any, Any]]:
         """Each dataclass field (but the declared ones) with its hint and, for a field the
@@ -250,7 +281,7 @@ class Messages:
         hints = typing.get_type_hints(cls, include_extras=True)
         names = [f.name for f in dataclasses.fields(cls)]
         fields = into.DESCRIPTOR.fields_by_name
-        spare = [
+        spare: list[Any] = [
             f
             for f in into.DESCRIPTOR.fields
             if f.name not in names and f.message_type is not None and not f.is_repeated
@@ -272,31 +303,42 @@ class Messages:
 
     # --- one field: the expression of its value -----------------------------------------------
 
-    def _encode(self, hint: Any, field: Any, src: str, ns: dict[str, Any]) -> str:
-        """What ``field`` takes, from the value ``src`` of type ``hint``."""
+    def _encode(self, hint: Any, field: Any, src: str, ns: dict[str, Any], depth: int) -> str:
+        """What ``field`` takes, from ``src``, a value of type ``hint``."""
         hint, optional = _unwrap(hint)
         if field.is_repeated:
             element = _variadic(hint)
             if element is None:
                 raise TypeError(f"{field.full_name} is repeated, the dataclass holds {hint}")
-            item = self._encode_one(element, field, "x", ns)
-            expr = src if item == "x" else f"[{item} for x in {src}]"
+            x = f"x{depth + 1}"
+            item = self._encode_one(element, field, x, ns, depth + 1)
+            expr = src if item == x else f"[{item} for {x} in {src}]"
         else:
-            expr = self._encode_one(hint, field, src, ns)
+            expr = self._encode_one(hint, field, src, ns, depth)
         if optional and expr != src:  # None goes in as None: the field stays unset
             expr = f"(None if {src} is None else {expr})"
         return expr
 
-    def _encode_one(self, hint: Any, field: Any, src: str, ns: dict[str, Any]) -> str:
+    def _encode_one(self, hint: Any, field: Any, src: str, ns: dict[str, Any], depth: int) -> str:
         if field.enum_type is not None:
             table, declared = self._enum_table(hint, field.enum_type)
             return f"{_bind(ns, table)}.get({src}, 0)" if declared else f"{_bind(ns, table)}[{src}]"
         if field.message_type is None:
             return src
-        return f"{_bind(ns, self.encoder(hint, GetMessageClass(field.message_type)))}({src})"
+        sub = GetMessageClass(field.message_type)
+        if hint in self.types or depth > _INLINE:
+            return f"{_bind(ns, self.encoder(hint, sub))}({src})"
+        return self._construct(hint, sub, src, ns, depth + 1)
 
     def _decode(
-        self, hint: Any, field: Any, src: str, ns: dict[str, Any], default: Any, whole: bool = True
+        self,
+        hint: Any,
+        field: Any,
+        src: str,
+        ns: dict[str, Any],
+        default: Any,
+        depth: int,
+        whole: bool = True,
     ) -> str:
         """The value of type ``hint`` of ``field`` of the message ``src``; ``whole``: the field
         stands alone (an empty optional field then reads as None)."""
@@ -306,10 +348,11 @@ class Messages:
             element = _variadic(hint)
             if element is None:
                 raise TypeError(f"{field.full_name} is repeated, the dataclass holds {hint}")
-            item = self._decode_one(element, field, "x", ns, _NO_DEFAULT)
-            expr = f"tuple({get})" if item == "x" else f"tuple([{item} for x in {get}])"
+            x = f"x{depth + 1}"
+            item = self._decode_one(element, field, x, ns, _NO_DEFAULT, depth + 1)
+            expr = f"tuple({get})" if item == x else f"tuple([{item} for {x} in {get}])"
             return f"({expr} if {get} else None)" if optional and whole else expr
-        expr = self._decode_one(hint, field, get, ns, default)
+        expr = self._decode_one(hint, field, get, ns, default, depth)
         if field.has_presence and (optional or default is not _NO_DEFAULT):
             unset = _bind(ns, None if default is _NO_DEFAULT else default)
             return f"({expr} if {src}.HasField({field.name!r}) else {unset})"
@@ -317,7 +360,9 @@ class Messages:
             return f"({expr} or None)"
         return expr
 
-    def _decode_one(self, hint: Any, field: Any, src: str, ns: dict[str, Any], default: Any) -> str:
+    def _decode_one(
+        self, hint: Any, field: Any, src: str, ns: dict[str, Any], default: Any, depth: int
+    ) -> str:
         if field.enum_type is not None:
             table = self._enum_table(hint, field.enum_type)[0]
             back = _bind(ns, {v: k for k, v in table.items()})
@@ -326,7 +371,10 @@ class Messages:
             return f"{back}.get({src}, {_bind(ns, default)})"
         if field.message_type is None:
             return src
-        return f"{_bind(ns, self.decoder(hint, GetMessageClass(field.message_type)))}({src})"
+        sub = GetMessageClass(field.message_type)
+        if hint in self.types or depth > _INLINE:
+            return f"{_bind(ns, self.decoder(hint, sub))}({src})"
+        return self._read(hint, sub, src, ns, depth + 1)
 
     def _enum_table(self, hint: Any, enum_type: Any) -> tuple[Mapping[Any, int], bool]:
         """The enum's numbers of the members of ``hint``, and whether the game declared them."""
@@ -348,6 +396,8 @@ class Messages:
 
 
 _NO_DEFAULT: Any = object()
+_INLINE = 4
+"""How deep nested messages are written out in one plan; deeper ones are calls."""
 
 
 def _bind(ns: dict[str, Any], value: Any) -> str:

@@ -122,7 +122,6 @@ MESSAGES = Messages(
         (TilesDealtSeen, "own"): None,
         (RoundScoredSeen, "own_removed"): None,
         **{(tf.TakeFourView, n): None for n in ("viewer", "seats")},
-        **{(SeatView, n): None for n in ("seat", "player_id", "hand", "grid")},
     },
 )
 event_pb = MESSAGES.event_pb
@@ -222,16 +221,22 @@ def game_pb(
 
 def _seat_pb(table: Table[tf.TakeFourState], s: SeatView, tiles: tf.TileSet) -> pb.SeatView:
     seat = table.seats[s.seat] if s.seat < len(table.seats) else Seat(s.player_id)
-    grid = sorted((s.grid or {}).items(), key=lambda kv: (kv[0][1], kv[0][0]))
-    out: pb.SeatView = MESSAGES.message(
-        s,
-        pb.SeatView,
+    out = pb.SeatView(
         seat=seat_pb(s.seat, seat),
+        in_hand=s.in_hand,
+        on_grid=s.on_grid,
+        agrees_to_deal=s.agrees_to_deal,
+        calls=s.calls,
+        total=s.total,
         visible=s.hand is not None,
-        hand=[pb.Tile(id=t, face=tiles.face(t)) for t in s.hand or ()],
-        grid=[
-            pb.GridTile(x=x, y=y, tile=p.tile, letter=p.letter, joker=tiles.is_joker(p.tile))
-            for (x, y), p in grid
-        ],
+        idle=s.idle,
+        forfeited=s.forfeited,
     )
+    if s.hand is not None:
+        out.hand.extend(pb.Tile(id=t, face=tiles.face(t)) for t in s.hand)
+    if s.grid is not None:
+        out.grid.extend(
+            pb.GridTile(x=x, y=y, tile=p.tile, letter=p.letter, joker=tiles.is_joker(p.tile))
+            for (x, y), p in sorted(s.grid.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+        )
     return out
