@@ -31,16 +31,18 @@ import types as pytypes
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Generic, Literal, TypeVar, Union
 
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.codec import Bodies, table_event_of, table_event_pb
+from parlor.gamehost.codec import Bodies, ProtoCodec, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, SeatsTaken
 
 T = TypeVar("T")
+E = TypeVar("E")
+M = TypeVar("M", bound=Message)
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,9 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
 
 
-class Messages:
-    """A game's dataclasses to and from its protobuf messages (see the module's notes)."""
+class Messages(Generic[E]):
+    """A game's dataclasses to and from its protobuf messages (see the module's notes);
+    ``E`` is the game's ``Event`` (the engine's events and the table's)."""
 
     def __init__(
         self,
@@ -129,34 +132,48 @@ class Messages:
 
     # --- what a game's codec calls -------------------------------------------------------------
 
-    def event_pb(self, event: object) -> Message:
+    def codec(self) -> ProtoCodec[E]:
+        """The game's ``EventCodec``: the message's full name is the stored event's type."""
+        return ProtoCodec(self.bodies, self.event_pb, self.event_of)
+
+    def event_pb(self, event: E) -> Message:
         """The protobuf message an event is stored (or shown) as."""
         encode = self._event_encoders.get(type(event))
         if encode is None:
             raise TypeError(f"not a {self.bodies.game} event: {event!r}")
         return encode(event)
 
-    def event_of(self, message: Message) -> Any:
+    def event_of(self, message: Message) -> E:
         """The event a message holds."""
         decode = self._event_decoders.get(type(message))
         if decode is None:
             raise TypeError(f"not a {self.bodies.game} event message: {type(message).__name__}")
-        return decode(message)
+        event: E = decode(message)
+        return event
 
-    def message(self, value: object, into: type[Message], **extra: Any) -> Any:
+    def message(self, value: object, into: type[M], **extra: Any) -> M:
         """``value`` (a dataclass) as an ``into`` message, with ``extra`` fields set too."""
         if not extra:
-            return self.encoder(type(value), into)(value)
+            return typing.cast(M, self.encoder(type(value), into)(value))
         key = (type(value), into, True)
         found = self._encoders.get(key)
         if found is None:
             found = self._encoders[key] = self._plan_encoder(type(value), into, extra=True)
-        return found(value, extra)
+        return typing.cast(M, found(value, extra))
 
     def value(self, message: Message, cls: type[T]) -> T:
         """``message`` as a ``cls``."""
         out: T = self.decoder(cls, type(message))(message)
         return out
+
+    def writer(self, cls: Any, into: type[M]) -> Callable[[Any], M]:
+        """The function making an ``into`` message of a ``cls`` (any type a rule maps, such
+        as ``tuple[int, ...]``), planned now."""
+        return typing.cast(Callable[[Any], M], self.encoder(cls, into))
+
+    def reader(self, of: type[Message], cls: type[T]) -> Callable[[Any], T]:
+        """The function reading an ``of`` message as a ``cls`` (planned now)."""
+        return self.decoder(cls, of)
 
     # --- plans: one function per (type, message), written once --------------------------------
     #

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
-from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb
+from parlor.gamehost.codec import Bodies, game_fields, seat_pb
 from parlor.gamehost.messages import Messages
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.gamehost.views import ElementWire
@@ -28,31 +28,18 @@ STATUS = {
 Event = c4.Event | SeatsTaken | GameFinished
 
 BODIES = Bodies(pb.GameEvent, "Connect 4x4")
-MESSAGES = Messages(
+MESSAGES: Messages[Event] = Messages(
     BODIES,
     c4.Event,
     ENGINE.name,
     enums={c4.Status: STATUS, c4.Content: CONTENT},
     fields={(c4.GameView, name): None for name in ("viewer", "front", "back")},
 )
-event_pb = MESSAGES.event_pb
-event_of = MESSAGES.event_of
-
-
-def config_pb(config: c4.Config) -> pb.Config:
-    out: pb.Config = MESSAGES.message(config, pb.Config)
-    return out
-
-
-def config_of(message: pb.Config) -> c4.Config:
-    return MESSAGES.value(message, c4.Config)
-
-
-class Codec(ProtoCodec[Event]):
-    """The ``EventCodec`` of Connect 4x4 games: the protobuf message's full name is the type."""
-
-    def __init__(self) -> None:
-        super().__init__(BODIES, event_pb, event_of)
+event_pb, event_of = MESSAGES.event_pb, MESSAGES.event_of
+Codec = MESSAGES.codec
+"""``Codec()``: the ``EventCodec`` of Connect 4x4 games."""
+config_pb = MESSAGES.writer(c4.Config, pb.Config)
+config_of = MESSAGES.reader(pb.Config, c4.Config)
 
 
 def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
@@ -64,25 +51,18 @@ def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
     return out
 
 
-def _hole_pb(h: c4.Hole) -> pb.Hole:
-    out: pb.Hole = MESSAGES.message(h, pb.Hole)
-    return out
-
-
 # The board's 84 holes go in as one parse of kept wire bytes, not 84 messages.
-_FRONT = ElementWire(pb.Game, "front", _hole_pb)
-_BACK = ElementWire(pb.Game, "back", _hole_pb)
+_FRONT = ElementWire(pb.Game, "front", MESSAGES.writer(c4.Hole, pb.Hole))
+_BACK = ElementWire(pb.Game, "back", MESSAGES.writer(c4.Hole, pb.Hole))
 
 
 def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | None) -> pb.Game:
     v = c4.view(table.game, viewer)
     outcome = ENGINE.result(table.game)
-    out: pb.Game = MESSAGES.message(
+    out = MESSAGES.message(
         v,
         pb.Game,
-        game_id=game_id,
-        version=version,
-        seats=[seat_pb(i, s) for i, s in enumerate(table.seats)],
+        **game_fields(game_id, version, table.seats),
         timed_out=table.game.timed_out,
         board_text=c4.render(table.game, v),
         seats_to_move=ENGINE.to_move(table.game),

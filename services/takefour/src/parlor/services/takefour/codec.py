@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb
+from parlor.gamehost.codec import Bodies, seat_pb
 from parlor.gamehost.messages import Custom, Messages
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.rules import takefour as tf
@@ -51,11 +51,11 @@ DEFAULT_DEAL_SIZE = 4
 
 
 def tiles_pb(tiles: tf.TileSet) -> pb.TileSet:
-    out: pb.TileSet = MESSAGES.message(tiles, pb.TileSet)
-    return out
+    return MESSAGES.message(tiles, pb.TileSet)
 
 
 def tiles_of(message: pb.TileSet) -> tf.TileSet:
+    """The tiles of a config; none (no letters, no jokers) means the standard set."""
     if not message.letters and not message.jokers:
         return STANDARD_TILES
     return MESSAGES.value(message, tf.TileSet)
@@ -107,9 +107,7 @@ def config_of(
 # --- events, whole (what the store keeps) ---------------------------------------------------
 
 BODIES = Bodies(pb.GameEvent, "Take Four")
-_TYPES = BODIES.types
-_parse = BODIES.parse
-MESSAGES = Messages(
+MESSAGES: Messages[Event] = Messages(
     BODIES,
     tf.TakeFourEvent,
     GAME_TYPE,
@@ -124,17 +122,13 @@ MESSAGES = Messages(
         **{(tf.TakeFourView, n): None for n in ("viewer", "seats")},
     },
 )
-event_pb = MESSAGES.event_pb
-"""The protobuf message an event is stored as, secrets included."""
-event_of = MESSAGES.event_of
-_cells = MESSAGES.encoder(tuple[Cell, ...], pb.Cells)
-
-
-class Codec(ProtoCodec[Event]):
-    """The ``EventCodec`` of Take Four games: the protobuf message's full name is the type."""
-
-    def __init__(self) -> None:
-        super().__init__(BODIES, event_pb, event_of)
+event_pb, event_of = MESSAGES.event_pb, MESSAGES.event_of
+"""The protobuf message an event is stored as (secrets included), and back."""
+Codec = MESSAGES.codec
+"""``Codec()``: the ``EventCodec`` of Take Four games."""
+_TYPES = BODIES.types
+_parse = BODIES.parse
+_cells = MESSAGES.writer(tuple[Cell, ...], pb.Cells)
 
 
 def public(event_type: str, data: bytes) -> bytes | None:
@@ -205,7 +199,7 @@ def game_pb(
     seen = tf.view(state, viewer, reveal=reveal)
     tiles = state.config.tiles
     outcome = tf.TAKE_FOUR.result(state)
-    out: pb.Game = MESSAGES.message(
+    out = MESSAGES.message(
         seen,
         pb.Game,
         game_id=game_id,

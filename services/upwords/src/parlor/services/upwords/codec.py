@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb
+from parlor.gamehost.codec import Bodies, game_fields
 from parlor.gamehost.messages import Custom, Messages
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.gamehost.views import ElementWire
@@ -49,7 +49,7 @@ def _racks_left_of(message: pb.GameEnded) -> tuple[tuple[str, ...], ...]:
 BODIES = Bodies(pb.GameEvent, "Upwords")
 EVENT_TYPES = BODIES.types
 decode_message = BODIES.parse
-MESSAGES = Messages(
+MESSAGES: Messages[Event] = Messages(
     BODIES,
     uw.Event,
     GAME_TYPE,
@@ -62,25 +62,12 @@ MESSAGES = Messages(
         **{(uw.PlayerView, n): None for n in ("viewer", "phase", "seats", "board", "racks", "bag")},
     },
 )
-event_pb = MESSAGES.event_pb
-"""The protobuf message an event is stored (full) or shown (stripped) as."""
-event_of = MESSAGES.event_of
-
-
-def config_pb(config: uw.UpwordsConfig) -> pb.Config:
-    out: pb.Config = MESSAGES.message(config, pb.Config)
-    return out
-
-
-def config_of(message: pb.Config) -> uw.UpwordsConfig:
-    return MESSAGES.value(message, uw.UpwordsConfig)
-
-
-class Codec(ProtoCodec[Event]):
-    """The ``EventCodec`` of Upwords games: the protobuf message's full name is the type."""
-
-    def __init__(self) -> None:
-        super().__init__(BODIES, event_pb, event_of)
+event_pb, event_of = MESSAGES.event_pb, MESSAGES.event_of
+"""The protobuf message an event is stored (full) or shown (stripped) as, and back."""
+Codec = MESSAGES.codec
+"""``Codec()``: the ``EventCodec`` of Upwords games."""
+config_pb = MESSAGES.writer(uw.UpwordsConfig, pb.Config)
+config_of = MESSAGES.reader(pb.Config, uw.UpwordsConfig)
 
 
 def shown(event: Event, viewer: int | None) -> Event:
@@ -170,12 +157,10 @@ def game_pb(
     v = uw.view(table.game, viewer)
     racks = v.racks if v.racks is not None else (table.game.racks if reveal else None)
     bag = v.bag if v.bag is not None else (table.game.bag if reveal else None)
-    out: pb.Game = MESSAGES.message(
+    out = MESSAGES.message(
         v,
         pb.Game,
-        game_id=game_id,
-        version=version,
-        seats=[seat_pb(i, s) for i, s in enumerate(table.seats)],
+        **game_fields(game_id, version, table.seats),
         status=STATUS.get(v.phase, pb.STATUS_UNSPECIFIED),
         seats_to_move=ENGINE.to_move(table.game),
         racks=_racks_pb(racks),
