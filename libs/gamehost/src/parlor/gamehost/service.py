@@ -22,6 +22,8 @@ spectator the public one.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
@@ -47,10 +49,14 @@ from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")
+R = TypeVar("R")
 
 log = logging.getLogger("parlor.gamehost.service")
 
 BotCommand = Callable[[Any], Awaitable[Any]]
+SeatCommand = Callable[[T, int], Any]
+"""A move RPC's command, built from the state it is decided on and the caller's seat: the
+command, or an awaitable of it (for outside answers about that very state: the dictionary)."""
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -86,6 +92,9 @@ class GameService(Generic[T, E]):
     bot_levels: Collection[str] = ()
     """The bot names a seat may hold (``bot:<level>``)."""
     max_bot_moves = 500
+    simultaneous = False
+    """Seats act at once (Take Four): a move's reply leaves out others' events between its
+    own and its follow-up's."""
     default_time_control: TimeControl = TimeControl()
     """The game type's default (``GameType.default_time_control``) for games with people."""
 
@@ -102,9 +111,10 @@ class GameService(Generic[T, E]):
         raise NotImplementedError
 
     def event_message(
-        self, recorded: Recorded[E], before: T, viewer: int | None, everything: bool
+        self, recorded: Recorded[E], before: T | None, viewer: int | None, everything: bool
     ) -> Message:
-        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it."""
+        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it
+        (None in a move's reply, unless the game overrides ``reply_events``)."""
         raise NotImplementedError
 
     async def create_command(
@@ -157,6 +167,11 @@ class GameService(Generic[T, E]):
             correlation_id=correlation_id,
             extra=extra,
         )
+
+    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held around this replica's writes to one game (Take Four queues them; else
+        writers race and the host decides again after a conflict)."""
+        return contextlib.nullcontext()
 
     # -- shared helpers --------------------------------------------------------------------
 
@@ -356,6 +371,95 @@ class GameService(Generic[T, E]):
         table, _ = await self.host.load(request.game_id)
         events = [r.event for r in await self.host.history(request.game_id)]
         return self.export_message(request.game_id, table, events)
+
+    # -- moves -----------------------------------------------------------------------------
+
+    async def move(
+        self,
+        request: Any,
+        command: SeatCommand[T],
+        response: Callable[..., R],
+        check: Callable[[T], None] | None = None,
+    ) -> R:
+        """A move RPC: the caller's command for their seat (``request.seat``, if they name
+        one), what follows it, and the reply ``response(game=..., events=...)``: the game
+        after the follow-ups and the events of the command and of those follow-ups, as the
+        caller's seat sees them (everything, once the game is over)."""
+        me = auth.caller()
+        followed, seat, records = await self.play(
+            request.game_id,
+            me.player_id,
+            requested_seat(request),
+            command,
+            request.command_id or None,
+            check,
+        )
+        over = self.over(followed.state)
+        return response(
+            game=self.game_message(request.game_id, followed.version, followed.state, seat, over),
+            events=self.reply_events(records, followed.state, seat, over),
+        )
+
+    async def play(
+        self,
+        game_id: str,
+        player_id: str,
+        requested: int | None,
+        command: SeatCommand[T],
+        command_id: str | None,
+        check: Callable[[T], None] | None = None,
+    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
+        """Decide one seat's command, then what follows it (``after``): the outcome after
+        both, the seat, and the events a reply carries (``reply_records``).
+
+        ``command(table, seat)`` is decided on the latest state, for the seat ``player_id``
+        holds there; ``check(table)``, first, refuses a command that state has made stale
+        (Take Four: one meant for another round).
+        """
+
+        async def decided(table: T) -> Any:
+            if check is not None:
+                check(table)
+            made = command(table, table.seat_of(player_id, requested))
+            return await made if inspect.isawaitable(made) else made
+
+        async with self.turn(game_id):
+            moved = await self.host.execute(
+                game_id, decided, command_id=command_id, actor=player_id
+            )
+        # A command id already in the stream is answered with its stored outcome, even when
+        # deciding again failed (another's seat, no seat): only a holder of the seat may
+        # have that answer, or a replayed id would show them someone else's rack.
+        seat = moved.state.seat_of(player_id, requested)
+        followed = await self.after(game_id, moved)
+        return followed, seat, await self.reply_records(game_id, moved, followed)
+
+    async def reply_records(
+        self, game_id: str, moved: Outcome[T, E], followed: Outcome[T, E]
+    ) -> list[Recorded[E]]:
+        """The events a move's reply carries: every one from the command's first to the
+        last of what followed it (bots' moves, timeouts on the way), from the outcomes'
+        records where they hold them. In a game where seats act at once (``simultaneous``),
+        only the command's own events and those of its follow-up, not others' between."""
+        first = moved.version - len(moved.events) + 1
+        if not self.simultaneous:
+            return await self.host.recorded(game_id, first, followed.version, moved, followed)
+        mine: list[Recorded[E]] = []
+        if moved.events:
+            mine = await self.host.recorded(game_id, first, moved.version, moved)
+        if followed.events and followed is not moved:
+            then = followed.version - len(followed.events) + 1
+            mine += await self.host.recorded(game_id, then, followed.version, followed)
+        return mine
+
+    def reply_events(
+        self, records: Sequence[Recorded[E]], after: T, viewer: int | None, everything: bool
+    ) -> list[Message]:
+        """A move reply's events as ``viewer`` sees them; ``after`` is the game after the
+        last. The default gives ``event_message`` no game before each (None): a game whose
+        events read it overrides this (Upwords' notation reads the board, walked back from
+        ``after``), so a reply needs no read or fold of the game before."""
+        return [self.event_message(r, None, viewer, everything) for r in records]
 
     # -- bots ------------------------------------------------------------------------------
 
