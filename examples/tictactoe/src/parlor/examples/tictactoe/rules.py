@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
-from parlor.core.game import GameContract, Result, Viewer
+from parlor.core.game import GameContract, Result, Standing, Viewer
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 MARKS = "XO"
@@ -178,3 +178,27 @@ def render(state: State) -> str:
         marks = (state.squares[row * 3 + c] for c in range(3))
         rows.append(f"{row + 1} " + " ".join("." if m is None else MARKS[m] for m in marks))
     return "\n".join([*rows, "  a b c"])
+
+
+# -- what the platform asks of the rules ---------------------------------------------------
+
+
+def standings(state: State) -> tuple[str, tuple[Standing, ...]]:
+    """The winner first, the other second; a draw ranks both first."""
+    outcome = ENGINE.result(state)
+    assert outcome is not None, "standings are asked only of finished games"
+    return outcome.reason, tuple(
+        Standing(1 if not outcome.winners or seat in outcome.winners else 2) for seat in (0, 1)
+    )
+
+
+def command_of(game: State, event: object) -> Command | None:
+    """For replay tools: a placed mark was a player's command; a win or a draw follows."""
+    return Place(event.seat, event.square) if isinstance(event, MarkPlaced) else None
+
+
+def create_of(created: object) -> CreateGame:
+    """For replay tools: the create command of the game's ``GameCreated``."""
+    if not isinstance(created, GameCreated):
+        raise ValueError("a tic-tac-toe game's rules start with GameCreated")
+    return CreateGame(created.config)
