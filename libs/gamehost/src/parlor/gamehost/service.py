@@ -22,6 +22,7 @@ spectator the public one.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
@@ -98,9 +99,15 @@ class GameService(Generic[T, E]):
     default_time_control: TimeControl = TimeControl()
     """The game type's default (``GameType.default_time_control``) for games with people."""
 
+    bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
+    """When this replica tries a bot's move again after it failed (a dependency down):
+    seconds after each failure. A read never moves a bot; the sweeper also plays a timed
+    game's bots when its clock comes due."""
+
     def __init__(self, host: GameHost[T, Any, E], directory: Directory | None = None) -> None:
         self.host = host
         self.directory = directory
+        self._retries: dict[str, asyncio.Task[None]] = {}
 
     # -- what each game says (override) ----------------------------------------------------
 
@@ -277,16 +284,10 @@ class GameService(Generic[T, E]):
 
     # -- reading ---------------------------------------------------------------------------
 
-    async def before_read(self, game_id: str, table: T, version: int) -> tuple[T, int]:
-        """The game now, as ``GetGame`` shows it (a service may catch up on something first)."""
-        return table, version
-
     async def GetGame(self, request: Any, context: Any) -> Any:
         """The game now or at a version, as the caller may see it as the game stands now."""
         me = auth.caller()
         current, now = await self.host.load(request.game_id)
-        if not request.version:
-            current, now = await self.before_read(request.game_id, current, now)
         if request.version and request.version != now:
             table, version = await self.host.load(request.game_id, request.version)
         else:
@@ -489,6 +490,31 @@ class GameService(Generic[T, E]):
                 # Another replica moved for this bot first, or a dependency is down: the
                 # caller sees the latest state; the bot moves again when next asked.
                 log.info("bot move not made", extra={"game_id": game_id, "reason": exc.reason})
+                self.retry_bots(game_id)
                 table, version = await self.host.load(game_id)
                 return Outcome(table, version, ())
         return outcome
+
+    def retry_bots(self, game_id: str) -> None:
+        """Try the game's bots again later, in the background (one retry task a game)."""
+        if game_id not in self._retries and self.bot_retry_seconds:
+            task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
+            self._retries[game_id] = task
+
+    async def _retry_bots(self, game_id: str) -> None:
+        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
+        try:
+            for delay in self.bot_retry_seconds:
+                await asyncio.sleep(delay)
+                try:
+                    table, version = await self.host.load(game_id)
+                    if self.bot_to_move(table) is not None:
+                        table = (await self.play_bots(game_id, Outcome(table, version, ()))).state
+                except ParlorError as exc:
+                    log.info("bot retry failed", extra={"game_id": game_id, "reason": exc.reason})
+                    continue
+                if self.bot_to_move(table) is None:
+                    return
+            log.warning("bots not moved after retries", extra={"game_id": game_id})
+        finally:
+            self._retries.pop(game_id, None)

@@ -176,15 +176,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
                     raise
         raise AssertionError("unreachable")
 
-    async def before_read(
-        self, game_id: str, table: UpwordsTable, version: int
-    ) -> tuple[UpwordsTable, int]:
-        # Bots answer at once; if a reply failed before (dictionary down), it happens now.
-        if self.bot_to_move(table) is None:
-            return table, version
-        outcome = await self.play_bots(game_id, Outcome(table, version, ()))
-        return outcome.state, outcome.version
-
     def bot_to_move(self, table: UpwordsTable) -> int | None:
         game = table.game
         playing = game.phase is uw.Phase.PLAYING and bool(table.seats)
