@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from kits.callers import as_
 from kits.example import registered, tictactoe_on_path
 
 from parlor.common.v1 import common_pb2
@@ -43,14 +44,6 @@ def make(example: Any) -> tuple[Any, Any, GameType[Any, Any, Any]]:
     game = registered(GROUP)
     host: Any = GameHost(game.name, game.decider, game.codec, InMemoryEventStore())
     return host, example.TicTacToeServicer(host), game
-
-
-async def as_(identity: auth.Identity | str, call: Any) -> Any:
-    token = auth.bind(auth.Identity(identity) if isinstance(identity, str) else identity)
-    try:
-        return await call
-    finally:
-        auth.unbind(token)
 
 
 async def collect(identity: str, stream: AsyncIterator[Any]) -> list[Any]:

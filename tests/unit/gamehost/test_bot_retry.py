@@ -7,7 +7,10 @@ and the servicer's background retry lets the bot move once its dependency answer
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
+
+from kits.callers import as_
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
@@ -15,7 +18,6 @@ from parlor.core.errors import Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.service import BotCommand
-from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.servicer import C4Table, Connect4x4Servicer
@@ -24,7 +26,7 @@ from parlor.services.connect4x4.servicer import C4Table, Connect4x4Servicer
 class FlakyBots(Connect4x4Servicer):
     """Bots whose first ``failures`` moves fail as an unreachable dependency does."""
 
-    bot_retry_seconds = (0.01, 0.01, 0.01)
+    bot_retry_seconds: Sequence[float] = (0.01, 0.01, 0.01)
 
     def __init__(self, failures: int) -> None:
         host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
@@ -38,17 +40,10 @@ class FlakyBots(Connect4x4Servicer):
             if self.failures > 0:
                 self.failures -= 1
                 raise Unavailable("the bot's dependency is down", reason="DEPENDENCY_DOWN")
-            return await chosen(table)
+            command: c4.Command = await chosen(table)
+            return command
 
         return move
-
-
-async def as_(player: str, call: Any) -> Any:
-    token = auth.bind(auth.Identity(player))
-    try:
-        return await call
-    finally:
-        auth.unbind(token)
 
 
 def create(game_id: str) -> c4pb.CreateGameRequest:

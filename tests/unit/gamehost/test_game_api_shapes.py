@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kits.callers import as_
+
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import Seat, Table
-from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
@@ -25,14 +26,6 @@ from parlor.services.takefour import codec as tf_codec
 from parlor.services.upwords import codec as uw_codec
 from parlor.takefour.v1 import takefour_pb2
 from parlor.upwords.v1 import upwords_pb2
-
-
-async def as_(player: str, call: Any) -> Any:
-    token = auth.bind(auth.Identity(player))
-    try:
-        return await call
-    finally:
-        auth.unbind(token)
 
 
 def c4_servicer() -> Connect4x4Servicer:
