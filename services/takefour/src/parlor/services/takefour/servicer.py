@@ -19,13 +19,13 @@ from parlor.core.errors import FailedPrecondition, ParlorError
 from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import GameService, SeatCommand
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.takefour.game import BOT_LEVELS, GAME
 from parlor.services.takefour.notation import export
-from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
