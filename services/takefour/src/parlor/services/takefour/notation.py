@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from parlor.gamehost.export import seat_tags
 from parlor.gamehost.seating import GameFinished, SeatsTaken
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event
@@ -33,7 +34,7 @@ def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
     for event in events:
         match event:
             case SeatsTaken(seats):
-                lines += [f'[Seat{i} "{s.player_id}" "{s.name}"]' for i, s in enumerate(seats)]
+                lines += seat_tags(seats)
             case tf.GameCreated(config, _):
                 tiles = config.tiles
                 spec = " ".join(f"{s.letter}{s.count}:{s.value}" for s in tiles.letters)
