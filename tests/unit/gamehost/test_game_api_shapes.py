@@ -63,7 +63,13 @@ async def test_connect4x4_create_returns_the_bots_opening_move_and_resign_its_ev
     assert list(resigned.game.seats_to_move) == []
 
     exported = await as_("carol", servicer.ExportGame(c4pb.ExportGameRequest(game_id="g"), None))
-    lines = exported.text.splitlines()
+    tags, lines = exported.text.splitlines()[:4], exported.text.splitlines()[4:]
+    assert tags == [
+        '[Seat0 "ada"]',
+        '[Seat0Id "ada"]',
+        '[Seat1 "bot:random"]',
+        '[Seat1Id "bot:random"]',
+    ]
     assert lines[0].startswith("1 ")
     assert lines[-2] == "0 resign"
     assert lines[-1].startswith("# won 1 ")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
-from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
+from parlor.core.errors import InvalidNotation, PermissionDenied, RuleViolation
 from parlor.core.game import GameContract, Result, Standing, Viewer
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -70,9 +70,9 @@ class State:
 
 
 def parse_square(text: str) -> int:
-    """``a1`` .. ``c3`` -> 0..8 (a refusal names BAD_NOTATION)."""
+    """``a1`` .. ``c3`` -> 0..8 (else ``INVALID_NOTATION``, the reason every game shares)."""
     if len(text) != 2 or text[0] not in "abc" or text[1] not in "123":
-        raise InvalidArgument(f"a square is a1..c3, got {text[:8]!r}", reason="BAD_NOTATION")
+        raise InvalidNotation(f"a square is a1..c3, got {text[:8]!r}")
     return (int(text[1]) - 1) * 3 + "abc".index(text[0])
 
 
@@ -94,7 +94,7 @@ class TicTacToeRules:
         if command.seat != state.turn:
             raise PermissionDenied(f"it is seat {state.turn}'s turn", reason="NOT_YOUR_TURN")
         if not 0 <= command.square < 9:
-            raise InvalidArgument("a square is 0..8", reason="BAD_NOTATION")
+            raise InvalidNotation("a square is 0..8")
         if state.squares[command.square] is not None:
             raise RuleViolation("SQUARE_TAKEN", f"{format_square(command.square)} is taken")
         events: list[Event] = [MarkPlaced(command.seat, command.square)]

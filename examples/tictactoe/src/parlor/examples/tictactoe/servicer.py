@@ -11,6 +11,7 @@ from parlor.examples.tictactoe import rules as ttt
 from parlor.examples.tictactoe.codec import Event, game_event_pb, game_pb
 from parlor.gamehost import Recorded
 from parlor.gamehost.codec import event_info
+from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, GameService
 from parlor.tictactoe.v1 import tictactoe_pb2 as pb
@@ -46,7 +47,7 @@ class TicTacToeServicer(GameService[T3Table, Event], pb_grpc.TicTacToeServiceSer
         self, game_id: str, table: T3Table, events: Sequence[Event]
     ) -> pb.ExportGameResponse:
         moves = (ttt.format_square(e.square) for e in events if isinstance(e, ttt.MarkPlaced))
-        return pb.ExportGameResponse(text=" ".join(moves))
+        return pb.ExportGameResponse(text=with_seat_tags(table.seats, [" ".join(moves)]))
 
     def bot_to_move(self, table: T3Table) -> int | None:
         seats = ttt.ENGINE.to_move(table.game)

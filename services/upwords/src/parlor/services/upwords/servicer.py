@@ -22,6 +22,7 @@ from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost, Outcome, Recorded
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.service import BotCommand, GameService, deadline
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
@@ -130,7 +131,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         self, game_id: str, table: UpwordsTable, events: Any
     ) -> pb.ExportGameResponse:
         moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
-        return pb.ExportGameResponse(text=record.export_game(moves))
+        return pb.ExportGameResponse(text=with_seat_tags(table.seats, [record.export_game(moves)]))
 
     async def open(
         self,
