@@ -34,7 +34,8 @@ def export(
     finished: tuple[str, Sequence[int]] | None = None,
 ) -> str:
     """The game's notation: ``events`` are the engine's, in order; ``seat_lines`` name the
-    players (the platform's seat tags, written after the game's id); ``finished`` is how the game finished (reason, each seat's rank)."""
+    players (the platform's seat tags, written after the game's id); ``finished`` is how
+    the game finished (reason, each seat's rank)."""
     lines = ['[Game "takefour"]', f'[GameId "{game_id}"]']
     lines += seat_lines
     tiles = STANDARD_TILES
