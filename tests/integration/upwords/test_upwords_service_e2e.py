@@ -262,6 +262,9 @@ async def test_errors_name_the_rule_and_store_nothing(upwords: Any, words: froze
         e = await error(mover.Play(play(move="Z99 WORD")))
         assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NOTATION")
         assert error_from(e).metadata["deprecated_reason"] == "BAD_NOTATION"  # the old name
+        e = await error(mover.Play(play(move="-")))  # a pass, sent as a play: the same reason
+        assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NOTATION")
+        assert error_from(e).metadata["deprecated_reason"] == "BAD_NOTATION"
         e = await error(mover.Play(play(uw.Placement(4, 4, "7"), uw.Placement(4, 5, rack[0]))))
         assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_TILE")
         e = await error(mover.Play(play(uw.Placement(4, 40, rack[0]), uw.Placement(4, 5, rack[1]))))

@@ -211,10 +211,9 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             game = table.game
             for row, col, tile in kept:
                 if game.board.top(row, col) != tile:
-                    raise InvalidArgument(
+                    raise notation.unreadable(
                         f"the letters in parentheses must be on the board:"
-                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}",
-                        reason="BAD_NOTATION",
+                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}"
                     )
             play = uw.Play(seat, placements)
             if game.config.word_checking is not uw.WordChecking.AUTO:
@@ -242,10 +241,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             raise InvalidArgument("a play places at least one tile", reason="NO_TILES")
         move = notation.parse_move(request.move)
         if not isinstance(move, notation.NotatedPlay):
-            raise InvalidArgument(
-                "a pass or an exchange is not a play: use Pass or Exchange",
-                reason="BAD_NOTATION",
-            )
+            raise notation.unreadable("a pass or an exchange is not a play: use Pass or Exchange")
         return move.placements, move.kept
 
     async def Pass(self, request: pb.PassRequest, context: Any) -> pb.PassResponse:
