@@ -86,3 +86,13 @@ async def test_the_retry_gives_up_after_its_delays_and_a_later_failure_retries_a
     servicer.retry_bots("g")
     await asyncio.wait_for(servicer._retries["g"], 5)
     assert list((await get(servicer, "g")).seats_to_move) == [1]
+
+
+async def test_closing_the_servicer_stops_its_pending_retries() -> None:
+    servicer = FlakyBots(failures=10)
+    servicer.bot_retry_seconds = (30.0,)
+    await as_("ada", servicer.CreateGame(create("g"), None))
+    task = servicer._retries["g"]
+    await servicer.aclose()  # as the component does when it stops
+    assert task.cancelled()
+    assert "g" not in servicer._retries

@@ -66,7 +66,7 @@ async def game_component(
         )
         served = serve(host, Directory(store.engine, game.category))
         servicer = served.servicer
-        async with backends.ringing(host.doorbell):
+        async with backends.ringing(host.doorbell), contextlib.aclosing(servicer):
             yield Component(
                 name=game.category,
                 tasks=[

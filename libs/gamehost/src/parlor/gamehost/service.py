@@ -501,6 +501,15 @@ class GameService(Generic[T, E]):
             task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
             self._retries[game_id] = task
 
+    async def aclose(self) -> None:
+        """Stop the bots' pending retries (the component is stopping; another replica, or
+        this one once started again, moves those bots when next asked)."""
+        tasks = list(self._retries.values())
+        self._retries.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     async def _retry_bots(self, game_id: str) -> None:
         """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
         try:
