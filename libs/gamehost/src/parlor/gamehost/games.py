@@ -11,7 +11,7 @@ new game edits no other package.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -19,6 +19,7 @@ from parlor.core.decider import Decider
 from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.seating import OpenTable, SeatsTaken, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.verify import CommandOf, CreateOf
 
@@ -103,6 +104,29 @@ class GameType(Generic[S, C, E]):
     def hides(self) -> bool:
         """Whether anything of the game is kept from some viewers (racks, hands, bags)."""
         return self.public is not None
+
+
+def on_table(command_of: Callable[[S, object], C | None]) -> CommandOf[Table[S], Any, C]:
+    """A game's ``command_of`` for replay tools, from its rules' (``parlor.rules.<game>.replay``),
+    which know the game's state and not the table of seats around it."""
+
+    def command(table: Table[S], event: object) -> C | None:
+        return command_of(table.game, event)
+
+    return command
+
+
+def opened(create_of: Callable[[object], C]) -> CreateOf[Any, OpenTable[C]]:
+    """A game's ``create_of`` for replay tools, from its rules' (the create command of its
+    ``GameCreated``): the seats, time control and match as ``SeatsTaken`` recorded them."""
+
+    def create(events: Sequence[object]) -> OpenTable[C]:
+        seats = events[0]
+        if not isinstance(seats, SeatsTaken):
+            raise ValueError("a game's stream starts with SeatsTaken")
+        return OpenTable(seats.seats, create_of(events[1]), seats.time_control, seats.matched)
+
+    return create
 
 
 def _load(ep: Any) -> GameType[Any, Any, Any]:

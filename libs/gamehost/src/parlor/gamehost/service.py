@@ -22,6 +22,9 @@ spectator the public one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import inspect
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
@@ -47,10 +50,14 @@ from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")
+R = TypeVar("R")
 
 log = logging.getLogger("parlor.gamehost.service")
 
 BotCommand = Callable[[Any], Awaitable[Any]]
+SeatCommand = Callable[[T, int], Any]
+"""A move RPC's command, built from the state it is decided on and the caller's seat: the
+command, or an awaitable of it (for outside answers about that very state: the dictionary)."""
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -86,12 +93,21 @@ class GameService(Generic[T, E]):
     bot_levels: Collection[str] = ()
     """The bot names a seat may hold (``bot:<level>``)."""
     max_bot_moves = 500
+    simultaneous = False
+    """Seats act at once (Take Four): a move's reply leaves out others' events between its
+    own and its follow-up's."""
     default_time_control: TimeControl = TimeControl()
     """The game type's default (``GameType.default_time_control``) for games with people."""
+
+    bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
+    """When this replica tries a bot's move again after it failed (a dependency down):
+    seconds after each failure. A read never moves a bot; the sweeper also plays a timed
+    game's bots when its clock comes due."""
 
     def __init__(self, host: GameHost[T, Any, E], directory: Directory | None = None) -> None:
         self.host = host
         self.directory = directory
+        self._retries: dict[str, asyncio.Task[None]] = {}
 
     # -- what each game says (override) ----------------------------------------------------
 
@@ -102,9 +118,10 @@ class GameService(Generic[T, E]):
         raise NotImplementedError
 
     def event_message(
-        self, recorded: Recorded[E], before: T, viewer: int | None, everything: bool
+        self, recorded: Recorded[E], before: T | None, viewer: int | None, everything: bool
     ) -> Message:
-        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it."""
+        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it
+        (None in a move's reply, unless the game overrides ``reply_events``)."""
         raise NotImplementedError
 
     async def create_command(
@@ -157,6 +174,11 @@ class GameService(Generic[T, E]):
             correlation_id=correlation_id,
             extra=extra,
         )
+
+    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held around this replica's writes to one game (Take Four queues them; else
+        writers race and the host decides again after a conflict)."""
+        return contextlib.nullcontext()
 
     # -- shared helpers --------------------------------------------------------------------
 
@@ -262,16 +284,10 @@ class GameService(Generic[T, E]):
 
     # -- reading ---------------------------------------------------------------------------
 
-    async def before_read(self, game_id: str, table: T, version: int) -> tuple[T, int]:
-        """The game now, as ``GetGame`` shows it (a service may catch up on something first)."""
-        return table, version
-
     async def GetGame(self, request: Any, context: Any) -> Any:
         """The game now or at a version, as the caller may see it as the game stands now."""
         me = auth.caller()
         current, now = await self.host.load(request.game_id)
-        if not request.version:
-            current, now = await self.before_read(request.game_id, current, now)
         if request.version and request.version != now:
             table, version = await self.host.load(request.game_id, request.version)
         else:
@@ -357,6 +373,95 @@ class GameService(Generic[T, E]):
         events = [r.event for r in await self.host.history(request.game_id)]
         return self.export_message(request.game_id, table, events)
 
+    # -- moves -----------------------------------------------------------------------------
+
+    async def move(
+        self,
+        request: Any,
+        command: SeatCommand[T],
+        response: Callable[..., R],
+        check: Callable[[T], None] | None = None,
+    ) -> R:
+        """A move RPC: the caller's command for their seat (``request.seat``, if they name
+        one), what follows it, and the reply ``response(game=..., events=...)``: the game
+        after the follow-ups and the events of the command and of those follow-ups, as the
+        caller's seat sees them (everything, once the game is over)."""
+        me = auth.caller()
+        followed, seat, records = await self.play(
+            request.game_id,
+            me.player_id,
+            requested_seat(request),
+            command,
+            request.command_id or None,
+            check,
+        )
+        over = self.over(followed.state)
+        return response(
+            game=self.game_message(request.game_id, followed.version, followed.state, seat, over),
+            events=self.reply_events(records, followed.state, seat, over),
+        )
+
+    async def play(
+        self,
+        game_id: str,
+        player_id: str,
+        requested: int | None,
+        command: SeatCommand[T],
+        command_id: str | None,
+        check: Callable[[T], None] | None = None,
+    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
+        """Decide one seat's command, then what follows it (``after``): the outcome after
+        both, the seat, and the events a reply carries (``reply_records``).
+
+        ``command(table, seat)`` is decided on the latest state, for the seat ``player_id``
+        holds there; ``check(table)``, first, refuses a command that state has made stale
+        (Take Four: one meant for another round).
+        """
+
+        async def decided(table: T) -> Any:
+            if check is not None:
+                check(table)
+            made = command(table, table.seat_of(player_id, requested))
+            return await made if inspect.isawaitable(made) else made
+
+        async with self.turn(game_id):
+            moved = await self.host.execute(
+                game_id, decided, command_id=command_id, actor=player_id
+            )
+        # A command id already in the stream is answered with its stored outcome, even when
+        # deciding again failed (another's seat, no seat): only a holder of the seat may
+        # have that answer, or a replayed id would show them someone else's rack.
+        seat = moved.state.seat_of(player_id, requested)
+        followed = await self.after(game_id, moved)
+        return followed, seat, await self.reply_records(game_id, moved, followed)
+
+    async def reply_records(
+        self, game_id: str, moved: Outcome[T, E], followed: Outcome[T, E]
+    ) -> list[Recorded[E]]:
+        """The events a move's reply carries: every one from the command's first to the
+        last of what followed it (bots' moves, timeouts on the way), from the outcomes'
+        records where they hold them. In a game where seats act at once (``simultaneous``),
+        only the command's own events and those of its follow-up, not others' between."""
+        first = moved.version - len(moved.events) + 1
+        if not self.simultaneous:
+            return await self.host.recorded(game_id, first, followed.version, moved, followed)
+        mine: list[Recorded[E]] = []
+        if moved.events:
+            mine = await self.host.recorded(game_id, first, moved.version, moved)
+        if followed.events and followed is not moved:
+            then = followed.version - len(followed.events) + 1
+            mine += await self.host.recorded(game_id, then, followed.version, followed)
+        return mine
+
+    def reply_events(
+        self, records: Sequence[Recorded[E]], after: T, viewer: int | None, everything: bool
+    ) -> list[Message]:
+        """A move reply's events as ``viewer`` sees them; ``after`` is the game after the
+        last. The default gives ``event_message`` no game before each (None): a game whose
+        events read it overrides this (Upwords' notation reads the board, walked back from
+        ``after``), so a reply needs no read or fold of the game before."""
+        return [self.event_message(r, None, viewer, everything) for r in records]
+
     # -- bots ------------------------------------------------------------------------------
 
     async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
@@ -385,6 +490,40 @@ class GameService(Generic[T, E]):
                 # Another replica moved for this bot first, or a dependency is down: the
                 # caller sees the latest state; the bot moves again when next asked.
                 log.info("bot move not made", extra={"game_id": game_id, "reason": exc.reason})
+                self.retry_bots(game_id)
                 table, version = await self.host.load(game_id)
                 return Outcome(table, version, ())
         return outcome
+
+    def retry_bots(self, game_id: str) -> None:
+        """Try the game's bots again later, in the background (one retry task a game)."""
+        if game_id not in self._retries and self.bot_retry_seconds:
+            task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
+            self._retries[game_id] = task
+
+    async def aclose(self) -> None:
+        """Stop the bots' pending retries (the component is stopping; another replica, or
+        this one once started again, moves those bots when next asked)."""
+        tasks = list(self._retries.values())
+        self._retries.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _retry_bots(self, game_id: str) -> None:
+        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
+        try:
+            for delay in self.bot_retry_seconds:
+                await asyncio.sleep(delay)
+                try:
+                    table, version = await self.host.load(game_id)
+                    if self.bot_to_move(table) is not None:
+                        table = (await self.play_bots(game_id, Outcome(table, version, ()))).state
+                except ParlorError as exc:
+                    log.info("bot retry failed", extra={"game_id": game_id, "reason": exc.reason})
+                    continue
+                if self.bot_to_move(table) is None:
+                    return
+            log.warning("bots not moved after retries", extra={"game_id": game_id})
+        finally:
+            self._retries.pop(game_id, None)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.gamehost.codec import Bodies, game_fields, seat_pb
+from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.messages import Messages
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.gamehost.views import ElementWire
@@ -89,5 +90,6 @@ def export_pb(table: Table[c4.State], events: Sequence[Event]) -> pb.ExportGameR
             case c4.GameTied(reason):
                 lines.append(f"# tied {reason}")
     return pb.ExportGameResponse(
-        text="\n".join(lines), seats=[seat_pb(i, s) for i, s in enumerate(table.seats)]
+        text=with_seat_tags(table.seats, lines),
+        seats=[seat_pb(i, s) for i, s in enumerate(table.seats)],
     )

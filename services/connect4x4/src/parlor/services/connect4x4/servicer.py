@@ -18,9 +18,8 @@ from parlor.gamehost import GameHost, Recorded
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import BotCommand, GameService, requested_seat
+from parlor.gamehost.service import BotCommand, GameService
 from parlor.gamehost.views import ViewCache
-from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
 from parlor.services.connect4x4.codec import Event, config_of, export_pb, game_event_pb, game_pb
@@ -64,7 +63,11 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
         )
 
     def event_message(
-        self, recorded: Recorded[Event], before: C4Table, viewer: int | None, everything: bool
+        self,
+        recorded: Recorded[Event],
+        before: C4Table | None,
+        viewer: int | None,
+        everything: bool,
     ) -> pb.GameEvent:
         return game_event_pb(recorded.event, info_pb(recorded))
 
@@ -106,42 +109,9 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
     # -- moves -------------------------------------------------------------------------------
 
     async def PlayMove(self, request: pb.PlayMoveRequest, context: Any) -> pb.PlayMoveResponse:
-        me = auth.caller()
-        requested = requested_seat(request)
-
-        async def move(table: C4Table) -> c4.Move:
-            return c4.parse_move(request.move, table.seat_of(me.player_id, requested))
-
-        outcome = await self.host.execute(
-            request.game_id, move, command_id=request.command_id or None, actor=me.player_id
-        )
-        # A replayed command id is answered with its stored outcome even when deciding again
-        # failed: only someone who holds the seat may have that answer.
-        outcome.state.seat_of(me.player_id, requested)
-        first = outcome.version - len(outcome.events) + 1
-        moved = outcome
-        outcome = await self.after(request.game_id, outcome)
-        events = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
-        return pb.PlayMoveResponse(
-            game=self.game_message(request.game_id, outcome.version, outcome.state, None, False),
-            events=[game_event_pb(r.event, info_pb(r)) for r in events],
+        return await self.move(
+            request, lambda table, seat: c4.parse_move(request.move, seat), pb.PlayMoveResponse
         )
 
     async def Resign(self, request: pb.ResignRequest, context: Any) -> pb.ResignResponse:
-        me = auth.caller()
-        requested = requested_seat(request)
-
-        async def resign(table: C4Table) -> c4.Resign:
-            return c4.Resign(table.seat_of(me.player_id, requested))
-
-        outcome = await self.host.execute(
-            request.game_id, resign, command_id=request.command_id or None, actor=me.player_id
-        )
-        outcome.state.seat_of(me.player_id, requested)  # a replayed id: see PlayMove
-        first = outcome.version - len(outcome.events) + 1
-        outcome = await self.after(request.game_id, outcome)
-        events = await self.host.history(request.game_id, first, outcome.version)
-        return pb.ResignResponse(
-            game=self.game_message(request.game_id, outcome.version, outcome.state, None, False),
-            events=[game_event_pb(r.event, info_pb(r)) for r in events],
-        )
+        return await self.move(request, lambda table, seat: c4.Resign(seat), pb.ResignResponse)

@@ -13,20 +13,19 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from parlor.core.errors import FailedPrecondition, ParlorError
 from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import GameService, requested_seat
-from parlor.kit import auth
+from parlor.gamehost.service import GameService, SeatCommand
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.takefour.game import BOT_LEVELS, GAME
 from parlor.services.takefour.notation import export
-from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
@@ -34,6 +33,7 @@ from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 State = Table[tf.TakeFourState]
 TakeFourHost = GameHost[State, Any, Event]
 Build = Callable[[int], tf.TakeFourCommand]
+R = TypeVar("R")
 
 
 def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
@@ -65,6 +65,7 @@ def _letter(value: str) -> str | None:
 
 class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceServicer):
     pb = pb
+    simultaneous = True
     default_time_control = GAME.default_time_control
     bot_levels = tuple(BOT_LEVELS)
 
@@ -81,7 +82,7 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         self.on_activity = on_activity
         self.queue = queue
 
-    def _turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """This replica's queue for the game, if it queues (else writers race and retry)."""
         return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
 
@@ -96,7 +97,7 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         return game
 
     def event_message(
-        self, recorded: Recorded[Event], before: State, viewer: int | None, everything: bool
+        self, recorded: Recorded[Event], before: State | None, viewer: int | None, everything: bool
     ) -> pb.GameEvent:
         return game_event_pb(recorded.event, info_pb(recorded), viewer, everything)
 
@@ -140,7 +141,7 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
                 return tf.StartRound(shuffled_bag(current.game.config.tiles.size))
 
             try:
-                async with self._turn(game_id):
+                async with self.turn(game_id):
                     outcome = await self.host.execute(
                         game_id,
                         start,
@@ -169,106 +170,91 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
 
         ``meant_for`` is the round the caller meant (0: any): checked on the state decided on.
         """
-        seat_used: list[int] = []
-
-        async def decide(table: State) -> tf.TakeFourCommand:
-            check_round(table.game, meant_for)
-            seat = table.seat_of(player_id, requested)
-            seat_used[:] = [seat]
-            return await self.dictionary.attach(table.game, build(seat), remaining)
-
-        async with self._turn(game_id):
-            outcome = await self.host.execute(
-                game_id, decide, command_id=command_id, actor=player_id
-            )
-        mine: list[Recorded[Event]] = []
-        if outcome.events:
-            first = outcome.version - len(outcome.events) + 1
-            mine = await self.host.recorded(game_id, first, outcome.version, outcome)
-        followed = await self.follow_up(game_id, outcome)
-        if followed.events and followed is not outcome:
-            first = followed.version - len(followed.events) + 1
-            mine += await self.host.recorded(game_id, first, followed.version, followed)
-        seat = seat_used[0] if seat_used else outcome.state.seat_of(player_id, requested)
-        return followed, seat, mine
-
-    async def _respond(
-        self, request: Any, context: Any, build: Build
-    ) -> tuple[pb.Game, list[pb.GameEvent]]:
-        me = auth.caller()
-        outcome, seat, events = await self.act(
-            request.game_id,
-            me.player_id,
-            requested_seat(request),
-            build,
-            request.command_id or None,
-            context.time_remaining,
-            request.round,
+        return await self.play(
+            game_id,
+            player_id,
+            requested,
+            self._checked(build, remaining),
+            command_id,
+            lambda table: check_round(table.game, meant_for),
         )
-        reveal = outcome.state.game.phase is tf.Phase.OVER
-        return (
-            self.game_message(request.game_id, outcome.version, outcome.state, seat, False),
-            [game_event_pb(r.event, info_pb(r), seat, reveal) for r in events],
+
+    def _checked(self, build: Build, remaining: Callable[[], float | None]) -> SeatCommand[State]:
+        """The seat's command with the dictionary's verdicts on the very state it is decided
+        on (``remaining``: the caller's time left bounds the check)."""
+        return lambda table, seat: self.dictionary.attach(table.game, build(seat), remaining)
+
+    async def _play(
+        self, request: Any, context: Any, build: Build, response: Callable[..., R]
+    ) -> R:
+        return await self.move(
+            request,
+            self._checked(build, context.time_remaining),
+            response,
+            lambda table: check_round(table.game, request.round),
         )
 
     async def PlaceTile(self, request: pb.PlaceTileRequest, context: Any) -> pb.PlaceTileResponse:
-        game, events = await self._respond(
+        return await self._play(
             request,
             context,
             lambda seat: tf.PlaceTile(
                 seat, request.tile, request.x, request.y, _letter(request.letter)
             ),
+            pb.PlaceTileResponse,
         )
-        return pb.PlaceTileResponse(game=game, events=events)
 
     async def MoveTile(self, request: pb.MoveTileRequest, context: Any) -> pb.MoveTileResponse:
         f, t = getattr(request, "from"), request.to
-        game, events = await self._respond(
+        return await self._play(
             request,
             context,
             lambda seat: tf.MoveTile(seat, f.x, f.y, t.x, t.y, _letter(request.letter)),
+            pb.MoveTileResponse,
         )
-        return pb.MoveTileResponse(game=game, events=events)
 
     async def TakeBackTile(
         self, request: pb.TakeBackTileRequest, context: Any
     ) -> pb.TakeBackTileResponse:
         cell = request.cell
-        game, events = await self._respond(
-            request, context, lambda seat: tf.TakeBackTile(seat, cell.x, cell.y)
+        return await self._play(
+            request,
+            context,
+            lambda seat: tf.TakeBackTile(seat, cell.x, cell.y),
+            pb.TakeBackTileResponse,
         )
-        return pb.TakeBackTileResponse(game=game, events=events)
 
     async def SwapJoker(self, request: pb.SwapJokerRequest, context: Any) -> pb.SwapJokerResponse:
         cell = request.cell
-        game, events = await self._respond(
-            request, context, lambda seat: tf.SwapJoker(seat, request.tile, cell.x, cell.y)
+        return await self._play(
+            request,
+            context,
+            lambda seat: tf.SwapJoker(seat, request.tile, cell.x, cell.y),
+            pb.SwapJokerResponse,
         )
-        return pb.SwapJokerResponse(game=game, events=events)
 
     async def CallTakeFour(
         self, request: pb.CallTakeFourRequest, context: Any
     ) -> pb.CallTakeFourResponse:
-        game, events = await self._respond(request, context, tf.CallTakeFour)
-        return pb.CallTakeFourResponse(game=game, events=events)
+        return await self._play(request, context, tf.CallTakeFour, pb.CallTakeFourResponse)
 
     async def AgreeToDeal(
         self, request: pb.AgreeToDealRequest, context: Any
     ) -> pb.AgreeToDealResponse:
-        game, events = await self._respond(request, context, tf.AgreeToDeal)
-        return pb.AgreeToDealResponse(game=game, events=events)
+        return await self._play(request, context, tf.AgreeToDeal, pb.AgreeToDealResponse)
 
     async def WithdrawAgreement(
         self, request: pb.WithdrawAgreementRequest, context: Any
     ) -> pb.WithdrawAgreementResponse:
-        game, events = await self._respond(request, context, tf.WithdrawAgreement)
-        return pb.WithdrawAgreementResponse(game=game, events=events)
+        return await self._play(
+            request, context, tf.WithdrawAgreement, pb.WithdrawAgreementResponse
+        )
 
     async def CallDone(self, request: pb.CallDoneRequest, context: Any) -> pb.CallDoneResponse:
-        game, events = await self._respond(request, context, tf.CallDone)
-        return pb.CallDoneResponse(game=game, events=events)
+        return await self._play(request, context, tf.CallDone, pb.CallDoneResponse)
 
     async def Leave(self, request: pb.LeaveRequest, context: Any) -> pb.LeaveResponse:
         """The seat forfeits (as a seat idle past three limits does) and the others play on."""
-        game, events = await self._respond(request, context, lambda seat: tf.Forfeit(seat, "LEFT"))
-        return pb.LeaveResponse(game=game, events=events)
+        return await self._play(
+            request, context, lambda seat: tf.Forfeit(seat, "LEFT"), pb.LeaveResponse
+        )

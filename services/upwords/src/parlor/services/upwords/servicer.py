@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from parlor.core.errors import InvalidArgument, PermissionDenied
+from google.protobuf.message import Message
+
+from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost, Outcome, Recorded
 from parlor.gamehost.codec import event_info as info_pb
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
-from parlor.gamehost.service import BotCommand, GameService, deadline, requested_seat, viewer_seat
+from parlor.gamehost.service import BotCommand, GameService, deadline
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
 from parlor.gamehost.words import Dictionary
-from parlor.kit import auth
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation, record
 from parlor.services.upwords.bots import LEVELS, Bots, bot_move, challenge
@@ -43,19 +45,8 @@ from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
 UpwordsTable = Table[uw.UpwordsState]
 UpwordsHost = GameHost[UpwordsTable, Any, Event]
-Build = Callable[[uw.UpwordsState, int], Awaitable[uw.Command]]
 
 MAX_CREATE_ATTEMPTS = 3
-
-
-def acting_seat(table: UpwordsTable, identity: auth.Identity, requested: int | None) -> int:
-    """The caller's own seat they act (and see) as: the requested one only if it is theirs."""
-    if requested is not None:
-        return table.seat_of(identity.player_id, requested)
-    seat = viewer_seat(table, identity)
-    if seat is None:
-        raise PermissionDenied("you have no seat in this game", reason="NOT_SEATED")
-    return seat
 
 
 def tile_of(text: str) -> str:
@@ -107,16 +98,40 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         )
 
     def event_message(
-        self, recorded: Recorded[Event], before: UpwordsTable, viewer: int | None, everything: bool
+        self,
+        recorded: Recorded[Event],
+        before: UpwordsTable | None,
+        viewer: int | None,
+        everything: bool,
+    ) -> pb.GameEvent:
+        assert before is not None, "a reply's events are built by reply_events"
+        return self._event_pb(recorded, before.game.board, viewer, everything)
+
+    def reply_events(
+        self,
+        records: Sequence[Recorded[Event]],
+        after: UpwordsTable,
+        viewer: int | None,
+        everything: bool,
+    ) -> list[Message]:
+        """Each event's notation reads the board before it, walked back from the one after."""
+        boards = boards_before([r.event for r in records], after.game.board)
+        return [
+            self._event_pb(r, board, viewer, everything)
+            for r, board in zip(records, boards, strict=True)
+        ]
+
+    def _event_pb(
+        self, recorded: Recorded[Event], board: uw.Board, viewer: int | None, everything: bool
     ) -> pb.GameEvent:
         event = recorded.event if everything else shown(recorded.event, viewer)
-        return game_event_pb(event, info_pb(recorded), before.game.board)
+        return game_event_pb(event, info_pb(recorded), board)
 
     def export_message(
         self, game_id: str, table: UpwordsTable, events: Any
     ) -> pb.ExportGameResponse:
         moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
-        return pb.ExportGameResponse(text=record.export_game(moves))
+        return pb.ExportGameResponse(text=with_seat_tags(table.seats, [record.export_game(moves)]))
 
     async def open(
         self,
@@ -162,15 +177,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
                     raise
         raise AssertionError("unreachable")
 
-    async def before_read(
-        self, game_id: str, table: UpwordsTable, version: int
-    ) -> tuple[UpwordsTable, int]:
-        # Bots answer at once; if a reply failed before (dictionary down), it happens now.
-        if self.bot_to_move(table) is None:
-            return table, version
-        outcome = await self.play_bots(game_id, Outcome(table, version, ()))
-        return outcome.state, outcome.version
-
     def bot_to_move(self, table: UpwordsTable) -> int | None:
         game = table.game
         playing = game.phase is uw.Phase.PLAYING and bool(table.seats)
@@ -197,45 +203,17 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
 
     # -- moves -------------------------------------------------------------------------------
 
-    async def _act(self, request: Any, build: Build) -> dict[str, Any]:
-        """Run one seat's command (and the bots' replies): the reply's game and events."""
-        me = auth.caller()
-        seat = requested_seat(request)
-
-        async def command(table: UpwordsTable) -> uw.Command:
-            return await build(table.game, table.seat_of(me.player_id, seat))
-
-        outcome = await self.host.execute(
-            request.game_id, command, command_id=request.command_id or None, actor=me.player_id
-        )
-        # A command id already in the stream is answered with its stored outcome, even when
-        # deciding again failed (another's seat, no seat): the caller must still hold the seat
-        # the answer is shown for, or a replayed id would show them someone else's rack.
-        viewer = acting_seat(outcome.state, me, seat)
-        first = outcome.version - len(outcome.events) + 1
-        moved = outcome
-        outcome = await self.after(request.game_id, outcome)
-        over = self.over(outcome.state)
-        history = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
-        boards = boards_before([r.event for r in history], outcome.state.game.board)
-        events = [
-            game_event_pb(r.event if over else shown(r.event, viewer), info_pb(r), board)
-            for r, board in zip(history, boards, strict=True)
-        ]
-        game = self.game_message(request.game_id, outcome.version, outcome.state, viewer, over)
-        return {"game": game, "events": events}
-
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
         placements, kept = self._placements(request)
         left = deadline(context)
 
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
+        async def build(table: UpwordsTable, seat: int) -> uw.Command:
+            game = table.game
             for row, col, tile in kept:
                 if game.board.top(row, col) != tile:
-                    raise InvalidArgument(
+                    raise notation.unreadable(
                         f"the letters in parentheses must be on the board:"
-                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}",
-                        reason="BAD_NOTATION",
+                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}"
                     )
             play = uw.Play(seat, placements)
             if game.config.word_checking is not uw.WordChecking.AUTO:
@@ -244,7 +222,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             verdicts = await self.dictionary.verdicts(game.config.lexicon, words, left)
             return uw.Play(seat, placements, verdicts)
 
-        return pb.PlayResponse(**await self._act(request, build))
+        return await self.move(request, build, pb.PlayResponse)
 
     def _placements(
         self, request: pb.PlayRequest
@@ -263,46 +241,38 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             raise InvalidArgument("a play places at least one tile", reason="NO_TILES")
         move = notation.parse_move(request.move)
         if not isinstance(move, notation.NotatedPlay):
-            raise InvalidArgument(
-                "a pass or an exchange is not a play: use Pass or Exchange",
-                reason="BAD_NOTATION",
-            )
+            raise notation.unreadable("a pass or an exchange is not a play: use Pass or Exchange")
         return move.placements, move.kept
 
     async def Pass(self, request: pb.PassRequest, context: Any) -> pb.PassResponse:
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.Pass(seat)
-
-        return pb.PassResponse(**await self._act(request, build))
+        return await self.move(request, lambda table, seat: uw.Pass(seat), pb.PassResponse)
 
     async def Exchange(self, request: pb.ExchangeRequest, context: Any) -> pb.ExchangeResponse:
         tile = tile_of(request.tile)
         if tile not in uw.DISTRIBUTION:
             raise InvalidArgument(f"{request.tile!r} is not an Upwords tile", reason="UNKNOWN_TILE")
 
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.Exchange(seat, tile, self._insert_position(game))
-
-        return pb.ExchangeResponse(**await self._act(request, build))
+        return await self.move(
+            request,
+            lambda table, seat: uw.Exchange(seat, tile, self._insert_position(table.game)),
+            pb.ExchangeResponse,
+        )
 
     async def Challenge(self, request: pb.ChallengeRequest, context: Any) -> pb.ChallengeResponse:
         left = deadline(context)
 
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return await challenge(self.dictionary, game, seat, left)
-
-        return pb.ChallengeResponse(**await self._act(request, build))
+        return await self.move(
+            request,
+            lambda table, seat: challenge(self.dictionary, table.game, seat, left),
+            pb.ChallengeResponse,
+        )
 
     async def AcceptPlay(
         self, request: pb.AcceptPlayRequest, context: Any
     ) -> pb.AcceptPlayResponse:
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.AcceptPlay(seat)
-
-        return pb.AcceptPlayResponse(**await self._act(request, build))
+        return await self.move(
+            request, lambda table, seat: uw.AcceptPlay(seat), pb.AcceptPlayResponse
+        )
 
     async def Resign(self, request: pb.ResignRequest, context: Any) -> pb.ResignResponse:
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.Resign(seat)
-
-        return pb.ResignResponse(**await self._act(request, build))
+        return await self.move(request, lambda table, seat: uw.Resign(seat), pb.ResignResponse)
