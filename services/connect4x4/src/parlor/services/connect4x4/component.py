@@ -12,8 +12,9 @@ from parlor.gamehost.directory import Directory
 from parlor.gamehost.host import GameHost
 from parlor.kit.server import Component
 from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.game import rules as rules
 from parlor.services.connect4x4.servicer import Connect4x4Servicer
+
+rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 
 @contextlib.asynccontextmanager
