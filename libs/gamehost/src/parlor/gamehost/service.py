@@ -122,6 +122,8 @@ class Move:
         self.name = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
+        if not any(callable(getattr(base, name, None)) for base in owner.__mro__[1:]):
+            raise TypeError(f"{owner.__name__}.{name}: no RPC of that name in its service")
         self.name = name
 
     @overload

@@ -19,7 +19,6 @@ from parlor.services.takefour.game import GAME
 from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.servicer import State, TakeFourHost, TakeFourServicer
 from parlor.services.takefour.words import Dictionary
-from parlor.takefour.v1 import takefour_pb2_grpc
 
 rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
@@ -51,6 +50,5 @@ async def takefour() -> AsyncIterator[Component]:
             runner = bot_runner(host, servicer, load(BotSettings))
             return Served(servicer, [runner.run], {"bots": runner, "dictionary": dictionary})
 
-        register = takefour_pb2_grpc.add_TakeFourServiceServicer_to_server
-        async with game_component(GAME, serve, register) as component:  # hands, grids stay home
+        async with game_component(GAME, serve) as component:  # hands, grids stay home
             yield component

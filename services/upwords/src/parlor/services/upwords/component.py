@@ -17,7 +17,6 @@ from parlor.services.upwords.bots import Bots, BotSettings
 from parlor.services.upwords.game import GAME
 from parlor.services.upwords.game import standings as standings
 from parlor.services.upwords.servicer import UpwordsServicer
-from parlor.upwords.v1 import upwords_pb2_grpc
 
 rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
@@ -31,6 +30,5 @@ async def upwords() -> AsyncIterator[Component]:
         def serve(host: GameHost[Any, Any, Any], directory: Directory) -> Served:
             return Served(UpwordsServicer(host, dictionary, bots, directory=directory))
 
-        register = upwords_pb2_grpc.add_UpwordsServiceServicer_to_server
-        async with game_component(GAME, serve, register) as component:  # racks, bag stay home
+        async with game_component(GAME, serve) as component:  # racks, bag stay home
             yield component
