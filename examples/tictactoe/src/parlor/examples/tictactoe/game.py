@@ -10,26 +10,16 @@ from typing import Any
 
 from parlor.examples.tictactoe import rules as ttt
 from parlor.examples.tictactoe.codec import Codec, Event
-from parlor.gamehost.games import GameType, on_table, opened
-from parlor.gamehost.seating import Seated, Table
+from parlor.gamehost.games import GameType
+from parlor.gamehost.seating import Table
 from parlor.tictactoe.v1 import tictactoe_pb2
 
-ENGINE = ttt.ENGINE
-SERVICE_NAME = tictactoe_pb2.DESCRIPTOR.services_by_name["TicTacToeService"].full_name
-
-
-def rules() -> Seated[ttt.State, ttt.Command, ttt.Event]:
-    return Seated(ENGINE.decider, ENGINE.min_seats, ENGINE.max_seats, ttt.standings)
-
-
 GAME: GameType[Table[ttt.State], Any, Event] = GameType(
-    ENGINE.name,
-    rules(),
+    ttt.ENGINE,
     Codec(),
-    on_table(ttt.command_of),
-    opened(ttt.create_of),
+    ttt.standings,
+    ttt,
+    proto=tictactoe_pb2,
     bots=("random",),
-    service=SERVICE_NAME,
-    engine=ENGINE,
     rules_page="examples/tictactoe/README.md",
 )

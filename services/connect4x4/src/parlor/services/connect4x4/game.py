@@ -1,10 +1,11 @@
 """Connect 4x4, declared once: the one place that says what this game is to the platform.
 
 Its rules are in ``parlor.rules.connect4x4`` (every rule, in words: docs/rules/connect4x4.md),
-with what the platform asks of them: the standings ``GameFinished`` carries
-(``standings``), whose clock runs (``timing``) and how replay tools rebuild commands
-(``replay``). This module adds the seat range, the event codec, the bots and the proto
-service. It is registered under ``parlor.game_types`` (pyproject.toml).
+under the game contract (``contract.ENGINE``: the name, the seat range), with what the
+platform asks of them beyond it: the standings ``GameFinished`` carries, whose clock runs
+(``timing``) and how replay tools rebuild commands (``replay``). This module adds the
+event codec, the bots, the proto and the time controls. It is registered under
+``parlor.game_types`` (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from parlor.connect4x4.v1 import connect4x4_pb2
-from parlor.gamehost.games import GameType, on_table, opened
-from parlor.gamehost.seating import Seated, Table
+from parlor.gamehost.games import GameType
+from parlor.gamehost.seating import Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import replay
@@ -22,24 +23,14 @@ from parlor.rules.connect4x4.standings import standings as standings  # tests re
 from parlor.rules.connect4x4.timing import Timing
 from parlor.services.connect4x4.codec import Codec, Event
 
-CATEGORY = ENGINE.name  # "connect4x4"
-MIN_SEATS, MAX_SEATS = ENGINE.min_seats, ENGINE.max_seats
-SERVICE_NAME = connect4x4_pb2.DESCRIPTOR.services_by_name["Connect4x4Service"].full_name
-
-
-def rules() -> Seated[c4.State, c4.Command, c4.Event]:
-    return Seated(c4.decider, MIN_SEATS, MAX_SEATS, standings, Timing())
-
-
 GAME: GameType[Table[c4.State], Any, Event] = GameType(
-    CATEGORY,
-    rules(),
+    ENGINE,
     Codec(),
-    on_table(replay.command_of),
-    opened(replay.create_of),
+    standings,
+    replay,
+    Timing(),
+    connect4x4_pb2,
     bots=("random", "greedy", "strong"),
-    service=SERVICE_NAME,
-    engine=ENGINE,
     rules_page="docs/rules/connect4x4.md",
     default_time_control=TimeControl.fischer(300, 3),
     time_controls=(

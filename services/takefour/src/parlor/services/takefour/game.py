@@ -1,19 +1,20 @@
 """Take Four, declared once: the one place that says what this game is to the platform.
 
 Its rules are in ``parlor.rules.takefour`` (every rule, in words: docs/rules/takefour.md),
-with what the platform asks of them: the standings ``GameFinished`` carries
-(``standings``), the idle clocks (``timing``) and how replay tools rebuild commands
-(``replay``). This module adds the seat range, the event codec and what of it may be
-published (hands, grids and bags never are), the bots, the proto service. It is
-registered under ``parlor.game_types`` (pyproject.toml).
+under the game contract (``contract.ENGINE``: the name, the seat range), with what the
+platform asks of them beyond it: the standings ``GameFinished`` carries, the idle clocks
+(``timing``) and how replay tools rebuild commands (``replay``). This module adds the
+event codec and what of it may be published (hands, grids and bags never are), the bots,
+the proto and the time controls. It is registered under ``parlor.game_types``
+(pyproject.toml).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from parlor.gamehost.games import GameType, on_table, opened
-from parlor.gamehost.seating import Seated, Table
+from parlor.gamehost.games import GameType
+from parlor.gamehost.seating import Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import replay
@@ -23,29 +24,20 @@ from parlor.rules.takefour.timing import Timing
 from parlor.services.takefour.codec import Codec, Event, public
 from parlor.takefour.v1 import takefour_pb2
 
-CATEGORY = ENGINE.name  # "takefour"
-MIN_SEATS, MAX_SEATS = ENGINE.min_seats, ENGINE.max_seats
-SERVICE_NAME = takefour_pb2.DESCRIPTOR.services_by_name["TakeFourService"].full_name
 BOT_LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
 """Bot level -> the bot's search budget (nodes per crossword build), weakest first."""
 BOT_PACE_SECONDS = {"easy": 8.0, "medium": 5.0, "hard": 3.0}
 """Bot level -> seconds between two of its steps (a tile placed...) while a person plays."""
 
-
-def rules() -> Seated[tf.TakeFourState, tf.TakeFourCommand, tf.TakeFourEvent]:
-    return Seated(tf.TAKE_FOUR, MIN_SEATS, MAX_SEATS, standings, Timing())
-
-
 GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
-    CATEGORY,
-    rules(),
+    ENGINE,
     Codec(),
-    on_table(replay.command_of),
-    opened(replay.create_of),
+    standings,
+    replay,
+    Timing(),
+    takefour_pb2,
     bots=tuple(BOT_LEVELS),
     public=public,
-    service=SERVICE_NAME,
-    engine=ENGINE,
     rules_page="docs/rules/takefour.md",
     default_time_control=TimeControl.per_move(120),
     time_controls=(

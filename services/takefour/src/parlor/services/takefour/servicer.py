@@ -1,6 +1,7 @@
-"""The gRPC face of Take Four: its moves; everything games share is the game host's.
+"""The gRPC face of Take Four: its moves and pictures; the rest is the game host's.
 
-``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and export.
+``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and
+export from the game's declaration (``GAME``); Take Four's bots are a runner's (``bots.py``).
 
 Every play command is given to the host as a coroutine function of the state: the
 caller's seat is found, and the words a call needs are listed and checked (one
@@ -10,21 +11,20 @@ conflict the host decides again from the new state, so a check is never stale.
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from parlor.core.errors import FailedPrecondition, ParlorError
 from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
-from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import GameService, SeatCommand
+from parlor.gamehost.service import GameService, Move, MoveCommand, SeatCommand
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
-from parlor.services.takefour.game import BOT_LEVELS, GAME
+from parlor.services.takefour.game import GAME
 from parlor.services.takefour.notation import export
 from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2 as pb
@@ -33,7 +33,6 @@ from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 State = Table[tf.TakeFourState]
 TakeFourHost = GameHost[State, Any, Event]
 Build = Callable[[int], tf.TakeFourCommand]
-R = TypeVar("R")
 
 
 def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
@@ -59,15 +58,37 @@ def check_round(game: tf.TakeFourState, meant_for: int) -> None:
         )
 
 
+def _play(build: Callable[[Any, int], tf.TakeFourCommand]) -> Move:
+    """A move RPC: ``build(request, seat)``, refused if the request names another round."""
+    return Move(
+        lambda request, table, seat: build(request, seat),
+        lambda request, table: check_round(table.game, request.round),
+    )
+
+
 def _letter(value: str) -> str | None:
     return value.upper() if value else None
 
 
+def _moved(r: pb.MoveTileRequest, seat: int) -> tf.MoveTile:
+    f, t = getattr(r, "from"), r.to
+    return tf.MoveTile(seat, f.x, f.y, t.x, t.y, _letter(r.letter))
+
+
 class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceServicer):
-    pb = pb
+    game = GAME
     simultaneous = True
-    default_time_control = GAME.default_time_control
-    bot_levels = tuple(BOT_LEVELS)
+    view_cache = False
+    PlaceTile = _play(lambda r, seat: tf.PlaceTile(seat, r.tile, r.x, r.y, _letter(r.letter)))
+    MoveTile = _play(_moved)
+    TakeBackTile = _play(lambda r, seat: tf.TakeBackTile(seat, r.cell.x, r.cell.y))
+    SwapJoker = _play(lambda r, seat: tf.SwapJoker(seat, r.tile, r.cell.x, r.cell.y))
+    CallTakeFour = _play(lambda r, seat: tf.CallTakeFour(seat))
+    AgreeToDeal = _play(lambda r, seat: tf.AgreeToDeal(seat))
+    WithdrawAgreement = _play(lambda r, seat: tf.WithdrawAgreement(seat))
+    CallDone = _play(lambda r, seat: tf.CallDone(seat))
+    # The seat forfeits (as a seat idle past three limits does) and the others play on.
+    Leave = _play(lambda r, seat: tf.Forfeit(seat, "LEFT"))
 
     def __init__(
         self,
@@ -77,29 +98,22 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         queue: GameQueue | None = None,
         directory: Directory | None = None,
     ) -> None:
-        super().__init__(host, directory)
+        super().__init__(host, directory, queue)
         self.dictionary = dictionary
         self.on_activity = on_activity
-        self.queue = queue
 
-    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
-        """This replica's queue for the game, if it queues (else writers race and retry)."""
-        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
+    # -- the game's own mapping --------------------------------------------------------------
 
-    # -- creating ----------------------------------------------------------------------------
-
-    def game_message(
+    def build_game(
         self, game_id: str, version: int, table: State, viewer: int | None, everything: bool
     ) -> pb.Game:
-        game: pb.Game = self.with_clocks(
-            game_pb(game_id, version, table, viewer, everything), table
-        )
-        return game
+        return game_pb(game_id, version, table, viewer, everything)
 
     def event_message(
         self, recorded: Recorded[Event], before: State | None, viewer: int | None, everything: bool
     ) -> pb.GameEvent:
-        return game_event_pb(recorded.event, info_pb(recorded), viewer, everything)
+        """The codec shows ``viewer`` what the engine's ``public_event`` lets them see."""
+        return game_event_pb(recorded.event, event_info(recorded), viewer, everything)
 
     async def create_command(
         self, config: Any, seats: tuple[Seat, ...], deadline: float | None
@@ -123,11 +137,6 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         return pb.ExportGameResponse(notation=export(game_id, table.game.config.lexicon, events))
 
     async def after(self, game_id: str, outcome: Outcome[State, Event]) -> Outcome[State, Event]:
-        return await self.follow_up(game_id, outcome)
-
-    async def follow_up(
-        self, game_id: str, outcome: Outcome[State, Event]
-    ) -> Outcome[State, Event]:
         """Deal the next round right after the last one is scored (or the game created).
 
         Its command id names the round, so the call that scored it, a retry, a bot runner
@@ -154,6 +163,8 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         self.on_activity(game_id, outcome.state)
         return outcome
 
+    follow_up = after
+
     # -- playing -----------------------------------------------------------------------------
 
     async def act(
@@ -174,87 +185,19 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
             game_id,
             player_id,
             requested,
-            self._checked(build, remaining),
+            self._checked(lambda table, seat: build(seat), remaining),
             command_id,
             lambda table: check_round(table.game, meant_for),
         )
 
-    def _checked(self, build: Build, remaining: Callable[[], float | None]) -> SeatCommand[State]:
+    def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[State]:
+        return self._checked(
+            lambda table, seat: command(request, table, seat), context.time_remaining
+        )
+
+    def _checked(
+        self, build: SeatCommand[State], remaining: Callable[[], float | None]
+    ) -> SeatCommand[State]:
         """The seat's command with the dictionary's verdicts on the very state it is decided
         on (``remaining``: the caller's time left bounds the check)."""
-        return lambda table, seat: self.dictionary.attach(table.game, build(seat), remaining)
-
-    async def _play(
-        self, request: Any, context: Any, build: Build, response: Callable[..., R]
-    ) -> R:
-        return await self.move(
-            request,
-            self._checked(build, context.time_remaining),
-            response,
-            lambda table: check_round(table.game, request.round),
-        )
-
-    async def PlaceTile(self, request: pb.PlaceTileRequest, context: Any) -> pb.PlaceTileResponse:
-        return await self._play(
-            request,
-            context,
-            lambda seat: tf.PlaceTile(
-                seat, request.tile, request.x, request.y, _letter(request.letter)
-            ),
-            pb.PlaceTileResponse,
-        )
-
-    async def MoveTile(self, request: pb.MoveTileRequest, context: Any) -> pb.MoveTileResponse:
-        f, t = getattr(request, "from"), request.to
-        return await self._play(
-            request,
-            context,
-            lambda seat: tf.MoveTile(seat, f.x, f.y, t.x, t.y, _letter(request.letter)),
-            pb.MoveTileResponse,
-        )
-
-    async def TakeBackTile(
-        self, request: pb.TakeBackTileRequest, context: Any
-    ) -> pb.TakeBackTileResponse:
-        cell = request.cell
-        return await self._play(
-            request,
-            context,
-            lambda seat: tf.TakeBackTile(seat, cell.x, cell.y),
-            pb.TakeBackTileResponse,
-        )
-
-    async def SwapJoker(self, request: pb.SwapJokerRequest, context: Any) -> pb.SwapJokerResponse:
-        cell = request.cell
-        return await self._play(
-            request,
-            context,
-            lambda seat: tf.SwapJoker(seat, request.tile, cell.x, cell.y),
-            pb.SwapJokerResponse,
-        )
-
-    async def CallTakeFour(
-        self, request: pb.CallTakeFourRequest, context: Any
-    ) -> pb.CallTakeFourResponse:
-        return await self._play(request, context, tf.CallTakeFour, pb.CallTakeFourResponse)
-
-    async def AgreeToDeal(
-        self, request: pb.AgreeToDealRequest, context: Any
-    ) -> pb.AgreeToDealResponse:
-        return await self._play(request, context, tf.AgreeToDeal, pb.AgreeToDealResponse)
-
-    async def WithdrawAgreement(
-        self, request: pb.WithdrawAgreementRequest, context: Any
-    ) -> pb.WithdrawAgreementResponse:
-        return await self._play(
-            request, context, tf.WithdrawAgreement, pb.WithdrawAgreementResponse
-        )
-
-    async def CallDone(self, request: pb.CallDoneRequest, context: Any) -> pb.CallDoneResponse:
-        return await self._play(request, context, tf.CallDone, pb.CallDoneResponse)
-
-    async def Leave(self, request: pb.LeaveRequest, context: Any) -> pb.LeaveResponse:
-        """The seat forfeits (as a seat idle past three limits does) and the others play on."""
-        return await self._play(
-            request, context, lambda seat: tf.Forfeit(seat, "LEFT"), pb.LeaveResponse
-        )
+        return lambda table, seat: self.dictionary.attach(table.game, build(table, seat), remaining)

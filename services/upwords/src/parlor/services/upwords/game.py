@@ -1,19 +1,19 @@
 """Upwords, declared once: the one place that says what this game is to the platform.
 
 Its rules are in ``parlor.rules.upwords`` (every rule, in words: docs/rules/upwords.md),
-with what the platform asks of them: the standings ``GameFinished`` carries
-(``standings``), whose clock runs (``timing``) and how replay tools rebuild commands
-(``replay``). This module adds the seat range, the event codec and what of it may be
-published (racks and the bag never are), the bots and the proto service. It is
-registered under ``parlor.game_types`` (pyproject.toml).
+under the game contract (``contract.ENGINE``: the name, the seat range), with what the
+platform asks of them beyond it: the standings ``GameFinished`` carries, whose clock runs
+(``timing``) and how replay tools rebuild commands (``replay``). This module adds the
+event codec and what of it may be published (racks and the bag never are), the bots, the
+proto and the time controls. It is registered under ``parlor.game_types`` (pyproject.toml).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from parlor.gamehost.games import GameType, on_table, opened
-from parlor.gamehost.seating import Seated, Table
+from parlor.gamehost.games import GameType
+from parlor.gamehost.seating import Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import replay
@@ -23,25 +23,15 @@ from parlor.rules.upwords.timing import Timing
 from parlor.services.upwords.codec import Codec, Event, public
 from parlor.upwords.v1 import upwords_pb2
 
-CATEGORY = ENGINE.name  # "upwords"
-MIN_SEATS, MAX_SEATS = ENGINE.min_seats, ENGINE.max_seats
-SERVICE_NAME = upwords_pb2.DESCRIPTOR.services_by_name["UpwordsService"].full_name
-
-
-def rules() -> Seated[uw.UpwordsState, uw.Command, uw.Event]:
-    return Seated(uw.UPWORDS, MIN_SEATS, MAX_SEATS, standings, Timing())
-
-
 GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
-    CATEGORY,
-    rules(),
+    ENGINE,
     Codec(),
-    on_table(replay.command_of),
-    opened(replay.create_of),
+    standings,
+    replay,
+    Timing(),
+    upwords_pb2,
     bots=("random", "best", "best"),
     public=public,
-    service=SERVICE_NAME,
-    engine=ENGINE,
     rules_page="docs/rules/upwords.md",
     default_time_control=TimeControl.fischer(600, 5),
     time_controls=(

@@ -1,11 +1,11 @@
-"""The gRPC face of Upwords: its moves; everything games share is the game host's.
+"""The gRPC face of Upwords: its moves and pictures; the rest is the game host's.
 
 Every response is built for its caller: their own rack and draws, counts for
 everyone else's, until the game ends (then everything). Words are checked by
 the dictionary service in one batch per play, inside the command, so the
 verdicts are about the very state the play is decided on. ``GameService``
-(libs/gamehost) serves create, get, history, watch, list, replay and export;
-the bots' strategy is in ``bots.py``.
+(libs/gamehost) serves create, get, history, watch, list, replay and export from the
+game's declaration (``GAME``); the bots' strategy is in ``bots.py``.
 """
 
 from __future__ import annotations
@@ -18,19 +18,18 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost, Outcome, Recorded
-from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.export import with_seat_tags
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
-from parlor.gamehost.service import BotCommand, GameService, deadline
+from parlor.gamehost.seating import OpenTable, Seat, Table
+from parlor.gamehost.service import BotCommand, GameService, Move, deadline
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
-from parlor.gamehost.views import ViewCache
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation, record
-from parlor.services.upwords.bots import LEVELS, Bots, bot_move, challenge
+from parlor.services.upwords.bots import Bots, bot_move, challenge
 from parlor.services.upwords.codec import (
     Event,
     boards_before,
@@ -62,9 +61,10 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
 
 
 class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
-    pb = pb
-    default_time_control = GAME.default_time_control
-    bot_levels = sorted(LEVELS)
+    game = GAME
+    Pass = Move(lambda request, table, seat: uw.Pass(seat))
+    AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat))
+    Resign = Move(lambda request, table, seat: uw.Resign(seat))
 
     def __init__(
         self,
@@ -80,32 +80,23 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         self.bots = bots
         self.max_bot_moves = max_bot_moves
         self.random = secrets.SystemRandom()
-        self._views: ViewCache[pb.Game] = ViewCache()
 
     # -- the game's own mapping --------------------------------------------------------------
 
-    def game_message(
+    def build_game(
         self, game_id: str, version: int, table: UpwordsTable, viewer: int | None, everything: bool
     ) -> pb.Game:
-        return self._views.get(
-            game_id,
-            version,
-            viewer,
-            everything,
-            lambda: self.with_clocks(
-                game_pb(game_id, version, table, viewer, reveal=everything), table
-            ),
-        )
+        return game_pb(game_id, version, table, viewer, reveal=everything)
 
-    def event_message(
-        self,
-        recorded: Recorded[Event],
-        before: UpwordsTable | None,
-        viewer: int | None,
-        everything: bool,
+    def shown(self, event: Event, viewer: int | None) -> Event:
+        """The engine's redaction, and where an exchanged tile went in the bag (bag order)."""
+        return shown(event, viewer)
+
+    def build_event(
+        self, event: Event, info: common_pb2.EventInfo, before: UpwordsTable | None
     ) -> pb.GameEvent:
         assert before is not None, "a reply's events are built by reply_events"
-        return self._event_pb(recorded, before.game.board, viewer, everything)
+        return game_event_pb(event, info, before.game.board)
 
     def reply_events(
         self,
@@ -117,21 +108,12 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         """Each event's notation reads the board before it, walked back from the one after."""
         boards = boards_before([r.event for r in records], after.game.board)
         return [
-            self._event_pb(r, board, viewer, everything)
+            game_event_pb(self.seen(r.event, viewer, everything), event_info(r), board)
             for r, board in zip(records, boards, strict=True)
         ]
 
-    def _event_pb(
-        self, recorded: Recorded[Event], board: uw.Board, viewer: int | None, everything: bool
-    ) -> pb.GameEvent:
-        event = recorded.event if everything else shown(recorded.event, viewer)
-        return game_event_pb(event, info_pb(recorded), board)
-
-    def export_message(
-        self, game_id: str, table: UpwordsTable, events: Any
-    ) -> pb.ExportGameResponse:
-        moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
-        return pb.ExportGameResponse(text=with_seat_tags(table.seats, [record.export_game(moves)]))
+    def export_text(self, table: UpwordsTable, moves: Sequence[Any]) -> str:
+        return record.export_game(moves)
 
     async def open(
         self,
@@ -176,11 +158,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
                 if exc.reason != "DRAW_EXHAUSTED" or attempt == MAX_CREATE_ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")
-
-    def bot_to_move(self, table: UpwordsTable) -> int | None:
-        game = table.game
-        playing = game.phase is uw.Phase.PLAYING and bool(table.seats)
-        return game.to_move if playing and table.seats[game.to_move].is_bot else None
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         async def command(table: UpwordsTable) -> uw.Command:
@@ -244,9 +221,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             raise notation.unreadable("a pass or an exchange is not a play: use Pass or Exchange")
         return move.placements, move.kept
 
-    async def Pass(self, request: pb.PassRequest, context: Any) -> pb.PassResponse:
-        return await self.move(request, lambda table, seat: uw.Pass(seat), pb.PassResponse)
-
     async def Exchange(self, request: pb.ExchangeRequest, context: Any) -> pb.ExchangeResponse:
         tile = tile_of(request.tile)
         if tile not in uw.DISTRIBUTION:
@@ -266,13 +240,3 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             lambda table, seat: challenge(self.dictionary, table.game, seat, left),
             pb.ChallengeResponse,
         )
-
-    async def AcceptPlay(
-        self, request: pb.AcceptPlayRequest, context: Any
-    ) -> pb.AcceptPlayResponse:
-        return await self.move(
-            request, lambda table, seat: uw.AcceptPlay(seat), pb.AcceptPlayResponse
-        )
-
-    async def Resign(self, request: pb.ResignRequest, context: Any) -> pb.ResignResponse:
-        return await self.move(request, lambda table, seat: uw.Resign(seat), pb.ResignResponse)
