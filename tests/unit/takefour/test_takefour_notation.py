@@ -1,4 +1,4 @@
-"""Take Four notation is the rules' own: engine events, with the seats and finish as values."""
+"""Take Four notation is the rules' own: engine events, with the seat lines and finish given."""
 
 from __future__ import annotations
 
@@ -13,14 +13,10 @@ def test_the_seats_head_the_record_and_the_finish_ends_it() -> None:
         tf.RoundStarted(1, (3, 1, 2)),
         tf.TakeFourCalled(1),
     ]
-    text = export("g1", "", events, [("ada", "Ada"), ("bob", "Bob")], ("TARGET_SCORE", [2, 1]))
+    seats = ['[Seat0 "Ada"]', '[Seat0Id "ada"]', '[Seat1 "Bob"]', '[Seat1Id "bob"]']
+    text = export("g1", "", events, seats, ("TARGET_SCORE", [2, 1]))
     lines = text.splitlines()
-    assert lines[:4] == [
-        '[Game "takefour"]',
-        '[GameId "g1"]',
-        '[Seat0 "ada" "Ada"]',
-        '[Seat1 "bob" "Bob"]',
-    ]
+    assert lines[:6] == ['[Game "takefour"]', '[GameId "g1"]', *seats]
     assert '[Lexicon "enable1-x"]' in lines
     assert lines[-3:] == ["R1 bag 3,1,2", "s1 takefour", "finished TARGET_SCORE ranks 2,1"]
 

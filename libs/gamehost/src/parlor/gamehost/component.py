@@ -3,16 +3,14 @@
 Every game service is the same around its servicer: its backends (``game_backends``: the
 store, counting appends; the bus; the relay publishing what ``GameType.public`` lets
 through), its game host, the game directory, the clock sweeper, the ``MatchFormed``
-consumer, the doorbell rung by other replicas' appends and its gRPC service. A game's
-``component.py`` says only how to make its servicer (and any work of its own)::
+consumer, the doorbell rung by other replicas' appends and its gRPC service (registered
+by the proto's generated ``add_<Service>Servicer_to_server``). A game's ``component.py``
+names its servicer class, or says how to make it (and any work of its own)::
 
     @contextlib.asynccontextmanager
     async def connect4x4() -> AsyncIterator[Component]:
-        def serve(host, directory):
-            return Served(Connect4x4Servicer(host, directory=directory))
-
-        async with game_component(GAME, serve, add_Connect4x4ServiceServicer_to_server) as c:
-            yield c
+        async with game_component(GAME, Connect4x4Servicer) as component:
+            yield component
 
 ``extra`` holds the store (``appends``, ``conflicts``), the host and the servicer, and
 whatever ``Served.extra`` adds.
@@ -21,9 +19,10 @@ whatever ``Served.extra`` adds.
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -53,20 +52,37 @@ Register = Callable[[Any, grpc.aio.Server], None]
 """The generated ``add_<Service>Servicer_to_server``."""
 
 
+def generated_register(game: GameType[Any, Any, Any]) -> Register:
+    """The ``add_<Service>Servicer_to_server`` generated for the game's proto service."""
+    assert game.proto is not None, f"{game.name} declares no proto"
+    grpc_module = importlib.import_module(f"{game.proto.__name__}_grpc")
+    name = game.service.rpartition(".")[2]
+    return cast(Register, getattr(grpc_module, f"add_{name}Servicer_to_server"))
+
+
+def _servicer_of(servicer: type[GameService[Any, Any]]) -> Serve:
+    return lambda host, directory: Served(servicer(host, directory=directory))
+
+
 @contextlib.asynccontextmanager
 async def game_component(
-    game: GameType[Any, Any, Any], serve: Serve, register: Register
+    game: GameType[Any, Any, Any],
+    serve: Serve | type[GameService[Any, Any]],
+    register: Register | None = None,
 ) -> AsyncIterator[Component]:
     """The component of ``game``: backends, host, directory, sweeper, matches, ringing and
-    the gRPC service of the servicer ``serve`` makes."""
+    the gRPC service of the servicer ``serve`` makes (a servicer class: made of the host
+    and directory alone); ``register`` defaults to the proto's generated one."""
+    make = _servicer_of(serve) if isinstance(serve, type) else serve
+    add = register or generated_register(game)
     async with game_backends(game.category, game.public, CountingStore) as backends:
         store = backends.store
         host: GameHost[Any, Any, Any] = GameHost(
             game.category, game.decider, game.codec, store, deadlines=backends.deadlines
         )
-        served = serve(host, Directory(store.engine, game.category))
+        served = make(host, Directory(store.engine, game.category))
         servicer = served.servicer
-        async with backends.ringing(host.doorbell):
+        async with backends.ringing(host.doorbell), contextlib.aclosing(servicer):
             yield Component(
                 name=game.category,
                 tasks=[
@@ -77,6 +93,6 @@ async def game_component(
                     *served.tasks,
                 ],
                 ready=backends.ready,
-                services=[GrpcService(game.service, lambda server: register(servicer, server))],
+                services=[GrpcService(game.service, lambda server: add(servicer, server))],
                 extra={"store": store, "host": host, "servicer": servicer, **served.extra},
             )

@@ -30,13 +30,14 @@ def export(
     game_id: str,
     lexicon_id: str,
     events: Sequence[ev.TakeFourEvent],
-    seats: Sequence[tuple[str, str]] = (),
+    seat_lines: Sequence[str] = (),
     finished: tuple[str, Sequence[int]] | None = None,
 ) -> str:
-    """The game's notation: ``events`` are the engine's, in order; ``seats`` are each seat's
-    (player id, name); ``finished`` is how the game finished (reason, each seat's rank)."""
+    """The game's notation: ``events`` are the engine's, in order; ``seat_lines`` name the
+    players (the platform's seat tags, written after the game's id); ``finished`` is how
+    the game finished (reason, each seat's rank)."""
     lines = ['[Game "takefour"]', f'[GameId "{game_id}"]']
-    lines += [f'[Seat{i} "{player}" "{name}"]' for i, (player, name) in enumerate(seats)]
+    lines += seat_lines
     tiles = STANDARD_TILES
     for event in events:
         match event:

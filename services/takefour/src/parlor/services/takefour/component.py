@@ -15,12 +15,12 @@ from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
 from parlor.services.takefour.bots import BotSettings, TakeFourRunner, bot_runner
-from parlor.services.takefour.game import CATEGORY, GAME
-from parlor.services.takefour.game import rules as rules
+from parlor.services.takefour.game import GAME
 from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.servicer import State, TakeFourHost, TakeFourServicer
 from parlor.services.takefour.words import Dictionary
-from parlor.takefour.v1 import takefour_pb2_grpc
+
+rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class TakeFourSettings:
 async def takefour() -> AsyncIterator[Component]:
     queue = GameQueue() if load(TakeFourSettings).queue_per_game else None
     settings = load(DictionarySettings), load(AuthSettings)
-    async with Dictionary.of(*settings, CATEGORY) as dictionary:
+    async with Dictionary.of(*settings, GAME.name) as dictionary:
 
         def serve(host: TakeFourHost, directory: Directory) -> Served:
             runner: TakeFourRunner | None = None
@@ -50,6 +50,5 @@ async def takefour() -> AsyncIterator[Component]:
             runner = bot_runner(host, servicer, load(BotSettings))
             return Served(servicer, [runner.run], {"bots": runner, "dictionary": dictionary})
 
-        register = takefour_pb2_grpc.add_TakeFourServiceServicer_to_server
-        async with game_component(GAME, serve, register) as component:  # hands, grids stay home
+        async with game_component(GAME, serve) as component:  # hands, grids stay home
             yield component

@@ -14,22 +14,21 @@ from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load
 from parlor.services.upwords.bots import Bots, BotSettings
-from parlor.services.upwords.game import CATEGORY, GAME
-from parlor.services.upwords.game import rules as rules
+from parlor.services.upwords.game import GAME
 from parlor.services.upwords.game import standings as standings
 from parlor.services.upwords.servicer import UpwordsServicer
-from parlor.upwords.v1 import upwords_pb2_grpc
+
+rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 
 @contextlib.asynccontextmanager
 async def upwords() -> AsyncIterator[Component]:
     bots = Bots(load(BotSettings).words)
     settings = load(DictionarySettings), load(AuthSettings)
-    async with Dictionary.of(*settings, CATEGORY) as dictionary:
+    async with Dictionary.of(*settings, GAME.name) as dictionary:
 
         def serve(host: GameHost[Any, Any, Any], directory: Directory) -> Served:
             return Served(UpwordsServicer(host, dictionary, bots, directory=directory))
 
-        register = upwords_pb2_grpc.add_UpwordsServiceServicer_to_server
-        async with game_component(GAME, serve, register) as component:  # racks, bag stay home
+        async with game_component(GAME, serve) as component:  # racks, bag stay home
             yield component
