@@ -30,11 +30,13 @@ async def test_games_in_one_process_share_a_bus_and_relay_each_with_its_own_lane
         assert c4.relay.lanes["upwords"].redact is not c4.relay.lanes["connect4x4"].redact
         # every component's task runs the one relay; it stops with the last of them
         runs = [asyncio.create_task(b.outbox.run()) for b in (c4, uw)]
-        for _ in range(100):
-            if c4.relay.is_leader:
+        lanes = c4.relay.lanes.values()
+        for _ in range(300):  # (a lease a stopped replica of another test held lapses in 6 s)
+            if all(lane.held for lane in lanes):
                 break
             await asyncio.sleep(0.05)
-        assert c4.relay.lanes["connect4x4"].held and c4.relay.lanes["upwords"].held
+        assert c4.relay.lanes["connect4x4"].held
+        assert c4.relay.lanes["upwords"].held
         runs[0].cancel()
         await asyncio.sleep(0.2)
         assert c4.relay.is_leader  # the other component's task keeps it running
