@@ -33,21 +33,24 @@ KUBERNETES_VERSION = "1.30.0"
 GRPC_PORT = 50051
 METRICS_PORT = 9090
 
+
+def repo_games() -> tuple[str, ...]:
+    """The games this repository registers: ``parlor.game_types`` in services/*/pyproject.toml
+    (the registry, read without importing, so a game that is not installed is checked too)."""
+    names: list[str] = []
+    for pyproject in sorted(ROOT.glob("services/*/pyproject.toml")):
+        project = tomllib.loads(pyproject.read_text())["project"]
+        names += project.get("entry-points", {}).get("parlor.game_types", {})
+    return tuple(sorted(names))
+
+
+GAMES = repo_games()
 # Every service Parlor deploys, merged or not yet: a missing manifest fails, whatever is installed.
-PLANNED_SERVICES = (
-    "dictionary",
-    "connect4x4",
-    "upwords",
-    "takefour",
-    "matchmaking",
-    "scoring",
-)
-# The gRPC API each serves, as planned; once protos/ declares one, the proto's name is checked.
+PLANNED_SERVICES = ("dictionary", *GAMES, "matchmaking", "scoring")
+# The gRPC API each serves, as planned; once protos/ declares one (every game's does), the
+# proto's name is checked.
 PLANNED_APIS = {
     "dictionary": "parlor.dictionary.v1.DictionaryService",
-    "connect4x4": "parlor.connect4x4.v1.Connect4x4Service",
-    "upwords": "parlor.upwords.v1.UpwordsService",
-    "takefour": "parlor.takefour.v1.TakeFourService",
     "matchmaking": "parlor.matchmaking.v1.MatchmakingService",
     "scoring": "parlor.scoring.v1.ScoringService",
 }
@@ -61,7 +64,7 @@ SECRET_SETTINGS = frozenset(
     {"PARLOR_JWT_PRIVATE_KEY", "PARLOR_DATABASE_URL", "PARLOR_NATS_PASSWORD"}
 )
 # Services with a NATS user of their own, and the services holding a token signing key.
-NATS_USERS = ("connect4x4", "upwords", "takefour", "matchmaking", "scoring")
+NATS_USERS = (*GAMES, "matchmaking", "scoring")
 SIGNING_KEYS = {
     "matchmaking": ("identity", "parlor-identity-key"),
     "upwords": ("upwords", "parlor-upwords-key"),

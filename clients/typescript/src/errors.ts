@@ -105,9 +105,21 @@ export class ParlorError extends Error {
 
 export const TRANSIENT: ReadonlySet<StatusName> = new Set<StatusName>(["UNAVAILABLE", "CANCELLED", "ABORTED", "DEADLINE_EXCEEDED"]);
 
-/** True when `error` is a ParlorError, with that reason when one is given. */
+/**
+ * The ErrorInfo metadata key naming the reason a refusal had before it was renamed, kept for a
+ * deprecation period (Upwords' BAD_NOTATION is now INVALID_NOTATION, the reason of every game).
+ */
+export const DEPRECATED_REASON = "deprecated_reason";
+
+/**
+ * True when `error` is a ParlorError, with that reason when one is given (its reason, or the
+ * name that reason had before it was renamed: ErrorInfo metadata deprecated_reason).
+ */
 export function isParlorError(error: unknown, reason?: string): error is ParlorError {
-  return error instanceof ParlorError && (reason === undefined || error.reason === reason);
+  return (
+    error instanceof ParlorError &&
+    (reason === undefined || error.reason === reason || error.metadata[DEPRECATED_REASON] === reason)
+  );
 }
 
 // google.api.http's mapping backwards, for an answer without a JSON error body (a proxy's).

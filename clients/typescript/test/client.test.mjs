@@ -41,6 +41,17 @@ test("a refusal is a ParlorError with the status, the ErrorInfo's reason, domain
   assert.equal(error.describe(), "column d is full (COLUMN_FULL)");
 });
 
+test("a renamed reason is found by its old name too (ErrorInfo metadata deprecated_reason)", async () => {
+  const body = errorBody("INVALID_ARGUMENT", "INVALID_NOTATION", "cannot read move", { deprecated_reason: "BAD_NOTATION" });
+  const { fetch } = fakeFetch(() => json(body, 400));
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch });
+  const error = await parlor.upwords.play({ gameId: "g1", move: "Z99 WORD" }).catch((e) => e);
+  assert.equal(error.reason, "INVALID_NOTATION");
+  assert.ok(isParlorError(error, "INVALID_NOTATION"));
+  assert.ok(isParlorError(error, "BAD_NOTATION"));
+  assert.ok(!isParlorError(error, "OFF_BOARD"));
+});
+
 test("an answer without a JSON body (a proxy's) still has a status; no answer at all is UNAVAILABLE NETWORK", async () => {
   const proxy = new ParlorClient({ baseUrl: BASE, fetch: async () => new Response("<html>bad gateway</html>", { status: 502 }) });
   const e1 = await proxy.identity.refreshToken().catch((e) => e);

@@ -88,4 +88,5 @@ async def test_the_example_game_is_played_watched_listed_replayed_and_exported(
             assert len(replayed) == last.game.version
             assert replayed[-1].game == last.game
             exported = await carol.ExportGame(pb.ExportGameRequest(game_id=game_id))
-            assert exported.text == "b2 a1 c1 a3 a2 c2 b1 b3 c3"
+            assert exported.text.splitlines()[-1] == "b2 a1 c1 a3 a2 c2 b1 b3 c3"
+            assert exported.text.startswith("[Seat0 ")  # the players, as every game names them

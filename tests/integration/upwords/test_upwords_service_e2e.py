@@ -18,6 +18,7 @@ import nats
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from parlor.client.errors import error_from
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
@@ -205,7 +206,13 @@ async def test_two_players_play_then_a_bot_game_runs_to_the_end_and_exports(
         assert kinds.count("word_played") >= 4
         exported = (await ada.ExportGame(pb.ExportGameRequest(game_id=bot_game))).text
         lines = exported.splitlines()
-        assert lines[:2] == ["#game upwords", f"#lexicon {upwords.lexicon_id}"]
+        assert [line.split()[0] for line in lines[:4]] == [
+            "[Seat0",
+            "[Seat0Id",
+            "[Seat1",
+            "[Seat1Id",
+        ]
+        assert lines[4:6] == ["#game upwords", f"#lexicon {upwords.lexicon_id}"]
         assert any(line.startswith(">bot:best: ") for line in lines)
         assert lines[-1].startswith(f"#end {final.end_reason}")
 
@@ -253,7 +260,11 @@ async def test_errors_name_the_rule_and_store_nothing(upwords: Any, words: froze
             assert f"'{text}'" not in (e.details() or "")
 
         e = await error(mover.Play(play(move="Z99 WORD")))
-        assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_NOTATION")
+        assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NOTATION")
+        assert error_from(e).metadata["deprecated_reason"] == "BAD_NOTATION"  # the old name
+        e = await error(mover.Play(play(move="-")))  # a pass, sent as a play: the same reason
+        assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NOTATION")
+        assert error_from(e).metadata["deprecated_reason"] == "BAD_NOTATION"
         e = await error(mover.Play(play(uw.Placement(4, 4, "7"), uw.Placement(4, 5, rack[0]))))
         assert (e.code(), reason_of(e)) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_TILE")
         e = await error(mover.Play(play(uw.Placement(4, 40, rack[0]), uw.Placement(4, 5, rack[1]))))

@@ -15,6 +15,7 @@ import pytest
 from rich.console import Console
 
 from parlor.cli.games.upwords import Turn, Upwords, read_turn
+from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.lexicon import enable1
 from parlor.rules import upwords as uw
@@ -197,7 +198,8 @@ def test_the_record_is_the_services_export_line_for_line() -> None:
     kinds = {type(e) for e in events}
     assert {uw.PlayWithdrawn, uw.ChallengeFailed, uw.WordPlayed, uw.TileExchanged} <= kinds
     game_events = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
-    expected = export_game(game_events)
+    seats = next(e for e in events if isinstance(e, SeatsTaken)).seats
+    expected = with_seat_tags(seats, [export_game(game_events)])
     assert Upwords.__new__(Upwords).transcript(as_sent(events)) == expected
     assert "#challenge ada won" in expected or "#challenge bot:best won" in expected
 

@@ -18,9 +18,10 @@ from parlor.gamehost.verify import (
 )
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.replay import command_of, create_of
+from parlor.services.connect4x4.game import GAME
 
 RULES = rules()
+command_of, create_of = GAME.command_of, GAME.create_of  # as parlor verify finds them
 
 
 def played(seed: int, players: int = 2) -> list[object]:

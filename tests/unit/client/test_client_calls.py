@@ -120,6 +120,20 @@ async def test_error_info_becomes_an_exception_with_reason_and_metadata(
     assert len(servicer.requests["PlaceTile"]) == 1  # never retried
 
 
+async def test_a_renamed_reason_is_found_by_its_old_name_too(served: Any) -> None:
+    servicer, connect = served
+    servicer.script["PlaceTile"] = [core.InvalidNotation("cannot read", formerly="BAD_NOTATION")]
+    async with connect() as parlor:
+        with pytest.raises(pc.InvalidArgument) as caught:
+            await parlor.takefour.command("PlaceTile", game_id="g", tile=1, round=1)
+    error = caught.value
+    assert error.reason == core.INVALID_NOTATION
+    assert error.metadata == {"deprecated_reason": "BAD_NOTATION"}
+    assert error.has_reason("INVALID_NOTATION")
+    assert error.has_reason("BAD_NOTATION")
+    assert not error.has_reason("OFF_BOARD")
+
+
 async def test_an_error_without_details_is_named_by_its_code(served: Any) -> None:
     servicer, connect = served
     servicer.script["GetGame"] = [grpc.StatusCode.INTERNAL]

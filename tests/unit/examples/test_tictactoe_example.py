@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from kits.callers import as_
 from kits.example import registered, tictactoe_on_path
 
 from parlor.common.v1 import common_pb2
@@ -43,14 +44,6 @@ def make(example: Any) -> tuple[Any, Any, GameType[Any, Any, Any]]:
     game = registered(GROUP)
     host: Any = GameHost(game.name, game.decider, game.codec, InMemoryEventStore())
     return host, example.TicTacToeServicer(host), game
-
-
-async def as_(identity: auth.Identity | str, call: Any) -> Any:
-    token = auth.bind(auth.Identity(identity) if isinstance(identity, str) else identity)
-    try:
-        return await call
-    finally:
-        auth.unbind(token)
 
 
 async def collect(identity: str, stream: AsyncIterator[Any]) -> list[Any]:
@@ -92,7 +85,7 @@ async def test_two_players_play_to_a_win_and_every_shared_rpc_answers(example: A
         await as_("bob", servicer.PlayMove(pb.PlayMoveRequest(game_id="g1", move="a1"), None))
     with pytest.raises(InvalidArgument) as bad:
         await as_("ada", servicer.PlayMove(pb.PlayMoveRequest(game_id="g1", move="d9"), None))
-    assert bad.value.reason == "BAD_NOTATION"
+    assert bad.value.reason == "INVALID_NOTATION"
 
     moves = [("ada", "a1"), ("bob", "b1"), ("ada", "a2"), ("bob", "b2"), ("ada", "a3")]
     last = None
@@ -125,7 +118,8 @@ async def test_two_players_play_to_a_win_and_every_shared_rpc_answers(example: A
     assert replayed[-1].game == now.game
 
     exported = await as_("carol", servicer.ExportGame(pb.ExportGameRequest(game_id="g1"), None))
-    assert exported.text == "a1 b1 a2 b2 a3"
+    assert exported.text.splitlines()[-1] == "a1 b1 a2 b2 a3"
+    assert exported.text.splitlines()[:2] == ['[Seat0 "Ada"]', '[Seat0Id "ada"]']
 
     stored = [r.event for r in await host.history("g1")]
     verdict = verify_history(game.decider, game.command_of, stored, create_of=game.create_of)

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.words import MAX_BATCH, Dictionary
 
 WORDS = {"cat", "dog", "at"}
 
@@ -36,6 +36,27 @@ def test_words_answered_once_are_not_asked_again_and_lexicons_stay_apart() -> No
             assert await words.verdicts("lex-1", ["dog", "cat"]) == {"dog": True, "cat": True}
             assert await words.verdicts("lex-2", ["cat"]) == {"cat": True}
             assert stub.asked == [["cat", "xq"], ["dog"], ["cat"]]
+        finally:
+            await words.close()
+
+    asyncio.run(run())
+
+
+def test_a_batch_past_the_dictionarys_limit_is_split_and_each_call_counted() -> None:
+    async def run() -> None:
+        words = Dictionary("127.0.0.1:9", lambda: "token")
+        stub = FakeStub()
+        words.stub = stub  # type: ignore[assignment]
+        many = [f"w{i}" for i in range(MAX_BATCH + 5)]
+        try:
+            found = await words.verdicts("lex-1", [*many, "cat"])
+            assert len(found) == MAX_BATCH + 6
+            assert found["cat"]
+            assert not found["w0"]
+            assert [len(batch) for batch in stub.asked] == [MAX_BATCH, 6]
+            assert words.batches == 2
+            await words.verdicts("lex-1", ["cat", "w1"])  # all known: no call
+            assert words.batches == 2
         finally:
             await words.close()
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kits.callers import as_
+
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import Seat, Table
-from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
@@ -25,14 +26,6 @@ from parlor.services.takefour import codec as tf_codec
 from parlor.services.upwords import codec as uw_codec
 from parlor.takefour.v1 import takefour_pb2
 from parlor.upwords.v1 import upwords_pb2
-
-
-async def as_(player: str, call: Any) -> Any:
-    token = auth.bind(auth.Identity(player))
-    try:
-        return await call
-    finally:
-        auth.unbind(token)
 
 
 def c4_servicer() -> Connect4x4Servicer:
@@ -70,7 +63,13 @@ async def test_connect4x4_create_returns_the_bots_opening_move_and_resign_its_ev
     assert list(resigned.game.seats_to_move) == []
 
     exported = await as_("carol", servicer.ExportGame(c4pb.ExportGameRequest(game_id="g"), None))
-    lines = exported.text.splitlines()
+    tags, lines = exported.text.splitlines()[:4], exported.text.splitlines()[4:]
+    assert tags == [
+        '[Seat0 "ada"]',
+        '[Seat0Id "ada"]',
+        '[Seat1 "bot:random"]',
+        '[Seat1Id "bot:random"]',
+    ]
     assert lines[0].startswith("1 ")
     assert lines[-2] == "0 resign"
     assert lines[-1].startswith("# won 1 ")

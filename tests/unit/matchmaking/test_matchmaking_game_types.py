@@ -137,9 +137,9 @@ def test_a_valid_time_control_the_game_does_not_offer_is_refused_naming_those_it
 def untimed_game() -> Any:
     """A game declared without clocks (as the tic-tac-toe example: no ``timing``)."""
     c4 = GAME_TYPES["connect4x4"]
-    rules = SimpleNamespace(min_seats=2, max_seats=2, timing=None)
+    engine = SimpleNamespace(name="untimed", min_seats=2, max_seats=2, decider=c4.engine.decider)
     return replace(
-        c4, category="untimed", decider=rules, default_time_control=TimeControl(), time_controls=()
+        c4, engine=engine, timing=None, default_time_control=TimeControl(), time_controls=()
     )
 
 

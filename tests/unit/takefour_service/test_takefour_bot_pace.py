@@ -11,10 +11,11 @@ from typing import Any
 from kits.takefour import lexicon, tile_set
 
 from parlor.core.decider import replay
+from parlor.gamehost.botrunner import BotRunner
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.bots import BotRunner, BotSettings
+from parlor.services.takefour.bots import BotSettings, TakeFourBots
 from parlor.services.takefour.component import rules
 from parlor.services.takefour.game import BOT_LEVELS
 from parlor.services.takefour.servicer import engine_seats
@@ -56,7 +57,7 @@ class Clock:
         return self.now
 
 
-def runner(game: Tabled, clock: Clock, human_pace: bool = True) -> BotRunner:
+def runner(game: Tabled, clock: Clock, human_pace: bool = True) -> BotRunner[Any, Any]:
     async def act(game_id: str, player: str, seat: int, command: Any, command_id: str) -> None:
         game.run(command)
         game.acted.append((clock.now, seat))
@@ -66,12 +67,11 @@ def runner(game: Tabled, clock: Clock, human_pace: bool = True) -> BotRunner:
 
     settings = BotSettings(pause_seconds=0.0, idle_seconds=1.0, human_pace=human_pace)
     made = BotRunner(
+        TakeFourBots(BOT_LEVELS, words=lambda: WORDS),
         settings,
-        BOT_LEVELS,
         game.load,
         act,
         start_round,
-        words=lambda: WORDS,
         paces={"easy": 8.0, "hard": 3.0},
         clock=clock,
     )
@@ -79,7 +79,7 @@ def runner(game: Tabled, clock: Clock, human_pace: bool = True) -> BotRunner:
     return made
 
 
-async def steps_at(bots: BotRunner, clock: Clock, times: list[float]) -> list[bool]:
+async def steps_at(bots: BotRunner[Any, Any], clock: Clock, times: list[float]) -> list[bool]:
     acted = []
     for t in times:
         clock.now = t

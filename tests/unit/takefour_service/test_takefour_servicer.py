@@ -11,12 +11,12 @@ from kits.takefour import tile_set
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
 from parlor.services.takefour.codec import Codec
 from parlor.services.takefour.component import rules, standings
-from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.servicer import TakeFourServicer, engine_seats
 from parlor.services.takefour.words import Dictionary
 

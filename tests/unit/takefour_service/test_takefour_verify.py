@@ -22,10 +22,11 @@ from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.services.takefour.codec import Codec, Event
 from parlor.services.takefour.component import rules
-from parlor.services.takefour.replay import command_of, create_of
+from parlor.services.takefour.game import GAME
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()
+command_of, create_of = GAME.command_of, GAME.create_of  # as parlor verify finds them
 SMALL = tile_set("A6 E6 T6 S6 R6 N6 C2 O4", jokers=2)
 
 

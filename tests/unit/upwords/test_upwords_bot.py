@@ -9,7 +9,15 @@ from upwords_testkit import board, state
 from parlor.core.errors import ParlorError
 from parlor.rules.upwords import QU, Board, Placement, check_play, view
 from parlor.rules.upwords.board import SIZE
-from parlor.rules.upwords.bot import BotExchange, BotPass, BotPlay, UpwordsBot
+from parlor.rules.upwords.bot import (
+    BotExchange,
+    BotPass,
+    BotPlay,
+    UpwordsBot,
+    first_valid,
+    no_valid_play,
+)
+from parlor.rules.upwords.moves import Exchange, Pass, Play
 
 WORDS = [
     "at", "ta", "to", "ot", "on", "no", "so", "os", "as", "is", "it", "ti", "in", "cat", "cot",
@@ -108,3 +116,19 @@ def test_every_generated_play_passes_the_engine_with_its_score() -> None:
         check = check_play(b, rack, play.placements)
         assert check.score == play.score
         assert all(w in WORDS for w in check.texts)
+
+
+def test_the_bot_plays_its_first_candidate_whose_words_the_dictionary_accepted() -> None:
+    first = BotPlay((Placement(4, 4, "A"),), 9)
+    second = BotPlay((Placement(5, 5, "B"),), 5)
+    formed = [["zat", "cat"], ["cab"]]
+    chosen = first_valid(1, [first, second], formed, {"zat": False, "cat": True, "cab": True})
+    assert chosen == Play(1, second.placements, {"cab": True})
+    assert first_valid(1, [first], formed[:1], {"zat": False, "cat": True}) is None
+
+
+def test_with_no_valid_play_the_bot_gives_back_its_rarest_tile_else_passes() -> None:
+    seen = view(state(board("5E CAT"), racks=("EZX", "ABC"), bag="AB"), 0)
+    assert no_valid_play(seen, 0, 1) == Exchange(0, "X", 1)
+    emptied = view(state(board("5E CAT"), racks=("EZX", "ABC"), bag=""), 0)
+    assert no_valid_play(emptied, 0, 0) == Pass(0)

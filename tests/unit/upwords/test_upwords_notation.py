@@ -141,4 +141,5 @@ def test_a_word_running_past_the_edge_is_off_board(text: str) -> None:
 def test_what_is_no_coordinate_at_all_is_bad_notation(text: str) -> None:
     with pytest.raises(InvalidArgument) as caught:
         parse_move(text)
-    assert caught.value.reason == "BAD_NOTATION"
+    assert caught.value.reason == "INVALID_NOTATION"
+    assert caught.value.metadata == {"deprecated_reason": "BAD_NOTATION"}

@@ -21,13 +21,13 @@ from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
 from parlor.rules.upwords.dawg import Dawg
 from parlor.services.upwords.component import rules
 from parlor.services.upwords.game import GAME
-from parlor.services.upwords.replay import command_of, create_of
 
 JUDGE = Dawg(w for w in enable1().words() if 2 <= len(w) <= 4)  # short words: fast bots
 HONEST = UpwordsBot(JUDGE)
 # Believes in phony words (real ones backwards), so challenge-mode games have withdrawals.
 BLUFFER = UpwordsBot([*JUDGE.words, *(w[::-1] for w in sorted(JUDGE.words)[::4])])
 RULES = rules()
+command_of, create_of = GAME.command_of, GAME.create_of  # as parlor verify finds them
 
 
 def verdicts(words: tuple[str, ...] | list[str]) -> dict[str, bool]:

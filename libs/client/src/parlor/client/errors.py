@@ -5,6 +5,11 @@ A Parlor server sends, with every error, a ``google.rpc.Status`` in the
 (domain ``parlor.dev``): a stable ``reason`` (``NOT_YOUR_TURN``, ``ROUND_CHANGED``...)
 and ``metadata``. :func:`error_from` reads it; a client switches on the class for the
 kind of error and on ``reason`` for what exactly happened.
+
+A reason that was renamed keeps its old name in the metadata, under
+``deprecated_reason``, for a deprecation period (Upwords' ``BAD_NOTATION`` is now
+``INVALID_NOTATION``, the reason of every game): :meth:`ParlorError.has_reason` answers
+for either name.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 DOMAIN = "parlor.dev"
 DETAILS_KEY = "grpc-status-details-bin"
+DEPRECATED_REASON = "deprecated_reason"
 
 
 class ParlorError(Exception):
@@ -38,6 +44,10 @@ class ParlorError(Exception):
         self.reason = reason or code.name
         self.metadata: dict[str, str] = dict(metadata or {})
         self.domain = domain
+
+    def has_reason(self, reason: str) -> bool:
+        """True if ``reason`` is this error's reason, or the name it had before it was renamed."""
+        return reason in (self.reason, self.metadata.get(DEPRECATED_REASON))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code.name}, reason={self.reason!r})"

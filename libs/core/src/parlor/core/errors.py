@@ -14,9 +14,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, Final
 
 _REASON = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+INVALID_NOTATION: Final = "INVALID_NOTATION"
+"""The reason every game gives a move written in notation it cannot read."""
+
+DEPRECATED_REASON: Final = "deprecated_reason"
+"""The ErrorInfo metadata key naming the reason a refusal had before it was renamed.
+
+A renamed reason is kept there for a deprecation period, so a client that switched on
+the old name can still find it (``parlor.client.ParlorError.has_reason`` and the
+TypeScript ``isParlorError`` look there too). Renamed so far: Upwords' ``BAD_NOTATION``
+(now ``INVALID_NOTATION``).
+"""
 
 
 class ParlorError(Exception):
@@ -48,6 +60,26 @@ class InvalidArgument(ParlorError):
 
     code = "INVALID_ARGUMENT"
     default_reason = "INVALID_ARGUMENT"
+
+
+class InvalidNotation(InvalidArgument):
+    """A move written in a game's notation that cannot be read (the same reason in every game).
+
+    ``formerly`` is the reason this game gave before the name was shared; it travels in
+    the ErrorInfo metadata under ``deprecated_reason`` until clients have moved on.
+    """
+
+    default_reason = INVALID_NOTATION
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        formerly: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        extra = {DEPRECATED_REASON: formerly} if formerly else {}
+        super().__init__(message, metadata={**(metadata or {}), **extra})
 
 
 class NotFound(ParlorError):

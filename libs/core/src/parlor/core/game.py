@@ -62,6 +62,20 @@ class Result:
     scores: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """How one seat finished: rank 1 wins (equal ranks share a place); score if the game has one.
+
+    A game's ``standings(state)`` gives every seat's, with the reason the game ended; the
+    game host puts them in the ``GameFinished`` that scoring consumes.
+    """
+
+    rank: int
+    score: int = 0
+    timed_out: bool = False
+    """The seat ran out of time (scoring rates it as the loss it is)."""
+
+
 @runtime_checkable
 class GameContract(Protocol[S, C, E]):
     """What every rule engine offers, under the same names (one ``ENGINE`` per game)."""

@@ -7,7 +7,7 @@ the message its type names, and the ``EventInfo`` a client sees with each event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from google.protobuf.message import DecodeError, Message
@@ -110,6 +110,16 @@ class ProtoCodec(Generic[E]):
 
 def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
     return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
+
+
+def game_fields(game_id: str, version: int, seats: Sequence[Seat]) -> dict[str, Any]:
+    """The fields a game's ``Game`` message starts with: which game, at which version, and
+    who sits at it (keyword arguments for the message)."""
+    return {
+        "game_id": game_id,
+        "version": version,
+        "seats": [seat_pb(i, s) for i, s in enumerate(seats)],
+    }
 
 
 def table_event_pb(event: object, game_type: str) -> Message | None:

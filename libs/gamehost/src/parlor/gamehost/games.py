@@ -1,24 +1,28 @@
 """The game registry: every game declared once, found by name.
 
 A game service declares its game in one module (``parlor.services.<game>.game``) as
-one ``GameType``: its name, its rules with the seat range (``Seated``), its event codec,
-what the relay may publish, its bots, its proto service, its rules page and how replay
-tools rebuild commands. It registers that object under the entry-point group
-``parlor.game_types``; matchmaking (game list, seat limits, bot names), scoring (game
-list), ``parlor verify``, the secrets check and the deploy checks read ``games()``, so a
-new game edits no other package.
+one ``GameType``: its engine (which names it and gives its seat range), the standings and
+clocks its rules add, its event codec, what the relay may publish, its bots, its proto,
+its rules page and how replay tools rebuild commands. It registers that object under the
+entry-point group ``parlor.game_types``; matchmaking (game list, seat limits, bot names),
+scoring (game list), ``parlor verify``, the secrets check and the deploy checks read
+``games()``, so a new game edits no other package.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from functools import cached_property
+from types import ModuleType
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from parlor.core.decider import Decider
 from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
+from parlor.gamehost.clocks import Timing
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.seating import OpenTable, Seated, SeatsTaken, Standings, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.verify import CommandOf, CreateOf
 
@@ -31,51 +35,96 @@ Public = Callable[[str, bytes], bytes | None]
 """What the relay publishes of a stored payload (None: nothing), as ``outbox.Public``."""
 
 
+class Replays(Protocol):
+    """How replay tools rebuild a game's commands (``parlor.rules.<game>.replay``)."""
+
+    def command_of(self, game: Any, event: object) -> Any:
+        """The command that made ``event`` in ``game`` (None: no command made it)."""
+        ...
+
+    def create_of(self, created: object) -> Any:
+        """The create command of a game's ``GameCreated``."""
+        ...
+
+
 @dataclass(frozen=True)
 class GameType(Generic[S, C, E]):
-    """One game, as every part of the platform needs to know it.
+    """One game, as every part of the platform needs to know it, each thing said once.
 
-    ``decider`` is the seated rules (``Seated``: the engine, the seat range, standings);
-    ``bots`` are the bot names matchmaking fills seats with, weakest first (one per
-    matching level); ``default_time_control`` and ``time_controls`` are the time control a
+    ``engine`` is its rules under the one game contract (``parlor.core.game.GameContract``,
+    which the conformance test holds it to): it gives the name and the seat range.
+    ``standings`` and ``timing`` are what the platform asks of the rules beyond it (the
+    standings ``GameFinished`` carries, whose clock runs); ``replay`` how replay tools
+    rebuild commands; ``proto`` the game's ``_pb2`` module, whose one service is the
+    game's; ``bots`` the bot names matchmaking fills seats with, weakest first (one per
+    matching level); ``default_time_control`` and ``time_controls`` the time control a
     game gets when none is named and the ones offered to clients; ``public`` strips what
-    the relay may not publish (None: the game hides nothing); ``service`` is the full
-    name of its gRPC service; ``engine`` is its rules under the one game contract
-    (``parlor.core.game.GameContract``), which the conformance test holds it to.
+    the relay may not publish (None: the game hides nothing).
     """
 
-    category: str
-    decider: Decider[S, C, E]
+    engine: GameContract[Any, Any, Any]
     codec: EventCodec[E]
-    command_of: CommandOf[S, E, C]
-    create_of: CreateOf[E, C] | None = None
+    standings: Standings[Any]
+    replay: Replays
+    timing: Timing[Any] | None = None
+    proto: ModuleType | None = None
     bots: tuple[str, ...] = ()
     public: Public | None = None
-    service: str = ""
     rules_page: str = ""
     default_time_control: TimeControl = TimeControl()
     """The time control a game gets when its creator names none (games with people)."""
     time_controls: tuple[TimeControl, ...] = ()
     """The time controls offered to clients (``accepted_time_controls``: what matchmaking takes)."""
-    engine: GameContract[Any, Any, Any] | None = None
-    """The rules under the game contract (``parlor.rules.<game>.contract.ENGINE``)."""
+
+    @property
+    def category(self) -> str:
+        return self.engine.name
 
     @property
     def name(self) -> str:
-        return self.category
+        return self.engine.name
 
     @property
     def min_seats(self) -> int:
-        return int(getattr(self.decider, "min_seats", 1))
+        return self.engine.min_seats
 
     @property
     def max_seats(self) -> int:
-        return int(getattr(self.decider, "max_seats", 1))
+        return self.engine.max_seats
+
+    def rules(self) -> Seated[Any, Any, Any]:
+        """The seated rules (``Seated``): the engine, the seat range, standings and clocks."""
+        return Seated(
+            self.engine.decider, self.min_seats, self.max_seats, self.standings, self.timing
+        )
+
+    @cached_property
+    def decider(self) -> Decider[S, C, E]:
+        """The rules the game host decides with (``rules()``, made once)."""
+        return cast(Decider[S, C, E], self.rules())
+
+    @cached_property
+    def command_of(self) -> CommandOf[S, E, C]:
+        """The rules' ``command_of`` on the table of seats (for ``parlor verify``)."""
+        return cast(CommandOf[S, E, C], on_table(self.replay.command_of))
+
+    @cached_property
+    def create_of(self) -> CreateOf[E, C]:
+        """The create command of a stream's first events (``SeatsTaken``, ``GameCreated``)."""
+        return cast(CreateOf[E, C], opened(self.replay.create_of))
+
+    @property
+    def service(self) -> str:
+        """The full name of the game's gRPC service (the one its proto file declares)."""
+        if self.proto is None:
+            return ""
+        (service,) = self.proto.DESCRIPTOR.services_by_name.values()
+        return str(service.full_name)
 
     @property
     def timed(self) -> bool:
         """Whether the game has clocks: its rules say how time runs out (``Seated.timing``)."""
-        return getattr(self.decider, "timing", None) is not None
+        return self.timing is not None
 
     @property
     def accepted_time_controls(self) -> tuple[TimeControl, ...]:
@@ -103,6 +152,29 @@ class GameType(Generic[S, C, E]):
     def hides(self) -> bool:
         """Whether anything of the game is kept from some viewers (racks, hands, bags)."""
         return self.public is not None
+
+
+def on_table(command_of: Callable[[S, object], C | None]) -> CommandOf[Table[S], Any, C]:
+    """A game's ``command_of`` for replay tools, from its rules' (``parlor.rules.<game>.replay``),
+    which know the game's state and not the table of seats around it."""
+
+    def command(table: Table[S], event: object) -> C | None:
+        return command_of(table.game, event)
+
+    return command
+
+
+def opened(create_of: Callable[[object], C]) -> CreateOf[Any, OpenTable[C]]:
+    """A game's ``create_of`` for replay tools, from its rules' (the create command of its
+    ``GameCreated``): the seats, time control and match as ``SeatsTaken`` recorded them."""
+
+    def create(events: Sequence[object]) -> OpenTable[C]:
+        seats = events[0]
+        if not isinstance(seats, SeatsTaken):
+            raise ValueError("a game's stream starts with SeatsTaken")
+        return OpenTable(seats.seats, create_of(events[1]), seats.time_control, seats.matched)
+
+    return create
 
 
 def _load(ep: Any) -> GameType[Any, Any, Any]:

@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar, cast
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import Decider, replay
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from parlor.core.game import Standing as Standing  # a pure value: the rules give standings
 from parlor.gamehost.clocks import (
     ABORTED,
     GAME_OVER,
@@ -63,16 +64,6 @@ class SeatsTaken:
     seats: tuple[Seat, ...]
     time_control: TimeControl = TimeControl()
     matched: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """How one seat finished: rank 1 wins (equal ranks share a place); score if the game has one."""
-
-    rank: int
-    score: int = 0
-    timed_out: bool = False
-    """The seat ran out of time (scoring rates it as the loss it is)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,16 +4,21 @@
 ``WatchGame``, ``ListGames``, ``ReplayGame`` and ``ExportGame`` for any game, creates the
 games of ``MatchFormed`` and plays bots' turns, each under a platform command id
 (``parlor:bot-<version>``). A game's servicer subclasses it together with its generated
-base class and keeps only its own move RPCs and its mapping to and from protobuf::
+base class, names its declaration (``game``: the ``GameType``, whose engine says whose
+turn it is and what a viewer may see of an event) and keeps only its moves and its
+mapping to and from protobuf::
 
     class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
-        pb = connect4x4_pb2
-        def game_message(...): ...   # the per-viewer Game message
-        def event_message(...): ...  # one GameEvent as a viewer may see it
+        game = GAME
+        PlayMove = Move(lambda request, table, seat: c4.parse_move(request.move, seat))
+        def build_game(...): ...     # the Game message as a viewer sees it (the codec's)
+        def build_event(...): ...    # one GameEvent, already as the viewer may see it
         async def create_command(...): ...
 
-Every message type is the game's own (``self.pb.GetGameResponse`` ...): the protos give
-every game the same request and response fields for these RPCs.
+A move RPC is declared (``Move``): how its request becomes the seat's command, and the
+check of the state it is decided on; ``GameService`` serves it. Every message type is the
+game's own (``self.pb.GetGameResponse``, ``PlayMoveResponse`` for ``PlayMove`` ...): the
+protos give every game the same request and response fields for these RPCs.
 
 Who sees what is decided here, once, for every game (``replay.entitlement``): after the
 end everyone sees everything; before it, a player sees their own seat's view and a
@@ -22,35 +27,51 @@ spectator the public one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import inspect
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost.clocks import set_clocks
+from parlor.gamehost.codec import event_info
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.export import with_seat_tags
+from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_seats
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import entitlement, play_back
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
+from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
+from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")
+R = TypeVar("R")
 
 log = logging.getLogger("parlor.gamehost.service")
 
 BotCommand = Callable[[Any], Awaitable[Any]]
+SeatCommand = Callable[[T, int], Any]
+"""A move RPC's command, built from the state it is decided on and the caller's seat: the
+command, or an awaitable of it (for outside answers about that very state: the dictionary)."""
+MoveCommand = Callable[[Any, Any, int], Any]
+"""A declared move's command: (request, table, seat) -> the seat's command (as ``SeatCommand``)."""
+MoveCheck = Callable[[Any, Any], None]
+"""A declared move's check: (request, table) refuses a command that state has made stale."""
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -78,34 +99,145 @@ def deadline(context: Any) -> float | None:
     return float(left) if left is not None else None
 
 
+class MoveRPC(Protocol):
+    """A declared move as its servicer serves it: a gRPC method."""
+
+    def __call__(self, request: Any, context: Any) -> Awaitable[Any]: ...
+
+
+class Move:
+    """A move RPC, declared in a servicer's class body under the RPC's name::
+
+        Resign = Move(lambda request, table, seat: c4.Resign(seat))
+
+    ``command(request, table, seat)`` is the seat's command, built on the state it is
+    decided on (``GameService.move``); ``check(request, table)``, first, refuses one that
+    state has made stale (Take Four: a command meant for another round). The reply is the
+    game's ``<Name>Response``. gRPC finds the method by name on the servicer, as any other.
+    """
+
+    def __init__(self, command: MoveCommand, check: MoveCheck | None = None) -> None:
+        self.command = command
+        self.check = check
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        if not any(callable(getattr(base, name, None)) for base in owner.__mro__[1:]):
+            raise TypeError(f"{owner.__name__}.{name}: no RPC of that name in its service")
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> Move: ...
+
+    @overload
+    def __get__(self, instance: GameService[Any, Any], owner: type) -> MoveRPC: ...
+
+    def __get__(self, instance: GameService[Any, Any] | None, owner: type) -> Move | MoveRPC:
+        if instance is None:
+            return self
+
+        async def rpc(request: Any, context: Any) -> Any:
+            return await instance.declared_move(self, request, context)
+
+        rpc.__name__ = rpc.__qualname__ = self.name
+        return rpc
+
+
 class GameService(Generic[T, E]):
     """The RPCs every game has; subclass with the game's generated servicer base."""
 
-    pb: ModuleType
-    """The game's ``_pb2`` module: its request, response, ``Game`` and ``GameEvent`` messages."""
-    bot_levels: Collection[str] = ()
-    """The bot names a seat may hold (``bot:<level>``)."""
+    game: GameType[Any, Any, Any]
+    """The game's declaration (``parlor.services.<game>.game.GAME``)."""
     max_bot_moves = 500
-    default_time_control: TimeControl = TimeControl()
-    """The game type's default (``GameType.default_time_control``) for games with people."""
+    simultaneous = False
+    """Seats act at once (Take Four): a move's reply leaves out others' events between its
+    own and its follow-up's, and bots are played by a runner (``botrunner``), not here."""
+    view_cache = True
+    """Keep each version's ``Game`` message per viewer (``ViewCache``); False: build it per
+    call (Take Four's is cheap, and a test switches its redaction off in a live service)."""
 
-    def __init__(self, host: GameHost[T, Any, E], directory: Directory | None = None) -> None:
+    bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
+    """When this replica tries a bot's move again after it failed (a dependency down):
+    seconds after each failure. A read never moves a bot; the sweeper also plays a timed
+    game's bots when its clock comes due."""
+
+    def __init__(
+        self,
+        host: GameHost[T, Any, E],
+        directory: Directory | None = None,
+        queue: GameQueue | None = None,
+    ) -> None:
         self.host = host
         self.directory = directory
+        self.queue = queue
+        self._retries: dict[str, asyncio.Task[None]] = {}
+        self._views: ViewCache[Message] = ViewCache()
+
+    @property
+    def pb(self) -> ModuleType:
+        """The game's ``_pb2`` module: its requests, responses, ``Game`` and ``GameEvent``."""
+        assert self.game.proto is not None, f"{self.game.name} declares no proto"
+        return self.game.proto
+
+    @property
+    def bot_levels(self) -> tuple[str, ...]:
+        """The bot names a seat may hold (``bot:<level>``): the declared ones, weakest first."""
+        return tuple(dict.fromkeys(self.game.bots))
+
+    @property
+    def default_time_control(self) -> TimeControl:
+        """The game type's default (``GameType.default_time_control``) for games with people."""
+        return self.game.default_time_control
 
     # -- what each game says (override) ----------------------------------------------------
+
+    def build_game(
+        self, game_id: str, version: int, table: T, viewer: int | None, everything: bool
+    ) -> Message:
+        """The ``Game`` message at ``version`` as ``viewer`` sees it (the codec's)."""
+        raise NotImplementedError
+
+    def build_event(self, event: E, info: common_pb2.EventInfo, before: T | None) -> Message:
+        """One ``GameEvent`` of ``event`` (already as the viewer may see it) with its place
+        in the stream; ``before`` is the game before it (as in ``event_message``)."""
+        raise NotImplementedError
 
     def game_message(
         self, game_id: str, version: int, table: T, viewer: int | None, everything: bool
     ) -> Message:
-        """The game at ``version`` as ``viewer`` sees it (``everything``: the game is over)."""
-        raise NotImplementedError
+        """The game at ``version`` as ``viewer`` sees it (``everything``: the game is over),
+        clocks in, built once per version and viewer for every reply and watcher. A game
+        that hides nothing shows every viewer the same picture (built for viewer None)."""
+        if not self.game.hides:
+            viewer, everything = None, False
+
+        def build() -> Message:
+            game = self.build_game(game_id, version, table, viewer, everything)
+            return set_clocks(game, self.clocks(table))
+
+        if not self.view_cache:
+            return build()
+        return self._views.get(game_id, version, viewer, everything, build)
+
+    def shown(self, event: E, viewer: int | None) -> E:
+        """What ``viewer`` may see of ``event`` during play: the engine's ``public_event``
+        (the platform's own events, seats and finish, are everyone's)."""
+        if isinstance(event, SeatsTaken | GameFinished):
+            return event
+        return cast(E, self.game.engine.public_event(event, viewer))
+
+    def seen(self, event: E, viewer: int | None, everything: bool) -> E:
+        """``event`` whole once everything is shown (the game is over), else ``shown``."""
+        return event if everything else self.shown(event, viewer)
 
     def event_message(
-        self, recorded: Recorded[E], before: T, viewer: int | None, everything: bool
+        self, recorded: Recorded[E], before: T | None, viewer: int | None, everything: bool
     ) -> Message:
-        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it."""
-        raise NotImplementedError
+        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it
+        (None in a move's reply, unless the game overrides ``reply_events``)."""
+        return self.build_event(
+            self.seen(recorded.event, viewer, everything), event_info(recorded), before
+        )
 
     async def create_command(
         self, config: Message | None, seats: tuple[Seat, ...], deadline: float | None
@@ -113,13 +245,25 @@ class GameService(Generic[T, E]):
         """The engine's create command (``config`` None: the defaults, for a match)."""
         raise NotImplementedError
 
-    def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
-        """The ``ExportGameResponse`` of a game (its own notation), if its proto has the RPC."""
+    def export_text(self, table: T, moves: Sequence[Any]) -> str:
+        """The record of a game's own events in its notation (for ``export_message``)."""
         raise NotImplementedError
 
+    def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
+        """The ``ExportGameResponse`` of a game, if its proto has the RPC: the seat tags,
+        then ``export_text`` of its events without the platform's (seats, finish)."""
+        moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
+        text = with_seat_tags(table.seats, [self.export_text(table, moves)])
+        return self.pb.ExportGameResponse(text=text)  # type: ignore[no-any-return]
+
     def bot_to_move(self, table: T) -> int | None:
-        """The seat of a bot whose turn it is, played at once (None: no bot to move)."""
-        return None
+        """The seat of a bot whose turn it is, played at once (None: no bot to move): the
+        engine's one seat to move (``to_move``), if a bot holds it. Where seats act at once
+        (``simultaneous``) a runner plays the bots."""
+        if self.simultaneous or not table.seats:
+            return None
+        seats = self.game.engine.to_move(table.game)
+        return seats[0] if len(seats) == 1 and table.seats[seats[0]].is_bot else None
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """The bot's command, as a coroutine function of the state it is decided on."""
@@ -157,6 +301,11 @@ class GameService(Generic[T, E]):
             correlation_id=correlation_id,
             extra=extra,
         )
+
+    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
+        them (Take Four); else writers race and the host decides again after a conflict."""
+        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
 
     # -- shared helpers --------------------------------------------------------------------
 
@@ -262,16 +411,10 @@ class GameService(Generic[T, E]):
 
     # -- reading ---------------------------------------------------------------------------
 
-    async def before_read(self, game_id: str, table: T, version: int) -> tuple[T, int]:
-        """The game now, as ``GetGame`` shows it (a service may catch up on something first)."""
-        return table, version
-
     async def GetGame(self, request: Any, context: Any) -> Any:
         """The game now or at a version, as the caller may see it as the game stands now."""
         me = auth.caller()
         current, now = await self.host.load(request.game_id)
-        if not request.version:
-            current, now = await self.before_read(request.game_id, current, now)
         if request.version and request.version != now:
             table, version = await self.host.load(request.game_id, request.version)
         else:
@@ -357,6 +500,110 @@ class GameService(Generic[T, E]):
         events = [r.event for r in await self.host.history(request.game_id)]
         return self.export_message(request.game_id, table, events)
 
+    # -- moves -----------------------------------------------------------------------------
+
+    async def declared_move(self, declared: Move, request: Any, context: Any) -> Any:
+        """A declared move (``Move``) served: ``move`` with its command and check."""
+        check = declared.check
+        return await self.move(
+            request,
+            self.seat_command(declared.command, request, context),
+            getattr(self.pb, f"{declared.name}Response"),
+            None if check is None else lambda table: check(request, table),
+        )
+
+    def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[T]:
+        """A declared move's command as ``move`` decides it (a game may add to every one:
+        Take Four the dictionary's verdicts)."""
+        return lambda table, seat: command(request, table, seat)
+
+    async def move(
+        self,
+        request: Any,
+        command: SeatCommand[T],
+        response: Callable[..., R],
+        check: Callable[[T], None] | None = None,
+    ) -> R:
+        """A move RPC: the caller's command for their seat (``request.seat``, if they name
+        one), what follows it, and the reply ``response(game=..., events=...)``: the game
+        after the follow-ups and the events of the command and of those follow-ups, as the
+        caller's seat sees them (everything, once the game is over)."""
+        me = auth.caller()
+        followed, seat, records = await self.play(
+            request.game_id,
+            me.player_id,
+            requested_seat(request),
+            command,
+            request.command_id or None,
+            check,
+        )
+        over = self.over(followed.state)
+        return response(
+            game=self.game_message(request.game_id, followed.version, followed.state, seat, over),
+            events=self.reply_events(records, followed.state, seat, over),
+        )
+
+    async def play(
+        self,
+        game_id: str,
+        player_id: str,
+        requested: int | None,
+        command: SeatCommand[T],
+        command_id: str | None,
+        check: Callable[[T], None] | None = None,
+    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
+        """Decide one seat's command, then what follows it (``after``): the outcome after
+        both, the seat, and the events a reply carries (``reply_records``).
+
+        ``command(table, seat)`` is decided on the latest state, for the seat ``player_id``
+        holds there; ``check(table)``, first, refuses a command that state has made stale
+        (Take Four: one meant for another round).
+        """
+
+        async def decided(table: T) -> Any:
+            if check is not None:
+                check(table)
+            made = command(table, table.seat_of(player_id, requested))
+            return await made if inspect.isawaitable(made) else made
+
+        async with self.turn(game_id):
+            moved = await self.host.execute(
+                game_id, decided, command_id=command_id, actor=player_id
+            )
+        # A command id already in the stream is answered with its stored outcome, even when
+        # deciding again failed (another's seat, no seat): only a holder of the seat may
+        # have that answer, or a replayed id would show them someone else's rack.
+        seat = moved.state.seat_of(player_id, requested)
+        followed = await self.after(game_id, moved)
+        return followed, seat, await self.reply_records(game_id, moved, followed)
+
+    async def reply_records(
+        self, game_id: str, moved: Outcome[T, E], followed: Outcome[T, E]
+    ) -> list[Recorded[E]]:
+        """The events a move's reply carries: every one from the command's first to the
+        last of what followed it (bots' moves, timeouts on the way), from the outcomes'
+        records where they hold them. In a game where seats act at once (``simultaneous``),
+        only the command's own events and those of its follow-up, not others' between."""
+        first = moved.version - len(moved.events) + 1
+        if not self.simultaneous:
+            return await self.host.recorded(game_id, first, followed.version, moved, followed)
+        mine: list[Recorded[E]] = []
+        if moved.events:
+            mine = await self.host.recorded(game_id, first, moved.version, moved)
+        if followed.events and followed is not moved:
+            then = followed.version - len(followed.events) + 1
+            mine += await self.host.recorded(game_id, then, followed.version, followed)
+        return mine
+
+    def reply_events(
+        self, records: Sequence[Recorded[E]], after: T, viewer: int | None, everything: bool
+    ) -> list[Message]:
+        """A move reply's events as ``viewer`` sees them; ``after`` is the game after the
+        last. The default gives ``event_message`` no game before each (None): a game whose
+        events read it overrides this (Upwords' notation reads the board, walked back from
+        ``after``), so a reply needs no read or fold of the game before."""
+        return [self.event_message(r, None, viewer, everything) for r in records]
+
     # -- bots ------------------------------------------------------------------------------
 
     async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
@@ -385,6 +632,40 @@ class GameService(Generic[T, E]):
                 # Another replica moved for this bot first, or a dependency is down: the
                 # caller sees the latest state; the bot moves again when next asked.
                 log.info("bot move not made", extra={"game_id": game_id, "reason": exc.reason})
+                self.retry_bots(game_id)
                 table, version = await self.host.load(game_id)
                 return Outcome(table, version, ())
         return outcome
+
+    def retry_bots(self, game_id: str) -> None:
+        """Try the game's bots again later, in the background (one retry task a game)."""
+        if game_id not in self._retries and self.bot_retry_seconds:
+            task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
+            self._retries[game_id] = task
+
+    async def aclose(self) -> None:
+        """Stop the bots' pending retries (the component is stopping; another replica, or
+        this one once started again, moves those bots when next asked)."""
+        tasks = list(self._retries.values())
+        self._retries.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _retry_bots(self, game_id: str) -> None:
+        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
+        try:
+            for delay in self.bot_retry_seconds:
+                await asyncio.sleep(delay)
+                try:
+                    table, version = await self.host.load(game_id)
+                    if self.bot_to_move(table) is not None:
+                        table = (await self.play_bots(game_id, Outcome(table, version, ()))).state
+                except ParlorError as exc:
+                    log.info("bot retry failed", extra={"game_id": game_id, "reason": exc.reason})
+                    continue
+                if self.bot_to_move(table) is None:
+                    return
+            log.warning("bots not moved after retries", extra={"game_id": game_id})
+        finally:
+            self._retries.pop(game_id, None)

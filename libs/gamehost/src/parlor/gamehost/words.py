@@ -9,8 +9,9 @@ it expires.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Self
 
 import grpc
 
@@ -55,6 +56,8 @@ def service_token(auth: AuthSettings, service: str) -> Callable[[], str]:
 
 KNOWN_VERDICTS = 200_000
 """Verdicts a client keeps (a few MB), forgotten all at once when full."""
+MAX_BATCH = 20_000
+"""The most words the dictionary checks in one call (``parlor.lexicon.MAX_BATCH``)."""
 
 
 class Dictionary:
@@ -67,9 +70,22 @@ class Dictionary:
         # A lexicon id names its words (it is derived from them), so a verdict never
         # changes: words asked once are answered here after (most plays repeat some).
         self._known: dict[tuple[str, str], bool] = {}
+        self.batches = 0
+        """CheckWords calls made."""
+
+    @classmethod
+    def of(cls, settings: DictionarySettings, auth: AuthSettings, service: str) -> Self:
+        """The client a game service uses: its target and timeout, its own token."""
+        return cls(settings.target, service_token(auth, service), settings.timeout_seconds)
 
     async def close(self) -> None:
         await self.channel.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
     def _deadline(self, remaining: float | None) -> float:
         return self.timeout if remaining is None else max(0.001, min(remaining, self.timeout))
@@ -93,15 +109,25 @@ class Dictionary:
         )
 
     async def verdicts(
-        self, lexicon_id: str, words: Sequence[str], remaining: float | None = None
+        self, lexicon_id: str, words: Collection[str], remaining: float | None = None
     ) -> dict[str, bool]:
         """Whether each word is in the lexicon: the words not answered before, asked in one
-        CheckWords batch."""
+        CheckWords batch (more only past the dictionary's ``MAX_BATCH``)."""
         known = self._known
         found = {w: known[lexicon_id, w] for w in words if (lexicon_id, w) in known}
         unique = [w for w in dict.fromkeys(words) if w not in found]
-        if not unique:
-            return found
+        for start in range(0, len(unique), MAX_BATCH):
+            found.update(
+                await self._check(lexicon_id, unique[start : start + MAX_BATCH], remaining)
+            )
+        return found
+
+    async def _check(
+        self, lexicon_id: str, unique: list[str], remaining: float | None
+    ) -> dict[str, bool]:
+        """One CheckWords call about words not known yet; their verdicts, remembered."""
+        known = self._known
+        self.batches += 1
         try:
             reply = await self.stub.CheckWords(
                 dpb.CheckWordsRequest(lexicon=lexicon_id, words=unique),
@@ -117,6 +143,7 @@ class Dictionary:
         invalid = set(reply.invalid_indices)
         if len(known) + len(unique) > KNOWN_VERDICTS:
             known.clear()
+        found: dict[str, bool] = {}
         for i, word in enumerate(unique):
             found[word] = known[lexicon_id, word] = i not in invalid
         return found

@@ -2,52 +2,21 @@
 
 from __future__ import annotations
 
-from google.protobuf.message import Message
-
 from parlor.examples.tictactoe import rules as ttt
-from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.codec import Bodies, game_fields
+from parlor.gamehost.messages import Custom, Messages
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.tictactoe.v1 import tictactoe_pb2 as pb
 
 Event = ttt.Event | SeatsTaken | GameFinished
 BODIES = Bodies(pb.GameEvent, "tic-tac-toe")
-
-
-def event_pb(event: Event) -> Message:
-    common = table_event_pb(event, ttt.ENGINE.name)
-    if common is not None:
-        return common
-    match event:
-        case ttt.GameCreated():
-            return pb.GameCreated()
-        case ttt.MarkPlaced(seat, square):
-            return pb.MarkPlaced(seat=seat, square=square)
-        case ttt.GameWon(seat):
-            return pb.GameWon(seat=seat)
-        case ttt.GameDrawn():
-            return pb.GameDrawn()
-    raise TypeError(f"not a tic-tac-toe event: {event!r}")
-
-
-def event_of(message: Message) -> Event:
-    common = table_event_of(message)
-    if common is not None:
-        return common
-    match message:
-        case pb.GameCreated():
-            return ttt.GameCreated()
-        case pb.MarkPlaced():
-            return ttt.MarkPlaced(message.seat, message.square)
-        case pb.GameWon():
-            return ttt.GameWon(message.seat)
-        case pb.GameDrawn():
-            return ttt.GameDrawn()
-    raise TypeError(f"not a tic-tac-toe event message: {type(message).__name__}")
-
-
-class Codec(ProtoCodec[Event]):
-    def __init__(self) -> None:
-        super().__init__(BODIES, event_pb, event_of)
+MESSAGES: Messages[Event] = Messages(
+    BODIES,
+    ttt.Event,
+    ttt.ENGINE.name,
+    fields={(ttt.GameCreated, "config"): Custom(decode=lambda m: ttt.Config())},  # no choices
+)
+event_pb, event_of, Codec = MESSAGES.event_pb, MESSAGES.event_of, MESSAGES.codec
 
 
 def game_event_pb(event: Event, info: object) -> pb.GameEvent:
@@ -61,9 +30,7 @@ def game_pb(game_id: str, version: int, table: Table[ttt.State]) -> pb.Game:
     state = table.game
     outcome = ttt.ENGINE.result(state)
     return pb.Game(
-        game_id=game_id,
-        version=version,
-        seats=[seat_pb(i, s) for i, s in enumerate(table.seats)],
+        **game_fields(game_id, version, table.seats),
         squares=["" if m is None else ttt.MARKS[m] for m in state.squares],
         seats_to_move=list(ttt.ENGINE.to_move(state)),
         winners=list(outcome.winners) if outcome else [],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
-from parlor.examples.tictactoe.game import GAME, SERVICE_NAME
+from parlor.examples.tictactoe.game import GAME
 from parlor.examples.tictactoe.servicer import TicTacToeServicer
 from parlor.gamehost import GameHost
 from parlor.gamehost.backends import game_backends
@@ -26,7 +26,7 @@ async def tictactoe() -> AsyncIterator[Component]:
                 ready=backends.ready,
                 services=[
                     GrpcService(
-                        SERVICE_NAME,
+                        GAME.service,
                         lambda server: tictactoe_pb2_grpc.add_TicTacToeServiceServicer_to_server(
                             servicer, server
                         ),

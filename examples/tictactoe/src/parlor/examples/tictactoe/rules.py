@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
-from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
-from parlor.core.game import GameContract, Result, Viewer
+from parlor.core.errors import InvalidNotation, PermissionDenied, RuleViolation
+from parlor.core.game import GameContract, Result, Standing, Viewer
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 MARKS = "XO"
@@ -70,9 +70,9 @@ class State:
 
 
 def parse_square(text: str) -> int:
-    """``a1`` .. ``c3`` -> 0..8 (a refusal names BAD_NOTATION)."""
+    """``a1`` .. ``c3`` -> 0..8 (else ``INVALID_NOTATION``, the reason every game shares)."""
     if len(text) != 2 or text[0] not in "abc" or text[1] not in "123":
-        raise InvalidArgument(f"a square is a1..c3, got {text[:8]!r}", reason="BAD_NOTATION")
+        raise InvalidNotation(f"a square is a1..c3, got {text[:8]!r}")
     return (int(text[1]) - 1) * 3 + "abc".index(text[0])
 
 
@@ -94,7 +94,7 @@ class TicTacToeRules:
         if command.seat != state.turn:
             raise PermissionDenied(f"it is seat {state.turn}'s turn", reason="NOT_YOUR_TURN")
         if not 0 <= command.square < 9:
-            raise InvalidArgument("a square is 0..8", reason="BAD_NOTATION")
+            raise InvalidNotation("a square is 0..8")
         if state.squares[command.square] is not None:
             raise RuleViolation("SQUARE_TAKEN", f"{format_square(command.square)} is taken")
         events: list[Event] = [MarkPlaced(command.seat, command.square)]
@@ -178,3 +178,27 @@ def render(state: State) -> str:
         marks = (state.squares[row * 3 + c] for c in range(3))
         rows.append(f"{row + 1} " + " ".join("." if m is None else MARKS[m] for m in marks))
     return "\n".join([*rows, "  a b c"])
+
+
+# -- what the platform asks of the rules ---------------------------------------------------
+
+
+def standings(state: State) -> tuple[str, tuple[Standing, ...]]:
+    """The winner first, the other second; a draw ranks both first."""
+    outcome = ENGINE.result(state)
+    assert outcome is not None, "standings are asked only of finished games"
+    return outcome.reason, tuple(
+        Standing(1 if not outcome.winners or seat in outcome.winners else 2) for seat in (0, 1)
+    )
+
+
+def command_of(game: State, event: object) -> Command | None:
+    """For replay tools: a placed mark was a player's command; a win or a draw follows."""
+    return Place(event.seat, event.square) if isinstance(event, MarkPlaced) else None
+
+
+def create_of(created: object) -> CreateGame:
+    """For replay tools: the create command of the game's ``GameCreated``."""
+    if not isinstance(created, GameCreated):
+        raise ValueError("a tic-tac-toe game's rules start with GameCreated")
+    return CreateGame(created.config)

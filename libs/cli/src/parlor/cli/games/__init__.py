@@ -1,7 +1,9 @@
 """One adapter per game type: how to call its service, draw its board and read its moves.
 
-To plug a game in, write ``parlor/cli/games/<type>.py`` with a class following
-``GameAdapter`` and add it to ``adapters()`` (Connect 4x4, Upwords and Take Four are).
+To plug a game in, write a class following ``GameAdapter`` (in any package) and register
+it under the ``parlor.cli_games`` entry points, named by its game type; libs/cli registers
+Connect 4x4, Upwords and Take Four's so, in its ``pyproject.toml``. ``adapters()`` reads
+them: nothing here names a game.
 """
 
 from __future__ import annotations
@@ -60,16 +62,14 @@ class GameAdapter(Protocol):
     def transcript(self, events: list[Any]) -> str: ...
 
 
-def adapters() -> dict[str, Callable[[GameClient[Any]], GameAdapter]]:
-    from parlor.cli.games.connect4x4 import Connect4x4
-    from parlor.cli.games.takefour import TakeFour
-    from parlor.cli.games.upwords import Upwords
+GROUP = "parlor.cli_games"
 
-    return {
-        "connect4x4": Connect4x4,
-        "takefour": TakeFour,
-        "upwords": Upwords,
-    }
+
+def adapters() -> dict[str, Callable[[GameClient[Any]], GameAdapter]]:
+    """Every installed adapter (``parlor.cli_games`` entry points), by game type."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.load() for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name)}
 
 
 def adapter(game_type: str, client: ParlorClient) -> GameAdapter:

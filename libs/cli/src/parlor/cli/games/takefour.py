@@ -31,6 +31,8 @@ from rich.table import Table
 from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
+from parlor.gamehost.export import seat_tags
+from parlor.gamehost.seating import Seat
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 JOKER = "?"
@@ -511,10 +513,7 @@ class _Notation:
         secret: Any = body.secret if _has_secret(body) else None
         match kind:
             case "seats_taken":
-                return [
-                    f'[Seat{i} "{s.player_id}" "{s.display_name}"]'
-                    for i, s in enumerate(body.seats)
-                ]
+                return seat_tags([Seat(s.player_id, s.display_name) for s in body.seats])
             case "game_created":
                 return self.created(body.config)
             case "round_started":

@@ -24,6 +24,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
+from parlor.gamehost.export import seat_tags
+from parlor.gamehost.seating import Seat
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 SIZE = 10
@@ -53,7 +55,7 @@ def read_turn(typed: str) -> Turn:
     ``E5 across WORD`` names the square and the direction; the notation says the
     direction by the order of the coordinate (row first: across), so it becomes ``5E WORD``.
     Anything else that is not a pass, an exchange, a challenge or an accept goes to the
-    service as written, which answers ``BAD_NOTATION`` with the reason if it cannot read it.
+    service as written, which answers ``INVALID_NOTATION`` with the reason if it cannot read it.
     """
     text = " ".join(typed.strip().lower().split())
     if text in ("pass", "-"):
@@ -239,7 +241,10 @@ class Record:
 
     def add(self, event: pb.GameEvent) -> None:
         kind = event.WhichOneof("body")
-        if kind == "game_created":
+        if kind == "seats_taken":
+            taken = event.seats_taken.seats
+            self.lines += seat_tags([Seat(s.player_id, s.display_name) for s in taken])
+        elif kind == "game_created":
             c = event.game_created
             self.seats = list(c.seats)
             self.scores = [0] * len(self.seats)

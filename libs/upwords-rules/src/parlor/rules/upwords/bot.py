@@ -6,14 +6,14 @@ list is its own; the service still checks the bot's words with the dictionary.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from parlor.rules.upwords import tiles
 from parlor.rules.upwords.board import Board
 from parlor.rules.upwords.dawg import Dawg
 from parlor.rules.upwords.movegen import GeneratedPlay, generate
-from parlor.rules.upwords.moves import Placement
+from parlor.rules.upwords.moves import Exchange, Pass, Placement, Play
 from parlor.rules.upwords.state import Phase
 from parlor.rules.upwords.view import PlayerView
 
@@ -91,3 +91,25 @@ class UpwordsBot:
     def worst_tile(rack: Sequence[str]) -> str:
         """The tile to give back: the rarest in the bag's make-up (hardest to use)."""
         return min(rack, key=lambda t: (tiles.DISTRIBUTION[t], t))
+
+
+def first_valid(
+    seat: int,
+    candidates: Sequence[BotPlay],
+    formed: Sequence[Sequence[str]],
+    verdicts: Mapping[str, bool],
+) -> Play | None:
+    """The first candidate all of whose words (``formed``, one list per candidate) the
+    dictionary accepted, carrying those verdicts (None: no candidate is valid)."""
+    for candidate, words in zip(candidates, formed, strict=True):
+        if all(verdicts[w] for w in words):
+            return Play(seat, candidate.placements, {w: True for w in words})
+    return None
+
+
+def no_valid_play(seen: PlayerView, seat: int, insert_position: int) -> Exchange | Pass:
+    """The bot's move when none of its plays is valid: give back its worst tile, if it may
+    (the bag has tiles, it is not a retry), else pass."""
+    if seen.bag_count > 0 and not seen.retry and seen.rack:
+        return Exchange(seat, UpwordsBot.worst_tile(seen.rack), insert_position)
+    return Pass(seat)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from parlor.core.errors import InvalidArgument
+from parlor.core.errors import InvalidArgument, InvalidNotation
 from parlor.rules.upwords import tiles
 from parlor.rules.upwords.board import ACROSS, DOWN, SIZE, Board, Square
 from parlor.rules.upwords.moves import Placement
@@ -57,8 +57,17 @@ class NotatedPass:
 NotatedMove = NotatedPlay | NotatedExchange | NotatedPass
 
 
-def _bad(text: str, why: str) -> InvalidArgument:
-    return InvalidArgument(f"cannot read move {text!r}: {why}", reason="BAD_NOTATION")
+FORMER_REASON = "BAD_NOTATION"
+"""Upwords' name for ``INVALID_NOTATION`` before every game shared it (``deprecated_reason``)."""
+
+
+def unreadable(message: str) -> InvalidNotation:
+    """The refusal of a move that cannot be read: ``INVALID_NOTATION`` (was ``BAD_NOTATION``)."""
+    return InvalidNotation(message, formerly=FORMER_REASON)
+
+
+def _bad(text: str, why: str) -> InvalidNotation:
+    return unreadable(f"cannot read move {text!r}: {why}")
 
 
 def parse_coordinate(text: str) -> tuple[int, int, Square]:

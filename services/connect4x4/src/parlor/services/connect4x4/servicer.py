@@ -1,7 +1,8 @@
-"""The gRPC face of Connect 4x4: its moves; everything games share is the game host's.
+"""The gRPC face of Connect 4x4: its moves and pictures; the rest is the game host's.
 
-``GameService`` (libs/gamehost) serves create, get, history, watch, list and replay, games
-from matches and the bots' turns; this module adds the moves and the pictures.
+``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and
+export, games from matches and the bots' turns, from the game's declaration (``GAME``).
+Nothing is hidden, so one picture per version serves every watcher and reply.
 """
 
 from __future__ import annotations
@@ -11,16 +12,14 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
+from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost import GameHost, Recorded
-from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost import GameHost
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import BotCommand, GameService, requested_seat
-from parlor.gamehost.views import ViewCache
-from parlor.kit import auth
+from parlor.gamehost.service import BotCommand, GameService, Move
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
 from parlor.services.connect4x4.codec import Event, config_of, export_pb, game_event_pb, game_pb
@@ -31,42 +30,25 @@ C4Host = GameHost[C4Table, Any, Event]
 
 
 class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
-    pb = pb
-    default_time_control = GAME.default_time_control
-    bot_levels = sorted(level.value for level in bot.Level)
+    game = GAME
+    PlayMove = Move(lambda request, table, seat: c4.parse_move(request.move, seat))
+    Resign = Move(lambda request, table, seat: c4.Resign(seat))
 
     def __init__(
-        self,
-        host: C4Host,
-        bot_budget: int = bot.DEFAULT_BUDGET,
-        directory: Directory | None = None,
+        self, host: C4Host, bot_budget: int = bot.DEFAULT_BUDGET, directory: Directory | None = None
     ) -> None:
         super().__init__(host, directory)
         self.bot_budget = bot_budget
-        self._pictures: ViewCache[pb.Game] = ViewCache()
 
-    # -- the game's own mapping --------------------------------------------------------------
-
-    def game_message(
+    def build_game(
         self, game_id: str, version: int, table: C4Table, viewer: int | None, everything: bool
     ) -> pb.Game:
-        """The game at a version, built once for every watcher and reply (nothing is hidden).
+        return game_pb(game_id, version, table, viewer)
 
-        A version names one state, and Connect 4x4 shows everyone the same picture, so
-        the players' watches and the mover's reply share one message per version.
-        """
-        return self._pictures.get(
-            game_id,
-            version,
-            None,
-            False,
-            lambda: self.with_clocks(game_pb(game_id, version, table, None), table),
-        )
-
-    def event_message(
-        self, recorded: Recorded[Event], before: C4Table, viewer: int | None, everything: bool
+    def build_event(
+        self, event: Event, info: common_pb2.EventInfo, before: C4Table | None
     ) -> pb.GameEvent:
-        return game_event_pb(recorded.event, info_pb(recorded))
+        return game_event_pb(event, info)
 
     async def create_command(
         self, config: Any, seats: tuple[Seat, ...], deadline: float | None
@@ -90,58 +72,9 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
     ) -> pb.ExportGameResponse:
         return export_pb(table, events)
 
-    def bot_to_move(self, table: C4Table) -> int | None:
-        game = table.game
-        if game.status is not c4.Status.IN_PROGRESS or not table.seats:
-            return None
-        return game.turn if table.seats[game.turn].is_bot else None
-
     def bot_command(self, seat: int, level: str) -> BotCommand:
         async def move(table: C4Table) -> c4.Move:
             rng = random.Random(secrets.randbits(64))
             return bot.choose_move(table.game, level or "random", rng, budget=self.bot_budget)
 
         return move
-
-    # -- moves -------------------------------------------------------------------------------
-
-    async def PlayMove(self, request: pb.PlayMoveRequest, context: Any) -> pb.PlayMoveResponse:
-        me = auth.caller()
-        requested = requested_seat(request)
-
-        async def move(table: C4Table) -> c4.Move:
-            return c4.parse_move(request.move, table.seat_of(me.player_id, requested))
-
-        outcome = await self.host.execute(
-            request.game_id, move, command_id=request.command_id or None, actor=me.player_id
-        )
-        # A replayed command id is answered with its stored outcome even when deciding again
-        # failed: only someone who holds the seat may have that answer.
-        outcome.state.seat_of(me.player_id, requested)
-        first = outcome.version - len(outcome.events) + 1
-        moved = outcome
-        outcome = await self.after(request.game_id, outcome)
-        events = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
-        return pb.PlayMoveResponse(
-            game=self.game_message(request.game_id, outcome.version, outcome.state, None, False),
-            events=[game_event_pb(r.event, info_pb(r)) for r in events],
-        )
-
-    async def Resign(self, request: pb.ResignRequest, context: Any) -> pb.ResignResponse:
-        me = auth.caller()
-        requested = requested_seat(request)
-
-        async def resign(table: C4Table) -> c4.Resign:
-            return c4.Resign(table.seat_of(me.player_id, requested))
-
-        outcome = await self.host.execute(
-            request.game_id, resign, command_id=request.command_id or None, actor=me.player_id
-        )
-        outcome.state.seat_of(me.player_id, requested)  # a replayed id: see PlayMove
-        first = outcome.version - len(outcome.events) + 1
-        outcome = await self.after(request.game_id, outcome)
-        events = await self.host.history(request.game_id, first, outcome.version)
-        return pb.ResignResponse(
-            game=self.game_message(request.game_id, outcome.version, outcome.state, None, False),
-            events=[game_event_pb(r.event, info_pb(r)) for r in events],
-        )

@@ -3,7 +3,7 @@
 Every event whose engine dataclass has ``Secret`` fields carries them in a nested
 ``secret`` message, so stripping hidden information is one ``ClearField`` (``public``,
 what NATS gets) and showing a viewer their share goes through the engine's
-``public_event`` (``seen_event_pb``).
+``public_event`` (``seen_pb``).
 """
 
 from __future__ import annotations
@@ -14,17 +14,19 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.codec import Bodies, ProtoCodec, seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.codec import Bodies, seat_pb
+from parlor.gamehost.messages import Custom, Messages
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.contract import ENGINE
-from parlor.rules.takefour.state import RoundResult
+from parlor.rules.takefour.crossword import Cell
 from parlor.rules.takefour.tiles import STANDARD_TILES
 from parlor.rules.takefour.view import (
     DoneCalledSeen,
     GridChanged,
     RoundScoredSeen,
     RoundStartedSeen,
+    SeatView,
     SeenEvent,
     TilesDealtSeen,
     Viewer,
@@ -41,20 +43,6 @@ PHASE = {
     tf.Phase.PLAYING: pb.PHASE_PLAYING,
     tf.Phase.OVER: pb.PHASE_OVER,
 }
-DEAL = {
-    "start": pb.DEAL_KIND_START,
-    "take_four": pb.DEAL_KIND_TAKE_FOUR,
-    "stalemate": pb.DEAL_KIND_STALEMATE,
-    "last": pb.DEAL_KIND_LAST,
-}
-DEAL_BACK = {v: k for k, v in DEAL.items()}
-CHANGE = {
-    "placed": pb.GRID_CHANGE_PLACED,
-    "moved": pb.GRID_CHANGE_MOVED,
-    "taken_back": pb.GRID_CHANGE_TAKEN_BACK,
-    "joker_swapped": pb.GRID_CHANGE_JOKER_SWAPPED,
-}
-
 DEFAULT_TARGET = 100
 DEFAULT_DEAL_SIZE = 4
 
@@ -63,23 +51,14 @@ DEFAULT_DEAL_SIZE = 4
 
 
 def tiles_pb(tiles: tf.TileSet) -> pb.TileSet:
-    return pb.TileSet(
-        letters=[
-            pb.LetterTiles(letter=s.letter, count=s.count, value=s.value) for s in tiles.letters
-        ],
-        jokers=tiles.jokers,
-        joker_value=tiles.joker_value,
-    )
+    return MESSAGES.message(tiles, pb.TileSet)
 
 
 def tiles_of(message: pb.TileSet) -> tf.TileSet:
+    """The tiles of a config; none (no letters, no jokers) means the standard set."""
     if not message.letters and not message.jokers:
         return STANDARD_TILES
-    return tf.TileSet(
-        letters=tuple(tf.LetterTiles(s.letter, s.count, s.value) for s in message.letters),
-        jokers=message.jokers,
-        joker_value=message.joker_value,
-    )
+    return MESSAGES.value(message, tf.TileSet)
 
 
 def config_pb(config: tf.TakeFourConfig) -> pb.Config:
@@ -125,139 +104,31 @@ def config_of(
     )
 
 
-def _cells(cells: tuple[tuple[int, int], ...]) -> pb.Cells:
-    return pb.Cells(cells=[pb.Cell(x=x, y=y) for x, y in cells])
-
-
 # --- events, whole (what the store keeps) ---------------------------------------------------
 
-
-def event_pb(event: Event) -> Message:
-    """The protobuf message an event is stored as, secrets included."""
-    common = table_event_pb(event, GAME_TYPE)
-    if common is not None:
-        return common
-    match event:
-        case tf.GameCreated(config, seats):
-            return pb.GameCreated(config=config_pb(config), seats=seats)
-        case tf.RoundStarted(number, bag):
-            return pb.RoundStarted(
-                round=number, bag_size=len(bag), secret=pb.RoundStartedSecret(bag=bag)
-            )
-        case tf.TilesDealt(number, kind, hands, unused, bag_left):
-            return pb.TilesDealt(
-                round=number,
-                kind=DEAL[kind],
-                counts=event.counts,
-                unused_count=len(unused),
-                bag_left=bag_left,
-                secret=pb.TilesDealtSecret(hands=[pb.Hand(tiles=h) for h in hands], unused=unused),
-            )
-        case tf.TilePlaced(seat, tile, x, y, letter):
-            secret = pb.TilePlacedSecret(tile=tile, x=x, y=y, letter=letter)
-            return pb.TilePlaced(seat=seat, secret=secret)
-        case tf.TileMoved(seat, fx, fy, tx, ty, letter):
-            moved = pb.TileMovedSecret(from_x=fx, from_y=fy, to_x=tx, to_y=ty, letter=letter)
-            return pb.TileMoved(seat=seat, secret=moved)
-        case tf.TileTakenBack(seat, x, y, tile):
-            back = pb.TileTakenBackSecret(x=x, y=y, tile=tile)
-            return pb.TileTakenBack(seat=seat, secret=back)
-        case tf.JokerSwapped(seat, x, y, tile, joker):
-            swap = pb.JokerSwappedSecret(x=x, y=y, tile=tile, joker=joker)
-            return pb.JokerSwapped(seat=seat, secret=swap)
-        case tf.TakeFourCalled(seat):
-            return pb.TakeFourCalled(seat=seat)
-        case tf.DealAgreed(seat):
-            return pb.DealAgreed(seat=seat)
-        case tf.AgreementWithdrawn(seat):
-            return pb.AgreementWithdrawn(seat=seat)
-        case tf.SeatIdle(seat):
-            return pb.SeatIdle(seat=seat)
-        case tf.SeatForfeited(seat, reason):
-            return pb.SeatForfeited(seat=seat, reason=reason)
-        case tf.DoneCalled(seat, accepted, in_hand):
-            done = pb.DoneCalled(seat=seat, in_hand=in_hand)
-            if accepted is not None:
-                done.secret.SetInParent()  # present even when no word was accepted
-                done.secret.accepted.extend(accepted)
-            return done
-        case tf.RoundScored(number, done_seat, done_valid, scores, totals, removed):
-            return pb.RoundScored(
-                round=number,
-                done_seat=done_seat,
-                done_valid=done_valid,
-                scores=scores,
-                totals=totals,
-                secret=pb.RoundScoredSecret(removed=[_cells(r) for r in removed]),
-            )
-        case tf.GameEnded(totals, winners):
-            return pb.GameEnded(totals=totals, winners=winners)
-    raise TypeError(f"not a Take Four event: {event!r}")
-
-
-def event_of(message: Message) -> Event:
-    m: Any = message
-    common = table_event_of(message)
-    if common is not None:
-        return common
-    match message:
-        case pb.GameCreated():
-            return tf.GameCreated(config_of(m.config, recorded=True), tuple(m.seats))
-        case pb.RoundStarted():
-            return tf.RoundStarted(m.round, tuple(m.secret.bag))
-        case pb.TilesDealt():
-            return tf.TilesDealt(
-                m.round,
-                cast(Any, DEAL_BACK[m.kind]),
-                tuple(tuple(h.tiles) for h in m.secret.hands),
-                tuple(m.secret.unused),
-                m.bag_left,
-            )
-        case pb.TilePlaced():
-            s = m.secret
-            return tf.TilePlaced(m.seat, s.tile, s.x, s.y, s.letter)
-        case pb.TileMoved():
-            s = m.secret
-            return tf.TileMoved(m.seat, s.from_x, s.from_y, s.to_x, s.to_y, s.letter)
-        case pb.TileTakenBack():
-            s = m.secret
-            return tf.TileTakenBack(m.seat, s.x, s.y, s.tile)
-        case pb.JokerSwapped():
-            s = m.secret
-            return tf.JokerSwapped(m.seat, s.x, s.y, s.tile, s.joker)
-        case pb.TakeFourCalled():
-            return tf.TakeFourCalled(m.seat)
-        case pb.DealAgreed():
-            return tf.DealAgreed(m.seat)
-        case pb.AgreementWithdrawn():
-            return tf.AgreementWithdrawn(m.seat)
-        case pb.SeatIdle():
-            return tf.SeatIdle(m.seat)
-        case pb.SeatForfeited():
-            return tf.SeatForfeited(m.seat, m.reason)
-        case pb.DoneCalled():
-            accepted = tuple(m.secret.accepted) if m.HasField("secret") else None
-            return tf.DoneCalled(m.seat, accepted, m.in_hand)
-        case pb.RoundScored():
-            removed = tuple(tuple((c.x, c.y) for c in r.cells) for r in m.secret.removed)
-            return tf.RoundScored(
-                m.round, m.done_seat, m.done_valid, tuple(m.scores), tuple(m.totals), removed
-            )
-        case pb.GameEnded():
-            return tf.GameEnded(tuple(m.totals), tuple(m.winners))
-    raise TypeError(f"not a Take Four event message: {type(message).__name__}")
-
-
 BODIES = Bodies(pb.GameEvent, "Take Four")
+MESSAGES: Messages[Event] = Messages(
+    BODIES,
+    tf.TakeFourEvent,
+    GAME_TYPE,
+    enums={tf.Phase: PHASE},
+    types={tf.TakeFourConfig: (config_pb, lambda m: config_of(m, recorded=True))},
+    fields={
+        (tf.RoundStarted, "bag_size"): Custom(lambda e: len(e.bag)),
+        (tf.TilesDealt, "counts"): Custom(lambda e: e.counts),
+        (tf.TilesDealt, "unused_count"): Custom(lambda e: len(e.unused)),
+        (TilesDealtSeen, "own"): None,
+        (RoundScoredSeen, "own_removed"): None,
+        **{(tf.TakeFourView, n): None for n in ("viewer", "seats")},
+    },
+)
+event_pb, event_of = MESSAGES.event_pb, MESSAGES.event_of
+"""The protobuf message an event is stored as (secrets included), and back."""
+Codec = MESSAGES.codec
+"""``Codec()``: the ``EventCodec`` of Take Four games."""
 _TYPES = BODIES.types
 _parse = BODIES.parse
-
-
-class Codec(ProtoCodec[Event]):
-    """The ``EventCodec`` of Take Four games: the protobuf message's full name is the type."""
-
-    def __init__(self) -> None:
-        super().__init__(BODIES, event_pb, event_of)
+_cells = MESSAGES.writer(tuple[Cell, ...], pb.Cells)
 
 
 def public(event_type: str, data: bytes) -> bytes | None:
@@ -272,47 +143,35 @@ def public(event_type: str, data: bytes) -> bytes | None:
 # --- events as one viewer sees them ---------------------------------------------------------
 
 
+SEEN = {
+    RoundStartedSeen: pb.RoundStarted,
+    TilesDealtSeen: pb.TilesDealt,
+    DoneCalledSeen: pb.DoneCalled,
+    RoundScoredSeen: pb.RoundScored,
+}
+"""The message of each shape of event a viewer is shown with its secrets taken out."""
+
+
 def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
     """The message ``viewer`` may see of ``event`` (through the engine's ``public_event``)."""
+    unchanged = pb.GRID_CHANGE_UNSPECIFIED
     if isinstance(event, SeatsTaken | GameFinished):
-        return event_pb(event), pb.GRID_CHANGE_UNSPECIFIED
+        return event_pb(event), unchanged
     seen: SeenEvent = tf.public_event(event, viewer, reveal=reveal)
-    full: Any = event_pb(event)
-    match seen:
-        case RoundStartedSeen(number, bag_size):
-            return pb.RoundStarted(round=number, bag_size=bag_size), pb.GRID_CHANGE_UNSPECIFIED
-        case TilesDealtSeen(number, kind, counts, unused_count, bag_left, own):
-            dealt = pb.TilesDealt(
-                round=number,
-                kind=DEAL[kind],
-                counts=counts,
-                unused_count=unused_count,
-                bag_left=bag_left,
-            )
-            if viewer is not None:
-                dealt.secret.hands.extend(
-                    pb.Hand(tiles=own if seat == viewer else ()) for seat in range(len(counts))
-                )
-            return dealt, pb.GRID_CHANGE_UNSPECIFIED
-        case GridChanged(seat, change):
-            stripped = type(full)(seat=seat)
-            return stripped, CHANGE[change]
-        case DoneCalledSeen(seat, in_hand):
-            return pb.DoneCalled(seat=seat, in_hand=in_hand), pb.GRID_CHANGE_UNSPECIFIED
-        case RoundScoredSeen(number, done_seat, done_valid, scores, totals, own_removed):
-            scored = pb.RoundScored(
-                round=number,
-                done_seat=done_seat,
-                done_valid=done_valid,
-                scores=scores,
-                totals=totals,
-            )
-            if viewer is not None:
-                scored.secret.removed.extend(
-                    _cells(own_removed if seat == viewer else ()) for seat in range(len(scores))
-                )
-            return scored, pb.GRID_CHANGE_UNSPECIFIED
-    return full, pb.GRID_CHANGE_UNSPECIFIED
+    if isinstance(seen, GridChanged):  # only whose grid changed, and how
+        change = pb.GridChange.Value(f"GRID_CHANGE_{seen.change.upper()}")
+        return MESSAGES.event_types[type(event)](seat=seen.seat), change
+    into = SEEN.get(type(seen))
+    if into is None:
+        return event_pb(event), unchanged
+    out: Any = MESSAGES.message(seen, into)
+    if viewer is not None and isinstance(seen, TilesDealtSeen):
+        seats = range(len(seen.counts))
+        out.secret.hands.extend(pb.Hand(tiles=seen.own if s == viewer else ()) for s in seats)
+    elif viewer is not None and isinstance(seen, RoundScoredSeen):
+        seats = range(len(seen.scores))
+        out.secret.removed.extend(_cells(seen.own_removed if s == viewer else ()) for s in seats)
+    return out, unchanged
 
 
 def game_event_pb(
@@ -326,10 +185,6 @@ def game_event_pb(
 # --- the game as one viewer sees it ---------------------------------------------------------
 
 
-def _result_pb(result: RoundResult) -> pb.RoundResult:
-    return pb.RoundResult(round=result.round, done_seat=result.done_seat, scores=result.scores)
-
-
 def game_pb(
     game_id: str,
     version: int,
@@ -339,43 +194,43 @@ def game_pb(
 ) -> pb.Game:
     """The game as ``viewer`` sees it; ``reveal`` (a finished game replayed) shows everything."""
     state = table.game
-    out = pb.Game(game_id=game_id, version=version)
     if state.phase is tf.Phase.NOT_CREATED:
-        return out
+        return pb.Game(game_id=game_id, version=version)
     seen = tf.view(state, viewer, reveal=reveal)
     tiles = state.config.tiles
-    out.config.CopyFrom(config_pb(seen.config))
-    out.phase = cast(Any, PHASE[seen.phase])
-    out.round = seen.round
-    out.bag_count = seen.bag_count
-    out.unused_count = seen.unused_count
-    out.seats_to_move.extend(ENGINE.to_move(state))
-    for s in seen.seats:
-        seat = table.seats[s.seat] if s.seat < len(table.seats) else Seat(s.player_id)
-        item = pb.SeatView(
-            seat=seat_pb(s.seat, seat),
-            in_hand=s.in_hand,
-            on_grid=s.on_grid,
-            agrees_to_deal=s.agrees_to_deal,
-            calls=s.calls,
-            total=s.total,
-            visible=s.hand is not None,
-            idle=s.idle,
-            forfeited=s.forfeited,
-        )
-        if s.hand is not None:
-            item.hand.extend(pb.Tile(id=t, face=tiles.face(t)) for t in s.hand)
-        if s.grid is not None:
-            item.grid.extend(
-                pb.GridTile(x=x, y=y, tile=p.tile, letter=p.letter, joker=tiles.is_joker(p.tile))
-                for (x, y), p in sorted(s.grid.items(), key=lambda kv: (kv[0][1], kv[0][0]))
-            )
-        out.seats.append(item)
-    out.results.extend(_result_pb(r) for r in seen.results)
-    if viewer is not None:
-        out.viewer_seat = viewer
     outcome = tf.TAKE_FOUR.result(state)
-    if outcome is not None:
-        out.winners.extend(outcome.winners)
-    out.board_text = tf.render(state, viewer, reveal=reveal)
+    out = MESSAGES.message(
+        seen,
+        pb.Game,
+        game_id=game_id,
+        version=version,
+        seats=[_seat_pb(table, s, tiles) for s in seen.seats],
+        seats_to_move=ENGINE.to_move(state),
+        viewer_seat=viewer,
+        winners=outcome.winners if outcome is not None else (),
+        board_text=tf.render(state, viewer, reveal=reveal),
+    )
+    return out
+
+
+def _seat_pb(table: Table[tf.TakeFourState], s: SeatView, tiles: tf.TileSet) -> pb.SeatView:
+    seat = table.seats[s.seat] if s.seat < len(table.seats) else Seat(s.player_id)
+    out = pb.SeatView(
+        seat=seat_pb(s.seat, seat),
+        in_hand=s.in_hand,
+        on_grid=s.on_grid,
+        agrees_to_deal=s.agrees_to_deal,
+        calls=s.calls,
+        total=s.total,
+        visible=s.hand is not None,
+        idle=s.idle,
+        forfeited=s.forfeited,
+    )
+    if s.hand is not None:
+        out.hand.extend(pb.Tile(id=t, face=tiles.face(t)) for t in s.hand)
+    if s.grid is not None:
+        out.grid.extend(
+            pb.GridTile(x=x, y=y, tile=p.tile, letter=p.letter, joker=tiles.is_joker(p.tile))
+            for (x, y), p in sorted(s.grid.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+        )
     return out

@@ -1,94 +1,21 @@
-"""Take Four notation: a finished game as text, one line per event, every secret shown.
-
-Only finished games are exported (the text reveals hands, grids and bags). The
-format is documented in the service README; a tile is written as its id and face
-(``17E``, ``98?``), a cell as ``x,y``.
-"""
+"""The export of a finished game: Take Four notation (``parlor.rules.takefour.notation``)
+with the platform's seats and finish in it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
+from parlor.gamehost.export import seat_tags
 from parlor.gamehost.seating import GameFinished, SeatsTaken
-from parlor.rules import takefour as tf
+from parlor.rules.takefour import notation
 from parlor.services.takefour.codec import Event
-
-
-def _tile(tiles: tf.TileSet, tile: int) -> str:
-    return f"{tile}{tiles.face(tile)}"
-
-
-def _list(values: Iterable[int]) -> str:
-    return ",".join(str(v) for v in values) or "-"
-
-
-def _tiles(tiles: tf.TileSet, ids: Iterable[int]) -> str:
-    return ",".join(_tile(tiles, t) for t in ids) or "-"
 
 
 def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
     """The game's notation; ``events`` is the whole stream, in order."""
-    lines = ['[Game "takefour"]', f'[GameId "{game_id}"]']
-    tiles = tf.STANDARD_TILES
-    for event in events:
-        match event:
-            case SeatsTaken(seats):
-                lines += [f'[Seat{i} "{s.player_id}" "{s.name}"]' for i, s in enumerate(seats)]
-            case tf.GameCreated(config, _):
-                tiles = config.tiles
-                spec = " ".join(f"{s.letter}{s.count}:{s.value}" for s in tiles.letters)
-                lines += [
-                    f'[Lexicon "{config.lexicon or lexicon_id}"]',
-                    f'[Checking "{config.checking}"]',
-                    f'[Target "{config.target}"]',
-                    f'[MaxRounds "{config.max_rounds or "-"}"]',
-                    f'[DealSize "{config.deal_size}"]',
-                    f'[Rules "{config.rules}"]',
-                    f'[Tiles "{spec} ?{tiles.jokers}:{tiles.joker_value}"]',
-                ]
-            case tf.RoundStarted(number, bag):
-                lines.append(f"R{number} bag {_list(bag)}")
-            case tf.TilesDealt(number, kind, hands, unused, bag_left):
-                dealt = " ".join(f"s{i}:{_tiles(tiles, h)}" for i, h in enumerate(hands))
-                lines.append(
-                    f"D{number} {kind} {dealt} unused:{_tiles(tiles, unused)} left:{bag_left}"
-                )
-            case tf.TilePlaced(seat, tile, x, y, letter):
-                shown = f"={letter}" if tiles.is_joker(tile) else ""
-                lines.append(f"s{seat} place {_tile(tiles, tile)}{shown} @{x},{y}")
-            case tf.TileMoved(seat, fx, fy, tx, ty, letter):
-                lines.append(f"s{seat} move {fx},{fy} > {tx},{ty} {letter}")
-            case tf.TileTakenBack(seat, x, y, tile):
-                lines.append(f"s{seat} back {x},{y} {_tile(tiles, tile)}")
-            case tf.JokerSwapped(seat, x, y, tile, joker):
-                swapped = f"{_tile(tiles, tile)} joker {_tile(tiles, joker)}"
-                lines.append(f"s{seat} swap {x},{y} {swapped}")
-            case tf.TakeFourCalled(seat):
-                lines.append(f"s{seat} takefour")
-            case tf.DealAgreed(seat):
-                lines.append(f"s{seat} agree")
-            case tf.AgreementWithdrawn(seat):
-                lines.append(f"s{seat} withdraw")
-            case tf.SeatIdle(seat):
-                lines.append(f"s{seat} idle")
-            case tf.SeatForfeited(seat, reason):
-                lines.append(f"s{seat} forfeit {reason}")
-            case tf.DoneCalled(seat, accepted, in_hand):
-                words = "" if accepted is None else f" words {','.join(accepted) or '-'}"
-                held = f" in_hand {in_hand}" if in_hand else ""
-                lines.append(f"s{seat} done{held}{words}")
-            case tf.RoundScored(number, done_seat, valid, scores, totals, removed):
-                lost = " ".join(
-                    f"s{i}:" + (";".join(f"{x},{y}" for x, y in cells) or "-")
-                    for i, cells in enumerate(removed)
-                )
-                lines.append(
-                    f"S{number} done s{done_seat} {'valid' if valid else 'invalid'}"
-                    f" scores {_list(scores)} totals {_list(totals)} removed {lost}"
-                )
-            case tf.GameEnded(totals, winners):
-                lines.append(f"end totals {_list(totals)} winners {_list(winners)}")
-            case GameFinished(reason, standings):
-                ranks = _list(s.rank for s in standings)
-                lines.append(f"finished {reason} ranks {ranks}")
-    return "\n".join(lines) + "\n"
+    seats = [s for e in events if isinstance(e, SeatsTaken) for s in e.seats]
+    ends = [
+        (e.reason, [s.rank for s in e.standings]) for e in events if isinstance(e, GameFinished)
+    ]
+    moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
+    return notation.export(game_id, lexicon_id, moves, seat_tags(seats), ends[-1] if ends else None)

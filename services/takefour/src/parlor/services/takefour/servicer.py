@@ -1,6 +1,7 @@
-"""The gRPC face of Take Four: its moves; everything games share is the game host's.
+"""The gRPC face of Take Four: its moves and pictures; the rest is the game host's.
 
-``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and export.
+``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and
+export from the game's declaration (``GAME``); Take Four's bots are a runner's (``bots.py``).
 
 Every play command is given to the host as a coroutine function of the state: the
 caller's seat is found, and the words a call needs are listed and checked (one
@@ -10,23 +11,21 @@ conflict the host decides again from the new state, so a check is never stale.
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from parlor.core.errors import FailedPrecondition, ParlorError
 from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
-from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import GameService, requested_seat
-from parlor.kit import auth
+from parlor.gamehost.service import GameService, Move, MoveCommand, SeatCommand
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
-from parlor.services.takefour.game import BOT_LEVELS, GAME
+from parlor.services.takefour.game import GAME
 from parlor.services.takefour.notation import export
-from parlor.services.takefour.queue import GameQueue
 from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
@@ -59,14 +58,37 @@ def check_round(game: tf.TakeFourState, meant_for: int) -> None:
         )
 
 
+def _play(build: Callable[[Any, int], tf.TakeFourCommand]) -> Move:
+    """A move RPC: ``build(request, seat)``, refused if the request names another round."""
+    return Move(
+        lambda request, table, seat: build(request, seat),
+        lambda request, table: check_round(table.game, request.round),
+    )
+
+
 def _letter(value: str) -> str | None:
     return value.upper() if value else None
 
 
+def _moved(r: pb.MoveTileRequest, seat: int) -> tf.MoveTile:
+    f, t = getattr(r, "from"), r.to
+    return tf.MoveTile(seat, f.x, f.y, t.x, t.y, _letter(r.letter))
+
+
 class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceServicer):
-    pb = pb
-    default_time_control = GAME.default_time_control
-    bot_levels = tuple(BOT_LEVELS)
+    game = GAME
+    simultaneous = True
+    view_cache = False
+    PlaceTile = _play(lambda r, seat: tf.PlaceTile(seat, r.tile, r.x, r.y, _letter(r.letter)))
+    MoveTile = _play(_moved)
+    TakeBackTile = _play(lambda r, seat: tf.TakeBackTile(seat, r.cell.x, r.cell.y))
+    SwapJoker = _play(lambda r, seat: tf.SwapJoker(seat, r.tile, r.cell.x, r.cell.y))
+    CallTakeFour = _play(lambda r, seat: tf.CallTakeFour(seat))
+    AgreeToDeal = _play(lambda r, seat: tf.AgreeToDeal(seat))
+    WithdrawAgreement = _play(lambda r, seat: tf.WithdrawAgreement(seat))
+    CallDone = _play(lambda r, seat: tf.CallDone(seat))
+    # The seat forfeits (as a seat idle past three limits does) and the others play on.
+    Leave = _play(lambda r, seat: tf.Forfeit(seat, "LEFT"))
 
     def __init__(
         self,
@@ -76,29 +98,22 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         queue: GameQueue | None = None,
         directory: Directory | None = None,
     ) -> None:
-        super().__init__(host, directory)
+        super().__init__(host, directory, queue)
         self.dictionary = dictionary
         self.on_activity = on_activity
-        self.queue = queue
 
-    def _turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
-        """This replica's queue for the game, if it queues (else writers race and retry)."""
-        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
+    # -- the game's own mapping --------------------------------------------------------------
 
-    # -- creating ----------------------------------------------------------------------------
-
-    def game_message(
+    def build_game(
         self, game_id: str, version: int, table: State, viewer: int | None, everything: bool
     ) -> pb.Game:
-        game: pb.Game = self.with_clocks(
-            game_pb(game_id, version, table, viewer, everything), table
-        )
-        return game
+        return game_pb(game_id, version, table, viewer, everything)
 
     def event_message(
-        self, recorded: Recorded[Event], before: State, viewer: int | None, everything: bool
+        self, recorded: Recorded[Event], before: State | None, viewer: int | None, everything: bool
     ) -> pb.GameEvent:
-        return game_event_pb(recorded.event, info_pb(recorded), viewer, everything)
+        """The codec shows ``viewer`` what the engine's ``public_event`` lets them see."""
+        return game_event_pb(recorded.event, event_info(recorded), viewer, everything)
 
     async def create_command(
         self, config: Any, seats: tuple[Seat, ...], deadline: float | None
@@ -122,11 +137,6 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         return pb.ExportGameResponse(notation=export(game_id, table.game.config.lexicon, events))
 
     async def after(self, game_id: str, outcome: Outcome[State, Event]) -> Outcome[State, Event]:
-        return await self.follow_up(game_id, outcome)
-
-    async def follow_up(
-        self, game_id: str, outcome: Outcome[State, Event]
-    ) -> Outcome[State, Event]:
         """Deal the next round right after the last one is scored (or the game created).
 
         Its command id names the round, so the call that scored it, a retry, a bot runner
@@ -140,7 +150,7 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
                 return tf.StartRound(shuffled_bag(current.game.config.tiles.size))
 
             try:
-                async with self._turn(game_id):
+                async with self.turn(game_id):
                     outcome = await self.host.execute(
                         game_id,
                         start,
@@ -152,6 +162,8 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
                 outcome = Outcome(state, version, ())
         self.on_activity(game_id, outcome.state)
         return outcome
+
+    follow_up = after
 
     # -- playing -----------------------------------------------------------------------------
 
@@ -169,106 +181,23 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
 
         ``meant_for`` is the round the caller meant (0: any): checked on the state decided on.
         """
-        seat_used: list[int] = []
-
-        async def decide(table: State) -> tf.TakeFourCommand:
-            check_round(table.game, meant_for)
-            seat = table.seat_of(player_id, requested)
-            seat_used[:] = [seat]
-            return await self.dictionary.attach(table.game, build(seat), remaining)
-
-        async with self._turn(game_id):
-            outcome = await self.host.execute(
-                game_id, decide, command_id=command_id, actor=player_id
-            )
-        mine: list[Recorded[Event]] = []
-        if outcome.events:
-            first = outcome.version - len(outcome.events) + 1
-            mine = await self.host.recorded(game_id, first, outcome.version, outcome)
-        followed = await self.follow_up(game_id, outcome)
-        if followed.events and followed is not outcome:
-            first = followed.version - len(followed.events) + 1
-            mine += await self.host.recorded(game_id, first, followed.version, followed)
-        seat = seat_used[0] if seat_used else outcome.state.seat_of(player_id, requested)
-        return followed, seat, mine
-
-    async def _respond(
-        self, request: Any, context: Any, build: Build
-    ) -> tuple[pb.Game, list[pb.GameEvent]]:
-        me = auth.caller()
-        outcome, seat, events = await self.act(
-            request.game_id,
-            me.player_id,
-            requested_seat(request),
-            build,
-            request.command_id or None,
-            context.time_remaining,
-            request.round,
-        )
-        reveal = outcome.state.game.phase is tf.Phase.OVER
-        return (
-            self.game_message(request.game_id, outcome.version, outcome.state, seat, False),
-            [game_event_pb(r.event, info_pb(r), seat, reveal) for r in events],
+        return await self.play(
+            game_id,
+            player_id,
+            requested,
+            self._checked(lambda table, seat: build(seat), remaining),
+            command_id,
+            lambda table: check_round(table.game, meant_for),
         )
 
-    async def PlaceTile(self, request: pb.PlaceTileRequest, context: Any) -> pb.PlaceTileResponse:
-        game, events = await self._respond(
-            request,
-            context,
-            lambda seat: tf.PlaceTile(
-                seat, request.tile, request.x, request.y, _letter(request.letter)
-            ),
+    def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[State]:
+        return self._checked(
+            lambda table, seat: command(request, table, seat), context.time_remaining
         )
-        return pb.PlaceTileResponse(game=game, events=events)
 
-    async def MoveTile(self, request: pb.MoveTileRequest, context: Any) -> pb.MoveTileResponse:
-        f, t = getattr(request, "from"), request.to
-        game, events = await self._respond(
-            request,
-            context,
-            lambda seat: tf.MoveTile(seat, f.x, f.y, t.x, t.y, _letter(request.letter)),
-        )
-        return pb.MoveTileResponse(game=game, events=events)
-
-    async def TakeBackTile(
-        self, request: pb.TakeBackTileRequest, context: Any
-    ) -> pb.TakeBackTileResponse:
-        cell = request.cell
-        game, events = await self._respond(
-            request, context, lambda seat: tf.TakeBackTile(seat, cell.x, cell.y)
-        )
-        return pb.TakeBackTileResponse(game=game, events=events)
-
-    async def SwapJoker(self, request: pb.SwapJokerRequest, context: Any) -> pb.SwapJokerResponse:
-        cell = request.cell
-        game, events = await self._respond(
-            request, context, lambda seat: tf.SwapJoker(seat, request.tile, cell.x, cell.y)
-        )
-        return pb.SwapJokerResponse(game=game, events=events)
-
-    async def CallTakeFour(
-        self, request: pb.CallTakeFourRequest, context: Any
-    ) -> pb.CallTakeFourResponse:
-        game, events = await self._respond(request, context, tf.CallTakeFour)
-        return pb.CallTakeFourResponse(game=game, events=events)
-
-    async def AgreeToDeal(
-        self, request: pb.AgreeToDealRequest, context: Any
-    ) -> pb.AgreeToDealResponse:
-        game, events = await self._respond(request, context, tf.AgreeToDeal)
-        return pb.AgreeToDealResponse(game=game, events=events)
-
-    async def WithdrawAgreement(
-        self, request: pb.WithdrawAgreementRequest, context: Any
-    ) -> pb.WithdrawAgreementResponse:
-        game, events = await self._respond(request, context, tf.WithdrawAgreement)
-        return pb.WithdrawAgreementResponse(game=game, events=events)
-
-    async def CallDone(self, request: pb.CallDoneRequest, context: Any) -> pb.CallDoneResponse:
-        game, events = await self._respond(request, context, tf.CallDone)
-        return pb.CallDoneResponse(game=game, events=events)
-
-    async def Leave(self, request: pb.LeaveRequest, context: Any) -> pb.LeaveResponse:
-        """The seat forfeits (as a seat idle past three limits does) and the others play on."""
-        game, events = await self._respond(request, context, lambda seat: tf.Forfeit(seat, "LEFT"))
-        return pb.LeaveResponse(game=game, events=events)
+    def _checked(
+        self, build: SeatCommand[State], remaining: Callable[[], float | None]
+    ) -> SeatCommand[State]:
+        """The seat's command with the dictionary's verdicts on the very state it is decided
+        on (``remaining``: the caller's time left bounds the check)."""
+        return lambda table, seat: self.dictionary.attach(table.game, build(table, seat), remaining)

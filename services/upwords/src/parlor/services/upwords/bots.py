@@ -1,9 +1,10 @@
 """Bot seats: ``bot:best`` plays the highest-scoring play, ``bot:random`` any legal play.
 
-A bot sees only its own seat's view. Its word graph is built once per process
-(ENABLE by default, about 2 s) off the event loop, the first time a bot moves.
-The dictionary service still judges the bot's words like anyone's: a bot offers its
-best ``BOT_CANDIDATES`` plays in one batch and plays the first whose words are all valid.
+A bot sees only its own seat's view; its strategy is the rules' (``parlor.rules.upwords.bot``).
+Its word graph is built once per process (ENABLE by default, about 2 s) off the event loop,
+the first time a bot moves. The dictionary service still judges the bot's words like
+anyone's: a bot offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first
+whose words are all valid.
 """
 
 from __future__ import annotations
@@ -13,15 +14,18 @@ import functools
 import random
 from dataclasses import dataclass
 
+from parlor.gamehost.once import BuiltOnce
 from parlor.gamehost.words import Dictionary
 from parlor.kit.settings import setting
 from parlor.lexicon import enable1, load_lexicon
 from parlor.rules import upwords as uw
-from parlor.rules.upwords.bot import BotPlay, UpwordsBot
+from parlor.rules.upwords.bot import BotPlay, UpwordsBot, first_valid, no_valid_play
 
 BEST = "best"
 RANDOM = "random"
 LEVELS = frozenset({BEST, RANDOM})
+BOT_CANDIDATES = 24
+"""Plays a bot offers the dictionary at once; the first all-valid one is played."""
 
 
 @dataclass(frozen=True)
@@ -45,14 +49,10 @@ class Bots:
 
     def __init__(self, words_file: str = "") -> None:
         self.words_file = words_file
-        self._bot: UpwordsBot | None = None
-        self._lock = asyncio.Lock()
+        self._bot = BuiltOnce(functools.partial(_graph, words_file))
 
     async def bot(self) -> UpwordsBot:
-        async with self._lock:
-            if self._bot is None:
-                self._bot = await asyncio.to_thread(_graph, self.words_file)
-            return self._bot
+        return await self._bot.get()
 
     async def alternatives(self, seen: uw.PlayerView) -> list[BotPlay]:
         """Every play the bot sees, best first (for when the dictionary refuses its first)."""
@@ -67,10 +67,6 @@ class Bots:
     async def doubts(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """Words the bot would challenge: those missing from its own word list."""
         return (await self.bot()).doubts(words)
-
-
-BOT_CANDIDATES = 24
-"""Plays a bot offers the dictionary at once; the first all-valid one is played."""
 
 
 async def challenge(
@@ -105,27 +101,11 @@ async def bot_move(
     candidates = await bots.alternatives(seen)
     if level != BEST:
         rng.shuffle(candidates)
-    chosen = await first_valid(dictionary, game, seat, candidates[:BOT_CANDIDATES])
-    if chosen is not None:
-        return chosen
-    if seen.bag_count > 0 and not seen.retry and seen.rack:
-        return uw.Exchange(seat, UpwordsBot.worst_tile(seen.rack), insert_position)
-    return uw.Pass(seat)
-
-
-async def first_valid(
-    dictionary: Dictionary, game: uw.UpwordsState, seat: int, candidates: list[BotPlay]
-) -> uw.Play | None:
-    """The first candidate whose words the dictionary accepts, asked in one batch."""
-    if not candidates:
-        return None
-    if game.config.word_checking is not uw.WordChecking.AUTO:
+    candidates = candidates[:BOT_CANDIDATES]
+    if candidates and game.config.word_checking is not uw.WordChecking.AUTO:
         return uw.Play(seat, candidates[0].placements)
     formed = [uw.words_formed(game, uw.Play(seat, c.placements)) for c in candidates]
-    verdicts = await dictionary.verdicts(
-        game.config.lexicon, [w for words in formed for w in words]
-    )
-    for candidate, words in zip(candidates, formed, strict=True):
-        if all(verdicts[w] for w in words):
-            return uw.Play(seat, candidate.placements, {w: True for w in words})
-    return None
+    asked = [w for words in formed for w in words]
+    verdicts = await dictionary.verdicts(game.config.lexicon, asked) if asked else {}
+    chosen = first_valid(seat, candidates, formed, verdicts)
+    return chosen if chosen is not None else no_valid_play(seen, seat, insert_position)

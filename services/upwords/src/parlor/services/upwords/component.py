@@ -1,57 +1,34 @@
-"""The Upwords service as a component: its store, game host, dictionary client and relay."""
+"""The Upwords service as a component: the game host's set-up, a dictionary client, bots."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
-from parlor.gamehost import GameHost
-from parlor.gamehost.backends import game_backends
+from parlor.gamehost.component import Served, game_component
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.words import Dictionary, DictionarySettings, service_token
+from parlor.gamehost.host import GameHost
+from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.auth import AuthSettings
-from parlor.kit.server import Component, GrpcService
+from parlor.kit.server import Component
 from parlor.kit.settings import load
 from parlor.services.upwords.bots import Bots, BotSettings
-from parlor.services.upwords.game import CATEGORY, GAME, SERVICE_NAME
-from parlor.services.upwords.game import rules as rules
+from parlor.services.upwords.game import GAME
 from parlor.services.upwords.game import standings as standings
 from parlor.services.upwords.servicer import UpwordsServicer
-from parlor.upwords.v1 import upwords_pb2_grpc
+
+rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 
 @contextlib.asynccontextmanager
 async def upwords() -> AsyncIterator[Component]:
-    words = load(DictionarySettings)
-    auth = load(AuthSettings)
     bots = Bots(load(BotSettings).words)
-    async with game_backends(CATEGORY, GAME.public) as backends:  # racks and the bag never leave
-        host = GameHost(
-            CATEGORY, GAME.decider, GAME.codec, backends.store, deadlines=backends.deadlines
-        )
-        dictionary = Dictionary(words.target, service_token(auth, CATEGORY), words.timeout_seconds)
-        servicer = UpwordsServicer(
-            host, dictionary, bots, directory=Directory(backends.store.engine, CATEGORY)
-        )
-        try:
-            async with backends.ringing(host.doorbell):
-                yield Component(
-                    name=CATEGORY,
-                    tasks=backends.tasks(
-                        servicer.create_from_match,
-                        Sweeper(host, backends.deadlines, servicer.after),
-                    ),
-                    ready=backends.ready,
-                    services=[
-                        GrpcService(
-                            SERVICE_NAME,
-                            lambda server: upwords_pb2_grpc.add_UpwordsServiceServicer_to_server(
-                                servicer, server
-                            ),
-                        )
-                    ],
-                    extra={"servicer": servicer},
-                )
-        finally:
-            await dictionary.close()
+    settings = load(DictionarySettings), load(AuthSettings)
+    async with Dictionary.of(*settings, GAME.name) as dictionary:
+
+        def serve(host: GameHost[Any, Any, Any], directory: Directory) -> Served:
+            return Served(UpwordsServicer(host, dictionary, bots, directory=directory))
+
+        async with game_component(GAME, serve) as component:  # racks, bag stay home
+            yield component

@@ -1,34 +1,35 @@
-"""The gRPC face of Upwords: its moves; everything games share is the game host's.
+"""The gRPC face of Upwords: its moves and pictures; the rest is the game host's.
 
 Every response is built for its caller: their own rack and draws, counts for
 everyone else's, until the game ends (then everything). Words are checked by
 the dictionary service in one batch per play, inside the command, so the
 verdicts are about the very state the play is decided on. ``GameService``
-(libs/gamehost) serves create, get, history, watch, list, replay and export;
-the bots' strategy is in ``bots.py``.
+(libs/gamehost) serves create, get, history, watch, list, replay and export from the
+game's declaration (``GAME``); the bots' strategy is in ``bots.py``.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from parlor.core.errors import InvalidArgument, PermissionDenied
+from google.protobuf.message import Message
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost, Outcome, Recorded
-from parlor.gamehost.codec import event_info as info_pb
+from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
-from parlor.gamehost.service import BotCommand, GameService, deadline, requested_seat, viewer_seat
+from parlor.gamehost.seating import OpenTable, Seat, Table
+from parlor.gamehost.service import BotCommand, GameService, Move, deadline
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
-from parlor.gamehost.views import ViewCache
 from parlor.gamehost.words import Dictionary
-from parlor.kit import auth
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation, record
-from parlor.services.upwords.bots import LEVELS, Bots, bot_move, challenge
+from parlor.services.upwords.bots import Bots, bot_move, challenge
 from parlor.services.upwords.codec import (
     Event,
     boards_before,
@@ -43,19 +44,8 @@ from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
 UpwordsTable = Table[uw.UpwordsState]
 UpwordsHost = GameHost[UpwordsTable, Any, Event]
-Build = Callable[[uw.UpwordsState, int], Awaitable[uw.Command]]
 
 MAX_CREATE_ATTEMPTS = 3
-
-
-def acting_seat(table: UpwordsTable, identity: auth.Identity, requested: int | None) -> int:
-    """The caller's own seat they act (and see) as: the requested one only if it is theirs."""
-    if requested is not None:
-        return table.seat_of(identity.player_id, requested)
-    seat = viewer_seat(table, identity)
-    if seat is None:
-        raise PermissionDenied("you have no seat in this game", reason="NOT_SEATED")
-    return seat
 
 
 def tile_of(text: str) -> str:
@@ -71,9 +61,10 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
 
 
 class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
-    pb = pb
-    default_time_control = GAME.default_time_control
-    bot_levels = sorted(LEVELS)
+    game = GAME
+    Pass = Move(lambda request, table, seat: uw.Pass(seat))
+    AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat))
+    Resign = Move(lambda request, table, seat: uw.Resign(seat))
 
     def __init__(
         self,
@@ -89,34 +80,40 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         self.bots = bots
         self.max_bot_moves = max_bot_moves
         self.random = secrets.SystemRandom()
-        self._views: ViewCache[pb.Game] = ViewCache()
 
     # -- the game's own mapping --------------------------------------------------------------
 
-    def game_message(
+    def build_game(
         self, game_id: str, version: int, table: UpwordsTable, viewer: int | None, everything: bool
     ) -> pb.Game:
-        return self._views.get(
-            game_id,
-            version,
-            viewer,
-            everything,
-            lambda: self.with_clocks(
-                game_pb(game_id, version, table, viewer, reveal=everything), table
-            ),
-        )
+        return game_pb(game_id, version, table, viewer, reveal=everything)
 
-    def event_message(
-        self, recorded: Recorded[Event], before: UpwordsTable, viewer: int | None, everything: bool
+    def shown(self, event: Event, viewer: int | None) -> Event:
+        """The engine's redaction, and where an exchanged tile went in the bag (bag order)."""
+        return shown(event, viewer)
+
+    def build_event(
+        self, event: Event, info: common_pb2.EventInfo, before: UpwordsTable | None
     ) -> pb.GameEvent:
-        event = recorded.event if everything else shown(recorded.event, viewer)
-        return game_event_pb(event, info_pb(recorded), before.game.board)
+        assert before is not None, "a reply's events are built by reply_events"
+        return game_event_pb(event, info, before.game.board)
 
-    def export_message(
-        self, game_id: str, table: UpwordsTable, events: Any
-    ) -> pb.ExportGameResponse:
-        moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
-        return pb.ExportGameResponse(text=record.export_game(moves))
+    def reply_events(
+        self,
+        records: Sequence[Recorded[Event]],
+        after: UpwordsTable,
+        viewer: int | None,
+        everything: bool,
+    ) -> list[Message]:
+        """Each event's notation reads the board before it, walked back from the one after."""
+        boards = boards_before([r.event for r in records], after.game.board)
+        return [
+            game_event_pb(self.seen(r.event, viewer, everything), event_info(r), board)
+            for r, board in zip(records, boards, strict=True)
+        ]
+
+    def export_text(self, table: UpwordsTable, moves: Sequence[Any]) -> str:
+        return record.export_game(moves)
 
     async def open(
         self,
@@ -162,20 +159,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
                     raise
         raise AssertionError("unreachable")
 
-    async def before_read(
-        self, game_id: str, table: UpwordsTable, version: int
-    ) -> tuple[UpwordsTable, int]:
-        # Bots answer at once; if a reply failed before (dictionary down), it happens now.
-        if self.bot_to_move(table) is None:
-            return table, version
-        outcome = await self.play_bots(game_id, Outcome(table, version, ()))
-        return outcome.state, outcome.version
-
-    def bot_to_move(self, table: UpwordsTable) -> int | None:
-        game = table.game
-        playing = game.phase is uw.Phase.PLAYING and bool(table.seats)
-        return game.to_move if playing and table.seats[game.to_move].is_bot else None
-
     def bot_command(self, seat: int, level: str) -> BotCommand:
         async def command(table: UpwordsTable) -> uw.Command:
             return await bot_move(
@@ -197,45 +180,17 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
 
     # -- moves -------------------------------------------------------------------------------
 
-    async def _act(self, request: Any, build: Build) -> dict[str, Any]:
-        """Run one seat's command (and the bots' replies): the reply's game and events."""
-        me = auth.caller()
-        seat = requested_seat(request)
-
-        async def command(table: UpwordsTable) -> uw.Command:
-            return await build(table.game, table.seat_of(me.player_id, seat))
-
-        outcome = await self.host.execute(
-            request.game_id, command, command_id=request.command_id or None, actor=me.player_id
-        )
-        # A command id already in the stream is answered with its stored outcome, even when
-        # deciding again failed (another's seat, no seat): the caller must still hold the seat
-        # the answer is shown for, or a replayed id would show them someone else's rack.
-        viewer = acting_seat(outcome.state, me, seat)
-        first = outcome.version - len(outcome.events) + 1
-        moved = outcome
-        outcome = await self.after(request.game_id, outcome)
-        over = self.over(outcome.state)
-        history = await self.host.recorded(request.game_id, first, outcome.version, moved, outcome)
-        boards = boards_before([r.event for r in history], outcome.state.game.board)
-        events = [
-            game_event_pb(r.event if over else shown(r.event, viewer), info_pb(r), board)
-            for r, board in zip(history, boards, strict=True)
-        ]
-        game = self.game_message(request.game_id, outcome.version, outcome.state, viewer, over)
-        return {"game": game, "events": events}
-
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
         placements, kept = self._placements(request)
         left = deadline(context)
 
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
+        async def build(table: UpwordsTable, seat: int) -> uw.Command:
+            game = table.game
             for row, col, tile in kept:
                 if game.board.top(row, col) != tile:
-                    raise InvalidArgument(
+                    raise notation.unreadable(
                         f"the letters in parentheses must be on the board:"
-                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}",
-                        reason="BAD_NOTATION",
+                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}"
                     )
             play = uw.Play(seat, placements)
             if game.config.word_checking is not uw.WordChecking.AUTO:
@@ -244,7 +199,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             verdicts = await self.dictionary.verdicts(game.config.lexicon, words, left)
             return uw.Play(seat, placements, verdicts)
 
-        return pb.PlayResponse(**await self._act(request, build))
+        return await self.move(request, build, pb.PlayResponse)
 
     def _placements(
         self, request: pb.PlayRequest
@@ -263,46 +218,25 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             raise InvalidArgument("a play places at least one tile", reason="NO_TILES")
         move = notation.parse_move(request.move)
         if not isinstance(move, notation.NotatedPlay):
-            raise InvalidArgument(
-                "a pass or an exchange is not a play: use Pass or Exchange",
-                reason="BAD_NOTATION",
-            )
+            raise notation.unreadable("a pass or an exchange is not a play: use Pass or Exchange")
         return move.placements, move.kept
-
-    async def Pass(self, request: pb.PassRequest, context: Any) -> pb.PassResponse:
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.Pass(seat)
-
-        return pb.PassResponse(**await self._act(request, build))
 
     async def Exchange(self, request: pb.ExchangeRequest, context: Any) -> pb.ExchangeResponse:
         tile = tile_of(request.tile)
         if tile not in uw.DISTRIBUTION:
             raise InvalidArgument(f"{request.tile!r} is not an Upwords tile", reason="UNKNOWN_TILE")
 
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.Exchange(seat, tile, self._insert_position(game))
-
-        return pb.ExchangeResponse(**await self._act(request, build))
+        return await self.move(
+            request,
+            lambda table, seat: uw.Exchange(seat, tile, self._insert_position(table.game)),
+            pb.ExchangeResponse,
+        )
 
     async def Challenge(self, request: pb.ChallengeRequest, context: Any) -> pb.ChallengeResponse:
         left = deadline(context)
 
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return await challenge(self.dictionary, game, seat, left)
-
-        return pb.ChallengeResponse(**await self._act(request, build))
-
-    async def AcceptPlay(
-        self, request: pb.AcceptPlayRequest, context: Any
-    ) -> pb.AcceptPlayResponse:
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.AcceptPlay(seat)
-
-        return pb.AcceptPlayResponse(**await self._act(request, build))
-
-    async def Resign(self, request: pb.ResignRequest, context: Any) -> pb.ResignResponse:
-        async def build(game: uw.UpwordsState, seat: int) -> uw.Command:
-            return uw.Resign(seat)
-
-        return pb.ResignResponse(**await self._act(request, build))
+        return await self.move(
+            request,
+            lambda table, seat: challenge(self.dictionary, table.game, seat, left),
+            pb.ChallengeResponse,
+        )

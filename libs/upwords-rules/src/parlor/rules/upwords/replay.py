@@ -26,9 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from parlor.gamehost.seating import OpenTable, SeatsTaken, Table
 from parlor.rules import upwords as uw
-from parlor.services.upwords.codec import Event
 
 
 def checked_words(game: uw.UpwordsState, words: Sequence[str]) -> Mapping[str, bool]:
@@ -44,9 +42,8 @@ def challenge_verdicts(game: uw.UpwordsState, invalid: Sequence[str]) -> Mapping
     return {word: word not in refused for word in uw.pending_words(game)}
 
 
-def command_of(state: Table[uw.UpwordsState], event: Event) -> uw.Command | None:
+def command_of(game: uw.UpwordsState, event: object) -> uw.Command | None:
     """The command of a seat that made ``event``; None for what follows from one."""
-    game = state.game
     match event:
         case uw.WordPlayed(seat, placements, words, _, _):
             return uw.Play(seat, placements, checked_words(game, words))
@@ -87,14 +84,10 @@ def bag_order(created: uw.GameCreated) -> tuple[str, ...]:
     return (*(tile for rack in created.racks if rack is not None for tile in rack), *created.bag)
 
 
-def create_of(events: Sequence[Event]) -> OpenTable[uw.CreateGame]:
-    """The seats, config and both shuffles the game was opened with, from its first events."""
-    seats, created = events[0], events[1]
-    if not isinstance(seats, SeatsTaken) or not isinstance(created, uw.GameCreated):
-        raise ValueError("an Upwords game starts with SeatsTaken then GameCreated")
-    return OpenTable(
-        seats.seats,
-        uw.CreateGame(created.config, created.seats, first_draw_order(created), bag_order(created)),
-        seats.time_control,
-        seats.matched,
+def create_of(created: object) -> uw.CreateGame:
+    """The config, seats and both shuffles the game was opened with, from its ``GameCreated``."""
+    if not isinstance(created, uw.GameCreated):
+        raise ValueError("an Upwords game's rules start with GameCreated")
+    return uw.CreateGame(
+        created.config, created.seats, first_draw_order(created), bag_order(created)
     )

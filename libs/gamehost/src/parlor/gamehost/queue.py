@@ -1,7 +1,7 @@
 """One writer per game in this process: commands on a game wait their turn instead of colliding.
 
-Play is simultaneous, so up to 8 players send commands to one game at the same
-moment. Deciding them all at once would make every append but one fail its
+In a game of simultaneous play (Take Four) up to 8 players send commands to one game at
+the same moment. Deciding them all at once would make every append but one fail its
 expected version and be decided again (a conflict storm). Inside one replica
 they queue on a lock per game, so a command is decided on the latest state and
 appended at the first try; conflicts remain only between replicas, where the
@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator
 
 
 class GameQueue:
+    """A lock per game, held while a command is decided and appended (``turn``)."""
+
     def __init__(self) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 

@@ -1,4 +1,11 @@
-"""The event store as this service uses it: appends and conflicts counted, for metrics and tests."""
+"""The event store as game services open it: appends and conflicts counted.
+
+Every game's component opens this store (``parlor.gamehost.component``): appends count in
+``parlor_game_appends_total{category}`` on ``/metrics`` (conflicts already count in
+``parlor_append_conflicts_total{category}``, where every store appends), and the store
+keeps its own totals, ``appends`` and ``conflicts``, that the load test and the benchmark
+read from a component's ``extra["store"]``.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from parlor.core.errors import Conflict
 from parlor.eventstore import AppendResult, NewEvent, PostgresEventStore
+from parlor.eventstore.events import split_stream_id
 
-APPENDS = Counter("parlor_takefour_appends_total", "Take Four appends attempted.")
-CONFLICTS = Counter(
-    "parlor_takefour_append_conflicts_total",
-    "Take Four appends refused because another writer appended first (then decided again).",
+APPENDS = Counter(
+    "parlor_game_appends_total",
+    "Appends a game service attempted (conflicts, decided again, included), by category.",
+    ["category"],
 )
 
 
@@ -34,7 +42,7 @@ class CountingStore(PostgresEventStore):
         connection: AsyncConnection | None = None,
     ) -> AppendResult:
         self.appends += 1
-        APPENDS.inc()
+        APPENDS.labels(split_stream_id(stream_id)[0]).inc()
         try:
             return await super().append(
                 stream_id,
@@ -46,5 +54,4 @@ class CountingStore(PostgresEventStore):
             )
         except Conflict:
             self.conflicts += 1
-            CONFLICTS.inc()
             raise

@@ -16,16 +16,11 @@ A ``DoneCalled`` stored before verdicts were recorded rebuilds to nothing, and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from parlor.gamehost.seating import OpenTable, SeatsTaken, Table
 from parlor.rules import takefour as tf
-from parlor.services.takefour.codec import Event
 
 
-def command_of(state: Table[tf.TakeFourState], event: Event) -> tf.TakeFourCommand | None:
+def command_of(game: tf.TakeFourState, event: object) -> tf.TakeFourCommand | None:
     """The player's (or the service's) command behind ``event``; None if it follows from one."""
-    game = state.game
     match event:
         case tf.RoundStarted(_, bag):
             return tf.StartRound(bag)
@@ -57,14 +52,8 @@ def command_of(state: Table[tf.TakeFourState], event: Event) -> tf.TakeFourComma
     return None
 
 
-def create_of(events: Sequence[Event]) -> OpenTable[tf.CreateGame]:
-    """The seats, config and engine seat names the game was opened with (its first events)."""
-    seats, created = events[0], events[1]
-    if not isinstance(seats, SeatsTaken) or not isinstance(created, tf.GameCreated):
-        raise ValueError("a Take Four game starts with SeatsTaken then GameCreated")
-    return OpenTable(
-        seats.seats,
-        tf.CreateGame(created.config, created.seats),
-        seats.time_control,
-        seats.matched,
-    )
+def create_of(created: object) -> tf.CreateGame:
+    """The config and engine seat names the game was opened with, from its ``GameCreated``."""
+    if not isinstance(created, tf.GameCreated):
+        raise ValueError("a Take Four game's rules start with GameCreated")
+    return tf.CreateGame(created.config, created.seats)

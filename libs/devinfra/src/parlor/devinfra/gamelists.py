@@ -1,0 +1,264 @@
+"""The per-game lists of the deploy files, written from the registry of games.
+
+Kubernetes manifests and NATS configuration must stay static files, yet each names the
+games one by one: the resources, the matchmaking and scoring game types and the web
+bridge's routes (``base/kustomization.yaml``), the gRPC routes (``base/gateway.yaml``), a
+NATS user per game (``overlays/dev/nats.conf``, ``overlays/prod/nats/values.yaml``) and
+the Deployments the prod overlay patches (``overlays/prod/kustomization.yaml``). This
+writes those lists from ``parlor.gamehost.games.games()`` (every installed
+``parlor.game_types`` entry point)::
+
+    .venv/bin/python -m parlor.devinfra.gamelists          # rewrite the files
+    .venv/bin/python -m parlor.devinfra.gamelists --check  # say what differs, exit 1
+
+``tests/deploy/test_deploy_gamelists.py`` fails while a committed file differs from what
+the registry gives, naming the file and this command. What is not a list (a game's own
+Deployment, ``base/services/<game>.yaml``) is still written by hand; the deploy checks
+ask for it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+KUSTOMIZE = Path("deploy/kustomize")
+GRPC_PORT = 50051
+STREAM = "PARLOR_EVENTS"
+# What runs beside the games, in the order the files list it.
+BEFORE_GAMES = ("dictionary",)
+AFTER_GAMES = ("matchmaking", "scoring")
+# Routes of the web bridge that are not a game's: package=service.
+ROUTES_BEFORE = (("parlor.dictionary.v1", "dictionary"),)
+ROUTES_AFTER = (
+    ("parlor.matchmaking.v1", "matchmaking"),
+    ("parlor.identity.v1", "matchmaking"),
+    ("parlor.scoring.v1", "scoring"),
+)
+BEGIN, END = "# games: begin (python -m parlor.devinfra.gamelists)", "# games: end"
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str  # "connect4x4": the Deployment, the NATS user, the event category
+    service: str  # "parlor.connect4x4.v1.Connect4x4Service"
+
+    @property
+    def package(self) -> str:
+        return self.service.rpartition(".")[0]
+
+
+def registered() -> list[Game]:
+    """Every installed game, by name."""
+    from parlor.gamehost.games import games
+
+    return sorted((Game(name, g.service) for name, g in games().items()), key=lambda g: g.name)
+
+
+# ---- what a game adds to each list ---------------------------------------------------------
+
+
+def nats_permissions(name: str) -> dict[str, object]:
+    """A game service's NATS rights: publish its own events, consume its ``<game>-matches``."""
+    consumer = f"{STREAM}.{name}-matches"
+    return {
+        "publish": {
+            "allow": [
+                f"parlor.events.{name}.>",
+                "$JS.API.INFO",
+                "$JS.API.STREAM.NAMES",
+                f"$JS.API.STREAM.INFO.{STREAM}",
+                f"$JS.API.STREAM.CREATE.{STREAM}",
+                f"$JS.API.CONSUMER.INFO.{consumer}",
+                f"$JS.API.CONSUMER.CREATE.{consumer}",
+                f"$JS.API.CONSUMER.CREATE.{consumer}.>",
+                f"$JS.API.CONSUMER.DURABLE.CREATE.{consumer}",
+                f"$JS.API.CONSUMER.MSG.NEXT.{consumer}",
+                f"$JS.ACK.{consumer}.>",
+            ]
+        },
+        "subscribe": {"allow": ["_INBOX.>", f"parlor.events.{name}.>"]},
+    }
+
+
+def _region(text: str, body: Callable[[str], list[str]]) -> str:
+    """``text`` with the lines between each BEGIN and END marker written by ``body(indent)``."""
+    pattern = re.compile(
+        rf"^(?P<indent>[ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}\n", re.S | re.M
+    )
+
+    def write(m: re.Match[str]) -> str:
+        indent = m["indent"]
+        lines = [f"{indent}{BEGIN}", *body(indent), f"{indent}{END}"]
+        return "\n".join(lines) + "\n"
+
+    written, count = pattern.subn(write, text)
+    if not count:
+        raise ValueError(f"no region marked {BEGIN!r} ... {END!r}")
+    return written
+
+
+def _setting(text: str, name: str, value: str) -> str:
+    written, count = re.subn(rf"^(\s*- {name}=)\S*", lambda m: m[1] + value, text, flags=re.M)
+    if count != 1:
+        raise ValueError(f"expected one {name}= line, found {count}")
+    return written
+
+
+def base_kustomization(text: str, games: Sequence[Game]) -> str:
+    names = ",".join(g.name for g in games)
+    routes = [
+        *ROUTES_BEFORE,
+        *((g.package, g.name) for g in games),
+        *ROUTES_AFTER,
+    ]
+    text = _region(text, lambda indent: [f"{indent}- services/{g.name}.yaml" for g in games])
+    text = _setting(text, "PARLOR_MATCHMAKING_GAME_TYPES", names)
+    text = _setting(text, "PARLOR_SCORING_GAME_TYPES", names)
+    web = ",".join(f"{package}={host}:{GRPC_PORT}" for package, host in routes)
+    return _setting(text, "PARLOR_WEB_ROUTES", web)
+
+
+def gateway(text: str, games: Sequence[Game]) -> str:
+    def rules(indent: str) -> list[str]:
+        lines: list[str] = []
+        for g in games:
+            lines += [
+                f"{indent}- matches:",
+                f"{indent}    - method: {{type: Exact, service: {g.service}}}",
+                f"{indent}  backendRefs:",
+                f"{indent}    - {{name: {g.name}, port: {GRPC_PORT}}}",
+            ]
+        return lines
+
+    return _region(text, rules)
+
+
+def dev_nats(text: str, games: Sequence[Game]) -> str:
+    config = json.loads(text)
+    users = config["authorization"]["users"]
+    others = [u for u in users if u["user"] in AFTER_GAMES]
+    password = next(u["password"] for u in users)
+    mine = [
+        {"user": g.name, "password": password, "permissions": nats_permissions(g.name)}
+        for g in games
+    ]
+    config["authorization"]["users"] = mine + others
+    return json.dumps(config, indent=2) + "\n"
+
+
+def prod_nats_values(text: str, games: Sequence[Game]) -> str:
+    def users(indent: str) -> list[str]:
+        lines: list[str] = []
+        for g in games:
+            rights = nats_permissions(g.name)
+            lines += [
+                f"{indent}- user: {g.name}",
+                f"{indent}  password: << ${g.name.upper()}_PASSWORD >>",
+                f"{indent}  permissions:",
+            ]
+            for way in ("publish", "subscribe"):
+                allowed = rights[way]
+                assert isinstance(allowed, Mapping)
+                lines += [f"{indent}    {way}:", f"{indent}      allow:"]
+                lines += [f"{indent}      - {subject}" for subject in allowed["allow"]]
+        return lines
+
+    def env(indent: str) -> list[str]:
+        lines: list[str] = []
+        for g in games:
+            lines += [
+                f"{indent}{g.name.upper()}_PASSWORD:",
+                f"{indent}  valueFrom:",
+                f"{indent}    secretKeyRef:",
+                f"{indent}      name: parlor-nats",
+                f"{indent}      key: {g.name}-password",
+            ]
+        return lines
+
+    first, rest = text.split(END + "\n", 1)
+    return _region(first + END + "\n", users) + _region(rest, env)
+
+
+def prod_kustomization(text: str, games: Sequence[Game]) -> str:
+    """The Deployments with a bus (every game, matchmaking, scoring) get NATS's CA."""
+    names = "|".join([*(g.name for g in games), *AFTER_GAMES])
+    marker = "# the Deployments with a bus (python -m parlor.devinfra.gamelists)"
+    pattern = rf"({re.escape(marker)}\n\s*name: )\"[^\"]*\""
+    written, count = re.subn(pattern, lambda m: f'{m[1]}"{names}"', text)
+    if count != 1:
+        raise ValueError(f"expected one line after {marker!r}, found {count}")
+    return written
+
+
+def helmchart(text: str, values: str) -> str:
+    """The k3s HelmChart: its ``valuesContent`` is the prod values file without its comments."""
+    head, mark, _ = text.partition("  valuesContent: |-\n")
+    if not mark:
+        raise ValueError("no valuesContent: |- in the HelmChart")
+    kept = [line for line in values.splitlines() if not line.lstrip().startswith("#")]
+    return head + mark + "".join(f"    {line}\n" if line else "\n" for line in kept)
+
+
+Writer = Callable[[str, Sequence[Game]], str]
+VALUES = "overlays/prod/nats/values.yaml"
+FILES: Mapping[str, Writer] = {
+    "base/kustomization.yaml": base_kustomization,
+    "base/gateway.yaml": gateway,
+    "overlays/dev/nats.conf": dev_nats,
+    VALUES: prod_nats_values,
+    "overlays/prod/kustomization.yaml": prod_kustomization,
+}
+HELMCHART = "components/nats-helmchart/helmchart.yaml"
+
+
+def wanted(root: Path, games: Sequence[Game]) -> dict[str, tuple[str, str]]:
+    """Each file by its name under deploy/kustomize: its committed text, and what it should be."""
+    texts: dict[str, tuple[str, str]] = {}
+    for name, write in FILES.items():
+        now = (root / KUSTOMIZE / name).read_text()
+        texts[name] = (now, write(now, games))
+    now = (root / KUSTOMIZE / HELMCHART).read_text()
+    texts[HELMCHART] = (now, helmchart(now, texts[VALUES][1]))
+    return texts
+
+
+def differences(root: Path, games: Sequence[Game]) -> dict[Path, str]:
+    """Each file (under ``root``) whose committed text is not what ``games`` give: its diff."""
+    found: dict[Path, str] = {}
+    for name, (now, text) in wanted(root, games).items():
+        path = root / KUSTOMIZE / name
+        if text != now:
+            diff = difflib.unified_diff(
+                now.splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                str(path.relative_to(root)),
+                "from the registry",
+            )
+            found[path] = "".join(diff)
+    return found
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    root = Path.cwd()
+    games = registered()
+    if "--check" in argv:
+        found = differences(root, games)
+        for diff in found.values():
+            sys.stdout.write(diff)
+        return 1 if found else 0
+    for name, (now, text) in wanted(root, games).items():
+        if text != now:
+            path = root / KUSTOMIZE / name
+            path.write_text(text)
+            print(f"wrote {path.relative_to(root)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,252 @@
+"""Bots in seats of a game of simultaneous play: a background runner plays for every bot seat
+of the games this replica knows.
+
+Play is simultaneous, so bots cannot answer "on their turn" (``GameService.play_bots`` is
+for games with turns). The runner wakes when a game it knows changes (any command through
+this replica) or on a short timer, and lets each bot seat take one step: plan from its own
+view only (the game's ``SeatBot``, in a worker thread so a long search never holds up the
+event loop), then send the next command like any player, with a command id made of the
+seat and the version it was planned on. Another replica planning the same step sends the
+same id, so the step is applied once. A refused step makes the bot plan afresh.
+
+Pace: while a person sits at the table, each bot waits its level's time per step
+(``paces``), counted from its last command (and from the start of a round), so a person
+typing keeps up; bots among themselves only pause ``pause_seconds``. It is the runner's
+schedule: the engine never waits.
+
+What is the game's own is a ``BotGame``: its bots by level, the seat's view they plan
+from, and the phases the runner tells apart (over, between rounds, the round).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from parlor.core.errors import NotFound, ParlorError
+from parlor.gamehost.host import system_command_id
+
+log = logging.getLogger("parlor.gamehost.botrunner")
+
+S = TypeVar("S")
+C = TypeVar("C")
+C_co = TypeVar("C_co", covariant=True)
+S_contra = TypeVar("S_contra", contravariant=True)
+
+Act = Callable[[str, str, int, C, str], Awaitable[None]]
+"""(game id, bot player id, seat, command, command id) -> the command executed."""
+Load = Callable[[str], Awaitable[tuple[tuple[str, ...], S, int]]]
+"""game id -> (seat player ids, engine state, version)."""
+
+STEP_SECONDS = 10.0
+"""The longest a bot's call (load, act, start a round) may take before the runner goes on to
+the other games; a bot's own search is bounded by its budget instead."""
+
+
+class PaceSettings(Protocol):
+    """How fast the runner's bots go (a game's settings class, read from its environment)."""
+
+    @property
+    def pause_seconds(self) -> float:
+        """Between two steps of one bot (0: as fast as it can plan)."""
+
+    @property
+    def idle_seconds(self) -> float:
+        """How often the runner looks at its games when nothing woke it."""
+
+    @property
+    def human_pace(self) -> bool:
+        """While a person plays, each bot level waits its own time per step (``paces``)."""
+
+
+class SeatBot(Protocol[C_co]):
+    """One bot seat's planner: its next command from the seat's view (None: nothing to do)."""
+
+    def next_command(self, seen: Any) -> C_co | None: ...
+
+    def refused(self) -> None:
+        """Its last command was refused: plan afresh."""
+
+    def new_round(self) -> None:
+        """A new hand: forget the plan."""
+
+
+class BotGame(Protocol[S_contra, C_co]):
+    """A game of simultaneous play as the runner plays it."""
+
+    async def prepare(self) -> None:
+        """Slow set-up the bots need (a word index), done as the runner starts."""
+
+    async def seat_bot(self, level: str) -> SeatBot[C_co]:
+        """A new bot of ``level`` for one seat."""
+
+    def view(self, state: S_contra, seat: int) -> Any:
+        """What the seat sees: all a bot plans from."""
+
+    def over(self, state: S_contra) -> bool: ...
+
+    def between_rounds(self, state: S_contra) -> bool:
+        """Whether the next round is to be started (``start_round``) before anyone acts."""
+
+    def round(self, state: S_contra) -> int: ...
+
+
+@dataclass
+class _Game(Generic[C]):
+    bots: dict[int, SeatBot[C]]
+    levels: dict[int, str]
+    people: bool = False
+    rounds: dict[int, int] = field(default_factory=dict)
+    next_step: dict[int, float] = field(default_factory=dict)
+    last: int = -1
+
+
+class BotRunner(Generic[S, C]):
+    def __init__(
+        self,
+        game: BotGame[S, C],
+        settings: PaceSettings,
+        load: Load[S],
+        act: Act[C],
+        start_round: Callable[[str], Awaitable[None]],
+        paces: Mapping[str, float] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.game = game
+        self.settings = settings
+        self.paces = paces or {}
+        self._clock = clock
+        self.load = load
+        self.act = act
+        self.start_round = start_round
+        self._games: dict[str, _Game[C]] = {}
+        self._wake = asyncio.Event()
+        self.steps = 0
+
+    def track(self, game_id: str, seats: tuple[str, ...], over: bool) -> None:
+        """Note a game this replica saw; games with bot seats are played until they end."""
+        if over:
+            self._games.pop(game_id, None)
+            return
+        if game_id not in self._games:
+            levels = {
+                i: p.removeprefix("bot:") for i, p in enumerate(seats) if p.startswith("bot:")
+            }
+            if not levels:
+                return
+            self._games[game_id] = _Game({}, levels, people=len(levels) < len(seats))
+        self._wake.set()
+
+    def now(self) -> float:
+        return self._clock() if self._clock is not None else asyncio.get_running_loop().time()
+
+    def pace(self, game: _Game[C], seat: int) -> float:
+        """Seconds between two steps of this bot: its level's, if a person plays here."""
+        if game.people and self.settings.human_pace:
+            return max(self.settings.pause_seconds, self.paces.get(game.levels[seat], 0.0))
+        return self.settings.pause_seconds
+
+    @property
+    def games(self) -> list[str]:
+        return list(self._games)
+
+    async def run(self) -> None:
+        """Run forever: step every known game's bots whenever woken or every idle period.
+
+        The game's set-up for its bots (seconds to build a word index) is done first, as the
+        service starts, so the first game with a bot does not wait for it."""
+        await self.game.prepare()
+        while True:
+            now = self.now()
+            due = [t - now for g in self._games.values() for t in g.next_step.values() if t > now]
+            wait = min([self.settings.idle_seconds, *due])
+            if wait > 0:
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
+                # that lands as the event is set, and the runner would outlive its server.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(wait):
+                        await self._wake.wait()
+            self._wake.clear()
+            for game_id in list(self._games):
+                try:
+                    await self.step(game_id)
+                except asyncio.CancelledError:
+                    raise
+                except TimeoutError:
+                    # One game's call that hangs (the store, the dictionary, a queue) must not
+                    # stop the bots of every other game on this replica: tried again later.
+                    log.warning(
+                        "a bot's call took over %s s; the other games go on",
+                        STEP_SECONDS,
+                        extra={"game_id": game_id},
+                    )
+                except Exception:
+                    log.exception("bot step failed", extra={"game_id": game_id})
+
+    async def _bot(self, game: _Game[C], seat: int) -> SeatBot[C]:
+        bot = game.bots.get(seat)
+        if bot is None:
+            bot = game.bots[seat] = await self.game.seat_bot(game.levels[seat])
+        return bot
+
+    async def step(self, game_id: str) -> bool:
+        """One step for each bot seat that is due; True if any bot acted."""
+        game = self._games.get(game_id)
+        if game is None:
+            return False
+        try:
+            async with asyncio.timeout(STEP_SECONDS):
+                seats, state, version = await self.load(game_id)
+        except NotFound:
+            self._games.pop(game_id, None)
+            return False
+        if self.game.over(state):
+            self._games.pop(game_id, None)
+            return False
+        if self.game.between_rounds(state):
+            async with asyncio.timeout(STEP_SECONDS):
+                await self.start_round(game_id)
+            self._wake.set()
+            return False
+        acted = False
+        order = sorted(game.levels)
+        order = [s for s in order if s > game.last] + [s for s in order if s <= game.last]
+        for seat in order:
+            if self.now() < game.next_step.get(seat, 0.0):
+                continue
+            bot = await self._bot(game, seat)
+            number = self.game.round(state)
+            if game.rounds.get(seat) != number:
+                game.rounds[seat] = number
+                bot.new_round()
+                if game.people:  # a new hand: looked at first, as a person would
+                    game.next_step[seat] = self.now() + self.pace(game, seat)
+                    if game.next_step[seat] > self.now():
+                        continue
+            command = await asyncio.to_thread(bot.next_command, self.game.view(state, seat))
+            if command is None:
+                continue
+            try:
+                async with asyncio.timeout(STEP_SECONDS):
+                    await self.act(
+                        game_id,
+                        seats[seat],
+                        seat,
+                        command,
+                        system_command_id(f"bot{seat}", f"v{version}"),
+                    )
+            except ParlorError:
+                bot.refused()  # the game moved on (a deal came first): plan afresh
+                continue
+            self.steps += 1
+            acted = True
+            game.last = seat
+            game.next_step[seat] = self.now() + self.pace(game, seat)
+            break  # the state moved on: the next bot plans from the new one
+        if acted:
+            self._wake.set()
+        return acted

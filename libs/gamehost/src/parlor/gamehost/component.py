@@ -1,0 +1,98 @@
+"""A game service as a component, set up one way from the game's declaration.
+
+Every game service is the same around its servicer: its backends (``game_backends``: the
+store, counting appends; the bus; the relay publishing what ``GameType.public`` lets
+through), its game host, the game directory, the clock sweeper, the ``MatchFormed``
+consumer, the doorbell rung by other replicas' appends and its gRPC service (registered
+by the proto's generated ``add_<Service>Servicer_to_server``). A game's ``component.py``
+names its servicer class, or says how to make it (and any work of its own)::
+
+    @contextlib.asynccontextmanager
+    async def connect4x4() -> AsyncIterator[Component]:
+        async with game_component(GAME, Connect4x4Servicer) as component:
+            yield component
+
+``extra`` holds the store (``appends``, ``conflicts``), the host and the servicer, and
+whatever ``Served.extra`` adds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import grpc
+
+from parlor.gamehost.backends import game_backends
+from parlor.gamehost.counting import CountingStore
+from parlor.gamehost.directory import Directory
+from parlor.gamehost.games import GameType
+from parlor.gamehost.host import GameHost
+from parlor.gamehost.service import GameService
+from parlor.gamehost.sweeper import Sweeper
+from parlor.kit.server import Component, GrpcService
+
+
+@dataclass
+class Served:
+    """What a game adds to the shared set-up: its servicer, its own background work and
+    what tests and tools may read of it (``Component.extra``)."""
+
+    servicer: GameService[Any, Any]
+    tasks: Sequence[Callable[[], Awaitable[None]]] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Serve = Callable[[GameHost[Any, Any, Any], Directory], Served]
+"""(the game's host, its directory) -> its servicer and work."""
+Register = Callable[[Any, grpc.aio.Server], None]
+"""The generated ``add_<Service>Servicer_to_server``."""
+
+
+def generated_register(game: GameType[Any, Any, Any]) -> Register:
+    """The ``add_<Service>Servicer_to_server`` generated for the game's proto service."""
+    assert game.proto is not None, f"{game.name} declares no proto"
+    grpc_module = importlib.import_module(f"{game.proto.__name__}_grpc")
+    name = game.service.rpartition(".")[2]
+    return cast(Register, getattr(grpc_module, f"add_{name}Servicer_to_server"))
+
+
+def _servicer_of(servicer: type[GameService[Any, Any]]) -> Serve:
+    return lambda host, directory: Served(servicer(host, directory=directory))
+
+
+@contextlib.asynccontextmanager
+async def game_component(
+    game: GameType[Any, Any, Any],
+    serve: Serve | type[GameService[Any, Any]],
+    register: Register | None = None,
+) -> AsyncIterator[Component]:
+    """The component of ``game``: backends, host, directory, sweeper, matches, ringing and
+    the gRPC service of the servicer ``serve`` makes (a servicer class: made of the host
+    and directory alone); ``register`` defaults to the proto's generated one."""
+    make = _servicer_of(serve) if isinstance(serve, type) else serve
+    add = register or generated_register(game)
+    async with game_backends(game.category, game.public, CountingStore) as backends:
+        store = backends.store
+        host: GameHost[Any, Any, Any] = GameHost(
+            game.category, game.decider, game.codec, store, deadlines=backends.deadlines
+        )
+        served = make(host, Directory(store.engine, game.category))
+        servicer = served.servicer
+        async with backends.ringing(host.doorbell), contextlib.aclosing(servicer):
+            yield Component(
+                name=game.category,
+                tasks=[
+                    *backends.tasks(
+                        servicer.create_from_match,
+                        Sweeper(host, backends.deadlines, servicer.after),
+                    ),
+                    *served.tasks,
+                ],
+                ready=backends.ready,
+                services=[GrpcService(game.service, lambda server: add(servicer, server))],
+                extra={"store": store, "host": host, "servicer": servicer, **served.extra},
+            )

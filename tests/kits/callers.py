@@ -1,0 +1,16 @@
+"""Calling a servicer in-process as a given caller (what the auth interceptor binds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parlor.kit import auth
+
+
+async def as_(identity: auth.Identity | str, call: Any) -> Any:
+    """Await ``call`` (a servicer's RPC coroutine) with ``identity`` as the caller."""
+    token = auth.bind(auth.Identity(identity) if isinstance(identity, str) else identity)
+    try:
+        return await call
+    finally:
+        auth.unbind(token)

@@ -1,0 +1,98 @@
+"""A bot's move that failed (a dependency down) is tried again on a write path, never by a read.
+
+GetGame only reads: the game stays where the failure left it however often it is read,
+and the servicer's background retry lets the bot move once its dependency answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from kits.callers import as_
+
+from parlor.common.v1 import common_pb2
+from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
+from parlor.core.errors import Unavailable
+from parlor.eventstore import InMemoryEventStore
+from parlor.gamehost import GameHost
+from parlor.gamehost.service import BotCommand
+from parlor.rules import connect4x4 as c4
+from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.servicer import C4Table, Connect4x4Servicer
+
+
+class FlakyBots(Connect4x4Servicer):
+    """Bots whose first ``failures`` moves fail as an unreachable dependency does."""
+
+    bot_retry_seconds: Sequence[float] = (0.01, 0.01, 0.01)
+
+    def __init__(self, failures: int) -> None:
+        host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
+        super().__init__(host)
+        self.failures = failures
+
+    def bot_command(self, seat: int, level: str) -> BotCommand:
+        chosen = super().bot_command(seat, level)
+
+        async def move(table: C4Table) -> c4.Command:
+            if self.failures > 0:
+                self.failures -= 1
+                raise Unavailable("the bot's dependency is down", reason="DEPENDENCY_DOWN")
+            command: c4.Command = await chosen(table)
+            return command
+
+        return move
+
+
+def create(game_id: str) -> c4pb.CreateGameRequest:
+    seats = [common_pb2.Seat(player_id="bot:random"), common_pb2.Seat(player_id="ada")]
+    return c4pb.CreateGameRequest(
+        game_id=game_id, seats=seats, config=c4pb.Config(players=2, first_seat=0)
+    )
+
+
+async def get(servicer: FlakyBots, game_id: str) -> c4pb.Game:
+    reply = await as_("ada", servicer.GetGame(c4pb.GetGameRequest(game_id=game_id), None))
+    game: c4pb.Game = reply.game
+    return game
+
+
+async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_moves_it() -> None:
+    servicer = FlakyBots(failures=2)
+    servicer.bot_retry_seconds = (0.3, 0.01)  # the reads below come well before the first
+    created = await as_("ada", servicer.CreateGame(create("g"), None))
+    assert list(created.game.seats_to_move) == [0]  # the bot's move failed: still its turn
+    task = servicer._retries["g"]
+    for _ in range(3):
+        assert (await get(servicer, "g")).version == created.game.version
+    await asyncio.wait_for(task, 5)  # the retry fails once more, then the bot moves
+    moved = await get(servicer, "g")
+    assert moved.version == created.game.version + 1
+    assert list(moved.seats_to_move) == [1]
+    assert servicer.failures == 0
+    assert "g" not in servicer._retries
+
+
+async def test_the_retry_gives_up_after_its_delays_and_a_later_failure_retries_again() -> None:
+    servicer = FlakyBots(failures=10)
+    created = await as_("ada", servicer.CreateGame(create("g"), None))
+    await asyncio.wait_for(servicer._retries["g"], 5)
+    assert (await get(servicer, "g")).version == created.game.version
+    assert servicer.failures == 10 - 1 - len(FlakyBots.bot_retry_seconds)
+    assert "g" not in servicer._retries
+    servicer.failures = 0
+    servicer.retry_bots("g")
+    await asyncio.wait_for(servicer._retries["g"], 5)
+    assert list((await get(servicer, "g")).seats_to_move) == [1]
+
+
+async def test_closing_the_servicer_stops_its_pending_retries() -> None:
+    servicer = FlakyBots(failures=10)
+    servicer.bot_retry_seconds = (30.0,)
+    await as_("ada", servicer.CreateGame(create("g"), None))
+    task = servicer._retries["g"]
+    await servicer.aclose()  # as the component does when it stops
+    assert task.cancelled()
+    assert "g" not in servicer._retries

@@ -1,0 +1,27 @@
+"""A slow value (a bot's word index) is built once, off the event loop, however many ask."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from parlor.gamehost.once import BuiltOnce
+
+
+async def test_callers_that_come_during_the_build_wait_for_that_one_build() -> None:
+    builds: list[str] = []
+    release = threading.Event()
+
+    def build() -> str:
+        builds.append(threading.current_thread().name)
+        release.wait(5)
+        return "index"
+
+    once = BuiltOnce(build)
+    waiting = [asyncio.create_task(once.get()) for _ in range(3)]
+    await asyncio.sleep(0.05)  # the loop is free while the worker thread builds
+    release.set()
+    assert await asyncio.gather(*waiting) == ["index"] * 3
+    assert await once.get() == "index"
+    assert len(builds) == 1
+    assert builds[0] != threading.current_thread().name
