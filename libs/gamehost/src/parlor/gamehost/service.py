@@ -156,6 +156,10 @@ class GameService(Generic[T, E]):
     """Keep each version's ``Game`` message per viewer (``ViewCache``); False: build it per
     call (Take Four's is cheap, and a test switches its redaction off in a live service)."""
 
+    create_attempts = 1
+    create_retry_reasons: frozenset[str] = frozenset()
+    """Refusals of a create that a new ``create_command`` may avoid (a draw of the bag)."""
+
     bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
     """When this replica tries a bot's move again after it failed (a dependency down):
     seconds after each failure. A read never moves a bot; the sweeper also plays a timed
@@ -287,20 +291,32 @@ class GameService(Generic[T, E]):
         time_control: TimeControl = UNTIMED,
         matched: bool = False,
     ) -> Outcome[T, E]:
-        """Create the game (a service may override: Upwords shuffles and draws again)."""
-        return await self.host.create(
-            game_id,
-            OpenTable(
-                seats,
-                await self.create_command(config, seats, deadline),
-                time_control,
-                matched,
-            ),
-            command_id=command_id,
-            actor=actor,
-            correlation_id=correlation_id,
-            extra=extra,
-        )
+        """Create the game. A retried create (a command id the game already has) is answered
+        from the store before ``create_command`` asks a dependency anything (the dictionary);
+        a refusal of a ``create_retry_reasons`` reason draws the command again (Upwords
+        shuffles again when the first-player draw runs out), up to ``create_attempts``."""
+        if command_id is not None and await self.host.exists(game_id):
+            # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
+            # (COMMAND_ID_REUSED otherwise).
+            prior = await self.host.prior(game_id, command_id, actor)
+            if prior is not None:
+                return prior
+        last = self.create_attempts
+        for attempt in range(1, last + 1):
+            command = await self.create_command(config, seats, deadline)
+            try:
+                return await self.host.create(
+                    game_id,
+                    OpenTable(seats, command, time_control, matched),
+                    command_id=command_id,
+                    actor=actor,
+                    correlation_id=correlation_id,
+                    extra=extra,
+                )
+            except ParlorError as refused:
+                if refused.reason not in self.create_retry_reasons or attempt == last:
+                    raise
+        raise AssertionError("unreachable")
 
     def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """Held around this replica's writes to one game: its ``queue``'s turn, if it queues

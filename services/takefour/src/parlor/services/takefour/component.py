@@ -47,7 +47,7 @@ async def takefour() -> AsyncIterator[Component]:
                     runner.track(game_id, seats, host.decider.is_terminal(table))
 
             servicer = TakeFourServicer(host, dictionary, on_activity, queue, directory)
-            runner = bot_runner(host, servicer, load(BotSettings))
+            runner = bot_runner(servicer, load(BotSettings))
             return Served(servicer, [runner.run], {"bots": runner, "dictionary": dictionary})
 
         async with game_component(GAME, serve) as component:  # hands, grids stay home
