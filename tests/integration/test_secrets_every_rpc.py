@@ -486,9 +486,10 @@ def client(served: tuple[Server, AuthSettings]) -> Iterator[Client]:
 
 @pytest.fixture(scope="module")
 def games(client: Client, database_url: str) -> Games:
-    from parlor.services.upwords.bots import _graph
+    from parlor.gamehost.botwords import built_index
+    from parlor.rules.upwords.bot import UpwordsBot
 
-    return Games(client, database_url, _graph(""))
+    return Games(client, database_url, built_index(UpwordsBot))
 
 
 # --- discovery is complete --------------------------------------------------------------------

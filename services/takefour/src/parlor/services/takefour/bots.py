@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
 
 from parlor.gamehost.botrunner import BotRunner, service_runner
+from parlor.gamehost.botwords import built_index
 from parlor.gamehost.once import BuiltOnce
 from parlor.kit.settings import setting
 from parlor.rules import takefour as tf
@@ -44,12 +44,9 @@ class BotSettings:
     )
 
 
-@cache
 def bot_words() -> WordIndex:
-    """The bots' own word index: the packaged ENABLE list (loaded once per process)."""
-    from parlor.lexicon import enable1
-
-    return WordIndex(enable1().words())
+    """The bots' own word index: the packaged ENABLE list (built once per process)."""
+    return built_index(WordIndex)
 
 
 class TakeFourBots:
