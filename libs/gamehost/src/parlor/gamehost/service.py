@@ -42,7 +42,7 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost.clocks import set_clocks
-from parlor.gamehost.codec import event_info
+from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.export import with_seat_tags
@@ -249,16 +249,22 @@ class GameService(Generic[T, E]):
         """The engine's create command (``config`` None: the defaults, for a match)."""
         raise NotImplementedError
 
-    def export_text(self, table: T, moves: Sequence[Any]) -> str:
-        """The record of a game's own events in its notation (for ``export_message``)."""
+    def export_text(self, table: T, moves: Sequence[Any]) -> str | Sequence[str]:
+        """The record of a game's own events in its notation (for ``export_message``): one
+        text, or its lines."""
         raise NotImplementedError
 
     def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
         """The ``ExportGameResponse`` of a game, if its proto has the RPC: the seat tags,
-        then ``export_text`` of its events without the platform's (seats, finish)."""
+        then ``export_text`` of its events without the platform's (seats, finish); the
+        seats too where the response has them (Connect 4x4's)."""
         moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
-        text = with_seat_tags(table.seats, [self.export_text(table, moves)])
-        return self.pb.ExportGameResponse(text=text)  # type: ignore[no-any-return]
+        record = self.export_text(table, moves)
+        text = with_seat_tags(table.seats, [record] if isinstance(record, str) else record)
+        response = self.pb.ExportGameResponse(text=text)
+        if "seats" in response.DESCRIPTOR.fields_by_name:
+            response.seats.extend(seat_pb(i, s) for i, s in enumerate(table.seats))
+        return response  # type: ignore[no-any-return]
 
     def bot_to_move(self, table: T) -> int | None:
         """The seat of a bot whose turn it is, played at once (None: no bot to move): the
