@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from parlor.gamehost.component import Served, game_component
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.words import DictionarySettings
+from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
@@ -18,7 +18,6 @@ from parlor.services.takefour.bots import BotSettings, TakeFourRunner, bot_runne
 from parlor.services.takefour.game import GAME
 from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.servicer import State, TakeFourHost, TakeFourServicer
-from parlor.services.takefour.words import Dictionary
 
 rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 

@@ -12,7 +12,7 @@ conflict the host decides again from the new state, so a check is never stale.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from parlor.core.errors import FailedPrecondition, ParlorError
@@ -22,11 +22,11 @@ from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import GameService, Move, MoveCommand, SeatCommand
+from parlor.gamehost.words import Dictionary
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.takefour.game import GAME
 from parlor.services.takefour.notation import export
-from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
@@ -200,4 +200,12 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
     ) -> SeatCommand[State]:
         """The seat's command with the dictionary's verdicts on the very state it is decided
         on (``remaining``: the caller's time left bounds the check)."""
-        return lambda table, seat: self.dictionary.attach(table.game, build(table, seat), remaining)
+
+        def checked(table: State, seat: int) -> Awaitable[tf.TakeFourCommand]:
+            game = table.game
+            command = build(table, seat)
+            return self.dictionary.attach(
+                tf.TAKE_FOUR, game.config.lexicon, game, command, remaining
+            )
+
+        return checked

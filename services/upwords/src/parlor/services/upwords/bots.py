@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from parlor.gamehost.botwords import built_index
@@ -20,6 +21,7 @@ from parlor.gamehost.once import BuiltOnce
 from parlor.gamehost.words import Dictionary
 from parlor.kit.settings import setting
 from parlor.rules import upwords as uw
+from parlor.rules.upwords import verdicts
 from parlor.rules.upwords.bot import (
     BotPlay,
     UpwordsBot,
@@ -59,15 +61,14 @@ class Bots:
 
 
 async def challenge(
-    dictionary: Dictionary, game: uw.UpwordsState, seat: int, deadline: float | None = None
+    dictionary: Dictionary,
+    game: uw.UpwordsState,
+    seat: int,
+    remaining: Callable[[], float | None] = lambda: None,
 ) -> uw.Command:
     """A challenge of the pending play, with the dictionary's verdicts on its words."""
-    words = uw.pending_words(game)
-    if words and game.pending is not None and game.pending.seat != seat:
-        verdicts = await dictionary.verdicts(game.config.lexicon, words, deadline)
-    else:
-        verdicts = {}  # the engine refuses: nothing to challenge, or one's own play
-    return uw.Challenge(seat, verdicts)
+    challenge = uw.Challenge(seat, {})
+    return await dictionary.attach(verdicts, game.config.lexicon, game, challenge, remaining)
 
 
 async def bot_move(

@@ -27,11 +27,11 @@ from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, GameService, Move, deadline
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
-from parlor.rules.upwords import notation, record
+from parlor.rules.upwords import notation, record, verdicts
+from parlor.rules.upwords.notation import tile_of
 from parlor.services.upwords.bots import Bots, bot_move, challenge
 from parlor.services.upwords.codec import (
     Event,
-    boards_before,
     config_of,
     game_event_pb,
     game_pb,
@@ -43,12 +43,6 @@ from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
 UpwordsTable = Table[uw.UpwordsState]
 UpwordsHost = GameHost[UpwordsTable, Any, Event]
-
-
-def tile_of(text: str) -> str:
-    """A tile as the engine names it: upper case letters, and ``Qu``."""
-    t = text.strip().upper()
-    return uw.QU if t == "QU" else t
 
 
 def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
@@ -105,7 +99,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         everything: bool,
     ) -> list[Message]:
         """Each event's notation reads the board before it, walked back from the one after."""
-        boards = boards_before([r.event for r in records], after.game.board)
+        boards = record.boards_before([r.event for r in records], after.game.board)
         return [
             game_event_pb(self.seen(r.event, viewer, everything), event_info(r), board)
             for r, board in zip(records, boards, strict=True)
@@ -151,18 +145,11 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
 
         async def build(table: UpwordsTable, seat: int) -> uw.Command:
             game = table.game
-            for row, col, tile in kept:
-                if game.board.top(row, col) != tile:
-                    raise notation.unreadable(
-                        f"the letters in parentheses must be on the board:"
-                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}"
-                    )
-            play = uw.Play(seat, placements)
-            if game.config.word_checking is not uw.WordChecking.AUTO:
-                return play
-            words = uw.words_formed(game, play)  # every board rule first, then one batch
-            verdicts = await self.dictionary.verdicts(game.config.lexicon, words, left)
-            return uw.Play(seat, placements, verdicts)
+            notation.check_kept(game.board, kept)
+            play = uw.Play(seat, placements)  # every board rule first, then one batch
+            return await self.dictionary.attach(
+                verdicts, game.config.lexicon, game, play, lambda: left
+            )
 
         return await self.move(request, build, pb.PlayResponse)
 
@@ -176,7 +163,9 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             )
         if request.placements:
             return (
-                tuple(uw.Placement(p.row, p.col, tile_of(p.tile)) for p in request.placements),
+                tuple(
+                    uw.Placement(p.row, p.col, notation.tile_of(p.tile)) for p in request.placements
+                ),
                 (),
             )
         if not request.move.strip():
@@ -202,6 +191,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
 
         return await self.move(
             request,
-            lambda table, seat: challenge(self.dictionary, table.game, seat, left),
+            lambda table, seat: challenge(self.dictionary, table.game, seat, lambda: left),
             pb.ChallengeResponse,
         )
