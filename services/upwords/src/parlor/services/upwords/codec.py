@@ -71,17 +71,13 @@ config_of = MESSAGES.reader(pb.Config, uw.UpwordsConfig)
 
 
 def shown(event: Event, viewer: int | None) -> Event:
-    """The event as ``viewer`` (a seat, or None for a spectator) may see it during play.
-
-    Their own rack and draws stay; everyone else's are removed. Where an exchanged
-    tile went in the bag is bag order, which no player may see, not even the exchanger.
-    """
-    if isinstance(event, SeatsTaken | GameFinished):
-        return event
-    seen = uw.event_for(event, viewer)
-    if isinstance(seen, uw.TileExchanged) and seen.position is not None:
-        seen = uw.TileExchanged(seen.seat, seen.returned, seen.drawn, None)
-    return seen
+    """The event as ``viewer`` (a seat, or None for a spectator) may see it during play: the
+    engine's ``public_event`` (their own rack and draws, never bag order)."""
+    return (
+        event
+        if isinstance(event, SeatsTaken | GameFinished)
+        else ENGINE.public_event(event, viewer)
+    )
 
 
 def public(event_type: str, data: bytes) -> bytes | None:

@@ -35,7 +35,6 @@ from parlor.services.upwords.codec import (
     config_of,
     game_event_pb,
     game_pb,
-    shown,
 )
 from parlor.services.upwords.game import GAME
 from parlor.upwords.v1 import upwords_pb2 as pb
@@ -80,10 +79,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         self, game_id: str, version: int, table: UpwordsTable, viewer: int | None, everything: bool
     ) -> pb.Game:
         return game_pb(game_id, version, table, viewer, reveal=everything)
-
-    def shown(self, event: Event, viewer: int | None) -> Event:
-        """The engine's redaction, and where an exchanged tile went in the bag (bag order)."""
-        return shown(event, viewer)
 
     def build_event(
         self, event: Event, info: common_pb2.EventInfo, before: UpwordsTable | None
