@@ -8,6 +8,7 @@ encodes to a message with those fields empty, and ``public`` can publish it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from parlor.common.v1 import common_pb2
 from parlor.gamehost.codec import Bodies, game_fields
@@ -73,11 +74,9 @@ config_of = MESSAGES.reader(pb.Config, uw.UpwordsConfig)
 def shown(event: Event, viewer: int | None) -> Event:
     """The event as ``viewer`` (a seat, or None for a spectator) may see it during play: the
     engine's ``public_event`` (their own rack and draws, never bag order)."""
-    return (
-        event
-        if isinstance(event, SeatsTaken | GameFinished)
-        else ENGINE.public_event(event, viewer)
-    )
+    if isinstance(event, SeatsTaken | GameFinished):
+        return event
+    return cast(Event, ENGINE.public_event(event, viewer))
 
 
 def public(event_type: str, data: bytes) -> bytes | None:
