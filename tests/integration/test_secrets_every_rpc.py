@@ -628,7 +628,7 @@ def test_the_search_finds_secrets_when_a_live_service_stops_redacting(
     if category == "upwords":
         from parlor.services.upwords import servicer as up
 
-        monkeypatch.setattr(up, "shown", lambda event, viewer: event)
+        monkeypatch.setattr(up.UpwordsServicer, "shown", lambda self, event, viewer: event)
         monkeypatch.setattr(up.UpwordsServicer, "over", lambda self, table: True)
     else:
         from parlor.services.takefour import codec
