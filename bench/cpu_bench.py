@@ -15,17 +15,27 @@ interceptors, no token) in its own process, 64-byte messages.
 
 Each at 1 game (calls one after another) and at 50 games at once.
 
-    python bench/cpu_bench.py [--quick] [--profile] [connect4x4|upwords|takefour ...]
+    python bench/cpu_bench.py [--quick] [--profile] [--against=DIR] [GAME ...]
 
-Names pick the games (the echo always runs). ``--profile`` records each game server with
-py-spy during its 50-game window (``bench/reports/profile-<game>.txt``: collapsed stacks,
-for ``flamegraph.pl`` or speedscope; the figures of a profiled run are slower).
+GAME: connect4x4, upwords, takefour or platform.
+
+``--against=DIR`` measures another checkout's server (``DIR/.venv/bin/parlor-platform``,
+main's, say) beside this one's, in the same run and on the same machine at once, each on a
+scratch database of its own: at one caller in 1 s windows taken in turn, at 50 both loads
+at once; its rows are marked ``[DIR's name]``.
+
+Names pick the games (the echo always runs); ``platform`` is Connect 4x4 ``PlayMove`` again
+on a server hosting every service, as ``make run`` does. ``--profile`` records each game
+server with py-spy during its 50-game window (``bench/reports/profile-<game>.txt``:
+collapsed stacks, for ``flamegraph.pl`` or speedscope; the figures of a profiled run are
+slower).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import random
@@ -34,7 +44,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +53,7 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import AUTH, ECHO, QUICK, ServerProcess, pct, program
+from benchkit import AUTH, ECHO, QUICK, ServerProcess, free_port, pct, platform_env, program
 from load_players import think_upwords, warm_up
 
 from parlor.common.v1 import common_pb2
@@ -60,8 +70,10 @@ from parlor.upwords.v1 import upwords_pb2 as uwpb
 from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
 
 CONCURRENCY = (1, 50)
+PLATFORM = ("connect4x4", "upwords", "takefour", "matchmaking", "dictionary", "scoring")
 ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]
 PROFILE = "--profile" in sys.argv[1:]
+AGAINST = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--against=")), None)
 REPORTS = Path(os.environ.get("PARLOR_BENCH_REPORT_DIR", Path(__file__).parent / "reports"))
 WINDOW = 6.0 if QUICK else 20.0  # seconds of move calls per measurement, at most
 IDLE = 1.0 if QUICK else 3.0
@@ -294,7 +306,13 @@ def profile(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
     """py-spy recording the server (and its workers) until interrupted."""
     assert server.process is not None
     REPORTS.mkdir(parents=True, exist_ok=True)
-    slug = "".join(name.lower().split()[:-1]) or "server"  # "Take Four PlaceTile" -> takefour
+    # "Take Four PlaceTile" -> takefour, "Connect 4x4 PlayMove (platform)" -> connect4x4-platform
+    words = name.lower().replace("(", "").replace(")", "").split()
+    slug = (
+        f"{''.join(words[:2])}-platform"
+        if words[-1] == "platform"
+        else "".join(words[:-1]) or "server"
+    )
     out = REPORTS / f"profile-{slug}.txt"
     return subprocess.Popen(
         [
@@ -304,6 +322,92 @@ def profile(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+async def paired(
+    name: str,
+    servers: Sequence[ServerProcess],
+    make_lane: Callable[[str, int], Awaitable[Lane]],
+    concurrency: int,
+) -> list[Figure]:
+    """The same calls on two servers at the same time, so that both see the same machine:
+    at one caller, 1 s windows taken in turn (each server's CPU counted over its own);
+    at more, both loads at once."""
+    idle = [await server.idle_cpu_rate(IDLE) for server in servers]
+    cpu = [0.0 for _ in servers]
+    seen = [Calls() for _ in servers]
+    if concurrency == 1:
+        for window in range(WINDOW_PAIRS):
+            for i in (0, 1) if window % 2 == 0 else (1, 0):
+                lane = await make_lane(servers[i].target, 12)
+                calls, before, started = Calls(), servers[i].cpu_seconds(), time.perf_counter()
+                await servers[i].guarded(lane(calls, time.monotonic() + 1.0))
+                calls.elapsed = time.perf_counter() - started
+                cpu[i] += servers[i].cpu_seconds() - before - idle[i] * calls.elapsed
+                seen[i].latencies += calls.latencies
+                seen[i].elapsed += calls.elapsed
+    else:
+        games = 1 if QUICK else 4
+        lanes = [[await make_lane(s.target, games) for _ in range(concurrency)] for s in servers]
+        before = [server.cpu_seconds() for server in servers]
+        deadline, started = time.monotonic() + WINDOW, time.perf_counter()
+
+        async def load(i: int) -> None:
+            await servers[i].guarded(
+                asyncio.gather(*(lane(seen[i], deadline) for lane in lanes[i]))
+            )
+            seen[i].elapsed = time.perf_counter() - started
+
+        await asyncio.gather(load(0), load(1))
+        for i, server in enumerate(servers):
+            cpu[i] = server.cpu_seconds() - before[i] - idle[i] * seen[i].elapsed
+    return [
+        Figure(
+            f"{name}{'' if i == 0 else ' [' + Path(str(AGAINST)).name + ']'}",
+            concurrency,
+            len(calls.latencies),
+            1000 * max(cpu[i], 0.0) / max(len(calls.latencies), 1),
+            len(calls.latencies) / max(calls.elapsed, 1e-9),
+            pct(calls.latencies, 0.5),
+            pct(calls.latencies, 0.99),
+        )
+        for i, calls in enumerate(seen)
+    ]
+
+
+WINDOW_PAIRS = 6 if QUICK else 20
+SERVER_URL: list[str] = []  # the PostgreSQL server the scratch databases are made on
+
+
+@contextlib.asynccontextmanager
+async def servers_of(
+    settings: dict[str, str], services: list[str]
+) -> AsyncIterator[list[ServerProcess]]:
+    """This checkout's server, and with ``--against=DIR`` that checkout's beside it (on a
+    scratch database and stream of its own)."""
+    async with contextlib.AsyncExitStack() as stack:
+        found = [await stack.enter_async_context(ServerProcess.platform(settings, services))]
+        if AGAINST is not None:
+            theirs = stack.enter_context(
+                scratch_settings(SERVER_URL[0], settings["PARLOR_NATS_URL"], "bench")
+            )
+            await migrate(theirs["PARLOR_DATABASE_URL"])
+            port = free_port()
+            command = [
+                str(Path(AGAINST) / ".venv" / "bin" / "parlor-platform"),
+                *("--workers", "1", "--only", *services),
+            ]
+            other = ServerProcess(command, platform_env(theirs, port), port)
+            found.append(await stack.enter_async_context(other))
+        yield found
+
+
+async def settled(server: ServerProcess, most: float = 0.05, seconds: float = 90.0) -> None:
+    """Wait until the server idles (a dictionary served beside a game builds its index
+    after start-up, which would be counted against the first window's calls)."""
+    deadline = time.monotonic() + seconds
+    while await server.idle_cpu_rate(1.0) > most and time.monotonic() < deadline:
+        pass
 
 
 async def main(settings: dict[str, str]) -> list[Figure]:
@@ -323,13 +427,22 @@ async def main(settings: dict[str, str]) -> list[Figure]:
                 lambda target, n: upwords_lane(target, n, pool),
             ),
             ("Take Four PlaceTile", ["takefour", "dictionary"], takefour_lane),
+            # the same moves on a server hosting every service, as ``make run`` does: one
+            # relay (and NATS connection) for all its games, the others idle beside it
+            ("Connect 4x4 PlayMove (platform)", list(PLATFORM), connect4x4_lane),
         ]
         for name, services, lane in games:
-            if ONLY and services[0] not in ONLY:
+            key = "platform" if "(platform)" in name else services[0]
+            if ONLY and key not in ONLY:
                 continue
-            async with ServerProcess.platform(settings, services) as server:
+            async with servers_of(settings, services) as servers:
+                for server in servers:
+                    await settled(server)
                 for n in CONCURRENCY:
-                    figures.append(await measure(name, server, lane, n))
+                    if len(servers) > 1:
+                        figures += await paired(name, servers, lane, n)
+                    else:
+                        figures.append(await measure(name, servers[0], lane, n))
     return figures
 
 
@@ -340,13 +453,13 @@ def report(figures: list[Figure]) -> None:
         f" {'quick run: ' if QUICK else ''}windows of at most {WINDOW:.0f} s"
     )
     print(
-        f"{'call':<32}{'games':>6}{'calls':>7}{'CPU ms/call':>12}{'x echo':>8}"
+        f"{'call':<42}{'games':>6}{'calls':>7}{'CPU ms/call':>12}{'x echo':>8}"
         f"{'calls/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
     )
     for f in figures:
         ratio = f.cpu_ms_per_call / echo[f.concurrency].cpu_ms_per_call
         print(
-            f"{f.name:<32}{f.concurrency:>6}{f.calls:>7}{f.cpu_ms_per_call:>12.3f}"
+            f"{f.name:<42}{f.concurrency:>6}{f.calls:>7}{f.cpu_ms_per_call:>12.3f}"
             f"{ratio:>8.1f}{f.calls_per_s:>9.0f}{f.p50:>9.2f}{f.p99:>9.2f}"
         )
     print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -354,5 +467,6 @@ def report(figures: list[Figure]) -> None:
 
 if __name__ == "__main__":
     with find_backends() as backends:
+        SERVER_URL.append(backends.database_url)
         with scratch_settings(backends.database_url, backends.nats_url, "bench") as found:
             report(asyncio.run(main(found)))

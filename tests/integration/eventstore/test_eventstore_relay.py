@@ -27,6 +27,9 @@ from parlor.eventstore import (
     Relay,
     Subjects,
 )
+from parlor.eventstore.events import NO_METADATA
+from parlor.eventstore.relay import Lane
+from parlor.gamehost.outbox import category_lane, category_relay
 
 pytestmark = pytest.mark.integration
 
@@ -493,3 +496,162 @@ async def test_subscription_survives_losing_its_listen_connection(
         follower.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await follower
+
+
+# -- one relay for several categories ---------------------------------------------------------
+# A platform process hosting several games runs one relay with a lane per category; a
+# service run alone relays its own category's lane. Lanes keep the per-category leases and
+# checkpoints the per-category relays had, so either can follow the other.
+
+
+def fast(store: PostgresEventStore, bus: JetStreamBus, lanes: list[Lane]) -> Relay:
+    return Relay(
+        store, bus, lanes=lanes, poll_interval=0.2, takeover_interval=0.1, verify_interval=0.5
+    )
+
+
+def hidden(event_type: str, data: bytes) -> bytes | None:
+    """Upwords' stand-in redaction: the payload never leaves; Secret events not at all."""
+    return None if event_type == "Secret" else b"public"
+
+
+def shared(store: PostgresEventStore, bus: JetStreamBus) -> Relay:
+    lanes = [category_lane("connect4x4"), category_lane("upwords", hidden)]
+    return fast(store, bus, lanes)
+
+
+async def append_to(
+    store: PostgresEventStore, category: str, moves: int, kind: str = "Moved"
+) -> None:
+    stream = f"{category}-g1"
+    base = await store.stream_version(stream)
+    for m in range(moves):
+        await store.append(stream, [NewEvent(kind, f"{base + m}".encode())], base + m)
+
+
+async def on_stream(bus: JetStreamBus) -> list[tuple[str, bytes]]:
+    """(Nats-Msg-Id, data) of every message on the stream, in stream order."""
+    info = await bus.js.stream_info(bus.subjects.stream)
+    found = []
+    for seq in range(info.state.first_seq, info.state.last_seq + 1):
+        msg = await bus.js.get_msg(bus.subjects.stream, seq)
+        found.append(((msg.headers or {})["Nats-Msg-Id"], msg.data or b""))
+    return found
+
+
+async def test_one_relay_publishes_each_hosted_category_once_in_order_through_its_own_public(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    await append_to(store, "connect4x4", 3)
+    await append_to(store, "upwords", 2)
+    await append_to(store, "upwords", 1, kind="Secret")
+    await append_to(store, "chess", 4)  # hosted elsewhere: not this relay's
+    relay = shared(store, bus)
+    relay.start()
+    try:
+        await eventually(lambda: relay.published == 5)
+        await append_to(store, "connect4x4", 1)
+        await eventually(lambda: relay.published == 6)
+        await append_to(store, "chess", 2)
+        head = await store.head_position()
+        # read up to the head, though the last events are another category's
+        await eventually_async(lambda: relay.checkpoints(), {"connect4x4": head, "upwords": head})
+    finally:
+        await relay.stop()
+    everything = await store.read_all(1, 1000)
+    expected = [e for e in everything if e.stream_id != "chess-g1" and e.type != "Secret"]
+    found = await on_stream(bus)
+    assert [i for i, _ in found] == [e.message_id for e in expected]
+    assert [d for i, d in found if i.startswith("upwords")] == [b"public", b"public"]
+    assert [d for i, d in found if i.startswith("connect4x4")] == [b"0", b"1", b"2", b"3"]
+    assert relay.lanes["connect4x4"].published == 4
+    assert relay.lanes["upwords"].published == 2
+
+
+async def eventually_async(
+    read: Callable[[], Awaitable[object]], expected: object, seconds: float = 10.0
+) -> None:
+    for _ in range(int(seconds / 0.1)):
+        if await read() == expected:
+            return
+        await asyncio.sleep(0.1)
+    assert await read() == expected
+
+
+async def test_a_shared_relay_goes_on_from_each_category_relays_checkpoint(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """Per-category relays then one shared relay: nothing missed, nothing published again."""
+    await append_to(store, "connect4x4", 5)
+    await append_to(store, "upwords", 3)
+    alone = [category_relay(store, bus, "connect4x4"), category_relay(store, bus, "upwords")]
+    for relay in alone:
+        relay.start()
+    await eventually(lambda: sum(r.published for r in alone) == 8)
+    for relay in alone:
+        await relay.stop()
+    await append_to(store, "upwords", 2)
+    await append_to(store, "connect4x4", 1)
+
+    relay = shared(store, bus)
+    relay.start()
+    try:
+        await eventually(lambda: relay.published == 3)
+        await asyncio.sleep(0.5)  # time to publish more, if it were going to
+        assert relay.published == 3
+    finally:
+        await relay.stop()
+    assert len(await on_stream(bus)) == 11
+    # and back: a service run alone again starts where the shared relay left its lane
+    await append_to(store, "connect4x4", 2)
+    back = category_relay(store, bus, "connect4x4")
+    back.start()
+    try:
+        await eventually(lambda: back.published == 2)
+        await asyncio.sleep(0.5)
+        assert back.published == 2
+    finally:
+        await back.stop()
+    assert len(await on_stream(bus)) == 13
+
+
+async def test_a_category_another_replica_leads_is_left_to_it_until_it_stops(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    alone = fast(store, bus, [category_lane("connect4x4")])
+    alone.start()
+    await eventually(lambda: alone.is_leader)
+    relay = shared(store, bus)
+    relay.start()
+    try:
+        await eventually(lambda: relay.lanes["upwords"].held)
+        assert not relay.lanes["connect4x4"].held
+        await append_to(store, "connect4x4", 3)
+        await append_to(store, "upwords", 2)
+        await eventually(lambda: alone.published == 3 and relay.published == 2)
+        assert relay.lanes["connect4x4"].published == 0
+        await alone.stop()  # hands its lease over at once
+        await eventually(lambda: relay.lanes["connect4x4"].held)
+        await append_to(store, "connect4x4", 2)
+        await eventually(lambda: relay.lanes["connect4x4"].published == 2)
+    finally:
+        await relay.stop()
+        await alone.stop()
+    assert len(await on_stream(bus)) == 7
+
+
+def test_a_relay_is_of_categories_or_of_everything(bus: JetStreamBus) -> None:
+    store = PostgresEventStore("postgresql://localhost/unused")
+    relay = Relay(store, bus, lanes=[category_lane("connect4x4")])
+    with pytest.raises(ValueError, match="one of everything"):
+        relay.add_lane(Lane("all"))
+    with pytest.raises(ValueError, match="already"):
+        relay.add_lane(category_lane("connect4x4"))
+    assert relay.lanes["connect4x4"].subject == bus.subjects.category("connect4x4")
+
+
+def test_redaction_keeps_the_event_when_nothing_changes() -> None:
+    event = RecordedEvent("upwords-g1", 1, 1, "Moved", b"x", 1, NO_METADATA, datetime.now(UTC))
+    assert category_lane("upwords").redact(event) is event
+    changed = category_lane("upwords", hidden).redact(event)
+    assert changed == dataclasses.replace(event, data=b"public")

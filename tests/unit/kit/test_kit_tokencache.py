@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
+import grpc
 import pytest
 
 from parlor.core.errors import Unauthenticated
 from parlor.kit import auth, client
 from parlor.kit.auth import AuthSettings, Identity, generate_private_key, issue_token, verify_token
+from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 
@@ -106,3 +109,48 @@ async def test_the_server_verifies_a_connections_token_once(checks: Counting) ->
             for _ in range(5):
                 assert await ch.unary_unary(f"/{SERVICE}/Echo")(b"hi") == b"hi"
     assert checks.calls == 1
+
+
+def test_the_cache_forgets_the_least_recently_used_token_first(
+    checks: Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(auth, "_VERIFIED_SIZE", 2)
+    busy, idle, new = (issue_token(AUTH, name) for name in "abc")
+    verify_token(AUTH, busy)
+    verify_token(AUTH, idle)
+    verify_token(AUTH, busy)  # used again: now the most recent
+    verify_token(AUTH, new)  # one too many: the idle one goes
+    verify_token(AUTH, busy)
+    assert checks.calls == 3
+    verify_token(AUTH, idle)
+    assert checks.calls == 4
+
+
+async def test_each_method_is_wrapped_once_and_every_call_counted(checks: Counting) -> None:
+    from kit_fixture_server import SERVICE, probe_component
+
+    from parlor.kit import metrics
+
+    settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=1)
+    no_limit = RateLimitSettings(per_second=0, burst=1)
+    handled = metrics.HANDLED.labels(SERVICE, "Echo", "OK")
+    before = handled._value.get()
+    async with running(settings, [probe_component], AUTH, no_limit) as server:
+        token = issue_token(AUTH, "ada")
+        async with client.channel(f"127.0.0.1:{server.port}", token) as ch:
+            for _ in range(3):
+                assert await ch.unary_unary(f"/{SERVICE}/Echo")(b"hi") == b"hi"
+    assert handled._value.get() == before + 3
+
+    # gRPC asks the interceptor for every call: the handler it gives is the same each time
+    interceptor = ServerInterceptor(AUTH)
+    echo = grpc.unary_unary_rpc_method_handler(lambda request, context: request)
+    details = SimpleNamespace(method=f"/{SERVICE}/Echo", invocation_metadata=())
+
+    async def continuation(_: object) -> grpc.RpcMethodHandler:
+        return echo
+
+    first = await interceptor.intercept_service(continuation, details)  # type: ignore[arg-type]
+    again = await interceptor.intercept_service(continuation, details)  # type: ignore[arg-type]
+    assert first is again
+    assert first is not echo

@@ -24,29 +24,36 @@ log = logging.getLogger(__name__)
 
 
 async def sample_relay(relay: Relay, published_before: int = 0) -> int:
-    """Set the relay's gauges once; returns its publish count (to count only the new ones)."""
-    RELAY_LEADER.labels(relay.name).set(1 if relay.is_leader else 0)
-    if relay.published > published_before:
-        RELAY_PUBLISHED.labels(relay.name).inc(relay.published - published_before)
-    checkpoint = await relay.checkpoint()
+    """Set each lane's gauges once; returns the relay's publish count.
+
+    ``published_before`` is kept for callers that count: each lane remembers what it has
+    already added to ``parlor_relay_published_total``.
+    """
+    checkpoints = await relay.checkpoints()
     head = await relay.store.head_position()
-    RELAY_LAG_EVENTS.labels(relay.name).set(max(head - checkpoint, 0))
-    behind = 0.0
-    if head > checkpoint:
-        oldest = await relay.store.read_all(checkpoint + 1, 1)
-        if oldest:
-            behind = (datetime.now(UTC) - oldest[0].recorded_at).total_seconds()
-    RELAY_LAG_SECONDS.labels(relay.name).set(max(behind, 0.0))
+    for name, lane in relay.lanes.items():
+        RELAY_LEADER.labels(name).set(1 if lane.held else 0)
+        if lane.published > lane.reported:
+            RELAY_PUBLISHED.labels(name).inc(lane.published - lane.reported)
+            lane.reported = lane.published
+        checkpoint = checkpoints[name]
+        RELAY_LAG_EVENTS.labels(name).set(max(head - checkpoint, 0))
+        behind = 0.0
+        if head > checkpoint:
+            oldest = await relay.oldest_unpublished(lane, checkpoint)
+            if oldest is not None:
+                behind = (datetime.now(UTC) - oldest.recorded_at).total_seconds()
+        RELAY_LAG_SECONDS.labels(name).set(max(behind, 0.0))
     return relay.published
 
 
 async def watch_relay(relay: Relay, interval: float = 10.0) -> None:
     """Sample forever; a database outage only skips samples (the relay reports it anyway)."""
-    published = 0
-    RELAY_LEADER.labels(relay.name).set(0)
+    for name in relay.lanes:
+        RELAY_LEADER.labels(name).set(0)
     while True:
         try:
-            published = await sample_relay(relay, published)
+            await sample_relay(relay)
         except Exception as exc:
             log.debug("relay %s: no lag sample (%s)", relay.name, exc)
         await asyncio.sleep(interval)

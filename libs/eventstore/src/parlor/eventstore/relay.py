@@ -41,6 +41,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -50,7 +51,7 @@ from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.eventstore.bus import Bus
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import RecordedEvent
-from parlor.eventstore.postgres import PostgresEventStore
+from parlor.eventstore.postgres import PostgresEventStore, rows_to_events
 from parlor.eventstore.urls import libpq_url
 
 log = logging.getLogger(__name__)
@@ -78,24 +79,40 @@ _SERVER_KEEPALIVES = (
     ("tcp_keepalives_count", 3),
 )
 
+# Every lease and checkpoint statement takes arrays: one round trip for all of a relay's lanes.
+_LANES = "unnest(%(names)s::text[], %(tokens)s::bigint[]) AS t(name, token)"
 _ACQUIRE = (
     "INSERT INTO relay_leases (name, holder, token, expires_at) "
-    "VALUES (%(name)s, %(holder)s, 1, now() + make_interval(secs => %(secs)s)) "
+    "SELECT n, %(holder)s, 1, now() + make_interval(secs => %(secs)s) "
+    "FROM unnest(%(names)s::text[]) AS n "
     "ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, "
     "token = relay_leases.token + 1, expires_at = excluded.expires_at "
     "WHERE relay_leases.expires_at <= now() OR relay_leases.holder = excluded.holder "
-    "RETURNING token"
+    "RETURNING name, token"
 )
 _RENEW = (
-    "UPDATE relay_leases SET expires_at = now() + make_interval(secs => %(secs)s) "
-    "WHERE name = %(name)s AND token = %(token)s RETURNING token"
+    "UPDATE relay_leases l SET expires_at = now() + make_interval(secs => %(secs)s) "
+    f"FROM {_LANES} WHERE l.name = t.name AND l.token = t.token RETURNING l.name"
 )
-_RELEASE = "UPDATE relay_leases SET expires_at = now() WHERE name = %(name)s AND token = %(token)s"
+_RELEASE = (
+    f"UPDATE relay_leases l SET expires_at = now() FROM {_LANES} "
+    "WHERE l.name = t.name AND l.token = t.token"
+)
 _FENCE = "EXISTS (SELECT 1 FROM relay_leases l WHERE l.name = %(name)s AND l.token = %(token)s)"
-_SAVE_CHECKPOINT = (
-    "UPDATE relay_checkpoints SET position = greatest(position, %(position)s), "
-    "published_position = greatest(published_position, %(published)s), updated_at = now() "
-    f"WHERE name = %(name)s AND {_FENCE} RETURNING position"
+_LOAD_CHECKPOINTS = (
+    "WITH made AS (INSERT INTO relay_checkpoints (name, position, updated_at) "
+    "SELECT n, 0, now() FROM unnest(%(names)s::text[]) AS n ON CONFLICT (name) DO NOTHING "
+    "RETURNING name, position, published_position, stream_created) "
+    "SELECT name, position, published_position, stream_created FROM made UNION ALL "
+    "SELECT name, position, published_position, stream_created FROM relay_checkpoints "
+    "WHERE name = ANY(%(names)s::text[])"
+)
+_SAVE_CHECKPOINTS = (
+    "UPDATE relay_checkpoints c SET position = greatest(c.position, %(position)s), "
+    "published_position = greatest(c.published_position, t.published), updated_at = now() "
+    "FROM unnest(%(names)s::text[], %(tokens)s::bigint[], %(published)s::bigint[]) "
+    "AS t(name, token, published) WHERE c.name = t.name AND EXISTS "
+    "(SELECT 1 FROM relay_leases l WHERE l.name = t.name AND l.token = t.token) RETURNING c.name"
 )
 _RESET_CHECKPOINT = (
     "UPDATE relay_checkpoints SET position = %(position)s, published_position = %(position)s, "
@@ -112,6 +129,18 @@ _DEAD_LETTER = (
     "SELECT %(name)s, %(position)s, %(stream_id)s, %(version)s, %(type)s, %(size)s, "
     f"%(reason)s, now() WHERE {_FENCE} ON CONFLICT (name, position) DO NOTHING"
 )
+_COLUMNS = (
+    "stream_id, version, position, type, data, schema_version, command_id, actor, "
+    "causation_id, correlation_id, extra, recorded_at"
+)
+_READ_CATEGORIES = (
+    # The head as of the same snapshot: with nothing of these categories after the last
+    # one read, the lanes' checkpoints move up to it (positions commit in order).
+    "WITH head AS (SELECT coalesce(max(position), 0) AS head FROM events) "
+    f"SELECT head.head, e.* FROM head LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM events "
+    "WHERE position >= %(from_position)s AND split_part(stream_id, '-', 1) = ANY(%(categories)s) "
+    "ORDER BY position LIMIT %(limit)s) e ON true"
+)
 
 
 class LeaseLost(Exception):
@@ -127,8 +156,39 @@ def keep(event: RecordedEvent) -> RecordedEvent | None:
     return event
 
 
+@dataclass(eq=False)
+class Lane:
+    """What one relay publishes under one lease and checkpoint (both named ``name``).
+
+    A lane with a ``category`` reads only that category's events (in SQL) and publishes on
+    ``subject`` (default: the category's subjects); a lane without one reads every event.
+    The lease and checkpoint are the lane's, whichever relay holds it: a process relaying
+    four categories takes four leases, and one relaying one of them elsewhere competes
+    for that one only.
+    """
+
+    name: str
+    redact: Redact = keep
+    subject: str | None = None
+    category: str | None = None
+    held: bool = False
+    token: int = 0
+    checkpoint: int = 0
+    published: int = 0
+    reported: int = 0  # of ``published``, what the monitor has counted in its metric
+    published_position: int = 0
+    stream_created: str | None = None
+    verified_connections: int = -1
+    verify_due: float = 0.0
+
+
 class Relay:
-    """Publishes the store's events to the bus; run one per service replica, one leads."""
+    """Publishes the store's events to the bus; run one per service replica, one leads.
+
+    ``Relay(store, bus, name=..., redact=..., subject=...)`` relays one lane of every
+    event; ``Relay(store, bus, lanes=[...])`` (or ``add_lane``) one reader of the global
+    order for several categories, each lane under its own lease (see ``Lane``).
+    """
 
     def __init__(
         self,
@@ -138,6 +198,7 @@ class Relay:
         name: str = "default",
         redact: Redact = keep,
         subject: str | None = None,
+        lanes: Sequence[Lane] | None = None,
         batch_size: int = 500,
         poll_interval: float = 1.0,
         takeover_interval: float = 0.5,
@@ -149,10 +210,9 @@ class Relay:
     ) -> None:
         self.store = store
         self.bus = bus
-        self.name = name
-        self.redact = redact
-        # The subjects this relay publishes on: where it looks for its last event on the stream.
-        self.subject = subject or bus.subjects.all()
+        self.lanes: dict[str, Lane] = {}
+        for lane in lanes if lanes is not None else [Lane(name, redact, subject)]:
+            self.add_lane(lane)
         self.batch_size = batch_size
         self.poll_interval = poll_interval
         self.takeover_interval = takeover_interval
@@ -162,19 +222,48 @@ class Relay:
         self.renew_interval = renew_interval or lease_seconds / 3
         self.verify_interval = verify_interval
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.is_leader = False
-        self.token = 0
         self.published = 0
         self.rebuilds = 0
         self.session_pid = 0  # the backend pid of this replica's relay connection
         self._task: asyncio.Task[None] | None = None
         self._valid_until = 0.0
         self._renew_due = 0.0
-        self._verify_due = 0.0
-        self._verified_connections = -1
-        self._checkpoint = 0
-        self._published_position = 0
-        self._stream_created: str | None = None
+        self._takeover_due = 0.0
+
+    def add_lane(self, lane: Lane) -> None:
+        """Relay one more lane (taken at the next takeover attempt if the relay runs)."""
+        if lane.name in self.lanes:
+            raise ValueError(f"relay already has a lane {lane.name!r}")
+        if lane.subject is None:
+            lane.subject = (
+                self.bus.subjects.all()
+                if lane.category is None
+                else self.bus.subjects.category(lane.category)
+            )
+        if self.lanes and (lane.category is None) != (self._unfiltered):
+            raise ValueError("a relay's lanes are all of one category each, or one of everything")
+        self.lanes[lane.name] = lane
+
+    @property
+    def _unfiltered(self) -> bool:
+        return any(lane.category is None for lane in self.lanes.values())
+
+    @property
+    def name(self) -> str:
+        """The lanes' names, for logs and the task's name."""
+        return "+".join(sorted(self.lanes))
+
+    @property
+    def is_leader(self) -> bool:
+        """Whether this replica holds the lease of any of its lanes."""
+        return any(lane.held for lane in self.lanes.values())
+
+    @property
+    def token(self) -> int:
+        return max((lane.token for lane in self.lanes.values() if lane.held), default=0)
+
+    def _held(self) -> list[Lane]:
+        return [lane for lane in self.lanes.values() if lane.held]
 
     def start(self) -> None:
         self._task = asyncio.create_task(self.run(), name=f"parlor-relay-{self.name}")
@@ -192,7 +281,7 @@ class Relay:
         return self._task
 
     async def run(self) -> None:
-        """Wait for the lease, lead until it is lost, repeat; never returns."""
+        """Wait for a lease, lead until every lease is lost, repeat; never returns."""
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(
@@ -208,19 +297,15 @@ class Relay:
                     for setting, value in _SERVER_KEEPALIVES:
                         await conn.execute(f"SET {setting} = {value}")
                     await self._wait_for_lease(conn)
-                    self.is_leader = True
-                    LEADERSHIPS.labels(self.name).inc()
-                    log.info("relay %s leads (lease token %d)", self.name, self.token)
                     await self._lead(conn)
                 finally:
-                    was_leader, self.is_leader = self.is_leader, False
-                    if was_leader:
+                    held = self._held()
+                    for lane in held:
+                        lane.held = False
+                    if held:
                         with contextlib.suppress(Exception):
                             # Hand over at once rather than after the lease runs out.
-                            await asyncio.wait_for(
-                                conn.execute(_RELEASE, {"name": self.name, "token": self.token}),
-                                1.0,
-                            )
+                            await asyncio.wait_for(conn.execute(_RELEASE, _names(held)), 1.0)
                     with contextlib.suppress(Exception):
                         await conn.close()
             except asyncio.CancelledError:
@@ -233,15 +318,35 @@ class Relay:
                 await asyncio.sleep(self.takeover_interval)
 
     async def _wait_for_lease(self, conn: Connection) -> None:
-        params = {"name": self.name, "holder": self.holder, "secs": self.lease_seconds}
         while True:
-            sent = asyncio.get_running_loop().time()
-            row = await (await conn.execute(_ACQUIRE, params)).fetchone()
-            if row is not None:
-                self.token = int(row[0])
-                self._leased(sent)
+            if await self._acquire(conn):
                 return
             await asyncio.sleep(self.takeover_interval)
+
+    async def _acquire(self, conn: Connection) -> bool:
+        """Try to take the lease of every lane not held; True if any lane is held now."""
+        loop = asyncio.get_running_loop()
+        self._takeover_due = loop.time() + self.takeover_interval
+        missing = [lane for lane in self.lanes.values() if not lane.held]
+        if missing:
+            sent = loop.time()
+            params = {
+                "names": [lane.name for lane in missing],
+                "holder": self.holder,
+                "secs": self.lease_seconds,
+            }
+            rows = await (await conn.execute(_ACQUIRE, params)).fetchall()
+            if rows:
+                taken = [self.lanes[name] for name, _ in rows]
+                await self._load_checkpoints(conn, taken)
+                if not self._held():
+                    self._leased(sent)
+                # (else the earlier renewal's deadline stands: it is the sooner)
+                for (name, token), lane in zip(rows, taken, strict=True):
+                    lane.held, lane.token, lane.verified_connections = True, int(token), -1
+                    LEADERSHIPS.labels(name).inc()
+                    log.info("relay %s leads (lease token %d)", name, lane.token)
+        return self.is_leader
 
     def _leased(self, sent: float) -> None:
         # The database counts the lease from when it got the statement, after ``sent``:
@@ -249,15 +354,22 @@ class Relay:
         self._valid_until = sent + self.lease_seconds * 0.75
         self._renew_due = sent + self.renew_interval
 
+    def _lost(self, lanes: Sequence[Lane], why: str) -> None:
+        """These lanes' leases are another replica's now: stop publishing them."""
+        for lane in lanes:
+            lane.held = False
+            log.warning("relay %s lost its lease: %s", lane.name, why)
+        if not self.is_leader:
+            raise LeaseLost(why)
+
     async def _renew(self, conn: Connection) -> None:
+        held = self._held()
         sent = asyncio.get_running_loop().time()
-        row = await (
-            await conn.execute(
-                _RENEW, {"name": self.name, "token": self.token, "secs": self.lease_seconds}
-            )
-        ).fetchone()
-        if row is None:
-            raise LeaseLost(f"token {self.token} is no longer the lease's")
+        rows = await (
+            await conn.execute(_RENEW, {**_names(held), "secs": self.lease_seconds})
+        ).fetchall()
+        kept = {name for (name,) in rows}
+        self._lost([lane for lane in held if lane.name not in kept], "its token was taken over")
         self._leased(sent)
 
     async def _hold_lease(self, conn: Connection) -> None:
@@ -267,84 +379,132 @@ class Relay:
             await self._renew(conn)
             now = asyncio.get_running_loop().time()
 
-    async def _fenced(self, conn: Connection, sql: str, **params: object) -> None:
+    async def _fenced(self, conn: Connection, lane: Lane, sql: str, **params: object) -> None:
         row = await (
-            await conn.execute(sql, {"name": self.name, "token": self.token, **params})
+            await conn.execute(sql, {"name": lane.name, "token": lane.token, **params})
         ).fetchone()
         if row is None:
-            raise LeaseLost(f"token {self.token} is no longer the lease's")
+            self._lost([lane], f"token {lane.token} is no longer the lease's")
 
     async def _lead(self, conn: Connection) -> None:
-        await self._load_checkpoint(conn)
-        self._verified_connections = -1
         backoff = 0.05
         async with Doorbell(self.store.url) as bell:
             while True:
                 await self._hold_lease(conn)
-                loop_now = asyncio.get_running_loop().time()
-                if self.bus.connections != self._verified_connections or (
-                    loop_now >= self._verify_due
-                ):
-                    if not await self.verify(conn):
-                        await asyncio.sleep(backoff)
-                        backoff = min(backoff * 2, self.max_backoff)
-                        continue
-                    backoff = 0.05
+                loop = asyncio.get_running_loop()
+                if loop.time() >= self._takeover_due:
+                    await self._acquire(conn)
+                if not await self._verify_due(conn):
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, self.max_backoff)
+                    continue
+                backoff = 0.05
                 bell.clear()
-                batch = await self.store.read_all(self._checkpoint + 1, self.batch_size)
+                held = self._held()
+                start = min(lane.checkpoint for lane in held)
+                batch, end = await self._read(conn, start + 1, held)
                 if batch:
                     try:
                         await self.publish_batch(batch, conn)
                     except _Reverify:
-                        self._verified_connections = -1
+                        for lane in self.lanes.values():
+                            lane.verified_connections = -1
                         continue
-                    self._checkpoint = batch[-1].position
-                    await self.save_checkpoint(conn, self._checkpoint)
-                    if len(batch) == self.batch_size:
-                        continue
-                now = asyncio.get_running_loop().time()
-                wait = min(self.poll_interval, self._renew_due - now, self._verify_due - now)
-                await bell.wait(max(wait, 0.01))
+                if end > start:
+                    for lane in self._held():
+                        lane.checkpoint = max(lane.checkpoint, end)
+                    await self.save_checkpoint(conn, end)
+                if len(batch) == self.batch_size:
+                    continue
+                now = loop.time()
+                dues = [self._renew_due, *(lane.verify_due for lane in self._held())]
+                if len(self._held()) < len(self.lanes):
+                    dues.append(self._takeover_due)
+                await bell.wait(max(min(self.poll_interval, min(dues) - now), 0.01))
 
-    async def verify(self, conn: Connection) -> bool:
-        """Check the stream still holds what this relay published; rebuild it if not.
+    async def _read(
+        self, conn: Connection, from_position: int, lanes: Sequence[Lane]
+    ) -> tuple[list[RecordedEvent], int]:
+        """The next batch of the lanes' events and the position the lanes are read up to."""
+        if self._unfiltered:
+            batch = await self.store.read_all(from_position, self.batch_size)
+            return batch, batch[-1].position if batch else 0
+        params = {
+            "from_position": from_position,
+            "categories": [lane.category for lane in lanes],
+            "limit": self.batch_size,
+        }
+        async with conn.cursor(binary=True) as cursor:
+            await cursor.execute(_READ_CATEGORIES, params, prepare=True)
+            rows = await cursor.fetchall()
+        head = int(rows[0][0])
+        if rows[0][1] is None:  # nothing of these categories: read up to the head
+            return [], head
+        batch = rows_to_events([row[1:] for row in rows])
+        if self.store.upcasters:
+            batch = [self.store.upcasters.upcast(event) for event in batch]
+        return batch, batch[-1].position if len(batch) == self.batch_size else head
+
+    async def _verify_due(self, conn: Connection) -> bool:
+        """Verify each held lane that reconnected or is due; False if the bus is away."""
+        now = asyncio.get_running_loop().time()
+        for lane in self._held():
+            if (
+                lane.verified_connections != self.bus.connections or now >= lane.verify_due
+            ) and not await self.verify(conn, lane):
+                return False
+        return True
+
+    async def verify(self, conn: Connection, lane: Lane | None = None) -> bool:
+        """Check the stream still holds what this lane published; rebuild it if not.
 
         False if the bus could not be asked (it is away: try again later).
         """
+        lane = lane or next(iter(self.lanes.values()))
         connections = self.bus.connections
         try:
-            check = await self.bus.check_stream(self.subject)
+            check = await self.bus.check_stream(lane.subject or self.bus.subjects.all())
         except Unavailable as exc:
-            log.warning("relay %s cannot check the stream (%s); retrying", self.name, exc)
+            log.warning("relay %s cannot check the stream (%s); retrying", lane.name, exc)
             return False
-        known = self._stream_created
+        known = lane.stream_created
         resume: int | None = None
         if known is not None and check.created != known:
             why, resume = "the stream was lost and made again", 0
-        elif check.last_position < self._published_position:
+        elif check.last_position < lane.published_position:
             why, resume = (
                 f"the stream's last event is at position {check.last_position}, "
-                f"behind the {self._published_position} published",
+                f"behind the {lane.published_position} published",
                 check.last_position,
             )
         if resume is not None:
-            await self._fenced(conn, _RESET_CHECKPOINT, position=resume, created=check.created)
-            self._checkpoint = self._published_position = resume
+            await self._fenced(
+                conn, lane, _RESET_CHECKPOINT, position=resume, created=check.created
+            )
+            lane.checkpoint = lane.published_position = resume
             self.rebuilds += 1
-            STREAM_REBUILDS.labels(self.name).inc()
+            STREAM_REBUILDS.labels(lane.name).inc()
             log.warning(
                 "relay %s: %s; republishing from the store after position %d",
-                self.name,
+                lane.name,
                 why,
                 resume,
-                extra={"relay": self.name, "resume_after": resume},
+                extra={"relay": lane.name, "resume_after": resume},
             )
         elif check.created != known:
-            await self._fenced(conn, _REMEMBER_STREAM, created=check.created)
-        self._stream_created = check.created
-        self._verified_connections = connections
-        self._verify_due = asyncio.get_running_loop().time() + self.verify_interval
+            await self._fenced(conn, lane, _REMEMBER_STREAM, created=check.created)
+        lane.stream_created = check.created
+        lane.verified_connections = connections
+        lane.verify_due = asyncio.get_running_loop().time() + self.verify_interval
         return True
+
+    def _lane_of(self, event: RecordedEvent) -> Lane | None:
+        """The held lane that publishes ``event`` and has not yet, if any."""
+        if self._unfiltered:
+            lane: Lane | None = next(iter(self.lanes.values()))
+        else:
+            lane = self.lanes.get(event.stream_id.partition("-")[0])
+        return lane if lane is not None and lane.held and event.position > lane.checkpoint else None
 
     async def publish_batch(self, batch: Sequence[RecordedEvent], conn: Connection) -> None:
         """Publish in order, ``window`` at a time; while the bus is down, retry from the gap.
@@ -353,36 +513,46 @@ class Relay:
         JetStream stored is a prefix of it; the rest is sent again (dedupe drops repeats).
         An event the bus refuses is set aside as a dead letter and the rest go on.
         """
-        outgoing = [(event, out) for event in batch if (out := self.redact(event)) is not None]
+        outgoing = [
+            (event, lane, out)
+            for event in batch
+            if (lane := self._lane_of(event)) is not None
+            and (out := lane.redact(event)) is not None
+        ]
         start, backoff = 0, 0.05
         while start < len(outgoing):
             await self._hold_lease(conn)
-            if self.bus.connections != self._verified_connections:
+            if any(lane.verified_connections != self.bus.connections for lane in self._held()):
                 raise _Reverify
+            if not all(lane.held for _, lane, _ in outgoing[start : start + self.window]):
+                # A lane whose lease was lost on the way publishes nothing more.
+                outgoing[start:] = [item for item in outgoing[start:] if item[1].held]
+                continue
             window = outgoing[start : start + self.window]
             results = await asyncio.gather(
-                *(self.bus.publish_event(out) for _, out in window), return_exceptions=True
+                *(self.bus.publish_event(out) for _, _, out in window), return_exceptions=True
             )
             done = 0
             for result in results:
                 if isinstance(result, BaseException):
                     break
                 done += 1
-            if done:
-                self.published += done
-                fresh = [e for (e, _), r in zip(window[:done], results, strict=False) if r is True]
-                if fresh:
+            for (event, lane, _), result in zip(window[:done], results, strict=False):
+                lane.published += 1
+                if result is True:
                     # Only what the stream took as new: a duplicate may be an id the dedupe
                     # window remembers for a message no longer there (a purged stream).
-                    self._published_position = fresh[-1].position
+                    lane.published_position = event.position
+            self.published += done
             start += done
             if done == len(window):
                 backoff = 0.05
                 continue
+            failed_event, failed_lane, failed_out = outgoing[start]
             failure = results[done]
             assert isinstance(failure, BaseException)
             if isinstance(failure, InvalidArgument):
-                await self._dead_letter(conn, *outgoing[start], failure)
+                await self._dead_letter(conn, failed_lane, failed_event, failed_out, failure)
                 start += 1
                 continue
             if not isinstance(failure, Unavailable):
@@ -390,20 +560,25 @@ class Relay:
             if failure.reason == "STREAM_MISSING":
                 raise _Reverify
             log.warning("relay %s: bus unavailable (%s); retrying", self.name, failure)
-            first_unpublished = outgoing[start][0].position
+            first_unpublished = failed_event.position
             if first_unpublished > 1:
                 await self.save_checkpoint(conn, first_unpublished - 1)
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, self.max_backoff)
 
     async def _dead_letter(
-        self, conn: Connection, event: RecordedEvent, out: RecordedEvent, failure: InvalidArgument
+        self,
+        conn: Connection,
+        lane: Lane,
+        event: RecordedEvent,
+        out: RecordedEvent,
+        failure: InvalidArgument,
     ) -> None:
         await conn.execute(
             _DEAD_LETTER,
             {
-                "name": self.name,
-                "token": self.token,
+                "name": lane.name,
+                "token": lane.token,
                 "position": event.position,
                 "stream_id": event.stream_id,
                 "version": event.version,
@@ -412,54 +587,64 @@ class Relay:
                 "reason": failure.message[:500],
             },
         )
-        DEAD_LETTERS.labels(self.name).inc()
+        DEAD_LETTERS.labels(lane.name).inc()
         log.error(
             "relay %s: the bus refused %s (position %d, %d bytes): %s; set aside as a dead letter",
-            self.name,
+            lane.name,
             event.message_id,
             event.position,
             len(out.data),
             failure.message,
-            extra={"relay": self.name, "message_id": event.message_id},
+            extra={"relay": lane.name, "message_id": event.message_id},
         )
 
-    async def _load_checkpoint(self, conn: Connection) -> int:
-        await conn.execute(
-            "INSERT INTO relay_checkpoints (name, position, updated_at) VALUES (%s, 0, now()) "
-            "ON CONFLICT (name) DO NOTHING",
-            (self.name,),
-        )
-        row = await (
-            await conn.execute(
-                "SELECT position, published_position, stream_created FROM relay_checkpoints "
-                "WHERE name = %s",
-                (self.name,),
-            )
-        ).fetchone()
-        assert row is not None
-        self._checkpoint, self._published_position, self._stream_created = row
-        return self._checkpoint
+    async def _load_checkpoints(self, conn: Connection, lanes: Sequence[Lane]) -> None:
+        rows = await (
+            await conn.execute(_LOAD_CHECKPOINTS, {"names": [lane.name for lane in lanes]})
+        ).fetchall()
+        for name, position, published_position, stream_created in rows:
+            lane = self.lanes[name]
+            lane.checkpoint, lane.published_position = int(position), int(published_position)
+            lane.stream_created = stream_created
 
     async def save_checkpoint(self, conn: Connection, position: int) -> None:
-        """Remember the last position handled; never moves back; only with the lease's token."""
-        await self._fenced(
-            conn, _SAVE_CHECKPOINT, position=position, published=self._published_position
-        )
+        """Remember the last position handled (every held lane's); never moves back; only
+        with each lease's token (a lane whose token is gone is lost)."""
+        held = self._held()
+        params = {
+            **_names(held),
+            "position": position,
+            "published": [lane.published_position for lane in held],
+        }
+        rows = await (await conn.execute(_SAVE_CHECKPOINTS, params)).fetchall()
+        kept = {name for (name,) in rows}
+        lost = [lane for lane in held if lane.name not in kept]
+        if lost:
+            self._lost(lost, f"token {lost[0].token} is no longer the lease's")
 
-    async def checkpoint(self) -> int:
-        """The last position this relay published (for monitoring and tests)."""
+    async def checkpoints(self) -> dict[str, int]:
+        """Each lane's last position published (for monitoring and tests)."""
         async with await psycopg.AsyncConnection.connect(
             libpq_url(self.store.url), autocommit=True
         ) as conn:
-            row = await (
+            rows = await (
                 await conn.execute(
-                    "SELECT position FROM relay_checkpoints WHERE name = %s", (self.name,)
+                    "SELECT name, position FROM relay_checkpoints WHERE name = ANY(%s)",
+                    (list(self.lanes),),
                 )
-            ).fetchone()
-        return int(row[0]) if row is not None else 0
+            ).fetchall()
+        found = {str(name): int(position) for name, position in rows}
+        return {name: found.get(name, 0) for name in self.lanes}
 
-    async def dead_letters(self) -> list[tuple[int, str, int, str, int, str]]:
-        """(position, stream, version, type, size, reason) of every event set aside."""
+    async def checkpoint(self, lane: str | None = None) -> int:
+        """The last position a lane (the first, if not named) published."""
+        name = lane or next(iter(self.lanes))
+        return (await self.checkpoints())[name]
+
+    async def dead_letters(
+        self, lane: str | None = None
+    ) -> list[tuple[int, str, int, str, int, str]]:
+        """(position, stream, version, type, size, reason) of every event a lane set aside."""
         async with await psycopg.AsyncConnection.connect(
             libpq_url(self.store.url), autocommit=True
         ) as conn:
@@ -467,11 +652,33 @@ class Relay:
                 await conn.execute(
                     "SELECT position, stream_id, version, type, size, reason "
                     "FROM relay_dead_letters WHERE name = %s ORDER BY position",
-                    (self.name,),
+                    (lane or next(iter(self.lanes)),),
                 )
             ).fetchall()
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
+    async def oldest_unpublished(self, lane: Lane, checkpoint: int) -> RecordedEvent | None:
+        """The lane's first event after ``checkpoint`` (for the lag's age)."""
+        if lane.category is None:
+            oldest = await self.store.read_all(checkpoint + 1, 1)
+            return oldest[0] if oldest else None
+        async with (
+            await psycopg.AsyncConnection.connect(
+                libpq_url(self.store.url), autocommit=True
+            ) as conn,
+            conn.cursor(binary=True) as cursor,
+        ):
+            await cursor.execute(
+                _READ_CATEGORIES,
+                {"from_position": checkpoint + 1, "categories": [lane.category], "limit": 1},
+            )
+            rows = await cursor.fetchall()
+        return None if rows[0][1] is None else rows_to_events([rows[0][1:]])[0]
+
     async def lag(self) -> int:
         """How many positions the bus is behind the store (for metrics)."""
         return await self.store.head_position() - await self.checkpoint()
+
+
+def _names(lanes: Sequence[Lane]) -> dict[str, list[Any]]:
+    return {"names": [lane.name for lane in lanes], "tokens": [lane.token for lane in lanes]}

@@ -1,4 +1,8 @@
-"""What every game service connects to, set up one way: store, bus, its relay, its doorbell.
+"""What every game service connects to, set up one way: store, bus, relay, doorbell.
+
+The NATS connection and the relay are the process's (``ProcessOutbox``): a platform
+hosting several games reads the global order once and publishes every game's events,
+each through its own ``public`` redaction and under its own lease and checkpoint.
 
 A game service's component is then its host, its servicer and this:
 
@@ -23,9 +27,102 @@ from parlor.gamehost.bell import ring_from_bus
 from parlor.gamehost.deadlines import PostgresDeadlines
 from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
-from parlor.gamehost.outbox import Public, category_relay, everything
+from parlor.gamehost.outbox import Public, category_lane, everything
 from parlor.gamehost.sweeper import Sweeper
 from parlor.kit.settings import BackendSettings, load
+
+
+class ProcessOutbox:
+    """One NATS connection and one relay per process, for every game category it hosts.
+
+    The game components of a process (the platform: Connect 4x4, Upwords, Take Four, ...)
+    each add their category's lane; the relay reads the global order once for all of
+    them (only their categories, in SQL), each lane under its own lease and checkpoint,
+    so a process hosting one game (``--only connect4x4``, a pod) relays just its own.
+    It runs while any component's relay task runs; closes with its last component.
+    """
+
+    def __init__(self, key: tuple[object, ...], store: PostgresEventStore, bus: JetStreamBus):
+        self.key = key
+        self.store = store
+        self.bus = bus
+        self.relay = Relay(store, bus, lanes=[])
+        self.users = 0
+        self._runners = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def run(self) -> None:
+        """Run the relay (and its metrics) for as long as any component's task does."""
+        self._runners += 1
+        try:
+            if self._task is None or self._task.done():
+                self._task = asyncio.create_task(self._relay(), name="parlor-process-relay")
+            await asyncio.shield(self._task)
+        finally:
+            self._runners -= 1
+            if self._runners == 0:
+                await self._stop()
+
+    async def _relay(self) -> None:
+        await asyncio.gather(self.relay.run(), watch_relay(self.relay))
+
+    async def _stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def close(self) -> None:
+        await self._stop()
+        try:
+            await self.bus.close()
+        finally:
+            await self.store.close()
+
+
+_OUTBOXES: dict[tuple[object, ...], ProcessOutbox] = {}
+
+
+@contextlib.asynccontextmanager
+async def process_outbox(
+    settings: BackendSettings, category: str, public: Public
+) -> AsyncIterator[ProcessOutbox]:
+    """This process's outbox for these backends, with ``category``'s lane added."""
+    subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
+    key = (
+        id(asyncio.get_running_loop()),
+        settings.database_url,
+        settings.nats_url,
+        subjects.prefix,
+        subjects.stream,
+    )
+    outbox = _OUTBOXES.get(key)
+    if outbox is None:
+        # The relay's own reads go on its own connection; this pool is for the lag metric.
+        store = PostgresEventStore(settings.database_url, pool_size=2, pool_timeout=2.0)
+        try:
+            # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
+            credentials = NatsCredentials.of(settings)
+            bus = await JetStreamBus.open(settings.nats_url, subjects, credentials=credentials)
+        except BaseException:
+            await store.close()
+            raise
+        outbox = _OUTBOXES.setdefault(key, ProcessOutbox(key, store, bus))
+        if outbox.bus is not bus:  # another component opened it meanwhile
+            await bus.close()
+            await store.close()
+    if category not in outbox.relay.lanes:
+        # (a second component of the same game in one process shares the first's lane)
+        outbox.relay.add_lane(category_lane(category, public))
+    outbox.users += 1
+    try:
+        yield outbox
+    finally:
+        outbox.users -= 1
+        if outbox.users == 0:
+            _OUTBOXES.pop(key, None)
+            await outbox.close()
 
 
 @dataclass
@@ -33,10 +130,16 @@ class GameBackends:
     category: str
     store: PostgresEventStore
     bus: JetStreamBus
+    """The process's NATS connection, shared by its game components."""
     subjects: Subjects
-    relay: Relay
+    outbox: ProcessOutbox
     deadlines: PostgresDeadlines
     """When each timed game next needs its clock: give it to the host, and the sweeper."""
+
+    @property
+    def relay(self) -> Relay:
+        """The process's relay; this game's lane is ``relay.lanes[category]``."""
+        return self.outbox.relay
 
     @property
     def ready(self) -> list[asyncio.Event]:
@@ -55,12 +158,12 @@ class GameBackends:
     def tasks(
         self, create_from_match: CreateFromMatch, sweeper: Sweeper | None = None
     ) -> Sequence[Callable[[], Awaitable[None]]]:
-        """The background work of a game service: its relay (and its lag's metrics), its
-        MatchFormed consumer (which believes only matches the store holds) and its clock
-        sweeper (timeouts of games nobody touches; every replica sweeps)."""
+        """The background work of a game service: the process's relay (and its lag's
+        metrics; one for every game of the process), its MatchFormed consumer (which
+        believes only matches the store holds) and its clock sweeper (timeouts of games
+        nobody touches; every replica sweeps)."""
         tasks: list[Callable[[], Awaitable[None]]] = [
-            self.relay.run,
-            lambda: watch_relay(self.relay),
+            self.outbox.run,
             lambda: consume_matches(self.bus, self.store, self.category, create_from_match),
         ]
         if sweeper is not None:
@@ -80,27 +183,22 @@ async def game_backends(
     ``store_type`` is the store class to open (a subclass that also counts appends, say).
     """
     settings = load(BackendSettings)
-    # A short wait for a pooled connection: with the database down, a player hears UNAVAILABLE
-    # within a couple of seconds (and the client's retries fit in its deadline).
-    store = store_type(
-        settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
-    )
-    try:
-        subjects = Subjects(prefix=settings.nats_subject_prefix, stream=settings.nats_stream)
-        # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
-        credentials = NatsCredentials.of(settings)
-        bus = await JetStreamBus.open(settings.nats_url, subjects, credentials=credentials)
+    async with process_outbox(settings, category, public or everything) as outbox:
+        # A short wait for a pooled connection: with the database down, a player hears
+        # UNAVAILABLE within a couple of seconds (and the client's retries fit in its deadline).
+        store = store_type(
+            settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
+        )
         try:
             # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
-            store.limit_events_to(bus.max_payload)
-            relay = category_relay(store, bus, category, public or everything)
+            store.limit_events_to(outbox.bus.max_payload)
             deadlines = PostgresDeadlines(store.engine)
             try:
-                yield GameBackends(category, store, bus, subjects, relay, deadlines)
+                yield GameBackends(
+                    category, store, outbox.bus, outbox.bus.subjects, outbox, deadlines
+                )
             finally:
                 with contextlib.suppress(Unavailable):
                     await deadlines.close()
         finally:
-            await bus.close()
-    finally:
-        await store.close()
+            await store.close()

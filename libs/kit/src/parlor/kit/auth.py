@@ -269,14 +269,21 @@ _VERIFIED_SIZE = 8192
 def verify_token(settings: AuthSettings, token: str) -> Identity:
     """The identity in a token, or Unauthenticated saying what is wrong with it.
 
-    A signature is checked once per token; its identity is remembered until it expires.
+    A signature is checked once per token; its identity is remembered (keyed by the token's
+    exact text, the least recently used of ``_VERIFIED_SIZE`` forgotten first) until the
+    token's own expiry, never past it. What a call checks beyond the token (the rate
+    limit, a seat) is still checked per call by the caller.
     """
     now = time.time()
-    held = _VERIFIED.get((settings, token))
-    if held is not None and held[1] > now:
-        return held[0]
+    key = (settings, token)
+    held = _VERIFIED.get(key)
+    if held is not None:
+        if held[1] > now:
+            _VERIFIED.move_to_end(key)
+            return held[0]
+        del _VERIFIED[key]
     identity, expires = _verify(settings, token)
-    _VERIFIED[settings, token] = (identity, expires)
+    _VERIFIED[key] = (identity, expires)
     while len(_VERIFIED) > _VERIFIED_SIZE:
         _VERIFIED.popitem(last=False)
     return identity

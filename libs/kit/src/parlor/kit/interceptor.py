@@ -42,15 +42,35 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: BaseExcepti
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
 
 
-class _Call:
-    """Bookkeeping for one RPC: metrics and the final status code."""
+class _Method:
+    """One method's labelled metrics, looked up once: ``labels()`` takes a lock and builds a
+    key on every call, three times per RPC."""
 
     def __init__(self, method: str) -> None:
         self.service, self.method = _split(method)
+        self.rpc = f"{self.service}/{self.method}"
+        self.started = metrics.STARTED.labels(self.service, self.method)
+        self.seconds = metrics.HANDLING_SECONDS.labels(self.service, self.method)
+        self._handled: dict[grpc.StatusCode, Any] = {}
+
+    def handled(self, code: grpc.StatusCode) -> Any:
+        counter = self._handled.get(code)
+        if counter is None:
+            counter = self._handled[code] = metrics.HANDLED.labels(
+                self.service, self.method, code.name
+            )
+        return counter
+
+
+class _Call:
+    """Bookkeeping for one RPC: metrics and the final status code."""
+
+    def __init__(self, method: _Method) -> None:
+        self.of = method
         self.started = time.perf_counter()
         self.code = grpc.StatusCode.OK
-        metrics.STARTED.labels(self.service, self.method).inc()
-        self.token = call_context.set({"rpc": f"{self.service}/{self.method}"})
+        method.started.inc()
+        self.token = call_context.set({"rpc": method.rpc})
 
     def fail(self, error: BaseException) -> None:
         if isinstance(error, ParlorError):
@@ -65,8 +85,8 @@ class _Call:
         if code is None:
             code = self.code
         elapsed = time.perf_counter() - self.started
-        metrics.HANDLED.labels(self.service, self.method, code.name).inc()
-        metrics.HANDLING_SECONDS.labels(self.service, self.method).observe(elapsed)
+        self.of.handled(code).inc()
+        self.of.seconds.observe(elapsed)
         if code not in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED):
             log.info("rpc failed", extra={"code": code.name, "ms": round(elapsed * 1000, 2)})
         try:
@@ -162,8 +182,10 @@ def _check_decoded(request: Any) -> None:
 def _wrap_unary(
     method: str, inner: Callable[..., Awaitable[Any]], authenticate: Authenticate
 ) -> Callable[..., Awaitable[Any]]:
+    labelled = _Method(method)
+
     async def handler(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        call = _Call(method)
+        call = _Call(labelled)
         try:
             auth.bind(authenticate(context))
             _check_decoded(request)
@@ -210,10 +232,12 @@ def _wrap_stream(
     authenticate: Authenticate,
     limiter: RateLimiter | None,
 ) -> Callable[..., AsyncIterator[Any]]:
+    labelled = _Method(method)
+
     async def handler(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
-        call = _Call(method)
+        call = _Call(labelled)
         try:
             identity = authenticate(context)
             auth.bind(identity)
@@ -269,6 +293,7 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         self.auth_settings = auth_settings
         self.public_methods = public_methods
         self.limiter = limiter
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
     def _authenticator(self, method: str) -> Authenticate:
         standard = method.startswith(PUBLIC_PREFIXES)  # probes and tooling: never limited
@@ -304,6 +329,15 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         method = handler_call_details.method  # type: ignore[attr-defined]
+        # gRPC asks for every call: wrap each method's handler once, not once per call
+        wrapped = self._wrapped.get(method)
+        if wrapped is not None and wrapped[0] is handler:
+            return wrapped[1]
+        result = self._wrap(method, handler)
+        self._wrapped[method] = (handler, result)
+        return result
+
+    def _wrap(self, method: str, handler: Any) -> Any:
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
                 _wrap_unary(method, handler.unary_unary, self._authenticator(method)),

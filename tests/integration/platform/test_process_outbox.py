@@ -1,0 +1,46 @@
+"""The game components of one process share one NATS connection and one relay."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from parlor.gamehost.backends import _OUTBOXES, game_backends
+
+pytestmark = pytest.mark.integration
+
+
+def hidden(event_type: str, data: bytes) -> bytes | None:
+    return b""
+
+
+async def test_games_in_one_process_share_a_bus_and_relay_each_with_its_own_lane(
+    migrated: None,
+) -> None:
+    async with (
+        game_backends("connect4x4") as c4,
+        game_backends("upwords", hidden) as uw,
+        game_backends("upwords", hidden) as again,  # a second replica's component, in-process
+    ):
+        assert c4.bus is uw.bus is again.bus
+        assert c4.relay is uw.relay is again.relay
+        assert c4.store is not uw.store  # each game keeps its own pool (and group commit)
+        assert sorted(c4.relay.lanes) == ["connect4x4", "upwords"]
+        assert c4.relay.lanes["upwords"].redact is not c4.relay.lanes["connect4x4"].redact
+        # every component's task runs the one relay; it stops with the last of them
+        runs = [asyncio.create_task(b.outbox.run()) for b in (c4, uw)]
+        lanes = c4.relay.lanes.values()
+        for _ in range(300):  # (a lease a stopped replica of another test held lapses in 6 s)
+            if all(lane.held for lane in lanes):
+                break
+            await asyncio.sleep(0.05)
+        assert c4.relay.lanes["connect4x4"].held
+        assert c4.relay.lanes["upwords"].held
+        runs[0].cancel()
+        await asyncio.sleep(0.2)
+        assert c4.relay.is_leader  # the other component's task keeps it running
+        runs[1].cancel()
+        await asyncio.gather(*runs, return_exceptions=True)
+        assert not c4.relay.is_leader
+    assert not _OUTBOXES  # closed with its last component
