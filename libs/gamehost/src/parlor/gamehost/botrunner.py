@@ -270,8 +270,15 @@ class BotService(Protocol):
     ) -> Any:
         """Decide one command for the player's seat, through the path players' take."""
 
-    async def follow_up(self, game_id: str, outcome: Outcome[Any, Any]) -> Any:
-        """What follows a command at once (the next round dealt)."""
+    @property
+    def watchers(self) -> list[Callable[[str, Any], None]]:
+        """Told of a game's state after each command and what followed it."""
+
+    async def after(self, game_id: str, outcome: Outcome[Any, Any]) -> Any:
+        """What follows a command at once (the next round dealt, the watchers told)."""
+
+    def over(self, table: Any) -> bool:
+        """Whether the game has ended."""
 
 
 def service_runner(
@@ -281,7 +288,8 @@ def service_runner(
     paces: Mapping[str, float] | None = None,
 ) -> BotRunner[S, C]:
     """A runner playing ``service``'s bot seats: bots act through the same path as players
-    (seat check, dictionary verdicts, follow-up rounds)."""
+    (seat check, dictionary verdicts, follow-up rounds); it tracks every game the service
+    tells its ``watchers`` of."""
     host = service.host
 
     async def load(game_id: str) -> tuple[tuple[str, ...], S, int]:
@@ -293,6 +301,12 @@ def service_runner(
 
     async def start_round(game_id: str) -> None:
         table, version = await host.load(game_id)
-        await service.follow_up(game_id, Outcome(table, version, ()))
+        await service.after(game_id, Outcome(table, version, ()))
 
-    return BotRunner(game, settings, load, act, start_round, paces=paces)
+    runner = BotRunner(game, settings, load, act, start_round, paces=paces)
+
+    def track(game_id: str, table: Any) -> None:
+        runner.track(game_id, tuple(s.player_id for s in table.seats), service.over(table))
+
+    service.watchers.append(track)
+    return runner

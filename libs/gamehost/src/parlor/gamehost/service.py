@@ -33,7 +33,7 @@ import inspect
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
@@ -72,6 +72,18 @@ MoveCommand = Callable[[Any, Any, int], Any]
 """A declared move's command: (request, table, seat) -> the seat's command (as ``SeatCommand``)."""
 MoveCheck = Callable[[Any, Any], None]
 """A declared move's check: (request, table) refuses a command that state has made stale."""
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A command the game issues itself right after a state (Take Four deals its next round
+    once the last is scored): ``command`` is a coroutine function of the state it is decided
+    on, made under ``system_command_id(name, number)``, so whoever tries it (the call that led
+    to it, a retry, a bot runner, another replica) makes it once."""
+
+    name: str
+    number: int
+    command: BotCommand
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -176,6 +188,9 @@ class GameService(Generic[T, E]):
         self.queue = queue
         self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
+        self.watchers: list[Callable[[str, T], None]] = []
+        """Told of each game's state after a command or create and what followed it (a bot
+        runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
 
     @property
     def pb(self) -> ModuleType:
@@ -279,9 +294,35 @@ class GameService(Generic[T, E]):
         """The bot's command, as a coroutine function of the state it is decided on."""
         raise NotImplementedError
 
+    def next_command(self, table: T) -> FollowUp | None:
+        """The command the game issues itself after ``table`` (None: none follows)."""
+        return None
+
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """What follows a command or a create at once: the bots' turns."""
+        """What follows a command or a create at once: the game's own command, if one
+        follows (``follow_up``), the ``watchers`` told, then the bots' turns."""
+        outcome = await self.follow_up(game_id, outcome)
+        for watcher in self.watchers:
+            watcher(game_id, outcome.state)
         return await self.play_bots(game_id, outcome)
+
+    async def follow_up(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
+        """Make the command the game issues itself after ``outcome`` (``next_command``) under
+        its system command id; if it is refused (made already, by another), the latest state."""
+        follow = self.next_command(outcome.state)
+        if follow is None:
+            return outcome
+        try:
+            async with self.turn(game_id):
+                return await self.host.execute(
+                    game_id,
+                    follow.command,
+                    command_id=system_command_id(follow.name, follow.number),
+                    actor=self.game.name,
+                )
+        except ParlorError:
+            table, version = await self.host.load(game_id)
+            return Outcome(table, version, ())
 
     async def open(
         self,

@@ -14,10 +14,10 @@ from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
-from parlor.services.takefour.bots import BotSettings, TakeFourRunner, bot_runner
+from parlor.services.takefour.bots import BotSettings, bot_runner
 from parlor.services.takefour.game import GAME
 from parlor.services.takefour.game import standings as standings
-from parlor.services.takefour.servicer import State, TakeFourHost, TakeFourServicer
+from parlor.services.takefour.servicer import TakeFourHost, TakeFourServicer
 
 rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
@@ -38,14 +38,7 @@ async def takefour() -> AsyncIterator[Component]:
     async with Dictionary.of(*settings, GAME.name) as dictionary:
 
         def serve(host: TakeFourHost, directory: Directory) -> Served:
-            runner: TakeFourRunner | None = None
-
-            def on_activity(game_id: str, table: State) -> None:
-                if runner is not None:
-                    seats = tuple(s.player_id for s in table.seats)
-                    runner.track(game_id, seats, host.decider.is_terminal(table))
-
-            servicer = TakeFourServicer(host, dictionary, on_activity, queue, directory)
+            servicer = TakeFourServicer(host, dictionary, queue, directory)
             runner = bot_runner(servicer, load(BotSettings))
             return Served(servicer, [runner.run], {"bots": runner, "dictionary": dictionary})
 
