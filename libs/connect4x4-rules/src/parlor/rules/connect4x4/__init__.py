@@ -26,7 +26,7 @@ from parlor.rules.connect4x4.events import (
 )
 from parlor.rules.connect4x4.game import (
     Connect4x4Rules,
-    Outcome,
+    Ending,
     decide,
     decider,
     evolve,
@@ -55,6 +55,7 @@ __all__ = [
     "CreateGame",
     "DropBlocker",
     "DropChecker",
+    "Ending",
     "Event",
     "GameCreated",
     "GameTied",
@@ -62,7 +63,6 @@ __all__ = [
     "GameWon",
     "Hole",
     "Move",
-    "Outcome",
     "PlayerResigned",
     "PlayerSkipped",
     "PlayerTimedOut",
