@@ -265,9 +265,12 @@ class GameHost(Generic[S, C, E]):
                 fingerprint = request_fingerprint()
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
+        caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
         for attempt in range(self.max_attempts):
             if create:
                 state, version = self.decider.initial_state(), NO_STREAM
+            elif caught_up is not None:
+                (state, version), caught_up = caught_up, None
             else:
                 state, version = await self._current(game_id, fresh=attempt > 0)
             at = self.now()
@@ -293,7 +296,12 @@ class GameHost(Generic[S, C, E]):
                 continue
             except ParlorError as refused:
                 if attempt == 0 and not create and isinstance(refused, STATE_REFUSALS):
-                    continue  # refused on the cached state: decide again on the store's
+                    # Refused on the cached state: decided again only if the store has
+                    # moved on since (else the refusal stands, decided once).
+                    caught_up = await self._current(game_id, fresh=True)
+                    if caught_up[1] != version:
+                        continue
+                    caught_up = None
                 try:
                     prior = await self._prior(game_id, command_id, actor, fingerprint)
                 except AlreadyExists as taken:
