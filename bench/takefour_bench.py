@@ -26,8 +26,8 @@ from parlor.rules.takefour import (
     TakeFourConfig,
     TakeFourEvent,
 )
-from parlor.rules.takefour.anagram import WordIndex, build_crossword
 from parlor.rules.takefour.crossword import Cell, is_crossword, sub_run_words
+from parlor.rules.takefour.crossword_search import WordIndex, build_crossword
 from parlor.rules.takefour.removal import Removal, best_crossword
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.rules.takefour.tiles import LETTERS, STANDARD_TILES, faces

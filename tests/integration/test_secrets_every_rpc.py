@@ -486,9 +486,10 @@ def client(served: tuple[Server, AuthSettings]) -> Iterator[Client]:
 
 @pytest.fixture(scope="module")
 def games(client: Client, database_url: str) -> Games:
-    from parlor.services.upwords.bots import _graph
+    from parlor.gamehost.botwords import built_index
+    from parlor.rules.upwords.bot import UpwordsBot
 
-    return Games(client, database_url, _graph(""))
+    return Games(client, database_url, built_index(UpwordsBot))
 
 
 # --- discovery is complete --------------------------------------------------------------------
@@ -627,7 +628,7 @@ def test_the_search_finds_secrets_when_a_live_service_stops_redacting(
     if category == "upwords":
         from parlor.services.upwords import servicer as up
 
-        monkeypatch.setattr(up, "shown", lambda event, viewer: event)
+        monkeypatch.setattr(up.UpwordsServicer, "shown", lambda self, event, viewer: event)
         monkeypatch.setattr(up.UpwordsServicer, "over", lambda self, table: True)
     else:
         from parlor.services.takefour import codec

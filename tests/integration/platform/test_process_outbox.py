@@ -44,3 +44,17 @@ async def test_games_in_one_process_share_a_bus_and_relay_each_with_its_own_lane
         await asyncio.gather(*runs, return_exceptions=True)
         assert not c4.relay.is_leader
     assert not _OUTBOXES  # closed with its last component
+
+
+async def test_matchmaking_in_a_games_process_relays_through_the_same_relay(
+    migrated: None,
+) -> None:
+    from parlor.services.matchmaking.component import matchmaking
+    from parlor.services.matchmaking.rounds import CATEGORY
+
+    async with game_backends("connect4x4") as c4, matchmaking() as component:
+        assert sorted(c4.relay.lanes) == ["connect4x4", CATEGORY]  # MatchFormed's lane too
+        relay_task = component.tasks[0]
+        assert getattr(relay_task, "__self__", None) is c4.outbox  # no relay of its own
+        assert component.ready == [c4.bus.ready]
+    assert not _OUTBOXES

@@ -15,9 +15,9 @@ import pytest
 
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
+from parlor.gamehost.botwords import built_index
 from parlor.lexicon import enable1
 from parlor.rules.upwords.bot import UpwordsBot
-from parlor.services.upwords.bots import _graph
 from parlor.services.upwords.servicer import UpwordsServicer
 
 
@@ -72,7 +72,7 @@ def helper_bot() -> UpwordsBot:
 
     The same word graph the service's bots use in this process, built once.
     """
-    return _graph("")
+    return built_index(UpwordsBot)
 
 
 @pytest.fixture(scope="session")

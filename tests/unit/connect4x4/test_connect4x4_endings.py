@@ -10,9 +10,9 @@ from parlor.rules.connect4x4 import (
     Config,
     DropBlocker,
     DropChecker,
+    Ending,
     GameTied,
     GameWon,
-    Outcome,
     PlayerResigned,
     PlayerSkipped,
     Resign,
@@ -46,7 +46,7 @@ def test_tie_when_every_player_has_used_all_checkers() -> None:
     state, events = play(ALL_CHECKERS_GAME)
     assert events[-1] == GameTied("ALL_CHECKERS_USED")
     assert state.checkers_left == (0, 0)
-    assert result(state) == Outcome(None, "ALL_CHECKERS_USED")
+    assert result(state) == Ending(None, "ALL_CHECKERS_USED")
     outcome = result(state)
     assert outcome is not None
     assert outcome.tie

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from parlor.core.errors import ParlorError
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat, Table
@@ -39,5 +42,23 @@ def test_a_move_refused_on_a_stale_cached_state_is_decided_again_on_the_store() 
         host._cache["g"] = stale  # however it got there, the cache says ada is still to move
         bob = await host.execute("g", c4.DropChecker(1, 2, c4.Side.FRONT), actor="bob")
         assert bob.events  # bob's move stood: decided on the stored game, where it is his turn
+
+    asyncio.run(run())
+
+
+def test_a_move_refused_on_a_current_cached_state_is_decided_once() -> None:
+    async def run() -> None:
+        host = await _game()
+        decided: list[c4.Command] = []
+
+        async def counted(table: Table[c4.State]) -> c4.Command:
+            command = c4.DropChecker(1, 2, c4.Side.FRONT)  # bob, but ada is to move
+            decided.append(command)
+            return command
+
+        with pytest.raises(ParlorError) as refused:
+            await host.execute("g", counted, actor="bob")
+        assert refused.value.reason == "NOT_YOUR_TURN"
+        assert len(decided) == 1  # the store had nothing newer: the refusal stood at once
 
     asyncio.run(run())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
@@ -206,6 +206,20 @@ def test_a_secret_message_is_there_when_any_of_its_fields_is() -> None:
     peeked = Peeked(1, (), 0)
     assert MESSAGES.event_pb(peeked).HasField("secret")
     assert MESSAGES.event_of(pb.Peeked(seat=1)) == peeked
+
+
+def test_public_clears_what_holds_secrets_and_keeps_the_rest() -> None:
+    codec = MESSAGES.codec()
+    event_type, data = codec.encode(FULL)
+    public = MESSAGES.public(event_type, data)
+    shown = pb.Moved.FromString(public)
+    assert not shown.HasField("secret")
+    assert shown.hand_size == 2  # not marked Secret: kept
+    assert shown.note == "hi"
+    assert MESSAGES.event_of(shown) == replace(FULL, hand=None, drawn=None)
+    # Nothing secret set: the very same bytes.
+    event_type, data = codec.encode(STRIPPED)
+    assert MESSAGES.public(event_type, data) is data
 
 
 def test_the_events_every_game_has_go_through_the_table_mapping() -> None:

@@ -23,9 +23,9 @@ from parlor.rules.takefour import (
     TakeFourState,
     view,
 )
-from parlor.rules.takefour.anagram import WordIndex, build_crossword
 from parlor.rules.takefour.bot import TakeFourBot
 from parlor.rules.takefour.crossword import is_crossword
+from parlor.rules.takefour.crossword_search import WordIndex, build_crossword
 from parlor.rules.takefour.tiles import STANDARD_TILES, faces
 
 ENABLE1 = Path("/work/shared/lexicons/enable1.txt")

@@ -13,12 +13,12 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat
+from parlor.gamehost.words import Dictionary
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
 from parlor.services.takefour.codec import Codec
 from parlor.services.takefour.component import rules, standings
 from parlor.services.takefour.servicer import TakeFourServicer, engine_seats
-from parlor.services.takefour.words import Dictionary
 
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1")  # ids: C0 A1 T2 S3 D4 O5 G6 E7
 WORDS = {"CAT", "DOG", "DOGE", "CATS", "GOD", "GODS", "AT", "TA", "DO", "GO", "OD"}

@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import itertools
+import random
 
-from upwords_testkit import board, state
+from upwords_testkit import board, run, state
+from upwords_testkit import play as notated
 
 from parlor.core.errors import ParlorError
 from parlor.rules.upwords import QU, Board, Placement, check_play, view
 from parlor.rules.upwords.board import SIZE
 from parlor.rules.upwords.bot import (
+    BOT_CANDIDATES,
     BotExchange,
     BotPass,
     BotPlay,
     UpwordsBot,
+    answer_pending,
+    candidates,
+    checked_words,
+    chosen_play,
     first_valid,
     no_valid_play,
 )
-from parlor.rules.upwords.moves import Exchange, Pass, Play
+from parlor.rules.upwords.config import UpwordsConfig, WordChecking
+from parlor.rules.upwords.moves import Challenge, Exchange, Pass, Play
 
 WORDS = [
     "at", "ta", "to", "ot", "on", "no", "so", "os", "as", "is", "it", "ti", "in", "cat", "cot",
@@ -132,3 +140,37 @@ def test_with_no_valid_play_the_bot_gives_back_its_rarest_tile_else_passes() -> 
     assert no_valid_play(seen, 0, 1) == Exchange(0, "X", 1)
     emptied = view(state(board("5E CAT"), racks=("EZX", "ABC"), bag=""), 0)
     assert no_valid_play(emptied, 0, 0) == Pass(0)
+
+
+def test_the_bot_challenges_a_pending_play_it_doubts_and_lets_its_own_stand() -> None:
+    challenging = UpwordsConfig(word_checking=WordChecking.CHALLENGE)
+    s = state(board("5E CAT"), racks=("OXXXXXX", "ABCDEFG"), bag="PQR", config=challenging)
+    s, _ = run(s, notated(0, "5E (C)O(T)"))
+    assert answer_pending(UpwordsBot(["cat"]), s, 1) == Challenge(1, {})  # "cot": not its word
+    assert answer_pending(UpwordsBot(["cat", "cot"]), s, 1) is None  # it plays on
+    assert answer_pending(UpwordsBot(["cat"]), s, 0) is None  # its own play
+
+
+def test_the_bot_offers_its_best_plays_first_and_checks_their_words_unless_challenge_mode() -> None:
+    s = state(board("5E CAT"), racks=("SOT", "ABC"))
+    bot = UpwordsBot(WORDS)
+    offered = candidates(bot, view(s, 0), "best", random.Random(1))
+    assert len(offered) == BOT_CANDIDATES  # of more plays than that
+    assert [p.score for p in offered] == sorted((p.score for p in offered), reverse=True)
+    assert candidates(bot, view(s, 0), "random", random.Random(1)) != offered
+    formed = checked_words(s, 0, offered)
+    assert formed is not None
+    assert [len(words) > 0 for words in formed] == [True] * len(offered)
+    refused = formed[0][0]  # the best play's first word: the next play without it is played
+    verdicts = {w: w != refused for words in formed for w in words}
+    at = next(i for i, words in enumerate(formed) if refused not in words)
+    chosen = chosen_play(s, 0, offered, formed, verdicts, 0)
+    assert chosen == Play(0, offered[at].placements, dict.fromkeys(formed[at], True))
+    unchecked = state(
+        board("5E CAT"),
+        racks=("SOT", "ABC"),
+        config=UpwordsConfig(word_checking=WordChecking.CHALLENGE),
+    )
+    assert checked_words(unchecked, 0, offered) is None
+    assert chosen_play(unchecked, 0, offered, None, {}, 0) == Play(0, offered[0].placements)
+    assert chosen_play(s, 0, [], [], {}, 3) == Exchange(0, "T", 3)  # no play: its worst tile

@@ -23,6 +23,7 @@ from parlor.rules.upwords import (
     secret_fields,
     view,
 )
+from parlor.rules.upwords.contract import ENGINE
 
 RACKS = st.lists(st.sampled_from("ABCDEFGHIJKLMNOPRSTUVWXYZ"), min_size=7, max_size=7)
 
@@ -94,3 +95,10 @@ def test_a_player_sees_their_own_draws_only() -> None:
     assert event_for(drawn, 0) == drawn
     assert event_for(drawn, 1).drawn is None
     assert event_for(drawn, None).drawn is None
+
+
+def test_the_contract_shows_an_exchanger_their_tiles_but_no_one_where_one_went_in_the_bag() -> None:
+    exchanged = TileExchanged(1, "Q", "E", 7)
+    assert ENGINE.public_event(exchanged, 1) == TileExchanged(1, "Q", "E", None)
+    assert ENGINE.public_event(exchanged, 0) == TileExchanged(1, None, None, None)
+    assert ENGINE.public_event(exchanged, None) == TileExchanged(1, None, None, None)

@@ -6,7 +6,7 @@ import pytest
 from test_upwords_verify import RULES, played
 
 from parlor.rules import upwords as uw
-from parlor.services.upwords.codec import boards_before
+from parlor.rules.upwords.record import boards_before
 
 
 @pytest.mark.parametrize(

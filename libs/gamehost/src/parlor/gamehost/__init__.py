@@ -1,12 +1,12 @@
 """Runs a pure rule engine as an event-sourced game on an event store."""
 
+from parlor.gamehost.bells import GameBells
 from parlor.gamehost.codec import EventCodec
-from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.host import GameHost, Outcome, Recorded, SystemCommandId, system_command_id
 
 __all__ = [
-    "Doorbell",
     "EventCodec",
+    "GameBells",
     "GameHost",
     "Outcome",
     "Recorded",

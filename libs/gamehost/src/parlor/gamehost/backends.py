@@ -1,4 +1,4 @@
-"""What every game service connects to, set up one way: store, bus, relay, doorbell.
+"""What every game service connects to, set up one way: store, bus, relay, game bells.
 
 The NATS connection and the relay are the process's (``ProcessOutbox``): a platform
 hosting several games reads the global order once and publishes every game's events,
@@ -9,7 +9,7 @@ A game service's component is then its host, its servicer and this:
     async with game_backends("upwords", public) as backends:
         host = GameHost("upwords", rules(), Codec(), backends.store)
         servicer = ...
-        async with backends.ringing(host.doorbell):
+        async with backends.ringing(host.bells):
             yield Component(..., tasks=backends.tasks(servicer.create_from_match))
 """
 
@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from parlor.core.errors import Unavailable
 from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.eventstore.monitor import watch_relay
-from parlor.gamehost.bell import ring_from_bus
+from parlor.gamehost.bells import GameBells, ring_from_bus
 from parlor.gamehost.deadlines import PostgresDeadlines
-from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
 from parlor.gamehost.outbox import Public, category_lane, everything
 from parlor.gamehost.sweeper import Sweeper
@@ -147,9 +146,9 @@ class GameBackends:
         return [self.bus.ready]
 
     @contextlib.asynccontextmanager
-    async def ringing(self, doorbell: Doorbell) -> AsyncIterator[None]:
+    async def ringing(self, bells: GameBells) -> AsyncIterator[None]:
         """Wake this replica's watchers for events other replicas append."""
-        unsubscribe = await ring_from_bus(self.bus, self.subjects, self.category, doorbell)
+        unsubscribe = await ring_from_bus(self.bus, self.subjects, self.category, bells)
         try:
             yield
         finally:

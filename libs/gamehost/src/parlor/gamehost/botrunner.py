@@ -16,6 +16,8 @@ schedule: the engine never waits.
 
 What is the game's own is a ``BotGame``: its bots by level, the seat's view they plan
 from, and the phases the runner tells apart (over, between rounds, the round).
+``service_runner`` wires a runner to a game service (``BotService``): it loads games from
+the service's host, acts through the service's own path and starts rounds by its follow-up.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from parlor.core.errors import NotFound, ParlorError
-from parlor.gamehost.host import system_command_id
+from parlor.gamehost.host import GameHost, Outcome, system_command_id
 
 log = logging.getLogger("parlor.gamehost.botrunner")
 
@@ -250,3 +252,61 @@ class BotRunner(Generic[S, C]):
         if acted:
             self._wake.set()
         return acted
+
+
+class BotService(Protocol):
+    """What a game service of simultaneous play gives its runner (``GameService`` and ``act``)."""
+
+    @property
+    def host(self) -> GameHost[Any, Any, Any]: ...
+
+    async def act(
+        self,
+        game_id: str,
+        player_id: str,
+        requested: int | None,
+        build: Callable[[int], Any],
+        command_id: str | None,
+    ) -> Any:
+        """Decide one command for the player's seat, through the path players' take."""
+
+    @property
+    def watchers(self) -> list[Callable[[str, Any], None]]:
+        """Told of a game's state after each command and what followed it."""
+
+    async def after(self, game_id: str, outcome: Outcome[Any, Any]) -> Any:
+        """What follows a command at once (the next round dealt, the watchers told)."""
+
+    def over(self, table: Any) -> bool:
+        """Whether the game has ended."""
+
+
+def service_runner(
+    service: BotService,
+    game: BotGame[S, C],
+    settings: PaceSettings,
+    paces: Mapping[str, float] | None = None,
+) -> BotRunner[S, C]:
+    """A runner playing ``service``'s bot seats: bots act through the same path as players
+    (seat check, dictionary verdicts, follow-up rounds); it tracks every game the service
+    tells its ``watchers`` of."""
+    host = service.host
+
+    async def load(game_id: str) -> tuple[tuple[str, ...], S, int]:
+        table, version = await host.load(game_id)
+        return tuple(s.player_id for s in table.seats), table.game, version
+
+    async def act(game_id: str, player_id: str, seat: int, command: C, command_id: str) -> None:
+        await service.act(game_id, player_id, seat, lambda _: command, command_id)
+
+    async def start_round(game_id: str) -> None:
+        table, version = await host.load(game_id)
+        await service.after(game_id, Outcome(table, version, ()))
+
+    runner = BotRunner(game, settings, load, act, start_round, paces=paces)
+
+    def track(game_id: str, table: Any) -> None:
+        runner.track(game_id, tuple(s.player_id for s in table.seats), service.over(table))
+
+    service.watchers.append(track)
+    return runner

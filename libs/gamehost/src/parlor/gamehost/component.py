@@ -3,7 +3,7 @@
 Every game service is the same around its servicer: its backends (``game_backends``: the
 store, counting appends; the bus; the relay publishing what ``GameType.public`` lets
 through), its game host, the game directory, the clock sweeper, the ``MatchFormed``
-consumer, the doorbell rung by other replicas' appends and its gRPC service (registered
+consumer, the game bells rung by other replicas' appends and its gRPC service (registered
 by the proto's generated ``add_<Service>Servicer_to_server``). A game's ``component.py``
 names its servicer class, or says how to make it (and any work of its own)::
 
@@ -82,7 +82,7 @@ async def game_component(
         )
         served = make(host, Directory(store.engine, game.category))
         servicer = served.servicer
-        async with backends.ringing(host.doorbell), contextlib.aclosing(servicer):
+        async with backends.ringing(host.bells), contextlib.aclosing(servicer):
             yield Component(
                 name=game.category,
                 tasks=[

@@ -38,9 +38,9 @@ from parlor.core.errors import (
 )
 from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
 from parlor.eventstore.events import command_id_reused
+from parlor.gamehost.bells import GameBells
 from parlor.gamehost.clocks import Now, Preempted, Stamp, Timed, stamp_of, system_now
 from parlor.gamehost.codec import EventCodec
-from parlor.gamehost.doorbell import Doorbell
 from parlor.gamehost.observe import observed_execute, traced_decider, watched
 from parlor.kit.fingerprint import request_fingerprint
 
@@ -132,7 +132,7 @@ class GameHost(Generic[S, C, E]):
         codec: EventCodec[E],
         store: EventStore,
         *,
-        doorbell: Doorbell | None = None,
+        bells: GameBells | None = None,
         cache_size: int = 4096,
         max_attempts: int = 32,
         now: Now = system_now,
@@ -150,7 +150,7 @@ class GameHost(Generic[S, C, E]):
         self.decider = traced_decider(decider, category)
         self.codec = codec
         self.store = store
-        self.doorbell = doorbell or Doorbell()
+        self.bells = bells or GameBells()
         self.cache_size = cache_size
         self.max_attempts = max_attempts
         self._cache: OrderedDict[str, tuple[S, int]] = OrderedDict()
@@ -208,11 +208,11 @@ class GameHost(Generic[S, C, E]):
             raise self._not_found(game_id)
         last = after_version
         while True:
-            bell = self.doorbell.bell(game_id)
+            bell = self.bells.bell(game_id)
             for recorded in await self.history(game_id, last + 1):
                 last = recorded.version
                 yield recorded
-            await self.doorbell.wait(bell, poll_seconds)
+            await self.bells.wait(bell, poll_seconds)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -265,9 +265,12 @@ class GameHost(Generic[S, C, E]):
                 fingerprint = request_fingerprint()
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
+        caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
         for attempt in range(self.max_attempts):
             if create:
                 state, version = self.decider.initial_state(), NO_STREAM
+            elif caught_up is not None:
+                (state, version), caught_up = caught_up, None
             else:
                 state, version = await self._current(game_id, fresh=attempt > 0)
             at = self.now()
@@ -293,7 +296,12 @@ class GameHost(Generic[S, C, E]):
                 continue
             except ParlorError as refused:
                 if attempt == 0 and not create and isinstance(refused, STATE_REFUSALS):
-                    continue  # refused on the cached state: decide again on the store's
+                    # Refused on the cached state: decided again only if the store has
+                    # moved on since (else the refusal stands, decided once).
+                    caught_up = await self._current(game_id, fresh=True)
+                    if caught_up[1] != version:
+                        continue
+                    caught_up = None
                 try:
                     prior = await self._prior(game_id, command_id, actor, fingerprint)
                 except AlreadyExists as taken:
@@ -336,7 +344,7 @@ class GameHost(Generic[S, C, E]):
                 return await self._outcome_of(game_id, result, actor)
             new_state = self._folded(events, stamps, state)
             self._remember(game_id, new_state, result.last_version)
-            self.doorbell.ring(game_id, result.last_version)
+            self.bells.ring(game_id, result.last_version)
             await self.schedule(game_id, new_state, result.last_version)
             records = tuple(Recorded(r, e) for r, e in zip(result.events, events, strict=False))
             return Outcome(new_state, result.last_version, tuple(events), records=records)
@@ -426,7 +434,7 @@ class GameHost(Generic[S, C, E]):
         if not result.duplicate:
             new_state = self._folded(late.events, stamps, state)
             self._remember(game_id, new_state, result.last_version)
-            self.doorbell.ring(game_id, result.last_version)
+            self.bells.ring(game_id, result.last_version)
             await self.schedule(game_id, new_state, result.last_version)
         return True
 

@@ -16,6 +16,10 @@ maps them field by field, read from the type hints and the message descriptors:
   decoding gives None back for an unset optional field, an empty optional repeated or
   string field, or an absent secret message.
 
+``public`` clears, in a stored event's payload, every sub-message (or field with presence)
+holding a field the event marks ``Secret`` (``parlor.core.game``): what anyone may see,
+where a game keeps its secrets apart (Take Four's ``secret`` message).
+
 The shapes that really differ are declared: ``types`` (a type's own encode and decode
 functions) and ``fields`` (one field's ``Custom`` mapping, or None where the caller fills
 the message field itself). Each (dataclass, message) pair is planned once, on first use,
@@ -37,6 +41,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from parlor.common.v1 import common_pb2
+from parlor.core.game import secret_fields
 from parlor.gamehost.codec import Bodies, ProtoCodec, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, SeatsTaken
 
@@ -109,6 +114,7 @@ class Messages(Generic[E]):
         self.types = dict(types or {})
         self.fields = dict(fields or {})
         self._encoders: dict[tuple[Any, ...], Callable[..., Message]] = {}
+        self._secret: dict[type[Message], tuple[str, ...]] = {}
         self._decoders: dict[tuple[type, type[Message]], Callable[[Any], Any]] = {}
         by_name = {cls.DESCRIPTOR.name: cls for cls in bodies.types.values()}
         classes = typing.get_args(events) or tuple(typing.cast(Iterable[type], events))
@@ -150,6 +156,32 @@ class Messages(Generic[E]):
             raise TypeError(f"not a {self.bodies.game} event message: {type(message).__name__}")
         event: E = decode(message)
         return event
+
+    def public(self, event_type: str, data: bytes) -> bytes:
+        """The payload ``data`` of a stored event with every field holding a ``Secret``
+        field of its event cleared (the same bytes if none is set)."""
+        message = self.bodies.parse(event_type, data)
+        held = [n for n in self._secret_holders(type(message)) if message.HasField(n)]
+        if not held:
+            return data
+        for name in held:
+            message.ClearField(name)
+        return message.SerializeToString(deterministic=True)
+
+    def _secret_holders(self, of: type[Message]) -> tuple[str, ...]:
+        """The fields of an event message holding its event's ``Secret`` fields (the field
+        itself, or the sub-message it is routed to)."""
+        found = self._secret.get(of)
+        if found is None:
+            cls = next((c for c, m in self.event_types.items() if m is of), None)
+            names: dict[str, None] = {}
+            if cls is not None:
+                routes = self._routes(cls, of)
+                for name in sorted(secret_fields(cls)):
+                    holder = routes[name][1] if name in routes else None
+                    names[holder.name if holder is not None else name] = None
+            found = self._secret[of] = tuple(n for n in names if _has_presence(of, n))
+        return found
 
     def message(self, value: object, into: type[M], **extra: Any) -> M:
         """``value`` (a dataclass) as an ``into`` message, with ``extra`` fields set too."""
@@ -410,6 +442,11 @@ class Messages(Generic[E]):
         if missing:
             raise TypeError(f"{enum_type.full_name} has no value for {missing} (declare a table)")
         return {k: numbers[prefix + n.upper()] for k, n in members.items()}, False
+
+
+def _has_presence(of: type[Message], name: str) -> bool:
+    field = of.DESCRIPTOR.fields_by_name.get(name)
+    return field is not None and field.has_presence and not field.is_repeated
 
 
 _NO_DEFAULT: Any = object()

@@ -33,7 +33,7 @@ import inspect
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
@@ -42,7 +42,7 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
 from parlor.gamehost.clocks import set_clocks
-from parlor.gamehost.codec import event_info
+from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.export import with_seat_tags
@@ -72,6 +72,18 @@ MoveCommand = Callable[[Any, Any, int], Any]
 """A declared move's command: (request, table, seat) -> the seat's command (as ``SeatCommand``)."""
 MoveCheck = Callable[[Any, Any], None]
 """A declared move's check: (request, table) refuses a command that state has made stale."""
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A command the game issues itself right after a state (Take Four deals its next round
+    once the last is scored): ``command`` is a coroutine function of the state it is decided
+    on, made under ``system_command_id(name, number)``, so whoever tries it (the call that led
+    to it, a retry, a bot runner, another replica) makes it once."""
+
+    name: str
+    number: int
+    command: BotCommand
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -156,6 +168,10 @@ class GameService(Generic[T, E]):
     """Keep each version's ``Game`` message per viewer (``ViewCache``); False: build it per
     call (Take Four's is cheap, and a test switches its redaction off in a live service)."""
 
+    create_attempts = 1
+    create_retry_reasons: frozenset[str] = frozenset()
+    """Refusals of a create that a new ``create_command`` may avoid (a draw of the bag)."""
+
     bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
     """When this replica tries a bot's move again after it failed (a dependency down):
     seconds after each failure. A read never moves a bot; the sweeper also plays a timed
@@ -172,6 +188,9 @@ class GameService(Generic[T, E]):
         self.queue = queue
         self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
+        self.watchers: list[Callable[[str, T], None]] = []
+        """Told of each game's state after a command or create and what followed it (a bot
+        runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
 
     @property
     def pb(self) -> ModuleType:
@@ -245,16 +264,22 @@ class GameService(Generic[T, E]):
         """The engine's create command (``config`` None: the defaults, for a match)."""
         raise NotImplementedError
 
-    def export_text(self, table: T, moves: Sequence[Any]) -> str:
-        """The record of a game's own events in its notation (for ``export_message``)."""
+    def export_text(self, table: T, moves: Sequence[Any]) -> str | Sequence[str]:
+        """The record of a game's own events in its notation (for ``export_message``): one
+        text, or its lines."""
         raise NotImplementedError
 
     def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
         """The ``ExportGameResponse`` of a game, if its proto has the RPC: the seat tags,
-        then ``export_text`` of its events without the platform's (seats, finish)."""
+        then ``export_text`` of its events without the platform's (seats, finish); the
+        seats too where the response has them (Connect 4x4's)."""
         moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
-        text = with_seat_tags(table.seats, [self.export_text(table, moves)])
-        return self.pb.ExportGameResponse(text=text)  # type: ignore[no-any-return]
+        record = self.export_text(table, moves)
+        text = with_seat_tags(table.seats, [record] if isinstance(record, str) else record)
+        response = self.pb.ExportGameResponse(text=text)
+        if "seats" in response.DESCRIPTOR.fields_by_name:
+            response.seats.extend(seat_pb(i, s) for i, s in enumerate(table.seats))
+        return response  # type: ignore[no-any-return]
 
     def bot_to_move(self, table: T) -> int | None:
         """The seat of a bot whose turn it is, played at once (None: no bot to move): the
@@ -269,9 +294,35 @@ class GameService(Generic[T, E]):
         """The bot's command, as a coroutine function of the state it is decided on."""
         raise NotImplementedError
 
+    def next_command(self, table: T) -> FollowUp | None:
+        """The command the game issues itself after ``table`` (None: none follows)."""
+        return None
+
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """What follows a command or a create at once: the bots' turns."""
+        """What follows a command or a create at once: the game's own command, if one
+        follows (``follow_up``), the ``watchers`` told, then the bots' turns."""
+        outcome = await self.follow_up(game_id, outcome)
+        for watcher in self.watchers:
+            watcher(game_id, outcome.state)
         return await self.play_bots(game_id, outcome)
+
+    async def follow_up(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
+        """Make the command the game issues itself after ``outcome`` (``next_command``) under
+        its system command id; if it is refused (made already, by another), the latest state."""
+        follow = self.next_command(outcome.state)
+        if follow is None:
+            return outcome
+        try:
+            async with self.turn(game_id):
+                return await self.host.execute(
+                    game_id,
+                    follow.command,
+                    command_id=system_command_id(follow.name, follow.number),
+                    actor=self.game.name,
+                )
+        except ParlorError:
+            table, version = await self.host.load(game_id)
+            return Outcome(table, version, ())
 
     async def open(
         self,
@@ -287,20 +338,32 @@ class GameService(Generic[T, E]):
         time_control: TimeControl = UNTIMED,
         matched: bool = False,
     ) -> Outcome[T, E]:
-        """Create the game (a service may override: Upwords shuffles and draws again)."""
-        return await self.host.create(
-            game_id,
-            OpenTable(
-                seats,
-                await self.create_command(config, seats, deadline),
-                time_control,
-                matched,
-            ),
-            command_id=command_id,
-            actor=actor,
-            correlation_id=correlation_id,
-            extra=extra,
-        )
+        """Create the game. A retried create (a command id the game already has) is answered
+        from the store before ``create_command`` asks a dependency anything (the dictionary);
+        a refusal of a ``create_retry_reasons`` reason draws the command again (Upwords
+        shuffles again when the first-player draw runs out), up to ``create_attempts``."""
+        if command_id is not None and await self.host.exists(game_id):
+            # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
+            # (COMMAND_ID_REUSED otherwise).
+            prior = await self.host.prior(game_id, command_id, actor)
+            if prior is not None:
+                return prior
+        last = self.create_attempts
+        for attempt in range(1, last + 1):
+            command = await self.create_command(config, seats, deadline)
+            try:
+                return await self.host.create(
+                    game_id,
+                    OpenTable(seats, command, time_control, matched),
+                    command_id=command_id,
+                    actor=actor,
+                    correlation_id=correlation_id,
+                    extra=extra,
+                )
+            except ParlorError as refused:
+                if refused.reason not in self.create_retry_reasons or attempt == last:
+                    raise
+        raise AssertionError("unreachable")
 
     def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """Held around this replica's writes to one game: its ``queue``'s turn, if it queues

@@ -1,7 +1,8 @@
 """The dictionary service as the word games ask it: one CheckWords batch per command.
 
 The rules stay pure: the engine lists the words a command needs checked, this asks
-the dictionary about all of them at once, and the verdicts go into the command.
+the dictionary about all of them at once, and the verdicts go into the command
+(``Dictionary.attach``, with the game's ``WordChecks``).
 A game service calls with a token of its own (``service_token``), renewed before
 it expires.
 """
@@ -9,9 +10,9 @@ it expires.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Self
+from typing import Protocol, Self, TypeVar
 
 import grpc
 
@@ -24,6 +25,20 @@ from parlor.kit.settings import setting
 from parlor.kit.status import from_rpc_error
 
 DEFAULT_TIMEOUT = 5.0
+
+S = TypeVar("S")
+C = TypeVar("C")
+S_contra = TypeVar("S_contra", contravariant=True)
+
+
+class WordChecks(Protocol[S_contra, C]):
+    """What a word game's rules say of the words a command is decided by."""
+
+    def words_to_check(self, state: S_contra, command: C) -> Collection[str]:
+        """The words whose verdicts ``command`` must carry on ``state`` (none: no call)."""
+
+    def attach_verdicts(self, state: S_contra, command: C, verdicts: Mapping[str, bool]) -> C:
+        """The command carrying the dictionary's ``verdicts`` on those words."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,22 @@ class Dictionary:
             f"the dictionary has no lexicon {lexicon or '(default)'!r}",
             reason="LEXICON_NOT_LOADED",
         )
+
+    async def attach(
+        self,
+        rules: WordChecks[S, C],
+        lexicon_id: str,
+        state: S,
+        command: C,
+        remaining: Callable[[], float | None] = lambda: None,
+    ) -> C:
+        """``command`` with the verdicts it needs on ``state``, in one batch (none asked when
+        it needs none; ``remaining``: the caller's time left bounds the call)."""
+        words = rules.words_to_check(state, command)
+        if not words:
+            return command
+        found = await self.verdicts(lexicon_id, words, remaining())
+        return rules.attach_verdicts(state, command, found)
 
     async def verdicts(
         self, lexicon_id: str, words: Collection[str], remaining: float | None = None

@@ -26,7 +26,7 @@ from parlor.rules.connect4x4.events import (
 )
 from parlor.rules.connect4x4.game import (
     Connect4x4Rules,
-    Outcome,
+    Ending,
     decide,
     decider,
     evolve,
@@ -35,9 +35,9 @@ from parlor.rules.connect4x4.game import (
     legal_moves,
     result,
 )
-from parlor.rules.connect4x4.notation import format_move, parse_move
+from parlor.rules.connect4x4.notation import event_notation, format_move, parse_move
 from parlor.rules.connect4x4.state import State, Status
-from parlor.rules.connect4x4.transcript import play
+from parlor.rules.connect4x4.transcript import play, record
 from parlor.rules.connect4x4.view import Content, GameView, Hole, render, view
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "CreateGame",
     "DropBlocker",
     "DropChecker",
+    "Ending",
     "Event",
     "GameCreated",
     "GameTied",
@@ -62,7 +63,6 @@ __all__ = [
     "GameWon",
     "Hole",
     "Move",
-    "Outcome",
     "PlayerResigned",
     "PlayerSkipped",
     "PlayerTimedOut",
@@ -74,6 +74,7 @@ __all__ = [
     "TimeOut",
     "decide",
     "decider",
+    "event_notation",
     "evolve",
     "format_move",
     "initial_state",
@@ -81,6 +82,7 @@ __all__ = [
     "legal_moves",
     "parse_move",
     "play",
+    "record",
     "render",
     "result",
     "view",

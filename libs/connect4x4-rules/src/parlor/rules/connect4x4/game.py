@@ -343,7 +343,7 @@ def legal_moves(state: State) -> list[Move]:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Ending:
     """How a game ended: ``winner`` is None for a tie."""
 
     winner: int | None
@@ -355,12 +355,12 @@ class Outcome:
         return self.winner is None
 
 
-def result(state: State) -> Outcome | None:
-    """The outcome, or None while the game goes on."""
+def result(state: State) -> Ending | None:
+    """How the game ended, or None while it goes on."""
     if state.status is Status.WON:
-        return Outcome(state.winner, state.end_reason or FOUR_IN_A_LINE, state.line)
+        return Ending(state.winner, state.end_reason or FOUR_IN_A_LINE, state.line)
     if state.status is Status.TIED:
-        return Outcome(None, state.end_reason or NO_LEGAL_MOVES)
+        return Ending(None, state.end_reason or NO_LEGAL_MOVES)
     return None
 
 

@@ -7,6 +7,7 @@ from typing import Final
 from parlor.core.errors import InvalidNotation
 from parlor.rules.connect4x4.board import COLUMN_LETTERS, Side
 from parlor.rules.connect4x4.commands import DropBlocker, DropChecker, Move
+from parlor.rules.connect4x4.events import BlockerDropped, CheckerDropped
 
 BLOCKER_MARK: Final = "x"
 _SIDE_OF_LETTER: Final = {"f": Side.FRONT, "b": Side.BACK}
@@ -39,3 +40,12 @@ def format_move(move: Move) -> str:
     if isinstance(move, DropBlocker):
         return letter + BLOCKER_MARK
     return letter + _LETTER_OF_SIDE[move.side]
+
+
+def event_notation(event: object) -> str:
+    """The drop an event records, in notation ("" for any other event)."""
+    if isinstance(event, CheckerDropped):
+        return format_move(DropChecker(event.seat, event.column, event.side))
+    if isinstance(event, BlockerDropped):
+        return format_move(DropBlocker(event.seat, event.column))
+    return ""

@@ -1,4 +1,5 @@
-"""A game written in move notation, played from its creation: how the CLI and tests read games."""
+"""A game written in move notation: played from its creation (how the CLI and tests read
+games), and recorded from its events (the export)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,16 @@ from collections.abc import Iterable
 
 from parlor.core.errors import RuleViolation
 from parlor.rules.connect4x4.commands import Config, CreateGame
-from parlor.rules.connect4x4.events import Event
+from parlor.rules.connect4x4.events import (
+    BlockerDropped,
+    CheckerDropped,
+    Event,
+    GameTied,
+    GameWon,
+    PlayerResigned,
+)
 from parlor.rules.connect4x4.game import GAME_OVER, decide, evolve, initial_state
-from parlor.rules.connect4x4.notation import parse_move
+from parlor.rules.connect4x4.notation import event_notation, parse_move
 from parlor.rules.connect4x4.state import State
 
 
@@ -27,3 +35,20 @@ def play(moves: str | Iterable[str], config: Config | None = None) -> tuple[Stat
             state = evolve(state, event)
         events.extend(new)
     return state, events
+
+
+def record(events: Iterable[object]) -> list[str]:
+    """A game's record, one line per move: ``<seat> <notation>`` or ``<seat> resign``; then,
+    once it is over, how it ended: ``# won <seat> <reason>`` or ``# tied <reason>``."""
+    lines: list[str] = []
+    for event in events:
+        match event:
+            case CheckerDropped(seat) | BlockerDropped(seat):
+                lines.append(f"{seat} {event_notation(event)}")
+            case PlayerResigned(seat):
+                lines.append(f"{seat} resign")
+            case GameWon(seat, _, reason):
+                lines.append(f"# won {seat} {reason}")
+            case GameTied(reason):
+                lines.append(f"# tied {reason}")
+    return lines

@@ -1,6 +1,5 @@
 """Take Four's pure rule engine: a decider, the removal rule, per-viewer views and a bot."""
 
-from parlor.rules.takefour.anagram import WordIndex
 from parlor.rules.takefour.bot import BotSeat, TakeFourBot
 from parlor.rules.takefour.commands import (
     AgreeToDeal,
@@ -18,6 +17,7 @@ from parlor.rules.takefour.commands import (
     Verdicts,
     WithdrawAgreement,
 )
+from parlor.rules.takefour.crossword_search import WordIndex
 from parlor.rules.takefour.events import (
     AgreementWithdrawn,
     DealAgreed,

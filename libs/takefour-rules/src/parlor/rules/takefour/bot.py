@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from parlor.rules.takefour.anagram import Layout, WordIndex, build_crossword
 from parlor.rules.takefour.commands import (
     AgreeToDeal,
     CallDone,
@@ -26,6 +25,7 @@ from parlor.rules.takefour.commands import (
     TakeFourCommand,
 )
 from parlor.rules.takefour.crossword import Cell, is_crossword
+from parlor.rules.takefour.crossword_search import Layout, WordIndex, build_crossword
 from parlor.rules.takefour.state import Phase, Placement
 from parlor.rules.takefour.tiles import TileSet
 from parlor.rules.takefour.view import TakeFourView

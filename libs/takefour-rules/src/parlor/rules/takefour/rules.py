@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from parlor.core.errors import InvalidArgument, RuleViolation
@@ -212,6 +212,12 @@ class TakeFourRules:
     def view(self, state: TakeFourState, viewer: Viewer) -> TakeFourView:
         """What ``viewer`` (a seat, or None for a spectator) may see."""
         return view(state, viewer)
+
+    def attach_verdicts(
+        self, state: TakeFourState, command: TakeFourCommand, verdicts: Mapping[str, bool]
+    ) -> TakeFourCommand:
+        """The command with the dictionary's ``verdicts`` on its ``words_to_check``."""
+        return attach_verdicts(state, command, verdicts.__getitem__)
 
     def words_to_check(self, state: TakeFourState, command: TakeFourCommand) -> frozenset[str]:
         """The words whose verdicts ``command`` must carry: the service looks them up.

@@ -6,16 +6,26 @@ list is its own; the service still checks the bot's words with the dictionary.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from parlor.rules.upwords import tiles
 from parlor.rules.upwords.board import Board
+from parlor.rules.upwords.config import WordChecking
+from parlor.rules.upwords.crossword import words_formed
 from parlor.rules.upwords.dawg import Dawg
 from parlor.rules.upwords.movegen import GeneratedPlay, generate
-from parlor.rules.upwords.moves import Exchange, Pass, Placement, Play
-from parlor.rules.upwords.state import Phase
-from parlor.rules.upwords.view import PlayerView
+from parlor.rules.upwords.moves import AcceptPlay, Challenge, Exchange, Pass, Placement, Play
+from parlor.rules.upwords.state import Phase, UpwordsState
+from parlor.rules.upwords.view import PlayerView, view
+
+BEST = "best"
+RANDOM = "random"
+LEVELS = frozenset({BEST, RANDOM})
+"""``best`` plays the highest-scoring valid play, ``random`` any valid play."""
+BOT_CANDIDATES = 24
+"""Plays a bot offers the dictionary at once; the first all-valid one is played."""
 
 
 @dataclass(frozen=True)
@@ -113,3 +123,55 @@ def no_valid_play(seen: PlayerView, seat: int, insert_position: int) -> Exchange
     if seen.bag_count > 0 and not seen.retry and seen.rack:
         return Exchange(seat, UpwordsBot.worst_tile(seen.rack), insert_position)
     return Pass(seat)
+
+
+def answer_pending(
+    bot: UpwordsBot, state: UpwordsState, seat: int
+) -> Challenge | AcceptPlay | None:
+    """A bot's answer to another seat's pending play: a challenge if the bot doubts a word
+    (its verdicts still empty: the dictionary's are the caller's to ask), accepting it if it
+    is final, else None (play on)."""
+    pending = state.pending
+    if pending is None or pending.seat == seat:
+        return None
+    if bot.doubts(pending.words):
+        return Challenge(seat, {})
+    return AcceptPlay(seat) if state.pending_is_final() else None
+
+
+def candidates(bot: UpwordsBot, seen: PlayerView, level: str, rng: random.Random) -> list[BotPlay]:
+    """The plays a bot of ``level`` offers (at most ``BOT_CANDIDATES``): the best first, or
+    in a random order below ``best``."""
+    if seen.rack is None:
+        return []
+    plays = bot.plays(seen.board, seen.rack, plural_rule=seen.config.plural_rule)
+    found = [BotPlay(p.placements, p.score) for p in plays]
+    if level != BEST:
+        rng.shuffle(found)
+    return found[:BOT_CANDIDATES]
+
+
+def checked_words(
+    state: UpwordsState, seat: int, plays: Sequence[BotPlay]
+) -> list[list[str]] | None:
+    """The words each of ``plays`` forms, for the dictionary (None: no check, word checking is
+    the players', not automatic)."""
+    if plays and state.config.word_checking is not WordChecking.AUTO:
+        return None
+    return [words_formed(state, Play(seat, c.placements)) for c in plays]
+
+
+def chosen_play(
+    state: UpwordsState,
+    seat: int,
+    plays: Sequence[BotPlay],
+    formed: Sequence[Sequence[str]] | None,
+    verdicts: Mapping[str, bool],
+    insert_position: int,
+) -> Play | Exchange | Pass:
+    """The bot's move among ``plays``: the first whose words (``formed``) are all valid, the
+    first at all when nothing is checked (``formed`` None), else an exchange or a pass."""
+    if formed is None:
+        return Play(seat, plays[0].placements)
+    chosen = first_valid(seat, plays, formed, verdicts)
+    return chosen if chosen is not None else no_valid_play(view(state, seat), seat, insert_position)

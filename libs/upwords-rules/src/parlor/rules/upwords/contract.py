@@ -28,7 +28,12 @@ class UpwordsEngine:
         return uw.view(state, viewer)
 
     def public_event(self, event: uw.Event, viewer: Viewer) -> uw.Event:
-        return uw.event_for(event, viewer)
+        """The viewer's own rack and draws stay, everyone else's go; where an exchanged tile
+        went in the bag is bag order, which no player may see, not even the exchanger."""
+        seen = uw.event_for(event, viewer)
+        if isinstance(seen, uw.TileExchanged) and seen.position is not None:
+            seen = uw.TileExchanged(seen.seat, seen.returned, seen.drawn, None)
+        return seen
 
     def result(self, state: uw.UpwordsState) -> Result | None:
         if state.phase is not Phase.ENDED:

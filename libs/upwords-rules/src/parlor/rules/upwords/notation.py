@@ -173,3 +173,19 @@ def format_exchange(tile: str) -> str:
 
 
 PASS = "-"
+
+
+def tile_of(text: str) -> str:
+    """A tile as the engine names it, from how a player wrote it: upper case, and ``Qu``."""
+    t = text.strip().upper()
+    return tiles.QU if t == "QU" else t
+
+
+def check_kept(board: Board, kept: tuple[tuple[int, int, str], ...]) -> None:
+    """Refuse a play whose letters in parentheses (tiles it keeps) are not on the board."""
+    for row, col, tile in kept:
+        if board.top(row, col) != tile:
+            raise unreadable(
+                f"the letters in parentheses must be on the board:"
+                f" {format_coordinate(row, col, (0, 1))} is not {tile.upper()}"
+            )

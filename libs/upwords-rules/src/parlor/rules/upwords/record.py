@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parlor.core.errors import FailedPrecondition
+from parlor.rules.upwords.board import Board
 from parlor.rules.upwords.events import (
     ChallengeFailed,
     Event,
@@ -98,3 +99,29 @@ def export_game(events: Sequence[Event]) -> str:
             lines.append(f"#end {event.reason} winners {winners}")
         state = UPWORDS.evolve(state, event)
     return "\n".join(lines) + "\n"
+
+
+def move_notation(event: object, board_before: Board) -> str:
+    """The move of a play, pass or exchange in notation (``-?``: an exchange not shown), on
+    the board it was made on; "" for any other event."""
+    if isinstance(event, WordPlayed):
+        return format_play(board_before, event.placements)
+    if isinstance(event, Passed):
+        return PASS
+    if isinstance(event, TileExchanged):
+        return format_exchange(event.returned) if event.returned else "-?"
+    return ""
+
+
+def boards_before(events: Sequence[object], board_after: Board) -> list[Board]:
+    """The board before each of consecutive ``events``, walking back from the board after
+    the last: a play's tiles are lifted off, a withdrawn play's tiles put back."""
+    boards: list[Board] = []
+    board = board_after
+    for event in reversed(events):
+        if isinstance(event, WordPlayed):
+            board = board.lifted((p.row, p.col) for p in event.placements)
+        elif isinstance(event, PlayWithdrawn):
+            board = board.placed((p.row, p.col, p.tile) for p in event.placements)
+        boards.append(board)
+    return boards[::-1]

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
-from parlor.gamehost.codec import Bodies, game_fields, seat_pb
-from parlor.gamehost.export import with_seat_tags
+from parlor.gamehost.codec import Bodies, game_fields
 from parlor.gamehost.messages import Messages
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.gamehost.views import ElementWire
@@ -44,11 +41,7 @@ config_of = MESSAGES.reader(pb.Config, c4.Config)
 
 
 def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
-    out: pb.GameEvent = BODIES.wrap(event_pb(event), info=info)
-    if isinstance(event, c4.CheckerDropped):
-        out.notation = c4.format_move(c4.DropChecker(event.seat, event.column, event.side))
-    elif isinstance(event, c4.BlockerDropped):
-        out.notation = c4.format_move(c4.DropBlocker(event.seat, event.column))
+    out: pb.GameEvent = BODIES.wrap(event_pb(event), info=info, notation=c4.event_notation(event))
     return out
 
 
@@ -72,24 +65,3 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
     _FRONT.merge_into(out, (h for column in v.front for h in column))
     _BACK.merge_into(out, (h for column in v.back for h in column))
     return out
-
-
-def export_pb(table: Table[c4.State], events: Sequence[Event]) -> pb.ExportGameResponse:
-    """The game's record: its moves in notation by seat, then how it ended."""
-    lines: list[str] = []
-    for event in events:
-        match event:
-            case c4.CheckerDropped(seat, column, side, _):
-                lines.append(f"{seat} {c4.format_move(c4.DropChecker(seat, column, side))}")
-            case c4.BlockerDropped(seat, column, _, _):
-                lines.append(f"{seat} {c4.format_move(c4.DropBlocker(seat, column))}")
-            case c4.PlayerResigned(seat):
-                lines.append(f"{seat} resign")
-            case c4.GameWon(seat, _, reason):
-                lines.append(f"# won {seat} {reason}")
-            case c4.GameTied(reason):
-                lines.append(f"# tied {reason}")
-    return pb.ExportGameResponse(
-        text=with_seat_tags(table.seats, lines),
-        seats=[seat_pb(i, s) for i, s in enumerate(table.seats)],
-    )

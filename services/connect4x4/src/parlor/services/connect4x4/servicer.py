@@ -10,35 +10,28 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost import GameHost
-from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, GameService, Move
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
-from parlor.services.connect4x4.codec import Event, config_of, export_pb, game_event_pb, game_pb
+from parlor.services.connect4x4.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.connect4x4.game import GAME
 
 C4Table = Table[c4.State]
-C4Host = GameHost[C4Table, Any, Event]
 
 
 class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
     game = GAME
     PlayMove = Move(lambda request, table, seat: c4.parse_move(request.move, seat))
     Resign = Move(lambda request, table, seat: c4.Resign(seat))
-
-    def __init__(
-        self, host: C4Host, bot_budget: int = bot.DEFAULT_BUDGET, directory: Directory | None = None
-    ) -> None:
-        super().__init__(host, directory)
-        self.bot_budget = bot_budget
+    bot_budget = bot.DEFAULT_BUDGET
 
     def build_game(
         self, game_id: str, version: int, table: C4Table, viewer: int | None, everything: bool
@@ -57,9 +50,7 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
             return c4.CreateGame(c4.Config(players=len(seats)))
         chosen = config_of(config)
         if config.players == 0:
-            return c4.CreateGame(
-                c4.Config(len(seats), chosen.first_seat, chosen.blockers_count_toward_lines)
-            )
+            return c4.CreateGame(replace(chosen, players=len(seats)))
         if chosen.players != len(seats):
             raise InvalidArgument(
                 f"config says {chosen.players} players but {len(seats)} seats are given",
@@ -67,10 +58,8 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
             )
         return c4.CreateGame(chosen)
 
-    def export_message(
-        self, game_id: str, table: C4Table, events: Sequence[Event]
-    ) -> pb.ExportGameResponse:
-        return export_pb(table, events)
+    def export_text(self, table: C4Table, moves: Sequence[Any]) -> list[str]:
+        return c4.record(moves)
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         async def move(table: C4Table) -> c4.Move:

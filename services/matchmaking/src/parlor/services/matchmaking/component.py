@@ -8,9 +8,9 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
-from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Subjects
-from parlor.eventstore.monitor import watch_relay
-from parlor.gamehost.outbox import category_relay
+from parlor.eventstore import PostgresEventStore
+from parlor.gamehost.backends import process_outbox
+from parlor.gamehost.outbox import everything
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
@@ -28,19 +28,6 @@ log = logging.getLogger("parlor.services.matchmaking")
 MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
-
-
-def bus_subjects(backend: BackendSettings) -> Subjects:
-    """The JetStream stream and subject prefix from the settings, as every service uses them.
-
-    ``PARLOR_NATS_STREAM`` / ``PARLOR_NATS_SUBJECT_PREFIX`` (``BackendSettings.nats_stream``,
-    ``nats_subject_prefix``); the defaults where a kit predates those settings.
-    """
-    default = Subjects()
-    return Subjects(
-        prefix=getattr(backend, "nats_subject_prefix", default.prefix),
-        stream=getattr(backend, "nats_stream", default.stream),
-    )
 
 
 async def run_rounds(
@@ -66,43 +53,44 @@ async def matchmaking() -> AsyncIterator[Component]:
     auth = load(AuthSettings)
     await migrate(backend.database_url)
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
-    bus = await JetStreamBus.open(
-        backend.nats_url, bus_subjects(backend), credentials=NatsCredentials.of(backend)
-    )
-    store.limit_events_to(bus.max_payload)  # the server's, or NATS's 1 MiB default if not up yet
-    relay = category_relay(store, bus, CATEGORY)  # MatchFormed hides nothing
-    bell = Bell()
-    tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
-    rounds = Rounds(store, settings.policy())
-    servicer = MatchmakingServicer(tickets, Lobbies(store.engine), settings.game_types, bell)
-    identity = IdentityServicer(auth)
     try:
-        yield Component(
-            name=CATEGORY,
-            services=[
-                GrpcService(
-                    MATCHMAKING_SERVICE,
-                    lambda server: matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(
-                        servicer, server
+        # MatchFormed (it hides nothing) is relayed by the process's one relay, beside the
+        # games' lanes; a matchmaking pod's relay has only this lane. NATS may not be there
+        # yet: the bus keeps trying, the service reports NOT_SERVING.
+        async with process_outbox(backend, CATEGORY, everything) as outbox:
+            store.limit_events_to(outbox.bus.max_payload)  # or NATS's 1 MiB default
+            bell = Bell()
+            tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
+            rounds = Rounds(store, settings.policy())
+            servicer = MatchmakingServicer(
+                tickets, Lobbies(store.engine), settings.game_types, bell
+            )
+            identity = IdentityServicer(auth)
+            yield Component(
+                name=CATEGORY,
+                services=[
+                    GrpcService(
+                        MATCHMAKING_SERVICE,
+                        lambda server: (
+                            matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(
+                                servicer, server
+                            )
+                        ),
                     ),
-                ),
-                GrpcService(
-                    IDENTITY_SERVICE,
-                    lambda server: identity_pb2_grpc.add_IdentityServiceServicer_to_server(
-                        identity, server
+                    GrpcService(
+                        IDENTITY_SERVICE,
+                        lambda server: identity_pb2_grpc.add_IdentityServiceServicer_to_server(
+                            identity, server
+                        ),
                     ),
-                ),
-            ],
-            tasks=[
-                relay.run,
-                lambda: watch_relay(relay),
-                lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, bell),
-            ],
-            public_methods=frozenset({GUEST_TOKEN_METHOD}),
-            ready=[bus.ready],
-            extra={"rounds": rounds, "tickets": tickets},
-        )
+                ],
+                tasks=[
+                    outbox.run,
+                    lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, bell),
+                ],
+                public_methods=frozenset({GUEST_TOKEN_METHOD}),
+                ready=[outbox.bus.ready],
+                extra={"rounds": rounds, "tickets": tickets},
+            )
     finally:
-        await bus.close()
         await store.close()

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
 
-from parlor.gamehost import Outcome
-from parlor.gamehost.botrunner import BotRunner
+from parlor.gamehost.botrunner import BotRunner, service_runner
+from parlor.gamehost.botwords import built_index
 from parlor.gamehost.once import BuiltOnce
 from parlor.kit.settings import setting
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import BotSeat, TakeFourBot, WordIndex
 from parlor.services.takefour.game import BOT_LEVELS, BOT_PACE_SECONDS
-from parlor.services.takefour.servicer import TakeFourHost, TakeFourServicer
+from parlor.services.takefour.servicer import TakeFourServicer
 
 TakeFourRunner = BotRunner[tf.TakeFourState, tf.TakeFourCommand]
 
@@ -45,12 +44,9 @@ class BotSettings:
     )
 
 
-@cache
 def bot_words() -> WordIndex:
-    """The bots' own word index: the packaged ENABLE list (loaded once per process)."""
-    from parlor.lexicon import enable1
-
-    return WordIndex(enable1().words())
+    """The bots' own word index: the packaged ENABLE list (built once per process)."""
+    return built_index(WordIndex)
 
 
 class TakeFourBots:
@@ -88,22 +84,6 @@ def _index(words: Iterable[str] | WordIndex) -> WordIndex:
     return words if isinstance(words, WordIndex) else WordIndex(words)
 
 
-def bot_runner(
-    host: TakeFourHost, servicer: TakeFourServicer, settings: BotSettings
-) -> TakeFourRunner:
-    """Bots act through the same path as players: seat check, verdicts, follow-up rounds."""
-
-    async def load_game(game_id: str) -> tuple[tuple[str, ...], tf.TakeFourState, int]:
-        table, version = await host.load(game_id)
-        return tuple(s.player_id for s in table.seats), table.game, version
-
-    async def act(
-        game_id: str, player_id: str, seat: int, command: tf.TakeFourCommand, command_id: str
-    ) -> None:
-        await servicer.act(game_id, player_id, seat, lambda _: command, command_id)
-
-    async def start_round(game_id: str) -> None:
-        table, version = await host.load(game_id)
-        await servicer.follow_up(game_id, Outcome(table, version, ()))
-
-    return BotRunner(TakeFourBots(), settings, load_game, act, start_round, paces=BOT_PACE_SECONDS)
+def bot_runner(servicer: TakeFourServicer, settings: BotSettings) -> TakeFourRunner:
+    """The runner of the service's bot seats, at each level's pace."""
+    return service_runner(servicer, TakeFourBots(), settings, paces=BOT_PACE_SECONDS)

@@ -127,17 +127,11 @@ event_pb, event_of = MESSAGES.event_pb, MESSAGES.event_of
 Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Take Four games."""
 _TYPES = BODIES.types
-_parse = BODIES.parse
 _cells = MESSAGES.writer(tuple[Cell, ...], pb.Cells)
 
 
-def public(event_type: str, data: bytes) -> bytes | None:
-    """The payload anyone may see (what NATS carries): the ``secret`` message removed."""
-    message = _parse(event_type, data)
-    if "secret" not in message.DESCRIPTOR.fields_by_name or not message.HasField("secret"):
-        return data
-    message.ClearField("secret")
-    return message.SerializeToString(deterministic=True)
+public = MESSAGES.public
+"""The payload anyone may see (what NATS carries): the ``secret`` message removed."""
 
 
 # --- events as one viewer sees them ---------------------------------------------------------

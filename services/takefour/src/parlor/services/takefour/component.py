@@ -10,15 +10,14 @@ from dataclasses import dataclass
 from parlor.gamehost.component import Served, game_component
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.words import DictionarySettings
+from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
-from parlor.services.takefour.bots import BotSettings, TakeFourRunner, bot_runner
+from parlor.services.takefour.bots import BotSettings, bot_runner
 from parlor.services.takefour.game import GAME
 from parlor.services.takefour.game import standings as standings
-from parlor.services.takefour.servicer import State, TakeFourHost, TakeFourServicer
-from parlor.services.takefour.words import Dictionary
+from parlor.services.takefour.servicer import TakeFourHost, TakeFourServicer
 
 rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
@@ -39,15 +38,8 @@ async def takefour() -> AsyncIterator[Component]:
     async with Dictionary.of(*settings, GAME.name) as dictionary:
 
         def serve(host: TakeFourHost, directory: Directory) -> Served:
-            runner: TakeFourRunner | None = None
-
-            def on_activity(game_id: str, table: State) -> None:
-                if runner is not None:
-                    seats = tuple(s.player_id for s in table.seats)
-                    runner.track(game_id, seats, host.decider.is_terminal(table))
-
-            servicer = TakeFourServicer(host, dictionary, on_activity, queue, directory)
-            runner = bot_runner(host, servicer, load(BotSettings))
+            servicer = TakeFourServicer(host, dictionary, queue, directory)
+            runner = bot_runner(servicer, load(BotSettings))
             return Served(servicer, [runner.run], {"bots": runner, "dictionary": dictionary})
 
         async with game_component(GAME, serve) as component:  # hands, grids stay home

@@ -12,21 +12,21 @@ conflict the host decides again from the new state, so a check is never stale.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from parlor.core.errors import FailedPrecondition, ParlorError
-from parlor.gamehost import GameHost, Outcome, Recorded, system_command_id
+from parlor.core.errors import FailedPrecondition
+from parlor.gamehost import GameHost, Outcome, Recorded
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import GameService, Move, MoveCommand, SeatCommand
+from parlor.gamehost.service import FollowUp, GameService, Move, MoveCommand, SeatCommand
+from parlor.gamehost.words import Dictionary
 from parlor.rules import takefour as tf
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.takefour.game import GAME
 from parlor.services.takefour.notation import export
-from parlor.services.takefour.words import Dictionary
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
@@ -94,13 +94,11 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
         self,
         host: TakeFourHost,
         dictionary: Dictionary,
-        on_activity: Callable[[str, State], None] = lambda game_id, table: None,
         queue: GameQueue | None = None,
         directory: Directory | None = None,
     ) -> None:
         super().__init__(host, directory, queue)
         self.dictionary = dictionary
-        self.on_activity = on_activity
 
     # -- the game's own mapping --------------------------------------------------------------
 
@@ -136,34 +134,17 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
             )
         return pb.ExportGameResponse(notation=export(game_id, table.game.config.lexicon, events))
 
-    async def after(self, game_id: str, outcome: Outcome[State, Event]) -> Outcome[State, Event]:
-        """Deal the next round right after the last one is scored (or the game created).
+    def next_command(self, table: State) -> FollowUp | None:
+        """The next round is dealt right after the last one is scored (or the game created),
+        under a command id naming the round: the call that scored it, a retry, a bot runner
+        or another replica may all try, and the round starts once."""
+        if not table.seats or table.game.phase is not tf.Phase.BETWEEN_ROUNDS:
+            return None
 
-        Its command id names the round, so the call that scored it, a retry, a bot runner
-        or another replica may all try: the round starts once.
-        """
-        table = outcome.state
-        if table.seats and table.game.phase is tf.Phase.BETWEEN_ROUNDS:
-            number = table.game.round + 1
+        async def start(current: State) -> tf.StartRound:
+            return tf.StartRound(shuffled_bag(current.game.config.tiles.size))
 
-            async def start(current: State) -> tf.StartRound:
-                return tf.StartRound(shuffled_bag(current.game.config.tiles.size))
-
-            try:
-                async with self.turn(game_id):
-                    outcome = await self.host.execute(
-                        game_id,
-                        start,
-                        command_id=system_command_id("round", number),
-                        actor="takefour",
-                    )
-            except ParlorError:
-                state, version = await self.host.load(game_id)
-                outcome = Outcome(state, version, ())
-        self.on_activity(game_id, outcome.state)
-        return outcome
-
-    follow_up = after
+        return FollowUp("round", table.game.round + 1, start)
 
     # -- playing -----------------------------------------------------------------------------
 
@@ -200,4 +181,12 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
     ) -> SeatCommand[State]:
         """The seat's command with the dictionary's verdicts on the very state it is decided
         on (``remaining``: the caller's time left bounds the check)."""
-        return lambda table, seat: self.dictionary.attach(table.game, build(table, seat), remaining)
+
+        def checked(table: State, seat: int) -> Awaitable[tf.TakeFourCommand]:
+            game = table.game
+            command = build(table, seat)
+            return self.dictionary.attach(
+                tf.TAKE_FOUR, game.config.lexicon, game, command, remaining
+            )
+
+        return checked

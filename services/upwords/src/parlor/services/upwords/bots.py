@@ -1,6 +1,7 @@
 """Bot seats: ``bot:best`` plays the highest-scoring play, ``bot:random`` any legal play.
 
-A bot sees only its own seat's view; its strategy is the rules' (``parlor.rules.upwords.bot``).
+A bot sees only its own seat's view; its strategy is the rules' (``parlor.rules.upwords.bot``:
+when to challenge or accept, which plays to offer, which to play); this asks the dictionary.
 Its word graph is built once per process (ENABLE by default, about 2 s) off the event loop,
 the first time a bot moves. The dictionary service still judges the bot's words like
 anyone's: a bot offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first
@@ -12,20 +13,23 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from parlor.gamehost.botwords import built_index
 from parlor.gamehost.once import BuiltOnce
 from parlor.gamehost.words import Dictionary
 from parlor.kit.settings import setting
-from parlor.lexicon import enable1, load_lexicon
 from parlor.rules import upwords as uw
-from parlor.rules.upwords.bot import BotPlay, UpwordsBot, first_valid, no_valid_play
-
-BEST = "best"
-RANDOM = "random"
-LEVELS = frozenset({BEST, RANDOM})
-BOT_CANDIDATES = 24
-"""Plays a bot offers the dictionary at once; the first all-valid one is played."""
+from parlor.rules.upwords import verdicts
+from parlor.rules.upwords.bot import (
+    BotPlay,
+    UpwordsBot,
+    answer_pending,
+    candidates,
+    checked_words,
+    chosen_play,
+)
 
 
 @dataclass(frozen=True)
@@ -37,48 +41,34 @@ class BotSettings:
     )
 
 
-@functools.cache
-def _graph(words_file: str) -> UpwordsBot:
-    """One word graph per word list per process, however many services start."""
-    lexicon = load_lexicon(words_file) if words_file else enable1()
-    return UpwordsBot(lexicon.words())
-
-
 class Bots:
     """Moves for bot seats; the word graph is shared by every bot of the process."""
 
     def __init__(self, words_file: str = "") -> None:
         self.words_file = words_file
-        self._bot = BuiltOnce(functools.partial(_graph, words_file))
+        self._bot = BuiltOnce(functools.partial(built_index, UpwordsBot, words_file))
 
     async def bot(self) -> UpwordsBot:
         return await self._bot.get()
 
-    async def alternatives(self, seen: uw.PlayerView) -> list[BotPlay]:
-        """Every play the bot sees, best first (for when the dictionary refuses its first)."""
-        bot = await self.bot()
-        if seen.rack is None:
-            return []
-        plays = await asyncio.to_thread(
-            bot.plays, seen.board, seen.rack, plural_rule=seen.config.plural_rule
+    async def candidates(
+        self, game: uw.UpwordsState, seat: int, level: str, rng: random.Random
+    ) -> list[BotPlay]:
+        """The plays the bot offers the dictionary (a search of seconds: off the event loop)."""
+        return await asyncio.to_thread(
+            candidates, await self.bot(), uw.view(game, seat), level, rng
         )
-        return [BotPlay(p.placements, p.score) for p in plays]
-
-    async def doubts(self, words: tuple[str, ...]) -> tuple[str, ...]:
-        """Words the bot would challenge: those missing from its own word list."""
-        return (await self.bot()).doubts(words)
 
 
 async def challenge(
-    dictionary: Dictionary, game: uw.UpwordsState, seat: int, deadline: float | None = None
+    dictionary: Dictionary,
+    game: uw.UpwordsState,
+    seat: int,
+    remaining: Callable[[], float | None] = lambda: None,
 ) -> uw.Command:
     """A challenge of the pending play, with the dictionary's verdicts on its words."""
-    words = uw.pending_words(game)
-    if words and game.pending is not None and game.pending.seat != seat:
-        verdicts = await dictionary.verdicts(game.config.lexicon, words, deadline)
-    else:
-        verdicts = {}  # the engine refuses: nothing to challenge, or one's own play
-    return uw.Challenge(seat, verdicts)
+    challenge = uw.Challenge(seat, {})
+    return await dictionary.attach(verdicts, game.config.lexicon, game, challenge, remaining)
 
 
 async def bot_move(
@@ -91,21 +81,13 @@ async def bot_move(
     insert_position: int,
 ) -> uw.Command:
     """A bot's command: challenge a doubtful pending play, else its best valid play."""
-    pending = game.pending
-    if pending is not None and pending.seat != seat:
-        if await bots.doubts(pending.words):
-            return await challenge(dictionary, game, seat)
-        if game.pending_is_final():
-            return uw.AcceptPlay(seat)
-    seen = uw.view(game, seat)
-    candidates = await bots.alternatives(seen)
-    if level != BEST:
-        rng.shuffle(candidates)
-    candidates = candidates[:BOT_CANDIDATES]
-    if candidates and game.config.word_checking is not uw.WordChecking.AUTO:
-        return uw.Play(seat, candidates[0].placements)
-    formed = [uw.words_formed(game, uw.Play(seat, c.placements)) for c in candidates]
-    asked = [w for words in formed for w in words]
+    answer = answer_pending(await bots.bot(), game, seat)
+    if isinstance(answer, uw.Challenge):
+        return await challenge(dictionary, game, seat)
+    if answer is not None:
+        return answer
+    plays = await bots.candidates(game, seat, level, rng)
+    formed = checked_words(game, seat, plays)
+    asked = [w for words in formed or () for w in words]
     verdicts = await dictionary.verdicts(game.config.lexicon, asked) if asked else {}
-    chosen = first_valid(seat, candidates, formed, verdicts)
-    return chosen if chosen is not None else no_valid_play(seen, seat, insert_position)
+    return chosen_play(game, seat, plays, formed, verdicts, insert_position)

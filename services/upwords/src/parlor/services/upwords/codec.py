@@ -8,6 +8,7 @@ encodes to a message with those fields empty, and ``public`` can publish it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from parlor.common.v1 import common_pb2
 from parlor.gamehost.codec import Bodies, game_fields
@@ -16,7 +17,7 @@ from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.gamehost.views import ElementWire
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.contract import ENGINE
-from parlor.rules.upwords.notation import PASS, format_exchange, format_play
+from parlor.rules.upwords.record import move_notation
 from parlor.rules.upwords.render import render
 from parlor.upwords.v1 import upwords_pb2 as pb
 
@@ -71,17 +72,11 @@ config_of = MESSAGES.reader(pb.Config, uw.UpwordsConfig)
 
 
 def shown(event: Event, viewer: int | None) -> Event:
-    """The event as ``viewer`` (a seat, or None for a spectator) may see it during play.
-
-    Their own rack and draws stay; everyone else's are removed. Where an exchanged
-    tile went in the bag is bag order, which no player may see, not even the exchanger.
-    """
+    """The event as ``viewer`` (a seat, or None for a spectator) may see it during play: the
+    engine's ``public_event`` (their own rack and draws, never bag order)."""
     if isinstance(event, SeatsTaken | GameFinished):
         return event
-    seen = uw.event_for(event, viewer)
-    if isinstance(seen, uw.TileExchanged) and seen.position is not None:
-        seen = uw.TileExchanged(seen.seat, seen.returned, seen.drawn, None)
-    return seen
+    return cast(Event, ENGINE.public_event(event, viewer))
 
 
 def public(event_type: str, data: bytes) -> bytes | None:
@@ -91,48 +86,10 @@ def public(event_type: str, data: bytes) -> bytes | None:
     return codec.encode(shown(event, None))[1]
 
 
-def notation(event: Event, board_before: uw.Board) -> str:
-    """The move of a play, pass or exchange in notation (``-?``: an exchange not shown)."""
-    if isinstance(event, uw.WordPlayed):
-        return format_play(board_before, event.placements)
-    if isinstance(event, uw.Passed):
-        return PASS
-    if isinstance(event, uw.TileExchanged):
-        return format_exchange(event.returned) if event.returned else "-?"
-    return ""
-
-
-def board_before(event: Event, after: Table[uw.UpwordsState]) -> uw.Board:
-    """The board just before ``event``, from the game just after it (for the notation).
-
-    Only a play changes the board forwards, by one tile on top of each square it names,
-    so lifting those tiles off again gives the board it was played on. Replays starting
-    at a later version need no fold from the start for this.
-    """
-    board = after.game.board
-    if isinstance(event, uw.WordPlayed):
-        return board.lifted((p.row, p.col) for p in event.placements)
-    return board
-
-
-def boards_before(events: Sequence[Event], board_after: uw.Board) -> list[uw.Board]:
-    """The board before each of consecutive ``events``, walking back from the board after
-    the last: a play's tiles are lifted off, a withdrawn play's tiles put back."""
-    boards: list[uw.Board] = []
-    board = board_after
-    for event in reversed(events):
-        if isinstance(event, uw.WordPlayed):
-            board = board.lifted((p.row, p.col) for p in event.placements)
-        elif isinstance(event, uw.PlayWithdrawn):
-            board = board.placed((p.row, p.col, p.tile) for p in event.placements)
-        boards.append(board)
-    return boards[::-1]
-
-
 def game_event_pb(event: Event, info: common_pb2.EventInfo, board_before: uw.Board) -> pb.GameEvent:
     """An event (already as the viewer may see it) with its place in the stream."""
     out: pb.GameEvent = BODIES.wrap(
-        event_pb(event), info=info, notation=notation(event, board_before)
+        event_pb(event), info=info, notation=move_notation(event, board_before)
     )
     return out
 

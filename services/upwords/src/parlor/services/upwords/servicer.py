@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,23 +20,21 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost import GameHost, Recorded
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.seating import OpenTable, Seat, Table
+from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, GameService, Move, deadline
-from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
-from parlor.rules.upwords import notation, record
+from parlor.rules.upwords import notation, record, verdicts
+from parlor.rules.upwords.notation import tile_of
 from parlor.services.upwords.bots import Bots, bot_move, challenge
 from parlor.services.upwords.codec import (
     Event,
-    boards_before,
     config_of,
     game_event_pb,
     game_pb,
-    shown,
 )
 from parlor.services.upwords.game import GAME
 from parlor.upwords.v1 import upwords_pb2 as pb
@@ -44,14 +42,6 @@ from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
 UpwordsTable = Table[uw.UpwordsState]
 UpwordsHost = GameHost[UpwordsTable, Any, Event]
-
-MAX_CREATE_ATTEMPTS = 3
-
-
-def tile_of(text: str) -> str:
-    """A tile as the engine names it: upper case letters, and ``Qu``."""
-    t = text.strip().upper()
-    return uw.QU if t == "QU" else t
 
 
 def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
@@ -62,6 +52,8 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
 
 class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     game = GAME
+    create_attempts = 3  # practically never: the first-player draw ran out of tiles
+    create_retry_reasons = frozenset({"DRAW_EXHAUSTED"})
     Pass = Move(lambda request, table, seat: uw.Pass(seat))
     AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat))
     Resign = Move(lambda request, table, seat: uw.Resign(seat))
@@ -88,10 +80,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
     ) -> pb.Game:
         return game_pb(game_id, version, table, viewer, reveal=everything)
 
-    def shown(self, event: Event, viewer: int | None) -> Event:
-        """The engine's redaction, and where an exchanged tile went in the bag (bag order)."""
-        return shown(event, viewer)
-
     def build_event(
         self, event: Event, info: common_pb2.EventInfo, before: UpwordsTable | None
     ) -> pb.GameEvent:
@@ -106,7 +94,7 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         everything: bool,
     ) -> list[Message]:
         """Each event's notation reads the board before it, walked back from the one after."""
-        boards = boards_before([r.event for r in records], after.game.board)
+        boards = record.boards_before([r.event for r in records], after.game.board)
         return [
             game_event_pb(self.seen(r.event, viewer, everything), event_info(r), board)
             for r, board in zip(records, boards, strict=True)
@@ -115,49 +103,15 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
     def export_text(self, table: UpwordsTable, moves: Sequence[Any]) -> str:
         return record.export_game(moves)
 
-    async def open(
-        self,
-        game_id: str,
-        seats: tuple[Seat, ...],
-        config: Any,
-        *,
-        command_id: str | None,
-        actor: str,
-        extra: Mapping[str, str],
-        correlation_id: str | None = None,
-        deadline: float | None = None,
-        time_control: TimeControl = UNTIMED,
-        matched: bool = False,
-    ) -> Outcome[UpwordsTable, Event]:
-        """Create a game: the lexicon's id recorded, both bag orders drawn from a secure source."""
+    async def create_command(
+        self, config: Any, seats: tuple[Seat, ...], deadline: float | None
+    ) -> uw.CreateGame:
+        """The lexicon's id recorded, both bag orders drawn from a secure source."""
         chosen = config_of(config) if config is not None else uw.UpwordsConfig()
-        if command_id is not None and await self.host.exists(game_id):
-            # A retried create answers from the store, without asking the dictionary again;
-            # the id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create.
-            prior = await self.host.prior(game_id, command_id, actor)
-            if prior is not None:
-                return prior
         lexicon_id = await self.dictionary.lexicon_id(chosen.lexicon, deadline)
-        chosen = replace(chosen, lexicon=lexicon_id)
         players = tuple(s.player_id for s in seats)
-        for attempt in range(MAX_CREATE_ATTEMPTS):
-            create = uw.CreateGame(
-                chosen, players, shuffled_bag(self.random), shuffled_bag(self.random)
-            )
-            try:
-                return await self.host.create(
-                    game_id,
-                    OpenTable(seats, create, time_control, matched),
-                    command_id=command_id,
-                    actor=actor,
-                    correlation_id=correlation_id,
-                    extra=extra,
-                )
-            except InvalidArgument as exc:
-                # Practically never: the first-player draw ran out of tiles. Shuffle again.
-                if exc.reason != "DRAW_EXHAUSTED" or attempt == MAX_CREATE_ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")
+        bags = shuffled_bag(self.random), shuffled_bag(self.random)
+        return uw.CreateGame(replace(chosen, lexicon=lexicon_id), players, *bags)
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         async def command(table: UpwordsTable) -> uw.Command:
@@ -186,18 +140,11 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
 
         async def build(table: UpwordsTable, seat: int) -> uw.Command:
             game = table.game
-            for row, col, tile in kept:
-                if game.board.top(row, col) != tile:
-                    raise notation.unreadable(
-                        f"the letters in parentheses must be on the board:"
-                        f" {notation.format_coordinate(row, col, (0, 1))} is not {tile.upper()}"
-                    )
-            play = uw.Play(seat, placements)
-            if game.config.word_checking is not uw.WordChecking.AUTO:
-                return play
-            words = uw.words_formed(game, play)  # every board rule first, then one batch
-            verdicts = await self.dictionary.verdicts(game.config.lexicon, words, left)
-            return uw.Play(seat, placements, verdicts)
+            notation.check_kept(game.board, kept)
+            play = uw.Play(seat, placements)  # every board rule first, then one batch
+            return await self.dictionary.attach(
+                verdicts, game.config.lexicon, game, play, lambda: left
+            )
 
         return await self.move(request, build, pb.PlayResponse)
 
@@ -211,7 +158,9 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             )
         if request.placements:
             return (
-                tuple(uw.Placement(p.row, p.col, tile_of(p.tile)) for p in request.placements),
+                tuple(
+                    uw.Placement(p.row, p.col, notation.tile_of(p.tile)) for p in request.placements
+                ),
                 (),
             )
         if not request.move.strip():
@@ -237,6 +186,6 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
 
         return await self.move(
             request,
-            lambda table, seat: challenge(self.dictionary, table.game, seat, left),
+            lambda table, seat: challenge(self.dictionary, table.game, seat, lambda: left),
             pb.ChallengeResponse,
         )

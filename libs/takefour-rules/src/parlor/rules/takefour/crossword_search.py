@@ -1,4 +1,4 @@
-"""Building a crossword from a bag of letters: the bot's anagram search.
+"""Building a crossword from a bag of letters: the bot's search (an anagram search that crosses).
 
 Every tile must end up in the crossword, so the search always places the
 hardest letter still unplaced (highest value first): a word containing it,

@@ -1,15 +1,15 @@
-"""The doorbell wakes a game's watchers once per new version, whoever announces it first."""
+"""A game's bell wakes a game's watchers once per new version, whoever announces it first."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from parlor.gamehost.doorbell import Doorbell
+from parlor.gamehost.bells import GameBells
 
 
 def test_a_ring_wakes_the_watchers_of_that_game_only() -> None:
-    bell = Doorbell()
+    bell = GameBells()
     mine, other = bell.bell("g1"), bell.bell("g2")
     bell.ring("g1")
     assert mine.is_set()
@@ -17,7 +17,7 @@ def test_a_ring_wakes_the_watchers_of_that_game_only() -> None:
 
 
 def test_the_bus_echo_of_an_announced_version_wakes_no_one() -> None:
-    bell = Doorbell()
+    bell = GameBells()
     bell.ring("g1", 5)  # the local append of versions 4 and 5
     waiting = bell.bell("g1")  # a watcher that has read up to 5
     bell.ring("g1", 4)  # NATS brings 4 and 5 back
@@ -28,7 +28,7 @@ def test_the_bus_echo_of_an_announced_version_wakes_no_one() -> None:
 
 
 def test_a_ring_without_a_version_always_wakes() -> None:
-    bell = Doorbell()
+    bell = GameBells()
     bell.ring("g1", 9)
     waiting = bell.bell("g1")
     bell.ring("g1")
@@ -36,7 +36,7 @@ def test_a_ring_without_a_version_always_wakes() -> None:
 
 
 def test_it_forgets_the_oldest_games_beyond_its_memory() -> None:
-    bell = Doorbell(remember=2)
+    bell = GameBells(remember=2)
     for game in ("a", "b", "c"):
         bell.ring(game, 3)
     waiting = bell.bell("a")
@@ -46,14 +46,14 @@ def test_it_forgets_the_oldest_games_beyond_its_memory() -> None:
 
 def test_wait_returns_at_the_timeout_when_nobody_rings() -> None:
     async def run() -> None:
-        bell = Doorbell()
-        await asyncio.wait_for(Doorbell.wait(bell.bell("g"), 0.01), timeout=1)
+        bell = GameBells()
+        await asyncio.wait_for(GameBells.wait(bell.bell("g"), 0.01), timeout=1)
 
     asyncio.run(run())
 
 
 def test_a_forged_bus_version_cannot_silence_later_real_rings() -> None:
-    bell = Doorbell()
+    bell = GameBells()
     bell.ring("g1", 3)  # a real local append
     bell.hint("g1", 10**18)  # anyone on NATS: "version 10^18"
     waiting = bell.bell("g1")
@@ -91,11 +91,11 @@ def test_bus_messages_with_odd_or_huge_versions_only_wake_watchers() -> None:
     from types import SimpleNamespace
 
     from parlor.eventstore import Subjects
-    from parlor.gamehost.bell import ring_from_bus
+    from parlor.gamehost.bells import ring_from_bus
 
     async def run() -> None:
         nc = _Subscriptions()
-        bell = Doorbell()
+        bell = GameBells()
         await ring_from_bus(SimpleNamespace(nc=nc), Subjects(), "chess", bell)
         bell.ring("g1", 2)
         for version in ("²", "9" * 5000, "-1", "x"):

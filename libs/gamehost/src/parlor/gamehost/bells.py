@@ -1,11 +1,11 @@
-"""Wakes watchers of a game when it may have new events.
+"""The bells of a replica's games: they wake a game's watchers when it may have new events.
 
-The store is the truth; the doorbell only says "look again". It is rung by
+The store is the truth; a bell only says "look again". It is rung by
 local appends and by the bus (events another replica appended), and watchers
 also look again after a timeout, so a lost ring delays an update, never loses it.
 
 A ring may name the version it announces. The bus echoes every local append back
-to the process that made it; the doorbell remembers the highest version local
+to the process that made it; ``GameBells`` remembers the highest version local
 appends have announced per game, so that echo (and any older news) wakes no one,
 and each new event costs each watcher one read of the store, not two.
 
@@ -13,6 +13,10 @@ Only local appends (whose versions come from the store) are remembered. A ring f
 the bus (``hint``) is a claim anyone who can publish could make: it may wake
 watchers, who then read the store, but its version is never remembered, so a forged
 message with a huge version cannot silence the real rings after it.
+
+``ring_from_bus`` rings them for every event the bus carries for the game type: other
+replicas append to the same games, and the relay publishes every committed event.
+(The event store's ``Doorbell`` is another thing: PostgreSQL's LISTEN, waking relays.)
 """
 
 from __future__ import annotations
@@ -20,9 +24,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from parlor.eventstore import Subjects
+from parlor.eventstore.bus import VERSION
 
 
-class Doorbell:
+class GameBells:
     def __init__(self, remember: int = 16_384) -> None:
         self._bells: dict[str, asyncio.Event] = {}
         self._announced: OrderedDict[str, int] = OrderedDict()
@@ -70,3 +79,49 @@ class Doorbell:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):
                 await bell.wait()
+
+
+async def ring_from_bus(
+    bus: Any, subjects: Subjects, category: str, bells: GameBells
+) -> Callable[[], Awaitable[None]]:
+    """Subscribe (plain NATS, no ack needed: the store is the truth); returns the unsubscriber."""
+    prefix_tokens = subjects.prefix.count(".") + 1
+
+    async def on_message(msg: Any) -> None:
+        tokens = msg.subject.split(".")
+        if len(tokens) > prefix_tokens + 1:
+            version = (msg.headers or {}).get(VERSION, "")
+            known = isinstance(version, str) and version.isascii() and version.isdigit()
+            # a hint, not a fact: anyone who can publish could have sent it
+            bells.hint(tokens[prefix_tokens + 1], int(version[:20]) if known else None)
+
+    nc = getattr(bus, "nc", None)
+    if nc is None:  # the in-memory bus: local appends ring the bell themselves
+
+        async def nothing() -> None:
+            return None
+
+        return nothing
+    ready: asyncio.Event | None = getattr(bus, "ready", None)
+    if ready is None or ready.is_set():
+        sub = await nc.subscribe(subjects.category(category), cb=on_message)
+        return sub.unsubscribe  # type: ignore[no-any-return]
+
+    async def when_ready() -> Any:
+        # NATS was not there at start-up: subscribe once the bus has connected.
+        assert ready is not None
+        await ready.wait()
+        return await bus.nc.subscribe(subjects.category(category), cb=on_message)
+
+    waiting = asyncio.create_task(when_ready())
+
+    async def unsubscribe() -> None:
+        if not waiting.done():
+            waiting.cancel()
+            with contextlib.suppress(BaseException):
+                await waiting
+            return
+        if not waiting.cancelled() and waiting.exception() is None:
+            await waiting.result().unsubscribe()
+
+    return unsubscribe
