@@ -36,6 +36,12 @@ async def fail(request: bytes, context: Any) -> bytes:
         raise RuleViolation("COLUMN_FULL", "column d is full on the front side")
     if kind == "missing":
         raise NotFound("no game with id 42", reason="GAME_NOT_FOUND")
+    if kind == "pool":  # a service's own table, its pool exhausted (the event store explains it)
+        from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+        import parlor.eventstore.postgres  # noqa: F401
+
+        raise PoolTimeout("QueuePool limit of size 5 overflow 10 reached")
     raise RuntimeError("secret internals: rack=QXZ")
 
 

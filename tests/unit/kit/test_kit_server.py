@@ -207,6 +207,16 @@ async def test_not_found_maps_to_not_found(channel: grpc.aio.Channel) -> None:
     assert reason_of(caught.value) == "GAME_NOT_FOUND"
 
 
+async def test_a_database_out_of_reach_outside_the_store_is_unavailable_not_internal(
+    channel: grpc.aio.Channel,
+) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await _call(channel, "Fail")(b"pool")
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE  # a client may retry
+    assert reason_of(caught.value) == "DATABASE_UNAVAILABLE"
+    assert "QueuePool" not in (caught.value.details() or "")
+
+
 async def test_an_unexpected_error_is_internal_and_reveals_nothing(
     channel: grpc.aio.Channel,
 ) -> None:

@@ -13,7 +13,7 @@ it); ``message`` is for people. Neither may ever contain hidden information
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import ClassVar, Final
 
 _REASON = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -153,3 +153,30 @@ class Unavailable(ParlorError):
 class DeadlineExceeded(ParlorError):
     code = "DEADLINE_EXCEEDED"
     default_reason = "DEADLINE_EXCEEDED"
+
+
+Translation = Callable[[BaseException], ParlorError | None]
+_TRANSLATIONS: list[Translation] = []
+
+
+def translate_with(translation: Translation) -> Translation:
+    """Register how a library's own exceptions (a lost database connection, an exhausted
+    pool) are told to clients: as the ``ParlorError`` it returns, or None if not its kind.
+
+    The library that raises them registers it where it is imported (the event store does
+    for SQLAlchemy's and psycopg's), so code that reaches a database directly (a
+    service's own tables) answers ``UNAVAILABLE`` like the store, never ``INTERNAL``."""
+    _TRANSLATIONS.append(translation)
+    return translation
+
+
+def translated(error: BaseException) -> ParlorError | None:
+    """``error`` as a client should hear it, if it is a ``ParlorError`` or a kind some
+    library registered; None for a true surprise (INTERNAL, with an incident id)."""
+    if isinstance(error, ParlorError):
+        return error
+    for translation in _TRANSLATIONS:
+        known = translation(error)
+        if known is not None:
+            return known
+    return None

@@ -24,7 +24,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from parlor.core.errors import Conflict, InvalidArgument, Unavailable
+from parlor.core.errors import Conflict, InvalidArgument, Unavailable, translate_with
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import (
     DEFAULT_MAX_EVENT_BYTES,
@@ -158,6 +158,17 @@ def is_retriable(exc: BaseException) -> bool:
         | psycopg.OperationalError
         | psycopg.InterfaceError
         | OSError,
+    )
+
+
+@translate_with
+def _database_unavailable(exc: BaseException) -> Unavailable | None:
+    """A lost, refused or exhausted database connection met outside the store's own calls
+    (a service's own tables): told as the store tells it, ``UNAVAILABLE``."""
+    if isinstance(exc, OSError) or not is_retriable(exc):
+        return None  # (a bare OSError may be any connection's, not the database's)
+    return Unavailable(
+        f"the database is unavailable ({type(exc).__name__})", reason="DATABASE_UNAVAILABLE"
     )
 
 

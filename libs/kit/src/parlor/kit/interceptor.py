@@ -16,7 +16,7 @@ from typing import Any
 
 import grpc
 
-from parlor.core.errors import DeadlineExceeded, InvalidArgument, ParlorError
+from parlor.core.errors import DeadlineExceeded, InvalidArgument, translated
 from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
 from parlor.kit import auth, bounds, metrics
 from parlor.kit.fingerprint import bind_request
@@ -34,8 +34,9 @@ def _split(method: str) -> tuple[str, str]:
 
 
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> None:
-    if isinstance(error, ParlorError):
-        status = to_status(error)
+    known = translated(error)
+    if known is not None:
+        status = to_status(known)
         await context.abort(status.code, status.details, status.trailing_metadata)
     incident = uuid.uuid4().hex[:12]
     log.error("unexpected error in handler", exc_info=error, extra={"incident": incident})
@@ -73,8 +74,9 @@ class _Call:
         self.token = call_context.set({"rpc": method.rpc})
 
     def fail(self, error: BaseException) -> None:
-        if isinstance(error, ParlorError):
-            self.code = grpc.StatusCode[error.code]
+        known = translated(error)
+        if known is not None:
+            self.code = grpc.StatusCode[known.code]
         elif isinstance(error, asyncio.CancelledError):
             self.code = grpc.StatusCode.CANCELLED
         elif not isinstance(error, grpc.aio.AbortError):

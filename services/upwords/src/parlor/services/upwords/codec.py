@@ -80,7 +80,7 @@ def shown(event: Event, viewer: int | None) -> Event:
 
 
 def public(event_type: str, data: bytes) -> bytes | None:
-    """What NATS carries: the payload with every secret field cleared (for ``category_relay``)."""
+    """What NATS carries: the payload with every secret field cleared (its relay lane, ``category_lane``)."""
     codec = Codec()
     event = codec.decode(event_type, data)
     return codec.encode(shown(event, None))[1]
