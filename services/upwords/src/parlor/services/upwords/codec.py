@@ -80,7 +80,7 @@ def shown(event: Event, viewer: int | None) -> Event:
 
 
 def public(event_type: str, data: bytes) -> bytes | None:
-    """What NATS carries: the payload with every secret field cleared (its relay lane, ``category_lane``)."""
+    """What NATS carries: the payload with every secret field cleared (for its relay lane)."""
     codec = Codec()
     event = codec.decode(event_type, data)
     return codec.encode(shown(event, None))[1]
