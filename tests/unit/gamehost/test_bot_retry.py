@@ -10,11 +10,12 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from kits.callers import as_
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
-from parlor.core.errors import Unavailable
+from parlor.core.errors import PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.service import BotCommand
@@ -96,3 +97,16 @@ async def test_closing_the_servicer_stops_its_pending_retries() -> None:
     await servicer.aclose()  # as the component does when it stops
     assert task.cancelled()
     assert "g" not in servicer._retries
+
+
+async def test_a_persons_refused_move_lets_a_bot_owed_its_move_move_again() -> None:
+    servicer = FlakyBots(failures=1)
+    servicer.bot_retry_seconds = ()  # no retry now: as after the replica that tried stopped
+    created = await as_("ada", servicer.CreateGame(create("g"), None))
+    assert list(created.game.seats_to_move) == [0]  # the bot's move failed: its turn still
+    servicer.bot_retry_seconds = (0.01,)
+    move = c4pb.PlayMoveRequest(game_id="g", move="af")
+    with pytest.raises(PermissionDenied):  # not ada's turn: refused, as before
+        await as_("ada", servicer.PlayMove(move, None))
+    await asyncio.wait_for(servicer._retries["g"], 5)  # the refusal set the bot going
+    assert list((await get(servicer, "g")).seats_to_move) == [1]

@@ -629,10 +629,14 @@ class GameService(Generic[T, E]):
             made = command(table, table.seat_of(player_id, requested))
             return await made if inspect.isawaitable(made) else made
 
-        async with self.turn(game_id):
-            moved = await self.host.execute(
-                game_id, decided, command_id=command_id, actor=player_id
-            )
+        try:
+            async with self.turn(game_id):
+                moved = await self.host.execute(
+                    game_id, decided, command_id=command_id, actor=player_id
+                )
+        except ParlorError:
+            await self._bots_owed(game_id)
+            raise
         # A command id already in the stream is answered with its stored outcome, even when
         # deciding again failed (another's seat, no seat): only a holder of the seat may
         # have that answer, or a replayed id would show them someone else's rack.
@@ -699,6 +703,19 @@ class GameService(Generic[T, E]):
                 table, version = await self.host.load(game_id)
                 return Outcome(table, version, ())
         return outcome
+
+    async def _bots_owed(self, game_id: str) -> None:
+        """After a refused command: if a bot is to move there (its move failed earlier, and
+        the retries of a replica since stopped are gone), let it move in the background, so a
+        person waiting on a bot is never stuck; a read never does this, a command may."""
+        if game_id in self._retries or not self.bot_retry_seconds:
+            return
+        try:
+            table, _ = await self.host.load(game_id)
+        except ParlorError:
+            return
+        if self.bot_to_move(table) is not None:
+            self.retry_bots(game_id)
 
     def retry_bots(self, game_id: str) -> None:
         """Try the game's bots again later, in the background (one retry task a game)."""
