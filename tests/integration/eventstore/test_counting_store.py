@@ -6,8 +6,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from parlor.core.errors import Conflict
-from parlor.eventstore import NO_STREAM, NewEvent
-from parlor.gamehost.counting import CountingStore
+from parlor.eventstore import NO_STREAM, InMemoryEventStore, NewEvent, PostgresEventStore
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +20,7 @@ async def test_appends_and_conflicts_are_counted_and_labelled_with_the_streams_c
 ) -> None:
     category = f"countgame{unique}"
     before = appended(category)
-    store = CountingStore(migrated_url)
+    store = PostgresEventStore(migrated_url)
     try:
         await store.append(f"{category}-g1", [NewEvent("A", b"")], NO_STREAM)
         with pytest.raises(Conflict):
@@ -33,3 +32,11 @@ async def test_appends_and_conflicts_are_counted_and_labelled_with_the_streams_c
     assert appended(category) - before == 3
     conflicts = REGISTRY.get_sample_value("parlor_append_conflicts_total", {"category": category})
     assert conflicts == 1
+
+
+async def test_the_memory_store_counts_the_same_way(unique: str) -> None:
+    store = InMemoryEventStore()
+    await store.append(f"mem{unique}-g1", [NewEvent("A", b"")], NO_STREAM)
+    with pytest.raises(Conflict):
+        await store.append(f"mem{unique}-g1", [NewEvent("B", b"")], NO_STREAM)
+    assert (store.appends, store.conflicts) == (2, 1)

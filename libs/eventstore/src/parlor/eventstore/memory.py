@@ -44,6 +44,10 @@ from parlor.telemetry.metrics import CONSUMER_HANDLED
 class InMemoryEventStore:
     """``EventStore`` in a list; one asyncio loop, so appends are naturally serialised."""
 
+    appends = 0
+    """Appends asked of this store; ``conflicts``: those refused for the expected version."""
+    conflicts = 0
+
     def __init__(
         self,
         upcasters: Upcasters | None = None,

@@ -175,6 +175,10 @@ def _database_unavailable(exc: BaseException) -> Unavailable | None:
 class PostgresEventStore:
     """``EventStore`` on PostgreSQL; build with ``PostgresEventStore(url)``, ``close()`` at exit."""
 
+    appends = 0
+    """Appends asked of this store; ``conflicts``: those refused for the expected version."""
+    conflicts = 0
+
     def __init__(
         self,
         url: str,

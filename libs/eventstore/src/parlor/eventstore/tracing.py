@@ -2,7 +2,9 @@
 
 - ``traced_append`` (on every store's ``append``): a span per append, and the span's W3C
   trace context stamped into each new event's ``Metadata.extra`` (so it is stored with the
-  event); a refused expected version counts in ``parlor_append_conflicts_total``.
+  event); every append counts in ``parlor_game_appends_total`` and a refused expected
+  version in ``parlor_append_conflicts_total`` (by category), and in the store's own
+  ``appends`` and ``conflicts`` totals (what the load test and the benchmarks read).
 - ``traced_publish`` (on every bus's ``publish_event``): the publish span continues the
   trace stored with the event, and the message carries the publish span's context in its
   ``traceparent``/``tracestate`` headers.
@@ -18,14 +20,14 @@ import contextlib
 import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from parlor import telemetry
 from parlor.core.errors import Conflict
 from parlor.eventstore.bus import Delivery
 from parlor.eventstore.events import AppendResult, NewEvent, RecordedEvent, split_stream_id
 from parlor.telemetry import SpanKind, logcontext
-from parlor.telemetry.metrics import CONFLICTS
+from parlor.telemetry.metrics import APPENDS, CONFLICTS
 
 TRACER = "parlor.eventstore"
 
@@ -48,6 +50,13 @@ def stamped(events: Sequence[NewEvent]) -> Sequence[NewEvent]:
 Append = TypeVar("Append", bound=Callable[..., Awaitable[AppendResult]])
 
 
+class Counted(Protocol):
+    """A store's own totals of the appends it was asked for, and of those refused."""
+
+    appends: int
+    conflicts: int
+
+
 def traced_append(append: Append) -> Append:
     """Decorate a store's ``append(self, stream_id, events, expected_version, ...)``."""
 
@@ -60,6 +69,10 @@ def traced_append(append: Append) -> Append:
         *args: Any,
         **kwargs: Any,
     ) -> AppendResult:
+        category = split_stream_id(stream_id)[0]
+        APPENDS.labels(category).inc()
+        counted = cast(Counted, store)
+        counted.appends += 1
         try:
             if not telemetry.enabled():
                 return await append(store, stream_id, events, expected_version, *args, **kwargs)
@@ -82,7 +95,8 @@ def traced_append(append: Append) -> Append:
                     span.set_attribute("parlor.duplicate", result.duplicate)
                 return result
         except Conflict:
-            CONFLICTS.labels(split_stream_id(stream_id)[0]).inc()
+            CONFLICTS.labels(category).inc()
+            counted.conflicts += 1
             raise
 
     return cast(Append, wrapper)

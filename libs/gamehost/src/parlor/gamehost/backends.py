@@ -174,18 +174,14 @@ class GameBackends:
 async def game_backends(
     category: str,
     public: Public | None = everything,
-    store_type: type[PostgresEventStore] = PostgresEventStore,
 ) -> AsyncIterator[GameBackends]:
     """PostgreSQL and NATS from the settings; ``public`` strips what others may not see
-    (None: a game that hides nothing, as ``GameType.public`` says).
-
-    ``store_type`` is the store class to open (a subclass that also counts appends, say).
-    """
+    (None: a game that hides nothing, as ``GameType.public`` says)."""
     settings = load(BackendSettings)
     async with process_outbox(settings, category, public or everything) as outbox:
         # A short wait for a pooled connection: with the database down, a player hears
         # UNAVAILABLE within a couple of seconds (and the client's retries fit in its deadline).
-        store = store_type(
+        store = PostgresEventStore(
             settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
         )
         try:

@@ -1,7 +1,7 @@
 """A game service as a component, set up one way from the game's declaration.
 
 Every game service is the same around its servicer: its backends (``game_backends``: the
-store, counting appends; the bus; the relay publishing what ``GameType.public`` lets
+store (which counts its appends); the bus; the relay publishing what ``GameType.public`` lets
 through), its game host, the game directory, the clock sweeper, the ``MatchFormed``
 consumer, the game bells rung by other replicas' appends and its gRPC service (registered
 by the proto's generated ``add_<Service>Servicer_to_server``). A game's ``component.py``
@@ -27,7 +27,6 @@ from typing import Any, cast
 import grpc
 
 from parlor.gamehost.backends import game_backends
-from parlor.gamehost.counting import CountingStore
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
@@ -75,7 +74,7 @@ async def game_component(
     and directory alone); ``register`` defaults to the proto's generated one."""
     make = _servicer_of(serve) if isinstance(serve, type) else serve
     add = register or generated_register(game)
-    async with game_backends(game.category, game.public, CountingStore) as backends:
+    async with game_backends(game.category, game.public) as backends:
         store = backends.store
         host: GameHost[Any, Any, Any] = GameHost(
             game.category, game.decider, game.codec, store, deadlines=backends.deadlines

@@ -75,6 +75,11 @@ GAME_COMMAND_SECONDS = Histogram(
 )
 GAMES_STARTED = Counter("parlor_games_started_total", "Games created.", ["game_type"])
 GAMES_FINISHED = Counter("parlor_games_finished_total", "Games finished.", ["game_type"])
+APPENDS = Counter(
+    "parlor_game_appends_total",
+    "Appends asked of the event store (conflicts, decided again, included), by category.",
+    ["category"],
+)
 CONFLICTS = Counter(
     "parlor_append_conflicts_total",
     "Appends refused because another writer moved the stream first (the game host decides "
