@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from parlor.core.decider import Decider
 
@@ -153,3 +153,29 @@ def problems(engine: object) -> list[str]:
         if not callable(getattr(decider, name, None)):
             found.append(f"decider has no {name}()")
     return found
+
+
+@dataclass(frozen=True)
+class TurnTiming(Generic[S, C]):
+    """The clocks of a game of turns (``parlor.gamehost.clocks.Timing``): the clocks of the
+    seats the game waits for (its contract's ``to_move``) run, one allowance each; a seat
+    that runs out gets the game's own timeout command, and ``out`` says who has."""
+
+    engine: GameContract[S, Any, Any]
+    timeout_of: Callable[[int], C]
+    """seat -> the engine's command for that seat running out of time."""
+    is_out: Callable[[S, int], bool]
+    """(state, seat) -> whether the seat has run out of time."""
+    idle: bool = False
+
+    def running(self, game: S) -> tuple[int, ...]:
+        return self.engine.to_move(game)
+
+    def timeout(self, game: S, seat: int) -> C:
+        return self.timeout_of(seat)
+
+    def factor(self, game: S, seat: int) -> int:
+        return 1
+
+    def out(self, game: S, seat: int) -> bool:
+        return self.is_out(game, seat)

@@ -117,8 +117,10 @@ class Fired(list[Any]):
 class Timing(Protocol[S_contra]):
     """What a game tells the clocks (declared beside its rules, in its ``game.py``)."""
 
-    idle: bool
-    """True: a seat's clock restarts at each of its own actions (no turns: Take Four)."""
+    @property
+    def idle(self) -> bool:
+        """True: a seat's clock restarts at each of its own actions (no turns: Take Four)."""
+        ...
 
     def running(self, game: S_contra) -> tuple[int, ...]:
         """The seats whose clocks run in this state."""

@@ -20,7 +20,7 @@ from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import replay
 from parlor.rules.connect4x4.contract import ENGINE
 from parlor.rules.connect4x4.standings import standings as standings  # tests read it here
-from parlor.rules.connect4x4.timing import Timing
+from parlor.rules.connect4x4.timing import TIMING
 from parlor.services.connect4x4.codec import Codec, Event
 
 GAME: GameType[Table[c4.State], Any, Event] = GameType(
@@ -28,7 +28,7 @@ GAME: GameType[Table[c4.State], Any, Event] = GameType(
     Codec(),
     standings,
     replay,
-    Timing(),
+    TIMING,
     connect4x4_pb2,
     bots=("random", "greedy", "strong"),
     rules_page="docs/rules/connect4x4.md",

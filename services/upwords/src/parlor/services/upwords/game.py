@@ -19,7 +19,7 @@ from parlor.rules import upwords as uw
 from parlor.rules.upwords import replay
 from parlor.rules.upwords.contract import ENGINE
 from parlor.rules.upwords.standings import standings as standings  # the component's too
-from parlor.rules.upwords.timing import Timing
+from parlor.rules.upwords.timing import TIMING
 from parlor.services.upwords.codec import Codec, Event, public
 from parlor.upwords.v1 import upwords_pb2
 
@@ -28,7 +28,7 @@ GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
     Codec(),
     standings,
     replay,
-    Timing(),
+    TIMING,
     upwords_pb2,
     bots=("random", "best", "best"),
     public=public,
