@@ -9,11 +9,20 @@ import pytest
 
 
 @pytest.fixture
-async def takefour(start_platform: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
+def bot_pause_seconds() -> str:
+    """How long the bots pause between steps (a test module that must see a game before a
+    bot plays it out overrides this)."""
+    return "0"
+
+
+@pytest.fixture
+async def takefour(
+    start_platform: Any, monkeypatch: pytest.MonkeyPatch, bot_pause_seconds: str
+) -> AsyncIterator[Any]:
     """The Take Four service, its words checked by a dictionary server started first."""
     async with start_platform("dictionary") as dictionary:
         monkeypatch.setenv("PARLOR_DICTIONARY_TARGET", dictionary.target)
-        monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", "0")
+        monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", bot_pause_seconds)
         monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_HUMAN_PACE", "false")  # tests need no waiting
         monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_IDLE_SECONDS", "0.2")
         async with start_platform("takefour") as platform:
