@@ -117,6 +117,32 @@ async def test_relay_publishes_every_committed_event_once_in_commit_order(
     assert await r.checkpoint() == everything[-1].position
 
 
+async def test_relay_writes_its_checkpoint_once_an_interval_and_when_it_stops(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    first = await play(store, games=1, moves=3)
+    r = relay(store, bus, checkpoint_interval=3600.0)
+    r.start()
+    try:
+        await eventually(lambda: r.published == first)
+        await eventually_async(r.checkpoint, first)  # the first save is due at once
+        more = await play(store, games=1, moves=4, tag="late")
+        await eventually(lambda: r.published == first + more)
+        assert await r.checkpoint() == first, "the next save is not due for an hour"
+    finally:
+        await r.stop()
+    assert await r.checkpoint() == first + more, "a relay that stops saves what it handled"
+
+    second = relay(store, bus)
+    second.start()
+    try:
+        await eventually(lambda: second.is_leader)
+        assert second.lanes["games"].checkpoint == first + more, "it goes on from there"
+    finally:
+        await second.stop()
+    assert await stored(bus) == first + more
+
+
 async def test_relay_crash_after_publishing_before_checkpoint_publishes_nothing_twice(
     store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
 ) -> None:

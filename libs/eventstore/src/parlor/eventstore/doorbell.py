@@ -57,6 +57,8 @@ class Doorbell:
         """True if rung, False after ``seconds``; raises if the connection is lost."""
         if not self.alive:
             raise ConnectionError("the doorbell's LISTEN connection is closed")
+        if self._rung.is_set():
+            return True  # rung meanwhile (under load, mostly): no waiter, no timer
         waiter = asyncio.ensure_future(self._rung.wait())
         assert self._task is not None
         try:

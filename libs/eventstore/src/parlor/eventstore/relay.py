@@ -27,6 +27,11 @@ than that, is made again if missing and republished from the store (from the
 beginning for a new stream, from its last event for one that is behind), with
 the metric ``parlor_relay_stream_rebuilds_total`` and a log line.
 
+**The checkpoint** is written at most every ``checkpoint_interval`` seconds (and when the
+relay stops), not after every batch: under steady moves a batch is one event, and its
+checkpoint was a write of its own each time. A crash loses at most that interval's
+progress, which is republished and dropped by the dedupe window, as after any crash.
+
 **An event the bus refuses** (over NATS's max payload, say) is set aside in
 ``relay_dead_letters`` (with ``parlor_relay_dead_letters_total`` and an ERROR log)
 and the relay goes on with the next event; the event stays in the store.
@@ -107,11 +112,16 @@ _LOAD_CHECKPOINTS = (
     "SELECT name, position, published_position, stream_created FROM relay_checkpoints "
     "WHERE name = ANY(%(names)s::text[])"
 )
+# One statement, one round trip: ``set_config(..., true)`` holds for the statement's own
+# transaction (its commit reads the setting before the transaction's settings are reset),
+# where BEGIN, SET LOCAL, the update and COMMIT were four round trips.
 _SAVE_CHECKPOINTS = (
-    "UPDATE relay_checkpoints c SET position = greatest(c.position, %(position)s), "
+    "UPDATE relay_checkpoints c SET position = greatest(c.position, t.position), "
     "published_position = greatest(c.published_position, t.published), updated_at = now() "
-    "FROM unnest(%(names)s::text[], %(tokens)s::bigint[], %(published)s::bigint[]) "
-    "AS t(name, token, published) WHERE c.name = t.name AND EXISTS "
+    "FROM unnest(%(names)s::text[], %(tokens)s::bigint[], %(positions)s::bigint[], "
+    "%(published)s::bigint[]) AS t(name, token, position, published) "
+    "CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait "
+    "WHERE c.name = t.name AND EXISTS "
     "(SELECT 1 FROM relay_leases l WHERE l.name = t.name AND l.token = t.token) RETURNING c.name"
 )
 _RESET_CHECKPOINT = (
@@ -174,6 +184,7 @@ class Lane:
     held: bool = False
     token: int = 0
     checkpoint: int = 0
+    saved: int = 0  # of ``checkpoint``, what is written in relay_checkpoints
     published: int = 0
     reported: int = 0  # of ``published``, what the monitor has counted in its metric
     published_position: int = 0
@@ -207,6 +218,7 @@ class Relay:
         lease_seconds: float = 6.0,
         renew_interval: float | None = None,
         verify_interval: float = 10.0,
+        checkpoint_interval: float = 0.1,
     ) -> None:
         self.store = store
         self.bus = bus
@@ -221,6 +233,7 @@ class Relay:
         self.lease_seconds = lease_seconds
         self.renew_interval = renew_interval or lease_seconds / 3
         self.verify_interval = verify_interval
+        self.checkpoint_interval = checkpoint_interval
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.published = 0
         self.rebuilds = 0
@@ -229,6 +242,7 @@ class Relay:
         self._valid_until = 0.0
         self._renew_due = 0.0
         self._takeover_due = 0.0
+        self._save_due = 0.0
 
     def add_lane(self, lane: Lane) -> None:
         """Relay one more lane (taken at the next takeover attempt if the relay runs)."""
@@ -387,40 +401,52 @@ class Relay:
             self._lost([lane], f"token {lane.token} is no longer the lease's")
 
     async def _lead(self, conn: Connection) -> None:
-        backoff = 0.05
         async with Doorbell(self.store.url) as bell:
-            while True:
-                await self._hold_lease(conn)
-                loop = asyncio.get_running_loop()
-                if loop.time() >= self._takeover_due:
-                    await self._acquire(conn)
-                if not await self._verify_due(conn):
-                    await asyncio.sleep(backoff)
-                    backoff = min(backoff * 2, self.max_backoff)
+            try:
+                await self._follow(conn, bell)
+            except asyncio.CancelledError:
+                # Stopped: remember how far it got, so that the next leader starts there.
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self._save_unsaved(conn), 1.0)
+                raise
+
+    async def _follow(self, conn: Connection, bell: Doorbell) -> None:
+        backoff = 0.05
+        while True:
+            await self._hold_lease(conn)
+            loop = asyncio.get_running_loop()
+            if loop.time() >= self._takeover_due:
+                await self._acquire(conn)
+            if not await self._verify_due(conn):
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, self.max_backoff)
+                continue
+            backoff = 0.05
+            bell.clear()
+            held = self._held()
+            start = min(lane.checkpoint for lane in held)
+            batch, end = await self._read(conn, start + 1, held)
+            if batch:
+                try:
+                    await self.publish_batch(batch, conn)
+                except _Reverify:
+                    for lane in self.lanes.values():
+                        lane.verified_connections = -1
                     continue
-                backoff = 0.05
-                bell.clear()
-                held = self._held()
-                start = min(lane.checkpoint for lane in held)
-                batch, end = await self._read(conn, start + 1, held)
-                if batch:
-                    try:
-                        await self.publish_batch(batch, conn)
-                    except _Reverify:
-                        for lane in self.lanes.values():
-                            lane.verified_connections = -1
-                        continue
-                if end > start:
-                    for lane in self._held():
-                        lane.checkpoint = max(lane.checkpoint, end)
-                    await self.save_checkpoint(conn, end)
-                if len(batch) == self.batch_size:
-                    continue
-                now = loop.time()
-                dues = [self._renew_due, *(lane.verify_due for lane in self._held())]
-                if len(self._held()) < len(self.lanes):
-                    dues.append(self._takeover_due)
-                await bell.wait(max(min(self.poll_interval, min(dues) - now), 0.01))
+            if end > start:
+                for lane in self._held():
+                    lane.checkpoint = max(lane.checkpoint, end)
+            if loop.time() >= self._save_due:
+                await self._save_unsaved(conn)
+            if len(batch) == self.batch_size:
+                continue
+            now = loop.time()
+            dues = [self._renew_due, *(lane.verify_due for lane in self._held())]
+            if len(self._held()) < len(self.lanes):
+                dues.append(self._takeover_due)
+            if self._unsaved():
+                dues.append(self._save_due)
+            await bell.wait(max(min(self.poll_interval, min(dues) - now), 0.01))
 
     async def _read(
         self, conn: Connection, from_position: int, lanes: Sequence[Lane]
@@ -481,7 +507,7 @@ class Relay:
             await self._fenced(
                 conn, lane, _RESET_CHECKPOINT, position=resume, created=check.created
             )
-            lane.checkpoint = lane.published_position = resume
+            lane.checkpoint = lane.published_position = lane.saved = resume
             self.rebuilds += 1
             STREAM_REBUILDS.labels(lane.name).inc()
             log.warning(
@@ -605,24 +631,40 @@ class Relay:
         for name, position, published_position, stream_created in rows:
             lane = self.lanes[name]
             lane.checkpoint, lane.published_position = int(position), int(published_position)
+            lane.saved = lane.checkpoint
             lane.stream_created = stream_created
 
+    def _unsaved(self) -> bool:
+        return any(lane.checkpoint > lane.saved for lane in self._held())
+
+    async def _save_unsaved(self, conn: Connection) -> None:
+        """Save the held lanes' checkpoints if any moved since the last save; the next save
+        is due ``checkpoint_interval`` from now."""
+        if not self._unsaved():
+            return
+        self._save_due = asyncio.get_running_loop().time() + self.checkpoint_interval
+        await self.save_checkpoint(conn, min(lane.checkpoint for lane in self._held()))
+
     async def save_checkpoint(self, conn: Connection, position: int) -> None:
-        """Remember the last position handled (every held lane's); never moves back; only
-        with each lease's token (a lane whose token is gone is lost)."""
+        """Remember the last position handled (every held lane's: ``position``, or its own
+        checkpoint if further); never moves back; only with each lease's token (a lane
+        whose token is gone is lost)."""
         held = self._held()
+        positions = [max(lane.checkpoint, position) for lane in held]
         params = {
             **_names(held),
-            "position": position,
+            "positions": positions,
             "published": [lane.published_position for lane in held],
         }
-        async with conn.transaction():
-            # It need not wait for the disk: a checkpoint a database crash loses (the last
-            # fraction of a second of them) only republishes events JetStream's dedupe window
-            # drops, and each wait for a WAL flush queued in front of the appends' commits.
-            await conn.execute("SET LOCAL synchronous_commit = off")
-            rows = await (await conn.execute(_SAVE_CHECKPOINTS, params)).fetchall()
+        # It need not wait for the disk (synchronous_commit off in the statement): a
+        # checkpoint a database crash loses (the last fraction of a second of them) only
+        # republishes events JetStream's dedupe window drops, and each wait for a WAL flush
+        # queued in front of the appends' commits.
+        rows = await (await conn.execute(_SAVE_CHECKPOINTS, params)).fetchall()
         kept = {name for (name,) in rows}
+        for lane, saved in zip(held, positions, strict=True):
+            if lane.name in kept:
+                lane.saved = max(lane.saved, saved)
         lost = [lane for lane in held if lane.name not in kept]
         if lost:
             self._lost(lost, f"token {lost[0].token} is no longer the lease's")
