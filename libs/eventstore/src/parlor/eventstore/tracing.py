@@ -27,7 +27,7 @@ from parlor.core.errors import Conflict
 from parlor.eventstore.bus import Delivery
 from parlor.eventstore.events import AppendResult, NewEvent, RecordedEvent, split_stream_id
 from parlor.telemetry import SpanKind, logcontext
-from parlor.telemetry.metrics import APPENDS, CONFLICTS
+from parlor.telemetry.metrics import APPENDS, CONFLICTS, labelled
 
 TRACER = "parlor.eventstore"
 
@@ -70,7 +70,7 @@ def traced_append(append: Append) -> Append:
         **kwargs: Any,
     ) -> AppendResult:
         category = split_stream_id(stream_id)[0]
-        APPENDS.labels(category).inc()
+        labelled(APPENDS, category).inc()
         counted = cast(Counted, store)
         counted.appends += 1
         try:
@@ -95,7 +95,7 @@ def traced_append(append: Append) -> Append:
                     span.set_attribute("parlor.duplicate", result.duplicate)
                 return result
         except Conflict:
-            CONFLICTS.labels(category).inc()
+            labelled(CONFLICTS, category).inc()
             counted.conflicts += 1
             raise
 

@@ -34,6 +34,7 @@ from parlor.telemetry.metrics import (
     GAMES_FINISHED,
     GAMES_STARTED,
     WATCHERS,
+    labelled,
 )
 
 if TYPE_CHECKING:
@@ -132,15 +133,15 @@ def observed_execute(execute: F) -> F:
             elif outcome.events:
                 label = "applied"
                 if create:
-                    GAMES_STARTED.labels(game_type).inc()
+                    labelled(GAMES_STARTED, game_type).inc()
                 if any(isinstance(e, GameFinished) for e in outcome.events):
-                    GAMES_FINISHED.labels(game_type).inc()
+                    labelled(GAMES_FINISHED, game_type).inc()
             else:
                 label = "unchanged"
             return outcome
         finally:
-            GAME_COMMANDS.labels(game_type, label).inc()
-            GAME_COMMAND_SECONDS.labels(game_type).observe(time.perf_counter() - started)
+            labelled(GAME_COMMANDS, game_type, label).inc()
+            labelled(GAME_COMMAND_SECONDS, game_type).observe(time.perf_counter() - started)
 
     return cast(F, wrapper)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -223,6 +224,19 @@ async def running(
             await server.stop()
 
 
+def settle_heap() -> None:
+    """Once started, leave what start-up made out of the garbage collector's rounds.
+
+    Start-up makes most of a server's objects (modules, protobuf descriptors, settings,
+    caches), and they live as long as it does; the collector's full rounds went through
+    all of them again and again (about 0.2 s each on a busy machine, in the middle of
+    calls). ``gc.freeze`` moves them to a generation it never visits; what start-up left
+    as garbage is collected first.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 async def serve(settings: ServerSettings, factories: Sequence[ComponentFactory]) -> int:
     """Run until SIGTERM or SIGINT (then drain gracefully), or until a background task fails."""
     if settings.metrics_port:
@@ -232,6 +246,7 @@ async def serve(settings: ServerSettings, factories: Sequence[ComponentFactory])
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     async with running(settings, factories) as server:
+        settle_heap()
         print(
             f"parlor: serving {', '.join(server.service_names)} on port {server.port}", flush=True
         )

@@ -7,7 +7,25 @@ Every library and service counts into these, so the dashboard and the alert rule
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from prometheus_client import Counter, Gauge, Histogram
+
+Metric = TypeVar("Metric", Counter, Gauge, Histogram)
+
+_CHILDREN: dict[tuple[object, tuple[str, ...]], object] = {}
+
+
+def labelled(metric: Metric, *values: str) -> Metric:
+    """``metric.labels(*values)``, looked up once for each set of values (``labels`` takes a
+    lock and builds its key on every call; the hot paths count several times per move).
+    For label values from a small set: game types, categories, outcomes."""
+    key = (metric, values)
+    child = _CHILDREN.get(key)
+    if child is None:
+        child = _CHILDREN[key] = metric.labels(*values)
+    return child  # type: ignore[return-value]
+
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 WAIT_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800)
