@@ -27,6 +27,10 @@ than that, is made again if missing and republished from the store (from the
 beginning for a new stream, from its last event for one that is behind), with
 the metric ``parlor_relay_stream_rebuilds_total`` and a log line.
 
+**Rung, it lingers** ``linger`` seconds (5 ms) before it reads: the appends committed
+meanwhile come along in the same read and the same window of publishes, and its work
+waits behind the replies of the moves that rang it.
+
 **The checkpoint** is written at most every ``checkpoint_interval`` seconds (and when the
 relay stops), not after every batch: under steady moves a batch is one event, and its
 checkpoint was a write of its own each time. A crash loses at most that interval's
@@ -219,6 +223,7 @@ class Relay:
         renew_interval: float | None = None,
         verify_interval: float = 10.0,
         checkpoint_interval: float = 0.1,
+        linger: float = 0.005,
     ) -> None:
         self.store = store
         self.bus = bus
@@ -234,6 +239,7 @@ class Relay:
         self.renew_interval = renew_interval or lease_seconds / 3
         self.verify_interval = verify_interval
         self.checkpoint_interval = checkpoint_interval
+        self.linger = linger
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.published = 0
         self.rebuilds = 0
@@ -446,7 +452,9 @@ class Relay:
                 dues.append(self._takeover_due)
             if self._unsaved():
                 dues.append(self._save_due)
-            await bell.wait(max(min(self.poll_interval, min(dues) - now), 0.01))
+            rung = await bell.wait(max(min(self.poll_interval, min(dues) - now), 0.01))
+            if rung and self.linger > 0:
+                await asyncio.sleep(self.linger)  # the appends close behind it come along
 
     async def _read(
         self, conn: Connection, from_position: int, lanes: Sequence[Lane]
