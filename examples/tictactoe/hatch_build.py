@@ -21,7 +21,8 @@ def generate(out: Path, platform_protos: Path = REPO / "protos") -> None:
     spec = importlib.util.spec_from_file_location(
         "parlor_protos_codegen", REPO / "libs" / "protos" / "codegen.py"
     )
-    assert spec is not None and spec.loader is not None
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load libs/protos/codegen.py")
     codegen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(codegen)
     codegen.generate(HERE / "proto", out, imports=[platform_protos])

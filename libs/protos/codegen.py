@@ -54,4 +54,3 @@ def generate(proto_root: Path, out: Path, imports: Iterable[Path] = ()) -> list[
     if protoc.main(args) != 0:
         raise RuntimeError("protoc failed: " + " ".join(args))
     return sorted(out.rglob("*_pb2*.py*"))
-

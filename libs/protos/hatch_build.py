@@ -23,7 +23,8 @@ class CustomBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             os.environ.get("PARLOR_PROTO_ROOT", root / ".." / ".." / "protos")
         ).resolve()
         spec = importlib.util.spec_from_file_location("parlor_protos_codegen", root / "codegen.py")
-        assert spec is not None and spec.loader is not None
+        if spec is None or spec.loader is None:
+            raise ImportError("cannot load libs/protos/codegen.py")
         codegen = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(codegen)
         codegen.generate(proto_root, root / "src")
