@@ -89,7 +89,8 @@ def test_a_new_game_gets_its_manifests_from_the_one_template() -> None:
     added = gamelists.service_files(ROOT, [*games, chess], calling)
     assert {name: pair for name, pair in added.items() if name in now} == now
     committed, text = added["base/services/chess.yaml"]
-    assert committed is None and text is not None
+    assert committed is None
+    assert text is not None
     docs = {d["kind"]: d for d in yaml.safe_load_all(text)}
     assert set(docs) == {"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler"}
     assert {d["metadata"]["name"] for d in docs.values()} == {"chess"}
@@ -124,10 +125,12 @@ def test_a_new_game_gets_its_manifests_from_the_one_template() -> None:
 
 
 def test_a_games_resources_are_kept_when_its_file_is_written_again() -> None:
-    """Resources are sized per game in its file; the template keeps them (a new game: the default)."""
+    """Resources are sized per game in its file; the template keeps them (a new game: the
+    default)."""
     text = (ROOT / "deploy/kustomize/base/services/upwords.yaml").read_text()
     kept = gameservices.resources(text)
-    assert kept is not None and "memory: 1Gi}  # the bots' word graph of ENABLE" in kept
+    assert kept is not None
+    assert "memory: 1Gi}  # the bots' word graph of ENABLE" in kept
     game = gameservices.GameService("upwords", "parlor.upwords.v1.UpwordsService", True, True)
     assert gameservices.manifests(game) != text  # the default resources
     assert gameservices.manifests(dataclasses.replace(game, resources=kept)) == text
