@@ -60,7 +60,7 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     Pass = Move(lambda request, table, seat: uw.Pass(seat))
     AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat))
     Resign = Move(lambda request, table, seat: uw.Resign(seat))
-    Challenge = Move(lambda request, table, seat: uw.Challenge(seat, {}))  # with the verdicts
+    Challenge = Move(lambda request, table, seat: uw.Challenge(seat, {}))  # verdicts: seat_command
 
     def __init__(
         self,
