@@ -4,9 +4,10 @@ A word game's rules list the words a command is decided by and take the dictiona
 verdicts on them (their ``WordChecks``); the service asks the dictionary about all of them
 in one batch, inside the command, so the verdicts are about the very state the command is
 decided on (after a conflict the host decides again from the new state: a verdict is never
-stale). Its component gets a dictionary client with a token of the service's own::
+stale). Its component gets a dictionary client with a token of the service's own
+(``serve(host, directory, dictionary)`` makes its servicer)::
 
-    async with word_game_component(GAME, serve) as component:  # serve(host, directory, dictionary)
+    async with word_game_component(GAME, load(DictionarySettings), serve) as component:
         yield component
 """
 
@@ -78,13 +79,13 @@ class WordGameService(GameService[T, E]):
 
 @contextlib.asynccontextmanager
 async def word_game_component(
-    game: GameType[Any, Any, Any], serve: WordServe
+    game: GameType[Any, Any, Any], words: DictionarySettings, serve: WordServe
 ) -> AsyncIterator[Component]:
     """``game_component`` of a word game whose servicer ``serve`` also gives the dictionary
-    client (``DictionarySettings``' target and timeout, a token of the game's own; in
-    ``extra`` as ``dictionary``), closed when the component stops."""
-    settings = load(DictionarySettings), load(AuthSettings)
-    async with Dictionary.of(*settings, game.name) as dictionary:
+    client (``words``' target and timeout, a token of the game's own; in ``extra`` as
+    ``dictionary``), closed when the component stops. The game's service loads ``words``
+    (``load(DictionarySettings)``): only the word games' deployments set them."""
+    async with Dictionary.of(words, load(AuthSettings), game.name) as dictionary:
 
         def served(host: GameHost[Any, Any, Any], directory: Directory) -> Served:
             made = serve(host, directory, dictionary)

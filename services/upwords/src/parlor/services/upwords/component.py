@@ -10,7 +10,7 @@ from typing import Any
 from parlor.gamehost.component import Served
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.wordgame import word_game_component
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
 from parlor.services.upwords.game import GAME
@@ -36,5 +36,6 @@ async def upwords() -> AsyncIterator[Component]:
     def serve(host: Any, directory: Directory, dictionary: Dictionary) -> Served:
         return Served(UpwordsServicer(host, dictionary, bot_words=words, directory=directory))
 
-    async with word_game_component(GAME, serve) as component:  # racks, bag stay home
+    # racks, bag stay home
+    async with word_game_component(GAME, load(DictionarySettings), serve) as component:
         yield component
