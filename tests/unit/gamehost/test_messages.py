@@ -80,6 +80,17 @@ message_type {
   field { name: "start" number: 5 type: TYPE_MESSAGE type_name: ".tv1.Point" }
 }
 message_type {
+  name: "Dealt"
+  field { name: "count" number: 1 type: TYPE_UINT32 }
+  field { name: "hand" number: 2 type: TYPE_STRING label: LABEL_REPEATED }
+  field { name: "tile" number: 3 type: TYPE_STRING }
+}
+message_type {
+  name: "DealEvent"
+  field { name: "dealt" number: 10 type: TYPE_MESSAGE type_name: ".tv1.Dealt" oneof_index: 0 }
+  oneof_decl { name: "body" }
+}
+message_type {
   name: "GameEvent"
   field { name: "moved" number: 10 type: TYPE_MESSAGE type_name: ".tv1.Moved" oneof_index: 0 }
   field { name: "peeked" number: 11 type: TYPE_MESSAGE type_name: ".tv1.Peeked" oneof_index: 0 }
@@ -92,7 +103,17 @@ POOL.Add(text_format.Parse(PROTO, descriptor_pb2.FileDescriptorProto()))
 pb = SimpleNamespace(
     **{
         name: GetMessageClass(POOL.FindMessageTypeByName(f"tv1.{name}"))
-        for name in ("Point", "Hand", "MovedSecret", "Moved", "Peeked", "Setup", "GameEvent")
+        for name in (
+            "Point",
+            "Hand",
+            "MovedSecret",
+            "Moved",
+            "Peeked",
+            "Setup",
+            "Dealt",
+            "DealEvent",
+            "GameEvent",
+        )
     }
 )
 
@@ -228,6 +249,26 @@ def test_public_clears_what_holds_secrets_and_keeps_the_rest() -> None:
     # Nothing secret set: the very same bytes.
     event_type, data = codec.encode(STRIPPED)
     assert MESSAGES.public(event_type, data) is data
+
+
+@dataclass(frozen=True)
+class Dealt:
+    count: int
+    hand: Annotated[tuple[str, ...] | None, Secret]
+    tile: Annotated[str | None, Secret]
+
+
+DEALING = Messages(Bodies(pb.DealEvent, "Deal"), (Dealt,), "test")
+
+
+def test_public_clears_secrets_kept_in_fields_without_presence_as_none_encodes() -> None:
+    codec = DEALING.codec()
+    event_type, data = codec.encode(Dealt(2, ("A", "B"), "Q"))
+    public = DEALING.public(event_type, data)
+    assert public == codec.encode(Dealt(2, None, None))[1]
+    assert DEALING.event_of(pb.Dealt.FromString(public)) == Dealt(2, None, None)
+    event_type, data = codec.encode(Dealt(2, None, None))
+    assert DEALING.public(event_type, data) is data
 
 
 def test_the_events_every_game_has_go_through_the_table_mapping() -> None:

@@ -16,9 +16,10 @@ maps them field by field, read from the type hints and the message descriptors:
   decoding gives None back for an unset optional field, an empty optional repeated or
   string field, or an absent secret message.
 
-``public`` clears, in a stored event's payload, every sub-message (or field with presence)
-holding a field the event marks ``Secret`` (``parlor.core.game``): what anyone may see,
-where a game keeps its secrets apart (Take Four's ``secret`` message).
+``public`` clears, in a stored event's payload, every field or sub-message holding a field
+the event marks ``Secret`` (``parlor.core.game``): what anyone may see, the payload of the
+event with those fields None (Upwords' racks and draws; Take Four keeps its secrets apart,
+in a ``secret`` message).
 
 The shapes that really differ are declared: ``types`` (a type's own encode and decode
 functions), ``fields`` (one field's ``Custom`` mapping; a ``Wire``: another message field's
@@ -183,9 +184,11 @@ class Messages(Generic[E]):
 
     def public(self, event_type: str, data: bytes) -> bytes:
         """The payload ``data`` of a stored event with every field holding a ``Secret``
-        field of its event cleared (the same bytes if none is set)."""
+        field of its event cleared, as the event with those None encodes (the same bytes if
+        none is set)."""
         message = self.bodies.parse(event_type, data)
-        held = [n for n in self._secret_holders(type(message)) if message.HasField(n)]
+        holders = self._secret_holders(type(message))
+        held = [field.name for field, _ in message.ListFields() if field.name in holders]
         if not held:
             return data
         for name in held:
@@ -204,7 +207,8 @@ class Messages(Generic[E]):
                 for name in sorted(secret_fields(cls)):
                     holder = routes[name][1] if name in routes else None
                     names[holder.name if holder is not None else self._wire_name(cls, name)] = None
-            found = self._secret[of] = tuple(n for n in names if _has_presence(of, n))
+            fields = of.DESCRIPTOR.fields_by_name
+            found = self._secret[of] = tuple(n for n in names if n in fields)
         return found
 
     def message(self, value: object, into: type[M], **extra: Any) -> M:
@@ -490,11 +494,6 @@ class Messages(Generic[E]):
             raise TypeError(f"{enum_type.full_name} has no value for {missing} (declare a table)")
         named = {k: numbers[prefix + n.upper()] for k, n in members.items() if k not in zero}
         return {**zero, **named}, False
-
-
-def _has_presence(of: type[Message], name: str) -> bool:
-    field = of.DESCRIPTOR.fields_by_name.get(name)
-    return field is not None and field.has_presence and not field.is_repeated
 
 
 _INLINE = 4
