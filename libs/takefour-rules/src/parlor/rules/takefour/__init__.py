@@ -43,6 +43,7 @@ from parlor.rules.takefour.rules import (
     GameResult,
     TakeFourRules,
     attach_verdicts,
+    check_round,
     legal_moves,
 )
 from parlor.rules.takefour.state import (
@@ -106,6 +107,7 @@ __all__ = [
     "WithdrawAgreement",
     "WordIndex",
     "attach_verdicts",
+    "check_round",
     "legal_moves",
     "public_event",
     "render",

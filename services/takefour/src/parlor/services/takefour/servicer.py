@@ -35,17 +35,6 @@ def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
     return tuple(f"{s.player_id}/{i}" if s.is_bot else s.player_id for i, s in enumerate(seats))
 
 
-def check_round(game: tf.TakeFourState, meant_for: int) -> None:
-    """A command naming another round than the game's is refused (it was typed for that one)."""
-    if meant_for and meant_for != game.round:
-        raise FailedPrecondition(
-            f"this command was meant for round {meant_for}, and the game is in round"
-            f" {game.round}: look at the game again",
-            reason="ROUND_CHANGED",
-            metadata={"round": str(game.round), "meant_for": str(meant_for)},
-        )
-
-
 def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
     """A game in Take Four notation (``parlor.rules.takefour.notation``) with the platform's
     seats and finish in it; ``events`` is the whole stream, in order."""
@@ -56,7 +45,7 @@ def _play(build: Callable[[Any, int], tf.TakeFourCommand]) -> Move:
     """A move RPC: ``build(request, seat)``, refused if the request names another round."""
     return Move(
         lambda request, table, seat: build(request, seat),
-        lambda request, table: check_round(table.game, request.round),
+        lambda request, table: tf.check_round(table.game, request.round),
     )
 
 
