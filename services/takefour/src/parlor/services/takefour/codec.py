@@ -20,16 +20,8 @@ from parlor.gamehost.messages import DEFAULT, Custom, Messages, Wire
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.contract import ENGINE
-from parlor.rules.takefour.crossword import Cell
 from parlor.rules.takefour.tiles import STANDARD_TILES
-from parlor.rules.takefour.view import (
-    GridChanged,
-    RoundScoredSeen,
-    SeatView,
-    SeenEvent,
-    TilesDealtSeen,
-    Viewer,
-)
+from parlor.rules.takefour.view import GridChanged, SeatView, SeenEvent, Viewer
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 Event = tf.TakeFourEvent | SeatsTaken | GameFinished
@@ -78,8 +70,6 @@ MESSAGES: Messages[Event] = Messages(
         (tf.RoundStarted, "bag_size"): Custom(lambda e: len(e.bag)),
         (tf.TilesDealt, "counts"): Custom(lambda e: e.counts),
         (tf.TilesDealt, "unused_count"): Custom(lambda e: len(e.unused)),
-        (TilesDealtSeen, "own"): None,
-        (RoundScoredSeen, "own_removed"): None,
         **{(tf.TakeFourView, n): None for n in ("viewer", "seats")},
         **{(SeatView, n): None for n in ("seat", "player_id", "hand", "grid")},
     },
@@ -92,7 +82,6 @@ _config_of = MESSAGES.reader(pb.Config, tf.TakeFourConfig)
 Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Take Four games."""
 _TYPES = BODIES.types
-_cells = MESSAGES.writer(tuple[Cell, ...], pb.Cells)
 
 
 public = MESSAGES.public
@@ -104,7 +93,8 @@ public = MESSAGES.public
 
 def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
     """The message ``viewer`` may see of ``event`` (through the engine's ``public_event``):
-    the event's own message, of the event whole or of the shape shown with its secrets out."""
+    the event's own message, of the event whole or of the shape shown with its secrets out
+    (a viewer's own share of them in the ``secret`` message, in its seat's place)."""
     unchanged = pb.GRID_CHANGE_UNSPECIFIED
     if isinstance(event, SeatsTaken | GameFinished):
         return event_pb(event), unchanged
@@ -114,14 +104,7 @@ def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
     if isinstance(seen, GridChanged):  # only whose grid changed, and how
         change = pb.GridChange.Value(f"GRID_CHANGE_{seen.change.upper()}")
         return MESSAGES.event_types[type(event)](seat=seen.seat), change
-    out: Any = MESSAGES.message(seen, MESSAGES.event_types[type(event)])
-    if viewer is not None and isinstance(seen, TilesDealtSeen):
-        seats = range(len(seen.counts))
-        out.secret.hands.extend(pb.Hand(tiles=seen.own if s == viewer else ()) for s in seats)
-    elif viewer is not None and isinstance(seen, RoundScoredSeen):
-        seats = range(len(seen.scores))
-        out.secret.removed.extend(_cells(seen.own_removed if s == viewer else ()) for s in seats)
-    return out, unchanged
+    return MESSAGES.message(seen, MESSAGES.event_types[type(event)]), unchanged
 
 
 def game_event_pb(
