@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from parlor.gamehost.component import Served, game_component
@@ -57,6 +58,11 @@ class WordGameService(GameService[T, E]):
     ) -> None:
         super().__init__(host, directory, queue)
         self.dictionary = dictionary
+
+    async def with_lexicon(self, config: Any, deadline: float | None) -> Any:
+        """A new game's ``config`` (a dataclass) with the dictionary's id of the lexicon it
+        names ("": the dictionary's default): the game records the very list it is played by."""
+        return replace(config, lexicon=await self.dictionary.lexicon_id(config.lexicon, deadline))
 
     async def with_verdicts(self, game: Any, command: C, remaining: Remaining = lambda: None) -> C:
         """``command`` carrying the verdicts it needs on ``game`` (one batch, bounded by

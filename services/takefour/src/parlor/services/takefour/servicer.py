@@ -90,13 +90,10 @@ class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceSer
     async def create_command(
         self, config: Any, seats: tuple[Seat, ...], deadline: float | None
     ) -> tf.CreateGame:
-        """The first round is dealt at once (``after``); a match plays the default rules."""
-        name = config.lexicon if config is not None else ""
-        lexicon = await self.dictionary.lexicon_id(name, deadline)
-        chosen = (
-            config_of(config, lexicon) if config is not None else tf.TakeFourConfig(lexicon=lexicon)
-        )
-        return tf.CreateGame(chosen, engine_seats(seats))
+        """The first round is dealt at once (``after``); a match plays the default rules, with
+        the dictionary's default lexicon."""
+        chosen = config_of(config) if config is not None else tf.TakeFourConfig(lexicon="")
+        return tf.CreateGame(await self.with_lexicon(chosen, deadline), engine_seats(seats))
 
     def export_message(
         self, game_id: str, table: State, events: Sequence[Event]

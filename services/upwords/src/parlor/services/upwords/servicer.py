@@ -14,7 +14,6 @@ import asyncio
 import random
 import secrets
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from google.protobuf.message import Message
@@ -110,10 +109,9 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     ) -> uw.CreateGame:
         """The lexicon's id recorded, both bag orders drawn from a secure source."""
         chosen = config_of(config) if config is not None else uw.UpwordsConfig()
-        lexicon_id = await self.dictionary.lexicon_id(chosen.lexicon, deadline)
         players = tuple(s.player_id for s in seats)
         bags = shuffled_bag(self.random), shuffled_bag(self.random)
-        return uw.CreateGame(replace(chosen, lexicon=lexicon_id), players, *bags)
+        return uw.CreateGame(await self.with_lexicon(chosen, deadline), players, *bags)
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
