@@ -16,7 +16,7 @@ from parlor.gamehost.seating import OpenTable, Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.services.takefour.component import TakeFourSettings, rules
-from parlor.services.takefour.game import BOT_LEVELS, TakeFourBots
+from parlor.services.takefour.game import bots as takefour_bots
 from parlor.services.takefour.servicer import engine_seats
 
 RULES = rules()
@@ -66,7 +66,7 @@ def runner(game: Tabled, clock: Clock, human_pace: bool = True) -> BotRunner[Any
 
     settings = TakeFourSettings(pause_seconds=0.0, idle_seconds=1.0, human_pace=human_pace)
     made = BotRunner(
-        TakeFourBots(BOT_LEVELS, words=lambda: WORDS),
+        takefour_bots(words=lambda: WORDS),
         settings,
         game.load,
         act,

@@ -30,6 +30,9 @@ from parlor.rules.takefour.state import Phase, Placement
 from parlor.rules.takefour.tiles import TileSet
 from parlor.rules.takefour.view import TakeFourView
 
+LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
+"""Bot level -> the bot's search budget (nodes per crossword build), weakest first."""
+
 _BuildKey = tuple[tuple[str, ...], int, frozenset[tuple[Cell, str]], frozenset[Cell]]
 
 
@@ -161,3 +164,9 @@ class BotSeat:
 
     def new_round(self) -> None:
         self._pending = []
+
+
+def seat_bot(index: WordIndex, level: str) -> BotSeat:
+    """A bot of ``level`` (its budget: ``LEVELS``; an unknown level plays the medium's) for
+    one seat, on the shared word ``index``."""
+    return BotSeat(TakeFourBot(index, budget=LEVELS.get(level, LEVELS["medium"])))
