@@ -53,8 +53,18 @@ STEP_SECONDS = 10.0
 the other games; a bot's own search is bounded by its budget instead."""
 
 
+PAUSE_HELP = "pause between two steps of one bot (0: as fast as it can plan)"
+IDLE_HELP = "how often the bot runner looks at its games when nothing woke it"
+HUMAN_PACE_HELP = (
+    "while a person plays, each bot level waits its own time per step (the game's paces;"
+    " false: only the pause)"
+)
+"""What a game's pace settings say (``PaceSettings``; the env names are the game's own)."""
+
+
 class PaceSettings(Protocol):
-    """How fast the runner's bots go (a game's settings class, read from its environment)."""
+    """How fast the runner's bots go (a game's settings class, read from its environment:
+    its fields are ``setting(<the game's env name>, PAUSE_HELP, 0.5)`` and so on)."""
 
     @property
     def pause_seconds(self) -> float:

@@ -7,15 +7,15 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from parlor.gamehost.botrunner import service_runner
+from parlor.gamehost.botrunner import HUMAN_PACE_HELP, IDLE_HELP, PAUSE_HELP, service_runner
 from parlor.gamehost.component import Served
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.queue import PER_GAME_HELP, GameQueue
 from parlor.gamehost.wordgame import word_game_component
 from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
-from parlor.services.takefour.game import BOT_PACE_SECONDS, GAME, TakeFourBots
+from parlor.services.takefour.game import BOT_PACE_SECONDS, GAME, bots
 from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.servicer import TakeFourHost, TakeFourServicer
 
@@ -24,29 +24,13 @@ rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 @dataclass(frozen=True)
 class TakeFourSettings:
-    """The service's own settings: its queue, its bots' pace (``botrunner.PaceSettings``)."""
+    """The service's own settings: its queue (``queue.GameQueue``), its bots' pace
+    (``botrunner.PaceSettings``; with a person at the table, ``BOT_PACE_SECONDS``)."""
 
-    queue_per_game: bool = setting(
-        "PARLOR_TAKEFOUR_QUEUE_PER_GAME",
-        "queue commands on one game inside a replica (false: let them race and retry conflicts)",
-        True,
-    )
-    pause_seconds: float = setting(
-        "PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS",
-        "pause between two steps of one Take Four bot (0: as fast as it can plan)",
-        0.5,
-    )
-    idle_seconds: float = setting(
-        "PARLOR_TAKEFOUR_BOT_IDLE_SECONDS",
-        "how often the Take Four bot runner looks at its games when nothing woke it",
-        1.0,
-    )
-    human_pace: bool = setting(
-        "PARLOR_TAKEFOUR_BOT_HUMAN_PACE",
-        "while a person plays, each Take Four bot level waits its own time per step"
-        " (easy 8 s, medium 5 s, hard 3 s; false: only the pause)",
-        True,
-    )
+    queue_per_game: bool = setting("PARLOR_TAKEFOUR_QUEUE_PER_GAME", PER_GAME_HELP, True)
+    pause_seconds: float = setting("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", PAUSE_HELP, 0.5)
+    idle_seconds: float = setting("PARLOR_TAKEFOUR_BOT_IDLE_SECONDS", IDLE_HELP, 1.0)
+    human_pace: bool = setting("PARLOR_TAKEFOUR_BOT_HUMAN_PACE", HUMAN_PACE_HELP, True)
 
 
 @contextlib.asynccontextmanager
@@ -56,7 +40,7 @@ async def takefour() -> AsyncIterator[Component]:
 
     def serve(host: TakeFourHost, directory: Directory, dictionary: Dictionary) -> Served:
         servicer = TakeFourServicer(host, dictionary, directory, queue)
-        runner = service_runner(servicer, TakeFourBots(), settings, paces=BOT_PACE_SECONDS)
+        runner = service_runner(servicer, bots(), settings, paces=BOT_PACE_SECONDS)
         return Served(servicer, [runner.run], {"bots": runner})
 
     # hands, grids stay home
