@@ -33,12 +33,12 @@ export interface View {
   rerender(): void;
 }
 
+// A game type's pages in the browser. Its seat range and bots are the server's (matchmaking's
+// ListGameTypes, read from the game's declaration), not written here again.
 export interface GameKind<G extends GameLike> {
   type: string;
   label: string;
   service: GenService<GenServiceMethods>;
-  bots: string[];
-  players: [number, number];
   // Who sits where (Connect 4x4 and Upwords list seats; Take Four has a view per seat).
   seats(game: G): SeatLike[];
   // The status line: whose turn, the result.
