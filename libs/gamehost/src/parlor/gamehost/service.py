@@ -55,6 +55,7 @@ from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
+from parlor.gamehost.words import Dictionary, WordChecks
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
@@ -172,6 +173,15 @@ class GameService(Generic[T, E]):
     create_retry_reasons: frozenset[str] = frozenset()
     """Refusals of a create that a new ``create_command`` may avoid (a draw of the bag)."""
 
+    words: WordChecks[Any, Any] | None = None
+    """A word game's rules of the words its commands need checked (``parlor.gamehost.words``):
+    every seat's command (a bot's too, ``act``) then carries the dictionary's verdicts on the
+    very state it is decided on (its ``config.lexicon``), asked in one batch; after a
+    conflict the host decides again from the new state, so a check is never stale."""
+
+    dictionary: Dictionary
+    """The dictionary client a word game asks (given to ``__init__``, or set by the game's)."""
+
     bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
     """When this replica tries a bot's move again after it failed (a dependency down):
     seconds after each failure. A read never moves a bot; the sweeper also plays a timed
@@ -182,10 +192,13 @@ class GameService(Generic[T, E]):
         host: GameHost[T, Any, E],
         directory: Directory | None = None,
         queue: GameQueue | None = None,
+        dictionary: Dictionary | None = None,
     ) -> None:
         self.host = host
         self.directory = directory
         self.queue = queue
+        if dictionary is not None:
+            self.dictionary = dictionary
         self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
         self.watchers: list[Callable[[str, T], None]] = []
@@ -576,9 +589,44 @@ class GameService(Generic[T, E]):
         )
 
     def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[T]:
-        """A declared move's command as ``move`` decides it (a game may add to every one:
-        Take Four the dictionary's verdicts)."""
-        return lambda table, seat: command(request, table, seat)
+        """A declared move's command as ``move`` decides it: ``checked`` within the caller's
+        time left."""
+        return self.checked(
+            lambda table, seat: command(request, table, seat), lambda: deadline(context)
+        )
+
+    def checked(
+        self, build: SeatCommand[T], remaining: Callable[[], float | None] = lambda: None
+    ) -> SeatCommand[T]:
+        """A seat's command as the host decides it: in a word game (``words``), with the
+        dictionary's verdicts on the words it needs on that very state (``remaining``: the
+        caller's time left bounds the check); else ``build`` itself."""
+        words, dictionary = self.words, getattr(self, "dictionary", None)
+        if words is None:
+            return build
+        assert dictionary is not None, f"{self.game.name} checks words: give it a dictionary"
+
+        async def checked(table: T, seat: int) -> Any:
+            made = build(table, seat)
+            command = await made if inspect.isawaitable(made) else made
+            game = table.game
+            return await dictionary.attach(words, game.config.lexicon, game, command, remaining)
+
+        return checked
+
+    async def act(
+        self,
+        game_id: str,
+        player_id: str,
+        requested: int | None,
+        build: Callable[[int], Any],
+        command_id: str | None,
+    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
+        """One command, ``build(seat)``, for the player's seat, through the path of move RPCs
+        (``play``, ``checked``): how a bot runner's bots act (``botrunner.BotService``).
+        Returns the outcome, the seat and the events a reply would carry."""
+        command = self.checked(lambda table, seat: build(seat))
+        return await self.play(game_id, player_id, requested, command, command_id)
 
     async def move(
         self,
