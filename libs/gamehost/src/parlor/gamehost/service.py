@@ -55,7 +55,6 @@ from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
-from parlor.gamehost.words import Dictionary, WordChecks
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
@@ -173,15 +172,6 @@ class GameService(Generic[T, E]):
     create_retry_reasons: frozenset[str] = frozenset()
     """Refusals of a create that a new ``create_command`` may avoid (a draw of the bag)."""
 
-    words: WordChecks[Any, Any] | None = None
-    """A word game's rules of the words its commands need checked (``parlor.gamehost.words``):
-    every seat's command (a bot's too, ``act``) then carries the dictionary's verdicts on the
-    very state it is decided on (its ``config.lexicon``), asked in one batch; after a
-    conflict the host decides again from the new state, so a check is never stale."""
-
-    dictionary: Dictionary
-    """The dictionary client a word game asks (given to ``__init__``, or set by the game's)."""
-
     bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
     """When this replica tries a bot's move again after it failed (a dependency down):
     seconds after each failure. A read never moves a bot; the sweeper also plays a timed
@@ -192,13 +182,10 @@ class GameService(Generic[T, E]):
         host: GameHost[T, Any, E],
         directory: Directory | None = None,
         queue: GameQueue | None = None,
-        dictionary: Dictionary | None = None,
     ) -> None:
         self.host = host
         self.directory = directory
         self.queue = queue
-        if dictionary is not None:
-            self.dictionary = dictionary
         self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
         self.watchers: list[Callable[[str, T], None]] = []
@@ -598,21 +585,11 @@ class GameService(Generic[T, E]):
     def checked(
         self, build: SeatCommand[T], remaining: Callable[[], float | None] = lambda: None
     ) -> SeatCommand[T]:
-        """A seat's command as the host decides it: in a word game (``words``), with the
-        dictionary's verdicts on the words it needs on that very state (``remaining``: the
-        caller's time left bounds the check); else ``build`` itself."""
-        words, dictionary = self.words, getattr(self, "dictionary", None)
-        if words is None:
-            return build
-        assert dictionary is not None, f"{self.game.name} checks words: give it a dictionary"
-
-        async def checked(table: T, seat: int) -> Any:
-            made = build(table, seat)
-            command = await made if inspect.isawaitable(made) else made
-            game = table.game
-            return await dictionary.attach(words, game.config.lexicon, game, command, remaining)
-
-        return checked
+        """A seat's command as the host decides it: ``build`` itself here; a game whose
+        commands need outside answers about that very state adds them (a word game's
+        dictionary verdicts, ``parlor.gamehost.wordgame``), bounded by ``remaining``, the
+        caller's time left."""
+        return build
 
     async def act(
         self,

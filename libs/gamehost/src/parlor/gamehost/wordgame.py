@@ -14,7 +14,8 @@ stale). Its component gets a dictionary client with a token of the service's own
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+import inspect
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from parlor.gamehost.component import Served, game_component
@@ -23,7 +24,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
-from parlor.gamehost.service import GameService, MoveCommand, SeatCommand, deadline
+from parlor.gamehost.service import GameService, SeatCommand
 from parlor.gamehost.words import Dictionary, DictionarySettings, WordChecks
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
@@ -63,18 +64,17 @@ class WordGameService(GameService[T, E]):
         lexicon = game.config.lexicon
         return await self.dictionary.attach(self.word_checks, lexicon, game, command, remaining)
 
-    def checked(self, build: SeatCommand[T], remaining: Remaining) -> SeatCommand[T]:
-        """The seat's command ``build`` makes, with its verdicts on the state it is decided on."""
+    def checked(self, build: SeatCommand[T], remaining: Remaining = lambda: None) -> SeatCommand[T]:
+        """The seat's command ``build`` makes (or its awaitable), with its verdicts on the
+        state it is decided on: every declared move's, a bot runner's (``act``) and a move
+        written out by hand."""
 
-        def command(table: T, seat: int) -> Awaitable[Any]:
-            return self.with_verdicts(table.game, build(table, seat), remaining)
+        async def command(table: T, seat: int) -> Any:
+            made = build(table, seat)
+            built = await made if inspect.isawaitable(made) else made
+            return await self.with_verdicts(table.game, built, remaining)
 
         return command
-
-    def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[T]:
-        return self.checked(
-            lambda table, seat: command(request, table, seat), lambda: deadline(context)
-        )
 
 
 @contextlib.asynccontextmanager

@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from parlor.gamehost.botrunner import service_runner
-from parlor.gamehost.component import Served, game_component
+from parlor.gamehost.component import Served
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.wordgame import word_game_component
 from parlor.gamehost.words import Dictionary, DictionarySettings
-from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
 from parlor.services.takefour.game import BOT_PACE_SECONDS, GAME, TakeFourBots
@@ -53,13 +53,12 @@ class TakeFourSettings:
 async def takefour() -> AsyncIterator[Component]:
     settings = load(TakeFourSettings)
     queue = GameQueue() if settings.queue_per_game else None
-    client = load(DictionarySettings), load(AuthSettings)
-    async with Dictionary.of(*client, GAME.name) as dictionary:
 
-        def serve(host: TakeFourHost, directory: Directory) -> Served:
-            servicer = TakeFourServicer(host, directory, queue, dictionary)
-            runner = service_runner(servicer, TakeFourBots(), settings, paces=BOT_PACE_SECONDS)
-            return Served(servicer, [runner.run], {"bots": runner, "dictionary": dictionary})
+    def serve(host: TakeFourHost, directory: Directory, dictionary: Dictionary) -> Served:
+        servicer = TakeFourServicer(host, dictionary, directory, queue)
+        runner = service_runner(servicer, TakeFourBots(), settings, paces=BOT_PACE_SECONDS)
+        return Served(servicer, [runner.run], {"bots": runner})
 
-        async with game_component(GAME, serve) as component:  # hands, grids stay home
-            yield component
+    # hands, grids stay home
+    async with word_game_component(GAME, load(DictionarySettings), serve) as component:
+        yield component

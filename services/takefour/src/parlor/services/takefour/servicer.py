@@ -1,8 +1,9 @@
 """The gRPC face of Take Four: its moves and pictures; the rest is the game host's.
 
 ``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and
-export from the game's declaration (``GAME``), and checks the words every command needs
-(``words``) on the very state it is decided on; Take Four's bots are a runner's (``game.py``).
+export from the game's declaration (``GAME``); ``WordGameService`` checks the words every
+command needs (``word_checks``) on the very state it is decided on; Take Four's bots are a
+runner's (``game.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from parlor.gamehost.chance import shuffled
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.export import export_parts
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import FollowUp, GameService, Move
+from parlor.gamehost.service import FollowUp, Move
+from parlor.gamehost.wordgame import WordGameService
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import notation
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
@@ -67,11 +69,11 @@ def _moved(r: pb.MoveTileRequest, seat: int) -> tf.MoveTile:
     return tf.MoveTile(seat, f.x, f.y, t.x, t.y, _letter(r.letter))
 
 
-class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceServicer):
+class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceServicer):
     game = GAME
     simultaneous = True
     view_cache = False
-    words = tf.TAKE_FOUR  # what each call needs checked: the dictionary's verdicts go in
+    word_checks = tf.TAKE_FOUR  # what each call needs checked: the dictionary's verdicts go in
     PlaceTile = _play(lambda r, seat: tf.PlaceTile(seat, r.tile, r.x, r.y, _letter(r.letter)))
     MoveTile = _play(_moved)
     TakeBackTile = _play(lambda r, seat: tf.TakeBackTile(seat, r.cell.x, r.cell.y))
