@@ -16,13 +16,10 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from google.protobuf.message import Message
-
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost import GameHost, Recorded
+from parlor.gamehost import GameHost
 from parlor.gamehost.botwords import index_once
-from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, Move, deadline
@@ -82,24 +79,10 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
         return game_pb(game_id, version, table, viewer, reveal=everything)
 
     def build_event(
-        self, event: Event, info: common_pb2.EventInfo, before: UpwordsTable | None
+        self, event: Event, info: common_pb2.EventInfo, before: UpwordsTable
     ) -> pb.GameEvent:
-        assert before is not None, "a reply's events are built by reply_events"
+        """The event's notation reads the board before it."""
         return game_event_pb(event, info, before.game.board)
-
-    def reply_events(
-        self,
-        records: Sequence[Recorded[Event]],
-        after: UpwordsTable,
-        viewer: int | None,
-        everything: bool,
-    ) -> list[Message]:
-        """Each event's notation reads the board before it, walked back from the one after."""
-        boards = record.boards_before([r.event for r in records], after.game.board)
-        return [
-            game_event_pb(self.seen(r.event, viewer, everything), event_info(r), board)
-            for r, board in zip(records, boards, strict=True)
-        ]
 
     def export_text(self, table: UpwordsTable, moves: Sequence[Any]) -> str:
         return record.export_game(moves)
