@@ -98,20 +98,19 @@ class Abort:
 class Preempted(FailedPrecondition):
     """A command the timeouts due before it overtake: ``events`` (the timeouts) are appended
     in its place and the caller is told ``reason``: ``TIMED_OUT`` if its own seat ran out,
-    ``GAME_OVER`` if the others' timeouts ended the game."""
+    ``GAME_OVER`` if the others' timeouts ended the game. ``states``: the table after each
+    timeout, as the fold that found them left it (the host appends them without folding)."""
 
-    def __init__(self, events: Sequence[Any], message: str, reason: str = TIMED_OUT) -> None:
+    def __init__(
+        self,
+        events: Sequence[Any],
+        message: str,
+        reason: str = TIMED_OUT,
+        states: Sequence[Any] = (),
+    ) -> None:
         super().__init__(message, reason=reason)
         self.events = list(events)
-
-
-class Fired(list[Any]):
-    """A timed command's events: first the ``fired`` timeouts that were due, then its own
-    (the host stamps the acting seat on the first of its own: ``Stamp.first``)."""
-
-    def __init__(self, events: Sequence[Any], fired: int) -> None:
-        super().__init__(events)
-        self.fired = fired
+        self.states = tuple(states)
 
 
 class Timing(Protocol[S_contra]):

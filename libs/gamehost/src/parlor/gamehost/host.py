@@ -22,11 +22,11 @@ from __future__ import annotations
 import inspect
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
-from parlor.core.decider import Decider, replay
+from parlor.core.decider import Decider
 from parlor.core.errors import (
     AlreadyExists,
     Conflict,
@@ -69,6 +69,9 @@ class Recorded(Generic[E]):
 
     record: RecordedEvent
     event: E
+    before: Any = field(default=None, compare=False, repr=False)
+    """The game's state before the event, where the host had it at hand: in a command's
+    ``Outcome.records`` and from ``GameHost.recorded`` (None in ``history``)."""
 
     @property
     def version(self) -> int:
@@ -84,9 +87,9 @@ class Outcome(Generic[S, E]):
     events: tuple[E, ...]
     duplicate: bool = False
     records: tuple[Recorded[E], ...] = ()
-    """The appended events as stored (versions, positions, times), when known without a read:
-    a reply's ``EventInfo`` comes from here (``GameHost.recorded``). After
-    ``GameService.after`` it holds the bots' moves too."""
+    """The appended events as stored (versions, positions, times), each with the state before
+    it, when known without a read: a reply's events come from here (``GameHost.recorded``).
+    After ``GameService.after`` it holds the bots' moves too."""
 
 
 def check_id(value: str, what: str) -> str:
@@ -188,12 +191,14 @@ class GameHost(Generic[S, C, E]):
     async def recorded(
         self, game_id: str, first: int, last: int, *outcomes: Outcome[S, E]
     ) -> list[Recorded[E]]:
-        """Events ``first..last``: from the outcomes' records if they hold every one (no
-        read-back of what was just written), else read from the store."""
+        """Events ``first..last``, each with the state before it (``Recorded.before``): from
+        the outcomes' records if they hold every one (no read-back of what was just written),
+        else read from the store (from the first event, to fold the states before)."""
         known = {r.version: r for outcome in outcomes for r in outcome.records}
         if all(v in known for v in range(first, last + 1)):
             return [known[v] for v in range(first, last + 1)]
-        return await self.history(game_id, first, last)
+        records, _ = self._with_befores(await self.history(game_id, 1, last), first)
+        return records
 
     async def exists(self, game_id: str) -> bool:
         return await self.store.stream_version(self.stream_id(game_id)) > 0
@@ -280,7 +285,6 @@ class GameHost(Generic[S, C, E]):
                 stamped = self._timed(state, decided)
                 asked: Any = Timed(decided, at) if stamped else decided
                 answer = self.decider.decide(state, asked)
-                fired = getattr(answer, "fired", 0)
                 events = list(answer)
             except Preempted as late:
                 # A retry of a command already applied gets its first outcome, as any
@@ -313,8 +317,13 @@ class GameHost(Generic[S, C, E]):
                 raise
             if not events:
                 return Outcome(state, version, ())
+            # ``Seated`` folds each event once, as it decides it: its answer holds how each is
+            # stamped and the state after each; another decider's events are folded here.
+            stamps = getattr(answer, "stamps", None)
+            if stamps is None:
+                seat = getattr(decided, "seat", None)
+                stamps = self._stamps(events, at, seat, stamped, getattr(answer, "fired", 0))
             try:
-                stamps = self._stamps(events, at, getattr(decided, "seat", None), stamped, fired)
                 result = await self.store.append(
                     stream_id,
                     [
@@ -342,11 +351,15 @@ class GameHost(Generic[S, C, E]):
                 continue
             if result.duplicate:
                 return await self._outcome_of(game_id, result, actor)
-            new_state = self._folded(events, stamps, state)
+            states = getattr(answer, "states", None) or self._folded(events, stamps, state)
+            new_state = states[-1]
             self._remember(game_id, new_state, result.last_version)
             self.bells.ring(game_id, result.last_version)
             await self.schedule(game_id, new_state, result.last_version)
-            records = tuple(Recorded(r, e) for r, e in zip(result.events, events, strict=False))
+            befores = (state, *states[:-1])
+            records = tuple(
+                Recorded(r, e, b) for r, e, b in zip(result.events, events, befores, strict=False)
+            )
             return Outcome(new_state, result.last_version, tuple(events), records=records)
         raise Conflict(
             f"game {game_id} is too busy: gave up after {self.max_attempts} attempts",
@@ -378,13 +391,16 @@ class GameHost(Generic[S, C, E]):
         """The state after stored events, clocks advanced by the times they record."""
         if state is None:
             state = self.decider.initial_state()
+        for r in records:
+            state = self._evolve(state, r)
+        return state
+
+    def _evolve(self, state: S, r: Recorded[E]) -> S:
         evolve_at = self._evolve_at
         if evolve_at is None:
-            return replay(self.decider, (r.event for r in records), state)
-        for r in records:
-            extra = r.record.metadata.extra
-            state = evolve_at(state, r.event, stamp_of(extra) if extra else None)
-        return state
+            return self.decider.evolve(state, r.event)
+        extra = r.record.metadata.extra
+        return evolve_at(state, r.event, stamp_of(extra) if extra else None)
 
     def _timed(self, state: S, command: Any) -> bool:
         """Whether a command is decided with the time (a game with clocks, or opening one)."""
@@ -405,13 +421,30 @@ class GameHost(Generic[S, C, E]):
         actor = seat if isinstance(seat, int) else None
         return [Stamp(at, actor, i == fired) for i in range(len(events))]
 
-    def _folded(self, events: Sequence[E], stamps: Sequence[Stamp | None], state: S) -> S:
+    def _folded(self, events: Sequence[E], stamps: Sequence[Stamp | None], state: S) -> list[S]:
+        """The state after each event, for a decider whose answer does not hold them."""
         evolve_at = self._evolve_at
-        if evolve_at is None:
-            return replay(self.decider, events, state)
+        states: list[S] = []
         for event, stamp in zip(events, stamps, strict=True):
-            state = evolve_at(state, event, stamp)
-        return state
+            if evolve_at is None:
+                state = self.decider.evolve(state, event)
+            else:
+                state = evolve_at(state, event, stamp)
+            states.append(state)
+        return states
+
+    def _with_befores(
+        self, records: Iterable[Recorded[E]], first: int = 1
+    ) -> tuple[list[Recorded[E]], S]:
+        """A stream's events from its first, folded once: those from version ``first`` on,
+        each with the state before it, and the state after the last."""
+        state = self.decider.initial_state()
+        out: list[Recorded[E]] = []
+        for r in records:
+            if r.version >= first:
+                out.append(replace(r, before=state))
+            state = self._evolve(state, r)
+        return out, state
 
     async def _append_timeout(
         self, game_id: str, state: S, version: int, late: Preempted, at: datetime
@@ -432,7 +465,8 @@ class GameHost(Generic[S, C, E]):
             self._cache.pop(game_id, None)
             return False
         if not result.duplicate:
-            new_state = self._folded(late.events, stamps, state)
+            states = late.states or self._folded(late.events, stamps, state)
+            new_state = states[-1]
             self._remember(game_id, new_state, result.last_version)
             self.bells.ring(game_id, result.last_version)
             await self.schedule(game_id, new_state, result.last_version)
@@ -539,8 +573,8 @@ class GameHost(Generic[S, C, E]):
                 " choose a new one (a random UUID)",
                 reason="COMMAND_ID_TAKEN",
             )
-        state = self.fold(events)
-        records = tuple(r for r in events if r.version >= result.first_version)
+        folded, state = self._with_befores(events, result.first_version)
+        records = tuple(folded)
         mine = tuple(r.event for r in records)
         return Outcome(state, result.last_version, mine, duplicate=True, records=records)
 

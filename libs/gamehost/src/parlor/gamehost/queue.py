@@ -14,6 +14,12 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+PER_GAME_HELP = (
+    "queue commands on one game inside a replica (false: let them race and retry conflicts)"
+)
+"""What a game's setting switching its queue on says (Take Four's
+``PARLOR_TAKEFOUR_QUEUE_PER_GAME``; the env name is the game's own)."""
+
 
 class GameQueue:
     """A lock per game, held while a command is decided and appended (``turn``)."""

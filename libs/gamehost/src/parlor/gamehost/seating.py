@@ -22,7 +22,6 @@ from parlor.gamehost.clocks import (
     GAME_OVER,
     Abort,
     Clock,
-    Fired,
     Preempted,
     Stamp,
     Tick,
@@ -120,6 +119,45 @@ Standings = Callable[[S], tuple[str, tuple[Standing, ...]]]
 TableEvent = SeatsTaken | GameFinished
 
 
+class Decided(list[Any]):
+    """A command's events as ``Seated`` decided them: first the ``fired`` timeouts that were
+    due, then the command's own. Each was folded once, as it was decided: ``stamps`` are
+    what the host records with each (None: an untimed game; the acting seat on the first
+    of the command's own, ``Stamp.first``), ``states`` the table after each."""
+
+    def __init__(
+        self,
+        events: Sequence[Any],
+        fired: int,
+        stamps: Sequence[Stamp | None],
+        states: Sequence[Any],
+    ) -> None:
+        super().__init__(events)
+        self.fired = fired
+        self.stamps = tuple(stamps)
+        self.states = tuple(states)
+
+
+class _Fold(Generic[S]):
+    """Events as they are decided, each folded into the table once, where it is decided."""
+
+    def __init__(self, seated: Seated[S, Any, Any], table: Table[S]) -> None:
+        self.seated = seated
+        self.table = table
+        self.events: list[Any] = []
+        self.stamps: list[Stamp | None] = []
+        self.states: list[Table[S]] = []
+
+    def add(self, event: Any, stamp: Stamp | None) -> None:
+        self.table = self.seated.evolve_at(self.table, event, stamp)
+        self.events.append(event)
+        self.stamps.append(stamp)
+        self.states.append(self.table)
+
+    def decided(self, fired: int = 0) -> Decided:
+        return Decided(self.events, fired, self.stamps, self.states)
+
+
 class Seated(Generic[S, C, E]):
     """The engine with its seats and clocks: commands other than ``OpenTable`` go to the engine.
 
@@ -131,7 +169,12 @@ class Seated(Generic[S, C, E]):
     rules): a command of a seat that ran out is ``Preempted`` (the timeouts are appended,
     the caller hears ``TIMED_OUT``), one of a seat still in a game the others' timeouts
     ended is too (``GAME_OVER``); another seat's command is decided after them, in the
-    same append (``Fired`` says how many events were the timeouts). Bots never run out.
+    same append (``Decided.fired`` says how many events were the timeouts). Bots never
+    run out.
+
+    Each event is folded once, where it is decided, stamped as the host records it: the
+    fold that finds whether the game ended gives the host the table after each event
+    (``Decided.states``; ``Preempted.states`` for timeouts that overtake a command).
     """
 
     def __init__(
@@ -151,34 +194,43 @@ class Seated(Generic[S, C, E]):
     def initial_state(self) -> Table[S]:
         return Table((), self.engine.initial_state())
 
-    def decide(
-        self, state: Table[S], command: OpenTable[C] | C | Timed[Any]
-    ) -> Sequence[TableEvent | E]:
+    def decide(self, state: Table[S], command: OpenTable[C] | C | Timed[Any]) -> Decided:
+        """The command's events, each folded once into the table after it (``Decided``)."""
         at: datetime | None = None
         if isinstance(command, Timed):
             at, command = command.at, command.command
+        fold = _Fold(self, state)
         if isinstance(command, OpenTable):
-            return self._open(state, command)
+            self._open(fold, command, at)
+            return fold.decided()
         if not state.seats:
             raise FailedPrecondition("the game has not started", reason="GAME_NOT_STARTED")
         if isinstance(command, Abort):
-            return [self._abort(state)]
-        fired: list[TableEvent | E] = []
-        before = state
+            fold.add(self._abort(state), _stamp(at))
+            return fold.decided()
         if at is not None and state.clock is not None and not self.is_terminal(state):
-            fired, state = self._fire(state, at)
+            self._fire(fold, at)
+        fired = len(fold.events)
         if isinstance(command, Tick):
-            return Fired(fired, len(fired))
+            return fold.decided(fired)
+        actor = getattr(command, "seat", None)
+        seat = actor if isinstance(actor, int) else None
         if fired:
-            actor = getattr(command, "seat", None)
             timing = self.timing
-            out = isinstance(actor, int) and timing is not None and timing.out(state.game, actor)
-            if out:
-                raise Preempted(fired, "time ran out before this command: the timeout stands")
-            if self.is_terminal(state):
-                raise Preempted(fired, self._ended(before, state), reason=GAME_OVER)
-        decided = self.engine.decide(state.game, cast(C, command))
-        return Fired(fired + self._with_finish(state.game, decided), len(fired))
+            now = fold.table
+            if seat is not None and timing is not None and timing.out(now.game, seat):
+                raise Preempted(
+                    fold.events,
+                    "time ran out before this command: the timeout stands",
+                    states=fold.states,
+                )
+            if self.is_terminal(now):
+                raise Preempted(
+                    fold.events, self._ended(state, now), reason=GAME_OVER, states=fold.states
+                )
+        decided = self.engine.decide(fold.table.game, cast(C, command))
+        self._with_finish(fold, decided, at, seat)
+        return fold.decided(fired)
 
     def _ended(self, before: Table[S], after: Table[S]) -> str:
         """Why a game the timeouts just ended refuses a seat that is still in it."""
@@ -193,8 +245,8 @@ class Seated(Generic[S, C, E]):
         who = f"seat {gone[0]}" if len(gone) == 1 else "seats " + ", ".join(gone)
         return f"the game ended: {who} ran out of time"
 
-    def _open(self, state: Table[S], command: OpenTable[C]) -> list[TableEvent | E]:
-        if state.seats:
+    def _open(self, fold: _Fold[S], command: OpenTable[C], at: datetime | None) -> None:
+        if fold.table.seats:
             raise FailedPrecondition("the game has already started", reason="GAME_EXISTS")
         if not self.min_seats <= len(command.seats) <= self.max_seats:
             raise InvalidArgument(
@@ -210,11 +262,8 @@ class Seated(Generic[S, C, E]):
                 )
         if command.time_control.timed and self.timing is None:
             raise InvalidArgument("this game has no clocks", reason="INVALID_TIME_CONTROL")
-        opened: list[TableEvent | E] = [
-            SeatsTaken(command.seats, command.time_control, command.matched)
-        ]
-        opened += self._with_finish(state.game, self.engine.decide(state.game, command.create))
-        return opened
+        fold.add(SeatsTaken(command.seats, command.time_control, command.matched), _stamp(at))
+        self._with_finish(fold, self.engine.decide(fold.table.game, command.create), at, None)
 
     def _aborted(self, state: Table[S]) -> GameFinished:
         return GameFinished(ABORTED, tuple(Standing(1) for _ in state.seats))
@@ -264,43 +313,41 @@ class Seated(Generic[S, C, E]):
         found = [d for d in self.deadlines(state).values() if d is not None]
         return min(found) if found else None
 
-    def _fire(self, state: Table[S], at: datetime) -> tuple[list[TableEvent | E], Table[S]]:
-        """The timeouts due at ``at``, one after the other, and the table after them."""
+    def _fire(self, fold: _Fold[S], at: datetime) -> None:
+        """The timeouts due at ``at``, one after the other, folded as they are decided."""
         assert self.timing is not None
-        assert state.clock is not None
-        fired: list[TableEvent | E] = []
-        stamp = Stamp(at)
-        for _ in range(2 * len(state.seats) + 1):
+        for _ in range(2 * len(fold.table.seats) + 1):
+            state = fold.table
             due = self.due(state, at)
             if not due or self.is_terminal(state):
                 break
             seat = due[0]
-            events: list[TableEvent | E]
             clock = state.clock
             if clock is not None and clock.matched and not clock.seats[seat].acted:
-                events = [self._aborted(state)]
+                fold.add(self._aborted(state), Stamp(at))
             else:
                 command = self.timing.timeout(state.game, seat)
-                events = self._with_finish(state.game, self.engine.decide(state.game, command))
-            fired += events
-            for event in events:
-                state = self.evolve_at(state, event, stamp)
-        return fired, state
+                self._with_finish(fold, self.engine.decide(state.game, command), at, None)
 
-    def _with_finish(self, game: S, events: Sequence[E]) -> list[TableEvent | E]:
-        decided: list[TableEvent | E] = list(events)
-        if events and not self.engine.is_terminal(game):
-            after = replay(self.engine, events, game)
-            if self.engine.is_terminal(after):
-                reason, standings = self.standings(after)
-                if self.timing is not None:
-                    timing = self.timing
-                    standings = tuple(
-                        Standing(s.rank, s.score, True) if timing.out(after, i) else s
-                        for i, s in enumerate(standings)
-                    )
-                decided.append(GameFinished(reason, standings))
-        return decided
+    def _with_finish(
+        self, fold: _Fold[S], events: Sequence[E], at: datetime | None, seat: int | None
+    ) -> None:
+        """The engine's events folded, then ``GameFinished`` if they ended the game: the
+        fold that finds the end is the one the host keeps. Stamped at ``at`` (None:
+        untimed), the acting ``seat`` on the first."""
+        over = self.engine.is_terminal(fold.table.game)
+        for i, event in enumerate(events):
+            fold.add(event, None if at is None else Stamp(at, seat, i == 0))
+        after = fold.table.game
+        if events and not over and self.engine.is_terminal(after):
+            reason, standings = self.standings(after)
+            if self.timing is not None:
+                timing = self.timing
+                standings = tuple(
+                    Standing(s.rank, s.score, True) if timing.out(after, i) else s
+                    for i, s in enumerate(standings)
+                )
+            fold.add(GameFinished(reason, standings), _stamp(at))
 
     def evolve(self, state: Table[S], event: TableEvent | E) -> Table[S]:
         return self.evolve_at(state, event, None)
@@ -353,3 +400,8 @@ class Seated(Generic[S, C, E]):
             timing.idle,
             as_of,
         )
+
+
+def _stamp(at: datetime | None) -> Stamp | None:
+    """The stamp of an event no seat acted in (None: untimed)."""
+    return None if at is None else Stamp(at)

@@ -216,7 +216,7 @@ class GameService(Generic[T, E]):
         """The ``Game`` message at ``version`` as ``viewer`` sees it (the codec's)."""
         raise NotImplementedError
 
-    def build_event(self, event: E, info: common_pb2.EventInfo, before: T | None) -> Message:
+    def build_event(self, event: E, info: common_pb2.EventInfo, before: T) -> Message:
         """One ``GameEvent`` of ``event`` (already as the viewer may see it) with its place
         in the stream; ``before`` is the game before it (as in ``event_message``)."""
         raise NotImplementedError
@@ -250,10 +250,10 @@ class GameService(Generic[T, E]):
         return event if everything else self.shown(event, viewer)
 
     def event_message(
-        self, recorded: Recorded[E], before: T | None, viewer: int | None, everything: bool
+        self, recorded: Recorded[E], before: T, viewer: int | None, everything: bool
     ) -> Message:
-        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it
-        (None in a move's reply, unless the game overrides ``reply_events``)."""
+        """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it (in a
+        move's reply, as the host's records hold it: ``Recorded.before``)."""
         return self.build_event(
             self.seen(recorded.event, viewer, everything), event_info(recorded), before
         )
@@ -576,9 +576,34 @@ class GameService(Generic[T, E]):
         )
 
     def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[T]:
-        """A declared move's command as ``move`` decides it (a game may add to every one:
-        Take Four the dictionary's verdicts)."""
-        return lambda table, seat: command(request, table, seat)
+        """A declared move's command as ``move`` decides it: ``checked`` within the caller's
+        time left."""
+        return self.checked(
+            lambda table, seat: command(request, table, seat), lambda: deadline(context)
+        )
+
+    def checked(
+        self, build: SeatCommand[T], remaining: Callable[[], float | None] = lambda: None
+    ) -> SeatCommand[T]:
+        """A seat's command as the host decides it: ``build`` itself here; a game whose
+        commands need outside answers about that very state adds them (a word game's
+        dictionary verdicts, ``parlor.gamehost.wordgame``), bounded by ``remaining``, the
+        caller's time left."""
+        return build
+
+    async def act(
+        self,
+        game_id: str,
+        player_id: str,
+        requested: int | None,
+        build: Callable[[int], Any],
+        command_id: str | None,
+    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
+        """One command, ``build(seat)``, for the player's seat, through the path of move RPCs
+        (``play``, ``checked``): how a bot runner's bots act (``botrunner.BotService``).
+        Returns the outcome, the seat and the events a reply would carry."""
+        command = self.checked(lambda table, seat: build(seat))
+        return await self.play(game_id, player_id, requested, command, command_id)
 
     async def move(
         self,
@@ -603,7 +628,7 @@ class GameService(Generic[T, E]):
         over = self.over(followed.state)
         return response(
             game=self.game_message(request.game_id, followed.version, followed.state, seat, over),
-            events=self.reply_events(records, followed.state, seat, over),
+            events=self.reply_events(records, seat, over),
         )
 
     async def play(
@@ -663,13 +688,11 @@ class GameService(Generic[T, E]):
         return mine
 
     def reply_events(
-        self, records: Sequence[Recorded[E]], after: T, viewer: int | None, everything: bool
+        self, records: Sequence[Recorded[E]], viewer: int | None, everything: bool
     ) -> list[Message]:
-        """A move reply's events as ``viewer`` sees them; ``after`` is the game after the
-        last. The default gives ``event_message`` no game before each (None): a game whose
-        events read it overrides this (Upwords' notation reads the board, walked back from
-        ``after``), so a reply needs no read or fold of the game before."""
-        return [self.event_message(r, None, viewer, everything) for r in records]
+        """A move reply's events as ``viewer`` sees them, each with the game before it as the
+        command's fold left it (``Recorded.before``): no read, and no fold again."""
+        return [self.event_message(r, r.before, viewer, everything) for r in records]
 
     # -- bots ------------------------------------------------------------------------------
 

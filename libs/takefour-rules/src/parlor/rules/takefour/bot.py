@@ -30,6 +30,9 @@ from parlor.rules.takefour.state import Phase, Placement
 from parlor.rules.takefour.tiles import TileSet
 from parlor.rules.takefour.view import TakeFourView
 
+LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
+"""Bot level -> the bot's search budget (nodes per crossword build), weakest first."""
+
 _BuildKey = tuple[tuple[str, ...], int, frozenset[tuple[Cell, str]], frozenset[Cell]]
 
 
@@ -37,7 +40,7 @@ class TakeFourBot:
     """Plays one seat from its view; give it a word list (any iterable of words) or an index."""
 
     def __init__(self, words: Iterable[str] | WordIndex, budget: int = 20_000) -> None:
-        self.index = words if isinstance(words, WordIndex) else WordIndex(words)
+        self.index = WordIndex.of(words)
         self.budget = budget
         self._built: dict[_BuildKey, tuple[Layout, bool]] = {}
 
@@ -161,3 +164,9 @@ class BotSeat:
 
     def new_round(self) -> None:
         self._pending = []
+
+
+def seat_bot(index: WordIndex, level: str) -> BotSeat:
+    """A bot of ``level`` (its budget: ``LEVELS``; an unknown level plays the medium's) for
+    one seat, on the shared word ``index``."""
+    return BotSeat(TakeFourBot(index, budget=LEVELS.get(level, LEVELS["medium"])))

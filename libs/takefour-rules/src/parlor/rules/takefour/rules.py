@@ -67,6 +67,18 @@ TIMEOUT = "TIMEOUT"
 """The ``Forfeit`` reason of a seat that ran out of time (any other: it left)."""
 
 
+def check_round(state: TakeFourState, meant_for: int) -> None:
+    """A command meant for another round than the game's is refused (it was written for
+    that one: a caller names the round it last saw; 0 names none, and nothing is checked)."""
+    if meant_for and meant_for != state.round:
+        raise RuleViolation(
+            "ROUND_CHANGED",
+            f"this command was meant for round {meant_for}, and the game is in round"
+            f" {state.round}: look at the game again",
+            metadata={"round": str(state.round), "meant_for": str(meant_for)},
+        )
+
+
 @dataclass(frozen=True)
 class GameResult:
     """Final totals and the seats sharing the lowest one."""

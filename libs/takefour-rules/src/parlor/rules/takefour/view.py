@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from parlor.rules.takefour.crossword import Cell
 from parlor.rules.takefour.events import (
@@ -30,6 +30,7 @@ from parlor.rules.takefour.state import (
 
 Viewer = int | None
 """A seat number, or ``None`` for a spectator."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -113,14 +114,23 @@ class RoundStartedSeen:
 
 @dataclass(frozen=True)
 class TilesDealtSeen:
-    """A deal as one viewer sees it: everyone's counts, and the viewer's own new tiles."""
+    """A deal as one viewer sees it: everyone's counts, and the viewer's own new tiles in
+    ``hands`` (each seat's share, empty but the viewer's; None for a spectator)."""
+
+    # a positional pattern reads the viewer's own share, as it did before shares were per seat
+    __match_args__ = ("round", "kind", "counts", "unused_count", "bag_left", "own")
 
     round: int
     kind: DealKind
     counts: tuple[int, ...]
     unused_count: int
     bag_left: int
-    own: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...] | None
+
+    @property
+    def own(self) -> tuple[int, ...]:
+        """The viewer's own new tiles (none for a spectator)."""
+        return _own(self.hands)
 
 
 @dataclass(frozen=True)
@@ -141,12 +151,23 @@ class DoneCalledSeen:
 
 @dataclass(frozen=True)
 class RoundScoredSeen:
+    """A round's scores as one viewer sees them: the cells removed from the viewer's own
+    grid in ``removed`` (each seat's share, empty but the viewer's; None for a spectator)."""
+
+    # a positional pattern reads the viewer's own share, as it did before shares were per seat
+    __match_args__ = ("round", "done_seat", "done_valid", "scores", "totals", "own_removed")
+
     round: int
     done_seat: int
     done_valid: bool
     scores: tuple[int, ...]
     totals: tuple[int, ...]
-    own_removed: tuple[Cell, ...]
+    removed: tuple[tuple[Cell, ...], ...] | None
+
+    @property
+    def own_removed(self) -> tuple[Cell, ...]:
+        """The cells removed from the viewer's own grid (none for a spectator)."""
+        return _own(self.removed)
 
 
 SeenEvent = (
@@ -157,6 +178,19 @@ SeenEvent = (
     | DoneCalledSeen
     | RoundScoredSeen
 )
+
+
+def _own(shares: tuple[tuple[T, ...], ...] | None) -> tuple[T, ...]:
+    """The viewer's share of a seen event's ``shares`` (the others' are empty)."""
+    return tuple(item for share in shares or () for item in share)
+
+
+def _shares(shares: tuple[tuple[T, ...], ...], viewer: Viewer) -> tuple[tuple[T, ...], ...] | None:
+    """Each seat's share as ``viewer`` may see them: their own, none of the others'."""
+    if viewer is None:
+        return None
+    return tuple(share if seat == viewer else () for seat, share in enumerate(shares))
+
 
 _CHANGES: dict[type, Literal["placed", "moved", "taken_back", "joker_swapped"]] = {
     TilePlaced: "placed",
@@ -174,9 +208,9 @@ def public_event(event: TakeFourEvent, viewer: Viewer, *, reveal: bool = False) 
         case RoundStarted(round=number, bag=bag):
             return RoundStartedSeen(round=number, bag_size=len(bag))
         case TilesDealt():
-            own = event.hands[viewer] if viewer is not None else ()
+            hands = _shares(event.hands, viewer)
             return TilesDealtSeen(
-                event.round, event.kind, event.counts, len(event.unused), event.bag_left, own
+                event.round, event.kind, event.counts, len(event.unused), event.bag_left, hands
             )
         case TilePlaced() | TileMoved() | TileTakenBack() | JokerSwapped():
             if event.seat == viewer:
@@ -185,14 +219,9 @@ def public_event(event: TakeFourEvent, viewer: Viewer, *, reveal: bool = False) 
         case DoneCalled():
             return DoneCalledSeen(event.seat, event.in_hand)
         case RoundScored():
-            own_removed = event.removed[viewer] if viewer is not None else ()
+            removed = _shares(event.removed, viewer)
             return RoundScoredSeen(
-                event.round,
-                event.done_seat,
-                event.done_valid,
-                event.scores,
-                event.totals,
-                own_removed,
+                event.round, event.done_seat, event.done_valid, event.scores, event.totals, removed
             )
     return event
 
