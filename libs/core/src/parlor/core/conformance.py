@@ -133,7 +133,10 @@ def check_contract(
 
 
 def check_secrets(engine: GameContract[Any, Any, E], event: E, seats: int) -> None:
-    """Every ``Secret`` field of ``event`` is hidden by ``public_event`` from all but its seat."""
+    """Every ``Secret`` field of ``event`` is hidden by ``public_event`` from all but its seat.
+
+    A field holding one share per seat (a tuple as long as the seats, e.g. each seat's dealt
+    hand) is each seat's own: a viewer may be shown theirs, and no other seat's."""
     owner = getattr(event, "seat", None)
     for name in secret_fields(type(event)):
         value = getattr(event, name)
@@ -142,11 +145,22 @@ def check_secrets(engine: GameContract[Any, Any, E], event: E, seats: int) -> No
         for viewer in (None, *range(seats)):
             if viewer is not None and viewer == owner:
                 continue
-            seen = engine.public_event(event, viewer)
-            if getattr(seen, name, None) == value:
+            seen = getattr(engine.public_event(event, viewer), name, None)
+            if isinstance(seen, tuple) and _per_seat(value, seats) and _per_seat(seen, seats):
+                leaked = any(
+                    s != viewer and value[s] not in (None, (), "", {}) and seen[s] == value[s]
+                    for s in range(seats)
+                )
+            else:
+                leaked = seen == value
+            if leaked:
                 raise AssertionError(
                     f"{type(event).__name__}.{name} reaches viewer {viewer} of {engine.name}"
                 )
+
+
+def _per_seat(value: object, seats: int) -> bool:
+    return isinstance(value, tuple) and len(value) == seats
 
 
 def _seats(state: object, fixed: int) -> int:
