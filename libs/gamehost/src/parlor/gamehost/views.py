@@ -11,7 +11,7 @@ and never change them.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
@@ -69,6 +69,7 @@ class ElementWire(Generic[K]):
         self.element = element
         self.limit = limit
         self._wire: dict[K, bytes] = {}
+        self._groups: dict[int, tuple[Sequence[K], bytes]] = {}
 
     def wire(self, value: K) -> bytes:
         found = self._wire.get(value)
@@ -87,3 +88,19 @@ class ElementWire(Generic[K]):
     def merge_into(self, message: Message, values: Iterable[K]) -> None:
         """Append ``values`` to ``message``'s field, in order."""
         message.MergeFromString(self.join(values))
+
+    def group(self, values: Sequence[K]) -> bytes:
+        """``join(values)``, kept by the identity of ``values`` (held with its bytes, so its
+        id is never another's): for groups that views share, such as a board's columns."""
+        found = self._groups.get(id(values))
+        if found is not None and found[0] is values:
+            return found[1]
+        joined = self.join(values)
+        if len(self._groups) < self.limit:
+            self._groups[id(values)] = (values, joined)
+        return joined
+
+    def merge_groups(self, message: Message, groups: Iterable[Sequence[K]]) -> None:
+        """Append each group's values to ``message``'s field, in order (``group``)."""
+        group = self.group
+        message.MergeFromString(b"".join([group(values) for values in groups]))

@@ -9,7 +9,15 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from parlor.rules.connect4x4.board import COLUMN_LETTERS, COLUMNS, ROWS, Position, Side, bit
+from parlor.rules.connect4x4.board import (
+    COLUMN_LETTERS,
+    COLUMNS,
+    ROWS,
+    STRIDE,
+    Position,
+    Side,
+    bit,
+)
 from parlor.rules.connect4x4.commands import MAX_PLAYERS, Config
 from parlor.rules.connect4x4.game import legal_moves
 from parlor.rules.connect4x4.notation import format_move
@@ -75,32 +83,45 @@ _DEAD = Hole(Content.DEAD)
 _CHECKERS = tuple(Hole(Content.CHECKER, seat) for seat in range(MAX_PLAYERS))
 _BLOCKERS = tuple(Hole(Content.BLOCKER, seat) for seat in range(MAX_PLAYERS))
 _EMPTY_SIDE = tuple(tuple(_EMPTY for _ in range(ROWS)) for _ in range(COLUMNS))
-_BITS = tuple(tuple(bit(column, row) for row in range(ROWS)) for column in range(COLUMNS))
+_SHIFTS = tuple(column * STRIDE for column in range(COLUMNS))
+
+
+_COLUMN_BITS = (1 << ROWS) - 1
+_KEPT = 65536
+_columns: dict[tuple[int, ...], tuple[Hole, ...]] = {}
+"""Columns by what each layer (below) holds in them: a board's columns recur from view to
+view, so each is built once and views share it (``_column_symbols`` knows it by identity)."""
+
+
+def _column(layers: tuple[Hole, ...], bits: tuple[int, ...]) -> tuple[Hole, ...]:
+    """The column whose rows ``bits`` (per layer) fill: each row the first layer's hole."""
+    found = _columns.get(bits)
+    if found is None:
+        found = tuple(
+            next((h for h, b in zip(layers, bits, strict=True) if b >> row & 1), _EMPTY)
+            for row in range(ROWS)
+        )
+        if len(_columns) < _KEPT:
+            _columns[bits] = found
+    return found
 
 
 def _side(state: State, side: Side) -> tuple[tuple[Hole, ...], ...]:
-    """One side's holes, ``[column][row]``: what ``hole`` says of each, in one pass."""
-    layers: list[tuple[int, Hole]] = []  # in hole()'s order: seat by seat, then dead cells
+    """One side's holes, ``[column][row]``: what ``hole`` says of each (its order of
+    layers: seat by seat their checkers then their blockers, then dead cells)."""
+    holes: list[Hole] = []
+    layers: list[int] = []
     for seat in range(state.players):
-        layers.append((state.checkers(seat, side), _CHECKERS[seat]))
-        layers.append((state.blockers[seat], _BLOCKERS[seat]))
-    layers.append((state.dead(side), _DEAD))
-    layers = [(bits, h) for bits, h in layers if bits]
-    filled = 0
-    for bits, _ in layers:
-        filled |= bits
-    if not filled:
+        holes += (_CHECKERS[seat], _BLOCKERS[seat])
+        layers += (state.checkers(seat, side), state.blockers[seat])
+    holes.append(_DEAD)
+    layers.append(state.dead(side))
+    if not any(layers):
         return _EMPTY_SIDE
-    out = []
-    for bits_of_column in _BITS:
-        column: list[Hole] = []
-        for b in bits_of_column:
-            if filled & b:
-                column.append(next(h for bits, h in layers if bits & b))
-            else:
-                column.append(_EMPTY)
-        out.append(tuple(column))
-    return tuple(out)
+    kinds = tuple(holes)
+    return tuple(
+        _column(kinds, tuple(bits >> shift & _COLUMN_BITS for bits in layers)) for shift in _SHIFTS
+    )
 
 
 def view(state: State, viewer: int | None = None) -> GameView:
@@ -134,6 +155,21 @@ def _symbol(h: Hole) -> str:
     return EMPTY_SYMBOL
 
 
+_symbols: dict[int, tuple[tuple[Hole, ...], str]] = {}
+"""Each column's symbols, bottom row first, by the column's identity (the column is kept
+with them, so its id is never another's): views share their columns (``_column``)."""
+
+
+def _column_symbols(column: tuple[Hole, ...]) -> str:
+    found = _symbols.get(id(column))
+    if found is not None and found[0] is column:
+        return found[1]
+    text = "".join([_symbol(h) for h in column])
+    if len(_symbols) < _KEPT:
+        _symbols[id(column)] = (column, text)
+    return text
+
+
 def render(state: State, seen: GameView | None = None) -> str:
     """Both sides next to each other, the back seen through the front (no mirroring).
 
@@ -144,11 +180,10 @@ def render(state: State, seen: GameView | None = None) -> str:
     seen = seen or view(state)
     width = 2 * COLUMNS - 1
     lines = [f"   {'front':^{width}}     {'back':^{width}}"]
+    front = [_column_symbols(column) for column in seen.front]
+    back = [_column_symbols(column) for column in seen.back]
     for row in reversed(range(ROWS)):
-        cells = [
-            " ".join([_symbol(column[row]) for column in holes])
-            for holes in (seen.front, seen.back)
-        ]
+        cells = [" ".join([column[row] for column in holes]) for holes in (front, back)]
         lines.append(f"{row} |{cells[0]}|   |{cells[1]}|")
     letters = " ".join(COLUMN_LETTERS)
     lines.append(f"   {letters}     {letters}")

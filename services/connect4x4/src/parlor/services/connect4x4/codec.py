@@ -45,7 +45,8 @@ def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
     return out
 
 
-# The board's 84 holes go in as one parse of kept wire bytes, not 84 messages.
+# The board's 84 holes go in as one parse of kept wire bytes, not 84 messages: a column's
+# bytes kept too, as views share their columns (``c4.view``).
 _FRONT = ElementWire(pb.Game, "front", MESSAGES.writer(c4.Hole, pb.Hole))
 _BACK = ElementWire(pb.Game, "back", MESSAGES.writer(c4.Hole, pb.Hole))
 
@@ -62,6 +63,6 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
         seats_to_move=ENGINE.to_move(table.game),
         winners=outcome.winners if outcome is not None else (),
     )
-    _FRONT.merge_into(out, (h for column in v.front for h in column))
-    _BACK.merge_into(out, (h for column in v.back for h in column))
+    _FRONT.merge_groups(out, v.front)
+    _BACK.merge_groups(out, v.back)
     return out
