@@ -119,9 +119,9 @@ def _side(state: State, side: Side) -> tuple[tuple[Hole, ...], ...]:
     if not any(layers):
         return _EMPTY_SIDE
     kinds = tuple(holes)
-    return tuple(
-        _column(kinds, tuple(bits >> shift & _COLUMN_BITS for bits in layers)) for shift in _SHIFTS
-    )
+    # each layer's bits column by column, zipped into each column's bits layer by layer
+    per_layer = [[bits >> shift & _COLUMN_BITS for shift in _SHIFTS] for bits in layers]
+    return tuple([_column(kinds, bits) for bits in zip(*per_layer, strict=True)])
 
 
 def view(state: State, viewer: int | None = None) -> GameView:
@@ -140,7 +140,7 @@ def view(state: State, viewer: int | None = None) -> GameView:
         winner=state.winner,
         line=state.line,
         end_reason=state.end_reason,
-        legal_moves=tuple(format_move(move) for move in legal_moves(state)),
+        legal_moves=tuple([format_move(move) for move in legal_moves(state)]),
         moves=state.moves,
     )
 
