@@ -1,4 +1,5 @@
-"""The view's holes, built in one pass over the bitboards, are each hole as the rules say."""
+"""The view's holes, built in one pass over the bitboards, are each hole as the rules say;
+its legal moves and board rows, from kept drops and columns, are as first written."""
 
 from __future__ import annotations
 
@@ -48,6 +49,60 @@ def test_every_hole_of_random_games_matches_the_reference_in_view_and_message() 
                 assert list(field) == [
                     pb.Hole(content=CONTENT[h.content], seat=h.seat or 0) for h in expected
                 ]
+            if game.status is not c4.Status.IN_PROGRESS:
+                break
+            move = c4.parse_move(rng.choice(seen.legal_moves), game.turn)
+            table = replay(decider, decider.decide(table, move), table)
+
+
+SYMBOL = {c4.Content.BLOCKER: "#", c4.Content.DEAD: "~", c4.Content.EMPTY: "."}
+
+
+def reference_legal(state: c4.State) -> list[c4.Move]:
+    """The legal drops as the rules first listed them, one new move after another."""
+    if state.status is not c4.Status.IN_PROGRESS:
+        return []
+    seat = state.turn
+    moves: list[c4.Move] = []
+    if state.checkers_left[seat]:
+        for column in range(7):
+            for side in (c4.Side.FRONT, c4.Side.BACK):
+                if state.height(column, side) < 6:
+                    moves.append(c4.DropChecker(seat, column, side))
+    if state.blockers_left[seat]:
+        for column in range(7):
+            if state.blocker_row(column) < 6:
+                moves.append(c4.DropBlocker(seat, column))
+    return moves
+
+
+def test_legal_moves_and_board_rows_of_random_games_match_the_reference() -> None:
+    decider = rules()
+    for seed in range(40):
+        rng = random.Random(1000 + seed)
+        players = rng.choice([2, 3, 4])
+        seats = tuple(Seat(f"p{i}") for i in range(players))
+        table = decider.initial_state()
+        create = OpenTable(seats, c4.CreateGame(c4.Config(players=players)))
+        table = replay(decider, decider.decide(table, create), table)
+        while True:
+            game = table.game
+            seen = c4.view(game)
+            legal = reference_legal(game)
+            assert c4.legal_moves(game) == legal
+            assert list(seen.legal_moves) == [c4.format_move(m) for m in legal]
+            rows = c4.render(game, seen).splitlines()[1:7]
+            for line, row in zip(rows, reversed(range(6)), strict=True):
+                sides = [
+                    " ".join(
+                        "RYGB"[h.seat]
+                        if h.content is c4.Content.CHECKER and h.seat is not None
+                        else SYMBOL[h.content]
+                        for h in (reference(game, c, row, side) for c in range(7))
+                    )
+                    for side in (c4.Side.FRONT, c4.Side.BACK)
+                ]
+                assert line == f"{row} |{sides[0]}|   |{sides[1]}|"
             if game.status is not c4.Status.IN_PROGRESS:
                 break
             move = c4.parse_move(rng.choice(seen.legal_moves), game.turn)

@@ -324,22 +324,43 @@ def is_terminal(state: State) -> bool:
     return state.over
 
 
-def legal_moves(state: State) -> list[Move]:
-    """Every drop the seat on turn may make (resigning is always possible too)."""
+DROPS: Final[tuple[tuple[Move, ...], ...]] = tuple(
+    (
+        *(DropChecker(seat, column, side) for column in range(COLUMNS) for side in SIDES),
+        *(DropBlocker(seat, column) for column in range(COLUMNS)),
+    )
+    for seat in range(MAX_PLAYERS)
+)
+"""Every drop each seat may ever make, in ``legal_moves``' order: each column's checker on
+either side, then each column's blocker (made once: moves are values)."""
+
+
+def legal_drops(state: State) -> list[int]:
+    """The drops the seat on turn may make, as places in its ``DROPS``."""
     if state.status is not Status.IN_PROGRESS:
         return []
     seat = state.turn
-    moves: list[Move] = []
+    drops: list[int] = []
     if state.checkers_left[seat]:
         for column in range(COLUMNS):
-            for side in SIDES:
+            for i, side in enumerate(SIDES):
                 if state.height(column, side) < ROWS:
-                    moves.append(DropChecker(seat, column, side))
+                    drops.append(column * len(SIDES) + i)
     if state.blockers_left[seat]:
+        blockers = COLUMNS * len(SIDES)
         for column in range(COLUMNS):
             if state.blocker_row(column) < ROWS:
-                moves.append(DropBlocker(seat, column))
-    return moves
+                drops.append(blockers + column)
+    return drops
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every drop the seat on turn may make (resigning is always possible too)."""
+    drops = legal_drops(state)
+    if not drops:
+        return []
+    mine = DROPS[state.turn]
+    return [mine[i] for i in drops]
 
 
 @dataclass(frozen=True, slots=True)

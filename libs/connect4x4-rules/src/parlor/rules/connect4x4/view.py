@@ -19,7 +19,7 @@ from parlor.rules.connect4x4.board import (
     bit,
 )
 from parlor.rules.connect4x4.commands import MAX_PLAYERS, Config
-from parlor.rules.connect4x4.game import legal_moves
+from parlor.rules.connect4x4.game import DROPS, legal_drops
 from parlor.rules.connect4x4.notation import format_move
 from parlor.rules.connect4x4.state import State, Status
 
@@ -83,6 +83,8 @@ _DEAD = Hole(Content.DEAD)
 _CHECKERS = tuple(Hole(Content.CHECKER, seat) for seat in range(MAX_PLAYERS))
 _BLOCKERS = tuple(Hole(Content.BLOCKER, seat) for seat in range(MAX_PLAYERS))
 _EMPTY_SIDE = tuple(tuple(_EMPTY for _ in range(ROWS)) for _ in range(COLUMNS))
+_NOTATION = tuple(format_move(move) for move in DROPS[0])
+"""Each drop's notation, by its place in ``DROPS`` (the seat is not part of it)."""
 _SHIFTS = tuple(column * STRIDE for column in range(COLUMNS))
 
 
@@ -140,7 +142,7 @@ def view(state: State, viewer: int | None = None) -> GameView:
         winner=state.winner,
         line=state.line,
         end_reason=state.end_reason,
-        legal_moves=tuple([format_move(move) for move in legal_moves(state)]),
+        legal_moves=tuple([_NOTATION[drop] for drop in legal_drops(state)]),
         moves=state.moves,
     )
 
