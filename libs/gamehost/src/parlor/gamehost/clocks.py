@@ -258,14 +258,13 @@ def clocks_pb(
         message.as_of.FromDatetime(at)
     for seat in range(len(clock.seats)):
         due = deadline(clock, seat, factors[seat], idle) if seat in running else None
-        seat_clock = common_pb2.SeatClock(
+        seat_clock = message.seats.add(
             seat=seat, running=due is not None, timed_out=bool(out[seat])
         )
         left = remaining(clock, seat, at, factors[seat], idle) if at else clock.seats[seat].bank
         seat_clock.remaining.FromTimedelta(timedelta(seconds=round(left, 3)))
         if due is not None:
             seat_clock.deadline.FromDatetime(due)
-        message.seats.append(seat_clock)
     return message
 
 
