@@ -6,6 +6,7 @@ import json
 import math
 import secrets
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -174,6 +175,21 @@ class Tickets:
         if row is None:
             raise NotFound(f"no ticket {ticket_id!r}", reason="TICKET_NOT_FOUND")
         return _row(row)
+
+    async def many(self, ticket_ids: Sequence[str]) -> list[TicketRow]:
+        """The tickets of these ids that exist, in one statement (the watchers' poll)."""
+        if not ticket_ids:
+            return []
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    f"SELECT {_COLUMNS} FROM mm_tickets t"
+                    " LEFT JOIN mm_matches m ON m.match_id = t.match_id"
+                    " WHERE t.ticket_id = ANY(:ids)"
+                ),
+                {"ids": list(ticket_ids)},
+            )
+            return [_row(row) for row in rows]
 
     async def waiting_of(self, player_id: str) -> TicketRow | None:
         async with self.engine.connect() as conn:
