@@ -4,7 +4,8 @@ Players think 1-3 s before each move (uniform), as people do; otherwise they are
 run's players (``load_players.py``: through matchmaking, each seeing only its own seat).
 Steps of growing size (half Connect 4x4, a quarter each Upwords and Take Four), each on a
 freshly started platform (``parlor-platform`` as ``make run`` runs it, one worker per
-core). The players of a step arrive spread over a ramp (``RAMP_RATE`` games a second,
+core), once it has settled (its workers build their bots' word indexes after they say
+they serve: ``settled``). The players of a step arrive spread over a ramp (``RAMP_RATE`` games a second,
 at least ``MIN_RAMP`` seconds) and play for a fixed window once all have arrived; a
 game that ends is followed by the next through matchmaking, so games are created all
 along. Latency is every game command's, from the moment the call is made to its reply,
@@ -28,7 +29,7 @@ itself puts under any call at that moment.
 The baseline, measured in the same run: the same platform at ``BASE_GAMES`` games with no
 thinking time (players move as fast as they can), to show what the pace buys.
 
-    python bench/capacity_bench.py [--quick]
+    python bench/capacity_bench.py [--quick] [--steps=500,1000]
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ PACE = (1.0, 3.0)
 MIX = "connect4x4=2,upwords=1,takefour=1"
 BASE_GAMES = 20 if QUICK else 100
 STEPS = (20, 100) if QUICK else (100, 250, 500, 1000, 2000)
+_ASKED = [a.removeprefix("--steps=") for a in sys.argv if a.startswith("--steps=")]
+if _ASKED:  # e.g. --steps=500,1000: only these (to look at one size again)
+    STEPS = tuple(int(n) for n in _ASKED[-1].split(","))
 WINDOW = 15 if QUICK else 45
 RAMP_RATE = 100.0  # games arriving a second
 MIN_RAMP = 4.0 if QUICK else 10.0
@@ -153,6 +157,22 @@ async def watch_machine(server_pid: int, echo: str, start: float, until: float) 
     return machine
 
 
+async def settled(server_pid: int, quiet: float = 0.3, most: float = 120.0) -> float:
+    """Seconds until the server's processes use under ``quiet`` cores for a second.
+
+    A worker says it serves before its bots' word indexes are built (in a thread of each
+    worker, seconds of CPU apiece): a step started at once would measure those builds.
+    """
+    began = time.monotonic()
+    while time.monotonic() - began < most:
+        server = _tree(server_pid)
+        before = _cpu(server)
+        await asyncio.sleep(1.0)
+        if _spent(before, _cpu(server)) < quiet:
+            break
+    return time.monotonic() - began
+
+
 @dataclass
 class Step:
     games: int
@@ -203,6 +223,7 @@ async def step(
     loop = asyncio.get_running_loop()
     async with Platform(database_url, nats_url, prefix, stream) as platform:
         assert platform.process is not None
+        await settled(platform.process.pid)
         start = time.monotonic() + 1.0
         measured_from, deadline = start + ramp, start + ramp + WINDOW
         everyone = arrivals(games, ramp, tag, start)

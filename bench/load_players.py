@@ -363,11 +363,18 @@ async def lag_samples(until: float, every: float = 0.02) -> list[float]:
 
 def failure(error: BaseException) -> str:
     """What a player died of, short, so that players dying of the same thing count as one
-    (an RPC's status and details, an incident's id left out)."""
+    (an RPC's status and details, an incident's id left out), and where: the player's
+    last line it passed through (``matched:120``, say)."""
+    where = ""
+    trace = error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == __file__:
+            where = f" at {trace.tb_frame.f_code.co_name}:{trace.tb_lineno}"
+        trace = trace.tb_next
     if isinstance(error, grpc.aio.AioRpcError):
         details = re.sub(r"\(incident [0-9a-f]+\)", "(incident ...)", error.details() or "")
-        return f"{error.code().name}: {details}"[:160]
-    return f"{type(error).__name__}: {error}"[:160]
+        return f"{error.code().name}: {details[:140]}{where}"
+    return f"{type(error).__name__}: {str(error)[:140]}{where}"
 
 
 async def _play_share(

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
 
 from parlor.kit import client
@@ -80,3 +81,30 @@ async def test_many_watchers_are_read_by_one_poll_not_one_query_each(start_platf
                 assert update.ticket.status == pb.TICKET_STATUS_CANCELLED
                 assert await s.read() is grpc.aio.EOF
             assert board.watched == 0  # the board forgets tickets nobody watches
+
+
+async def test_a_ticket_is_rated_by_scoring_in_the_one_statement_that_creates_it(
+    start_platform, monkeypatch, database_url
+):
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
+    async with start_platform("matchmaking", "scoring") as platform:
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+            await conn.execute(
+                "DELETE FROM scoring_ratings WHERE player_id IN ('rated-1', 'newcomer-1')"
+            )
+            await conn.execute(
+                "INSERT INTO scoring_ratings (game_type, player_id, rating, rd, volatility,"
+                " conservative, rated, games, wins, draws, losses, total_score, last_played)"
+                " VALUES ('upwords', 'rated-1', 1875.5, 80, 0.06, 1715.5, true, 12, 8, 0, 4, 0,"
+                " now())"
+            )
+        tickets = []
+        for player in ("rated-1", "newcomer-1"):
+            async with platform.channel(player) as ch:
+                stub = pb_grpc.MatchmakingServiceStub(ch)
+                made = await stub.CreateTicket(pb.CreateTicketRequest(game_type="upwords"))
+                again = await stub.GetTicket(pb.GetTicketRequest(ticket_id=made.ticket.ticket_id))
+                assert again.ticket == made.ticket  # the reply is the row as stored
+                tickets.append(made.ticket)
+                await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=made.ticket.ticket_id))
+        assert [t.rating for t in tickets] == [1875.5, 1500.0]  # scoring's, a newcomer's
