@@ -32,12 +32,13 @@ from parlor.devinfra.scratch import scratch_settings
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.eventstore import migrate
+from parlor.gamehost.botwords import index_once
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import upwords as uw
+from parlor.rules.upwords.bot import UpwordsBot
 from parlor.services.dictionary.component import dictionary
-from parlor.services.upwords.bots import _graph
 from parlor.services.upwords.component import rules, upwords
 from parlor.services.upwords.servicer import UpwordsServicer
 from parlor.upwords.v1 import upwords_pb2 as pb
@@ -60,7 +61,7 @@ def line(name: str, samples: list[float]) -> str:
 
 
 async def bench(games: int, moves: int) -> None:
-    helper = await asyncio.to_thread(_graph, "")
+    helper = await index_once(UpwordsBot).get()
     settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=1)
     with (
         find_backends() as backends,

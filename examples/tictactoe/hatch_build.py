@@ -1,44 +1,31 @@
 """Generate this example's protobuf code (parlor.tictactoe.v1) at build time, never committed.
 
 Its proto imports the platform's shared messages from the repository's protos/; only the
-example's own file is generated (the platform's code comes from parlor-protos).
+example's own file is generated (the platform's code comes from parlor-protos). The protoc
+invocation is libs/protos' (``libs/protos/codegen.py``), the one place Python code is
+generated from protos.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-PROTO = HERE / "proto"
+REPO = HERE.parent.parent
 
 
-def generate(out: Path, platform_protos: Path = HERE.parent.parent / "protos") -> None:
-    import grpc_tools
-    from grpc_tools import protoc
-
-    include = Path(grpc_tools.__file__).parent / "_proto"
-    tools = Path(sys.executable).parent  # mypy-protobuf's plugins, wherever PATH points
-    plugins = [
-        f"--plugin=protoc-gen-{name}={tools / f'protoc-gen-{name}'}"
-        for name in ("mypy", "mypy_grpc")
-        if (tools / f"protoc-gen-{name}").exists()
-    ]
-    args = [
-        "grpc_tools.protoc",
-        f"-I{PROTO}",
-        f"-I{platform_protos}",
-        f"-I{include}",
-        *plugins,
-        f"--python_out={out}",
-        f"--grpc_python_out={out}",
-        f"--mypy_out={out}",
-        f"--mypy_grpc_out={out}",
-        *(str(p.relative_to(PROTO)) for p in sorted(PROTO.rglob("*.proto"))),
-    ]
-    if protoc.main(args) != 0:
-        raise RuntimeError("protoc failed: " + " ".join(args))
+def generate(out: Path, platform_protos: Path = REPO / "protos") -> None:
+    spec = importlib.util.spec_from_file_location(
+        "parlor_protos_codegen", REPO / "libs" / "protos" / "codegen.py"
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load libs/protos/codegen.py")
+    codegen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(codegen)
+    codegen.generate(HERE / "proto", out, imports=[platform_protos])
 
 
 try:

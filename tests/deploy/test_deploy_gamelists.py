@@ -1,19 +1,22 @@
-"""The deploy files' per-game lists are what the registry of games gives.
+"""The deploy files' per-game lists, each game's own manifests and the clients' lists of
+games are what the registry of games gives.
 
 Kubernetes manifests and NATS configuration stay static files; the lists of games in
-them are written by ``python -m parlor.devinfra.gamelists`` from the installed
-``parlor.game_types`` entry points. A game added (or removed) without running it fails
-here, with the diff and the command.
+them, a game service's manifests (one template filled per game) and the TypeScript and
+web clients' lists are written by ``python -m parlor.devinfra.gamelists`` from the
+installed ``parlor.game_types`` entry points. A game added (or removed) without running it
+fails here, with the diff and the command.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import yaml
 from deploy_facts import GAMES, ROOT
 
-from parlor.devinfra import gamelists
+from parlor.devinfra import clientgames, gamelists, gameservices
 from parlor.devinfra.gamelists import Game
 
 
@@ -73,3 +76,81 @@ def test_a_new_game_is_written_into_every_list_and_taken_out_again() -> None:
         gamelists.helmchart(added[gamelists.HELMCHART][1], now[gamelists.VALUES][0])
         == (now[gamelists.HELMCHART][0])
     )
+
+
+def test_a_new_game_gets_its_manifests_from_the_one_template() -> None:
+    """A game's Deployment, Service, budget and autoscaler are the template filled with its
+    name and service; the others' files are as they were; a game gone leaves no file."""
+    games = gamelists.registered()
+    chess = Game("chess", "parlor.chess.v1.ChessService")
+    calling = gamelists.calling_services()
+    now = gamelists.service_files(ROOT, games, calling)
+    assert all(text == committed for committed, text in now.values())
+    added = gamelists.service_files(ROOT, [*games, chess], calling)
+    assert {name: pair for name, pair in added.items() if name in now} == now
+    committed, text = added["base/services/chess.yaml"]
+    assert committed is None
+    assert text is not None
+    docs = {d["kind"]: d for d in yaml.safe_load_all(text)}
+    assert set(docs) == {"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler"}
+    assert {d["metadata"]["name"] for d in docs.values()} == {"chess"}
+    (container,) = docs["Deployment"]["spec"]["template"]["spec"]["containers"]
+    assert container["args"] == ["chess"]
+    assert container["readinessProbe"]["grpc"]["service"] == "parlor.chess.v1.ChessService"
+    env = {e["name"]: e for e in container["env"]}
+    assert env["PARLOR_NATS_USER"]["value"] == "chess"
+    assert env["PARLOR_JWT_PRIVATE_KEY"] == {"name": "PARLOR_JWT_PRIVATE_KEY", "value": ""}
+    assert [r["configMapRef"]["name"] for r in container["envFrom"]] == [
+        "parlor-common",
+        "parlor-backends",
+    ]
+    assert container["resources"] == {
+        "requests": {"cpu": "100m", "memory": "192Mi"},
+        "limits": {"cpu": "1", "memory": "384Mi"},
+    }
+
+    # A game that calls the dictionary gets parlor-words and a key of its own.
+    words = gamelists.service_files(ROOT, [chess], ("chess",))["base/services/chess.yaml"][1]
+    assert words is not None
+    deployment = next(yaml.safe_load_all(words))
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert {"configMapRef": {"name": "parlor-words"}} in container["envFrom"]
+    key = {e["name"]: e for e in container["env"]}["PARLOR_JWT_PRIVATE_KEY"]["valueFrom"]
+    assert key == {"secretKeyRef": {"name": "parlor-chess-key", "key": "private-key"}}
+
+    # Without upwords, its file (written from the template) is to go.
+    left = gamelists.service_files(ROOT, [g for g in games if g.name != "upwords"], calling)
+    assert left["base/services/upwords.yaml"][1] is None
+    assert "base/services/dictionary.yaml" not in left  # not a game's: never touched
+
+
+def test_a_games_resources_are_kept_when_its_file_is_written_again() -> None:
+    """Resources are sized per game in its file; the template keeps them (a new game: the
+    default)."""
+    text = (ROOT / "deploy/kustomize/base/services/upwords.yaml").read_text()
+    kept = gameservices.resources(text)
+    assert kept is not None
+    assert "memory: 1Gi}  # the bots' word graph of ENABLE" in kept
+    game = gameservices.GameService("upwords", "parlor.upwords.v1.UpwordsService", True, True)
+    assert gameservices.manifests(game) != text  # the default resources
+    assert gameservices.manifests(dataclasses.replace(game, resources=kept)) == text
+
+
+def test_the_clients_list_the_registered_games() -> None:
+    """The TypeScript client's GAME_SERVICES and the web client's boards are the registry's."""
+    games = gamelists.registered()
+    chess = Game("chess", "parlor.chess.v1.ChessService")
+    texts = gamelists.everything(ROOT, [*games, chess])
+    client = texts[clientgames.FILE][1]
+    assert client is not None
+    assert 'import { ChessService } from "./gen/parlor/chess/v1/chess_pb.js";\n' in client
+    assert "  readonly chess: typeof ChessService;\n" in client
+    assert "  chess: ChessService,\n" in client
+    assert 'export * as chess from "./gen/parlor/chess/v1/chess_pb.js";\n' in client
+    # chess has no board of its own in web/src: the web client does not offer it
+    assert texts[clientgames.BOARDS] == gamelists.everything(ROOT, games)[clientgames.BOARDS]
+    boards = texts[clientgames.BOARDS][1]
+    assert boards is not None
+    for g in games:
+        assert f'import {{ {g.name} }} from "./{g.name}";\n' in boards
+    assert "chess" not in boards

@@ -1,6 +1,8 @@
 """The web client in headless Chromium: each test starts the services and the bridge here, runs
 one script of ``web/tests`` (playwright-core driving Debian's ``chromium``), and checks what
-the page did against the services. Screenshots go to docs/screenshots/.
+the page did against the services. Screenshots go to a folder under the system's temp
+directory, so a test run leaves the checkout as it was; ``PARLOR_SCREENSHOTS=docs/screenshots``
+takes the documentation's pictures again.
 
 Chromium is never downloaded: without a ``chromium`` on the PATH these tests say what to
 install and are skipped on a developer's machine; in CI (``CI`` set) they fail.
@@ -12,6 +14,7 @@ import asyncio
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS = Path(
+    os.environ.get("PARLOR_SCREENSHOTS") or Path(tempfile.gettempdir()) / "parlor-screenshots"
+).resolve()
 BUILT = ROOT / "libs" / "webgateway" / "src" / "parlor" / "webgateway" / "static" / "index.html"
 
 

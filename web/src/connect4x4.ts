@@ -59,8 +59,6 @@ export const connect4x4: GameKind<Game> = {
   type: "connect4x4",
   label: "Connect 4x4",
   service: Connect4x4Service,
-  bots: ["bot:random", "bot:greedy", "bot:strong"],
-  players: [2, 4],
   seats: (game) => game.seats,
   finished: (game) => game.status === Status.WON || game.status === Status.TIED,
   status(game, view) {

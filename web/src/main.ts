@@ -4,14 +4,36 @@ import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
 import { IdentityService } from "@parlor/client/gen/parlor/identity/v1/identity_pb";
 import { MatchmakingService, TicketStatus, type Ticket } from "@parlor/client/gen/parlor/matchmaking/v1/matchmaking_pb";
-import { connect4x4 } from "./connect4x4";
-import { upwords } from "./upwords";
-import { takefour } from "./takefour";
+import { BOARDS } from "./boards";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
 
-const KINDS: GameKind<GameLike>[] = [connect4x4, upwords, takefour] as unknown as GameKind<GameLike>[];
+const KINDS: GameKind<GameLike>[] = BOARDS as unknown as GameKind<GameLike>[];
 const kindOf = (type: string) => KINDS.find((k) => k.type === type);
+
+// A game the lobby offers: one matchmaking lists (ListGameTypes: its seat range and bots, from
+// the game's declaration) that this page can draw.
+interface Offered {
+  kind: GameKind<GameLike>;
+  bots: string[]; // player ids: "bot:<level>", weakest first
+  players: [number, number];
+}
+let offered: Promise<Offered[]> | undefined;
+
+function gameTypes(): Promise<Offered[]> {
+  offered ??= unary(MatchmakingService, "listGameTypes", {}).then(
+    (r) =>
+      r.gameTypes.flatMap((t) => {
+        const kind = kindOf(t.name);
+        return kind ? [{ kind, bots: t.botLevels.map((b) => `bot:${b}`), players: [t.minPlayers, t.maxPlayers] as [number, number] }] : [];
+      }),
+    (err) => {
+      offered = undefined; // asked again on the next visit to the lobby
+      throw err;
+    },
+  );
+  return offered;
+}
 
 const main = document.getElementById("main")!;
 const who = document.getElementById("who")!;
@@ -79,25 +101,45 @@ function select(id: string, options: string[], labels?: string[]): HTMLSelectEle
   return h("select", { id }, options.map((o, i) => h("option", { value: o }, labels?.[i] ?? o))) as HTMLSelectElement;
 }
 
-function gameSelect(id: string): HTMLSelectElement {
-  return select(id, KINDS.map((k) => k.type), KINDS.map((k) => k.label));
+function gameSelect(id: string, games: Offered[]): HTMLSelectElement {
+  return select(id, games.map((g) => g.kind.type), games.map((g) => g.kind.label));
 }
 
 function lobby(me: session.Session): () => void {
+  let left = false;
+  let close = () => {};
+  gameTypes().then(
+    (games) => {
+      if (!left) close = lobbyOf(me, games);
+    },
+    (err) => {
+      if (left) return;
+      close = lobbyOf(me, []);
+      notice(`No games offered: ${describe(err)}`, "error");
+    },
+  );
+  return () => {
+    left = true;
+    close();
+  };
+}
+
+function lobbyOf(me: session.Session, games: Offered[]): () => void {
   const streams: Stream[] = [];
+  const offeredOf = (type: string) => games.find((g) => g.kind.type === type);
   const seat = { index: 0, playerId: me.playerId, displayName: me.name };
 
   // Against bots: a game created at once, the other seats bots of the chosen level.
-  const botGame = gameSelect("bot-game");
+  const botGame = gameSelect("bot-game", games);
   const botLevel = h("select", { id: "bot-level" }) as HTMLSelectElement;
   const botCount = h("input", { id: "bot-count", type: "number", min: 1, max: 3, value: 1 }) as HTMLInputElement;
   const challenge = h("input", { id: "challenge-mode", type: "checkbox" }) as HTMLInputElement;
   const challengeLabel = h("label", {}, challenge, " Upwords: challenge mode (plays are not checked until challenged)");
   const levels = () => {
-    const kind = kindOf(botGame.value)!;
-    replace(botLevel, kind.bots.map((b) => h("option", { value: b }, b.slice(4))));
-    botCount.max = String(kind.players[1] - 1);
-    challengeLabel.hidden = kind.type !== "upwords";
+    const game = offeredOf(botGame.value);
+    replace(botLevel, (game?.bots ?? []).map((b) => h("option", { value: b }, b.slice(4))));
+    botCount.max = String((game?.players[1] ?? 2) - 1);
+    challengeLabel.hidden = game?.kind.type !== "upwords";
   };
   botGame.addEventListener("change", levels);
   levels();
@@ -113,9 +155,11 @@ function lobby(me: session.Session): () => void {
   );
   botForm.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const kind = kindOf(botGame.value)!;
+    const game = offeredOf(botGame.value);
+    if (!game) return;
+    const { kind } = game;
     try {
-      const n = Math.max(1, Math.min(Number(botCount.value) || 1, kind.players[1] - 1));
+      const n = Math.max(1, Math.min(Number(botCount.value) || 1, game.players[1] - 1));
       // Upwords' word checking: 1 = auto (the dictionary checks every play), 2 = challenge
       const config = kind.type === "upwords" && challenge.checked ? { wordChecking: 2 } : {};
       const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config);
@@ -148,7 +192,7 @@ function lobby(me: session.Session): () => void {
       }),
     );
   };
-  const mmGame = gameSelect("mm-game");
+  const mmGame = gameSelect("mm-game", games);
   const mmMin = h("input", { id: "mm-min", type: "number", min: 2, max: 8, value: 2 }) as HTMLInputElement;
   const mmMax = h("input", { id: "mm-max", type: "number", min: 2, max: 8, value: 2 }) as HTMLInputElement;
   const ask = async (kind: "ticket" | "lobby") => {

@@ -33,12 +33,12 @@ export interface View {
   rerender(): void;
 }
 
+// A game type's pages in the browser. Its seat range and bots are the server's (matchmaking's
+// ListGameTypes, read from the game's declaration), not written here again.
 export interface GameKind<G extends GameLike> {
   type: string;
   label: string;
   service: GenService<GenServiceMethods>;
-  bots: string[];
-  players: [number, number];
   // Who sits where (Connect 4x4 and Upwords list seats; Take Four has a view per seat).
   seats(game: G): SeatLike[];
   // The status line: whose turn, the result.
@@ -149,8 +149,11 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
       message(item) {
         const frame = item as unknown as Frame<G>;
         if (frame.event?.notation) log.push(frame.event.notation);
-        if (frame.game) apply(frame.game);
-        else draw();
+        // How far the stream (and so the log) has come: a move's reply can show a later game first.
+        if (frame.game) {
+          root.dataset.streamed = String(frame.game.version);
+          apply(frame.game);
+        } else draw();
       },
       error(e) {
         if (!game && e instanceof ApiError && e.reason === "GAME_NOT_FOUND" && waits++ < 60 && !closed) {

@@ -83,8 +83,6 @@ export const takefour: GameKind<Game> = {
   type: "takefour",
   label: "Take Four",
   service: TakeFourService,
-  bots: ["bot:easy", "bot:medium", "bot:hard"],
-  players: [2, 8],
   seats: seatsOf,
   finished: (game) => game.phase === Phase.OVER,
   status(game, view) {

@@ -66,8 +66,6 @@ export const upwords: GameKind<Game> = {
   type: "upwords",
   label: "Upwords",
   service: UpwordsService,
-  bots: ["bot:best", "bot:random"],
-  players: [2, 4],
   seats: (game) => game.seats,
   finished: (game) => game.status === Status.ENDED,
   status(game, view) {

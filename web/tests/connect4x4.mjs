@@ -28,6 +28,11 @@ await main(async (browser) => {
     await page.waitForFunction((v) => Number(document.querySelector("#main")?.dataset.version) > v, before);
     moves.push(move);
   }
+  // The log is the stream's: wait until it has caught up with the game the last reply showed.
+  await page.waitForFunction(() => {
+    const d = document.querySelector("#main")?.dataset;
+    return Number(d?.streamed) >= Number(d?.version);
+  });
   const status = await page.textContent("#status");
   const lineCells = await page.locator(".cell.line").count();
   const log = await page.locator("#log li").allTextContents();

@@ -6,13 +6,11 @@ import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2
 import { ParlorError } from "./errors.js";
 import { tokenExpiresAt, tokenPlayerId } from "./token.js";
 import { Transport, type CallOptions, type StreamOptions, type TransportOptions } from "./transport.js";
-import { Connect4x4Service } from "./gen/parlor/connect4x4/v1/connect4x4_pb.js";
 import { DictionaryService } from "./gen/parlor/dictionary/v1/dictionary_pb.js";
 import { IdentityService } from "./gen/parlor/identity/v1/identity_pb.js";
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 import { ScoringService } from "./gen/parlor/scoring/v1/scoring_pb.js";
-import { TakeFourService } from "./gen/parlor/takefour/v1/takefour_pb.js";
-import { UpwordsService } from "./gen/parlor/upwords/v1/upwords_pb.js";
+import { GAME_SERVICES } from "./games.js";
 
 /** The methods of a generated service (`typeof Connect4x4Service`). */
 export type MethodsOf<T> = T extends GenService<infer S> ? S : never;
@@ -33,18 +31,11 @@ export type ServiceClient<S extends GenServiceMethods> = {
       : never;
 };
 
-/** The game services by game type, as matchmaking names the types. */
-export const GAME_SERVICES: {
-  readonly connect4x4: typeof Connect4x4Service;
-  readonly upwords: typeof UpwordsService;
-  readonly takefour: typeof TakeFourService;
-} = {
-  connect4x4: Connect4x4Service,
-  upwords: UpwordsService,
-  takefour: TakeFourService,
-};
+/** A game type, as matchmaking names it: a key of GAME_SERVICES (games.ts, from the registry). */
 export type GameType = keyof typeof GAME_SERVICES;
 type GameMethods<T extends GameType> = MethodsOf<(typeof GAME_SERVICES)[T]>;
+/** A client of each game's service, by game type: `parlor.upwords.play(...)`. */
+export type GameClients = { readonly [T in GameType]: ServiceClient<GameMethods<T>> };
 /** What a game's WatchGame sends: the event, and the game after it as the viewer may see it. */
 export type GameUpdate<T extends GameType> = ResponseOf<GameMethods<T>["watchGame"]>;
 
@@ -65,13 +56,14 @@ export interface WatchOptions extends StreamOptions {
   waitForGameMs?: number;
 }
 
+// The game clients are properties of ParlorClient (one per game of GAME_SERVICES), set in its
+// constructor.
+export interface ParlorClient extends GameClients {}
+
 export class ParlorClient {
   readonly transport: Transport;
   readonly identity: ServiceClient<MethodsOf<typeof IdentityService>>;
   readonly matchmaking: ServiceClient<MethodsOf<typeof MatchmakingService>>;
-  readonly connect4x4: ServiceClient<MethodsOf<typeof Connect4x4Service>>;
-  readonly upwords: ServiceClient<MethodsOf<typeof UpwordsService>>;
-  readonly takefour: ServiceClient<MethodsOf<typeof TakeFourService>>;
   readonly scoring: ServiceClient<MethodsOf<typeof ScoringService>>;
   readonly dictionary: ServiceClient<MethodsOf<typeof DictionaryService>>;
   private current: string;
@@ -83,9 +75,8 @@ export class ParlorClient {
     this.transport = new Transport({ ...options, token: () => this.current });
     this.identity = this.service(IdentityService);
     this.matchmaking = this.service(MatchmakingService);
-    this.connect4x4 = this.service(Connect4x4Service);
-    this.upwords = this.service(UpwordsService);
-    this.takefour = this.service(TakeFourService);
+    for (const [type, service] of Object.entries(GAME_SERVICES))
+      (this as unknown as Record<string, unknown>)[type] = this.service(service as GenService<GenServiceMethods>);
     this.scoring = this.service(ScoringService);
     this.dictionary = this.service(DictionaryService);
   }
@@ -138,8 +129,7 @@ export class ParlorClient {
 
   /** The client of a game type's service: `game("upwords").play({...})`. */
   game<T extends GameType>(type: T): ServiceClient<GameMethods<T>> {
-    const clients = { connect4x4: this.connect4x4, upwords: this.upwords, takefour: this.takefour };
-    return clients[type] as unknown as ServiceClient<GameMethods<T>>;
+    return (this as GameClients)[type] as unknown as ServiceClient<GameMethods<T>>;
   }
 
   /**

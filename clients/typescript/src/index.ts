@@ -9,18 +9,16 @@
 // (`@parlor/client/gen/parlor/connect4x4/v1/connect4x4_pb`), generated from protos/.
 export * from "./client.js";
 export * from "./errors.js";
+export * from "./games.js"; // GAME_SERVICES and each game's namespace (connect4x4, upwords, ...)
 export * from "./token.js";
 export { Transport, readEvents, type CallOptions, type StreamOptions, type TransportOptions } from "./transport.js";
 
 export * as common from "./gen/parlor/common/v1/common_pb.js";
-export * as connect4x4 from "./gen/parlor/connect4x4/v1/connect4x4_pb.js";
 export * as dictionary from "./gen/parlor/dictionary/v1/dictionary_pb.js";
 export * as identity from "./gen/parlor/identity/v1/identity_pb.js";
 export * as matchmaking from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 export * as matchmakingEvents from "./gen/parlor/matchmaking/v1/events_pb.js";
 export * as scoring from "./gen/parlor/scoring/v1/scoring_pb.js";
-export * as takefour from "./gen/parlor/takefour/v1/takefour_pb.js";
-export * as upwords from "./gen/parlor/upwords/v1/upwords_pb.js";
 export * as rpc from "./rpc.js";
 
 // what a caller needs of @bufbuild/protobuf to build and print messages

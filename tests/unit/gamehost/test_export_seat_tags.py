@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from parlor.gamehost.export import seat_tags, tag, with_seat_tags
-from parlor.gamehost.seating import Seat
+from parlor.gamehost.export import export_parts, seat_tags, tag, with_seat_tags
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
 
 
 def test_each_seat_has_its_name_then_its_player_id() -> None:
@@ -24,3 +24,11 @@ def test_a_value_is_quoted_as_pgn_quotes_it_and_stays_on_its_line() -> None:
 def test_the_tags_come_before_the_record() -> None:
     text = with_seat_tags((Seat("a", "A"),), ["a1 b2", "# end"])
     assert text.splitlines() == ['[Seat0 "A"]', '[Seat0Id "a"]', "a1 b2", "# end"]
+
+
+def test_a_stream_splits_into_the_games_own_events_its_seat_tags_and_its_finish() -> None:
+    seats = SeatsTaken((Seat("a", "A"), Seat("b")))
+    moves, tags, finished = export_parts([seats, "move 1", "move 2"])
+    assert (moves, tags, finished) == (["move 1", "move 2"], seat_tags(seats.seats), None)
+    done = GameFinished("DONE", (Standing(2, 0), Standing(1, 5)))
+    assert export_parts([seats, "move 1", done]) == (["move 1"], tags, ("DONE", [2, 1]))

@@ -122,3 +122,25 @@ def test_every_game_that_creates_answers_with_events_and_names_seats_to_move() -
                 next(iter(pb.DESCRIPTOR.services_by_name))
             ].methods_by_name
         ), pb.__name__
+
+
+def test_the_fields_of_play_are_read_from_the_contract_alike_for_every_game() -> None:
+    from parlor.gamehost.codec import play_fields
+    from parlor.rules.connect4x4.contract import ENGINE as C4_ENGINE
+
+    state = c4.initial_state()
+    for event in c4.decide(state, c4.CreateGame(c4.Config(players=2, first_seat=1))):
+        state = c4.evolve(state, event)
+    assert play_fields(C4_ENGINE, state, 0) == {
+        "seats_to_move": (1,),
+        "winners": (),
+        "viewer_seat": 0,
+    }
+    for event in c4.decide(state, c4.Resign(1)):
+        state = c4.evolve(state, event)
+    fields = play_fields(C4_ENGINE, state, None)
+    assert (fields["seats_to_move"], list(fields["winners"]), fields["viewer_seat"]) == (
+        (),
+        [0],
+        None,
+    )

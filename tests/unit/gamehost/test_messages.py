@@ -20,7 +20,7 @@ from google.protobuf.message_factory import GetMessageClass
 from parlor.common.v1 import common_pb2
 from parlor.core.game import Secret
 from parlor.gamehost.codec import Bodies
-from parlor.gamehost.messages import Custom, Messages
+from parlor.gamehost.messages import DEFAULT, Custom, Messages, Wire
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
 
 PROTO = """
@@ -72,6 +72,25 @@ message_type {
   field { name: "secret" number: 2 type: TYPE_MESSAGE type_name: ".tv1.MovedSecret" }
 }
 message_type {
+  name: "Setup"
+  field { name: "size" number: 1 type: TYPE_UINT32 }
+  field { name: "version_number" number: 2 type: TYPE_UINT32 }
+  field { name: "colour" number: 3 type: TYPE_ENUM type_name: ".tv1.Colour" }
+  field { name: "name" number: 4 type: TYPE_STRING }
+  field { name: "start" number: 5 type: TYPE_MESSAGE type_name: ".tv1.Point" }
+}
+message_type {
+  name: "Dealt"
+  field { name: "count" number: 1 type: TYPE_UINT32 }
+  field { name: "hand" number: 2 type: TYPE_STRING label: LABEL_REPEATED }
+  field { name: "tile" number: 3 type: TYPE_STRING }
+}
+message_type {
+  name: "DealEvent"
+  field { name: "dealt" number: 10 type: TYPE_MESSAGE type_name: ".tv1.Dealt" oneof_index: 0 }
+  oneof_decl { name: "body" }
+}
+message_type {
   name: "GameEvent"
   field { name: "moved" number: 10 type: TYPE_MESSAGE type_name: ".tv1.Moved" oneof_index: 0 }
   field { name: "peeked" number: 11 type: TYPE_MESSAGE type_name: ".tv1.Peeked" oneof_index: 0 }
@@ -84,7 +103,17 @@ POOL.Add(text_format.Parse(PROTO, descriptor_pb2.FileDescriptorProto()))
 pb = SimpleNamespace(
     **{
         name: GetMessageClass(POOL.FindMessageTypeByName(f"tv1.{name}"))
-        for name in ("Point", "Hand", "MovedSecret", "Moved", "Peeked", "GameEvent")
+        for name in (
+            "Point",
+            "Hand",
+            "MovedSecret",
+            "Moved",
+            "Peeked",
+            "Setup",
+            "Dealt",
+            "DealEvent",
+            "GameEvent",
+        )
     }
 )
 
@@ -222,6 +251,26 @@ def test_public_clears_what_holds_secrets_and_keeps_the_rest() -> None:
     assert MESSAGES.public(event_type, data) is data
 
 
+@dataclass(frozen=True)
+class Dealt:
+    count: int
+    hand: Annotated[tuple[str, ...] | None, Secret]
+    tile: Annotated[str | None, Secret]
+
+
+DEALING = Messages(Bodies(pb.DealEvent, "Deal"), (Dealt,), "test")
+
+
+def test_public_clears_secrets_kept_in_fields_without_presence_as_none_encodes() -> None:
+    codec = DEALING.codec()
+    event_type, data = codec.encode(Dealt(2, ("A", "B"), "Q"))
+    public = DEALING.public(event_type, data)
+    assert public == codec.encode(Dealt(2, None, None))[1]
+    assert DEALING.event_of(pb.Dealt.FromString(public)) == Dealt(2, None, None)
+    event_type, data = codec.encode(Dealt(2, None, None))
+    assert DEALING.public(event_type, data) is data
+
+
 def test_the_events_every_game_has_go_through_the_table_mapping() -> None:
     taken = SeatsTaken((Seat("a", "Ada"), Seat("b", "Bo")))
     finished = GameFinished("DONE", (Standing(1, 3), Standing(2, 1)))
@@ -287,3 +336,65 @@ def test_plans_are_made_once_not_per_call(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(typing, "get_type_hints", no_hints)
     for event in (FULL, STRIPPED):
         assert MESSAGES.event_of(MESSAGES.event_pb(event)) == event
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A config whose message cannot tell "not given" from 0 (proto3 scalars)."""
+
+    size: int = 7
+    version: int = 3
+    colour: Colour = Colour.RED
+    name: str = "x"
+
+
+@dataclass(frozen=True)
+class Started:
+    at: Step
+
+
+def test_a_wire_renames_a_field_and_says_what_its_zero_reads_as() -> None:
+    messages = Messages(
+        BODIES,
+        [Moved, Peeked],
+        "test",
+        fields={
+            (Setup, "size"): Wire(zero=DEFAULT),
+            (Setup, "version"): Wire("version_number", zero=1),
+        },
+    )
+    write, read = messages.writer(Setup, pb.Setup), messages.reader(pb.Setup, Setup)
+    given = Setup(9, 2, Colour.DEEP_BLUE, "")
+    assert write(given) == pb.Setup(size=9, version_number=2, colour=2)
+    assert read(write(given)) == given  # "" is no Wire's: it stays ""
+    # Zeros on the wire: the default, the declared value, the enum's default (as always).
+    assert read(pb.Setup()) == Setup(7, 1, Colour.RED, "")
+    assert read(write(Setup(size=0, version=0))) == Setup(7, 1, Colour.RED, "x")
+    # A zero read as something else is for scalars: a message field says so when planned.
+    origin = Wire("start", zero=Step(0, 0))
+    wrong = Messages(BODIES, [Moved, Peeked], "test", fields={(Started, "at"): origin})
+    assert wrong.writer(Started, pb.Setup)(Started(Step(1, 2))) == pb.Setup(
+        start=pb.Point(x=1, y=2)
+    )
+    with pytest.raises(TypeError, match=r"Started\.at: a zero is read as a default of a scalar"):
+        wrong.reader(pb.Setup, Started)
+
+
+class Hue(enum.Enum):
+    UNSEEN = "unseen"  # a state no message shows: the proto has no value of its name
+    RED = "red"
+
+
+@dataclass(frozen=True)
+class Lit:
+    colour: Hue
+
+
+def test_an_unspecified_member_is_the_enums_zero_and_the_rest_go_by_name() -> None:
+    with pytest.raises(TypeError, match="has no value for"):
+        MESSAGES.writer(Lit, pb.Setup)
+    messages = Messages(BODIES, [Moved, Peeked], "test", unspecified={Hue.UNSEEN})
+    write, read = messages.writer(Lit, pb.Setup), messages.reader(pb.Setup, Lit)
+    assert write(Lit(Hue.UNSEEN)) == pb.Setup()
+    assert write(Lit(Hue.RED)) == pb.Setup(colour=1)
+    assert [read(write(Lit(h))) for h in Hue] == [Lit(h) for h in Hue]

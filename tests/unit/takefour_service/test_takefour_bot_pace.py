@@ -15,9 +15,8 @@ from parlor.gamehost.botrunner import BotRunner
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.bots import BotSettings, TakeFourBots
-from parlor.services.takefour.component import rules
-from parlor.services.takefour.game import BOT_LEVELS
+from parlor.services.takefour.component import TakeFourSettings, rules
+from parlor.services.takefour.game import BOT_LEVELS, TakeFourBots
 from parlor.services.takefour.servicer import engine_seats
 
 RULES = rules()
@@ -65,7 +64,7 @@ def runner(game: Tabled, clock: Clock, human_pace: bool = True) -> BotRunner[Any
     async def start_round(game_id: str) -> None:
         raise AssertionError("the round is dealt")
 
-    settings = BotSettings(pause_seconds=0.0, idle_seconds=1.0, human_pace=human_pace)
+    settings = TakeFourSettings(pause_seconds=0.0, idle_seconds=1.0, human_pace=human_pace)
     made = BotRunner(
         TakeFourBots(BOT_LEVELS, words=lambda: WORDS),
         settings,

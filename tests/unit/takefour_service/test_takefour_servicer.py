@@ -51,7 +51,7 @@ def make(queue: bool = True) -> tuple[Any, TakeFourServicer, FakeDictionary]:
     dictionary = FakeDictionary()
     return (
         host,
-        TakeFourServicer(host, dictionary, queue=GameQueue() if queue else None),
+        TakeFourServicer(host, queue=GameQueue() if queue else None, dictionary=dictionary),
         dictionary,
     )
 

@@ -16,8 +16,10 @@ from parlor.rules.upwords.bot import (
     BotExchange,
     BotPass,
     BotPlay,
+    Offer,
     UpwordsBot,
     answer_pending,
+    bot_turn,
     candidates,
     checked_words,
     chosen_play,
@@ -174,3 +176,21 @@ def test_the_bot_offers_its_best_plays_first_and_checks_their_words_unless_chall
     assert checked_words(unchecked, 0, offered) is None
     assert chosen_play(unchecked, 0, offered, None, {}, 0) == Play(0, offered[0].placements)
     assert chosen_play(s, 0, [], [], {}, 3) == Exchange(0, "T", 3)  # no play: its worst tile
+
+
+def test_a_bots_turn_answers_a_pending_play_else_offers_its_plays_and_their_words() -> None:
+    challenging = UpwordsConfig(word_checking=WordChecking.CHALLENGE)
+    s = state(board("5E CAT"), racks=("OXXXXXX", "ABCDEFG"), bag="PQR", config=challenging)
+    s, _ = run(s, notated(0, "5E (C)O(T)"))
+    assert bot_turn(UpwordsBot(["cat"]), s, 1, "best", random.Random(1)) == Challenge(1, {})
+    s = state(board("5E CAT"), racks=("SOT", "ABC"))
+    bot = UpwordsBot(WORDS)
+    turn = bot_turn(bot, s, 0, "best", random.Random(1))
+    assert isinstance(turn, Offer)
+    assert turn.plays == candidates(bot, view(s, 0), "best", random.Random(1))
+    assert turn.formed == checked_words(s, 0, turn.plays)
+    assert turn.formed is not None
+    assert turn.words == [w for words in turn.formed for w in words]
+    verdicts = dict.fromkeys(turn.words, True)
+    assert turn.chosen(s, 0, verdicts, 0) == chosen_play(s, 0, turn.plays, turn.formed, verdicts, 0)
+    assert Offer([], None).words == []

@@ -24,6 +24,7 @@ from parlor.rules.upwords.notation import (
     parse_coordinate,
     parse_move,
     parse_play,
+    play_of,
 )
 from parlor.rules.upwords.record import export_game
 from parlor.rules.upwords.render import render
@@ -143,3 +144,33 @@ def test_what_is_no_coordinate_at_all_is_bad_notation(text: str) -> None:
         parse_move(text)
     assert caught.value.reason == "INVALID_NOTATION"
     assert caught.value.metadata == {"deprecated_reason": "BAD_NOTATION"}
+
+
+def test_a_play_of_tiles_placed_one_by_one_keeps_nothing_and_names_qu_as_the_engine() -> None:
+    play = play_of([(4, 4, "qu"), (4, 5, "i")], "")
+    assert play.placements == (Placement(4, 4, QU), Placement(4, 5, "I"))
+    assert play.kept == ()
+
+
+def test_a_play_in_notation_gives_its_placements_and_the_tiles_it_keeps() -> None:
+    play = play_of([], "5E W(O)R(D)")
+    assert play.placements == (Placement(4, 4, "W"), Placement(4, 6, "R"))
+    assert play.kept == ((4, 5, "O"), (4, 7, "D"))
+
+
+@pytest.mark.parametrize(
+    ("placed", "move", "reason"),
+    [
+        ([(4, 4, "A")], "5E A", "PLAY_GIVEN_TWICE"),
+        ([], "", "NO_TILES"),
+        ([], "   ", "NO_TILES"),
+        ([], "-", "INVALID_NOTATION"),
+        ([], "-A", "INVALID_NOTATION"),
+    ],
+)
+def test_a_play_given_twice_not_at_all_or_as_a_pass_or_exchange_is_refused(
+    placed: list[tuple[int, int, str]], move: str, reason: str
+) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        play_of(placed, move)
+    assert caught.value.reason == reason

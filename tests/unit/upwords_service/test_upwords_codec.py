@@ -101,3 +101,10 @@ def test_a_seat_sees_its_own_rack_and_draws_but_never_the_bag_order(
     assert isinstance(theirs, uw.TileExchanged)
     assert theirs.returned is None
     assert theirs.drawn is None
+
+
+def test_a_published_payload_is_the_event_as_no_seat_sees_it_encoded(events: list[Event]) -> None:
+    codec = Codec()
+    for event in events:
+        event_type, data = codec.encode(event)
+        assert public(event_type, data) == codec.encode(shown(event, None))[1], event_type

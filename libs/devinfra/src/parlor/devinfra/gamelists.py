@@ -1,4 +1,4 @@
-"""The per-game lists of the deploy files, written from the registry of games.
+"""The per-game lists of the deploy files and the clients, written from the registry of games.
 
 Kubernetes manifests and NATS configuration must stay static files, yet each names the
 games one by one: the resources, the matchmaking and scoring game types and the web
@@ -12,9 +12,10 @@ writes those lists from ``parlor.gamehost.games.games()`` (every installed
     .venv/bin/python -m parlor.devinfra.gamelists --check  # say what differs, exit 1
 
 ``tests/deploy/test_deploy_gamelists.py`` fails while a committed file differs from what
-the registry gives, naming the file and this command. What is not a list (a game's own
-Deployment, ``base/services/<game>.yaml``) is still written by hand; the deploy checks
-ask for it.
+the registry gives, naming the file and this command. A game's own manifests
+(``base/services/<game>.yaml``: its Deployment, Service, disruption budget and autoscaler)
+are written the same way, from one template filled per game (``gameservices``), and so
+are the TypeScript client's ``GAME_SERVICES`` and the web client's boards (``clientgames``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from parlor.devinfra import clientgames, gameservices
 
 KUSTOMIZE = Path("deploy/kustomize")
 GRPC_PORT = 50051
@@ -47,17 +50,27 @@ BEGIN, END = "# games: begin (python -m parlor.devinfra.gamelists)", "# games: e
 class Game:
     name: str  # "connect4x4": the Deployment, the NATS user, the event category
     service: str  # "parlor.connect4x4.v1.Connect4x4Service"
+    proto_file: str = ""  # "parlor/connect4x4/v1/connect4x4.proto" (default: by the naming rule)
 
     @property
     def package(self) -> str:
         return self.service.rpartition(".")[0]
+
+    @property
+    def proto(self) -> str:
+        """The proto file that declares the game's service."""
+        return self.proto_file or f"{self.package.replace('.', '/')}/{self.name}.proto"
 
 
 def registered() -> list[Game]:
     """Every installed game, by name."""
     from parlor.gamehost.games import games
 
-    return sorted((Game(name, g.service) for name, g in games().items()), key=lambda g: g.name)
+    found = [
+        Game(name, g.service, g.proto.DESCRIPTOR.name if g.proto else "")
+        for name, g in games().items()
+    ]
+    return sorted(found, key=lambda g: g.name)
 
 
 # ---- what a game adds to each list ---------------------------------------------------------
@@ -228,19 +241,75 @@ def wanted(root: Path, games: Sequence[Game]) -> dict[str, tuple[str, str]]:
     return texts
 
 
-def differences(root: Path, games: Sequence[Game]) -> dict[Path, str]:
+def calling_services() -> tuple[str, ...]:
+    """The services that call the dictionary with a key of their own (``parlor-keys``' list)."""
+    from parlor.kit.keys import CALLING_SERVICES
+
+    return CALLING_SERVICES
+
+
+def service_files(
+    root: Path, games: Sequence[Game], calling: Sequence[str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """Each game's manifests by their name under deploy/kustomize: the committed text and what
+    it should be (None: no such file; a file left from a game no longer registered goes)."""
+    folder = root / KUSTOMIZE / gameservices.SERVICES
+    committed = {path.stem: path.read_text() for path in sorted(folder.glob("*.yaml"))}
+    kustomization = (root / KUSTOMIZE / "base/kustomization.yaml").read_text()
+    names = [(g.name, g.service) for g in games]
+    texts: dict[str, tuple[str | None, str | None]] = {
+        f"{gameservices.SERVICES}/{g.name}.yaml": (
+            committed.get(g.name),
+            gameservices.manifests(g),
+        )
+        for g in gameservices.games_of(names, calling, kustomization, committed)
+    }
+    for stem, now in committed.items():
+        name = f"{gameservices.SERVICES}/{stem}.yaml"
+        if name not in texts and gameservices.written(now):
+            texts[name] = (now, None)
+    return texts
+
+
+Texts = dict[Path, tuple[str | None, str | None]]
+
+
+def everything(root: Path, games: Sequence[Game], calling: Sequence[str] | None = None) -> Texts:
+    """Every file written from the registry, by its path under ``root``: the lists
+    (``wanted``), the games' own manifests (``service_files``) and the TypeScript client's
+    ``games.ts``; each with its committed text and what it should be (None: no file)."""
+    calling = calling_services() if calling is None else calling
+    texts: Texts = {}
+    for name, pair in [*wanted(root, games).items(), *service_files(root, games, calling).items()]:
+        texts[KUSTOMIZE / name] = pair
+    ts = root / clientgames.FILE
+    texts[clientgames.FILE] = (
+        ts.read_text() if ts.exists() else None,
+        clientgames.games_ts([clientgames.ClientGame(g.name, g.service, g.proto) for g in games]),
+    )
+    boards = root / clientgames.BOARDS
+    drawn = [g.name for g in games if (boards.parent / f"{g.name}.ts").exists()]
+    texts[clientgames.BOARDS] = (
+        boards.read_text() if boards.exists() else None,
+        clientgames.boards_ts(drawn),
+    )
+    return texts
+
+
+def differences(
+    root: Path, games: Sequence[Game], calling: Sequence[str] | None = None
+) -> dict[Path, str]:
     """Each file (under ``root``) whose committed text is not what ``games`` give: its diff."""
     found: dict[Path, str] = {}
-    for name, (now, text) in wanted(root, games).items():
-        path = root / KUSTOMIZE / name
+    for name, (now, text) in everything(root, games, calling).items():
         if text != now:
             diff = difflib.unified_diff(
-                now.splitlines(keepends=True),
-                text.splitlines(keepends=True),
-                str(path.relative_to(root)),
-                "from the registry",
+                (now or "").splitlines(keepends=True),
+                (text or "").splitlines(keepends=True),
+                str(name) if now is not None else "/dev/null",
+                "from the registry" if text is not None else "(no such game registered)",
             )
-            found[path] = "".join(diff)
+            found[root / name] = "".join(diff)
     return found
 
 
@@ -252,11 +321,13 @@ def main(argv: Sequence[str] = ()) -> int:
         for diff in found.values():
             sys.stdout.write(diff)
         return 1 if found else 0
-    for name, (now, text) in wanted(root, games).items():
-        if text != now:
-            path = root / KUSTOMIZE / name
-            path.write_text(text)
-            print(f"wrote {path.relative_to(root)}")
+    for name, (now, text) in everything(root, games).items():
+        if text is None:
+            (root / name).unlink()
+            print(f"removed {name}")
+        elif text != now:
+            (root / name).write_text(text)
+            print(f"wrote {name}")
     return 0
 
 

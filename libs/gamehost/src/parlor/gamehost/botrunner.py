@@ -15,7 +15,8 @@ typing keeps up; bots among themselves only pause ``pause_seconds``. It is the r
 schedule: the engine never waits.
 
 What is the game's own is a ``BotGame``: its bots by level, the seat's view they plan
-from, and the phases the runner tells apart (over, between rounds, the round).
+from, and the phases the runner tells apart (over, between rounds, the round); a
+``ContractBots`` reads all but the bots and the round from the game's contract.
 ``service_runner`` wires a runner to a game service (``BotService``): it loads games from
 the service's host, acts through the service's own path and starts rounds by its follow-up.
 """
@@ -30,12 +31,15 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from parlor.core.errors import NotFound, ParlorError
+from parlor.core.game import GameContract
 from parlor.gamehost.host import GameHost, Outcome, system_command_id
+from parlor.gamehost.once import BuiltOnce
 
 log = logging.getLogger("parlor.gamehost.botrunner")
 
 S = TypeVar("S")
 C = TypeVar("C")
+T = TypeVar("T")
 C_co = TypeVar("C_co", covariant=True)
 S_contra = TypeVar("S_contra", contravariant=True)
 
@@ -95,6 +99,47 @@ class BotGame(Protocol[S_contra, C_co]):
         """Whether the next round is to be started (``start_round``) before anyone acts."""
 
     def round(self, state: S_contra) -> int: ...
+
+
+class ContractBots(Generic[S, C, T]):
+    """A ``BotGame`` read from the game's contract (``parlor.core.game.GameContract``): a seat
+    plans from the contract's ``view`` of it, the game is over when ``is_terminal``, and
+    between rounds (the next to be started) when no seat is to move (``to_move``).
+
+    The game gives its bots: ``shared()`` builds what every bot plays from (a word index:
+    seconds, so built once, off the event loop, as the runner starts), ``seat_bot(shared,
+    level)`` makes one seat's, and ``round`` numbers the hands (in a new one bots re-plan).
+    """
+
+    def __init__(
+        self,
+        engine: GameContract[S, C, Any],
+        shared: Callable[[], T],
+        seat_bot: Callable[[T, str], SeatBot[C]],
+        round: Callable[[S], int],
+    ) -> None:
+        self.engine = engine
+        self._shared = BuiltOnce(shared)
+        self._seat_bot = seat_bot
+        self._round = round
+
+    async def prepare(self) -> None:
+        await self._shared.get()
+
+    async def seat_bot(self, level: str) -> SeatBot[C]:
+        return self._seat_bot(await self._shared.get(), level)
+
+    def view(self, state: S, seat: int) -> Any:
+        return self.engine.view(state, seat)
+
+    def over(self, state: S) -> bool:
+        return self.engine.is_terminal(state)
+
+    def between_rounds(self, state: S) -> bool:
+        return not self.engine.to_move(state)
+
+    def round(self, state: S) -> int:
+        return self._round(state)
 
 
 @dataclass

@@ -2,16 +2,18 @@
 
 A bot's index of its words (Upwords' word graph, Take Four's crossword index) takes seconds
 to build, so it is built once per process and word list, however many services start (tests
-start many); a service gets it off the event loop with ``BuiltOnce``. The dictionary service
-still judges every word a bot plays.
+start many); a service gets it off the event loop the first time a bot moves (``index_once``).
+The dictionary service still judges every word a bot plays.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from parlor.gamehost.once import BuiltOnce
 from parlor.lexicon import enable1, load_lexicon
 
 T = TypeVar("T")
@@ -33,3 +35,9 @@ def built_index(build: Callable[[Iterable[str]], T], words_file: str = "") -> T:
             _BUILT[key] = build(bot_words(words_file))
         built: T = _BUILT[key]
         return built
+
+
+def index_once(build: Callable[[Iterable[str]], T], words_file: str = "") -> BuiltOnce[T]:
+    """``built_index(build, words_file)``, got with ``await get()``: built in a worker thread
+    the first time (or the process's already built one)."""
+    return BuiltOnce(functools.partial(built_index, build, words_file))

@@ -15,6 +15,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
+from parlor.core.game import GameContract
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
 from parlor.gamehost.timecontrol import TimeControl
 
@@ -119,6 +120,19 @@ def game_fields(game_id: str, version: int, seats: Sequence[Seat]) -> dict[str, 
         "game_id": game_id,
         "version": version,
         "seats": [seat_pb(i, s) for i, s in enumerate(seats)],
+    }
+
+
+def play_fields(
+    engine: GameContract[Any, Any, Any], state: Any, viewer: int | None
+) -> dict[str, Any]:
+    """The fields of play every game's ``Game`` message has alike (keyword arguments): the
+    seats the game waits for (``to_move``), the winners once it is over and the viewer's seat."""
+    result = engine.result(state)
+    return {
+        "seats_to_move": engine.to_move(state),
+        "winners": result.winners if result is not None else (),
+        "viewer_seat": viewer,
     }
 
 

@@ -18,8 +18,9 @@ The CLI's transcripts write the same lines (``parlor.cli.games``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-from parlor.gamehost.seating import Seat
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken
 
 
 def tag(name: str, value: str) -> str:
@@ -39,3 +40,17 @@ def seat_tags(seats: Sequence[Seat]) -> list[str]:
 def with_seat_tags(seats: Sequence[Seat], lines: Iterable[str]) -> str:
     """An export's text: the seat tags, then ``lines``, one a line."""
     return "\n".join([*seat_tags(seats), *lines])
+
+
+def export_parts(
+    events: Sequence[object],
+) -> tuple[list[Any], list[str], tuple[str, list[int]] | None]:
+    """A whole stream as a game's own notation takes it (Take Four's): the game's own events,
+    the seat tags (of ``SeatsTaken``), and how it finished (``GameFinished``: the reason and
+    each seat's rank; None: not finished)."""
+    seats = [s for e in events if isinstance(e, SeatsTaken) for s in e.seats]
+    ends = [
+        (e.reason, [s.rank for s in e.standings]) for e in events if isinstance(e, GameFinished)
+    ]
+    moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
+    return moves, seat_tags(seats), ends[-1] if ends else None

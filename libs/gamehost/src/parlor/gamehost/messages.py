@@ -16,13 +16,16 @@ maps them field by field, read from the type hints and the message descriptors:
   decoding gives None back for an unset optional field, an empty optional repeated or
   string field, or an absent secret message.
 
-``public`` clears, in a stored event's payload, every sub-message (or field with presence)
-holding a field the event marks ``Secret`` (``parlor.core.game``): what anyone may see,
-where a game keeps its secrets apart (Take Four's ``secret`` message).
+``public`` clears, in a stored event's payload, every field or sub-message holding a field
+the event marks ``Secret`` (``parlor.core.game``): what anyone may see, the payload of the
+event with those fields None (Upwords' racks and draws; Take Four keeps its secrets apart,
+in a ``secret`` message).
 
 The shapes that really differ are declared: ``types`` (a type's own encode and decode
-functions) and ``fields`` (one field's ``Custom`` mapping, or None where the caller fills
-the message field itself). Each (dataclass, message) pair is planned once, on first use,
+functions), ``fields`` (one field's ``Custom`` mapping; a ``Wire``: another message field's
+name, or what its zero reads as, for a config whose 0 means "the default"; or None where
+the caller fills the message field itself) and ``unspecified`` (enum members no message
+shows, written as the enum's 0). Each (dataclass, message) pair is planned once, on first use,
 into a list of small functions, so encoding and decoding on the move path read no type hints.
 """
 
@@ -65,6 +68,23 @@ class Custom:
     decode: Callable[[Any], Any] | None = None
 
 
+DEFAULT: Any = object()
+"""``Wire(zero=DEFAULT)``: the message field's zero reads as the dataclass field's default."""
+_NO_DEFAULT: Any = object()
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One dataclass field mapped by the rules above, but for its name or its zero: ``name``
+    is the message field it goes to (None: the field of its own name); ``zero`` is what that
+    field's zero value on the wire (0, "", an enum's 0) reads as (``DEFAULT``: the dataclass
+    field's default), where a message cannot tell "not given" from zero. Scalars only.
+    """
+
+    name: str | None = None
+    zero: Any = _NO_DEFAULT
+
+
 def _unwrap(hint: Any) -> tuple[Any, bool]:
     """The type inside ``Annotated[...]`` and ``... | None``, and whether it may be None."""
     if typing.get_origin(hint) is typing.Annotated:
@@ -104,15 +124,20 @@ class Messages(Generic[E]):
         *,
         enums: Mapping[Any, Mapping[Any, int]] | None = None,
         types: Mapping[type, tuple[Callable[[Any], Message], Callable[[Any], Any]]] | None = None,
-        fields: Mapping[tuple[type, str], Custom | None] | None = None,
+        fields: Mapping[tuple[type, str], Custom | Wire | None] | None = None,
+        unspecified: Iterable[Any] = (),
     ) -> None:
         """``events``: the game's event union (or the classes); ``game_type`` names the
         game in ``GameFinished``. ``enums`` are declared tables (a member missing from one
-        encodes as the enum's 0); ``types`` and ``fields`` the hand-made mappings."""
+        encodes as the enum's 0); ``types`` and ``fields`` the hand-made mappings;
+        ``unspecified`` the members (of enums mapped by name) that are the enum's 0."""
         self.bodies = bodies
         self.enums = dict(enums or {})
         self.types = dict(types or {})
-        self.fields = dict(fields or {})
+        given = dict(fields or {})
+        self.wires = {k: v for k, v in given.items() if isinstance(v, Wire)}
+        self.fields = {k: v for k, v in given.items() if not isinstance(v, Wire)}
+        self.unspecified = frozenset(unspecified)
         self._encoders: dict[tuple[Any, ...], Callable[..., Message]] = {}
         self._secret: dict[type[Message], tuple[str, ...]] = {}
         self._decoders: dict[tuple[type, type[Message]], Callable[[Any], Any]] = {}
@@ -159,9 +184,11 @@ class Messages(Generic[E]):
 
     def public(self, event_type: str, data: bytes) -> bytes:
         """The payload ``data`` of a stored event with every field holding a ``Secret``
-        field of its event cleared (the same bytes if none is set)."""
+        field of its event cleared, as the event with those None encodes (the same bytes if
+        none is set)."""
         message = self.bodies.parse(event_type, data)
-        held = [n for n in self._secret_holders(type(message)) if message.HasField(n)]
+        holders = self._secret_holders(type(message))
+        held = [field.name for field, _ in message.ListFields() if field.name in holders]
         if not held:
             return data
         for name in held:
@@ -179,8 +206,9 @@ class Messages(Generic[E]):
                 routes = self._routes(cls, of)
                 for name in sorted(secret_fields(cls)):
                     holder = routes[name][1] if name in routes else None
-                    names[holder.name if holder is not None else name] = None
-            found = self._secret[of] = tuple(n for n in names if _has_presence(of, n))
+                    names[holder.name if holder is not None else self._wire_name(cls, name)] = None
+            fields = of.DESCRIPTOR.fields_by_name
+            found = self._secret[of] = tuple(n for n in names if n in fields)
         return found
 
     def message(self, value: object, into: type[M], **extra: Any) -> M:
@@ -263,8 +291,9 @@ class Messages(Generic[E]):
             secrets: dict[Any, list[tuple[str, Any]]] = {}
             for name, (h, holder) in self._routes(hint, into).items():
                 if holder is None:
-                    one = into.DESCRIPTOR.fields_by_name[name]
-                    args.append(f"{name}={self._encode(h, one, f'{src}.{name}', ns, depth)}")
+                    wire = self._wire_name(hint, name)
+                    one = into.DESCRIPTOR.fields_by_name[wire]
+                    args.append(f"{wire}={self._encode(h, one, f'{src}.{name}', ns, depth)}")
                 else:
                     secrets.setdefault(holder, []).append((name, h))
             for holder, routed in secrets.items():
@@ -313,8 +342,9 @@ class Messages(Generic[E]):
             h, holder = routes[f.name]
             if holder is None:
                 default = _NO_DEFAULT if f.default is dataclasses.MISSING else f.default
-                field = of.DESCRIPTOR.fields_by_name[f.name]
-                args.append(self._decode(h, field, src, ns, default, depth))
+                field = of.DESCRIPTOR.fields_by_name[self._wire_name(hint, f.name)]
+                expr = self._decode(h, field, src, ns, default, depth)
+                args.append(self._zero(hint, f.name, field, src, expr, default, ns))
                 continue
             field = holder.message_type.fields_by_name[f.name]
             inner = f"{src}.{holder.name}"
@@ -324,22 +354,40 @@ class Messages(Generic[E]):
             args.append(expr)
         return f"{_bind(ns, hint)}({', '.join(args)})"
 
+    def _wire_name(self, cls: Any, name: str) -> str:
+        """The message field a dataclass field goes to: its own name, or its ``Wire``'s."""
+        wire = self.wires.get((cls, name))
+        return wire.name if wire is not None and wire.name is not None else name
+
+    def _zero(
+        self, cls: Any, name: str, field: Any, src: str, expr: str, default: Any, ns: dict[str, Any]
+    ) -> str:
+        """``expr`` (the value read of ``field``), or what its zero reads as (``Wire.zero``)."""
+        wire = self.wires.get((cls, name))
+        if wire is None or wire.zero is _NO_DEFAULT:
+            return expr
+        zero = default if wire.zero is DEFAULT else wire.zero
+        if field.is_repeated or field.message_type is not None or zero is _NO_DEFAULT:
+            raise TypeError(f"{cls.__name__}.{name}: a zero is read as a default of a scalar")
+        return f"({expr} if {src}.{field.name} else {_bind(ns, zero)})"
+
     def _routes(self, cls: Any, into: type[Message]) -> dict[str, tuple[Any, Any]]:
         """Each dataclass field (but the declared ones) with its hint and, for a field the
         message lacks, the sub-message field holding it (else None)."""
         hints = typing.get_type_hints(cls, include_extras=True)
         names = [f.name for f in dataclasses.fields(cls)]
+        claimed = {self._wire_name(cls, n) for n in names}
         fields = into.DESCRIPTOR.fields_by_name
         spare: list[Any] = [
             f
             for f in into.DESCRIPTOR.fields
-            if f.name not in names and f.message_type is not None and not f.is_repeated
+            if f.name not in claimed and f.message_type is not None and not f.is_repeated
         ]
         out: dict[str, tuple[Any, Any]] = {}
         for name in names:
             if (cls, name) in self.fields:
                 continue
-            if name in fields:
+            if self._wire_name(cls, name) in fields:
                 out[name] = (hints[name], None)
                 continue
             holder = next((s for s in spare if name in s.message_type.fields_by_name), None)
@@ -438,18 +486,16 @@ class Messages(Generic[E]):
             members = {v: str(v) for v in typing.get_args(hint)}
         else:
             raise TypeError(f"{hint} is neither an Enum nor a Literal for {enum_type.full_name}")
-        missing = [k for k, n in members.items() if prefix + n.upper() not in numbers]
+        zero = {k: 0 for k in members if k in self.unspecified}
+        missing = [
+            k for k, n in members.items() if prefix + n.upper() not in numbers and k not in zero
+        ]
         if missing:
             raise TypeError(f"{enum_type.full_name} has no value for {missing} (declare a table)")
-        return {k: numbers[prefix + n.upper()] for k, n in members.items()}, False
+        named = {k: numbers[prefix + n.upper()] for k, n in members.items() if k not in zero}
+        return {**zero, **named}, False
 
 
-def _has_presence(of: type[Message], name: str) -> bool:
-    field = of.DESCRIPTOR.fields_by_name.get(name)
-    return field is not None and field.has_presence and not field.is_repeated
-
-
-_NO_DEFAULT: Any = object()
 _INLINE = 4
 """How deep nested messages are written out in one plan; deeper ones are calls."""
 

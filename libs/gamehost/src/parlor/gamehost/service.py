@@ -576,9 +576,34 @@ class GameService(Generic[T, E]):
         )
 
     def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[T]:
-        """A declared move's command as ``move`` decides it (a game may add to every one:
-        Take Four the dictionary's verdicts)."""
-        return lambda table, seat: command(request, table, seat)
+        """A declared move's command as ``move`` decides it: ``checked`` within the caller's
+        time left."""
+        return self.checked(
+            lambda table, seat: command(request, table, seat), lambda: deadline(context)
+        )
+
+    def checked(
+        self, build: SeatCommand[T], remaining: Callable[[], float | None] = lambda: None
+    ) -> SeatCommand[T]:
+        """A seat's command as the host decides it: ``build`` itself here; a game whose
+        commands need outside answers about that very state adds them (a word game's
+        dictionary verdicts, ``parlor.gamehost.wordgame``), bounded by ``remaining``, the
+        caller's time left."""
+        return build
+
+    async def act(
+        self,
+        game_id: str,
+        player_id: str,
+        requested: int | None,
+        build: Callable[[int], Any],
+        command_id: str | None,
+    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
+        """One command, ``build(seat)``, for the player's seat, through the path of move RPCs
+        (``play``, ``checked``): how a bot runner's bots act (``botrunner.BotService``).
+        Returns the outcome, the seat and the events a reply would carry."""
+        command = self.checked(lambda table, seat: build(seat))
+        return await self.play(game_id, player_id, requested, command, command_id)
 
     async def move(
         self,

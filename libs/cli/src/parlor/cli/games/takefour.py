@@ -477,7 +477,7 @@ def _has_secret(message: Any) -> bool:
     return "secret" in message.DESCRIPTOR.fields_by_name
 
 
-# -- the notation (as services/takefour notation.py writes it) ---------------------------------
+# -- the notation (as the service's export writes it: parlor.rules.takefour.notation) --------------
 
 HIDDEN = "(hidden)"
 

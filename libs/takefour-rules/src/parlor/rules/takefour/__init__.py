@@ -46,16 +46,19 @@ from parlor.rules.takefour.rules import (
     legal_moves,
 )
 from parlor.rules.takefour.state import (
+    RECORDED_BEFORE_VERSIONS,
     RULES_VERSION,
     Phase,
     Placement,
     TakeFourConfig,
     TakeFourState,
+    rules_for_new_game,
 )
 from parlor.rules.takefour.tiles import STANDARD_TILES, LetterTiles, TileSet
 from parlor.rules.takefour.view import TakeFourView, public_event, render, view
 
 __all__ = [
+    "RECORDED_BEFORE_VERSIONS",
     "RULES_VERSION",
     "STANDARD_TILES",
     "TAKE_FOUR",
@@ -106,6 +109,7 @@ __all__ = [
     "legal_moves",
     "public_event",
     "render",
+    "rules_for_new_game",
     "secret_fields",
     "view",
 ]

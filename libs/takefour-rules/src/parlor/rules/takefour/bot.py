@@ -37,7 +37,7 @@ class TakeFourBot:
     """Plays one seat from its view; give it a word list (any iterable of words) or an index."""
 
     def __init__(self, words: Iterable[str] | WordIndex, budget: int = 20_000) -> None:
-        self.index = words if isinstance(words, WordIndex) else WordIndex(words)
+        self.index = WordIndex.of(words)
         self.budget = budget
         self._built: dict[_BuildKey, tuple[Layout, bool]] = {}
 

@@ -42,6 +42,11 @@ class WordIndex:
             entry = (w, _mask(w), tuple(Counter(w).items()))
             self._by_length.setdefault(len(w), []).append(entry)
 
+    @classmethod
+    def of(cls, words: Iterable[str] | WordIndex) -> WordIndex:
+        """``words`` indexed, unless they are an index already."""
+        return words if isinstance(words, WordIndex) else cls(words)
+
     def __contains__(self, word: object) -> bool:
         return word in self.words
 

@@ -31,6 +31,23 @@ than players count as an empty bag (they stay unused, recorded with the deal tha
 them), and in ``honor`` mode ``Done`` is not checked when called. A game keeps the reading
 it was created with, so a replay decides every recorded command as it was decided.
 """
+RECORDED_BEFORE_VERSIONS = 1
+"""The rules version of a stored game whose config has none: it was created before them."""
+
+
+def rules_for_new_game(requested: int) -> int:
+    """The rules version a new game asking for ``requested`` (0: the current one) is played by.
+
+    A new game may ask only for the current version: older readings exist to replay the
+    games decided by them.
+    """
+    if requested not in (0, RULES_VERSION):
+        raise InvalidArgument(
+            f"new games are played by rules version {RULES_VERSION} (or leave it 0);"
+            " older versions only replay the games recorded with them",
+            reason="UNSUPPORTED_RULES_VERSION",
+        )
+    return RULES_VERSION
 
 
 @dataclass(frozen=True)

@@ -175,3 +175,35 @@ def chosen_play(
         return Play(seat, plays[0].placements)
     chosen = first_valid(seat, plays, formed, verdicts)
     return chosen if chosen is not None else no_valid_play(view(state, seat), seat, insert_position)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The plays a bot offers the dictionary (``candidates``) and the words each forms
+    (``checked_words``; None: word checking is the players', nothing is asked)."""
+
+    plays: list[BotPlay]
+    formed: list[list[str]] | None
+
+    @property
+    def words(self) -> list[str]:
+        """Every word to ask the dictionary about, in one batch."""
+        return [w for words in self.formed or () for w in words]
+
+    def chosen(
+        self, state: UpwordsState, seat: int, verdicts: Mapping[str, bool], insert_position: int
+    ) -> Play | Exchange | Pass:
+        """The bot's move, given the dictionary's ``verdicts`` on ``words`` (``chosen_play``)."""
+        return chosen_play(state, seat, self.plays, self.formed, verdicts, insert_position)
+
+
+def bot_turn(
+    bot: UpwordsBot, state: UpwordsState, seat: int, level: str, rng: random.Random
+) -> Challenge | AcceptPlay | Offer:
+    """A bot's turn (a search of seconds): its answer to another seat's pending play (a
+    challenge still to carry the dictionary's verdicts), else the plays it offers."""
+    answer = answer_pending(bot, state, seat)
+    if answer is not None:
+        return answer
+    plays = candidates(bot, view(state, seat), level, rng)
+    return Offer(plays, checked_words(state, seat, plays))

@@ -15,6 +15,7 @@ Other turns: ``-`` is a pass, ``-X`` exchanges the tile X.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from parlor.core.errors import InvalidArgument, InvalidNotation
@@ -179,6 +180,26 @@ def tile_of(text: str) -> str:
     """A tile as the engine names it, from how a player wrote it: upper case, and ``Qu``."""
     t = text.strip().upper()
     return tiles.QU if t == "QU" else t
+
+
+def play_of(placed: Sequence[tuple[int, int, str]], move: str) -> NotatedPlay:
+    """A play given one of two ways, its tiles ``placed`` one by one (row, column, tile as
+    written) or ``move`` in this notation: its placements and the tiles it keeps (none when
+    placed one by one). Refused: both given (``PLAY_GIVEN_TWICE``), neither (``NO_TILES``),
+    and a pass or an exchange, which is not a play (``INVALID_NOTATION``)."""
+    if placed and move:
+        raise InvalidArgument(
+            "give the play as placements or as a move in notation, not both",
+            reason="PLAY_GIVEN_TWICE",
+        )
+    if placed:
+        return NotatedPlay(tuple(Placement(row, col, tile_of(t)) for row, col, t in placed), ())
+    if not move.strip():
+        raise InvalidArgument("a play places at least one tile", reason="NO_TILES")
+    parsed = parse_move(move)
+    if not isinstance(parsed, NotatedPlay):
+        raise unreadable("a pass or an exchange is not a play: use Pass or Exchange")
+    return parsed
 
 
 def check_kept(board: Board, kept: tuple[tuple[int, int, str], ...]) -> None:

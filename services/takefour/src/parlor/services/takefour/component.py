@@ -1,5 +1,5 @@
 """The Take Four service as a component: the game host's set-up, a dictionary client, a
-queue per game and the bot runner."""
+queue per game and the bot runner, with the service's settings."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from parlor.gamehost.component import Served, game_component
+from parlor.gamehost.botrunner import service_runner
+from parlor.gamehost.component import Served
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.wordgame import word_game_component
 from parlor.gamehost.words import Dictionary, DictionarySettings
-from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
-from parlor.services.takefour.bots import BotSettings, bot_runner
-from parlor.services.takefour.game import GAME
+from parlor.services.takefour.game import BOT_PACE_SECONDS, GAME, TakeFourBots
 from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.servicer import TakeFourHost, TakeFourServicer
 
@@ -24,23 +24,41 @@ rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 @dataclass(frozen=True)
 class TakeFourSettings:
+    """The service's own settings: its queue, its bots' pace (``botrunner.PaceSettings``)."""
+
     queue_per_game: bool = setting(
         "PARLOR_TAKEFOUR_QUEUE_PER_GAME",
         "queue commands on one game inside a replica (false: let them race and retry conflicts)",
+        True,
+    )
+    pause_seconds: float = setting(
+        "PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS",
+        "pause between two steps of one Take Four bot (0: as fast as it can plan)",
+        0.5,
+    )
+    idle_seconds: float = setting(
+        "PARLOR_TAKEFOUR_BOT_IDLE_SECONDS",
+        "how often the Take Four bot runner looks at its games when nothing woke it",
+        1.0,
+    )
+    human_pace: bool = setting(
+        "PARLOR_TAKEFOUR_BOT_HUMAN_PACE",
+        "while a person plays, each Take Four bot level waits its own time per step"
+        " (easy 8 s, medium 5 s, hard 3 s; false: only the pause)",
         True,
     )
 
 
 @contextlib.asynccontextmanager
 async def takefour() -> AsyncIterator[Component]:
-    queue = GameQueue() if load(TakeFourSettings).queue_per_game else None
-    settings = load(DictionarySettings), load(AuthSettings)
-    async with Dictionary.of(*settings, GAME.name) as dictionary:
+    settings = load(TakeFourSettings)
+    queue = GameQueue() if settings.queue_per_game else None
 
-        def serve(host: TakeFourHost, directory: Directory) -> Served:
-            servicer = TakeFourServicer(host, dictionary, queue, directory)
-            runner = bot_runner(servicer, load(BotSettings))
-            return Served(servicer, [runner.run], {"bots": runner, "dictionary": dictionary})
+    def serve(host: TakeFourHost, directory: Directory, dictionary: Dictionary) -> Served:
+        servicer = TakeFourServicer(host, dictionary, directory, queue)
+        runner = service_runner(servicer, TakeFourBots(), settings, paces=BOT_PACE_SECONDS)
+        return Served(servicer, [runner.run], {"bots": runner})
 
-        async with game_component(GAME, serve) as component:  # hands, grids stay home
-            yield component
+    # hands, grids stay home
+    async with word_game_component(GAME, load(DictionarySettings), serve) as component:
+        yield component

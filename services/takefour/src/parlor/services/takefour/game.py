@@ -7,17 +7,28 @@ platform asks of them beyond it: the standings ``GameFinished`` carries, the idl
 event codec and what of it may be published (hands, grids and bags never are), the bots,
 the proto and the time controls. It is registered under ``parlor.game_types``
 (pyproject.toml).
+
+The bots are played by the game host's runner (``parlor.gamehost.botrunner``), which reads
+the rest from the contract: a bot of each level plans with its search budget
+(``BOT_LEVELS``) on the bots' own word index, from its seat's view, and waits its level's
+pace per step while a person plays (``BOT_PACE_SECONDS``, e.g. easy 8 s a tile, so a person
+typing ``place A 0,0`` keeps up; ``TakeFourSettings``). Bots act through the same path as
+players.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from parlor.gamehost.botrunner import ContractBots
+from parlor.gamehost.botwords import built_index
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import takefour as tf
-from parlor.rules.takefour import replay
+from parlor.rules.takefour import BotSeat, TakeFourBot, WordIndex, replay
 from parlor.rules.takefour.contract import ENGINE
 from parlor.rules.takefour.standings import standings as standings  # the component's too
 from parlor.rules.takefour.timing import Timing
@@ -28,6 +39,25 @@ BOT_LEVELS = {"easy": 2_000, "medium": 20_000, "hard": 100_000}
 """Bot level -> the bot's search budget (nodes per crossword build), weakest first."""
 BOT_PACE_SECONDS = {"easy": 8.0, "medium": 5.0, "hard": 3.0}
 """Bot level -> seconds between two of its steps (a tile placed...) while a person plays."""
+
+ENABLE = functools.partial(built_index, WordIndex)
+"""The bots' own word index: the packaged ENABLE list (built once per process)."""
+
+
+class TakeFourBots(ContractBots[tf.TakeFourState, tf.TakeFourCommand, WordIndex]):
+    """Take Four's bots as the runner plays them: a bot per seat, each with its level's
+    budget, all on one word index of ``words`` (``ENABLE``)."""
+
+    def __init__(
+        self,
+        budgets: Mapping[str, int] = BOT_LEVELS,
+        words: Callable[[], Iterable[str] | WordIndex] = ENABLE,
+    ) -> None:
+        def seat_bot(index: WordIndex, level: str) -> BotSeat:
+            return BotSeat(TakeFourBot(index, budget=budgets.get(level, 20_000)))
+
+        super().__init__(ENGINE, lambda: WordIndex.of(words()), seat_bot, lambda s: s.round)
+
 
 GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
     ENGINE,

@@ -1,50 +1,38 @@
 """The gRPC face of Take Four: its moves and pictures; the rest is the game host's.
 
 ``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and
-export from the game's declaration (``GAME``); Take Four's bots are a runner's (``bots.py``).
-
-Every play command is given to the host as a coroutine function of the state: the
-caller's seat is found, and the words a call needs are listed and checked (one
-``CheckWords`` batch), against the very state the command is decided on; after a
-conflict the host decides again from the new state, so a check is never stale.
+export from the game's declaration (``GAME``); ``WordGameService`` checks the words every
+command needs (``word_checks``) on the very state it is decided on; Take Four's bots are a
+runner's (``game.py``).
 """
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from parlor.core.errors import FailedPrecondition
-from parlor.gamehost import GameHost, Outcome, Recorded
+from parlor.gamehost import GameHost, Recorded
+from parlor.gamehost.chance import shuffled
 from parlor.gamehost.codec import event_info
-from parlor.gamehost.directory import Directory
-from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.export import export_parts
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import FollowUp, GameService, Move, MoveCommand, SeatCommand
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.service import FollowUp, Move
+from parlor.gamehost.wordgame import WordGameService
 from parlor.rules import takefour as tf
+from parlor.rules.takefour import notation
 from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
 from parlor.services.takefour.game import GAME
-from parlor.services.takefour.notation import export
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
 State = Table[tf.TakeFourState]
 TakeFourHost = GameHost[State, Any, Event]
-Build = Callable[[int], tf.TakeFourCommand]
 
 
 def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
     """The engine's seat names: player ids, made distinct for bots ("bot:easy/2")."""
     return tuple(f"{s.player_id}/{i}" if s.is_bot else s.player_id for i, s in enumerate(seats))
-
-
-def shuffled_bag(size: int) -> tuple[int, ...]:
-    """A round's bag order, drawn by the service (never by the engine) and recorded."""
-    order = list(range(size))
-    secrets.SystemRandom().shuffle(order)
-    return tuple(order)
 
 
 def check_round(game: tf.TakeFourState, meant_for: int) -> None:
@@ -56,6 +44,12 @@ def check_round(game: tf.TakeFourState, meant_for: int) -> None:
             reason="ROUND_CHANGED",
             metadata={"round": str(game.round), "meant_for": str(meant_for)},
         )
+
+
+def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
+    """A game in Take Four notation (``parlor.rules.takefour.notation``) with the platform's
+    seats and finish in it; ``events`` is the whole stream, in order."""
+    return notation.export(game_id, lexicon_id, *export_parts(events))
 
 
 def _play(build: Callable[[Any, int], tf.TakeFourCommand]) -> Move:
@@ -75,10 +69,11 @@ def _moved(r: pb.MoveTileRequest, seat: int) -> tf.MoveTile:
     return tf.MoveTile(seat, f.x, f.y, t.x, t.y, _letter(r.letter))
 
 
-class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceServicer):
+class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceServicer):
     game = GAME
     simultaneous = True
     view_cache = False
+    word_checks = tf.TAKE_FOUR  # what each call needs checked: the dictionary's verdicts go in
     PlaceTile = _play(lambda r, seat: tf.PlaceTile(seat, r.tile, r.x, r.y, _letter(r.letter)))
     MoveTile = _play(_moved)
     TakeBackTile = _play(lambda r, seat: tf.TakeBackTile(seat, r.cell.x, r.cell.y))
@@ -89,16 +84,6 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
     CallDone = _play(lambda r, seat: tf.CallDone(seat))
     # The seat forfeits (as a seat idle past three limits does) and the others play on.
     Leave = _play(lambda r, seat: tf.Forfeit(seat, "LEFT"))
-
-    def __init__(
-        self,
-        host: TakeFourHost,
-        dictionary: Dictionary,
-        queue: GameQueue | None = None,
-        directory: Directory | None = None,
-    ) -> None:
-        super().__init__(host, directory, queue)
-        self.dictionary = dictionary
 
     # -- the game's own mapping --------------------------------------------------------------
 
@@ -136,57 +121,13 @@ class TakeFourServicer(GameService[State, Event], pb_grpc.TakeFourServiceService
 
     def next_command(self, table: State) -> FollowUp | None:
         """The next round is dealt right after the last one is scored (or the game created),
-        under a command id naming the round: the call that scored it, a retry, a bot runner
-        or another replica may all try, and the round starts once."""
+        its bag order drawn here (``chance``), under a command id naming the round: the call
+        that scored it, a retry, a bot runner or another replica may all try, and the round
+        starts once."""
         if not table.seats or table.game.phase is not tf.Phase.BETWEEN_ROUNDS:
             return None
 
         async def start(current: State) -> tf.StartRound:
-            return tf.StartRound(shuffled_bag(current.game.config.tiles.size))
+            return tf.StartRound(shuffled(range(current.game.config.tiles.size)))
 
         return FollowUp("round", table.game.round + 1, start)
-
-    # -- playing -----------------------------------------------------------------------------
-
-    async def act(
-        self,
-        game_id: str,
-        player_id: str,
-        requested: int | None,
-        build: Build,
-        command_id: str | None,
-        remaining: Callable[[], float | None] = lambda: None,
-        meant_for: int = 0,
-    ) -> tuple[Outcome[State, Event], int, list[Recorded[Event]]]:
-        """Decide one command for the caller's seat; returns the outcome, the seat, its events.
-
-        ``meant_for`` is the round the caller meant (0: any): checked on the state decided on.
-        """
-        return await self.play(
-            game_id,
-            player_id,
-            requested,
-            self._checked(lambda table, seat: build(seat), remaining),
-            command_id,
-            lambda table: check_round(table.game, meant_for),
-        )
-
-    def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[State]:
-        return self._checked(
-            lambda table, seat: command(request, table, seat), context.time_remaining
-        )
-
-    def _checked(
-        self, build: SeatCommand[State], remaining: Callable[[], float | None]
-    ) -> SeatCommand[State]:
-        """The seat's command with the dictionary's verdicts on the very state it is decided
-        on (``remaining``: the caller's time left bounds the check)."""
-
-        def checked(table: State, seat: int) -> Awaitable[tf.TakeFourCommand]:
-            game = table.game
-            command = build(table, seat)
-            return self.dictionary.attach(
-                tf.TAKE_FOUR, game.config.lexicon, game, command, remaining
-            )
-
-        return checked

@@ -1,8 +1,8 @@
 """Upwords' events and views, between the rule engine's dataclasses and protobuf.
 
-Secret fields of the engine's events (marked ``secret`` in their dataclass
-metadata) are protobuf fields of their own, so a stripped event (``None`` there)
-encodes to a message with those fields empty, and ``public`` can publish it.
+Secret fields of the engine's events (annotated ``Secret``) are protobuf fields of
+their own, so a stripped event (``None`` there) encodes to a message with those fields
+empty, and ``public`` clears them in a stored event's payload.
 """
 
 from __future__ import annotations
@@ -69,6 +69,8 @@ Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Upwords games."""
 config_pb = MESSAGES.writer(uw.UpwordsConfig, pb.Config)
 config_of = MESSAGES.reader(pb.Config, uw.UpwordsConfig)
+public = MESSAGES.public
+"""What NATS carries: the payload with every secret field cleared (as a stripped event's)."""
 
 
 def shown(event: Event, viewer: int | None) -> Event:
@@ -77,13 +79,6 @@ def shown(event: Event, viewer: int | None) -> Event:
     if isinstance(event, SeatsTaken | GameFinished):
         return event
     return cast(Event, ENGINE.public_event(event, viewer))
-
-
-def public(event_type: str, data: bytes) -> bytes | None:
-    """What NATS carries: the payload with every secret field cleared (for its relay lane)."""
-    codec = Codec()
-    event = codec.decode(event_type, data)
-    return codec.encode(shown(event, None))[1]
 
 
 def game_event_pb(event: Event, info: common_pb2.EventInfo, board_before: uw.Board) -> pb.GameEvent:

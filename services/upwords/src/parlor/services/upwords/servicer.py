@@ -2,14 +2,15 @@
 
 Every response is built for its caller: their own rack and draws, counts for
 everyone else's, until the game ends (then everything). Words are checked by
-the dictionary service in one batch per play, inside the command, so the
-verdicts are about the very state the play is decided on. ``GameService``
+the dictionary service in one batch per command, inside it, so the verdicts are
+about the very state the command is decided on (``WordGameService``). ``GameService``
 (libs/gamehost) serves create, get, history, watch, list, replay and export from the
-game's declaration (``GAME``); the bots' strategy is in ``bots.py``.
+game's declaration (``GAME``); the bots' strategy is the rules' (``parlor.rules.upwords.bot``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
 from collections.abc import Sequence
@@ -21,15 +22,16 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost, Recorded
+from parlor.gamehost.botwords import index_once
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import BotCommand, GameService, Move, deadline
+from parlor.gamehost.service import BotCommand, Move, deadline
+from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation, record, verdicts
-from parlor.rules.upwords.notation import tile_of
-from parlor.services.upwords.bots import Bots, bot_move, challenge
+from parlor.rules.upwords.bot import Offer, UpwordsBot, bot_turn
 from parlor.services.upwords.codec import (
     Event,
     config_of,
@@ -50,27 +52,27 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
     return tuple(bag)
 
 
-class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
+class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     game = GAME
+    word_checks = verdicts
     create_attempts = 3  # practically never: the first-player draw ran out of tiles
     create_retry_reasons = frozenset({"DRAW_EXHAUSTED"})
     Pass = Move(lambda request, table, seat: uw.Pass(seat))
     AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat))
     Resign = Move(lambda request, table, seat: uw.Resign(seat))
+    Challenge = Move(lambda request, table, seat: uw.Challenge(seat, {}))  # verdicts: seat_command
 
     def __init__(
         self,
         host: UpwordsHost,
         dictionary: Dictionary,
-        bots: Bots,
         *,
-        max_bot_moves: int = 500,
+        bot_words: str = "",
         directory: Directory | None = None,
     ) -> None:
-        super().__init__(host, directory)
-        self.dictionary = dictionary
-        self.bots = bots
-        self.max_bot_moves = max_bot_moves
+        """``bot_words``: the word list file the bots play from (empty: the packaged ENABLE)."""
+        super().__init__(host, dictionary, directory)
+        self.bots = index_once(UpwordsBot, bot_words)
         self.random = secrets.SystemRandom()
 
     # -- the game's own mapping --------------------------------------------------------------
@@ -114,16 +116,19 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
         return uw.CreateGame(replace(chosen, lexicon=lexicon_id), players, *bags)
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
+        """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
+        only its seat's view, from its own word graph (built once per process, about 2 s,
+        the first time a bot moves). The dictionary judges a bot's words like anyone's: it
+        offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid."""
+
         async def command(table: UpwordsTable) -> uw.Command:
-            return await bot_move(
-                self.bots,
-                self.dictionary,
-                table.game,
-                seat,
-                level or "best",
-                self.random,
-                self._insert_position(table.game),
-            )
+            game, bot = table.game, await self.bots.get()
+            turn = await asyncio.to_thread(bot_turn, bot, game, seat, level or "best", self.random)
+            if not isinstance(turn, Offer):
+                return await self.with_verdicts(game, turn)
+            asked = turn.words
+            found = await self.dictionary.verdicts(game.config.lexicon, asked) if asked else {}
+            return turn.chosen(game, seat, found, self._insert_position(game))
 
         return command
 
@@ -135,43 +140,18 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
     # -- moves -------------------------------------------------------------------------------
 
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
-        placements, kept = self._placements(request)
-        left = deadline(context)
+        placed = [(p.row, p.col, p.tile) for p in request.placements]
+        play = notation.play_of(placed, request.move)
 
-        async def build(table: UpwordsTable, seat: int) -> uw.Command:
-            game = table.game
-            notation.check_kept(game.board, kept)
-            play = uw.Play(seat, placements)  # every board rule first, then one batch
-            return await self.dictionary.attach(
-                verdicts, game.config.lexicon, game, play, lambda: left
-            )
+        def build(table: UpwordsTable, seat: int) -> uw.Play:
+            notation.check_kept(table.game.board, play.kept)
+            return uw.Play(seat, play.placements)  # every board rule first, then one batch
 
-        return await self.move(request, build, pb.PlayResponse)
-
-    def _placements(
-        self, request: pb.PlayRequest
-    ) -> tuple[tuple[uw.Placement, ...], tuple[tuple[int, int, str], ...]]:
-        if request.placements and request.move:
-            raise InvalidArgument(
-                "give the play as placements or as a move in notation, not both",
-                reason="PLAY_GIVEN_TWICE",
-            )
-        if request.placements:
-            return (
-                tuple(
-                    uw.Placement(p.row, p.col, notation.tile_of(p.tile)) for p in request.placements
-                ),
-                (),
-            )
-        if not request.move.strip():
-            raise InvalidArgument("a play places at least one tile", reason="NO_TILES")
-        move = notation.parse_move(request.move)
-        if not isinstance(move, notation.NotatedPlay):
-            raise notation.unreadable("a pass or an exchange is not a play: use Pass or Exchange")
-        return move.placements, move.kept
+        checked = self.checked(build, lambda: deadline(context))
+        return await self.move(request, checked, pb.PlayResponse)
 
     async def Exchange(self, request: pb.ExchangeRequest, context: Any) -> pb.ExchangeResponse:
-        tile = tile_of(request.tile)
+        tile = notation.tile_of(request.tile)
         if tile not in uw.DISTRIBUTION:
             raise InvalidArgument(f"{request.tile!r} is not an Upwords tile", reason="UNKNOWN_TILE")
 
@@ -179,13 +159,4 @@ class UpwordsServicer(GameService[UpwordsTable, Event], pb_grpc.UpwordsServiceSe
             request,
             lambda table, seat: uw.Exchange(seat, tile, self._insert_position(table.game)),
             pb.ExchangeResponse,
-        )
-
-    async def Challenge(self, request: pb.ChallengeRequest, context: Any) -> pb.ChallengeResponse:
-        left = deadline(context)
-
-        return await self.move(
-            request,
-            lambda table, seat: challenge(self.dictionary, table.game, seat, lambda: left),
-            pb.ChallengeResponse,
         )
