@@ -4,8 +4,8 @@
 poll, which took the store's pool from everyone else once a thousand people were
 waiting. Each watcher now puts its ticket on the board, and the board reads every
 watched ticket in one statement, every ``POLL_SECONDS`` and at once when rung (a
-round or a cancel in this process, or a ``MatchFormed`` on the bus from any replica's
-round), then wakes only the watchers whose ticket changed.
+round or a cancel in this process), then wakes only the watchers whose ticket changed.
+A change made by another replica (its round, a cancel there) is seen at the next tick.
 
 A poll hands a watcher only rows read after it joined (the watchers are taken when
 the poll starts), and a ticket only moves from waiting to its final status, so no
@@ -19,16 +19,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterator
-from typing import Any
 
-from parlor.eventstore import Subjects
 from parlor.services.matchmaking.tickets import TicketRow, Tickets
 
 log = logging.getLogger("parlor.services.matchmaking.board")
 
 POLL_SECONDS = 0.5
-"""How often the watched tickets are read when nothing rings (changes made elsewhere:
-a cancel on another replica, or a bell lost)."""
+"""How often the watched tickets are read when nothing rings (changes made by another
+replica: its rounds, its cancels)."""
 MIN_GAP_SECONDS = 0.02
 """The least time between two polls, however often the board is rung."""
 CHUNK = 1000
@@ -115,27 +113,3 @@ class TicketBoard:
             else:
                 failing = False
             await asyncio.sleep(MIN_GAP_SECONDS)
-
-    async def ring_on_matches(self, bus: Any, subjects: Subjects, category: str) -> None:
-        """Forever: ring whenever a ``MatchFormed`` (any replica's) is on the bus.
-
-        A plain NATS subscription, no acks: a message is only a hint to look now, the
-        tickets table is the truth (and the tick finds what a lost message would have told).
-        """
-        ready: asyncio.Event | None = getattr(bus, "ready", None)
-        if ready is not None:
-            await ready.wait()
-        nc = getattr(bus, "nc", None)
-        if nc is None:  # a bus without NATS: only this process's rounds ring
-            await asyncio.Event().wait()
-            return
-
-        async def on_message(msg: Any) -> None:
-            self.ring()
-
-        sub = await nc.subscribe(subjects.category(category), cb=on_message)
-        try:
-            await asyncio.Event().wait()
-        finally:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()

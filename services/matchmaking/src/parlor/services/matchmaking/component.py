@@ -61,8 +61,8 @@ async def matchmaking() -> AsyncIterator[Component]:
         async with process_outbox(backend, CATEGORY, everything) as outbox:
             store.limit_events_to(outbox.bus.max_payload)  # or NATS's 1 MiB default
             tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
-            # WatchTicket's watchers wait on the board: one poll for all of them, rung by
-            # this process's rounds and cancels and by any replica's MatchFormed.
+            # WatchTicket's watchers wait on the board: one poll for all of them, every
+            # 0.5 s and at once when this process's rounds or cancels ring it.
             board = TicketBoard(tickets)
             rounds = Rounds(store, settings.policy())
             servicer = MatchmakingServicer(
@@ -91,7 +91,6 @@ async def matchmaking() -> AsyncIterator[Component]:
                     outbox.run,
                     lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, board),
                     board.run,
-                    lambda: board.ring_on_matches(outbox.bus, outbox.bus.subjects, CATEGORY),
                 ],
                 public_methods=frozenset({GUEST_TOKEN_METHOD}),
                 ready=[outbox.bus.ready],
