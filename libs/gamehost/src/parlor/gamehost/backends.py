@@ -66,11 +66,21 @@ class ProcessOutbox:
         await asyncio.gather(self.relay.run(), watch_relay(self.relay))
 
     async def _stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
+        """Cancel the relay until it has ended. Once is not enough: on Python 3.11 a
+        library's wait_for (nats-py publishing) can swallow a cancellation, and a relay
+        left running on a closed bus would hold its lanes' leases from every later relay.
+        The task is forgotten only once it has ended, so a stop that is itself cancelled
+        leaves it to the next (``close``)."""
+        task = self._task
+        if task is None:
+            return
+        while not task.done():
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await asyncio.wait({task}, timeout=1.0)
+        if self._task is task:
+            self._task = None
+        if not task.cancelled():
+            task.exception()  # retrieved: a failed relay was logged when it failed
 
     async def close(self) -> None:
         await self._stop()
