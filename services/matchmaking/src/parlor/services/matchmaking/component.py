@@ -16,11 +16,10 @@ from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
-from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.rounds import CATEGORY, Rounds
-from parlor.services.matchmaking.servicer import MatchmakingServicer
+from parlor.services.matchmaking.servicer import Bell, MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
 from parlor.services.matchmaking.tickets import Lobbies, Tickets
 
@@ -32,7 +31,7 @@ GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
 
 
 async def run_rounds(
-    rounds: Rounds, game_types: tuple[str, ...], seconds: float, board: TicketBoard
+    rounds: Rounds, game_types: tuple[str, ...], seconds: float, bell: Bell
 ) -> None:
     """Forever: a round per game type, then a pause; a failed round is logged and retried."""
     while True:
@@ -43,7 +42,7 @@ async def run_rounds(
                 log.exception("matching round failed", extra={"game_type": game})
                 continue
             if outcome is not None and outcome[0].consumed:
-                board.ring()
+                bell.ring()
         await asyncio.sleep(seconds)
 
 
@@ -60,13 +59,11 @@ async def matchmaking() -> AsyncIterator[Component]:
         # yet: the bus keeps trying, the service reports NOT_SERVING.
         async with process_outbox(backend, CATEGORY, everything) as outbox:
             store.limit_events_to(outbox.bus.max_payload)  # or NATS's 1 MiB default
+            bell = Bell()
             tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
-            # WatchTicket's watchers wait on the board: one poll for all of them, every
-            # 0.5 s and at once when this process's rounds or cancels ring it.
-            board = TicketBoard(tickets)
             rounds = Rounds(store, settings.policy())
             servicer = MatchmakingServicer(
-                tickets, Lobbies(store.engine), settings.game_types, board
+                tickets, Lobbies(store.engine), settings.game_types, bell
             )
             identity = IdentityServicer(auth)
             yield Component(
@@ -89,12 +86,11 @@ async def matchmaking() -> AsyncIterator[Component]:
                 ],
                 tasks=[
                     outbox.run,
-                    lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, board),
-                    board.run,
+                    lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, bell),
                 ],
                 public_methods=frozenset({GUEST_TOKEN_METHOD}),
                 ready=[outbox.bus.ready],
-                extra={"rounds": rounds, "tickets": tickets, "board": board},
+                extra={"rounds": rounds, "tickets": tickets},
             )
     finally:
         await store.close()

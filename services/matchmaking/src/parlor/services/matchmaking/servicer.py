@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,7 +12,6 @@ from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDe
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
-from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.games import (
     GAME_TYPES,
     bot_level,
@@ -28,21 +29,33 @@ STATUS = {
     "expired": pb.TICKET_STATUS_EXPIRED,
     "withdrawn": pb.TICKET_STATUS_WITHDRAWN,
 }
+WATCH_POLL_SECONDS = 0.5
 MAX_PLAYER_ID = 128
+
+
+class Bell:
+    """Rung after every local round, so watchers look again at once (they also poll)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+
+    def ring(self) -> None:
+        self._event.set()
+        self._event = asyncio.Event()
+
+    async def wait(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._event.wait(), seconds)
 
 
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     def __init__(
-        self,
-        tickets: Tickets,
-        lobbies: Lobbies,
-        game_types: tuple[str, ...],
-        board: TicketBoard,
+        self, tickets: Tickets, lobbies: Lobbies, game_types: tuple[str, ...], bell: Bell
     ) -> None:
         self.tickets = tickets
         self.lobbies = lobbies
         self.game_types = game_types
-        self.board = board
+        self.bell = bell
 
     def ticket_pb(self, ticket: TicketRow) -> pb.Ticket:
         out = pb.Ticket(
@@ -123,20 +136,22 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.CancelTicketResponse:
         await self._mine(request.ticket_id)
         ticket = await self.tickets.cancel(request.ticket_id)
-        self.board.ring()
+        self.bell.ring()
         return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))
 
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: Any
     ) -> AsyncIterator[pb.WatchTicketResponse]:
-        """The ticket now, then each change until it is final (read by the board's poll)."""
         ticket = await self._mine(request.ticket_id)
-        with self.board.watching(ticket) as watch:
-            while True:
+        last: TicketRow | None = None
+        while True:
+            if ticket != last:
                 yield pb.WatchTicketResponse(ticket=self.ticket_pb(ticket))
-                if ticket.terminal:
-                    return
-                ticket = await watch.next()
+                last = ticket
+            if ticket.terminal:
+                return
+            await self.bell.wait(WATCH_POLL_SECONDS)
+            ticket = await self.tickets.get(request.ticket_id)
 
     async def CreateLobby(
         self, request: pb.CreateLobbyRequest, context: Any
