@@ -6,10 +6,12 @@ must start embedded PostgreSQL and NATS itself, and stop them on exit.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -45,6 +47,26 @@ def _list_services(channel: grpc.Channel) -> set[str]:
     for response in stub.ServerReflectionInfo(iter([request]), timeout=5):
         names |= {s.name for s in response.list_services_response.service}
     return names
+
+
+def _stacks(pid: int) -> str:
+    """What each process under ``pid`` is doing (py-spy's dump of its Python threads)."""
+    try:
+        processes = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return ""
+    dumps = []
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            command = " ".join(process.cmdline())[:200]
+            dump = subprocess.run(
+                [str(Path(sys.executable).parent / "py-spy"), "dump", "--pid", str(process.pid)],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            dumps.append(f"=== {process.pid}: {command}\n{dump.stdout}{dump.stderr}")
+    return "\n".join(dumps)
 
 
 def _read(proc: subprocess.Popen[str], output: list[str], serving: threading.Event) -> None:
@@ -128,7 +150,8 @@ def test_make_run_serves_everything_and_stops_cleanly(
         except subprocess.TimeoutExpired:
             pytest.fail(
                 "make run did not stop within 90 s; still running:\n"
-                + "\n".join(_processes_using(data_dir) + _processes_using(ROOT / ".venv"))
+                + _stacks(proc.pid)
+                + "\n".join(_processes_using(data_dir))
                 + "\n--- its output, last 60 lines ---\n"
                 + "".join(output[-60:])
             )
