@@ -242,10 +242,11 @@ def wanted(root: Path, games: Sequence[Game]) -> dict[str, tuple[str, str]]:
 
 
 def calling_services() -> tuple[str, ...]:
-    """The services that call the dictionary with a key of their own (``parlor-keys``' list)."""
-    from parlor.kit.keys import CALLING_SERVICES
+    """The services that call the dictionary with a key of their own (``parlor-keys``' list:
+    the games whose declaration says so, ``GameType.calls``)."""
+    from parlor.kit.keys import calling_services as installed
 
-    return CALLING_SERVICES
+    return installed()
 
 
 def service_files(
