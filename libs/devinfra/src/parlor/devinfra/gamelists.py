@@ -249,6 +249,26 @@ def calling_services() -> tuple[str, ...]:
     return installed()
 
 
+DEV_KUSTOMIZATION = "overlays/dev/kustomization.yaml"
+
+
+def dev_keys(text: str, calling: Sequence[str]) -> str:
+    """The dev overlay's Secrets of the services' own signing keys, one per calling service
+    (``calling_services``), from the files ``parlor-keys dev-keys`` writes."""
+
+    def secrets(indent: str) -> list[str]:
+        lines: list[str] = []
+        for name in calling:
+            lines += [
+                f"{indent}- name: parlor-{name}-key",
+                f"{indent}  files:",
+                f"{indent}    - private-key=dev-keys/{name}.pem",
+            ]
+        return lines
+
+    return _region(text, secrets)
+
+
 def service_files(
     root: Path, games: Sequence[Game], calling: Sequence[str]
 ) -> dict[str, tuple[str | None, str | None]]:
@@ -283,6 +303,8 @@ def everything(root: Path, games: Sequence[Game], calling: Sequence[str] | None 
     texts: Texts = {}
     for name, pair in [*wanted(root, games).items(), *service_files(root, games, calling).items()]:
         texts[KUSTOMIZE / name] = pair
+    dev = root / KUSTOMIZE / DEV_KUSTOMIZATION
+    texts[KUSTOMIZE / DEV_KUSTOMIZATION] = (dev.read_text(), dev_keys(dev.read_text(), calling))
     ts = root / clientgames.FILE
     texts[clientgames.FILE] = (
         ts.read_text() if ts.exists() else None,
