@@ -6,10 +6,13 @@ must start embedded PostgreSQL and NATS itself, and stop them on exit.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
+import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -46,6 +49,34 @@ def _list_services(channel: grpc.Channel) -> set[str]:
     return names
 
 
+def _stacks(pid: int) -> str:
+    """What each process under ``pid`` is doing (py-spy's dump of its Python threads)."""
+    try:
+        processes = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return ""
+    dumps = []
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            command = " ".join(process.cmdline())[:200]
+            dump = subprocess.run(
+                [str(Path(sys.executable).parent / "py-spy"), "dump", "--pid", str(process.pid)],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            dumps.append(f"=== {process.pid}: {command}\n{dump.stdout}{dump.stderr}")
+    return "\n".join(dumps)
+
+
+def _read(proc: subprocess.Popen[str], output: list[str], serving: threading.Event) -> None:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        output.append(line)
+        if line.startswith("parlor: serving"):
+            serving.set()
+
+
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
 def test_make_run_serves_everything_and_stops_cleanly(
     tmp_path: Path, stop_signal: signal.Signals
@@ -78,14 +109,16 @@ def test_make_run_serves_everything_and_stops_cleanly(
         start_new_session=True,
     )
     output: list[str] = []
+    serving = threading.Event()
+    # Read the whole output as it comes, in a thread: a pipe nobody reads fills up (64 KiB)
+    # and blocks the platform's next write, its stop included.
+    reader = threading.Thread(target=_read, args=(proc, output, serving), daemon=True)
+    reader.start()
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            output.append(line)
-            if line.startswith("parlor: serving"):
-                break
-        else:
-            pytest.fail("make run exited before serving:\n" + "".join(output))
+        while not serving.wait(0.2):
+            if proc.poll() is not None:
+                reader.join(5)
+                pytest.fail("make run exited before serving:\n" + "".join(output))
         assert any("PostgreSQL (embedded)" in line for line in output), output
         assert any("NATS (embedded)" in line for line in output), output
 
@@ -112,8 +145,17 @@ def test_make_run_serves_everything_and_stops_cleanly(
         os.killpg(proc.pid, stop_signal)  # what Ctrl-C does to the foreground group
         # workers get their grace, then embedded NATS and PostgreSQL stop in order: on a
         # loaded 2-core machine that has taken over 30 s
-        proc.wait(timeout=90)
-        output.extend(proc.stdout.readlines())
+        try:
+            proc.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            pytest.fail(
+                "make run did not stop within 90 s; still running:\n"
+                + _stacks(proc.pid)
+                + "\n".join(_processes_using(data_dir))
+                + "\n--- its output, last 60 lines ---\n"
+                + "".join(output[-60:])
+            )
+        reader.join(10)
         assert any(line.startswith("parlor: tracing on") for line in output) == tracing
         # each health check above was a span: "trace <id> span <id> parent <id> <ms> ms <name>"
         checks = [line for line in output if line.startswith("trace ") and "Health/Check" in line]
