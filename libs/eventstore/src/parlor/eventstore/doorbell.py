@@ -14,6 +14,7 @@ import logging
 import psycopg
 
 from parlor.eventstore.schema import NOTIFY_CHANNEL
+from parlor.eventstore.tasks import cancel_until_done
 from parlor.eventstore.urls import libpq_url
 
 log = logging.getLogger(__name__)
@@ -72,15 +73,15 @@ class Doorbell:
         return waiter in done
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
-        if self._conn is not None:
-            with contextlib.suppress(Exception):
-                await self._conn.close()
-            self._conn = None
+        try:
+            if self._task is not None:
+                await cancel_until_done(self._task)
+                self._task = None
+        finally:
+            if self._conn is not None:
+                with contextlib.suppress(Exception):
+                    await self._conn.close()
+                self._conn = None
 
     async def __aenter__(self) -> Doorbell:
         await self.open()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from parlor.eventstore.events import (
     stored_events,
 )
 from parlor.eventstore.postgres import effective_command_id
+from parlor.eventstore.tasks import cancel_until_done
 from parlor.eventstore.tracing import traced_append, traced_publish
 from parlor.eventstore.upcasting import Upcasters
 from parlor.telemetry.metrics import CONSUMER_HANDLED
@@ -403,7 +403,5 @@ class InMemoryRelay:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_until_done(self._task)
             self._task = None

@@ -67,6 +67,7 @@ from parlor.eventstore.bus import Bus
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import RecordedEvent
 from parlor.eventstore.postgres import PostgresEventStore, rows_to_events
+from parlor.eventstore.tasks import cancel_until_done
 from parlor.eventstore.urls import libpq_url
 
 log = logging.getLogger(__name__)
@@ -301,9 +302,7 @@ class Relay:
     async def stop(self) -> None:
         """Stop publishing and release leadership (another replica takes over)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_until_done(self._task)
             self._task = None
 
     @property

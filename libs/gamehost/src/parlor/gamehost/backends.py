@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from parlor.core.errors import Unavailable
 from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.eventstore.monitor import watch_relay
+from parlor.eventstore.tasks import cancel_until_done
 from parlor.gamehost.bells import GameBells, ring_from_bus
 from parlor.gamehost.deadlines import PostgresDeadlines
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
@@ -76,7 +77,7 @@ class ProcessOutbox:
         try:
             await self.relay.run()
         finally:
-            await _cancel_until_done(monitor)
+            await cancel_until_done(monitor)
 
     async def _stop(self) -> None:
         """Cancel the relay until it has ended. Once is not enough: on Python 3.11 a
@@ -87,7 +88,7 @@ class ProcessOutbox:
         task = self._task
         if task is None:
             return
-        await _cancel_until_done(task)
+        await cancel_until_done(task)
         if self._task is task:
             self._task = None
 
@@ -97,17 +98,6 @@ class ProcessOutbox:
             await self.bus.close()
         finally:
             await self.store.close()
-
-
-async def _cancel_until_done(task: asyncio.Task[None]) -> None:
-    """Cancel ``task`` every second until it has ended (once may be swallowed), then
-    retrieve its outcome (a failure was logged when it failed). A cancellation of the
-    caller ends the wait and leaves the task as it is."""
-    while not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=1.0)
-    if not task.cancelled():
-        task.exception()
 
 
 _OUTBOXES: dict[tuple[object, ...], ProcessOutbox] = {}
