@@ -4,17 +4,18 @@ Players think 1-3 s before each move (uniform), as people do; otherwise they are
 run's players (``load_players.py``: through matchmaking, each seeing only its own seat).
 Steps of growing size (half Connect 4x4, a quarter each Upwords and Take Four), each on a
 freshly started platform (``parlor-platform`` as ``make run`` runs it, one worker per
-core). The players of a step arrive spread over a ramp (``RAMP_RATE`` games a second,
-at least ``MIN_RAMP`` seconds) and play for a fixed window once all have arrived; a
-game that ends is followed by the next through matchmaking, so games are created all
-along. Latency is every game command's, from the moment the call is made to its reply,
-made in the window (calls made during the ramp are reported apart). After the window the
-players stop where they are and every event a reply acknowledged is checked to be in the
-store and on NATS exactly once. The run stops at the first step that lost or
+core), once it has settled (its workers build their bots' word indexes after they say they
+serve: ``settled``). The players of a step arrive spread over a ramp (``RAMP_RATE`` games
+a second, at least ``MIN_RAMP`` seconds) and play for a fixed window once all have
+arrived; a game that ends is followed by the next through matchmaking, so games are
+created all along. Latency is every game command's, from the moment the call is made to
+its reply, made in the window (calls made during the ramp are reported apart). After the
+window the players stop where they are and every event a reply acknowledged is checked to
+be in the store and on NATS exactly once. The run stops at the first step that lost or
 duplicated an event, or when the time budget is spent; the capacity is the largest step
 that passed with every smaller one (the steps after the first over the bound still run,
-for their figures: on a shared machine one step may meet a busy moment; a step with
-p99 over ``ENOUGH_MS`` ends the run).
+for their figures: on a shared machine one step may meet a busy moment; a step with p99
+over ``ENOUGH_MS`` ends the run).
 
 The players are spread over load processes (``GAMES_PER_LOAD`` games each, each with a
 thinking process of its own for the Upwords and Take Four bots), so that no one event
@@ -28,7 +29,7 @@ itself puts under any call at that moment.
 The baseline, measured in the same run: the same platform at ``BASE_GAMES`` games with no
 thinking time (players move as fast as they can), to show what the pace buys.
 
-    python bench/capacity_bench.py [--quick]
+    python bench/capacity_bench.py [--quick] [--steps=500,1000]
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ PACE = (1.0, 3.0)
 MIX = "connect4x4=2,upwords=1,takefour=1"
 BASE_GAMES = 20 if QUICK else 100
 STEPS = (20, 100) if QUICK else (100, 250, 500, 1000, 2000)
+_ASKED = [a.removeprefix("--steps=") for a in sys.argv if a.startswith("--steps=")]
+if _ASKED:  # e.g. --steps=500,1000: only these (to look at one size again)
+    STEPS = tuple(int(n) for n in _ASKED[-1].split(","))
 WINDOW = 15 if QUICK else 45
 RAMP_RATE = 100.0  # games arriving a second
 MIN_RAMP = 4.0 if QUICK else 10.0
@@ -153,6 +157,22 @@ async def watch_machine(server_pid: int, echo: str, start: float, until: float) 
     return machine
 
 
+async def settled(server_pid: int, quiet: float = 0.3, most: float = 120.0) -> float:
+    """Seconds until the server's processes use under ``quiet`` cores for a second.
+
+    A worker says it serves before its bots' word indexes are built (in a thread of each
+    worker, seconds of CPU apiece): a step started at once would measure those builds.
+    """
+    began = time.monotonic()
+    while time.monotonic() - began < most:
+        server = _tree(server_pid)
+        before = _cpu(server)
+        await asyncio.sleep(1.0)
+        if _spent(before, _cpu(server)) < quiet:
+            break
+    return time.monotonic() - began
+
+
 @dataclass
 class Step:
     games: int
@@ -203,6 +223,7 @@ async def step(
     loop = asyncio.get_running_loop()
     async with Platform(database_url, nats_url, prefix, stream) as platform:
         assert platform.process is not None
+        await settled(platform.process.pid)
         start = time.monotonic() + 1.0
         measured_from, deadline = start + ramp, start + ramp + WINDOW
         everyone = arrivals(games, ramp, tag, start)
@@ -236,7 +257,7 @@ async def step(
 HEADER = (
     f"{'games':>6}{'loads':>6}{'calls':>8}{'calls/s':>8}{'p50 ms':>8}{'p99 ms':>8}"
     f"{'ramp p99':>9}{'lag p99':>8}{'echo p99':>9}"
-    f"{'cpu srv':>8}{'load':>6}{'pg+nats':>8}{'other':>6}"
+    f"{'cpu srv':>8}{'ms/call':>8}{'load':>6}{'pg+nats':>8}{'other':>6}"
     f"{'acked':>8}{'lost':>6}{'!nats':>6}{'twice':>6}"
 )
 
@@ -250,7 +271,8 @@ def line(s: Step) -> str:
         f"{s.games:>6}{s.loads:>6}{len(every):>8}{len(every) / WINDOW:>8.0f}"
         f"{statistics.median(every or [0]):>8.1f}{s.p99:>8.1f}"
         f"{pct(ramp, 0.99):>9.1f}{pct(s.lag, 0.99):>8.1f}{pct(m.echo, 0.99):>9.1f}"
-        f"{m.server:>8.2f}{m.load:>6.2f}{m.backends:>8.2f}{m.other:>6.2f}"
+        f"{m.server:>8.2f}{1000 * m.server * WINDOW / max(1, len(every)):>8.1f}"
+        f"{m.load:>6.2f}{m.backends:>8.2f}{m.other:>6.2f}"
         f"{acked:>8}{s.verdict[0]:>6}{s.verdict[1]:>6}{s.verdict[2]:>6}"
     )
 
@@ -315,7 +337,8 @@ async def main(settings: dict[str, str]) -> int:
         "latency: every game command made in the window, from the call to its reply;"
         " ramp p99: the calls made while players arrived (not counted);"
         " lag p99: the load processes' event-loop lag; echo p99: a bare gRPC echo pinged"
-        " meanwhile; cpu: cores used by the server, the load, PostgreSQL and NATS, the rest"
+        " meanwhile; cpu: cores used by the server, the load, PostgreSQL and NATS, the rest;"
+        " ms/call: server CPU per game command (all its work: matchmaking, watchers, relays)"
     )
     print(HEADER)
     print(*rows, sep="\n")

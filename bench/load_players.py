@@ -26,6 +26,7 @@ import multiprocessing
 import multiprocessing.util
 import random
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
@@ -123,16 +124,21 @@ async def matched(ch: grpc.aio.Channel, game_type: str) -> tuple[str, int]:
     raise RuntimeError(f"ticket {ticket.ticket_id} ended without a match")
 
 
-async def when_created(attempt: Callable[[], Any]) -> None:
-    """A matched game exists once its service has consumed ``MatchFormed``: wait for it."""
-    for _ in range(400):
+async def when_created(attempt: Callable[[], Any], seconds: float = 20.0) -> None:
+    """A matched game exists once its service has consumed ``MatchFormed``: wait for it,
+    asking again after 50 ms, then less and less often (at most every 0.5 s), as a client
+    would: a fixed 50 ms made each waiting player a dozen NOT_FOUND calls a second."""
+    pause, waited = 0.05, 0.0
+    while waited < seconds:
         try:
             await attempt()
             return
         except grpc.aio.AioRpcError as exc:
             if exc.code() != grpc.StatusCode.NOT_FOUND:
                 raise
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(pause)
+            waited += pause
+            pause = min(0.5, pause * 1.5)
     raise TimeoutError("the matched game was never created")
 
 
@@ -363,11 +369,18 @@ async def lag_samples(until: float, every: float = 0.02) -> list[float]:
 
 def failure(error: BaseException) -> str:
     """What a player died of, short, so that players dying of the same thing count as one
-    (an RPC's status and details, an incident's id left out)."""
+    (an RPC's status and details, an incident's id left out), and where: the player's
+    last line it passed through (``matched:120``, say)."""
+    where = ""
+    trace = error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == __file__:
+            where = f" at {trace.tb_frame.f_code.co_name}:{trace.tb_lineno}"
+        trace = trace.tb_next
     if isinstance(error, grpc.aio.AioRpcError):
         details = re.sub(r"\(incident [0-9a-f]+\)", "(incident ...)", error.details() or "")
-        return f"{error.code().name}: {details}"[:160]
-    return f"{type(error).__name__}: {error}"[:160]
+        return f"{error.code().name}: {details[:140]}{where}"
+    return f"{type(error).__name__}: {str(error)[:140]}{where}"
 
 
 async def _play_share(
@@ -397,6 +410,9 @@ async def _play_share(
         error = None if task.cancelled() else task.exception()
         if error is not None:
             key = f"{tasks[task]}: {failure(error)}"
+            if key not in failures and isinstance(error, grpc.aio.AioRpcError):
+                # where gRPC says it came from (this process, or the server), once a kind
+                print(f"{key}: {error.debug_error_string()}", file=sys.stderr, flush=True)
             failures[key] = failures.get(key, 0) + 1
     return tallies, failures, await lags
 

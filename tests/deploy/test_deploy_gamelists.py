@@ -154,3 +154,24 @@ def test_the_clients_list_the_registered_games() -> None:
     for g in games:
         assert f'import {{ {g.name} }} from "./{g.name}";\n' in boards
     assert "chess" not in boards
+
+
+def test_a_calling_game_gets_its_dev_key_secret_and_one_no_longer_calling_loses_it() -> None:
+    """The dev overlay's Secret of each calling service's own key is written from the same
+    list parlor-keys makes keys by (the declarations' ``calls``)."""
+    calling = gamelists.calling_services()
+    dev = (ROOT / gamelists.KUSTOMIZE / gamelists.DEV_KUSTOMIZATION).read_text()
+    assert gamelists.dev_keys(dev, calling) == dev
+
+    def key_secrets(text: str) -> dict[str, list[str]]:
+        secrets = yaml.safe_load(text)["secretGenerator"]
+        return {s["name"]: s["files"] for s in secrets if s["name"].endswith("-key")}
+
+    added = key_secrets(gamelists.dev_keys(dev, [*calling, "chess"]))
+    assert added["parlor-chess-key"] == ["private-key=dev-keys/chess.pem"]
+    assert added["parlor-identity-key"] == ["private-key=dev-keys/identity.pem"]
+    left = key_secrets(gamelists.dev_keys(dev, [n for n in calling if n != "upwords"]))
+    assert "parlor-upwords-key" not in left
+    assert set(left) == {"parlor-identity-key", *(f"parlor-{n}-key" for n in calling)} - {
+        "parlor-upwords-key"
+    }

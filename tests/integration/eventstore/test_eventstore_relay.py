@@ -182,6 +182,7 @@ async def test_relay_crash_midway_through_publishing_resumes_and_publishes_each_
 
         subjects = bus.subjects
         connections = bus.connections
+        closed = False
         check_stream = bus.check_stream
 
         async def publish_event(self, event: RecordedEvent) -> bool:
@@ -664,6 +665,33 @@ async def test_a_category_another_replica_leads_is_left_to_it_until_it_stops(
         await relay.stop()
         await alone.stop()
     assert len(await on_stream(bus)) == 7
+
+
+async def test_a_relay_whose_bus_is_closed_stops_by_itself_and_hands_its_lease_over(
+    store: PostgresEventStore,
+    bus: JetStreamBus,
+    nats_url: str,
+    subjects: Subjects,
+    eventually: Eventually,
+) -> None:
+    # A relay left running when its process closed the bus (a cancellation swallowed on the
+    # way out) must not lead on: it would renew its lease for good and publish nothing.
+    own = await JetStreamBus.connect(nats_url, subjects)
+    left = relay(store, own, lease_seconds=60.0)  # not taken over by its running out
+    left.start()
+    await eventually(lambda: left.is_leader)
+    await own.close()
+    assert left.task is not None
+    await asyncio.wait_for(left.task, 10)  # it returns, no cancellation needed
+    assert not left.is_leader
+    after = relay(store, bus)
+    after.start()
+    try:
+        await eventually(lambda: after.is_leader)  # handed over, long before 60 s
+        total = await play(store, games=1, moves=3)
+        await eventually(lambda: after.published == total)
+    finally:
+        await after.stop()
 
 
 def test_a_relay_is_of_categories_or_of_everything(bus: JetStreamBus) -> None:

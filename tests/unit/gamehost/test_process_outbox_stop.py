@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 from typing import Any, cast
 
 from parlor.gamehost.backends import ProcessOutbox
@@ -52,4 +53,37 @@ async def test_a_stop_that_is_itself_cancelled_leaves_the_relay_to_the_next() ->
     release.set()
     await asyncio.wait_for(outbox._stop(), 10)
     assert relay.cancelled()
+    assert outbox._task is None
+
+
+async def test_a_stop_ends_the_relay_itself_not_only_the_task_around_it() -> None:
+    # The relay's task also runs its metrics; once those are cancelled (at once), the task
+    # around the relay must not be done while the relay, which swallowed the cancellation,
+    # runs on: the bus would be closed under a relay that keeps its lanes' leases.
+    outbox = ProcessOutbox(("test",), cast(Any, None), cast(Any, None))
+    cancels = 0
+    ended = asyncio.Event()
+
+    async def swallows_one_cancel() -> None:
+        """Swallows its first cancellation and runs on (for a few seconds, not forever)."""
+        nonlocal cancels
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancels += 1
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            cancels += 1
+            raise
+        finally:
+            ended.set()
+
+    outbox.relay = cast(Any, SimpleNamespace(lanes={}, run=swallows_one_cancel))
+    component_task = asyncio.create_task(outbox.run())
+    await asyncio.sleep(0.05)
+    component_task.cancel()  # as Server.stop cancels the component's tasks
+    await asyncio.wait_for(asyncio.gather(component_task, return_exceptions=True), 10)
+    assert ended.is_set(), "the relay runs on after its outbox stopped"
+    assert cancels == 2
     assert outbox._task is None

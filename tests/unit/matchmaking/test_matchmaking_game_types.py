@@ -16,6 +16,7 @@ from parlor.gamehost.games import games
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.matching import Match
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
+from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.games import (
     GAME_TYPES,
     bot_level,
@@ -26,14 +27,14 @@ from parlor.services.matchmaking.games import (
     time_control_of,
 )
 from parlor.services.matchmaking.rounds import match_formed, seat_match
-from parlor.services.matchmaking.servicer import Bell, MatchmakingServicer
+from parlor.services.matchmaking.servicer import MatchmakingServicer
 
 UNSPECIFIED = common_pb2.TimeControl()
 
 
 def servicer(game_types: tuple[str, ...] = tuple(GAME_TYPES)) -> MatchmakingServicer:
     # ListGameTypes reads only the registry: no tickets or lobbies are touched.
-    return MatchmakingServicer(None, None, game_types, Bell())  # type: ignore[arg-type]
+    return MatchmakingServicer(None, None, game_types, TicketBoard(None))  # type: ignore[arg-type]
 
 
 async def test_list_game_types_reads_every_declaration() -> None:

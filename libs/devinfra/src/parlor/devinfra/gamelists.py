@@ -24,9 +24,10 @@ import difflib
 import json
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from parlor.devinfra import clientgames, gameservices
 
@@ -43,6 +44,7 @@ ROUTES_AFTER = (
     ("parlor.identity.v1", "matchmaking"),
     ("parlor.scoring.v1", "scoring"),
 )
+T = TypeVar("T")
 BEGIN, END = "# games: begin (python -m parlor.devinfra.gamelists)", "# games: end"
 
 
@@ -130,26 +132,30 @@ def base_kustomization(text: str, games: Sequence[Game]) -> str:
         *((g.package, g.name) for g in games),
         *ROUTES_AFTER,
     ]
-    text = _region(text, lambda indent: [f"{indent}- services/{g.name}.yaml" for g in games])
+    text = _each(text, games, lambda g: [f"- services/{g.name}.yaml"])
     text = _setting(text, "PARLOR_MATCHMAKING_GAME_TYPES", names)
     text = _setting(text, "PARLOR_SCORING_GAME_TYPES", names)
     web = ",".join(f"{package}={host}:{GRPC_PORT}" for package, host in routes)
     return _setting(text, "PARLOR_WEB_ROUTES", web)
 
 
-def gateway(text: str, games: Sequence[Game]) -> str:
-    def rules(indent: str) -> list[str]:
-        lines: list[str] = []
-        for g in games:
-            lines += [
-                f"{indent}- matches:",
-                f"{indent}    - method: {{type: Exact, service: {g.service}}}",
-                f"{indent}  backendRefs:",
-                f"{indent}    - {{name: {g.name}, port: {GRPC_PORT}}}",
-            ]
-        return lines
+def _each(text: str, items: Iterable[T], block: Callable[[T], list[str]]) -> str:
+    """``text`` with its marked region written as ``block(item)``'s lines for each item, at
+    the region's indent."""
+    return _region(text, lambda indent: [indent + line for item in items for line in block(item)])
 
-    return _region(text, rules)
+
+def gateway(text: str, games: Sequence[Game]) -> str:
+    return _each(
+        text,
+        games,
+        lambda g: [
+            "- matches:",
+            f"    - method: {{type: Exact, service: {g.service}}}",
+            "  backendRefs:",
+            f"    - {{name: {g.name}, port: {GRPC_PORT}}}",
+        ],
+    )
 
 
 def dev_nats(text: str, games: Sequence[Game]) -> str:
@@ -242,10 +248,29 @@ def wanted(root: Path, games: Sequence[Game]) -> dict[str, tuple[str, str]]:
 
 
 def calling_services() -> tuple[str, ...]:
-    """The services that call the dictionary with a key of their own (``parlor-keys``' list)."""
-    from parlor.kit.keys import CALLING_SERVICES
+    """The services that call the dictionary with a key of their own (``parlor-keys``' list:
+    the games whose declaration says so, ``GameType.calls``)."""
+    from parlor.kit.keys import calling_services as installed
 
-    return CALLING_SERVICES
+    return installed()
+
+
+DEV_KUSTOMIZATION = "overlays/dev/kustomization.yaml"
+
+
+def dev_keys(text: str, calling: Sequence[str]) -> str:
+    """The dev overlay's Secrets of the services' own signing keys, one per calling service
+    (``calling_services``), from the files ``parlor-keys dev-keys`` writes."""
+
+    return _each(
+        text,
+        calling,
+        lambda name: [
+            f"- name: parlor-{name}-key",
+            "  files:",
+            f"    - private-key=dev-keys/{name}.pem",
+        ],
+    )
 
 
 def service_files(
@@ -282,6 +307,8 @@ def everything(root: Path, games: Sequence[Game], calling: Sequence[str] | None 
     texts: Texts = {}
     for name, pair in [*wanted(root, games).items(), *service_files(root, games, calling).items()]:
         texts[KUSTOMIZE / name] = pair
+    dev = root / KUSTOMIZE / DEV_KUSTOMIZATION
+    texts[KUSTOMIZE / DEV_KUSTOMIZATION] = (dev.read_text(), dev_keys(dev.read_text(), calling))
     ts = root / clientgames.FILE
     texts[clientgames.FILE] = (
         ts.read_text() if ts.exists() else None,

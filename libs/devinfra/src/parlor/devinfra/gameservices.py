@@ -8,8 +8,8 @@ platform already says once:
 
 - the name and the gRPC service probed: the registry (``parlor.game_types``);
 - whether it calls the dictionary, with its own signing key (``Secret parlor-<game>-key``)
-  and the ConfigMap ``parlor-words``: ``parlor.kit.keys.CALLING_SERVICES``, the list
-  ``parlor-keys`` makes keys for;
+  and the ConfigMap ``parlor-words``: the game's declaration (``GameType.calls``), which
+  ``parlor-keys`` makes keys by;
 - its own settings (``envFrom`` ConfigMap ``parlor-<game>``): when ``base/kustomization.yaml``
   generates that ConfigMap (the settings and their values are a deployment's);
 - the parlor container's ``resources``: kept from the committed file (sized per game by

@@ -213,6 +213,11 @@ class Bus(Protocol):
         """How often the bus has (re)connected: a change means the server may have restarted."""
         ...
 
+    @property
+    def closed(self) -> bool:
+        """Whether the bus was closed: it publishes nothing again (a relay on it stops)."""
+        ...
+
     async def check_stream(self, subject: str) -> StreamCheck:
         """Make the stream if missing; say which stream it is and its last event on ``subject``."""
         ...

@@ -304,6 +304,7 @@ class JetStreamBus:
         self._opening: asyncio.Task[None] | None = None
         self._credentials = NatsCredentials()
         self._acks: _Acks | None = None  # the publishes' ack inbox, on ``nc``
+        self._closed = False
         if nc.is_connected:
             self._connections = 1
             self.ready.set()
@@ -417,7 +418,13 @@ class JetStreamBus:
         """The largest message the NATS server takes (its max_payload, 1 MiB by default)."""
         return int(self.nc.max_payload)
 
+    @property
+    def closed(self) -> bool:
+        # close() only: the client is closed and made again while NATS is being reached
+        return self._closed
+
     async def close(self) -> None:
+        self._closed = True
         if self._opening is not None:
             self._opening.cancel()
             with contextlib.suppress(BaseException):

@@ -263,6 +263,11 @@ class InMemoryBus:
         self._consumers: dict[str, _Consumer] = {}
         self._generation = 1
         self._exists = True
+        self.closed = False
+
+    async def close(self) -> None:
+        """Publish nothing more (as a closed NATS connection does)."""
+        self.closed = True
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()
@@ -310,6 +315,8 @@ class InMemoryBus:
         all_headers = dict(headers or {})
         if message_id is not None:
             all_headers[MSG_ID] = message_id
+        if self.closed:
+            raise Unavailable("the bus is closed", reason="BUS_UNAVAILABLE")
         if not self._exists:
             raise Unavailable(f"no stream for {subject}", reason="STREAM_MISSING")
         size = message_size(data, all_headers)

@@ -36,6 +36,12 @@ relay stops), not after every batch: under steady moves a batch is one event, an
 checkpoint was a write of its own each time. A crash loses at most that interval's
 progress, which is republished and dropped by the dedupe window, as after any crash.
 
+**A closed bus** ends the relay: it takes no lease, renews none and publishes nothing on
+a bus that was closed (``Bus.closed``), hands over what it holds and returns. Whoever
+closed the bus is done with the relay; one left running (a cancellation swallowed on the
+way out) would otherwise lead on a bus that publishes nothing, renewing its lanes' leases
+and keeping every other replica of them out.
+
 **An event the bus refuses** (over NATS's max payload, say) is set aside in
 ``relay_dead_letters`` (with ``parlor_relay_dead_letters_total`` and an ERROR log)
 and the relay goes on with the next event; the event stays in the store.
@@ -159,6 +165,10 @@ _READ_CATEGORIES = (
 
 class LeaseLost(Exception):
     """Another replica holds the relay's lease now: stop publishing, touch nothing."""
+
+
+class BusClosed(Exception):
+    """The relay's bus was closed: lead no more, publish nothing (``run`` returns)."""
 
 
 class _Reverify(Exception):
@@ -301,8 +311,9 @@ class Relay:
         return self._task
 
     async def run(self) -> None:
-        """Wait for a lease, lead until every lease is lost, repeat; never returns."""
-        while True:
+        """Wait for a lease, lead until every lease is lost, repeat; returns only once its
+        bus is closed (its leases handed over)."""
+        while not self.bus.closed:
             try:
                 conn = await psycopg.AsyncConnection.connect(
                     libpq_url(self.store.url),
@@ -330,12 +341,15 @@ class Relay:
                         await conn.close()
             except asyncio.CancelledError:
                 raise
+            except BusClosed:
+                break
             except LeaseLost as exc:
                 log.warning("relay %s lost its lease: %s", self.name, exc)
                 await asyncio.sleep(self.takeover_interval)
             except Exception as exc:
                 log.warning("relay %s stepped down: %s", self.name, exc)
                 await asyncio.sleep(self.takeover_interval)
+        log.warning("relay %s stops: its bus is closed", self.name)
 
     async def _wait_for_lease(self, conn: Connection) -> None:
         while True:
@@ -343,8 +357,13 @@ class Relay:
                 return
             await asyncio.sleep(self.takeover_interval)
 
+    def _check_bus(self) -> None:
+        if self.bus.closed:
+            raise BusClosed("the relay's bus is closed")
+
     async def _acquire(self, conn: Connection) -> bool:
         """Try to take the lease of every lane not held; True if any lane is held now."""
+        self._check_bus()
         loop = asyncio.get_running_loop()
         self._takeover_due = loop.time() + self.takeover_interval
         missing = [lane for lane in self.lanes.values() if not lane.held]
@@ -393,7 +412,9 @@ class Relay:
         self._leased(sent)
 
     async def _hold_lease(self, conn: Connection) -> None:
-        """Renew when due; never go on (publish) on a lease the local clock says has run out."""
+        """Renew when due; never go on (publish) on a lease the local clock says has run out,
+        nor on a closed bus (``BusClosed``: no renewal, the leases are handed over)."""
+        self._check_bus()
         now = asyncio.get_running_loop().time()
         while now >= self._renew_due or now >= self._valid_until:
             await self._renew(conn)

@@ -63,7 +63,20 @@ class ProcessOutbox:
                 await self._stop()
 
     async def _relay(self) -> None:
-        await asyncio.gather(self.relay.run(), watch_relay(self.relay))
+        """The relay runs in this very task, its metrics in one beside it.
+
+        Not ``gather``: a cancelled gather is done as soon as one child is (the metrics,
+        at once), while the relay may still be unwinding, or may have swallowed the
+        cancellation (nats-py's wait_for on 3.11) and run on. ``_stop`` would then see
+        this task done, close the bus, and leave the relay leading on a closed bus,
+        renewing its lanes' leases for good. Here the task is done only when the relay
+        has ended, so cancelling it until it is done stops the relay itself.
+        """
+        monitor = asyncio.create_task(watch_relay(self.relay), name="parlor-relay-monitor")
+        try:
+            await self.relay.run()
+        finally:
+            await _cancel_until_done(monitor)
 
     async def _stop(self) -> None:
         """Cancel the relay until it has ended. Once is not enough: on Python 3.11 a
@@ -74,13 +87,9 @@ class ProcessOutbox:
         task = self._task
         if task is None:
             return
-        while not task.done():
-            task.cancel()
-            await asyncio.wait({task}, timeout=1.0)
+        await _cancel_until_done(task)
         if self._task is task:
             self._task = None
-        if not task.cancelled():
-            task.exception()  # retrieved: a failed relay was logged when it failed
 
     async def close(self) -> None:
         await self._stop()
@@ -88,6 +97,17 @@ class ProcessOutbox:
             await self.bus.close()
         finally:
             await self.store.close()
+
+
+async def _cancel_until_done(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` every second until it has ended (once may be swallowed), then
+    retrieve its outcome (a failure was logged when it failed). A cancellation of the
+    caller ends the wait and leaves the task as it is."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=1.0)
+    if not task.cancelled():
+        task.exception()
 
 
 _OUTBOXES: dict[tuple[object, ...], ProcessOutbox] = {}

@@ -75,6 +75,10 @@ class GameType(Generic[S, C, E]):
     """The time control a game gets when its creator names none (games with people)."""
     time_controls: tuple[TimeControl, ...] = ()
     """The time controls offered to clients (``accepted_time_controls``: what matchmaking takes)."""
+    calls: tuple[str, ...] = ()
+    """The platform's services the game's service calls, with a token signed by a key of its
+    own (the word games call ``"dictionary"``): ``parlor-keys`` makes that key, and the
+    deployment gives it the key's Secret (``parlor.devinfra.gameservices``)."""
 
     @property
     def category(self) -> str:

@@ -90,7 +90,13 @@ async def word_game_component(
     """``game_component`` of a word game whose servicer ``serve`` also gives the dictionary
     client (``words``' target and timeout, a token of the game's own; in ``extra`` as
     ``dictionary``), closed when the component stops. The game's service loads ``words``
-    (``load(DictionarySettings)``): only the word games' deployments set them."""
+    (``load(DictionarySettings)``): only the word games' deployments set them. Its
+    declaration says it calls the dictionary (``GameType.calls``), so that its deployment
+    has a key to sign that token with."""
+    if "dictionary" not in game.calls:
+        raise ValueError(
+            f"{game.name} calls the dictionary: its declaration needs calls=('dictionary',)"
+        )
     async with Dictionary.of(words, load(AuthSettings), game.name) as dictionary:
 
         def served(host: GameHost[Any, Any, Any], directory: Directory) -> Served:

@@ -1,8 +1,9 @@
 """``parlor-keys DIR``: the token keys of a deployment, and the JWKS that verifies them.
 
 Writes ``identity.pem`` (the identity service's key: matchmaking only), one key per
-service that calls another (``upwords.pem``, ``takefour.pem``: each signs only its own
-service token) and ``jwks.json`` (their public halves, which every service is given).
+installed game service that calls another (its declaration's ``calls``: ``upwords.pem``,
+``takefour.pem``; each signs only its own service token) and ``jwks.json`` (their public
+halves, which every service is given).
 Private key files are readable by their owner only; existing files are never replaced.
 deploy/README.md shows how they become the Secrets the manifests read.
 """
@@ -12,19 +13,32 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from parlor.kit.auth import IDENTITY_KEY_ID, generate_private_key, jwks
 
-CALLING_SERVICES = ("upwords", "takefour")
-"""Services that call another service (the dictionary) with a token of their own."""
+GAME_TYPES = "parlor.game_types"
+"""The entry points that declare the installed games (``parlor.gamehost.games``)."""
 
 
-def write_keys(directory: Path) -> dict[str, Path]:
-    """Make the keys that are missing in ``directory``; the JWKS is written from all of them."""
+def calling_services() -> tuple[str, ...]:
+    """The installed game services that call another service with a token of their own:
+    those whose declaration names any (``GameType.calls``; the word games), by name."""
+    calling = []
+    for point in entry_points(group=GAME_TYPES):
+        if getattr(point.load(), "calls", ()):
+            calling.append(point.name)
+    return tuple(sorted(calling))
+
+
+def write_keys(directory: Path, calling: Sequence[str] | None = None) -> dict[str, Path]:
+    """Make the keys that are missing in ``directory``: the identity service's and one per
+    service in ``calling`` (default: ``calling_services()``); the JWKS is written from all."""
     directory.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
-    for kid in (IDENTITY_KEY_ID, *CALLING_SERVICES):
+    for kid in (IDENTITY_KEY_ID, *(calling_services() if calling is None else calling)):
         path = directory / f"{kid}.pem"
         if not path.exists():
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -122,6 +122,10 @@ def load(cls: type[T], environ: Mapping[str, str] | None = None) -> T:
     return cls(**values)
 
 
+DEFAULT_DATABASE_POOL_SIZE = 10
+"""One process's pool of each store; N workers share it out (``parlor.kit.main``)."""
+
+
 @dataclass(frozen=True)
 class BackendSettings:
     """Where the event store and the bus are; every stateful service reads these."""
@@ -131,7 +135,10 @@ class BackendSettings:
     )
     nats_url: str = setting("PARLOR_NATS_URL", "NATS URL with JetStream, e.g. nats://host:4222")
     database_pool_size: int = setting(
-        "PARLOR_DATABASE_POOL_SIZE", "connections each process keeps to PostgreSQL", 10
+        "PARLOR_DATABASE_POOL_SIZE",
+        "connections each service's store keeps to PostgreSQL (with --workers N and this"
+        " unset, each worker keeps its share: the default divided by N, at least 2)",
+        DEFAULT_DATABASE_POOL_SIZE,
     )
     nats_stream: str = setting(
         "PARLOR_NATS_STREAM", "JetStream stream that holds every published event", "PARLOR_EVENTS"

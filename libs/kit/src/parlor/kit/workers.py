@@ -87,6 +87,13 @@ class Workers:
         self._ready: set[int] = set()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._signalled = False
+
+    def on_signal(self, signum: int, frame: object) -> None:
+        """SIGINT or SIGTERM: stop. A signal handler runs in the main thread between two of
+        its steps, perhaps while that thread holds a lock (inside ``Event.wait``, say), so it
+        only sets a flag: taking a lock here could wait on itself forever."""
+        self._signalled = True
 
     def command(self, index: int) -> list[str]:
         worker = [sys.executable, "-m", self.module, "--worker-of", str(os.getpid())]
@@ -145,10 +152,10 @@ class Workers:
 
     def wait(self) -> int:
         """Until a signal (then 0 if every worker stopped cleanly) or a worker dies (then 1)."""
-        while not self._stopping.is_set():
+        while not (self._signalled or self._stopping.is_set()):
             for process in self.processes:
                 code = process.poll()
-                if code is not None and not self._stopping.is_set():
+                if code is not None and not (self._signalled or self._stopping.is_set()):
                     how = f"signal {-code}" if code < 0 else f"code {code}"
                     print(
                         f"parlor: worker {process.pid} exited with {how};"
@@ -158,7 +165,7 @@ class Workers:
                     )
                     self.stop()
                     return 1
-            self._stopping.wait(0.2)
+            time.sleep(0.2)  # a signal's handler runs here; the loop sees its flag
         self.stop()
         return 0 if all(p.returncode in (0, -signal.SIGTERM) for p in self.processes) else 1
 
@@ -185,8 +192,7 @@ def run_workers(
         grace_seconds,
     )
     previous = {
-        sig: signal.signal(sig, lambda *_: workers._stopping.set())
-        for sig in (signal.SIGINT, signal.SIGTERM)
+        sig: signal.signal(sig, workers.on_signal) for sig in (signal.SIGINT, signal.SIGTERM)
     }
     try:
         workers.start()

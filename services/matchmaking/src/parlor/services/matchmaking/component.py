@@ -16,10 +16,11 @@ from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.rounds import CATEGORY, Rounds
-from parlor.services.matchmaking.servicer import Bell, MatchmakingServicer
+from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
 from parlor.services.matchmaking.tickets import Lobbies, Tickets
 
@@ -31,7 +32,7 @@ GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
 
 
 async def run_rounds(
-    rounds: Rounds, game_types: tuple[str, ...], seconds: float, bell: Bell
+    rounds: Rounds, game_types: tuple[str, ...], seconds: float, board: TicketBoard
 ) -> None:
     """Forever: a round per game type, then a pause; a failed round is logged and retried."""
     while True:
@@ -42,7 +43,7 @@ async def run_rounds(
                 log.exception("matching round failed", extra={"game_type": game})
                 continue
             if outcome is not None and outcome[0].consumed:
-                bell.ring()
+                board.ring()
         await asyncio.sleep(seconds)
 
 
@@ -59,11 +60,13 @@ async def matchmaking() -> AsyncIterator[Component]:
         # yet: the bus keeps trying, the service reports NOT_SERVING.
         async with process_outbox(backend, CATEGORY, everything) as outbox:
             store.limit_events_to(outbox.bus.max_payload)  # or NATS's 1 MiB default
-            bell = Bell()
             tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
+            # WatchTicket's watchers wait on the board: one poll for all of them, every
+            # 0.5 s and at once when this process's rounds or cancels ring it.
+            board = TicketBoard(tickets)
             rounds = Rounds(store, settings.policy())
             servicer = MatchmakingServicer(
-                tickets, Lobbies(store.engine), settings.game_types, bell
+                tickets, Lobbies(store.engine), settings.game_types, board
             )
             identity = IdentityServicer(auth)
             yield Component(
@@ -86,11 +89,12 @@ async def matchmaking() -> AsyncIterator[Component]:
                 ],
                 tasks=[
                     outbox.run,
-                    lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, bell),
+                    lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, board),
+                    board.run,
                 ],
                 public_methods=frozenset({GUEST_TOKEN_METHOD}),
                 ready=[outbox.bus.ready],
-                extra={"rounds": rounds, "tickets": tickets},
+                extra={"rounds": rounds, "tickets": tickets, "board": board},
             )
     finally:
         await store.close()

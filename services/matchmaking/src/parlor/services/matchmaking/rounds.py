@@ -308,9 +308,11 @@ class Rounds:
             formed = [
                 seat_match(m, names, self.rng, i) for m, i in zip(round_.matches, ids, strict=True)
             ]
-            await _persist(conn, self.store, formed, now)
             await _close(conn, round_.expired, "expired", now)
             await _close(conn, round_.withdrawn, "withdrawn", now)
+            # Last: the first append takes the store's append lock (every game's appends, in
+            # every process, wait on it) and holds it until this transaction commits.
+            await _persist(conn, self.store, formed, now)
         created = {t.id: t.created_at for t in tickets}
         waited = MATCHMAKING_WAIT_SECONDS.labels(game_type)
         for f in formed:  # committed: each seated ticket's wait is over

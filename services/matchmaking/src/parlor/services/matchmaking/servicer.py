@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -12,6 +10,7 @@ from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDe
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.games import (
     GAME_TYPES,
     bot_level,
@@ -29,33 +28,21 @@ STATUS = {
     "expired": pb.TICKET_STATUS_EXPIRED,
     "withdrawn": pb.TICKET_STATUS_WITHDRAWN,
 }
-WATCH_POLL_SECONDS = 0.5
 MAX_PLAYER_ID = 128
-
-
-class Bell:
-    """Rung after every local round, so watchers look again at once (they also poll)."""
-
-    def __init__(self) -> None:
-        self._event = asyncio.Event()
-
-    def ring(self) -> None:
-        self._event.set()
-        self._event = asyncio.Event()
-
-    async def wait(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._event.wait(), seconds)
 
 
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     def __init__(
-        self, tickets: Tickets, lobbies: Lobbies, game_types: tuple[str, ...], bell: Bell
+        self,
+        tickets: Tickets,
+        lobbies: Lobbies,
+        game_types: tuple[str, ...],
+        board: TicketBoard,
     ) -> None:
         self.tickets = tickets
         self.lobbies = lobbies
         self.game_types = game_types
-        self.bell = bell
+        self.board = board
 
     def ticket_pb(self, ticket: TicketRow) -> pb.Ticket:
         out = pb.Ticket(
@@ -136,22 +123,20 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.CancelTicketResponse:
         await self._mine(request.ticket_id)
         ticket = await self.tickets.cancel(request.ticket_id)
-        self.bell.ring()
+        self.board.ring()
         return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))
 
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: Any
     ) -> AsyncIterator[pb.WatchTicketResponse]:
+        """The ticket now, then each change until it is final (read by the board's poll)."""
         ticket = await self._mine(request.ticket_id)
-        last: TicketRow | None = None
-        while True:
-            if ticket != last:
+        with self.board.watching(ticket) as watch:
+            while True:
                 yield pb.WatchTicketResponse(ticket=self.ticket_pb(ticket))
-                last = ticket
-            if ticket.terminal:
-                return
-            await self.bell.wait(WATCH_POLL_SECONDS)
-            ticket = await self.tickets.get(request.ticket_id)
+                if ticket.terminal:
+                    return
+                ticket = await watch.next()
 
     async def CreateLobby(
         self, request: pb.CreateLobbyRequest, context: Any

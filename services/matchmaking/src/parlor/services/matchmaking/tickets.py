@@ -6,6 +6,7 @@ import json
 import math
 import secrets
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -86,26 +87,40 @@ def _row(row: Any) -> TicketRow:
     )
 
 
-async def rating_of(conn: AsyncConnection, game_type: str, player_id: str) -> float:
-    """Scoring's rating for the player (read-only, same database), or a newcomer's."""
-    table = (await conn.execute(text("SELECT to_regclass('scoring_ratings')"))).scalar()
-    if table is None:
-        return INITIAL_RATING
-    found = (
-        await conn.execute(
-            text("SELECT rating FROM scoring_ratings WHERE game_type = :g AND player_id = :p"),
-            {"g": game_type, "p": player_id},
-        )
-    ).scalar()
-    return INITIAL_RATING if found is None else float(found)
+RATINGS_TABLE = "scoring_ratings"
+"""Scoring's ratings (read-only, same database), when scoring is installed."""
+
+_INSERT = (
+    "INSERT INTO mm_tickets (ticket_id, player_id, display_name, game_type, min_players,"
+    " max_players, rating, lobby, time_control, bots_at_once, bot_level)"
+    " VALUES (:id, :p, :n, :g, :lo, :hi, {rating}, :lobby, CAST(:tc AS jsonb), :at_once, :level)"
+    " RETURNING created_at, rating"
+)
+_GIVEN = text(_INSERT.format(rating="CAST(:r AS double precision)"))
+_RATED = text(
+    _INSERT.format(
+        rating=f"COALESCE((SELECT rating FROM {RATINGS_TABLE}"
+        " WHERE game_type = :g AND player_id = :p), CAST(:r AS double precision))"
+    )
+)
 
 
 class Tickets:
-    """The tickets table; every method is one short transaction."""
+    """The tickets table; every method is one statement (autocommit) or one short transaction."""
 
     def __init__(self, engine: AsyncEngine, expires_after: timedelta) -> None:
         self.engine = engine
+        # One statement needs no BEGIN and COMMIT of its own: two round trips fewer each.
+        self.autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
         self.expires_after = expires_after
+        self._ratings = False  # scoring's table seen (it is never dropped once there)
+
+    async def _has_ratings(self, conn: AsyncConnection) -> bool:
+        """Whether scoring's ratings table exists; looked up until it does."""
+        if not self._ratings:
+            found = (await conn.execute(text(f"SELECT to_regclass('{RATINGS_TABLE}')"))).scalar()
+            self._ratings = found is not None
+        return self._ratings
 
     async def create(
         self,
@@ -121,35 +136,33 @@ class Tickets:
         bots_at_once: bool = False,
         bot_level: str | None = None,
     ) -> TicketRow:
+        """A waiting ticket, in one statement: rated as given, else by scoring's rating of
+        the player (a newcomer's if none)."""
         if rating is not None and not (math.isfinite(rating) and 0 <= rating <= 10_000):
             raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
         display_name = shown_name(display_name, player_id)  # a token's name is a claim too
         ticket_id = uuid.uuid4().hex
         try:
-            async with self.engine.begin() as conn:
-                if rating is None:
-                    rating = await rating_of(conn, game_type, player_id)
-                await conn.execute(
-                    text(
-                        "INSERT INTO mm_tickets (ticket_id, player_id, display_name, game_type,"
-                        " min_players, max_players, rating, lobby, time_control, bots_at_once,"
-                        " bot_level) VALUES (:id, :p, :n, :g, :lo, :hi, :r, :lobby,"
-                        " CAST(:tc AS jsonb), :at_once, :level)"
-                    ),
-                    {
-                        "id": ticket_id,
-                        "p": player_id,
-                        "n": display_name,
-                        "g": game_type,
-                        "lo": min_players,
-                        "hi": max_players,
-                        "r": rating,
-                        "lobby": lobby,
-                        "tc": json.dumps(time_control_json(time_control)),
-                        "at_once": bots_at_once,
-                        "level": bot_level,
-                    },
-                )
+            async with self.autocommit.connect() as conn:
+                rated = rating is None and await self._has_ratings(conn)
+                created, stored = (
+                    await conn.execute(
+                        _RATED if rated else _GIVEN,
+                        {
+                            "id": ticket_id,
+                            "p": player_id,
+                            "n": display_name,
+                            "g": game_type,
+                            "lo": min_players,
+                            "hi": max_players,
+                            "r": INITIAL_RATING if rating is None else rating,
+                            "lobby": lobby,
+                            "tc": json.dumps(time_control_json(time_control)),
+                            "at_once": bots_at_once,
+                            "level": bot_level,
+                        },
+                    )
+                ).one()
         except IntegrityError:
             waiting = await self.waiting_of(player_id)
             raise AlreadyExists(
@@ -157,10 +170,27 @@ class Tickets:
                 reason="TICKET_EXISTS",
                 metadata={"ticket_id": waiting.ticket_id if waiting else ""},
             ) from None
-        return await self.get(ticket_id)
+        return TicketRow(
+            ticket_id,
+            player_id,
+            display_name,
+            game_type,
+            min_players,
+            max_players,
+            float(stored),
+            lobby,
+            WAITING,
+            created,
+            None,
+            None,
+            (),
+            time_control,
+            bots_at_once,
+            bot_level,
+        )
 
     async def get(self, ticket_id: str) -> TicketRow:
-        async with self.engine.connect() as conn:
+        async with self.autocommit.connect() as conn:
             row = (
                 await conn.execute(
                     text(
@@ -175,8 +205,23 @@ class Tickets:
             raise NotFound(f"no ticket {ticket_id!r}", reason="TICKET_NOT_FOUND")
         return _row(row)
 
+    async def many(self, ticket_ids: Sequence[str]) -> list[TicketRow]:
+        """The tickets of these ids that exist, in one statement (the watchers' poll)."""
+        if not ticket_ids:
+            return []
+        async with self.autocommit.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    f"SELECT {_COLUMNS} FROM mm_tickets t"
+                    " LEFT JOIN mm_matches m ON m.match_id = t.match_id"
+                    " WHERE t.ticket_id = ANY(:ids)"
+                ),
+                {"ids": list(ticket_ids)},
+            )
+            return [_row(row) for row in rows]
+
     async def waiting_of(self, player_id: str) -> TicketRow | None:
-        async with self.engine.connect() as conn:
+        async with self.autocommit.connect() as conn:
             row = (
                 await conn.execute(
                     text(
@@ -191,7 +236,7 @@ class Tickets:
 
     async def cancel(self, ticket_id: str) -> TicketRow:
         """Cancel a waiting ticket; waits for a round holding it, then tells what it became."""
-        async with self.engine.begin() as conn:
+        async with self.autocommit.connect() as conn:
             status = (
                 await conn.execute(
                     text(
@@ -229,8 +274,11 @@ class Lobby:
 
 
 class Lobbies:
+    """The lobbies table; every method is one statement (autocommit) at a time."""
+
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self.autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
 
     async def open(
         self,
@@ -240,7 +288,7 @@ class Lobbies:
         host: str,
         time_control: TimeControl,
     ) -> Lobby:
-        async with self.engine.begin() as conn:
+        async with self.autocommit.connect() as conn:
             while True:
                 code = invite_code()
                 inserted = (
@@ -267,7 +315,7 @@ class Lobbies:
                     )
 
     async def get(self, code: str) -> Lobby:
-        async with self.engine.connect() as conn:
+        async with self.autocommit.connect() as conn:
             row = (
                 await conn.execute(
                     text(

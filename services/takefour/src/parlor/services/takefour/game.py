@@ -62,6 +62,7 @@ GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
     bots=tuple(LEVELS),
     public=public,
     rules_page="docs/rules/takefour.md",
+    calls=("dictionary",),
     default_time_control=TimeControl.per_move(120),
     time_controls=(
         TimeControl.per_move(60),

@@ -33,6 +33,7 @@ GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
     bots=("random", "best", "best"),
     public=public,
     rules_page="docs/rules/upwords.md",
+    calls=("dictionary",),
     default_time_control=TimeControl.fischer(600, 5),
     time_controls=(
         TimeControl.per_move(90),

@@ -1,0 +1,47 @@
+"""``parlor-keys``: the identity key, and one key per game service that calls another.
+
+Which game services call another (the word games call the dictionary) is said once, in each
+game's declaration (``GameType.calls``); ``parlor-keys`` and the deployment files read it
+there, so a new word game needs no list edited elsewhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from parlor.gamehost.games import games
+from parlor.gamehost.wordgame import word_game_component
+from parlor.gamehost.words import DictionarySettings
+from parlor.kit.keys import calling_services, main, write_keys
+
+
+def test_the_calling_services_are_the_games_whose_declaration_names_a_call() -> None:
+    declared = tuple(sorted(name for name, game in games().items() if game.calls))
+    assert calling_services() == declared
+    assert {"upwords", "takefour"} <= set(declared)
+    assert "connect4x4" not in declared
+
+
+def test_the_keys_are_written_once_private_and_all_in_the_jwks(tmp_path: Path) -> None:
+    assert main([str(tmp_path)]) == 0
+    names = {"identity", *calling_services()}
+    assert {p.stem for p in tmp_path.glob("*.pem")} == names
+    for path in tmp_path.glob("*.pem"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    kids = {key["kid"] for key in json.loads((tmp_path / "jwks.json").read_text())["keys"]}
+    assert kids == names
+    before = {p.name: p.read_text() for p in tmp_path.glob("*.pem")}
+    write_keys(tmp_path)
+    assert {p.name: p.read_text() for p in tmp_path.glob("*.pem")} == before
+
+
+async def test_a_word_game_that_does_not_declare_its_call_is_refused_at_start() -> None:
+    undeclared = dataclasses.replace(games()["upwords"], calls=())
+    with pytest.raises(ValueError, match="calls=\\('dictionary',\\)"):
+        async with word_game_component(undeclared, DictionarySettings(), lambda *_: None):  # type: ignore[arg-type,return-value]
+            pass
