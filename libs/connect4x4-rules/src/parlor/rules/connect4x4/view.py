@@ -183,8 +183,8 @@ def render(state: State, seen: GameView | None = None) -> str:
     width = 2 * COLUMNS - 1
     lines = [f"   {'front':^{width}}     {'back':^{width}}"]
     # each side's rows, bottom first: its columns' symbols (one per row) read across
-    front = [" ".join(row) for row in zip(*[_column_symbols(c) for c in seen.front])]
-    back = [" ".join(row) for row in zip(*[_column_symbols(c) for c in seen.back])]
+    front = [" ".join(r) for r in zip(*[_column_symbols(c) for c in seen.front], strict=True)]
+    back = [" ".join(r) for r in zip(*[_column_symbols(c) for c in seen.back], strict=True)]
     for row in reversed(range(ROWS)):
         lines.append(f"{row} |{front[row]}|   |{back[row]}|")
     letters = " ".join(COLUMN_LETTERS)
