@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import ssl
 from collections.abc import Mapping, Sequence
@@ -16,7 +17,7 @@ import nats.errors
 import nats.js.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
+from nats.js.api import AckPolicy, ConsumerConfig, Header, StorageType, StreamConfig
 
 from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
@@ -211,6 +212,71 @@ async def _listening(url: str) -> bool:
     return False
 
 
+NO_RESPONDERS = "503"
+"""The status of the reply NATS sends when nothing (no stream) took a request's subject."""
+
+
+class _Acks:
+    """JetStream publishes and their acks, which come back to one inbox subscription of the
+    connection, each to the future its reply subject names.
+
+    What ``js.publish`` does, less per message: no NUID and random token per request, no
+    ``wait_for`` (a waiter future, a timer and callbacks), no ack object; the same errors
+    (no stream, the stream's refusal, a timeout). A new connection (``JetStreamBus._connect``
+    after a failed one) gets a new ``_Acks``; on a reconnect nats-py subscribes again.
+    """
+
+    def __init__(self, nc: Client) -> None:
+        self.nc = nc
+        self.prefix = f"{nc.new_inbox()}."
+        self._waiting: dict[str, asyncio.Future[Msg]] = {}
+        self._next = 0
+        self._subscribed: asyncio.Task[Any] | None = None
+
+    async def _on_ack(self, msg: Msg) -> None:
+        future = self._waiting.pop(msg.subject[len(self.prefix) :], None)
+        if future is not None and not future.done():
+            future.set_result(msg)
+
+    def _subscription(self) -> asyncio.Future[Any]:
+        """The inbox subscription, made on first use (and again if making it failed): its
+        SUB goes out before any publish that waits for it, on the same connection."""
+        made = self._subscribed
+        if made is None or (made.done() and (made.cancelled() or made.exception() is not None)):
+            made = self._subscribed = asyncio.ensure_future(
+                self.nc.subscribe(self.prefix + "*", cb=self._on_ack)
+            )
+        return made
+
+    async def publish(
+        self, subject: str, data: bytes, headers: dict[str, str] | None, within: float
+    ) -> bool:
+        """Publish and wait ``within`` seconds for JetStream's ack: whether the stream took
+        it as new."""
+        subscribed = self._subscription()
+        token = str(self._next)
+        self._next += 1
+        future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        self._waiting[token] = future
+        try:
+            async with asyncio.timeout(within):
+                if not subscribed.done():
+                    await asyncio.shield(subscribed)
+                subscribed.result()  # a subscription that failed fails the publish
+                await self.nc.publish(subject, data, reply=self.prefix + token, headers=headers)
+                msg = await future
+        except TimeoutError:
+            raise nats.errors.TimeoutError from None
+        finally:
+            self._waiting.pop(token, None)
+        if msg.headers and msg.headers.get(Header.STATUS) == NO_RESPONDERS:
+            raise nats.js.errors.NoStreamResponseError
+        answer = json.loads(msg.data)
+        if "error" in answer:
+            raise nats.js.errors.APIError.from_error(answer["error"])
+        return not answer.get("duplicate")
+
+
 class JetStreamBus:
     """``Bus`` on NATS JetStream; ``await JetStreamBus.connect(url)``, ``close()`` at exit.
 
@@ -237,6 +303,7 @@ class JetStreamBus:
         self._connections = 0
         self._opening: asyncio.Task[None] | None = None
         self._credentials = NatsCredentials()
+        self._acks: _Acks | None = None  # the publishes' ack inbox, on ``nc``
         self._closed = False
         if nc.is_connected:
             self._connections = 1
@@ -438,10 +505,11 @@ class JetStreamBus:
                 f"a {size}-byte message exceeds NATS's max payload ({self.nc.max_payload})",
                 reason="BUS_REFUSED",
             )
+        acks = self._acks
+        if acks is None or acks.nc is not self.nc:
+            acks = self._acks = _Acks(self.nc)
         try:
-            ack = await self.js.publish(
-                subject, data, timeout=self.publish_timeout, headers=all_headers or None
-            )
+            taken = await acks.publish(subject, data, all_headers or None, self.publish_timeout)
         except nats.js.errors.NoStreamResponseError as exc:
             raise Unavailable(f"NATS has no stream for {subject}", reason="STREAM_MISSING") from exc
         except nats.js.errors.APIError as exc:
@@ -456,7 +524,7 @@ class JetStreamBus:
             raise Unavailable(
                 f"NATS did not take the message ({type(exc).__name__})", reason="BUS_UNAVAILABLE"
             ) from exc
-        return not ack.duplicate
+        return taken
 
     async def subscribe(
         self,

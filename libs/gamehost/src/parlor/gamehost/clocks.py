@@ -255,7 +255,7 @@ def clocks_pb(
     at = as_of or clock.at
     message = common_pb2.Clocks(time_control=clock.control.to_proto())
     if at is not None:
-        message.as_of.FromDatetime(at)
+        _set_timestamp(message.as_of, at)
     for seat in range(len(clock.seats)):
         due = deadline(clock, seat, factors[seat], idle) if seat in running else None
         seat_clock = message.seats.add(
@@ -264,8 +264,20 @@ def clocks_pb(
         left = remaining(clock, seat, at, factors[seat], idle) if at else clock.seats[seat].bank
         seat_clock.remaining.FromTimedelta(timedelta(seconds=round(left, 3)))
         if due is not None:
-            seat_clock.deadline.FromDatetime(due)
+            _set_timestamp(seat_clock.deadline, due)
     return message
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _set_timestamp(message: Any, at: datetime) -> None:
+    """``message.FromDatetime(at)`` (a naive time taken as UTC), in two assignments:
+    protobuf's goes through ``utctimetuple`` and ``calendar.timegm``, in Python, three
+    times per view of a timed game."""
+    since = (at if at.tzinfo is not None else at.replace(tzinfo=UTC)) - _EPOCH
+    message.seconds = since.days * 86400 + since.seconds
+    message.nanos = since.microseconds * 1000
 
 
 def set_clocks(game: Message, clocks: common_pb2.Clocks) -> Message:

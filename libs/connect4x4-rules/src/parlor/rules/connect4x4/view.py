@@ -182,11 +182,11 @@ def render(state: State, seen: GameView | None = None) -> str:
     seen = seen or view(state)
     width = 2 * COLUMNS - 1
     lines = [f"   {'front':^{width}}     {'back':^{width}}"]
-    front = [_column_symbols(column) for column in seen.front]
-    back = [_column_symbols(column) for column in seen.back]
+    # each side's rows, bottom first: its columns' symbols (one per row) read across
+    front = [" ".join(r) for r in zip(*[_column_symbols(c) for c in seen.front], strict=True)]
+    back = [" ".join(r) for r in zip(*[_column_symbols(c) for c in seen.back], strict=True)]
     for row in reversed(range(ROWS)):
-        cells = [" ".join([column[row] for column in holes]) for holes in (front, back)]
-        lines.append(f"{row} |{cells[0]}|   |{cells[1]}|")
+        lines.append(f"{row} |{front[row]}|   |{back[row]}|")
     letters = " ".join(COLUMN_LETTERS)
     lines.append(f"   {letters}     {letters}")
     for seat in range(state.players):
