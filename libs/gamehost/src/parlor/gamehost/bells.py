@@ -14,6 +14,13 @@ the bus (``hint``) is a claim anyone who can publish could make: it may wake
 watchers, who then read the store, but its version is never remembered, so a forged
 message with a huge version cannot silence the real rings after it.
 
+A local append's ring also leaves its events (``ring(..., records)``): the game's newest
+events appended here, consecutive, a short tail per game. A watcher woken by such a ring
+takes what it has not seen from that tail instead of reading the store (``tail_after``),
+unless the bus has hinted at news of the game since that watcher last read the store
+(``hinted``: another replica's append, which only the store holds), its wait ran out, or
+the tail does not follow on from what it has seen: then it reads the store, as before.
+
 ``ring_from_bus`` rings them for every event the bus carries for the game type: other
 replicas append to the same games, and the relay publishes every committed event.
 (The event store's ``Doorbell`` is another thing: PostgreSQL's LISTEN, waking relays.)
@@ -24,11 +31,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from parlor.eventstore import Subjects
 from parlor.eventstore.bus import VERSION
+
+TAIL = 32
+"""Events kept per game in its tail (more than any one command appends, with its bots')."""
 
 
 class GameBells:
@@ -36,6 +46,9 @@ class GameBells:
         self._bells: dict[str, asyncio.Event] = {}
         self._announced: OrderedDict[str, int] = OrderedDict()
         self._remember = remember
+        self._tails: OrderedDict[str, list[Any]] = OrderedDict()
+        self._hinted: OrderedDict[str, int] = OrderedDict()
+        self._hints = 0
 
     def bell(self, game_id: str) -> asyncio.Event:
         """Take this before reading the store; it is set by any ring after that."""
@@ -44,10 +57,12 @@ class GameBells:
             bell = self._bells[game_id] = asyncio.Event()
         return bell
 
-    def ring(self, game_id: str, version: int | None = None) -> None:
+    def ring(self, game_id: str, version: int | None = None, records: Sequence[Any] = ()) -> None:
         """A local append: wake the game's watchers; a ``version`` already announced wakes no one.
 
-        ``version`` must be one the store returned for this process's own append.
+        ``version`` must be one the store returned for this process's own append, and
+        ``records`` (``Recorded``, each with its ``version``) the events it appended as the
+        store returned them; a ring without them leaves the game no tail.
         """
         if version is not None:
             if version <= self._announced.get(game_id, 0):
@@ -56,7 +71,33 @@ class GameBells:
             self._announced.move_to_end(game_id)
             while len(self._announced) > self._remember:
                 self._announced.popitem(last=False)
+        self._keep(game_id, records)
         self._wake(game_id)
+
+    def _keep(self, game_id: str, records: Sequence[Any]) -> None:
+        tail = self._tails.pop(game_id, None)
+        if not records:
+            return
+        if tail and tail[-1].version + 1 == records[0].version:
+            tail = [*tail, *records][-TAIL:]
+        else:
+            tail = list(records)[-TAIL:]
+        self._tails[game_id] = tail
+        while len(self._tails) > self._remember:
+            self._tails.popitem(last=False)
+
+    def tail_after(self, game_id: str, version: int) -> list[Any] | None:
+        """The events after ``version`` from the game's tail of local appends, if the tail
+        follows on from ``version`` and holds something newer; None: read the store."""
+        tail = self._tails.get(game_id)
+        if not tail or not tail[0].version <= version + 1 <= tail[-1].version:
+            return None
+        return [r for r in tail if r.version > version]
+
+    def hinted(self, game_id: str) -> int:
+        """A mark of the bus's last hint of news of the game (0: none remembered): a watcher
+        that read the store at one mark reads it again once the mark has moved."""
+        return self._hinted.get(game_id, 0)
 
     def hint(self, game_id: str, version: int | None = None) -> None:
         """A ring from the bus: wake the watchers unless a local append already announced it.
@@ -65,6 +106,11 @@ class GameBells:
         """
         if version is not None and version <= self._announced.get(game_id, 0):
             return
+        self._hints += 1
+        self._hinted[game_id] = self._hints
+        self._hinted.move_to_end(game_id)
+        while len(self._hinted) > self._remember:
+            self._hinted.popitem(last=False)
         self._wake(game_id)
 
     def _wake(self, game_id: str) -> None:

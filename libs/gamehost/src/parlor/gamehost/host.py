@@ -218,12 +218,22 @@ class GameHost(Generic[S, C, E]):
         if not await self.exists(game_id):
             raise self._not_found(game_id)
         last = after_version
+        read_at: int | None = None  # the bus's hint mark when the store was last read
         while True:
             bell = self.bells.bell(game_id)
-            for recorded in await self.history(game_id, last + 1):
+            hinted = self.bells.hinted(game_id)
+            # What this process has just appended comes from its bells' tail, without a
+            # read, unless the bus has hinted at another replica's news since the last read.
+            news = self.bells.tail_after(game_id, last) if hinted == read_at else None
+            if news is None:
+                read_at = hinted
+                news = await self.history(game_id, last + 1)
+            for recorded in news:
                 last = recorded.version
                 yield recorded
             await self.bells.wait(bell, poll_seconds)
+            if not bell.is_set():
+                read_at = None  # the wait ran out: look at the store
 
     # -- writing -------------------------------------------------------------------------
 
@@ -360,12 +370,12 @@ class GameHost(Generic[S, C, E]):
             states = getattr(answer, "states", None) or self._folded(events, stamps, state)
             new_state = states[-1]
             self._remember(game_id, new_state, result.last_version)
-            self.bells.ring(game_id, result.last_version)
-            await self.schedule(game_id, new_state, result.last_version)
             befores = (state, *states[:-1])
             records = tuple(
                 Recorded(r, e, b) for r, e, b in zip(result.events, events, befores, strict=False)
             )
+            self.bells.ring(game_id, result.last_version, records)
+            await self.schedule(game_id, new_state, result.last_version)
             return Outcome(new_state, result.last_version, tuple(events), records=records)
         raise Conflict(
             f"game {game_id} is too busy: gave up after {self.max_attempts} attempts",

@@ -1,0 +1,119 @@
+"""A watcher gets what its own process just appended from the bells' tail, without a read,
+and reads the store whenever anything else may have appended (a bus hint, a wait that ran
+out, a gap): every event, in order, once, whichever way it came."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from parlor.eventstore import InMemoryEventStore, NewEvent
+from parlor.gamehost import GameHost
+from parlor.gamehost.bells import GameBells
+from parlor.gamehost.seating import OpenTable, Seat, Table
+from parlor.rules import connect4x4 as c4
+from parlor.services.connect4x4.codec import Codec
+from parlor.services.connect4x4.component import rules
+
+Host = GameHost[Table[c4.State], object, object]
+
+
+class CountingStore(InMemoryEventStore):
+    reads = 0
+
+    async def read_stream(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return await super().read_stream(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def _versions(records: list[Any] | None) -> list[int] | None:
+    return None if records is None else [r.version for r in records]
+
+
+class _Rec:
+    def __init__(self, version: int) -> None:
+        self.version = version
+
+
+def test_the_tail_follows_on_from_what_a_watcher_has_seen_or_says_read_the_store() -> None:
+    bells = GameBells()
+    bells.ring("g", 3, [_Rec(2), _Rec(3)])
+    assert _versions(bells.tail_after("g", 1)) == [2, 3]
+    assert _versions(bells.tail_after("g", 2)) == [3]
+    assert bells.tail_after("g", 3) is None  # nothing newer here: look at the store
+    assert bells.tail_after("g", 0) is None  # a gap before the tail
+    bells.ring("g", 4, [_Rec(4)])
+    assert _versions(bells.tail_after("g", 1)) == [2, 3, 4]
+    bells.ring("g", 7, [_Rec(6), _Rec(7)])  # 5 came from elsewhere: the tail starts again
+    assert bells.tail_after("g", 4) is None
+    assert _versions(bells.tail_after("g", 5)) == [6, 7]
+    bells.ring("g", 8)  # an append that left no records (a timeout): no tail
+    assert bells.tail_after("g", 7) is None
+
+
+def test_a_bus_hint_moves_the_mark_but_the_echo_of_a_local_append_does_not() -> None:
+    bells = GameBells()
+    bells.ring("g", 3, [_Rec(3)])
+    mark = bells.hinted("g")
+    bells.hint("g", 3)  # the bus brings our own append back
+    assert bells.hinted("g") == mark
+    bells.hint("g", 4)  # another replica's
+    assert bells.hinted("g") != mark
+    moved = bells.hinted("g")
+    bells.hint("g")  # a hint without a version (or a forged one)
+    assert bells.hinted("g") not in (mark, moved)
+
+
+def test_a_watcher_takes_local_appends_from_the_tail_and_others_from_the_store() -> None:
+    async def run() -> None:
+        store = CountingStore()
+        host: Host = GameHost("connect4x4", rules(), Codec(), store)
+        await host.create("g", OpenTable((Seat("ada"), Seat("bob")), c4.CreateGame(c4.Config())))
+        seen: list[int] = []
+        more = asyncio.Event()
+
+        async def watch() -> None:
+            async for recorded in host.watch("g", poll_seconds=30):
+                seen.append(recorded.version)
+                more.set()
+
+        async def until(version: int) -> None:
+            while not seen or seen[-1] < version:
+                more.clear()
+                await asyncio.wait_for(more.wait(), 5)
+
+        watcher = asyncio.create_task(watch())
+        created = await host.history("g")
+        await until(created[-1].version)
+        columns = iter(range(7))
+
+        async def drop(actor: str) -> int:
+            moved = await host.execute(
+                "g",
+                c4.DropChecker(0 if actor == "ada" else 1, next(columns), c4.Side.FRONT),
+                actor=actor,
+            )
+            return moved.version
+
+        reads = store.reads
+        version = await drop("ada")
+        await until(version)
+        version = await drop("bob")
+        await until(version)
+        assert store.reads == reads, "local appends came from the tail"
+
+        # Another replica's append, told by the bus: read from the store.
+        state, now = await host.load("g")
+        decided = host.decider.decide(state, c4.DropChecker(0, 6, c4.Side.FRONT))
+        await store.append(
+            host.stream_id("g"),
+            [NewEvent(*host.codec.encode(e)) for e in decided],
+            now,
+        )
+        host.bells.hint("g", now + len(decided))
+        await until(now + len(decided))
+        assert store.reads > reads
+        assert seen == list(range(1, now + len(decided) + 1)), "every event once, in order"
+        watcher.cancel()
+
+    asyncio.run(run())
