@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from parlor.eventstore import InMemoryEventStore
+from kits.stores import CountingStore
+
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import connect4x4 as c4
@@ -12,14 +13,6 @@ from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
 
 Host = GameHost[Table[c4.State], object, object]
-
-
-class CountingStore(InMemoryEventStore):
-    reads = 0
-
-    async def read_stream(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        self.reads += 1
-        return await super().read_stream(*args, **kwargs)  # type: ignore[arg-type]
 
 
 def test_outcome_records_are_what_the_store_holds_and_recorded_reads_nothing() -> None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from parlor.eventstore import InMemoryEventStore, NewEvent
+from kits.stores import CountingStore
+
+from parlor.eventstore import NewEvent
 from parlor.gamehost import GameHost
 from parlor.gamehost.bells import GameBells
 from parlor.gamehost.seating import OpenTable, Seat, Table
@@ -16,14 +18,6 @@ from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
 
 Host = GameHost[Table[c4.State], object, object]
-
-
-class CountingStore(InMemoryEventStore):
-    reads = 0
-
-    async def read_stream(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        self.reads += 1
-        return await super().read_stream(*args, **kwargs)  # type: ignore[arg-type]
 
 
 def _versions(records: list[Any] | None) -> list[int] | None:
