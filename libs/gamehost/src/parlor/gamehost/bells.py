@@ -67,10 +67,7 @@ class GameBells:
         if version is not None:
             if version <= self._announced.get(game_id, 0):
                 return
-            self._announced[game_id] = version
-            self._announced.move_to_end(game_id)
-            while len(self._announced) > self._remember:
-                self._announced.popitem(last=False)
+            self._newest(self._announced, game_id, version)
         self._keep(game_id, records)
         self._wake(game_id)
 
@@ -82,9 +79,7 @@ class GameBells:
             tail = [*tail, *records][-TAIL:]
         else:
             tail = list(records)[-TAIL:]
-        self._tails[game_id] = tail
-        while len(self._tails) > self._remember:
-            self._tails.popitem(last=False)
+        self._newest(self._tails, game_id, tail)
 
     def tail_after(self, game_id: str, version: int) -> list[Any] | None:
         """The events after ``version`` from the game's tail of local appends, if the tail
@@ -107,11 +102,15 @@ class GameBells:
         if version is not None and version <= self._announced.get(game_id, 0):
             return
         self._hints += 1
-        self._hinted[game_id] = self._hints
-        self._hinted.move_to_end(game_id)
-        while len(self._hinted) > self._remember:
-            self._hinted.popitem(last=False)
+        self._newest(self._hinted, game_id, self._hints)
         self._wake(game_id)
+
+    def _newest(self, games: OrderedDict[str, Any], game_id: str, value: Any) -> None:
+        """``games[game_id] = value`` as its newest entry; the oldest beyond ``remember`` go."""
+        games[game_id] = value
+        games.move_to_end(game_id)
+        while len(games) > self._remember:
+            games.popitem(last=False)
 
     def _wake(self, game_id: str) -> None:
         bell = self._bells.pop(game_id, None)

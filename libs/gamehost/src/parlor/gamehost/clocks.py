@@ -31,6 +31,7 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import FailedPrecondition
 from parlor.gamehost.timecontrol import Kind, TimeControl
+from parlor.gamehost.timestamps import set_timestamp
 
 S = TypeVar("S")
 S_contra = TypeVar("S_contra", contravariant=True)
@@ -255,7 +256,7 @@ def clocks_pb(
     at = as_of or clock.at
     message = common_pb2.Clocks(time_control=clock.control.to_proto())
     if at is not None:
-        _set_timestamp(message.as_of, at)
+        set_timestamp(message.as_of, at)
     for seat in range(len(clock.seats)):
         due = deadline(clock, seat, factors[seat], idle) if seat in running else None
         seat_clock = message.seats.add(
@@ -264,20 +265,8 @@ def clocks_pb(
         left = remaining(clock, seat, at, factors[seat], idle) if at else clock.seats[seat].bank
         seat_clock.remaining.FromTimedelta(timedelta(seconds=round(left, 3)))
         if due is not None:
-            _set_timestamp(seat_clock.deadline, due)
+            set_timestamp(seat_clock.deadline, due)
     return message
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _set_timestamp(message: Any, at: datetime) -> None:
-    """``message.FromDatetime(at)`` (a naive time taken as UTC), in two assignments:
-    protobuf's goes through ``utctimetuple`` and ``calendar.timegm``, in Python, three
-    times per view of a timed game."""
-    since = (at if at.tzinfo is not None else at.replace(tzinfo=UTC)) - _EPOCH
-    message.seconds = since.days * 86400 + since.seconds
-    message.nanos = since.microseconds * 1000
 
 
 def set_clocks(game: Message, clocks: common_pb2.Clocks) -> Message:

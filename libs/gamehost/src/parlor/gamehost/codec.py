@@ -18,6 +18,7 @@ from parlor.core.errors import ParlorError
 from parlor.core.game import GameContract
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
 from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.timestamps import set_timestamp
 
 E = TypeVar("E")
 
@@ -58,7 +59,7 @@ def event_info(recorded: Any) -> common_pb2.EventInfo:
         position=record.position,
         type=record.type,
     )
-    out.recorded_at.FromDatetime(record.recorded_at)
+    set_timestamp(out.recorded_at, record.recorded_at)
     return out
 
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.gamehost.directory import Directory, Listed
+from parlor.gamehost.timestamps import set_timestamp
 
 R = TypeVar("R")
 
@@ -76,9 +77,9 @@ def fill_summary(out: Any, game: Listed) -> None:
     )
     out.finish_reason = game.finish_reason
     out.version = game.last_version
-    out.created_at.FromDatetime(game.created_at)
+    set_timestamp(out.created_at, game.created_at)
     if game.finished_at is not None:
-        out.finished_at.FromDatetime(game.finished_at)
+        set_timestamp(out.finished_at, game.finished_at)
 
 
 async def list_games(directory: Directory | None, request: Any, response: type[R]) -> R:
