@@ -55,6 +55,25 @@ def program(name: str) -> str:
     return str(found) if found.exists() else name
 
 
+REPORTS = Path(os.environ.get("PARLOR_BENCH_REPORT_DIR", Path(__file__).parent / "reports"))
+"""Where benchmarks write their reports and profiles."""
+
+
+def profile(pid: int, slug: str, rate: int = 250) -> subprocess.Popen[bytes]:
+    """py-spy recording process ``pid`` (and its workers) until sent SIGINT, into
+    ``REPORTS/profile-<slug>.txt`` (collapsed stacks, for ``flamegraph.pl`` or speedscope)."""
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [
+            *(program("py-spy"), "record", "--pid", str(pid), "--subprocesses"),
+            *("--rate", str(rate), "--format", "raw", "--nonblocking"),
+            *("--output", str(REPORTS / f"profile-{slug}.txt")),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def platform_env(settings: dict[str, str], port: int) -> dict[str, str]:
     """The environment of a benchmark's platform: its scratch backends, no rate limit."""
     return {

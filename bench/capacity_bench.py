@@ -29,7 +29,10 @@ itself puts under any call at that moment.
 The baseline, measured in the same run: the same platform at ``BASE_GAMES`` games with no
 thinking time (players move as fast as they can), to show what the pace buys.
 
-    python bench/capacity_bench.py [--quick] [--steps=500,1000]
+    python bench/capacity_bench.py [--quick] [--steps=500,1000] [--profile]
+
+``--profile`` records the server and its workers with py-spy over each step's measured
+window (``bench/reports/profile-capacity-<games>.txt``, collapsed stacks).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import asyncio
 import concurrent.futures
 import math
 import multiprocessing
+import signal
 import statistics
 import sys
 import time
@@ -48,7 +52,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import ECHO, QUICK, ServerProcess, pct
+from benchkit import ECHO, QUICK, ServerProcess, pct, profile
 from load_bench import AUTH, Platform, check, parse_mix
 from load_players import Arrival, Tally, play_share, ready, start_thinker
 
@@ -73,6 +77,7 @@ RAMP_RATE = 100.0  # games arriving a second
 MIN_RAMP = 4.0 if QUICK else 10.0
 GAMES_PER_LOAD = 250
 BUDGET = 180 if QUICK else 660  # seconds for all steps (run_all.py stops a benchmark at 900)
+PROFILE = "--profile" in sys.argv[1:]
 SHARED = ("postgres", "nats-server")  # the backends, shared with whatever else runs here
 
 
@@ -157,6 +162,15 @@ async def watch_machine(server_pid: int, echo: str, start: float, until: float) 
     return machine
 
 
+async def recorded(server_pid: int, slug: str, start: float, until: float) -> None:
+    """py-spy recording the server's processes from ``start`` to ``until``."""
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    profiler = profile(server_pid, slug)
+    await asyncio.sleep(max(0.0, until - time.monotonic()))
+    profiler.send_signal(signal.SIGINT)
+    await asyncio.to_thread(profiler.wait, 30)
+
+
 async def settled(server_pid: int, quiet: float = 0.3, most: float = 120.0) -> float:
     """Seconds until the server's processes use under ``quiet`` cores for a second.
 
@@ -231,6 +245,10 @@ async def step(
         watching = asyncio.create_task(
             watch_machine(platform.process.pid, echo, measured_from, deadline)
         )
+        if PROFILE:
+            profiling = asyncio.create_task(
+                recorded(platform.process.pid, f"capacity-{tag}-{games}", measured_from, deadline)
+            )
         parts = await asyncio.gather(
             *(
                 loop.run_in_executor(
@@ -240,6 +258,8 @@ async def step(
             )
         )
         machine = await watching
+        if PROFILE:
+            await profiling
         await asyncio.sleep(3)  # the relays publish the last events
         tallies: dict[str, Tally] = {}
         failures: dict[str, int] = {}

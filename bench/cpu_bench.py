@@ -53,7 +53,16 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from benchkit import AUTH, ECHO, QUICK, ServerProcess, free_port, pct, platform_env, program
+from benchkit import (
+    AUTH,
+    ECHO,
+    QUICK,
+    ServerProcess,
+    free_port,
+    pct,
+    platform_env,
+    profile,
+)
 from load_players import think_upwords, warm_up
 
 from parlor.common.v1 import common_pb2
@@ -74,7 +83,6 @@ PLATFORM = ("connect4x4", "upwords", "takefour", "matchmaking", "dictionary", "s
 ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]
 PROFILE = "--profile" in sys.argv[1:]
 AGAINST = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--against=")), None)
-REPORTS = Path(os.environ.get("PARLOR_BENCH_REPORT_DIR", Path(__file__).parent / "reports"))
 WINDOW = 6.0 if QUICK else 20.0  # seconds of move calls per measurement, at most
 IDLE = 1.0 if QUICK else 3.0
 
@@ -171,7 +179,7 @@ async def upwords_lane(target: str, games: int, pool: concurrent.futures.Executo
                     del mine.rack[:]
                     mine.rack.extend(views[seat].rack)
                 kind, detail = await loop.run_in_executor(
-                    pool, think_upwords, mine.SerializeToString()
+                    pool, think_upwords, mine.SerializeToString(), None
                 )
                 cid = f"m{n}"
                 call: Any
@@ -278,7 +286,7 @@ async def measure(
     lanes = [await make_lane(server.target, games_per_lane) for _ in range(concurrency)]
     idle = await server.idle_cpu_rate(IDLE)
     calls = Calls()
-    profiler = profile(server, name) if PROFILE and concurrency > 1 else None
+    profiler = profiled(server, name) if PROFILE and concurrency > 1 else None
     before = server.cpu_seconds()
     started = time.perf_counter()
     deadline = time.monotonic() + WINDOW
@@ -302,10 +310,9 @@ async def measure(
     )
 
 
-def profile(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
+def profiled(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
     """py-spy recording the server (and its workers) until interrupted."""
     assert server.process is not None
-    REPORTS.mkdir(parents=True, exist_ok=True)
     # "Take Four PlaceTile" -> takefour, "Connect 4x4 PlayMove (platform)" -> connect4x4-platform
     words = name.lower().replace("(", "").replace(")", "").split()
     slug = (
@@ -313,15 +320,7 @@ def profile(server: ServerProcess, name: str) -> subprocess.Popen[bytes]:
         if words[-1] == "platform"
         else "".join(words[:-1]) or "server"
     )
-    out = REPORTS / f"profile-{slug}.txt"
-    return subprocess.Popen(
-        [
-            *(program("py-spy"), "record", "--pid", str(server.process.pid), "--subprocesses"),
-            *("--rate", "250", "--format", "raw", "--output", str(out), "--nonblocking"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    return profile(server.process.pid, slug)
 
 
 async def paired(
