@@ -111,3 +111,50 @@ def test_a_watcher_takes_local_appends_from_the_tail_and_others_from_the_store()
         watcher.cancel()
 
     asyncio.run(run())
+
+
+def test_a_watchers_read_of_another_replicas_move_brings_the_cached_state_up_to_date() -> None:
+    # Two replicas of one game: a player's move reaches one, the other player's watcher
+    # and next move the other. The second replica decides on the state its watcher read,
+    # not on its stale cache (a refused append, a read of the game, decided again).
+    async def run() -> None:
+        store = CountingStore()
+        one: Host = GameHost("connect4x4", rules(), Codec(), store)
+        two: Host = GameHost("connect4x4", rules(), Codec(), store)
+        await one.create("g", OpenTable((Seat("ada"), Seat("bob")), c4.CreateGame(c4.Config())))
+        seen: list[int] = []
+        more = asyncio.Event()
+
+        async def watch() -> None:
+            async for recorded in two.watch("g", poll_seconds=30):
+                seen.append(recorded.version)
+                more.set()
+
+        async def until(version: int) -> None:
+            while not seen or seen[-1] < version:
+                more.clear()
+                await asyncio.wait_for(more.wait(), 5)
+
+        watcher = asyncio.create_task(watch())
+        _, now = await two.load("g")  # the second replica has the game cached
+        await until(now)
+        ada = await one.execute("g", c4.DropChecker(0, 3, c4.Side.FRONT), actor="ada")
+        two.bells.hint("g", ada.version)  # the bus tells the second replica
+        await until(ada.version)
+        reads = store.reads
+        bob = await two.execute("g", c4.DropChecker(1, 4, c4.Side.FRONT), actor="bob")
+        assert (store.reads, store.conflicts) == (reads, 0), "decided once, on the news"
+        assert bob.version > ada.version
+        # a replica whose cache is stale all the same (no news yet) catches up from it: the
+        # move, refused on the cached state (not its turn there), is decided again after one
+        # read of what is newer
+        ada = await one.execute("g", c4.DropChecker(0, 5, c4.Side.FRONT), actor="ada")
+        reads = store.reads
+        bob = await two.execute("g", c4.DropChecker(1, 2, c4.Side.FRONT), actor="bob")
+        assert (store.reads, store.conflicts) == (reads + 1, 0)
+        state, version = await one.load("g")
+        assert version == bob.version
+        assert state == bob.state
+        watcher.cancel()
+
+    asyncio.run(run())

@@ -228,6 +228,7 @@ class GameHost(Generic[S, C, E]):
             if news is None:
                 read_at = hinted
                 news = await self.history(game_id, last + 1)
+                self._caught_up(game_id, news)
             for recorded in news:
                 last = recorded.version
                 yield recorded
@@ -356,7 +357,8 @@ class GameHost(Generic[S, C, E]):
                 await self._prior(game_id, command_id, actor)
                 raise reused from None
             except Conflict:
-                self._cache.pop(game_id, None)
+                # Another replica appended first. The cached state stays: what the store
+                # held at its version never changes, so the retry reads only what is newer.
                 if create:
                     prior = await self._prior(game_id, command_id, actor, fingerprint)
                     if prior is not None:
@@ -478,8 +480,7 @@ class GameHost(Generic[S, C, E]):
                 command_id=str(system_command_id("timeout", version)),
             )
         except Conflict:
-            self._cache.pop(game_id, None)
-            return False
+            return False  # the retry catches the cached state up with the store
         if not result.duplicate:
             states = late.states or self._folded(late.events, stamps, state)
             new_state = states[-1]
@@ -509,6 +510,16 @@ class GameHost(Generic[S, C, E]):
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
+
+    def _caught_up(self, game_id: str, news: Sequence[Recorded[E]]) -> None:
+        """A watcher's read of a game's newest events also brings its cached state up to
+        date, when they follow on from it: a move made on this replica after another
+        replica's is then decided on the state as it is, not refused by the store as stale
+        (a failed append and a read of the game) and decided again."""
+        cached = self._cache.get(game_id)
+        if cached is None or not news or news[0].version != cached[1] + 1:
+            return
+        self._remember(game_id, self.fold(news, cached[0]), news[-1].version)
 
     async def _current(self, game_id: str, *, fresh: bool) -> tuple[S, int]:
         """The latest state: from the cache, caught up with the store when ``fresh``."""
