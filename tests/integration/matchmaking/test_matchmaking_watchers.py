@@ -123,3 +123,32 @@ async def _ticket_rated_by_scoring(start_platform: Any, database_url: str) -> No
                 tickets.append(made.ticket)
                 await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=made.ticket.ticket_id))
         assert [t.rating for t in tickets] == [1875.5, 1500.0]  # scoring's, a newcomer's
+
+
+async def test_rounds_run_only_for_game_types_with_waiting_tickets(start_platform, monkeypatch):
+    # An idle platform ran a round (a transaction of five statements) per game type and
+    # replica several times a second; now one look finds the game types anyone waits for.
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
+    async with start_platform("matchmaking") as platform:
+        rounds = matchmaking_of(platform).extra["rounds"]
+        ran: list[str] = []
+        run = rounds.run
+
+        async def counted_run(game_type: str) -> Any:
+            ran.append(game_type)
+            return await run(game_type)
+
+        monkeypatch.setattr(rounds, "run", counted_run)
+        await asyncio.sleep(0.5)
+        assert ran == [], "no round without a waiting ticket"
+        async with platform.channel("lonely-1") as ch:
+            stub = pb_grpc.MatchmakingServiceStub(ch)
+            made = (
+                await stub.CreateTicket(
+                    pb.CreateTicketRequest(game_type="upwords", min_players=2, max_players=2)
+                )
+            ).ticket
+            await asyncio.sleep(0.5)
+            assert set(ran) == {"upwords"}
+            assert len(ran) >= 3, "a round every 0.05 s while the ticket waits"
+            await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=made.ticket_id))

@@ -34,9 +34,15 @@ GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
 async def run_rounds(
     rounds: Rounds, game_types: tuple[str, ...], seconds: float, board: TicketBoard
 ) -> None:
-    """Forever: a round per game type, then a pause; a failed round is logged and retried."""
+    """Forever: a round per game type with waiting tickets, then a pause; a failed round is
+    logged and retried."""
     while True:
-        for game in game_types:
+        try:
+            waiting = await rounds.waiting(game_types)
+        except Exception:
+            log.exception("looking for waiting tickets failed")
+            waiting = list(game_types)
+        for game in waiting:
             try:
                 outcome = await rounds.run(game)
             except Exception:
