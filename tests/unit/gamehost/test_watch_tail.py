@@ -29,6 +29,25 @@ class _Rec:
         self.version = version
 
 
+class Watching:
+    """A watcher of game "g" on ``host``: the versions it has seen, and a wait for one."""
+
+    def __init__(self, host: Host) -> None:
+        self.seen: list[int] = []
+        self.more = asyncio.Event()
+        self.task = asyncio.create_task(self.watch(host))
+
+    async def watch(self, host: Host) -> None:
+        async for recorded in host.watch("g", poll_seconds=30):
+            self.seen.append(recorded.version)
+            self.more.set()
+
+    async def until(self, version: int) -> None:
+        while not self.seen or self.seen[-1] < version:
+            self.more.clear()
+            await asyncio.wait_for(self.more.wait(), 5)
+
+
 def test_the_tail_follows_on_from_what_a_watcher_has_seen_or_says_read_the_store() -> None:
     bells = GameBells()
     bells.ring("g", 3, [_Rec(2), _Rec(3)])
@@ -63,20 +82,8 @@ def test_a_watcher_takes_local_appends_from_the_tail_and_others_from_the_store()
         store = CountingStore()
         host: Host = GameHost("connect4x4", rules(), Codec(), store)
         await host.create("g", OpenTable((Seat("ada"), Seat("bob")), c4.CreateGame(c4.Config())))
-        seen: list[int] = []
-        more = asyncio.Event()
-
-        async def watch() -> None:
-            async for recorded in host.watch("g", poll_seconds=30):
-                seen.append(recorded.version)
-                more.set()
-
-        async def until(version: int) -> None:
-            while not seen or seen[-1] < version:
-                more.clear()
-                await asyncio.wait_for(more.wait(), 5)
-
-        watcher = asyncio.create_task(watch())
+        watching = Watching(host)
+        seen, until = watching.seen, watching.until
         created = await host.history("g")
         await until(created[-1].version)
         columns = iter(range(7))
@@ -108,7 +115,7 @@ def test_a_watcher_takes_local_appends_from_the_tail_and_others_from_the_store()
         await until(now + len(decided))
         assert store.reads > reads
         assert seen == list(range(1, now + len(decided) + 1)), "every event once, in order"
-        watcher.cancel()
+        watching.task.cancel()
 
     asyncio.run(run())
 
@@ -122,20 +129,8 @@ def test_a_watchers_read_of_another_replicas_move_brings_the_cached_state_up_to_
         one: Host = GameHost("connect4x4", rules(), Codec(), store)
         two: Host = GameHost("connect4x4", rules(), Codec(), store)
         await one.create("g", OpenTable((Seat("ada"), Seat("bob")), c4.CreateGame(c4.Config())))
-        seen: list[int] = []
-        more = asyncio.Event()
-
-        async def watch() -> None:
-            async for recorded in two.watch("g", poll_seconds=30):
-                seen.append(recorded.version)
-                more.set()
-
-        async def until(version: int) -> None:
-            while not seen or seen[-1] < version:
-                more.clear()
-                await asyncio.wait_for(more.wait(), 5)
-
-        watcher = asyncio.create_task(watch())
+        watching = Watching(two)
+        until = watching.until
         _, now = await two.load("g")  # the second replica has the game cached
         await until(now)
         ada = await one.execute("g", c4.DropChecker(0, 3, c4.Side.FRONT), actor="ada")
@@ -155,6 +150,6 @@ def test_a_watchers_read_of_another_replicas_move_brings_the_cached_state_up_to_
         state, version = await one.load("g")
         assert version == bob.version
         assert state == bob.state
-        watcher.cancel()
+        watching.task.cancel()
 
     asyncio.run(run())
