@@ -7,15 +7,22 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from kits.stores import CountingStore
 
+from parlor.common.v1 import common_pb2
+from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
+from parlor.core.errors import NotFound
 from parlor.eventstore import NewEvent
 from parlor.gamehost import GameHost
 from parlor.gamehost.bells import GameBells
 from parlor.gamehost.seating import OpenTable, Seat, Table
+from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
+from parlor.services.connect4x4.game import GAME
+from parlor.services.connect4x4.servicer import Connect4x4Servicer
 
 Host = GameHost[Table[c4.State], object, object]
 
@@ -151,5 +158,44 @@ def test_a_watchers_read_of_another_replicas_move_brings_the_cached_state_up_to_
         assert version == bob.version
         assert state == bob.state
         watching.task.cancel()
+
+    asyncio.run(run())
+
+
+def test_watch_game_reads_the_game_once_to_start_and_sends_only_what_is_asked() -> None:
+    # WatchGame needs the game as it stands (the caller's seat) before it sends anything: it
+    # was a read for that, one to check the game exists and one for its events, each folded.
+    async def run() -> None:
+        store = CountingStore()
+        host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
+        servicer = Connect4x4Servicer(host)
+        auth.bind(auth.Identity("service:tests", roles=("service",)))
+        await servicer.CreateGame(
+            c4pb.CreateGameRequest(
+                game_id="g",
+                seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")],
+            ),
+            None,
+        )
+        auth.bind(auth.Identity("ada"))
+        played = await servicer.PlayMove(c4pb.PlayMoveRequest(game_id="g", move="df"), None)
+        version = played.game.version
+        reads = store.reads
+        stream = servicer.WatchGame(
+            c4pb.WatchGameRequest(game_id="g", after_version=version - 1), None
+        )
+        first = await anext(stream)
+        assert store.reads == reads + 1
+        assert first.game.version == version
+        assert first.game == played.game
+        auth.bind(auth.Identity("bob"))
+        answered = await servicer.PlayMove(c4pb.PlayMoveRequest(game_id="g", move="ef"), None)
+        auth.bind(auth.Identity("ada"))
+        following = await anext(stream)
+        assert following.game.version == answered.game.version
+        assert (first.game.turn, following.game.turn) == (1, 0)
+        await stream.aclose()
+        with pytest.raises(NotFound):
+            await anext(servicer.WatchGame(c4pb.WatchGameRequest(game_id="nope"), None))
 
     asyncio.run(run())

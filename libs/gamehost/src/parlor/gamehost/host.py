@@ -19,10 +19,19 @@ client can send, and squat, a platform command's id.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
@@ -215,11 +224,47 @@ class GameHost(Generic[S, C, E]):
     ) -> AsyncIterator[Recorded[E]]:
         """Every event after ``after_version``, then each new one as it is appended; never ends."""
         check_version(after_version, "after_version")
-        if not await self.exists(game_id):
+        bell = self.bells.bell(game_id)
+        hinted = self.bells.hinted(game_id)
+        news = await self.history(game_id, after_version + 1)
+        # a game's first read says whether it exists; a watch from later on asks apart
+        if not news and (after_version == 0 or not await self.exists(game_id)):
             raise self._not_found(game_id)
-        last = after_version
-        read_at: int | None = None  # the bus's hint mark when the store was last read
+        for recorded in news:
+            yield recorded
+        last = news[-1].version if news else after_version
+        async for recorded in self._after(game_id, last, hinted, bell, poll_seconds):
+            yield recorded
+
+    async def opening(
+        self, game_id: str, poll_seconds: float = 5.0
+    ) -> tuple[list[Recorded[E]], AsyncGenerator[Recorded[E], None]]:
+        """A game's every event so far, read once, and then each new one as it is appended:
+        for a watch that needs the game as it stands before it sends anything (the
+        watcher's seat in it), without reading the game twice and folding it twice."""
+        bell = self.bells.bell(game_id)
+        hinted = self.bells.hinted(game_id)
+        records = await self.history(game_id)
+        if not records:
+            raise self._not_found(game_id)
+        return records, self._followed(game_id, records[-1].version, hinted, bell, poll_seconds)
+
+    @watched
+    async def _followed(
+        self, game_id: str, last: int, read_at: int, bell: asyncio.Event, poll_seconds: float
+    ) -> AsyncGenerator[Recorded[E], None]:
+        async for recorded in self._after(game_id, last, read_at, bell, poll_seconds):
+            yield recorded
+
+    async def _after(
+        self, game_id: str, last: int, read_at: int | None, bell: asyncio.Event, poll_seconds: float
+    ) -> AsyncIterator[Recorded[E]]:
+        """Each event after ``last`` as it comes, the store having been read up to ``last``
+        at the bus's hint mark ``read_at`` with ``bell`` taken before that read."""
         while True:
+            await self.bells.wait(bell, poll_seconds)
+            if not bell.is_set():
+                read_at = None  # the wait ran out: look at the store
             bell = self.bells.bell(game_id)
             hinted = self.bells.hinted(game_id)
             # What this process has just appended comes from its bells' tail, without a
@@ -232,9 +277,6 @@ class GameHost(Generic[S, C, E]):
             for recorded in news:
                 last = recorded.version
                 yield recorded
-            await self.bells.wait(bell, poll_seconds)
-            if not bell.is_set():
-                read_at = None  # the wait ran out: look at the store
 
     # -- writing -------------------------------------------------------------------------
 

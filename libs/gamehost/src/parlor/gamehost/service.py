@@ -510,23 +510,39 @@ class GameService(Generic[T, E]):
     async def WatchGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
         """Every event after ``after_version`` with the game after it, live, until the end."""
         me = auth.caller()
-        current, _ = await self.host.load(request.game_id)
-        over_already = self.over(current)
-        viewer = viewer_seat(current, me)
+        # One read of the game: who the caller is in it, as it stands, decides what they see
+        # of every event, the past ones too.
+        so_far, following = await self.host.opening(request.game_id)
+        folded: list[tuple[Recorded[Any], T, T]] = []
         table = self.host.decider.initial_state()
-        async for recorded in self.host.watch(request.game_id):
+        for recorded in so_far:
             before, table = table, self.host.fold((recorded,), table)
-            if recorded.version > request.after_version:
-                everything = over_already or self.over(table)
-                yield self._response(
-                    "WatchGameResponse",
-                    event=self.event_message(recorded, before, viewer, everything),
-                    game=self.game_message(
-                        request.game_id, recorded.version, table, viewer, everything
-                    ),
-                )
-            if isinstance(recorded.event, GameFinished):
-                return
+            folded.append((recorded, before, table))
+        over_already = self.over(table)
+        viewer = viewer_seat(table, me)
+
+        def shown(recorded: Recorded[Any], before: T, after: T) -> Any:
+            everything = over_already or self.over(after)
+            return self._response(
+                "WatchGameResponse",
+                event=self.event_message(recorded, before, viewer, everything),
+                game=self.game_message(
+                    request.game_id, recorded.version, after, viewer, everything
+                ),
+            )
+
+        async with contextlib.aclosing(following):
+            for recorded, before, after in folded:
+                if recorded.version > request.after_version:
+                    yield shown(recorded, before, after)
+                if isinstance(recorded.event, GameFinished):
+                    return
+            async for recorded in following:
+                before, table = table, self.host.fold((recorded,), table)
+                if recorded.version > request.after_version:
+                    yield shown(recorded, before, table)
+                if isinstance(recorded.event, GameFinished):
+                    return
 
     async def ListGames(self, request: Any, context: Any) -> Any:
         """Summaries from the game directory: seats and times only, nothing hidden."""
