@@ -236,6 +236,21 @@ class GameHost(Generic[S, C, E]):
         async for recorded in self._after(game_id, last, hinted, bell, poll_seconds):
             yield recorded
 
+    async def created(self, game_id: str, seconds: float) -> bool:
+        """Whether the game exists, or comes to within ``seconds``: woken by its bell (its
+        first events appended here, or the bus's word of them elsewhere), and looking again
+        every half second whatever the bell says."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        while True:
+            bell = self.bells.bell(game_id)
+            if await self.exists(game_id):
+                return True
+            left = until - loop.time()
+            if left <= 0:
+                return False
+            await self.bells.wait(bell, min(left, 0.5))
+
     async def opening(
         self, game_id: str, poll_seconds: float = 5.0
     ) -> tuple[list[Recorded[E]], AsyncGenerator[Recorded[E], None]]:

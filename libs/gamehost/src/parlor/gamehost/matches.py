@@ -68,14 +68,22 @@ async def confirmed_match(store: EventStore, data: bytes) -> events_pb2.MatchFor
     """
     try:
         claimed = events_pb2.MatchFormed.FromString(data)
-        stream = match_stream(check_id(claimed.match_id, "match_id"))
-    except (DecodeError, ParlorError):
+    except DecodeError:
+        return None
+    return await recorded_match(store, claimed.match_id)
+
+
+async def recorded_match(store: EventStore, match_id: str) -> events_pb2.MatchFormed | None:
+    """The match of this id as matchmaking recorded it in the store (None: there is none)."""
+    try:
+        stream = match_stream(check_id(match_id, "match_id"))
+    except ParlorError:
         return None
     recorded = await store.read_stream(stream, 1, 1)
     if not recorded or recorded[0].type != MATCH_FORMED:
         return None
     match = events_pb2.MatchFormed.FromString(recorded[0].data)
-    return match if match.match_id == claimed.match_id else None
+    return match if match.match_id == match_id else None
 
 
 async def consume_matches(

@@ -40,7 +40,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast, overload
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import InvalidArgument, ParlorError, PermissionDenied
+from parlor.core.errors import InvalidArgument, NotFound, ParlorError, PermissionDenied
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.consent import create_consent
@@ -49,7 +49,7 @@ from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
-from parlor.gamehost.matches import from_match, match_seats
+from parlor.gamehost.matches import from_match, match_seats, recorded_match
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
@@ -171,6 +171,10 @@ class GameService(Generic[T, E]):
     create_attempts = 1
     create_retry_reasons: frozenset[str] = frozenset()
     """Refusals of a create that a new ``create_command`` may avoid (a draw of the bag)."""
+
+    matched_game_wait = 5.0
+    """Seconds ``GetGame`` and ``WatchGame`` wait for a game matchmaking has formed and this
+    service has not created yet (``once_created``), before ``NOT_FOUND``."""
 
     bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
     """When this replica tries a bot's move again after it failed (a dependency down):
@@ -474,10 +478,29 @@ class GameService(Generic[T, E]):
 
     # -- reading ---------------------------------------------------------------------------
 
+    async def once_created(self, game_id: str, read: Callable[[], Awaitable[R]]) -> R:
+        """``read()`` of a game; a game matchmaking has formed but this service has not
+        created yet (its ``MatchFormed`` still on its way over the bus) is waited for, up to
+        ``MATCHED_GAME_WAIT`` seconds, rather than answered ``NOT_FOUND``: the players of a
+        match ask for their game the moment their tickets say matched."""
+        try:
+            return await read()
+        except NotFound as missing:
+            if missing.reason != "GAME_NOT_FOUND":
+                raise
+            match = await recorded_match(self.host.store, game_id)
+            if match is None or match.game_type != self.host.category:
+                raise
+            if not await self.host.created(game_id, self.matched_game_wait):
+                raise
+        return await read()
+
     async def GetGame(self, request: Any, context: Any) -> Any:
         """The game now or at a version, as the caller may see it as the game stands now."""
         me = auth.caller()
-        current, now = await self.host.load(request.game_id)
+        current, now = await self.once_created(
+            request.game_id, lambda: self.host.load(request.game_id)
+        )
         if request.version and request.version != now:
             table, version = await self.host.load(request.game_id, request.version)
         else:
@@ -512,7 +535,9 @@ class GameService(Generic[T, E]):
         me = auth.caller()
         # One read of the game: who the caller is in it, as it stands, decides what they see
         # of every event, the past ones too.
-        so_far, following = await self.host.opening(request.game_id)
+        so_far, following = await self.once_created(
+            request.game_id, lambda: self.host.opening(request.game_id)
+        )
         folded: list[tuple[Recorded[Any], T, T]] = []
         table = self.host.decider.initial_state()
         for recorded in so_far:
