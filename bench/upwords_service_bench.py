@@ -72,6 +72,9 @@ async def bench(games: int, moves: int) -> None:
             scratch,
             PARLOR_JWT_PRIVATE_KEY=SECRET,
             PARLOR_LOG_LEVEL="WARNING",
+            # a throughput benchmark, not one of the limiter: its few identities call as
+            # fast as they can (as every other benchmark's platform, ``platform_env``)
+            PARLOR_RATE_LIMIT_PER_SECOND="0",
         )
         async with running(settings, [dictionary], AUTH) as dict_server:
             os.environ["PARLOR_DICTIONARY_TARGET"] = f"127.0.0.1:{dict_server.port}"
