@@ -20,6 +20,7 @@ client can send, and squat, a platform command's id.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import re
 from collections import OrderedDict
@@ -218,23 +219,17 @@ class GameHost(Generic[S, C, E]):
     async def exists(self, game_id: str) -> bool:
         return await self.store.stream_version(self.stream_id(game_id)) > 0
 
-    @watched
     async def watch(
         self, game_id: str, after_version: int = 0, poll_seconds: float = 5.0
     ) -> AsyncIterator[Recorded[E]]:
         """Every event after ``after_version``, then each new one as it is appended; never ends."""
         check_version(after_version, "after_version")
-        bell = self.bells.bell(game_id)
-        hinted = self.bells.hinted(game_id)
-        news = await self.history(game_id, after_version + 1)
-        # a game's first read says whether it exists; a watch from later on asks apart
-        if not news and (after_version == 0 or not await self.exists(game_id)):
-            raise self._not_found(game_id)
+        news, following = await self._opened(game_id, after_version, poll_seconds)
         for recorded in news:
             yield recorded
-        last = news[-1].version if news else after_version
-        async for recorded in self._after(game_id, last, hinted, bell, poll_seconds):
-            yield recorded
+        async with contextlib.aclosing(following):
+            async for recorded in following:
+                yield recorded
 
     async def created(self, game_id: str, seconds: float) -> bool:
         """Whether the game exists, or comes to within ``seconds``: woken by its bell (its
@@ -257,23 +252,25 @@ class GameHost(Generic[S, C, E]):
         """A game's every event so far, read once, and then each new one as it is appended:
         for a watch that needs the game as it stands before it sends anything (the
         watcher's seat in it), without reading the game twice and folding it twice."""
+        return await self._opened(game_id, 0, poll_seconds)
+
+    async def _opened(
+        self, game_id: str, after_version: int, poll_seconds: float
+    ) -> tuple[list[Recorded[E]], AsyncGenerator[Recorded[E], None]]:
+        """The events after ``after_version``, read once, and the ones that follow them."""
         bell = self.bells.bell(game_id)
         hinted = self.bells.hinted(game_id)
-        records = await self.history(game_id)
-        if not records:
+        news = await self.history(game_id, after_version + 1)
+        # a game's first read says whether it exists; a watch from later on asks apart
+        if not news and (after_version == 0 or not await self.exists(game_id)):
             raise self._not_found(game_id)
-        return records, self._followed(game_id, records[-1].version, hinted, bell, poll_seconds)
+        last = news[-1].version if news else after_version
+        return news, self._after(game_id, last, hinted, bell, poll_seconds)
 
     @watched
-    async def _followed(
-        self, game_id: str, last: int, read_at: int, bell: asyncio.Event, poll_seconds: float
-    ) -> AsyncGenerator[Recorded[E], None]:
-        async for recorded in self._after(game_id, last, read_at, bell, poll_seconds):
-            yield recorded
-
     async def _after(
         self, game_id: str, last: int, read_at: int | None, bell: asyncio.Event, poll_seconds: float
-    ) -> AsyncIterator[Recorded[E]]:
+    ) -> AsyncGenerator[Recorded[E], None]:
         """Each event after ``last`` as it comes, the store having been read up to ``last``
         at the bus's hint mark ``read_at`` with ``bell`` taken before that read."""
         while True:

@@ -178,7 +178,8 @@ async def _traced(
 
 
 def watched(watch: F) -> F:
-    """Decorate ``GameHost.watch``: the open watch streams, by game type."""
+    """Decorate the game host's following of a game (``GameHost._after``, behind ``watch``
+    and ``opening``): the open watch streams, by game type."""
 
     @functools.wraps(watch)
     async def wrapper(

@@ -481,7 +481,7 @@ class GameService(Generic[T, E]):
     async def once_created(self, game_id: str, read: Callable[[], Awaitable[R]]) -> R:
         """``read()`` of a game; a game matchmaking has formed but this service has not
         created yet (its ``MatchFormed`` still on its way over the bus) is waited for, up to
-        ``MATCHED_GAME_WAIT`` seconds, rather than answered ``NOT_FOUND``: the players of a
+        ``matched_game_wait`` seconds, rather than answered ``NOT_FOUND``: the players of a
         match ask for their game the moment their tickets say matched."""
         try:
             return await read()
