@@ -5,6 +5,7 @@ out, a gap): every event, in order, once, whichever way it came."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pytest
@@ -197,5 +198,65 @@ def test_watch_game_reads_the_game_once_to_start_and_sends_only_what_is_asked() 
         await stream.aclose()
         with pytest.raises(NotFound):
             await anext(servicer.WatchGame(c4pb.WatchGameRequest(game_id="nope"), None))
+
+    asyncio.run(run())
+
+
+def test_a_watcher_takes_the_state_after_a_local_append_from_the_command_not_a_fold() -> None:
+    # The command that appended an event has the state after it at hand; a watcher of the
+    # same replica, which has the state before it, takes that instead of folding again.
+    async def run() -> None:
+        store = CountingStore()
+        host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
+        servicer = Connect4x4Servicer(host)
+        auth.bind(auth.Identity("service:tests", roles=("service",)))
+        await servicer.CreateGame(
+            c4pb.CreateGameRequest(
+                game_id="g",
+                seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")],
+            ),
+            None,
+        )
+        auth.bind(auth.Identity("ada"))
+        stream = servicer.WatchGame(c4pb.WatchGameRequest(game_id="g"), None)
+        opened = [await anext(stream)]
+        while opened[-1].game.status != c4pb.STATUS_IN_PROGRESS:
+            opened.append(await anext(stream))
+        evolved: list[int] = []
+        evolve = host._evolve
+
+        def counted(state: Any, recorded: Any) -> Any:
+            evolved.append(recorded.version)
+            return evolve(state, recorded)
+
+        host._evolve = counted
+        played = await servicer.PlayMove(c4pb.PlayMoveRequest(game_id="g", move="df"), None)
+        following = await anext(stream)
+        assert evolved == [], "no fold of what the command had folded"
+        assert following.game == played.game
+        auth.bind(auth.Identity("bob"))
+        answered = await servicer.PlayMove(c4pb.PlayMoveRequest(game_id="g", move="ef"), None)
+        auth.bind(auth.Identity("ada"))
+        following = await anext(stream)
+        assert evolved == []
+        assert following.game.version == answered.game.version
+        host._evolve = evolve
+        # the same picture as a watcher that folded the game from the store
+        request = c4pb.WatchGameRequest(game_id="g", after_version=following.game.version - 1)
+        async with contextlib.aclosing(servicer.WatchGame(request, None)) as fresh:
+            assert following.game == (await anext(fresh)).game
+        # an event that came without the state after it (another replica's, read from the
+        # store) is folded as before
+        store_state, now = await host.load("g")
+        decided = host.decider.decide(store_state, c4.DropChecker(0, 6, c4.Side.FRONT))
+        host._evolve = counted
+        await store.append(
+            host.stream_id("g"), [NewEvent(*host.codec.encode(e)) for e in decided], now
+        )
+        host.bells.hint("g", now + len(decided))
+        following = await anext(stream)
+        assert now + 1 in evolved
+        host._evolve = evolve
+        await stream.aclose()
 
     asyncio.run(run())

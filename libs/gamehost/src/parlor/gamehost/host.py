@@ -83,6 +83,10 @@ class Recorded(Generic[E]):
     before: Any = field(default=None, compare=False, repr=False)
     """The game's state before the event, where the host had it at hand: in a command's
     ``Outcome.records`` and from ``GameHost.recorded`` (None in ``history``)."""
+    after: Any = field(default=None, compare=False, repr=False)
+    """The game's state after the event, where the command that appended it had it at hand
+    (``Outcome.records``, and so the bells' tail): a watcher of this replica takes it instead
+    of folding the event again (``GameHost.folded``); None elsewhere."""
 
     @property
     def version(self) -> int:
@@ -428,7 +432,8 @@ class GameHost(Generic[S, C, E]):
             self._remember(game_id, new_state, result.last_version)
             befores = (state, *states[:-1])
             records = tuple(
-                Recorded(r, e, b) for r, e, b in zip(result.events, events, befores, strict=False)
+                Recorded(r, e, b, a)
+                for r, e, b, a in zip(result.events, events, befores, states, strict=False)
             )
             self.bells.ring(game_id, result.last_version, records)
             await self.schedule(game_id, new_state, result.last_version)
@@ -466,6 +471,13 @@ class GameHost(Generic[S, C, E]):
         for r in records:
             state = self._evolve(state, r)
         return state
+
+    def folded(self, recorded: Recorded[E], state: S) -> S:
+        """The state after ``recorded``, ``state`` being the game just before it: the state
+        the appending command left (``Recorded.after``) where it came with the event, else
+        ``state`` evolved by it. One version names one state, so both are the same."""
+        after = recorded.after
+        return after if after is not None else self._evolve(state, recorded)
 
     def _evolve(self, state: S, r: Recorded[E]) -> S:
         evolve_at = self._evolve_at

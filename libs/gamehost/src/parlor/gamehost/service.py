@@ -563,7 +563,7 @@ class GameService(Generic[T, E]):
                 if isinstance(recorded.event, GameFinished):
                     return
             async for recorded in following:
-                before, table = table, self.host.fold((recorded,), table)
+                before, table = table, self.host.folded(recorded, table)
                 if recorded.version > request.after_version:
                     yield shown(recorded, before, table)
                 if isinstance(recorded.event, GameFinished):
