@@ -163,22 +163,28 @@ def test_a_watchers_read_of_another_replicas_move_brings_the_cached_state_up_to_
     asyncio.run(run())
 
 
+async def _served_game() -> tuple[CountingStore, Any, Connect4x4Servicer]:
+    """Game "g" of ada and bob on a servicer over a counting store; ada is the caller."""
+    store = CountingStore()
+    host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
+    servicer = Connect4x4Servicer(host)
+    auth.bind(auth.Identity("service:tests", roles=("service",)))
+    await servicer.CreateGame(
+        c4pb.CreateGameRequest(
+            game_id="g",
+            seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")],
+        ),
+        None,
+    )
+    auth.bind(auth.Identity("ada"))
+    return store, host, servicer
+
+
 def test_watch_game_reads_the_game_once_to_start_and_sends_only_what_is_asked() -> None:
     # WatchGame needs the game as it stands (the caller's seat) before it sends anything: it
     # was a read for that, one to check the game exists and one for its events, each folded.
     async def run() -> None:
-        store = CountingStore()
-        host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
-        servicer = Connect4x4Servicer(host)
-        auth.bind(auth.Identity("service:tests", roles=("service",)))
-        await servicer.CreateGame(
-            c4pb.CreateGameRequest(
-                game_id="g",
-                seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")],
-            ),
-            None,
-        )
-        auth.bind(auth.Identity("ada"))
+        store, _, servicer = await _served_game()
         played = await servicer.PlayMove(c4pb.PlayMoveRequest(game_id="g", move="df"), None)
         version = played.game.version
         reads = store.reads
@@ -206,18 +212,7 @@ def test_a_watcher_takes_the_state_after_a_local_append_from_the_command_not_a_f
     # The command that appended an event has the state after it at hand; a watcher of the
     # same replica, which has the state before it, takes that instead of folding again.
     async def run() -> None:
-        store = CountingStore()
-        host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
-        servicer = Connect4x4Servicer(host)
-        auth.bind(auth.Identity("service:tests", roles=("service",)))
-        await servicer.CreateGame(
-            c4pb.CreateGameRequest(
-                game_id="g",
-                seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")],
-            ),
-            None,
-        )
-        auth.bind(auth.Identity("ada"))
+        store, host, servicer = await _served_game()
         stream = servicer.WatchGame(c4pb.WatchGameRequest(game_id="g"), None)
         opened = [await anext(stream)]
         while opened[-1].game.status != c4pb.STATUS_IN_PROGRESS:
