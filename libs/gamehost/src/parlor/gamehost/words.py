@@ -4,27 +4,30 @@ The rules stay pure: the engine lists the words a command needs checked, this as
 the dictionary about all of them at once, and the verdicts go into the command
 (``Dictionary.attach``, with the game's ``WordChecks``).
 A game service calls with a token of its own (``service_token``), renewed before
-it expires.
+it expires; a target at which this very process serves the dictionary (the platform's
+workers each host one) is asked directly, as the game service's own identity, without a
+loopback call (``parlor.kit.inprocess``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Protocol, Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar, cast
 
 import grpc
 
 from parlor.core.errors import DeadlineExceeded, NotFound, ParlorError, Unavailable
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
-from parlor.kit import client
+from parlor.kit import auth, client, inprocess
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.settings import setting
 from parlor.kit.status import from_rpc_error
 
 DEFAULT_TIMEOUT = 5.0
+SERVICE = dpb.DESCRIPTOR.services_by_name["DictionaryService"].full_name
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -41,11 +44,24 @@ class WordChecks(Protocol[S_contra, C]):
         """The command carrying the dictionary's ``verdicts`` on those words."""
 
 
+class LocalDictionary(Protocol):
+    """The dictionary's servicer, as a word game in the same process calls it."""
+
+    def ListLexicons(
+        self, request: dpb.ListLexiconsRequest, context: Any
+    ) -> Awaitable[dpb.ListLexiconsResponse]: ...
+
+    def CheckWords(
+        self, request: dpb.CheckWordsRequest, context: Any
+    ) -> Awaitable[dpb.CheckWordsResponse]: ...
+
+
 @dataclass(frozen=True)
 class DictionarySettings:
     target: str = setting(
         "PARLOR_DICTIONARY_TARGET",
-        "host:port of the dictionary service the word games check words with",
+        "host:port of the dictionary service the word games check words with"
+        " (where this very process serves it, it is asked directly)",
         "localhost:50051",
     )
     timeout_seconds: float = setting(
@@ -78,8 +94,17 @@ MAX_BATCH = 20_000
 class Dictionary:
     """A client of the dictionary service that speaks in verdicts."""
 
-    def __init__(self, target: str, token: Callable[[], str], timeout: float = DEFAULT_TIMEOUT):
+    def __init__(
+        self,
+        target: str,
+        token: Callable[[], str],
+        timeout: float = DEFAULT_TIMEOUT,
+        service: str = "",
+    ):
+        self.target = target
         self.channel = client.channel(target, token)
+        # who asks a dictionary served in this process (over the network: the token's subject)
+        self.identity = auth.Identity(f"service:{service}", roles=("service",))
         self.stub = dpb_grpc.DictionaryServiceStub(self.channel)
         self.timeout = timeout
         # A lexicon id names its words (it is derived from them), so a verdict never
@@ -91,7 +116,7 @@ class Dictionary:
     @classmethod
     def of(cls, settings: DictionarySettings, auth: AuthSettings, service: str) -> Self:
         """The client a game service uses: its target and timeout, its own token."""
-        return cls(settings.target, service_token(auth, service), settings.timeout_seconds)
+        return cls(settings.target, service_token(auth, service), settings.timeout_seconds, service)
 
     async def close(self) -> None:
         await self.channel.close()
@@ -105,14 +130,31 @@ class Dictionary:
     def _deadline(self, remaining: float | None) -> float:
         return self.timeout if remaining is None else max(0.001, min(remaining, self.timeout))
 
+    async def _call(
+        self, method: str, remote: Callable[..., Any], request: Any, remaining: float | None
+    ) -> Any:
+        """One dictionary call: to the servicer if this very process serves the dictionary
+        at the target (as this game service, its identity bound for the call), else over
+        the channel; a failure either way is ``_upstream``'s error."""
+        local = cast(LocalDictionary | None, inprocess.served(SERVICE, self.target))
+        if local is None:
+            try:
+                return await remote(request, timeout=self._deadline(remaining))
+            except grpc.RpcError as exc:
+                raise _upstream(from_rpc_error(exc)) from None
+        bound = auth.bind(self.identity)
+        try:
+            return await getattr(local, method)(request, None)
+        except ParlorError as error:
+            raise _upstream(error) from None
+        finally:
+            auth.unbind(bound)
+
     async def lexicon_id(self, lexicon: str, remaining: float | None = None) -> str:
         """The id of a lexicon named by id or name ("" for the default): games record it."""
-        try:
-            reply = await self.stub.ListLexicons(
-                dpb.ListLexiconsRequest(), timeout=self._deadline(remaining)
-            )
-        except grpc.RpcError as exc:
-            raise _upstream(exc) from None
+        reply = await self._call(
+            "ListLexicons", self.stub.ListLexicons, dpb.ListLexiconsRequest(), remaining
+        )
         for lex in reply.lexicons:
             if (not lexicon and lex.is_default) or lexicon in (lex.id, lex.name):
                 return str(lex.id)
@@ -159,13 +201,8 @@ class Dictionary:
         """One CheckWords call about words not known yet; their verdicts, remembered."""
         known = self._known
         self.batches += 1
-        try:
-            reply = await self.stub.CheckWords(
-                dpb.CheckWordsRequest(lexicon=lexicon_id, words=unique),
-                timeout=self._deadline(remaining),
-            )
-        except grpc.RpcError as exc:
-            raise _upstream(exc) from None
+        request = dpb.CheckWordsRequest(lexicon=lexicon_id, words=unique)
+        reply = await self._call("CheckWords", self.stub.CheckWords, request, remaining)
         if reply.lexicon_id != lexicon_id:
             raise Unavailable(
                 f"the dictionary answered from lexicon {reply.lexicon_id!r}, not {lexicon_id!r}",
@@ -180,9 +217,8 @@ class Dictionary:
         return found
 
 
-def _upstream(exc: grpc.RpcError) -> ParlorError:
+def _upstream(error: ParlorError) -> ParlorError:
     """A failed dictionary call: retriable for the player, never a "game not found"."""
-    error = from_rpc_error(exc)
     if isinstance(error, DeadlineExceeded):
         return error
     if isinstance(error, NotFound):

@@ -21,7 +21,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from parlor.kit import tracing
+from parlor.kit import inprocess, tracing
 from parlor.kit.auth import AuthSettings, check_keys
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
@@ -62,6 +62,9 @@ class GrpcService:
 
     name: str
     add: Callable[[grpc.aio.Server], None]
+    servicer: object | None = None
+    """What answers it, for callers in this process whose target is this server: they call
+    it directly (``parlor.kit.inprocess``). None: every caller goes through the network."""
 
 
 @dataclass
@@ -115,6 +118,7 @@ class Server:
         self._waiting: list[asyncio.Task[None]] = []
         self.port = 0
         self.metrics_port = 0
+        self._in_process: list[Callable[[], None]] = []
 
     @property
     def service_names(self) -> list[str]:
@@ -132,6 +136,11 @@ class Server:
         if self.port == 0:
             raise OSError(f"cannot bind gRPC to {self.settings.host}:{self.settings.port}")
         await self._grpc.start()
+        at = inprocess.addresses(self.settings.host, self.port)
+        for component in self.components:
+            for service in component.services:
+                if service.servicer is not None:
+                    self._in_process.append(inprocess.register(service.name, service.servicer, at))
         for component in self.components:
             for task in component.tasks:
                 self._tasks.append(asyncio.create_task(_supervised(component.name, task)))
@@ -171,6 +180,9 @@ class Server:
         """Stop taking calls, let in-flight calls finish within the grace, then stop tasks."""
         for waiting in self._waiting:
             waiting.cancel()
+        for unregister in self._in_process:
+            unregister()
+        self._in_process.clear()
         for name in ["", *self.service_names]:
             await _set_health(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self._grpc.stop(self.settings.grace_seconds)

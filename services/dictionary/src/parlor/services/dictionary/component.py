@@ -60,6 +60,8 @@ async def dictionary() -> AsyncIterator[Component]:
                 lambda server: dictionary_pb2_grpc.add_DictionaryServiceServicer_to_server(
                     servicer, server
                 ),
+                # the word games of this process call it directly (``parlor.kit.inprocess``)
+                servicer=servicer,
             )
         ],
     )

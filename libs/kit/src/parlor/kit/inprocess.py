@@ -1,0 +1,76 @@
+"""Servicers served in this process, for their callers in the same process.
+
+A server registers the servicer of each service it serves (``GrpcService.servicer``) under
+the addresses it listens at (``register``, once bound). A client in the same process whose
+target is one of those addresses then calls that servicer directly (``served``) instead of
+through a loopback channel: no serialisation, no HTTP/2, no second pass through the
+interceptor, and, with several workers on one port, no hop to whichever worker the kernel
+hands the connection to. It is what gRPC's in-process transport does in other languages;
+a target this process does not serve at (another host, a port nothing here listens on) is
+called over the network as before. The word games' dictionary is the one such client
+(``parlor.gamehost.words``): in ``make run`` every worker hosts both.
+
+Registration is per event loop; an address registered twice for one service is called
+over the network: ``served`` never guesses which one was meant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+
+_ANY_HOST = {"", "0.0.0.0", "::", "[::]"}
+_LOOPBACK = {"127.0.0.1", "localhost", "[::1]"}
+_SCHEMES = ("dns:///", "dns:", "ipv4:", "ipv6:")
+
+_SERVED: dict[tuple[int, str, str], list[object]] = {}
+
+
+def addresses(host: str, port: int) -> set[str]:
+    """The targets that reach a server bound to ``host:port`` from its own machine."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    host = host.lower()
+    if host in _ANY_HOST:
+        return {f"{h}:{port}" for h in (*_LOOPBACK, "0.0.0.0")}
+    if host in _LOOPBACK:
+        return {f"{h}:{port}" for h in _LOOPBACK}
+    return {f"{host}:{port}"}
+
+
+def _normal(target: str) -> str:
+    target = target.strip().lower()
+    for scheme in _SCHEMES:
+        if target.startswith(scheme):
+            return target.removeprefix(scheme)
+    return target
+
+
+def register(service: str, servicer: object, at: Iterable[str]) -> Callable[[], None]:
+    """``servicer`` answers ``service`` (its full name) at the targets ``at`` for this
+    loop's callers, until the returned function is called."""
+    loop = id(asyncio.get_running_loop())
+    keys = [(loop, service, _normal(address)) for address in at]
+    for key in keys:
+        _SERVED.setdefault(key, []).append(servicer)
+
+    def unregister() -> None:
+        for key in keys:
+            held = _SERVED.get(key, [])
+            if servicer in held:
+                held.remove(servicer)
+            if not held:
+                _SERVED.pop(key, None)
+
+    return unregister
+
+
+def served(service: str, target: str) -> object | None:
+    """The one servicer of ``service`` this process serves at ``target``, or None (call
+    it over the network)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    held = _SERVED.get((id(loop), service, _normal(target)))
+    return held[0] if held is not None and len(held) == 1 else None
