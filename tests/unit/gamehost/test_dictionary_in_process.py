@@ -14,7 +14,7 @@ import pytest
 
 from parlor.core.errors import Unavailable
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
-from parlor.gamehost.words import SERVICE, Dictionary
+from parlor.gamehost.words import IN_PROCESS_CALLS, SERVICE, Dictionary
 from parlor.kit import auth, inprocess
 from parlor.kit.auth import AuthSettings, generate_private_key
 from parlor.kit.server import ServerSettings, running
@@ -51,6 +51,10 @@ def serving(servicer: DictionaryServicer) -> Iterator[None]:
         unregister()
 
 
+def checks() -> float:
+    return float(IN_PROCESS_CALLS.labels("CheckWords")._value.get())
+
+
 def over(words: Dictionary) -> Remote:
     remote = Remote()
     words.stub = remote  # type: ignore[assignment]
@@ -75,11 +79,13 @@ def test_a_dictionary_served_in_the_process_is_asked_directly_as_the_game_servic
         async with Dictionary(HERE, lambda: "token", 0.5, "upwords") as words:
             player = auth.bind(auth.Identity("ada"))
             remote = over(words)
+            counted = checks()
             with serving(servicer):
                 assert await words.lexicon_id("") == SMALL.id
                 found = await words.verdicts(SMALL.id, ["cat", "xq"])
             assert found == {"cat": True, "xq": False}
             assert (words.batches, remote.asked) == (1, [])
+            assert checks() == counted + 1, "counted as an in-process call"
             assert [c.player_id for c in servicer.callers] == ["service:upwords"]
             assert servicer.callers[0].roles == ("service",)
             assert auth.caller().player_id == "ada", "the caller's identity is back"

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, Self, TypeVar, cast
 
 import grpc
+from prometheus_client import Counter
 
+from parlor import telemetry
 from parlor.core.errors import DeadlineExceeded, NotFound, ParlorError, Unavailable
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
@@ -28,6 +30,12 @@ from parlor.kit.status import from_rpc_error
 
 DEFAULT_TIMEOUT = 5.0
 SERVICE = dpb.DESCRIPTOR.services_by_name["DictionaryService"].full_name
+IN_PROCESS_CALLS = Counter(
+    "parlor_dictionary_in_process_calls_total",
+    "Dictionary calls a word game made to the dictionary of its own process, without gRPC"
+    " (calls over the network are grpc_client_*).",
+    ["method"],
+)
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -142,9 +150,15 @@ class Dictionary:
                 return await remote(request, timeout=self._deadline(remaining))
             except grpc.RpcError as exc:
                 raise _upstream(from_rpc_error(exc)) from None
+        IN_PROCESS_CALLS.labels(method).inc()
         bound = auth.bind(self.identity)
         try:
-            return await getattr(local, method)(request, None)
+            with telemetry.span(
+                f"{SERVICE}/{method}",
+                tracer="parlor.gamehost",
+                attributes={"rpc.system": "in-process", "rpc.method": method},
+            ):
+                return await getattr(local, method)(request, None)
         except ParlorError as error:
             raise _upstream(error) from None
         finally:
