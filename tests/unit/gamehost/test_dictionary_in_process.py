@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from parlor.core.errors import Unavailable
+from parlor.core.errors import DeadlineExceeded, Unavailable
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.gamehost.words import IN_PROCESS_CALLS, SERVICE, Dictionary
 from parlor.kit import auth, inprocess
@@ -149,3 +149,58 @@ def test_a_server_serves_the_dictionary_in_process_at_its_addresses_while_it_run
         assert inprocess.served(SERVICE, f"127.0.0.1:{port}") is None
 
     asyncio.run(run())
+
+
+class Failing(Recording):
+    """A servicer that hangs, or fails in a way it did not foresee."""
+
+    def __init__(self, hang: bool) -> None:
+        super().__init__()
+        self.hang = hang
+
+    async def CheckWords(self, request: dpb.CheckWordsRequest, context: Any) -> Any:
+        self.callers.append(auth.caller())
+        if self.hang:
+            await asyncio.sleep(5)
+        raise KeyError("a bug")
+
+
+def test_in_the_process_the_call_keeps_the_networks_deadline_bounds_and_errors() -> None:
+    async def run() -> None:
+        async with Dictionary(HERE, lambda: "token", 0.05, "upwords") as words:
+            player = auth.bind(auth.Identity("ada"))
+            with serving(Failing(hang=True)):
+                with pytest.raises(DeadlineExceeded):
+                    await words.verdicts(SMALL.id, ["cat"])
+            assert auth.caller().player_id == "ada"
+            with serving(Failing(hang=False)):
+                # over gRPC a bug is INTERNAL, which a word game hears as the dictionary down
+                with pytest.raises(Unavailable) as failed:
+                    await words.verdicts(SMALL.id, ["cat"])
+                assert failed.value.reason == "DICTIONARY_UNAVAILABLE"
+                assert "incident" in failed.value.message
+            assert auth.caller().player_id == "ada"
+            checked = Recording()
+            with serving(checked):
+                # out of the request's bounds, as the dictionary's interceptor would refuse it
+                with pytest.raises(Unavailable):
+                    await words.verdicts(SMALL.id, ["c" * 200])
+            assert checked.callers == []
+            auth.unbind(player)
+
+    asyncio.run(run())
+
+
+def test_a_server_is_reached_in_process_only_at_addresses_that_reach_it() -> None:
+    assert inprocess.addresses("0.0.0.0", 7) == {"127.0.0.1:7", "localhost:7", "0.0.0.0:7"}
+    assert inprocess.addresses("::", 7) == {
+        "127.0.0.1:7",
+        "localhost:7",
+        "[::1]:7",
+        "0.0.0.0:7",
+        "[::]:7",
+    }
+    assert inprocess.addresses("127.0.0.1", 7) == {"127.0.0.1:7", "localhost:7"}
+    assert inprocess.addresses("::1", 7) == {"[::1]:7", "localhost:7"}
+    assert inprocess.addresses("10.1.2.3", 7) == {"10.1.2.3:7"}
+    assert inprocess.addresses("Dictionary", 7) == {"dictionary:7"}

@@ -11,7 +11,10 @@ loopback call (``parlor.kit.inprocess``).
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, Self, TypeVar, cast
@@ -20,13 +23,15 @@ import grpc
 from prometheus_client import Counter
 
 from parlor import telemetry
-from parlor.core.errors import DeadlineExceeded, NotFound, ParlorError, Unavailable
+from parlor.core.errors import DeadlineExceeded, NotFound, ParlorError, Unavailable, translated
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
-from parlor.kit import auth, client, inprocess
+from parlor.kit import auth, bounds, client, inprocess
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.settings import setting
 from parlor.kit.status import from_rpc_error
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 5.0
 SERVICE = dpb.DESCRIPTOR.services_by_name["DictionaryService"].full_name
@@ -142,8 +147,12 @@ class Dictionary:
         self, method: str, remote: Callable[..., Any], request: Any, remaining: float | None
     ) -> Any:
         """One dictionary call: to the servicer if this very process serves the dictionary
-        at the target (as this game service, its identity bound for the call), else over
-        the channel; a failure either way is ``_upstream``'s error."""
+        at the target, else over the channel; a failure either way is ``_upstream``'s error.
+
+        In the process it is the call the network would make: the request checked against
+        its bounds, as the game service's identity (bound for the call), within the same
+        deadline, and a failure the servicer did not foresee is the dictionary unavailable
+        (logged with an incident id), as its INTERNAL status would be."""
         local = cast(LocalDictionary | None, inprocess.served(SERVICE, self.target))
         if local is None:
             try:
@@ -151,16 +160,27 @@ class Dictionary:
             except grpc.RpcError as exc:
                 raise _upstream(from_rpc_error(exc)) from None
         IN_PROCESS_CALLS.labels(method).inc()
+        seconds = self._deadline(remaining)
         bound = auth.bind(self.identity)
         try:
-            with telemetry.span(
-                f"{SERVICE}/{method}",
-                tracer="parlor.gamehost",
-                attributes={"rpc.system": "in-process", "rpc.method": method},
-            ):
-                return await getattr(local, method)(request, None)
-        except ParlorError as error:
-            raise _upstream(error) from None
+            bounds.check(request)
+            async with asyncio.timeout(seconds):
+                with telemetry.span(
+                    f"{SERVICE}/{method}",
+                    tracer="parlor.gamehost",
+                    attributes={"rpc.system": "in-process", "rpc.method": method},
+                ):
+                    return await getattr(local, method)(request, None)
+        except TimeoutError:
+            late = DeadlineExceeded(f"the dictionary did not answer within {seconds:g} s")
+            raise _upstream(late) from None
+        except Exception as error:
+            known = translated(error)
+            if known is None:
+                incident = uuid.uuid4().hex[:12]
+                log.error("dictionary call failed", exc_info=error, extra={"incident": incident})
+                known = Unavailable(f"the dictionary failed (incident {incident})")
+            raise _upstream(known) from None
         finally:
             auth.unbind(bound)
 

@@ -19,11 +19,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 
-_ANY_HOST = {"", "0.0.0.0", "::", "[::]"}
-_LOOPBACK = {"127.0.0.1", "localhost", "[::1]"}
+_ANY_IPV4 = {"", "0.0.0.0"}
+_ANY = {"::", "[::]"}  # every address of both families
+_IPV4_LOOPBACK = ("127.0.0.1", "localhost")
+_IPV6_LOOPBACK = ("[::1]", "localhost")
 _SCHEMES = ("dns:///", "dns:", "ipv4:", "ipv6:")
 
-_SERVED: dict[tuple[int, str, str], list[object]] = {}
+_SERVED: dict[tuple[asyncio.AbstractEventLoop, str, str], list[object]] = {}
 
 
 def addresses(host: str, port: int) -> set[str]:
@@ -31,11 +33,17 @@ def addresses(host: str, port: int) -> set[str]:
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
     host = host.lower()
-    if host in _ANY_HOST:
-        return {f"{h}:{port}" for h in (*_LOOPBACK, "0.0.0.0")}
-    if host in _LOOPBACK:
-        return {f"{h}:{port}" for h in _LOOPBACK}
-    return {f"{host}:{port}"}
+    if host in _ANY:
+        names = {*_IPV4_LOOPBACK, *_IPV6_LOOPBACK, "0.0.0.0", "[::]"}
+    elif host in _ANY_IPV4:
+        names = {*_IPV4_LOOPBACK, "0.0.0.0"}
+    elif host in _IPV4_LOOPBACK:
+        names = set(_IPV4_LOOPBACK)
+    elif host == "[::1]":
+        names = set(_IPV6_LOOPBACK)
+    else:
+        names = {host}
+    return {f"{name}:{port}" for name in names}
 
 
 def _normal(target: str) -> str:
@@ -49,7 +57,7 @@ def _normal(target: str) -> str:
 def register(service: str, servicer: object, at: Iterable[str]) -> Callable[[], None]:
     """``servicer`` answers ``service`` (its full name) at the targets ``at`` for this
     loop's callers, until the returned function is called."""
-    loop = id(asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
     keys = [(loop, service, _normal(address)) for address in at]
     for key in keys:
         _SERVED.setdefault(key, []).append(servicer)
@@ -72,5 +80,5 @@ def served(service: str, target: str) -> object | None:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return None
-    held = _SERVED.get((id(loop), service, _normal(target)))
+    held = _SERVED.get((loop, service, _normal(target)))
     return held[0] if held is not None and len(held) == 1 else None

@@ -141,6 +141,14 @@ class Server:
             for service in component.services:
                 if service.servicer is not None:
                     self._in_process.append(inprocess.register(service.name, service.servicer, at))
+        try:
+            await self._started()
+        except BaseException:
+            self._unregister()
+            raise
+
+    async def _started(self) -> None:
+        """A bound server's next steps: its components' tasks, its health, the log line."""
         for component in self.components:
             for task in component.tasks:
                 self._tasks.append(asyncio.create_task(_supervised(component.name, task)))
@@ -180,12 +188,11 @@ class Server:
         """Stop taking calls, let in-flight calls finish within the grace, then stop tasks."""
         for waiting in self._waiting:
             waiting.cancel()
-        for unregister in self._in_process:
-            unregister()
-        self._in_process.clear()
         for name in ["", *self.service_names]:
             await _set_health(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self._grpc.stop(self.settings.grace_seconds)
+        # (after the grace: a call finishing meanwhile still asks this process's services)
+        self._unregister()
         # Cancel until they end: on Python 3.11 a library's wait_for (nats-py publishing, say)
         # can swallow a cancellation, and the task would run on and hold the stop forever.
         pending = set(self._tasks)
@@ -197,6 +204,11 @@ class Server:
             if not task.cancelled():
                 task.exception()  # retrieved: a failed task was logged when it failed
         log.info("stopped")
+
+    def _unregister(self) -> None:
+        for unregister in self._in_process:
+            unregister()
+        self._in_process.clear()
 
 
 async def _set_health(servicer: Any, name: str, status: int) -> None:
