@@ -39,7 +39,10 @@ async def test_bots_play_a_whole_game_that_replays_to_the_same_result(
         cy = pb_grpc.TakeFourServiceStub(c_ch)
         created = await service.CreateGame(
             pb.CreateGameRequest(
-                game_id=game_id, seats=bot_seats, config=pb.Config(max_rounds=rounds)
+                game_id=game_id,
+                seats=bot_seats,
+                # a target no round reaches, so the game plays every round
+                config=pb.Config(max_rounds=rounds, target=1_000_000),
             )
         )
         assert created.game.phase == pb.PHASE_PLAYING

@@ -32,7 +32,11 @@ async def test_the_scoresheet_of_a_take_four_game_lists_every_round(
             scoring.channel("cy") as sc_ch,
         ):
             await pb_grpc.TakeFourServiceStub(s_ch).CreateGame(
-                pb.CreateGameRequest(game_id=game_id, seats=seats, config=pb.Config(max_rounds=2))
+                # a target no round reaches: the game plays both rounds (a bot's round could
+                # otherwise reach the default 100 and end the game after one)
+                pb.CreateGameRequest(
+                    game_id=game_id, seats=seats, config=pb.Config(max_rounds=2, target=1_000_000)
+                )
             )
             games = pb_grpc.TakeFourServiceStub(c_ch)
 
