@@ -36,10 +36,6 @@ class Remote:
         self.asked.append(list(request.words))
         return dpb.CheckWordsResponse(lexicon_id=request.lexicon)
 
-    async def ListLexicons(self, request: dpb.ListLexiconsRequest, **options: Any) -> Any:
-        self.asked.append(["(lexicons)"])
-        return dpb.ListLexiconsResponse()
-
 
 @contextlib.contextmanager
 def serving(servicer: DictionaryServicer) -> Iterator[None]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, Self, TypeVar, cast
@@ -26,7 +25,7 @@ from parlor import telemetry
 from parlor.core.errors import DeadlineExceeded, NotFound, ParlorError, Unavailable, translated
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
-from parlor.kit import auth, bounds, client, inprocess
+from parlor.kit import auth, bounds, client, inprocess, logs
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.settings import setting
 from parlor.kit.status import from_rpc_error
@@ -143,9 +142,7 @@ class Dictionary:
     def _deadline(self, remaining: float | None) -> float:
         return self.timeout if remaining is None else max(0.001, min(remaining, self.timeout))
 
-    async def _call(
-        self, method: str, remote: Callable[..., Any], request: Any, remaining: float | None
-    ) -> Any:
+    async def _call(self, method: str, request: Any, remaining: float | None) -> Any:
         """One dictionary call: to the servicer if this very process serves the dictionary
         at the target, else over the channel; a failure either way is ``_upstream``'s error.
 
@@ -156,7 +153,7 @@ class Dictionary:
         local = cast(LocalDictionary | None, inprocess.served(SERVICE, self.target))
         if local is None:
             try:
-                return await remote(request, timeout=self._deadline(remaining))
+                return await getattr(self.stub, method)(request, timeout=self._deadline(remaining))
             except grpc.RpcError as exc:
                 raise _upstream(from_rpc_error(exc)) from None
         IN_PROCESS_CALLS.labels(method).inc()
@@ -177,8 +174,7 @@ class Dictionary:
         except Exception as error:
             known = translated(error)
             if known is None:
-                incident = uuid.uuid4().hex[:12]
-                log.error("dictionary call failed", exc_info=error, extra={"incident": incident})
+                incident = logs.incident(log, "dictionary call failed", error)
                 known = Unavailable(f"the dictionary failed (incident {incident})")
             raise _upstream(known) from None
         finally:
@@ -186,9 +182,7 @@ class Dictionary:
 
     async def lexicon_id(self, lexicon: str, remaining: float | None = None) -> str:
         """The id of a lexicon named by id or name ("" for the default): games record it."""
-        reply = await self._call(
-            "ListLexicons", self.stub.ListLexicons, dpb.ListLexiconsRequest(), remaining
-        )
+        reply = await self._call("ListLexicons", dpb.ListLexiconsRequest(), remaining)
         for lex in reply.lexicons:
             if (not lexicon and lex.is_default) or lexicon in (lex.id, lex.name):
                 return str(lex.id)
@@ -236,7 +230,7 @@ class Dictionary:
         known = self._known
         self.batches += 1
         request = dpb.CheckWordsRequest(lexicon=lexicon_id, words=unique)
-        reply = await self._call("CheckWords", self.stub.CheckWords, request, remaining)
+        reply = await self._call("CheckWords", request, remaining)
         if reply.lexicon_id != lexicon_id:
             raise Unavailable(
                 f"the dictionary answered from lexicon {reply.lexicon_id!r}, not {lexicon_id!r}",

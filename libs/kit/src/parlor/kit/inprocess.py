@@ -17,10 +17,13 @@ over the network: ``served`` never guesses which one was meant.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Iterable
 
 _ANY_IPV4 = {"", "0.0.0.0"}
 _ANY = {"::", "[::]"}  # every address of both families
+ANY_HOST = _ANY_IPV4 | _ANY
+"""Bind addresses that take every interface."""
 _IPV4_LOOPBACK = ("127.0.0.1", "localhost")
 _IPV6_LOOPBACK = ("[::1]", "localhost")
 _SCHEMES = ("dns:///", "dns:", "ipv4:", "ipv6:")
@@ -28,11 +31,20 @@ _SCHEMES = ("dns:///", "dns:", "ipv4:", "ipv6:")
 _SERVED: dict[tuple[asyncio.AbstractEventLoop, str, str], list[object]] = {}
 
 
+def _bracketed(host: str) -> str:
+    """An IPv6 address as a target writes it (``[::1]``)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def own_target(host: str, port: int) -> str:
+    """host:port at which a caller on this machine reaches a server bound to ``host:port``
+    (IPv4 loopback for a server on every interface)."""
+    return f"{'127.0.0.1' if host in ANY_HOST else _bracketed(host)}:{port}"
+
+
 def addresses(host: str, port: int) -> set[str]:
     """The targets that reach a server bound to ``host:port`` from its own machine."""
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    host = host.lower()
+    host = _bracketed(host).lower()
     if host in _ANY:
         names = {*_IPV4_LOOPBACK, *_IPV6_LOOPBACK, "0.0.0.0", "[::]"}
     elif host in _ANY_IPV4:
@@ -46,6 +58,7 @@ def addresses(host: str, port: int) -> set[str]:
     return {f"{name}:{port}" for name in names}
 
 
+@functools.lru_cache(maxsize=256)
 def _normal(target: str) -> str:
     target = target.strip().lower()
     for scheme in _SCHEMES:

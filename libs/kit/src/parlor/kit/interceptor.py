@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -18,7 +17,7 @@ import grpc
 
 from parlor.core.errors import DeadlineExceeded, InvalidArgument, translated
 from parlor.core.errors import Unauthenticated as ParlorUnauthenticated
-from parlor.kit import auth, bounds, metrics
+from parlor.kit import auth, bounds, logs, metrics
 from parlor.kit.fingerprint import bind_request
 from parlor.kit.logs import call_context
 from parlor.kit.ratelimit import RateLimiter, client_address
@@ -38,8 +37,7 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: BaseExcepti
     if known is not None:
         status = to_status(known)
         await context.abort(status.code, status.details, status.trailing_metadata)
-    incident = uuid.uuid4().hex[:12]
-    log.error("unexpected error in handler", exc_info=error, extra={"incident": incident})
+    incident = logs.incident(log, "unexpected error in handler", error)
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
 
 

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 import time
+import uuid
 from typing import IO, Any
 
 from parlor.telemetry.logcontext import LogContext
@@ -23,6 +24,14 @@ call_context: contextvars.ContextVar[dict[str, str] | None] = contextvars.Contex
 FORMATS = ("auto", "json", "text")
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
+def incident(logger: logging.Logger, message: str, error: BaseException) -> str:
+    """Log an error nobody foresaw, its traceback under a new incident id; the id, for the
+    caller's message (which never carries the traceback)."""
+    found = uuid.uuid4().hex[:12]
+    logger.error(message, exc_info=error, extra={"incident": found})
+    return found
 
 
 def _extras(record: logging.LogRecord) -> dict[str, Any]:

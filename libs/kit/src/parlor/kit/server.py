@@ -136,19 +136,6 @@ class Server:
         if self.port == 0:
             raise OSError(f"cannot bind gRPC to {self.settings.host}:{self.settings.port}")
         await self._grpc.start()
-        at = inprocess.addresses(self.settings.host, self.port)
-        for component in self.components:
-            for service in component.services:
-                if service.servicer is not None:
-                    self._in_process.append(inprocess.register(service.name, service.servicer, at))
-        try:
-            await self._started()
-        except BaseException:
-            self._unregister()
-            raise
-
-    async def _started(self) -> None:
-        """A bound server's next steps: its components' tasks, its health, the log line."""
         for component in self.components:
             for task in component.tasks:
                 self._tasks.append(asyncio.create_task(_supervised(component.name, task)))
@@ -159,6 +146,13 @@ class Server:
             else:
                 await self._serving(component, health_pb2.HealthCheckResponse.NOT_SERVING)
                 self._waiting.append(asyncio.create_task(self._when_ready(component)))
+        # Last, so that nothing can fail after it: the servicers this process's own callers
+        # call directly (until then they go through the port, already serving).
+        at = inprocess.addresses(self.settings.host, self.port)
+        for component in self.components:
+            for service in component.services:
+                if service.servicer is not None:
+                    self._in_process.append(inprocess.register(service.name, service.servicer, at))
         log.info(
             "serving",
             extra={"port": self.port, "services": self.service_names},

@@ -44,7 +44,7 @@ from urllib.parse import unquote, urlsplit
 
 from parlor.devinfra.backends import BackendsNotFound, ensure_database, find_backends
 from parlor.devinfra.embedded import free_port
-from parlor.kit import logs, tracing
+from parlor.kit import inprocess, logs, tracing
 from parlor.kit.auth import data_dir_key
 from parlor.kit.main import add_workers_argument, available, serve_workers
 from parlor.kit.server import ComponentFactory, ServerSettings, serve
@@ -52,9 +52,6 @@ from parlor.kit.settings import SettingsError, load, setting
 from parlor.kit.workers import default_count, die_with_parent
 
 log = logging.getLogger("parlor.platform")
-
-# Addresses that bind every interface: a service in this process calls back on loopback.
-_ANY_HOST = {"", "0.0.0.0", "::", "[::]"}
 
 
 @dataclass(frozen=True)
@@ -67,13 +64,9 @@ class PlatformSettings:
 
 
 def own_target(settings: ServerSettings) -> str:
-    """host:port at which services in this process reach the server they are served by."""
-    host = settings.host
-    if host in _ANY_HOST:
-        host = "127.0.0.1"
-    elif ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    return f"{host}:{settings.port}"
+    """host:port at which services in this process reach the server they are served by
+    (and so call it in the process: ``parlor.kit.inprocess``)."""
+    return inprocess.own_target(settings.host, settings.port)
 
 
 def in_process_targets(settings: ServerSettings, names: list[str]) -> dict[str, str]:
@@ -117,7 +110,7 @@ def platform_settings(
     if port is not None:
         settings = dataclasses.replace(settings, port=port)
     if settings.port == 0:
-        bind = "127.0.0.1" if settings.host in _ANY_HOST else settings.host.strip("[]")
+        bind = "127.0.0.1" if settings.host in inprocess.ANY_HOST else settings.host.strip("[]")
         settings = dataclasses.replace(settings, port=free_port(bind))
     if (
         "PARLOR_METRICS_PORT" not in environ
