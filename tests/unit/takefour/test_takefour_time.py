@@ -20,6 +20,9 @@ from parlor.rules.takefour import (
     SeatIdle,
     TilesDealt,
 )
+from parlor.rules.takefour.contract import ENGINE
+from parlor.rules.takefour.rules import legal_moves
+from parlor.rules.takefour.standings import standings
 
 CATS_DOGZ_BEER = tile_set("C1 A1 T1 S1 D1 O1 G1 Z1 B1 E2 R1")
 
@@ -83,3 +86,47 @@ def test_a_forfeited_seat_scores_all_its_tiles_as_unplaced() -> None:
     assert scored.scores[0] == 0
     assert scored.scores[1] == dogz  # DOG on its grid counts too, not doubled
     assert TAKE_FOUR.is_terminal(state) is False
+
+
+def test_a_seat_that_forfeited_never_wins_even_with_the_lowest_total() -> None:
+    """It ranks behind every seat still racing: the game's winners are the racing seats'
+    lowest total, in GameEnded, in the result and in the standings alike."""
+    tiles = tile_set("Z3 A3")  # seat 0: Z Z, seat 1: Z A, seat 2: A A
+    state = play(start(create(3, tiles, deal_size=2, target=5)), Forfeit(2, "LEFT"))
+    events = events_of(state, CallDone(0), words=lexicon())
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert ended.totals == (40, 11, 2)  # seat 2, out of the race, has the lowest
+    assert ended.winners == (1,)
+    state = play(state, CallDone(0), words=lexicon())
+    result = TAKE_FOUR.result(state)
+    assert result is not None
+    assert result.winners == (1,)
+    engine = ENGINE.result(state)
+    assert engine is not None
+    assert engine.winners == (1,)
+    assert [s.rank for s in standings(state)[1]] == [2, 1, 3]
+
+
+def test_the_last_seat_racing_is_the_result_s_winner_whatever_the_totals() -> None:
+    """Forfeits ending the game: the result names the seat left racing (as GameEnded and
+    the standings do), for the reason FORFEIT, even when the seat that left had less."""
+    tiles = tile_set("Z4")
+    state = start(create(2, tiles, deal_size=2))
+    state = start(play(state, CallDone(1), words=lexicon()))  # totals (20, 40)
+    events = events_of(state, Forfeit(0, "LEFT"))
+    assert events[-1] == GameEnded(totals=(20, 40), winners=(1,))
+    state = play(state, Forfeit(0, "LEFT"))
+    result = TAKE_FOUR.result(state)
+    assert result is not None
+    assert result.winners == (1,)
+    engine = ENGINE.result(state)
+    assert engine is not None
+    assert (engine.reason, engine.winners) == ("FORFEIT", (1,))
+    assert standings(state)[0] == "FORFEIT"
+
+
+def test_a_seat_that_forfeited_has_no_legal_moves() -> None:
+    state = play(start(create(3)), Forfeit(2, "TIMEOUT"))
+    assert legal_moves(state, 2) == []
+    assert legal_moves(state, 0)

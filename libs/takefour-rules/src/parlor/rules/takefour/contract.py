@@ -7,6 +7,7 @@ from typing import Any
 
 from parlor.core.game import GameContract, Result, Viewer
 from parlor.rules import takefour as tf
+from parlor.rules.takefour.standings import finish_reason
 from parlor.rules.takefour.state import MAX_PLAYERS, MIN_PLAYERS, Phase
 from parlor.rules.takefour.view import SeenEvent
 
@@ -38,8 +39,7 @@ class TakeFourEngine:
         found = tf.TAKE_FOUR.result(state)
         if found is None:
             return None
-        reason = "TARGET_SCORE" if max(found.totals) >= state.config.target else "ROUNDS_PLAYED"
-        return Result(reason, found.winners, found.totals)
+        return Result(finish_reason(state), found.winners, found.totals)
 
     def legal_moves(self, state: tf.TakeFourState, seat: int) -> Sequence[tf.TakeFourCommand]:
         return tf.legal_moves(state, seat)

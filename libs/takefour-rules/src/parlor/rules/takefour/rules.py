@@ -215,7 +215,7 @@ class TakeFourRules:
         """The outcome once the game is over: lowest total wins (ties share the win)."""
         if state.phase is not Phase.OVER:
             return None
-        return GameResult(totals=state.totals, winners=_winners(state.totals))
+        return GameResult(totals=state.totals, winners=_winners(state.players, state.totals))
 
     def legal_moves(self, state: TakeFourState, seat: int) -> list[TakeFourCommand]:
         """A finite sample of the seat's legal commands (see the module function)."""
@@ -499,7 +499,7 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     ]
     limit = state.config.max_rounds
     if max(totals) >= state.config.target or (limit is not None and state.round >= limit):
-        events.append(GameEnded(totals=totals, winners=_winners(totals)))
+        events.append(GameEnded(totals=totals, winners=_winners(state.players, totals)))
     return events
 
 
@@ -547,9 +547,14 @@ def _forfeit(state: TakeFourState, command: Forfeit) -> list[TakeFourEvent]:
     return [event, *_stalemate_deal(after)]
 
 
-def _winners(totals: tuple[int, ...]) -> tuple[int, ...]:
-    low = min(totals)
-    return tuple(seat for seat, total in enumerate(totals) if total == low)
+def _winners(players: Sequence[Player], totals: tuple[int, ...]) -> tuple[int, ...]:
+    """The seats still racing that share the lowest total: a seat that forfeited ranks
+    behind every seat still racing, whatever its total (``standings`` ranks them so)."""
+    racing = [seat for seat, p in enumerate(players) if not p.forfeited]
+    if not racing:
+        return ()
+    low = min(totals[seat] for seat in racing)
+    return tuple(seat for seat in racing if totals[seat] == low)
 
 
 def _without(hand: tuple[int, ...], tile: int) -> tuple[int, ...]:
@@ -576,6 +581,8 @@ def legal_moves(state: TakeFourState, seat: int) -> list[TakeFourCommand]:
     if state.phase is not Phase.PLAYING or not 0 <= seat < len(state.players):
         return []
     p = state.players[seat]
+    if p.forfeited:
+        return []  # out of the game: every command of its is refused (FORFEITED)
     tiles = state.config.tiles
     free = sorted(
         {

@@ -11,10 +11,16 @@ def standings(state: tf.TakeFourState) -> tuple[str, tuple[Standing, ...]]:
     that forfeited rank behind every seat still racing."""
     totals = state.totals
     gone = tuple(p.forfeited for p in state.players)
-    reason = "TARGET_SCORE" if max(totals) >= state.config.target else "ROUNDS_PLAYED"
-    if sum(1 for g in gone if not g) <= 1 and any(gone):
-        reason = "FORFEIT"
     keys = [(g, t) for g, t in zip(gone, totals, strict=True)]
-    return reason, tuple(
+    return finish_reason(state), tuple(
         Standing(rank=1 + sum(1 for other in keys if other < key), score=key[1]) for key in keys
     )
+
+
+def finish_reason(state: tf.TakeFourState) -> str:
+    """Why the game ended: ``FORFEIT`` (one seat or none left racing), else ``TARGET_SCORE``
+    (a total reached the target) or ``ROUNDS_PLAYED`` (the set number of rounds)."""
+    gone = [p.forfeited for p in state.players]
+    if any(gone) and gone.count(False) <= 1:
+        return "FORFEIT"
+    return "TARGET_SCORE" if max(state.totals) >= state.config.target else "ROUNDS_PLAYED"
