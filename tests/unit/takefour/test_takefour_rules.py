@@ -539,3 +539,66 @@ def test_a_row_within_the_bound_is_still_checked_whole() -> None:
     scored = next(e for e in events if isinstance(e, RoundScored))
     assert scored.done_valid
     assert scored.removed == ((), ())
+
+
+def test_standard_set_is_the_rules_mix_with_the_rules_values() -> None:
+    """RULES.md, Take Four "Tiles": every letter's count and value, and the jokers'."""
+    counts = "A9 B2 C2 D4 E11 F2 G3 H2 I8 J1 K1 L4 M2 N6 O8 P2 Q1 R6 S4 T6 U4 V2 W2 X1 Y2 Z1"
+    worth = {
+        **dict.fromkeys("AEILNORSTU", 1),
+        **dict.fromkeys("DG", 2),
+        **dict.fromkeys("BCMP", 3),
+        **dict.fromkeys("FHVWY", 4),
+        "K": 5,
+        **dict.fromkeys("JX", 8),
+        **dict.fromkeys("QZ", 10),
+        "?": 0,
+    }
+    tiles = TakeFourConfig().tiles
+    faces = [tiles.face(t) for t in range(tiles.size)]
+    assert {f: faces.count(f) for f in set(faces)} == {
+        **{item[0]: int(item[1:]) for item in counts.split()},
+        "?": 4,
+    }
+    assert all(tiles.value(t) == worth[tiles.face(t)] for t in range(tiles.size))
+
+
+def test_auto_mode_refuses_a_call_on_words_that_do_not_connect() -> None:
+    """A crossword is connected: two valid words apart are not one."""
+    tiles = tile_set("C1 A1 T1 O1 D1 G1 S1 E9")
+    state = start(create(2, tiles, checking="auto"))  # seat 0: C A T O
+    state = place_word(state, 0, "AT")
+    state = play(state, PlaceTile(0, tile(state, 0, "C"), 5, 5))
+    state = play(state, PlaceTile(0, tile(state, 0, "O"), 5, 6))
+    words = lexicon("AT", "CO")
+    with pytest.raises(RuleViolation) as refused:
+        play(state, CallTakeFour(0), words=words)
+    assert refused.value.rule == "INVALID_CROSSWORD"
+    assert "connected" in refused.value.message
+    state = play(state, MoveTile(0, 5, 5, 0, -1), MoveTile(0, 5, 6, 1, -1))  # CO over AT
+    with pytest.raises(RuleViolation):  # now CA and OT run down: not words
+        play(state, CallTakeFour(0), words=words)
+    state = play(state, TakeBackTile(0, 0, -1), TakeBackTile(0, 1, -1))
+    state = play(state, PlaceTile(0, tile(state, 0, "C"), 0, -1))  # C over A: CA down
+    state = play(state, PlaceTile(0, tile(state, 0, "O"), 2, 0))  # ATO across
+    with pytest.raises(RuleViolation):
+        play(state, CallTakeFour(0), words=lexicon("AT", "CA"))  # ATO is not a word
+    assert play(state, CallTakeFour(0), words=lexicon("ATO", "CA")).players[0].hand
+
+
+def test_words_across_and_down_share_a_tile_and_removal_drops_only_what_it_must() -> None:
+    """CAT across and COT down share C; with COT not a word, the removal rule keeps CAT
+    and the most of the down word it can (C is kept, O and T go)."""
+    tiles = tile_set("C1 A1 T2 O1 Z6")
+    state = start(create(2, tiles, deal_size=5))  # seat 0: C A T T O
+    state = place_word(state, 0, "CAT")
+    state = play(state, PlaceTile(0, tile(state, 0, "O"), 0, 1))
+    state = play(state, PlaceTile(0, tile(state, 0, "T"), 0, 2))
+    assert TAKE_FOUR.words_to_check(state, CallDone(0)) >= {"CAT", "COT"}
+    events = events_of(state, CallDone(0), words=lexicon("CAT"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    assert scored.removed[0] == ((0, 1), (0, 2))
+    assert scored.scores[0] == 2 * (1 + 1)
+    events = events_of(state, CallDone(0), words=lexicon("CAT", "COT"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    assert (scored.scores[0], scored.done_valid) == (0, True)
