@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -77,6 +78,21 @@ def _read(proc: subprocess.Popen[str], output: list[str], serving: threading.Eve
             serving.set()
 
 
+def _guest(web: str, address: str) -> int:
+    """The status of a guest token asked through the web bridge by a browser at ``address``
+    (as a proxy in front of the bridge would name it)."""
+    ask = urllib.request.Request(
+        f"{web}/api/parlor.identity.v1.IdentityService/IssueGuestToken",
+        data=b"{}",
+        headers={"content-type": "application/json", "x-forwarded-for": address},
+    )
+    try:
+        with urllib.request.urlopen(ask, timeout=5) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as refused:
+        return int(refused.code)
+
+
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
 def test_make_run_serves_everything_and_stops_cleanly(
     tmp_path: Path, stop_signal: signal.Signals
@@ -87,7 +103,6 @@ def test_make_run_serves_everything_and_stops_cleanly(
         k: v for k, v in os.environ.items() if k not in ("PARLOR_DATABASE_URL", "PARLOR_NATS_URL")
     }
     env.update(
-        PARLOR_GRPC_PORT=str(port),
         PARLOR_METRICS_PORT="0",
         PARLOR_WEB_PORT="0",  # 8080 by default; a free one here, beside other runs
         PARLOR_DATA_DIR=str(data_dir),
@@ -98,9 +113,16 @@ def test_make_run_serves_everything_and_stops_cleanly(
     tracing = stop_signal == signal.SIGTERM
     if tracing:
         env["OTEL_TRACES_EXPORTER"] = "console"
+        env["PARLOR_GRPC_PORT"] = str(port)
+        arguments = []
+    else:
+        # The other one names its port as the README does, on the one worker's path (the
+        # web bridge called the default port there, whatever --port said).
+        env["PARLOR_WORKERS"] = "1"
+        arguments = [f"PORT={port}"]
     started = time.monotonic()
     proc = subprocess.Popen(
-        ["make", "--no-print-directory", "run"],
+        ["make", "--no-print-directory", "run", *arguments],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -140,6 +162,10 @@ def test_make_run_serves_everything_and_stops_cleanly(
         )
         with urllib.request.urlopen(guest, timeout=5) as reply:
             assert json.loads(reply.read())["playerId"].startswith("guest-")
+        # Each browser has limits of its own: the services believe the address the bridge
+        # names. One address's guest tokens run out (a burst of 5); another's are there.
+        assert [_guest(web, "203.0.113.7") for _ in range(6)][-1] == 429
+        assert _guest(web, "198.51.100.1") == 200
         assert _processes_using(data_dir), "embedded servers should be running"
 
         os.killpg(proc.pid, stop_signal)  # what Ctrl-C does to the foreground group

@@ -7,7 +7,9 @@ import socket
 
 import pytest
 
+from parlor.kit.ratelimit import RateLimiter, RateLimitSettings, client_address
 from parlor.kit.server import ServerSettings
+from parlor.kit.settings import load
 from parlor.platform import main as platform
 
 
@@ -74,3 +76,52 @@ def test_nats_names_are_valid_whatever_the_database_is_called() -> None:
     assert names["PARLOR_NATS_SUBJECT_PREFIX"] == "parlor-my_db-1_x_.events"
     embedded = platform.bus_names("postgresql://postgres@/postgres?host=/tmp/x", {})
     assert embedded["PARLOR_NATS_STREAM"] == "PARLOR_POSTGRES_EVENTS"
+
+
+def test_the_web_bridge_served_here_names_each_browsers_address() -> None:
+    """The bridge calls this process's port from loopback; the services believe the browser
+    address it passes on, so every visitor has rate limits and stream caps of their own."""
+    settings = load_rate_limits(platform.bridge_trust(["upwords", "web"], {}))
+    bridge_call = [("x-forwarded-for", "203.0.113.7")]
+    assert client_address("ipv4:127.0.0.1:40000", bridge_call, settings) == "203.0.113.7"
+    assert client_address("ipv6:[::1]:40000", bridge_call, settings) == "203.0.113.7"
+    # Anyone else naming an address is not believed: the peer is who calls.
+    assert client_address("ipv4:198.51.100.9:40000", bridge_call, settings) == "198.51.100.9"
+
+
+def test_the_bridge_trust_keeps_what_is_configured() -> None:
+    environ = {"PARLOR_TRUSTED_PROXIES": "10.1.0.0/16", "PARLOR_CLIENT_ADDRESS_HEADER": "x-real-ip"}
+    assert platform.bridge_trust(["web"], environ) == {
+        "PARLOR_TRUSTED_PROXIES": "10.1.0.0/16,127.0.0.0/8,::1/128,::ffff:127.0.0.0/104"
+    }
+    # Applied twice (a worker's environment is its parent's), nothing is added again.
+    again = {**environ, **platform.bridge_trust(["web"], environ)}
+    assert platform.bridge_trust(["web"], again) == {
+        "PARLOR_TRUSTED_PROXIES": again["PARLOR_TRUSTED_PROXIES"]
+    }
+    # No bridge here, or one that calls elsewhere: the settings as they are.
+    assert platform.bridge_trust(["upwords"], {}) == {}
+    assert platform.bridge_trust(["web"], {"PARLOR_WEB_TARGET": "parlor:50051"}) == {}
+
+
+def load_rate_limits(environ: dict[str, str]) -> RateLimitSettings:
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in environ.items():
+            patch.setenv(name, value)
+        return load(RateLimitSettings)
+
+
+@pytest.mark.parametrize(
+    ("host", "added"),
+    [
+        ("0.0.0.0", ""),
+        ("::", ""),
+        ("localhost", ""),
+        ("192.0.2.5", ",192.0.2.5"),
+        ("[::1]", ",::1"),
+    ],
+)
+def test_a_server_bound_to_one_address_is_called_there(host: str, added: str) -> None:
+    trusted = platform.bridge_trust(["web"], {}, host)["PARLOR_TRUSTED_PROXIES"]
+    assert trusted == ",".join(platform.LOOPBACK) + added
+    RateLimiter(load_rate_limits({"PARLOR_TRUSTED_PROXIES": trusted}))  # each one a network

@@ -138,3 +138,22 @@ def test_every_word_formed_or_changed_is_listed() -> None:
 def test_words_read_qu_as_two_letters() -> None:
     s = state(racks=(["Qu", "I", "T", "X", "X", "X", "X"], "ABCDEFG"))
     assert validate_play(s, 0, play(0, "5E QUIT").placements).texts == ("quit",)
+
+
+@pytest.mark.parametrize("square", ["5E", "5F", "6E", "6F"])
+def test_the_first_play_may_cover_any_of_the_four_centre_squares(square: str) -> None:
+    # RULES.md, Upwords, "Board": the centre squares are (4,4), (4,5), (5,4), (5,5).
+    s = state(racks=("ATXXXXX", "ABCDEFG"))
+    assert validate_play(s, 0, play(0, f"{square} AT").placements).texts == ("at",)
+
+
+def test_a_lone_qu_is_not_a_two_letter_first_play() -> None:
+    # RULES.md, Upwords, "Fine points": the Qu tile is one tile, so alone it is one letter.
+    s = state(racks=([QU, "X", "X", "X", "X", "X", "X"], "ABCDEFG"))
+    assert refused(s, "5E QU") == "FIRST_PLAY_TOO_SHORT"
+
+
+def test_a_single_letter_is_never_checked() -> None:
+    # A tile that spells a word down but stands alone across: only the word down is asked.
+    s = state(board("5E CAT"), racks=("OXXXXXX", "ABCDEFG"))
+    assert validate_play(s, 0, play(0, "F6 O").placements).texts == ("ao",)

@@ -11,10 +11,13 @@ from parlor.rules.upwords import (
     UPWORDS,
     CreateGame,
     GameCreated,
+    Play,
     UpwordsConfig,
+    WordChecking,
     full_bag,
     tile_counts,
 )
+from parlor.rules.upwords.moves import Placement
 from parlor.rules.upwords.state import Phase
 from parlor.rules.upwords.tiles import DISTRIBUTION
 
@@ -92,3 +95,43 @@ def test_two_to_four_players() -> None:
     command = CreateGame(UpwordsConfig(), ("a",), full_bag(), full_bag())
     with pytest.raises(InvalidArgument):
         UPWORDS.decide(UPWORDS.initial_state(), command)
+
+
+@pytest.mark.parametrize("written", ["auto", "challenge"])
+def test_word_checking_written_as_text_is_recorded_as_the_mode(written: str) -> None:
+    # RULES.md, Upwords, "Word checking (configurable)": a config naming its mode in plain
+    # text ("auto", as JSON would carry it) plays that mode; it used to play neither (plays
+    # taken unchecked, no refill, no challenge window).
+    config = UpwordsConfig(word_checking=written)  # type: ignore[arg-type]
+    command = CreateGame(config, ("a", "b"), order_starting("AB"), full_bag())
+    (event,) = UPWORDS.decide(UPWORDS.initial_state(), command)
+    assert isinstance(event, GameCreated)
+    assert event.config.word_checking is WordChecking(written)
+    state = UPWORDS.evolve(UPWORDS.initial_state(), event)
+    rack = state.racks[0]
+    placements = (Placement(4, 4, rack[0]), Placement(4, 5, rack[1]))
+    if written == "auto":
+        with pytest.raises(InvalidArgument) as caught:
+            UPWORDS.decide(state, Play(0, placements))
+        assert caught.value.reason == "MISSING_VERDICTS"
+    else:
+        for e in UPWORDS.decide(state, Play(0, placements)):
+            state = UPWORDS.evolve(state, e)
+        assert state.pending is not None
+        assert state.pending.seat == 0
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        UpwordsConfig(word_checking="strict"),  # type: ignore[arg-type]
+        UpwordsConfig(plural_rule="yes"),  # type: ignore[arg-type]
+        UpwordsConfig(lexicon=None),  # type: ignore[arg-type]
+        None,
+    ],
+)
+def test_a_config_the_rules_cannot_read_is_refused(config: object) -> None:
+    command = CreateGame(config, ("a", "b"), order_starting("AB"), full_bag())  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument) as caught:
+        UPWORDS.decide(UPWORDS.initial_state(), command)
+    assert caught.value.reason == "BAD_CONFIG"

@@ -157,3 +157,16 @@ def test_bad_json_is_answered_without_echoing_much_of_the_body() -> None:
     assert caught.value.http_status == 400
     assert caught.value.body()["reason"] == "BAD_JSON"
     assert len(caught.value.body()["message"]) < 200
+
+
+@pytest.mark.parametrize("last", ["99999999999999999999999999", "18446744073709551615"])
+def test_a_last_event_id_beyond_any_version_is_a_bad_request_not_a_crash(last: str) -> None:
+    """A version too large for the request's field was a 500 (a ValueError from protobuf)."""
+    from parlor.webgateway.app import _resume
+    from parlor.webgateway.errors import BridgeError
+
+    method = catalog()["parlor.connect4x4.v1.Connect4x4Service/WatchGame"]
+    with pytest.raises(BridgeError) as caught:
+        _resume(_request({"last-event-id": last}, "203.0.113.9"), method, method.request())
+    assert caught.value.http_status == 400
+    assert caught.value.body()["reason"] == "BAD_LAST_EVENT_ID"

@@ -8,6 +8,8 @@ an ErrorInfo reason (see ``status.py``); an unexpected exception becomes
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -228,28 +230,61 @@ async def _items(stream: AsyncIterator[Any], idle_seconds: float) -> AsyncIterat
 
 def _wrap_stream(
     method: str,
-    inner: Callable[..., AsyncIterator[Any]],
+    inner: Callable[..., Any],
     authenticate: Authenticate,
     limiter: RateLimiter | None,
-) -> Callable[..., AsyncIterator[Any]]:
+    *,
+    decoded: bool = True,
+) -> Callable[..., Any]:
+    """A streaming method's handler: the token checked, the caller's open streams capped.
+
+    ``inner`` yields its items (Parlor's servicers, reflection) or writes them with
+    ``context.write`` and returns (grpc_health's ``Watch``); the wrapper takes the same
+    shape, since gRPC serves the two differently. ``decoded``: the request is one message
+    (server streaming), checked as a unary call's; else an iterator of them.
+    """
     labelled = _Method(method)
+
+    def opening(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        """Who calls, checked, and the hold on one of their streams (None: uncapped)."""
+        identity = authenticate(context)
+        auth.bind(identity)
+        if decoded:
+            _check_decoded(request)
+            logcontext.bind_request(request)
+            bind_request(method, request)
+        key = None if limiter is None else _stream_key(identity, context, limiter)
+        return None if limiter is None or key is None else limiter.stream(*key)
+
+    if not inspect.isasyncgenfunction(inner):
+
+        async def writer(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            call = _Call(labelled)
+            try:
+                with opening(request, context) or contextlib.nullcontext():
+                    return await inner(request, context)
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception as error:
+                call.fail(error)
+                await _abort(context, error)
+            finally:
+                call.done(context)
+
+        return writer
 
     async def handler(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
         call = _Call(labelled)
         try:
-            identity = authenticate(context)
-            auth.bind(identity)
-            _check_decoded(request)
-            logcontext.bind_request(request)
-            bind_request(method, request)
-            key = None if limiter is None else _stream_key(identity, context, limiter)
-            if limiter is None or key is None:
+            hold = opening(request, context)
+            if hold is None:
                 async for item in inner(request, context):
                     yield item
                 return
-            with limiter.stream(*key):
+            assert limiter is not None
+            with hold:
                 async for item in _items(inner(request, context), limiter.idle_seconds):
                     yield item
         except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -347,12 +382,33 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
                 _wrap_stream(
-                    method,
-                    handler.unary_stream,
-                    self._authenticator(method),
-                    None if method.startswith(PUBLIC_PREFIXES) else self.limiter,
+                    method, handler.unary_stream, self._authenticator(method), self.limiter
                 ),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
-        return handler  # client- and bidi-streaming calls: none in Parlor's APIs yet
+        # Client and bidirectional streams (none in Parlor's APIs; reflection's is one):
+        # the token checked and the open streams capped all the same.
+        if handler.stream_stream:
+            return grpc.stream_stream_rpc_method_handler(
+                _wrap_stream(
+                    method,
+                    handler.stream_stream,
+                    self._authenticator(method),
+                    self.limiter,
+                    decoded=False,
+                ),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return grpc.stream_unary_rpc_method_handler(
+            _wrap_stream(
+                method,
+                handler.stream_unary,
+                self._authenticator(method),
+                self.limiter,
+                decoded=False,
+            ),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )

@@ -37,6 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as Message_
 
+from parlor.kit.bounds import JSON_SAFE
 from parlor.kit.ratelimit import RateLimitSettings, forwarded_for
 from parlor.webgateway.catalog import RESUME_FIELDS, Method, version_of
 from parlor.webgateway.errors import BridgeError, from_rpc_error
@@ -49,6 +50,7 @@ KEEPALIVE_SECONDS = 15.0
 FORWARDED_HEADERS = ("authorization",)
 CLIENT_HEADER = "x-forwarded-for"  # set by the bridge itself, from the caller's address
 JSON_ERROR_CHARS = 100  # a parse error may quote the body: never echo more than this
+MAX_VERSION_DIGITS = len(str(JSON_SAFE))  # a stream version is at most JSON_SAFE
 NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Parlor</title>
 <p>The web client is not built. Run <code>make install</code> (it needs Node.js and npm),
 then start the platform again. The JSON API is served under <code>/api/</code>.</p>"""
@@ -100,9 +102,14 @@ def _resume(request: Request, method: Method, message: Message) -> None:
     last = request.headers.get("last-event-id", "").strip()
     if not last or method.resume_field is None:
         return
-    if not last.isdigit():
+    # ASCII digits only ("²".isdigit() holds), and no more than a version can be: a number
+    # too large for the field was a ValueError from protobuf, answered 500
+    if not (last.isascii() and last.isdigit()) or len(last) > MAX_VERSION_DIGITS:
         raise BridgeError(400, "INVALID_ARGUMENT", "BAD_LAST_EVENT_ID", "Last-Event-ID: a version")
-    setattr(message, method.resume_field, int(last) + RESUME_FIELDS[method.resume_field])
+    resumed = int(last) + RESUME_FIELDS[method.resume_field]
+    if resumed > JSON_SAFE:
+        raise BridgeError(400, "INVALID_ARGUMENT", "BAD_LAST_EVENT_ID", "Last-Event-ID: a version")
+    setattr(message, method.resume_field, resumed)
 
 
 def _sse(event: str, data: str, event_id: int | None = None) -> bytes:

@@ -22,6 +22,7 @@ import grpc
 import uvicorn
 
 from parlor.kit.client import channel as client_channel
+from parlor.kit.inprocess import own_target
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import Component, ServerSettings
 from parlor.kit.settings import SettingsError, load, setting
@@ -153,8 +154,9 @@ async def serve_http(sock: socket.socket, channels: Channels, assets: Path | Non
 @contextlib.asynccontextmanager
 async def component() -> AsyncIterator[Component]:
     settings = load(WebSettings)
-    target = settings.target or f"127.0.0.1:{load(ServerSettings).port}"
-    if not settings.target and load(ServerSettings).port == 0:
+    server = load(ServerSettings)
+    target = settings.target or own_target(server.host, server.port)
+    if not settings.target and server.port == 0:
         raise SettingsError("PARLOR_WEB_TARGET: needed when PARLOR_GRPC_PORT is 0")
     channels = Channels(target, parse_routes(settings.routes))
     sock = bind(settings.host, settings.port)

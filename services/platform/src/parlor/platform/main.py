@@ -13,7 +13,9 @@ here, whatever ``PARLOR_DICTIONARY_TARGET`` says. Unless ``PARLOR_NATS_STREAM`` 
 ``PARLOR_NATS_SUBJECT_PREFIX`` are set, the stream and subjects are named after
 the database, so two platforms on one NATS never see each other's events. The web
 client (``parlor.webgateway``, when installed) is served beside them on
-``PARLOR_WEB_PORT`` (default 8080).
+``PARLOR_WEB_PORT`` (default 8080); its calls to this port name each browser's address,
+which the services believe from loopback (``bridge_trust``), so every visitor has rate
+limits and stream caps of their own.
 
 It runs one worker process per core (``--workers N`` or ``PARLOR_WORKERS``
 to choose): the backends are found or started and the database migrated once,
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import ipaddress
 import logging
 import os
 import re
@@ -72,6 +75,48 @@ def own_target(settings: ServerSettings) -> str:
 def in_process_targets(settings: ServerSettings, names: list[str]) -> dict[str, str]:
     """The client targets to point at this process: each service served here is called here."""
     return {"PARLOR_DICTIONARY_TARGET": own_target(settings)} if "dictionary" in names else {}
+
+
+LOOPBACK = ("127.0.0.0/8", "::1/128", "::ffff:127.0.0.0/104")
+"""Where the web bridge served here calls from: this process's own port, over loopback."""
+
+
+def bridge_trust(
+    names: list[str], environ: Mapping[str, str], host: str = "0.0.0.0"
+) -> dict[str, str]:
+    """The settings under which the services believe the browser address the web bridge
+    served here names (``x-forwarded-for``), when it calls this process's own port.
+
+    Without them every browser is the one client 127.0.0.1 to the services: one guest-token
+    bucket and one address's cap on open streams for everybody on the web, so one visitor
+    could lock every other out. Loopback is added to ``PARLOR_TRUSTED_PROXIES`` (what is
+    set there is kept) and the header defaults to ``x-forwarded-for``; a bridge pointed
+    elsewhere (``PARLOR_WEB_TARGET``) is left to the settings. A server bound to one
+    address (``host``) is called at that address, which is trusted too.
+    """
+    if "web" not in names or environ.get("PARLOR_WEB_TARGET"):
+        return {}
+    trusted = [p.strip() for p in environ.get("PARLOR_TRUSTED_PROXIES", "").split(",")]
+    kept = [p for p in trusted if p]
+    wanted = {
+        "PARLOR_TRUSTED_PROXIES": ",".join(
+            [*kept, *(n for n in (*LOOPBACK, *_literal(host)) if n not in kept)]
+        )
+    }
+    if not environ.get("PARLOR_CLIENT_ADDRESS_HEADER"):
+        wanted["PARLOR_CLIENT_ADDRESS_HEADER"] = "x-forwarded-for"
+    return wanted
+
+
+def _literal(host: str) -> tuple[str, ...]:
+    """The address a server bound to ``host`` alone is called at, if it is one (not a name
+    or every interface)."""
+    if host in inprocess.ANY_HOST:
+        return ()
+    try:
+        return (str(ipaddress.ip_address(host.strip("[]"))),)
+    except ValueError:
+        return ()
 
 
 def bus_names(database_url: str, environ: Mapping[str, str]) -> dict[str, str]:
@@ -221,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get(env, target) != target:
             print(f"parlor: {env}={os.environ[env]} ignored: using {target}, served here")
         os.environ[env] = target
+    # Every component (the web bridge calling this port, say) sees the port served.
+    os.environ["PARLOR_GRPC_PORT"] = str(server_settings.port)
+    os.environ.update(bridge_trust(names, os.environ, server_settings.host))
     try:
         configured = os.environ.get("PARLOR_DATABASE_URL")
         if configured:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
 from parlor.rules.upwords import tiles
-from parlor.rules.upwords.config import WordChecking
+from parlor.rules.upwords.config import UpwordsConfig, WordChecking
 from parlor.rules.upwords.crossword import validate_play
 from parlor.rules.upwords.events import (
     ChallengeFailed,
@@ -65,6 +65,29 @@ def _set_rack(
     racks: tuple[tuple[str, ...], ...], index: int, rack: tuple[str, ...]
 ) -> tuple[tuple[str, ...], ...]:
     return (*racks[:index], rack, *racks[index + 1 :])
+
+
+def _checked_config(config: object) -> UpwordsConfig:
+    """The config as the game records it, its word checking a ``WordChecking`` member.
+
+    The rules branch on ``word_checking is WordChecking.AUTO``: a plain "auto" (or any
+    unknown word) left as it came would play neither mode (no verdicts asked, no
+    refill, no challenge window), so it is read here or refused (``BAD_CONFIG``).
+    """
+    if not isinstance(config, UpwordsConfig):
+        raise InvalidArgument("CreateGame needs an UpwordsConfig", reason="BAD_CONFIG")
+    try:
+        checking = WordChecking(config.word_checking)
+    except (ValueError, TypeError):
+        raise InvalidArgument(
+            f"word checking is auto or challenge, got {config.word_checking!r}",
+            reason="BAD_CONFIG",
+        ) from None
+    if not isinstance(config.plural_rule, bool):
+        raise InvalidArgument("plural_rule must be true or false", reason="BAD_CONFIG")
+    if not isinstance(config.lexicon, str):
+        raise InvalidArgument("lexicon must name a word list", reason="BAD_CONFIG")
+    return replace(config, word_checking=checking)
 
 
 def _check_verdicts(words: Sequence[str], verdicts: Mapping[str, bool]) -> tuple[str, ...]:
@@ -151,6 +174,7 @@ class UpwordsDecider:
             raise InvalidArgument(
                 f"Upwords is for {MIN_PLAYERS} to {MAX_PLAYERS} players", reason="BAD_SEATS"
             )
+        config = _checked_config(command.config)
         for order in (command.first_draw_order, command.bag_order):
             if not tiles.is_full_bag(order):
                 raise InvalidArgument("a bag order must hold all 100 tiles", reason="BAD_BAG")
@@ -158,7 +182,7 @@ class UpwordsDecider:
         racks, bag = deal(players, command.bag_order)
         return [
             GameCreated(
-                config=command.config,
+                config=config,
                 seats=tuple(command.seats),
                 first_draw=rounds,
                 first_seat=first,
