@@ -214,7 +214,7 @@ def test_honor_mode_done_is_a_legal_move_with_tiles_in_hand_only_in_rules_2() ->
 
 
 def test_new_games_record_the_current_rules_version() -> None:
-    assert RULES_VERSION == 2
+    assert RULES_VERSION == 3
     assert TakeFourConfig().rules == RULES_VERSION
     assert create(2).config.rules == RULES_VERSION
     for bad in (0, RULES_VERSION + 1):

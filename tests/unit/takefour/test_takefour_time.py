@@ -130,3 +130,15 @@ def test_a_seat_that_forfeited_has_no_legal_moves() -> None:
     state = play(start(create(3)), Forfeit(2, "TIMEOUT"))
     assert legal_moves(state, 2) == []
     assert legal_moves(state, 0)
+
+
+def test_games_of_rules_2_replay_their_winners_as_they_were_decided() -> None:
+    """Rules 2 took the lowest total of every seat, a forfeited one too: its games' GameEnded
+    is decided again so (``parlor verify``), and the result names the winners recorded."""
+    tiles = tile_set("Z3 A3")
+    state = play(start(create(3, tiles, deal_size=2, target=5, rules=2)), Forfeit(2, "LEFT"))
+    ended = events_of(state, CallDone(0), words=lexicon())[-1]
+    assert ended == GameEnded(totals=(40, 11, 2), winners=(2,))
+    result = TAKE_FOUR.result(play(state, CallDone(0), words=lexicon()))
+    assert result is not None
+    assert result.winners == (2,)

@@ -199,8 +199,8 @@ class TakeFourRules:
                     players=players,
                     results=(*state.results, result),
                 )
-            case GameEnded():
-                return replace(state, phase=Phase.OVER)
+            case GameEnded(winners=winners):
+                return replace(state, phase=Phase.OVER, winners=tuple(winners))
             case SeatIdle(seat=seat):
                 return state.with_player(seat, replace(state.players[seat], idle=True))
             case SeatForfeited(seat=seat, reason=reason):
@@ -212,10 +212,11 @@ class TakeFourRules:
         raise InvalidArgument(f"unknown event {type(event).__name__}")
 
     def result(self, state: TakeFourState) -> GameResult | None:
-        """The outcome once the game is over: lowest total wins (ties share the win)."""
+        """The outcome once the game is over: the winners its ``GameEnded`` named (the lowest
+        total among the seats still racing; ties share the win)."""
         if state.phase is not Phase.OVER:
             return None
-        return GameResult(totals=state.totals, winners=_winners(state.players, state.totals))
+        return GameResult(totals=state.totals, winners=state.winners)
 
     def legal_moves(self, state: TakeFourState, seat: int) -> list[TakeFourCommand]:
         """A finite sample of the seat's legal commands (see the module function)."""
@@ -499,7 +500,7 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
     ]
     limit = state.config.max_rounds
     if max(totals) >= state.config.target or (limit is not None and state.round >= limit):
-        events.append(GameEnded(totals=totals, winners=_winners(state.players, totals)))
+        events.append(GameEnded(totals=totals, winners=_winners(state, totals)))
     return events
 
 
@@ -547,10 +548,13 @@ def _forfeit(state: TakeFourState, command: Forfeit) -> list[TakeFourEvent]:
     return [event, *_stalemate_deal(after)]
 
 
-def _winners(players: Sequence[Player], totals: tuple[int, ...]) -> tuple[int, ...]:
+def _winners(state: TakeFourState, totals: tuple[int, ...]) -> tuple[int, ...]:
     """The seats still racing that share the lowest total: a seat that forfeited ranks
-    behind every seat still racing, whatever its total (``standings`` ranks them so)."""
-    racing = [seat for seat, p in enumerate(players) if not p.forfeited]
+    behind every seat still racing, whatever its total (``standings`` ranks them so).
+    Rules 1 and 2 took the lowest total of every seat (their games replay so)."""
+    racing = [
+        seat for seat, p in enumerate(state.players) if state.config.rules < 3 or not p.forfeited
+    ]
     if not racing:
         return ()
     low = min(totals[seat] for seat in racing)

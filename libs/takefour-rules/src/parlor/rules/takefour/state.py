@@ -22,14 +22,16 @@ MAX_DEAL_SIZE = 100
 COORDINATE_LIMIT = 1000
 """Grid coordinates run from -1000 to 1000 on both axes: room for any crossword of 100 tiles."""
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 """The reading of the rules a new game is created with, recorded in its config.
 
 1: as first recorded: a deal short of one tile each still happens (0 tiles each), and
 ``Done`` always needs an empty hand. 2: RULES.md's Take Four fine points: fewer tiles left
 than players count as an empty bag (they stay unused, recorded with the deal that left
-them), and in ``honor`` mode ``Done`` is not checked when called. A game keeps the reading
-it was created with, so a replay decides every recorded command as it was decided.
+them), and in ``honor`` mode ``Done`` is not checked when called. 3: a seat that forfeited
+never wins: a game ended at the target or its last round is won by the lowest total among
+the seats still racing (before, among every seat). A game keeps the reading it was created
+with, so a replay decides every recorded command as it was decided.
 """
 RECORDED_BEFORE_VERSIONS = 1
 """The rules version of a stored game whose config has none: it was created before them."""
@@ -144,6 +146,8 @@ class TakeFourState:
     bag: tuple[int, ...] = ()
     unused: tuple[int, ...] = ()
     results: tuple[RoundResult, ...] = ()
+    winners: tuple[int, ...] = ()
+    """Once over, the seats ``GameEnded`` named the winners (the result reads them here)."""
 
     @property
     def totals(self) -> tuple[int, ...]:
