@@ -15,7 +15,7 @@ class BuiltOnce(Generic[T]):
     while it is being built wait for that build (it is never built twice).
 
     What the build made lives as long as the process and is left out of the garbage
-    collector's rounds (``gc.freeze``), as ``parlor.kit.server.settle_heap`` leaves what
+    collector's rounds (``gc.freeze``), as ``parlor.kit.heap.settle_heap`` leaves what
     start-up made: a word index is hundreds of thousands of objects, and every full round
     went through them again (0.15-0.3 s each, the event loop stopped, in the middle of calls:
     the human-pace capacity run's p99).

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -23,6 +22,7 @@ from grpc_reflection.v1alpha import reflection
 
 from parlor.kit import inprocess, tracing
 from parlor.kit.auth import AuthSettings, check_keys
+from parlor.kit.heap import THRESHOLDS, checked_thresholds, settle_heap
 from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.metrics import serve_metrics
 from parlor.kit.ratelimit import RateLimiter, RateLimitSettings
@@ -47,6 +47,12 @@ class ServerSettings:
         "PARLOR_LOG_FORMAT",
         "log format: json, text, or auto (text on a terminal, JSON otherwise)",
         "auto",
+    )
+    gc_thresholds: tuple[int, ...] = setting(
+        "PARLOR_GC_THRESHOLDS",
+        "garbage collector thresholds once serving (gc.set_threshold: young, middle, full);"
+        " 700,10,10 is CPython's own",
+        THRESHOLDS,
     )
     workers: int = setting(
         "PARLOR_WORKERS",
@@ -242,21 +248,9 @@ async def running(
             await server.stop()
 
 
-def settle_heap() -> None:
-    """Once started, leave what start-up made out of the garbage collector's rounds.
-
-    Start-up makes most of a server's objects (modules, protobuf descriptors, settings,
-    caches), and they live as long as it does; the collector's full rounds went through
-    all of them again and again (about 0.2 s each on a busy machine, in the middle of
-    calls). ``gc.freeze`` moves them to a generation it never visits; what start-up left
-    as garbage is collected first.
-    """
-    gc.collect()
-    gc.freeze()
-
-
 async def serve(settings: ServerSettings, factories: Sequence[ComponentFactory]) -> int:
     """Run until SIGTERM or SIGINT (then drain gracefully), or until a background task fails."""
+    thresholds = checked_thresholds(settings.gc_thresholds)
     if settings.metrics_port:
         serve_metrics(settings.host, settings.metrics_port)
     loop = asyncio.get_running_loop()
@@ -264,7 +258,7 @@ async def serve(settings: ServerSettings, factories: Sequence[ComponentFactory])
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     async with running(settings, factories) as server:
-        settle_heap()
+        settle_heap(thresholds)
         print(
             f"parlor: serving {', '.join(server.service_names)} on port {server.port}", flush=True
         )
