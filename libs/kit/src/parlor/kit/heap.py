@@ -10,9 +10,9 @@ run (games' states, caches). So:
 - ``settle_heap`` (once started) collects what start-up left and freezes the rest, which
   lives as long as the server (modules, descriptors, settings): no round visits it again;
 - ``THRESHOLDS`` make the young rounds rarer (those short-lived objects die first) and the
-  full ones much rarer; a 250-game human-pace run spent 210-230 ms in the collector per
-  23 s instead of 390-580, its longest pauses about 50 ms instead of 45-135
-  (``docs/performance.md``);
+  full ones much rarer; a 250-game human-pace run's server spent 210-280 ms in the
+  collector per 23-26 s window instead of 390-870, with one full round (40-100 ms) in the
+  window instead of two to five (``docs/performance.md``);
 - ``parlor_gc_pause_seconds{generation}`` is a histogram of every round's pause, for
   dashboards (``docs/observability.md``).
 """
