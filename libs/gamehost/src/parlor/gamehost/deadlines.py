@@ -21,6 +21,7 @@ from typing import Protocol
 
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from parlor.core.errors import Unavailable
@@ -105,6 +106,8 @@ _DUE = text(
 )
 
 Row = tuple[datetime | None, int]
+_UNAVAILABLE = (OperationalError, DBAPIError, PoolTimeout, OSError)
+"""The database down, or no pooled connection in time (the pool exhausted under load)."""
 
 
 class PostgresDeadlines:
@@ -164,7 +167,7 @@ class PostgresDeadlines:
                             "versions": [v[1] for _, v in rows],
                         },
                     )
-            except (OperationalError, DBAPIError, OSError) as exc:
+            except _UNAVAILABLE as exc:
                 for key, row in pending.items():  # put back what is not newer already
                     known = self._pending.get(key)
                     if known is None or known[1] < row[1]:
@@ -178,7 +181,7 @@ class PostgresDeadlines:
                 rows = (
                     await conn.execute(_DUE, {"category": category, "at": at, "limit": limit})
                 ).all()
-        except (OperationalError, DBAPIError, OSError) as exc:
+        except _UNAVAILABLE as exc:
             raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
         return [row[0] for row in rows]
 
@@ -190,7 +193,7 @@ class PostgresDeadlines:
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(_DROP if until is None else _POSTPONE, params)
-        except (OperationalError, DBAPIError, OSError) as exc:
+        except _UNAVAILABLE as exc:
             raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
 
     async def close(self) -> None:

@@ -14,6 +14,7 @@ durable consumer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypedDict
@@ -94,7 +95,16 @@ async def consume_matches(
     sub = await subscribe_with_retry(bus, consumer, match_subject(bus.subjects.prefix))
     try:
         while True:
-            for delivery in await sub.fetch(batch=50, max_wait=1.0):
+            try:
+                deliveries = await sub.fetch(batch=50, max_wait=1.0)
+            except Exception as exc:
+                # NATS away or restarting (an error status, a closed connection): this task
+                # is the service's only consumer of matches, so it waits and goes on; were it
+                # to end, the supervisor would take the whole process down with it.
+                log.warning("consumer %s cannot fetch (%s); retrying", consumer, exc)
+                await asyncio.sleep(1.0)
+                continue
+            for delivery in deliveries:
                 try:
                     with consuming(delivery, consumer):
                         match = await confirmed_match(store, delivery.data)
@@ -107,7 +117,9 @@ async def consume_matches(
                         elif match.game_type == game_type:
                             await create(match)
                 except Unavailable:
-                    await delivery.nak(delay=1.0)  # the store is down: try again later
+                    # the store is down: try again later (a nak lost with NATS: at ack_wait)
+                    with contextlib.suppress(Exception):
+                        await delivery.nak(delay=1.0)
                     continue
                 except ParlorError as exc:
                     # A match this service refuses (bad seats) never succeeds: log, drop it.
@@ -116,7 +128,9 @@ async def consume_matches(
                         extra={"subject": delivery.subject, "reason": exc.reason},
                     )
                     set_aside(consumer, exc.reason)
-                await delivery.ack()
+                with contextlib.suppress(Exception):
+                    # an ack lost with NATS means a redelivery, which creates nothing twice
+                    await delivery.ack()
     except asyncio.CancelledError:
         raise
     finally:

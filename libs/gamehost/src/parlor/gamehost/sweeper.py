@@ -13,6 +13,14 @@ One game never blocks the others: a game whose sweep fails (any error but the st
 being down, which skips the pass) is logged with its id and its row is pushed back by
 a backoff (``interval * 2**failures``, at most ``max_backoff`` seconds), so it leaves
 the head of the due list to the real timeouts behind it.
+
+**On start** (``recover``) it looks at the games of the store's last ``recover_events``
+events: the deadline index's notes of a replica that died (the last ``flush_seconds``
+of them) are lost, and a game whose newest note was lost may have no row at all (made
+just before the crash) or only a marker (a bot's turn before, a game that was not
+timed yet), which ``due`` never lists: its clock would never run out. Each such game is
+loaded, its next deadline noted again and its follow-ups run (a bot whose move the
+crash cut off, Take Four's next round): all idempotent, so every replica may do it.
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ class Sweeper:
         interval: float | None = None,
         batch: int = 100,
         max_backoff: float = 300.0,
+        recover_events: int = 5000,
     ) -> None:
         self.host = host
         self.deadlines = deadlines
@@ -72,6 +81,7 @@ class Sweeper:
         self.interval = interval if interval is not None else sweep_seconds()
         self.batch = batch
         self.max_backoff = max_backoff
+        self.recover_events = recover_events
         self.failures: dict[str, int] = {}
         """Game id -> its sweeps failed in a row on this replica (for the backoff)."""
 
@@ -130,8 +140,56 @@ class Sweeper:
         until = self.host.now() + timedelta(seconds=delay)
         await self.deadlines.postpone(self.host.category, game_id, seen, until)
 
+    async def recover(self) -> int:
+        """Note again the deadline of every game of the store's last ``recover_events``
+        events and run its follow-ups (see the module's doc); how many games it looked at."""
+        store = self.host.store
+        first = max(await store.head_position() - self.recover_events + 1, 0)
+        prefix = f"{self.host.category}-"
+        games: dict[str, None] = {}
+        while True:
+            batch = await store.read_all(first, 1000)
+            for event in batch:
+                if event.stream_id.startswith(prefix):
+                    games[event.stream_id[len(prefix) :]] = None
+            if len(batch) < 1000:
+                break
+            first = batch[-1].position + 1
+        for game_id in games:
+            try:
+                state, version = await self.host.load(game_id)
+                if self.host.decider.is_terminal(state):
+                    continue
+                outcome: Outcome[Any, Any] = Outcome(state, version, ())
+                if self.after is not None:
+                    try:
+                        outcome = await self.after(game_id, outcome)
+                    except ParlorError as exc:
+                        log.info("after recovery", extra={"game_id": game_id, "reason": exc.reason})
+                await self.host.schedule(game_id, outcome.state, outcome.version)
+            except Unavailable:
+                raise
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("recovery of a game failed", extra={"game_id": game_id})
+        return len(games)
+
     async def run(self) -> None:
-        """Sweep forever, every ``interval`` seconds; an outage waits for the next pass."""
+        """Recover (once the store answers), then sweep forever, every ``interval`` seconds;
+        an outage waits for the next pass."""
+        while True:
+            try:
+                await self.recover()
+                break
+            except Unavailable as exc:
+                log.warning("recovery waits: store unavailable", extra={"reason": exc.reason})
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("recovery failed")
+                break
+            await asyncio.sleep(self.interval)
         while True:
             try:
                 await self.sweep()
