@@ -16,7 +16,7 @@ WEB_BUILT := libs/webgateway/src/parlor/webgateway/static/index.html
 WEB_SOURCES := web/package-lock.json $(CLIENT_BUILT) $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs)
 
 .DEFAULT_GOAL := help
-.PHONY: help install protos lint typecheck test test-unit run bench clean
+.PHONY: help install protos lint test test-unit run bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
