@@ -142,3 +142,25 @@ def test_games_of_rules_2_replay_their_winners_as_they_were_decided() -> None:
     result = TAKE_FOUR.result(play(state, CallDone(0), words=lexicon()))
     assert result is not None
     assert result.winners == (2,)
+
+
+@pytest.mark.parametrize(("rules", "ends"), [(3, False), (2, True)])
+def test_a_seat_that_forfeited_does_not_end_the_game_at_the_target(
+    rules: int, ends: bool
+) -> None:
+    """It is still dealt and scored, and its total climbs every round: under rules 3 only a
+    seat still racing reaches the target (rules 2 counted every seat, and its games replay
+    so)."""
+    tiles = tile_set("Z3 A3")  # seat 0: Z Z, seat 1: Z A, seat 2: A A
+    state = start(create(3, tiles, deal_size=2, target=15, rules=rules))
+    state = play(state, Forfeit(0, "LEFT"))
+    for x, letter in enumerate("AA"):
+        state = play(state, PlaceTile(2, tile(state, 2, letter), x, 0))
+    events = events_of(state, CallDone(2), words=lexicon("AA"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    assert scored.totals == (20, 11, 0)  # only the forfeited seat is past 15
+    assert isinstance(events[-1], GameEnded) is ends
+    after = play(state, CallDone(2), words=lexicon("AA"))
+    assert TAKE_FOUR.is_terminal(after) is ends
+    if ends:
+        assert standings(after)[0] == "TARGET_SCORE"

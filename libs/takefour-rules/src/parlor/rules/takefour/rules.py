@@ -499,7 +499,8 @@ def _call_done(state: TakeFourState, command: CallDone) -> list[TakeFourEvent]:
         ),
     ]
     limit = state.config.max_rounds
-    if max(totals) >= state.config.target or (limit is not None and state.round >= limit):
+    reached = any(totals[seat] >= state.config.target for seat in state.contenders)
+    if reached or (limit is not None and state.round >= limit):
         events.append(GameEnded(totals=totals, winners=_winners(state, totals)))
     return events
 
@@ -549,12 +550,10 @@ def _forfeit(state: TakeFourState, command: Forfeit) -> list[TakeFourEvent]:
 
 
 def _winners(state: TakeFourState, totals: tuple[int, ...]) -> tuple[int, ...]:
-    """The seats still racing that share the lowest total: a seat that forfeited ranks
-    behind every seat still racing, whatever its total (``standings`` ranks them so).
-    Rules 1 and 2 took the lowest total of every seat (their games replay so)."""
-    racing = [
-        seat for seat, p in enumerate(state.players) if state.config.rules < 3 or not p.forfeited
-    ]
+    """The contenders sharing the lowest total: under rules 3 a seat that forfeited ranks
+    behind every seat still racing, whatever its total (``standings`` ranks them so); rules
+    1 and 2 took the lowest total of every seat (their games replay so)."""
+    racing = state.contenders
     if not racing:
         return ()
     low = min(totals[seat] for seat in racing)

@@ -19,8 +19,10 @@ def standings(state: tf.TakeFourState) -> tuple[str, tuple[Standing, ...]]:
 
 def finish_reason(state: tf.TakeFourState) -> str:
     """Why the game ended: ``FORFEIT`` (one seat or none left racing), else ``TARGET_SCORE``
-    (a total reached the target) or ``ROUNDS_PLAYED`` (the set number of rounds)."""
+    (a contender's total reached the target: ``TakeFourState.contenders``) or
+    ``ROUNDS_PLAYED`` (the set number of rounds)."""
     gone = [p.forfeited for p in state.players]
     if any(gone) and gone.count(False) <= 1:
         return "FORFEIT"
-    return "TARGET_SCORE" if max(state.totals) >= state.config.target else "ROUNDS_PLAYED"
+    reached = any(state.totals[seat] >= state.config.target for seat in state.contenders)
+    return "TARGET_SCORE" if reached else "ROUNDS_PLAYED"

@@ -29,9 +29,9 @@ RULES_VERSION = 3
 ``Done`` always needs an empty hand. 2: RULES.md's Take Four fine points: fewer tiles left
 than players count as an empty bag (they stay unused, recorded with the deal that left
 them), and in ``honor`` mode ``Done`` is not checked when called. 3: a seat that forfeited
-never wins: a game ended at the target or its last round is won by the lowest total among
-the seats still racing (before, among every seat). A game keeps the reading it was created
-with, so a replay decides every recorded command as it was decided.
+neither wins nor ends the game: the target is reached by a seat still racing, and the
+lowest total among them wins (before, every seat counted for both). A game keeps the
+reading it was created with, so a replay decides every recorded command as it was decided.
 """
 RECORDED_BEFORE_VERSIONS = 1
 """The rules version of a stored game whose config has none: it was created before them."""
@@ -152,6 +152,14 @@ class TakeFourState:
     @property
     def totals(self) -> tuple[int, ...]:
         return tuple(p.total for p in self.players)
+
+    @property
+    def contenders(self) -> tuple[int, ...]:
+        """The seats the target and the win are decided among: those still racing (rules 3;
+        a seat that forfeited is still dealt and scored), every seat (rules 1 and 2)."""
+        if self.config.rules < 3:
+            return tuple(range(len(self.players)))
+        return tuple(seat for seat, p in enumerate(self.players) if not p.forfeited)
 
     @property
     def bag_empty(self) -> bool:
