@@ -145,9 +145,7 @@ def test_games_of_rules_2_replay_their_winners_as_they_were_decided() -> None:
 
 
 @pytest.mark.parametrize(("rules", "ends"), [(3, False), (2, True)])
-def test_a_seat_that_forfeited_does_not_end_the_game_at_the_target(
-    rules: int, ends: bool
-) -> None:
+def test_a_seat_that_forfeited_does_not_end_the_game_at_the_target(rules: int, ends: bool) -> None:
     """It is still dealt and scored, and its total climbs every round: under rules 3 only a
     seat still racing reaches the target (rules 2 counted every seat, and its games replay
     so)."""
