@@ -103,7 +103,8 @@ def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
         return event_pb(event), unchanged
     if isinstance(seen, GridChanged):  # only whose grid changed, and how
         change = pb.GridChange.Value(f"GRID_CHANGE_{seen.change.upper()}")
-        return MESSAGES.event_types[type(event)](seat=seen.seat), change
+        shape: Any = MESSAGES.event_types[type(event)]  # a message class with a seat field
+        return shape(seat=seen.seat), change
     return MESSAGES.message(seen, MESSAGES.event_types[type(event)]), unchanged
 
 
