@@ -6,6 +6,7 @@ import pytest
 from upwords_testkit import approved, board, play, run, state
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
+from parlor.rules import upwords as uw
 from parlor.rules.upwords import (
     UPWORDS,
     AcceptPlay,
@@ -26,6 +27,7 @@ from parlor.rules.upwords import (
 from parlor.rules.upwords.state import Phase
 
 CHALLENGE = UpwordsConfig(word_checking=WordChecking.CHALLENGE)
+OLD_RULES = UpwordsConfig(rules=1)
 
 
 def test_refill_to_seven_after_a_play() -> None:
@@ -238,3 +240,52 @@ def test_a_challenge_needs_a_verdict_for_every_word() -> None:
     s, _ = run(s, play(0, "5E (C)O(T)"))
     with pytest.raises(InvalidArgument):
         UPWORDS.decide(s, Challenge(1, {}))
+
+
+def test_a_resignation_leaves_three_or_four_players_playing() -> None:
+    """Rules 2 (docs/rules/upwords.md, "Other turns"): the seat drops out, its turns are
+    skipped and its commands refused; the last seat left wins (RESIGNED)."""
+    s = state(board("5E CAT"), racks=("O", "HIJ", "KLM"), scores=(50, 3, 9))
+    s, events = run(s, Resign(0))  # on its own turn: play goes on to seat 1
+    assert [type(e).__name__ for e in events] == ["PlayerResigned"]
+    assert (s.phase, s.to_move, s.active) == (Phase.PLAYING, 1, 2)
+    with pytest.raises(RuleViolation) as refused:
+        UPWORDS.decide(s, Pass(0))
+    assert refused.value.rule == "SEAT_RESIGNED"
+    s, _ = run(s, Pass(1))
+    assert s.to_move == 2
+    s, _ = run(s, Exchange(2, "K", 0))
+    assert s.to_move == 1  # seat 0 is skipped
+    s, events = run(s, Resign(2))  # out of turn: one seat is left
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert (ended.reason, ended.winners) == ("RESIGNED", (1,))  # 50 points do not win
+
+
+def test_the_others_passing_round_after_a_resignation_ends_the_game() -> None:
+    s = state(board("5E CAT"), racks=("O", "HIJ", "KLM"), scores=(1, 3, 9), to_move=1)
+    s, _ = run(s, Pass(1))
+    s, events = run(s, Resign(0))
+    assert [type(e).__name__ for e in events] == ["PlayerResigned"]
+    s, events = run(s, Pass(2))  # both still playing have passed since the last play
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert (ended.reason, ended.winners) == ("ALL_PASSED", (2,))
+
+
+def test_rules_1_games_replay_a_resignation_as_the_end_for_everyone() -> None:
+    s = state(board("5E CAT"), racks=("O", "HIJ", "KLM"), scores=(50, 3, 9), config=OLD_RULES)
+    s, events = run(s, Resign(0))
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert (ended.reason, ended.winners) == ("RESIGNED", (2,))
+    assert s.phase is Phase.ENDED
+
+
+def test_new_games_record_the_current_rules_version() -> None:
+    assert uw.RULES_VERSION == 2
+    assert UpwordsConfig().rules == uw.RULES_VERSION
+    assert uw.rules_for_new_game(0) == uw.rules_for_new_game(2) == 2
+    with pytest.raises(InvalidArgument) as refused:
+        uw.rules_for_new_game(1)
+    assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"

@@ -42,6 +42,7 @@ def old_config_pb(config: uw.UpwordsConfig) -> pb.Config:
         word_checking=CHECKING[config.word_checking],
         plural_rule=config.plural_rule,
         lexicon=config.lexicon,
+        rules_version=config.rules,
     )
 
 
@@ -50,6 +51,8 @@ def old_config_of(message: pb.Config) -> uw.UpwordsConfig:
         word_checking=CHECKING_BACK.get(message.word_checking, uw.WordChecking.AUTO),
         plural_rule=message.plural_rule if message.HasField("plural_rule") else True,
         lexicon=message.lexicon,
+        # a stored game's 0: version 1, decided before versions were recorded
+        rules=message.rules_version or uw.RECORDED_BEFORE_VERSIONS,
     )
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from parlor.core.decider import Decider
+from parlor.core.errors import InvalidArgument
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -27,6 +28,19 @@ E = TypeVar("E")
 
 Viewer = int | None
 """A seat, or None for someone with no seat (a spectator, the public relay)."""
+
+
+def rules_for_new_game(requested: int, current: int) -> int:
+    """The rules version a new game asking for ``requested`` (0: the current one) is played
+    by. A game whose rules have versions may ask only for the current one: older readings
+    exist to replay the games decided by them (``UNSUPPORTED_RULES_VERSION``)."""
+    if requested not in (0, current):
+        raise InvalidArgument(
+            f"new games are played by rules version {current} (or leave it 0);"
+            " older versions only replay the games recorded with them",
+            reason="UNSUPPORTED_RULES_VERSION",
+        )
+    return current
 
 
 class Secret:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal
 
+from parlor.core import game
 from parlor.core.errors import InvalidArgument
 from parlor.rules.takefour.crossword import Cell
 from parlor.rules.takefour.tiles import STANDARD_TILES, TileSet
@@ -41,15 +42,9 @@ def rules_for_new_game(requested: int) -> int:
     """The rules version a new game asking for ``requested`` (0: the current one) is played by.
 
     A new game may ask only for the current version: older readings exist to replay the
-    games decided by them.
+    games decided by them (``parlor.core.game.rules_for_new_game``).
     """
-    if requested not in (0, RULES_VERSION):
-        raise InvalidArgument(
-            f"new games are played by rules version {RULES_VERSION} (or leave it 0);"
-            " older versions only replay the games recorded with them",
-            reason="UNSUPPORTED_RULES_VERSION",
-        )
-    return RULES_VERSION
+    return game.rules_for_new_game(requested, RULES_VERSION)
 
 
 @dataclass(frozen=True)

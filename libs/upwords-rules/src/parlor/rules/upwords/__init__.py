@@ -8,7 +8,13 @@ bag) -> ``GameCreated``; then each turn the seat to move sends ``Play``,
 """
 
 from parlor.rules.upwords.board import CENTRE, MAX_HEIGHT, SIZE, Board
-from parlor.rules.upwords.config import UpwordsConfig, WordChecking
+from parlor.rules.upwords.config import (
+    RECORDED_BEFORE_VERSIONS,
+    RULES_VERSION,
+    UpwordsConfig,
+    WordChecking,
+    rules_for_new_game,
+)
 from parlor.rules.upwords.crossword import (
     FormedWord,
     PlayCheck,
@@ -60,6 +66,8 @@ __all__ = [
     "DISTRIBUTION",
     "MAX_HEIGHT",
     "QU",
+    "RECORDED_BEFORE_VERSIONS",
+    "RULES_VERSION",
     "SIZE",
     "UPWORDS",
     "AcceptPlay",
@@ -102,6 +110,7 @@ __all__ = [
     "full_bag",
     "pending_words",
     "public_event",
+    "rules_for_new_game",
     "secret_fields",
     "tile_counts",
     "validate_play",

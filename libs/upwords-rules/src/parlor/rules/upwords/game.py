@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
 from parlor.rules.upwords import tiles
-from parlor.rules.upwords.config import UpwordsConfig, WordChecking
+from parlor.rules.upwords.config import RULES_VERSION, UpwordsConfig, WordChecking
 from parlor.rules.upwords.crossword import validate_play
 from parlor.rules.upwords.events import (
     ChallengeFailed,
@@ -87,6 +87,10 @@ def _checked_config(config: object) -> UpwordsConfig:
         raise InvalidArgument("plural_rule must be true or false", reason="BAD_CONFIG")
     if not isinstance(config.lexicon, str):
         raise InvalidArgument("lexicon must name a word list", reason="BAD_CONFIG")
+    if not isinstance(config.rules, int) or not 1 <= config.rules <= RULES_VERSION:
+        raise InvalidArgument(
+            f"rules must be a version from 1 to {RULES_VERSION}", reason="BAD_CONFIG"
+        )
     return replace(config, word_checking=checking)
 
 
@@ -122,6 +126,8 @@ class UpwordsDecider:
         if state.phase is not Phase.PLAYING:
             raise RuleViolation("GAME_NOT_IN_PROGRESS", "the game is not in progress")
         seat = getattr(command, "seat", None)
+        if isinstance(seat, int) and 0 <= seat < state.players and state.has_resigned(seat):
+            raise RuleViolation("SEAT_RESIGNED", f"seat {seat} resigned and is out")
         if isinstance(seat, int) and 0 <= seat < state.players and state.is_out(seat):
             raise RuleViolation("SEAT_TIMED_OUT", f"seat {seat} ran out of time and is out")
         if isinstance(command, TimeOut):
@@ -131,9 +137,7 @@ class UpwordsDecider:
         if isinstance(command, Challenge):
             return self._challenge(state, command)
         if isinstance(command, Resign):
-            self._seat(state, command.seat)
-            ended = self._ending(state, "RESIGNED", resigned=command.seat)
-            return [PlayerResigned(command.seat), ended]
+            return self._resign(state, command.seat)
         self._turn(state, command.seat)
         if isinstance(command, AcceptPlay):
             if state.pending is None:
@@ -263,6 +267,19 @@ class UpwordsDecider:
             ]
         return [ChallengeFailed(command.seat, pending.seat), *self._close_window(state)]
 
+    def _resign(self, state: UpwordsState, seat: int) -> list[Event]:
+        """Rules 2: with others still playing, the seat drops out as one that ran out of time
+        does (docs/rules/upwords.md, "Other turns"); the last one left wins. Rules 1, or one
+        opponent left: the game ends for everyone, with no rack penalties."""
+        self._seat(state, seat)
+        if state.config.rules < 2 or state.active <= 2:
+            return [PlayerResigned(seat), self._ending(state, "RESIGNED", resigned=seat)]
+        events: list[Event] = [PlayerResigned(seat)]
+        after = self._fold(state, events)
+        if after.passes >= after.active:
+            events.append(self._ending(after, "ALL_PASSED"))
+        return events
+
     def _time_out(self, state: UpwordsState, seat: int) -> list[Event]:
         """The seat drops out (docs/rules/upwords.md, "Time"); one seat left wins."""
         self._seat(state, seat)
@@ -346,15 +363,14 @@ class UpwordsDecider:
             )
         if isinstance(event, PlayAccepted):
             return replace(state, pending=None)
-        if isinstance(event, ChallengeFailed | PlayerResigned):
+        if isinstance(event, PlayerResigned):
+            if state.config.rules < 2 or state.phase is not Phase.PLAYING:
+                return state  # rules 1: a GameEnded follows at once
+            return _dropped_out(state, event.seat, resigned=True)
+        if isinstance(event, ChallengeFailed):
             return state
         if isinstance(event, PlayerTimedOut):
-            out = list(state.out or (False,) * state.players)
-            out[event.seat] = True
-            state = replace(state, out=tuple(out))
-            if state.to_move == event.seat:
-                state = replace(state, to_move=state.next_seat(event.seat), retry=False)
-            return state
+            return _dropped_out(state, event.seat, resigned=False)
         if isinstance(event, PlayWithdrawn):
             pending = state.pending
             passes = pending.passes_before if pending is not None else state.passes
@@ -382,6 +398,23 @@ class UpwordsDecider:
 
 
 UPWORDS = UpwordsDecider()
+
+
+def _dropped_out(state: UpwordsState, seat: int, *, resigned: bool) -> UpwordsState:
+    """The seat is out (resigned, or ran out of time); play moves on if it was its turn."""
+    if resigned:
+        state = replace(state, resigned=_marked(state.resigned, seat, state.players))
+    else:
+        state = replace(state, out=_marked(state.out, seat, state.players))
+    if state.to_move == seat:
+        state = replace(state, to_move=state.next_seat(seat), retry=False)
+    return state
+
+
+def _marked(marks: tuple[bool, ...], seat: int, players: int) -> tuple[bool, ...]:
+    listed = list(marks or (False,) * players)
+    listed[seat] = True
+    return tuple(listed)
 
 
 def exchange_positions(state: UpwordsState) -> int:

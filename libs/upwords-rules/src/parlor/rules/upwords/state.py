@@ -47,6 +47,8 @@ class UpwordsState:
     winners: tuple[int, ...] = ()
     out: tuple[bool, ...] = ()
     """Seats that ran out of time and dropped out: their turns are skipped."""
+    resigned: tuple[bool, ...] = ()
+    """Seats that resigned and dropped out, the others playing on (rules 2): skipped too."""
 
     @property
     def players(self) -> int:
@@ -62,11 +64,14 @@ class UpwordsState:
         return (seat + 1) % n
 
     def is_out(self, seat: int) -> bool:
-        return bool(self.out) and self.out[seat]
+        return (bool(self.out) and self.out[seat]) or self.has_resigned(seat)
+
+    def has_resigned(self, seat: int) -> bool:
+        return bool(self.resigned) and self.resigned[seat]
 
     @property
     def active(self) -> int:
-        """How many seats still play (every seat, unless some ran out of time)."""
+        """How many seats still play (every seat, unless some ran out of time or resigned)."""
         return sum(1 for seat in range(len(self.seats)) if not self.is_out(seat))
 
     def pending_is_final(self) -> bool:

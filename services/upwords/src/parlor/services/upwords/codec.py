@@ -12,7 +12,7 @@ from typing import cast
 
 from parlor.common.v1 import common_pb2
 from parlor.gamehost.codec import Bodies, game_fields
-from parlor.gamehost.messages import Custom, Messages
+from parlor.gamehost.messages import Custom, Messages, Wire
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.gamehost.views import ElementWire
 from parlor.rules import upwords as uw
@@ -60,6 +60,7 @@ MESSAGES: Messages[Event] = Messages(
         ),
         (uw.GameEnded, "racks_left"): Custom(lambda e: _racks_pb(e.racks_left), _racks_left_of),
         (uw.PendingPlay, "passes_before"): None,
+        (uw.UpwordsConfig, "rules"): Wire("rules_version", zero=uw.RECORDED_BEFORE_VERSIONS),
         **{(uw.PlayerView, n): None for n in ("viewer", "phase", "seats", "board", "racks", "bag")},
     },
 )

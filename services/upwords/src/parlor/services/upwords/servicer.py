@@ -11,6 +11,7 @@ game's declaration (``GAME``); the bots' strategy is the rules' (``parlor.rules.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import secrets
 from collections.abc import Sequence
@@ -91,7 +92,10 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
         self, config: Any, seats: tuple[Seat, ...], deadline: float | None
     ) -> uw.CreateGame:
         """The lexicon's id recorded, both bag orders drawn from a secure source."""
-        chosen = config_of(config) if config is not None else uw.UpwordsConfig()
+        chosen = uw.UpwordsConfig()
+        if config is not None:  # a request's rules version 0 is the current one
+            rules = uw.rules_for_new_game(config.rules_version)
+            chosen = dataclasses.replace(config_of(config), rules=rules)
         players = tuple(s.player_id for s in seats)
         bags = shuffled_bag(self.random), shuffled_bag(self.random)
         return uw.CreateGame(await self.with_lexicon(chosen, deadline), players, *bags)
