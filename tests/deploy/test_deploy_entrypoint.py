@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -36,18 +35,13 @@ from deploy_facts import (
 )
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from parlor.devinfra.embedded import free_ports
 from parlor.devinfra.scratch import scratch_name, scratch_stream
 
 INSTALLED = sorted(
     ep.name for ep in entry_points(group="parlor.services") if ep.name in PLANNED_SERVICES
 )
 START_SECONDS = 90
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def manifest_environment(name: str) -> tuple[dict[str, str], dict[str, Any]]:
@@ -86,7 +80,7 @@ def started(
     name: str = request.param
     env, deployment = manifest_environment(name)
     pod = deployment["spec"]["template"]["spec"]
-    grpc_port, metrics_port = free_port(), free_port()
+    grpc_port, metrics_port = free_ports(2)
     env |= {
         "PARLOR_GRPC_HOST": "127.0.0.1",
         "PARLOR_GRPC_PORT": str(grpc_port),

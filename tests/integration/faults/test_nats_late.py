@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.devinfra.embedded import NatsServer, free_port
+from parlor.devinfra.embedded import NatsServer, free_ports
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 
@@ -54,8 +54,8 @@ def _wait_health(target: str, service: str, status: int, seconds: float) -> floa
 def test_a_platform_started_before_nats_becomes_serving_once_nats_starts(
     migrated: None, tmp_path: Path
 ) -> None:
-    nats_server = NatsServer(tmp_path / "nats", port=free_port())  # not started yet
-    port = free_port()
+    nats_port, port = free_ports(2)  # two different ones: NATS starts after the platform
+    nats_server = NatsServer(tmp_path / "nats", port=nats_port)  # not started yet
     stream = f"LATE_{uuid.uuid4().hex[:8]}"
     env = dict(
         os.environ,
