@@ -24,6 +24,7 @@ from parlor.rules.upwords import (
     WordPlayed,
     exchange_positions,
 )
+from parlor.rules.upwords.standings import standings
 from parlor.rules.upwords.state import Phase
 
 CHALLENGE = UpwordsConfig(word_checking=WordChecking.CHALLENGE)
@@ -289,3 +290,14 @@ def test_new_games_record_the_current_rules_version() -> None:
     with pytest.raises(InvalidArgument) as refused:
         uw.rules_for_new_game(1)
     assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
+
+
+def test_a_seat_that_resigned_ranks_behind_every_seat_that_played_on() -> None:
+    """Its score stands, but it left: it comes after those still playing at the end."""
+    s = state(board("5E CAT"), racks=("O", "HIJ", "KLM"), scores=(50, 3, 9))
+    s, _ = run(s, Resign(0), Pass(1), Pass(2))
+    assert (s.phase, s.end_reason, s.winners) == (Phase.ENDED, "ALL_PASSED", (2,))
+    assert s.scores == (45, -12, -6)  # 5 points lost per tile left, the resigner's too
+    reason, ranked = standings(s)
+    assert reason == "ALL_PASSED"
+    assert [r.rank for r in ranked] == [3, 2, 1]  # 45 points, but it left

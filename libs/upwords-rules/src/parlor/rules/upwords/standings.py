@@ -7,14 +7,25 @@ from parlor.rules import upwords as uw
 
 
 def standings(state: uw.UpwordsState) -> tuple[str, tuple[Standing, ...]]:
-    """Winners first; the others by final score, behind every winner (a resigner never wins)."""
+    """Winners first; the others by final score, behind every winner (a resigner never wins).
+    A seat that resigned and dropped out (rules 2) comes behind every seat that played on,
+    whatever its score, as in the other games."""
     scores = state.scores
     winners = set(state.winners)
+    left = [state.has_resigned(seat) for seat in range(len(scores))]
+
+    def before(other: int, seat: int) -> bool:
+        if other in winners:
+            return True
+        if left[other] != left[seat]:
+            return left[seat]  # those who played on come first
+        return scores[other] > scores[seat]
+
     ranked: list[Standing] = []
     for seat, score in enumerate(scores):
         if seat in winners:
             ranked.append(Standing(1, score))
             continue
-        ahead = sum(1 for other in range(len(scores)) if other in winners or scores[other] > score)
+        ahead = sum(1 for other in range(len(scores)) if other != seat and before(other, seat))
         ranked.append(Standing(1 + ahead, score))
     return state.end_reason, tuple(ranked)
