@@ -9,10 +9,11 @@ then forfeits; a matched game nobody starts is aborted; replay and verify agree.
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
+from kits.clock import T0, FakeNow
 
 from parlor.core.errors import FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
@@ -28,21 +29,6 @@ from parlor.rules import takefour as tf
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.takefour.game import GAME as TF
-
-T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-
-
-class FakeNow:
-    """The server's clock, moved by hand."""
-
-    def __init__(self) -> None:
-        self.at = T0
-
-    def __call__(self) -> datetime:
-        return self.at
-
-    def advance(self, seconds: float) -> None:
-        self.at += timedelta(seconds=seconds)
 
 
 def run(coro: Any) -> Any:

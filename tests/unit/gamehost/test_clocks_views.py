@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
+
+from kits.clock import T0, FakeNow
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
@@ -16,16 +18,6 @@ from parlor.kit import auth
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.game import GAME
 from parlor.services.connect4x4.servicer import Connect4x4Servicer
-
-T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-
-
-class FakeNow:
-    def __init__(self) -> None:
-        self.at = T0
-
-    def __call__(self) -> datetime:
-        return self.at
 
 
 def serve() -> tuple[Connect4x4Servicer, FakeNow, MemoryDeadlines]:

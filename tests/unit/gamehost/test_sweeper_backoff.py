@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from kits.clock import T0, FakeNow
 
 from parlor.core.errors import FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
@@ -24,19 +25,7 @@ from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.takefour.game import GAME as TF
 
-T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CAT = "connect4x4"
-
-
-class FakeNow:
-    def __init__(self) -> None:
-        self.at = T0
-
-    def __call__(self) -> datetime:
-        return self.at
-
-    def advance(self, seconds: float) -> None:
-        self.at += timedelta(seconds=seconds)
 
 
 class Flaky(GameHost[Any, Any, Any]):

@@ -4,8 +4,10 @@ the games of the store's newest events and time them again (``Sweeper.recover``)
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
+
+from kits.clock import FakeNow
 
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
@@ -16,16 +18,6 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.game import GAME as C4
-
-T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-
-
-class FakeNow:
-    def __init__(self) -> None:
-        self.at = T0
-
-    def __call__(self) -> datetime:
-        return self.at
 
 
 class Forgetful(MemoryDeadlines):

@@ -179,24 +179,23 @@ class Sweeper:
         """Recover (once the store answers), then sweep forever, every ``interval`` seconds;
         an outage waits for the next pass."""
         while True:
-            try:
-                await self.recover()
-                break
-            except Unavailable as exc:
-                log.warning("recovery waits: store unavailable", extra={"reason": exc.reason})
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("recovery failed")
+            if await self._step(self.recover, "recovery waits", "recovery failed"):
                 break
             await asyncio.sleep(self.interval)
         while True:
-            try:
-                await self.sweep()
-            except Unavailable as exc:
-                log.warning("sweep skipped: store unavailable", extra={"reason": exc.reason})
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("sweep failed")
+            await self._step(self.sweep, "sweep skipped", "sweep failed")
             await asyncio.sleep(self.interval)
+
+    async def _step(self, step: Callable[[], Awaitable[object]], away: str, failed: str) -> bool:
+        """One pass of ``step``; False if the store was away (try again next interval), True
+        otherwise, a failure nobody foresaw logged."""
+        try:
+            await step()
+        except Unavailable as exc:
+            log.warning(f"{away}: store unavailable", extra={"reason": exc.reason})
+            return False
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception(failed)
+        return True

@@ -189,10 +189,7 @@ def _wrap_unary(
     async def handler(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         call = _Call(labelled)
         try:
-            auth.bind(authenticate(context))
-            _check_decoded(request)
-            logcontext.bind_request(request)
-            bind_request(method, request)
+            _admit(method, request, context, authenticate)
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
@@ -203,6 +200,25 @@ def _wrap_unary(
             call.done(context)
 
     return handler
+
+
+def _admit(
+    method: str,
+    request: Any,
+    context: grpc.aio.ServicerContext[Any, Any],
+    authenticate: Authenticate,
+    *,
+    decoded: bool = True,
+) -> auth.Identity | None:
+    """Who calls, bound for the call (token checked); a decoded request's bounds checked and
+    its ids bound for logs and spans (``decoded``: one message, not a stream of them)."""
+    identity = authenticate(context)
+    auth.bind(identity)
+    if decoded:
+        _check_decoded(request)
+        logcontext.bind_request(request)
+        bind_request(method, request)
+    return identity
 
 
 async def _items(stream: AsyncIterator[Any], idle_seconds: float) -> AsyncIterator[Any]:
@@ -247,12 +263,7 @@ def _wrap_stream(
 
     def opening(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         """Who calls, checked, and the hold on one of their streams (None: uncapped)."""
-        identity = authenticate(context)
-        auth.bind(identity)
-        if decoded:
-            _check_decoded(request)
-            logcontext.bind_request(request)
-            bind_request(method, request)
+        identity = _admit(method, request, context, authenticate, decoded=decoded)
         key = None if limiter is None else _stream_key(identity, context, limiter)
         return None if limiter is None or key is None else limiter.stream(*key)
 
