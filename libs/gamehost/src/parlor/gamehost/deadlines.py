@@ -144,7 +144,9 @@ class PostgresDeadlines:
     """The index on ``game_deadlines``. ``schedule`` only notes the row (the move path waits
     for no write); the notes of ``flush_seconds`` are written in one statement, and ``due``
     writes this replica's notes first. A crash may lose the last notes: the rows they
-    would have replaced stay, and the sweeper corrects a row at its next visit. So a
+    would have replaced stay, and the sweeper corrects a row at its next visit; a game
+    left with no row, or only a marker, is found by the sweepers' recovery, which reads
+    the games after the mark (``cover``: this index's notes, then the mark). So a
     flush commits without waiting for the disk (``synchronous_commit`` off for its
     transaction): a crash loses at most what PostgreSQL's WAL writer had not written yet
     (about 0.2 s), which is the loss already allowed, and the appends' commits, which

@@ -39,8 +39,11 @@ below its chunk, so the next pass looks at it again; the store being down stops 
 
 ``recover`` covers everything up to the head. ``catch_up`` covers up to the head it read
 one pass before, so the games it looks at are ``cover_seconds`` old and settled (their
-notes flushed, their bots moved) unless their replica died: a live replica's game is not
-decided twice, and a start reads only what came since the last pass of any replica.
+notes flushed, their bots moved) unless their replica died: it seldom runs a follow-up a
+live replica is running too (and one that does is a repeat of a command id, appending
+nothing). So a start reads only what came since the newest pass of any replica of its
+game type (a minute or two of that type's events, however long the platform ran), and a
+move costs no statement more: the notes are still flushed apart, in batches.
 """
 
 from __future__ import annotations
@@ -182,7 +185,8 @@ class Sweeper:
 
     async def _cover(self, through: int) -> int:
         """Recover the games touched from the mark up to ``through``, chunk by chunk, raising
-        the mark after each chunk until a game fails."""
+        the mark after each chunk until a game fails. (The host notes to the sweeper's own
+        index: its pending notes are the ones ``cover`` writes before the mark.)"""
         category = self.host.category
         start = await self.deadlines.covered(category)
         prefix = f"{category}-"
