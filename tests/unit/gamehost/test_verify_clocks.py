@@ -285,6 +285,7 @@ def test_untimed_and_unstamped_games_verify_by_the_rules_alone() -> None:
     assert verified(C4, events, stamps).ok
     timed, _ = run(c4_on_time())
     assert verified(C4, timed, None).ok  # stored without times: the rules only
+    assert verified(C4, timed, [None] * len(timed)).ok  # copied without its metadata
 
 
 # -- Upwords ----------------------------------------------------------------------------------
@@ -320,6 +321,25 @@ async def uw_on_time() -> History:
 def test_real_timed_upwords_games_verify_with_their_clocks() -> None:
     events, stamps = run(uw_on_time())
     assert uw.PlayerTimedOut(0) in events
+    assert isinstance(events[-1], GameFinished)
+    verdict = verified(UW, events, stamps)
+    assert verdict.ok, verdict.divergence
+
+
+def test_a_timed_upwords_game_ended_by_a_resignation_verifies() -> None:
+    """A resigned seat is "out" to Upwords' clocks: its resignation is no timeout."""
+
+    async def go() -> History:
+        host, now = await uw_game(TimeControl.per_move(30))
+        now.advance(10)
+        await host.execute("u", uw.Play(0, AA, {}), actor="ada")
+        now.advance(5)
+        await host.execute("u", uw.Resign(1), actor="bob")
+        now.advance(5)
+        await host.execute("u", uw.Resign(2), actor="cy")
+        return await history(host, "u")
+
+    events, stamps = run(go())
     assert isinstance(events[-1], GameFinished)
     verdict = verified(UW, events, stamps)
     assert verdict.ok, verdict.divergence

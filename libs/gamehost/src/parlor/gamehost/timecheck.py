@@ -17,8 +17,8 @@ decides only if:
 - any other command is recorded while no seat's deadline has passed (at a deadline the
   host fires the timeout first): else ``PAST_DEADLINE``.
 
-Games without clocks (an untimed ``SeatsTaken``, or stored before clocks: no times) are
-not checked here; their rules are, as before.
+Games without clocks (an untimed ``SeatsTaken``, or stored before clocks) and streams
+whose events record no time at all are not checked here; their rules are, as before.
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ class Timekeeper:
     """The clocks of one stored game as the host folds them, and the checks of each time.
 
     ``active`` only for a seated game with clocks whose first event is a timed
-    ``SeatsTaken``; otherwise every check passes and the fold is the plain one."""
+    ``SeatsTaken`` and whose events record times; otherwise every check passes and the
+    fold is the plain one (a copy of a stream made without its metadata has no times: its
+    clocks cannot be checked, its rules are)."""
 
     def __init__(
         self,
@@ -66,6 +68,7 @@ class Timekeeper:
             and isinstance(first, SeatsTaken)
             and first.time_control.timed
             and len(stamps) == len(events)
+            and any(stamp is not None for stamp in stamps)
         ):
             self.seated = decider
         self.decider = decider
@@ -107,9 +110,9 @@ class Timekeeper:
         self.last = at
         return None
 
-    def command(self, state: Any, command: Any, after: Any, index: int) -> Problem | None:
-        """Whether the host decides ``command`` (which took ``state`` to ``after``) at the
-        time of the event at ``index``."""
+    def command(self, state: Any, command: Any, index: int) -> Problem | None:
+        """Whether the host decides ``command`` in ``state`` at the time of the event at
+        ``index``."""
         seated = self.seated
         if seated is None or seated.timing is None or state.clock is None:
             return None
@@ -119,7 +122,7 @@ class Timekeeper:
         at = stamp.at
         due = seated.due(state, at)
         fires = _fired(seated, state, due[0]) if due else None
-        timeout = _timeout_seat(seated, state, command, after)
+        timeout = _timeout_seat(seated, state, command)
         if timeout is not None:
             if fires == command:
                 return None
@@ -188,21 +191,15 @@ def _fired(seated: Seated[Any, Any, Any], state: Table[Any], seat: int) -> Any:
     return seated.timing.timeout(state.game, seat)
 
 
-def _timeout_seat(
-    seated: Seated[Any, Any, Any], state: Table[Any], command: Any, after: Table[Any]
-) -> int | None:
+def _timeout_seat(seated: Seated[Any, Any, Any], state: Table[Any], command: Any) -> int | None:
     """The seat ``command`` is the timeout of (-1: an abort; None: not a timeout): the
-    game's timeout command for a seat in this state, or a command that put a seat out of
-    time (a timeout the rules would also take in another state, e.g. a forfeit on time)."""
+    game's own timeout command for a seat in this state (``Timing.timeout``)."""
     if isinstance(command, Abort):
         return -1
     timing = seated.timing
     assert timing is not None
     for seat in range(len(state.seats)):
         if command == timing.timeout(state.game, seat):
-            return seat
-    for seat in range(len(state.seats)):
-        if timing.out(after.game, seat) and not timing.out(state.game, seat):
             return seat
     return None
 
