@@ -79,13 +79,15 @@ class AuthSettings:
     key_id: str = setting(
         "PARLOR_JWT_KEY_ID",
         "the signing key's id: 'identity' (signs any token; the identity service only) or the"
-        " service's name (signs only that service's own token)",
+        " service's name (signs only that service's own token, for the services its JWK's aud"
+        " names)",
         IDENTITY_KEY_ID,
     )
     public_keys: str = setting(
         "PARLOR_JWT_PUBLIC_KEYS",
-        "the keys that verify tokens: a JWKS document (JSON) or a path to a JWKS file;"
-        " the public half of PARLOR_JWT_PRIVATE_KEY is always added",
+        "the keys that verify tokens: a JWKS document (JSON) or a path to a JWKS file (a"
+        " service key's aud: the services it may sign for); the public half of"
+        " PARLOR_JWT_PRIVATE_KEY is always added",
         "",
     )
     dev_mode: bool = setting(
