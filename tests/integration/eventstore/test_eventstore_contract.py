@@ -160,6 +160,22 @@ class TestEventStoreContract:
         rest = await store.read_all(read[-1].position + 1, limit=100)
         assert [(e.stream_id, e.type) for e in rest if e.stream_id in (a, b)] == [(a, "A2")]
 
+    async def test_streams_touched_names_a_categorys_streams_in_a_range_each_once(
+        self, store: EventStore, unique: str
+    ) -> None:
+        cat = f"cat{unique.replace('-', '')}"[:40]
+        a, b, c = f"{cat}-a", f"{cat}-b", f"{cat}-c"
+        first = await store.append(a, moves("A1"), NO_STREAM)
+        await store.append(f"{cat}x-a", moves("X1"), NO_STREAM)  # another category
+        await store.append(b, moves("B1", "B2"), NO_STREAM)
+        await store.append(a, moves("A2"), 1)
+        last = await store.append(c, moves("C1"), NO_STREAM)
+        start = first.first_position - 1
+        assert await store.streams_touched(cat, start, last.last_position) == [a, b, c]
+        assert await store.streams_touched(cat, start + 1, last.last_position) == [b, a, c]
+        assert await store.streams_touched(cat, start, last.last_position - 1) == [a, b]
+        assert await store.streams_touched(cat, last.last_position, last.last_position) == []
+
     async def test_retried_command_returns_the_first_result_and_appends_nothing(
         self, store: EventStore, unique: str
     ) -> None:

@@ -175,7 +175,7 @@ async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url:
     assert migrate_cli([fresh_url]) == 0
     with psycopg.connect(fresh_url) as conn:
         versions = conn.execute("SELECT version_num FROM parlor_eventstore_alembic_version")
-        assert versions.fetchall() == [("0006",)]  # the head revision
+        assert versions.fetchall() == [("0007",)]  # the head revision
         tables = {
             r[0]
             for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
@@ -188,6 +188,7 @@ async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url:
         "relay_dead_letters",
         "inbox",
         "snapshots",
+        "game_deadline_marks",
     } <= tables
 
 

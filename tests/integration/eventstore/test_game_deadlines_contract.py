@@ -1,19 +1,27 @@
 """One contract, two deadline indexes (memory and PostgreSQL), and sweepers racing on both.
 
 The index is what every replica's sweeper reads; the expected stream version is what
-keeps two replicas from appending two timeouts, on the real store as in memory.
+keeps two replicas from appending two timeouts, on the real store as in memory. Its mark
+is where a recovery goes on from: a game whose notes died with their replica is timed
+again however many events came since, whichever replica made its moves.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from parlor.eventstore import EventStore, InMemoryEventStore, PostgresEventStore
+from parlor.eventstore import (
+    NO_STREAM,
+    EventStore,
+    InMemoryEventStore,
+    NewEvent,
+    PostgresEventStore,
+)
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import DeadlineIndex, MemoryDeadlines, PostgresDeadlines
 from parlor.gamehost.seating import OpenTable, Seat
@@ -24,6 +32,49 @@ from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.game import GAME
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+OLD_WINDOW = 5000
+"""The events recovery used to read back (the store's last ones, of any category)."""
+
+
+class Forgetful(MemoryDeadlines):
+    """The index of a replica killed before its notes were flushed: none reached the table."""
+
+    async def schedule(self, *_: Any) -> None:
+        return None
+
+
+def lost_notes(index: DeadlineIndex) -> tuple[DeadlineIndex, Callable[[], None]]:
+    """The index of a replica whose notes will die with it, and what kills it: on
+    PostgreSQL a real one that flushes only after an hour (its notes dropped at the kill)."""
+    if not isinstance(index, PostgresDeadlines):
+        return Forgetful(), lambda: None
+    doomed = PostgresDeadlines(index.engine, flush_seconds=3600)
+
+    def kill() -> None:
+        if doomed._flusher is not None:
+            doomed._flusher.cancel()
+        doomed._pending.clear()
+
+    return doomed, kill
+
+
+def category_of(unique: str, name: str) -> str:
+    return f"{name}{unique.replace('-', '')}"[:40]
+
+
+def host_on(
+    category: str, store: EventStore, index: DeadlineIndex, at: list[datetime]
+) -> GameHost[Any, Any, Any]:
+    return GameHost(category, GAME.decider, Codec(), store, now=lambda: at[0], deadlines=index)
+
+
+async def open_timed(host: GameHost[Any, Any, Any], game_id: str) -> int:
+    """A two-seat game, 30 s a move, its first move made; the position of that move."""
+    seats = (Seat("ada"), Seat("bob"))
+    create = c4.CreateGame(c4.Config(players=2))
+    await host.create(game_id, OpenTable(seats, create, TimeControl.per_move(30)))
+    await host.execute(game_id, c4.DropChecker(0, 3, c4.Side.FRONT), actor="ada")
+    return await host.store.head_position()
 
 
 @pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
@@ -137,3 +188,65 @@ class TestDeadlineIndex:
         assert table.game.turn == 1  # the game goes on with seat 1 to move
         assert list(await index.due(category, at[0])) == []
         assert list(await index.due(category, at[0] + timedelta(seconds=30))) == ["g"]
+
+
+class TestRecovery:
+    async def test_the_mark_only_rises_and_is_kept_per_game_type(
+        self, backends: tuple[EventStore, DeadlineIndex], unique: str
+    ) -> None:
+        _, index = backends
+        cat, other = category_of(unique, "a"), category_of(unique, "b")
+        assert await index.covered(cat) == 0
+        await index.cover(cat, 50)
+        await index.cover(cat, 20)  # a slower replica's pass
+        assert await index.covered(cat) == 50
+        assert await index.covered(other) == 0
+        await index.cover(cat, 70)
+        assert await index.covered(cat) == 70
+
+    async def test_a_game_whose_note_was_lost_is_timed_however_many_events_came_since(
+        self, backends: tuple[EventStore, DeadlineIndex], unique: str
+    ) -> None:
+        store, index = backends
+        cat, busy = category_of(unique, "c4rec"), category_of(unique, "busy")
+        at = [T0]
+        doomed, kill = lost_notes(index)
+        moved = await open_timed(host_on(cat, store, doomed, at), "g")
+        for i in range(OLD_WINDOW // 1000 + 1):  # another game type's, then the replica dies
+            await store.append(f"{busy}-{i}", [NewEvent("E", b"")] * 1000, NO_STREAM)
+        kill()
+        assert await store.head_position() - moved > OLD_WINDOW
+        sweeper = Sweeper(host_on(cat, store, index, at), index, interval=1)
+        at[0] = T0 + timedelta(seconds=31)
+        assert await sweeper.sweep() == 0, "no row: the sweep alone never sees the game"
+        assert await sweeper.recover() == 1  # "g", and none of the other type's streams
+        assert await sweeper.sweep() == 1
+        table, _ = await sweeper.host.load("g")
+        assert table.game.timed_out == (False, True)
+        assert await index.covered(cat) >= moved
+
+    async def test_a_pass_covers_the_moves_of_every_replica_not_only_its_own(
+        self, backends: tuple[EventStore, DeadlineIndex], unique: str
+    ) -> None:
+        store, index = backends
+        cat = category_of(unique, "c4two")
+        at = [T0]
+        a = Sweeper(host_on(cat, store, index, at), index, interval=1)
+        await a.recover()
+        doomed, kill = lost_notes(index)
+        b = host_on(cat, store, doomed, at)
+        await open_timed(b, "of-b")  # B's notes are pending ...
+        await open_timed(a.host, "of-a")  # ... when A's, of a later move, are written
+        await index.due(cat, T0)
+        assert await a.catch_up() == 0  # up to the head of A's recovery: before both
+        assert await a.catch_up() == 2  # up to the head of the first catch-up: both
+        await b.execute("of-b", c4.DropChecker(1, 3, c4.Side.FRONT), actor="bob")
+        kill()  # B dies with the note of its last move too
+        c = Sweeper(host_on(cat, store, index, at), index, interval=1)
+        assert await c.recover() == 1  # only the move after the mark
+        at[0] = T0 + timedelta(seconds=31)
+        assert sorted(await index.due(cat, at[0])) == ["of-a", "of-b"]
+        assert await c.sweep() == 2
+        for game_id, late in (("of-a", (False, True)), ("of-b", (True, False))):
+            table, _ = await c.host.load(game_id)
+            assert table.game.timed_out == late

@@ -1,5 +1,6 @@
 """A replica that died lost its last deadline notes: the sweepers started after it find
-the games of the store's newest events and time them again (``Sweeper.recover``)."""
+the games with an event after the index's mark and time them again (``Sweeper.recover``),
+and every replica's passes (``Sweeper.catch_up``) move the mark on behind the games."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from kits.clock import FakeNow
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import MemoryDeadlines
+from parlor.gamehost.host import Outcome
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.gamehost.sweeper import Sweeper
 from parlor.gamehost.timecontrol import TimeControl
@@ -57,19 +59,88 @@ def test_a_game_whose_notes_died_with_its_replica_still_times_out() -> None:
     asyncio.run(go())
 
 
-def test_recovery_looks_only_at_the_newest_events_and_twice_changes_nothing() -> None:
+def test_recovery_goes_on_from_the_mark_and_twice_changes_nothing() -> None:
     async def go() -> None:
         store, now = InMemoryEventStore(), FakeNow()
         lost = host_of(store, now, Forgetful())
         await open_game(lost, "old")
         await open_game(lost, "new")
         index = MemoryDeadlines()
-        sweeper = Sweeper(host_of(store, now, index), index, interval=1, recover_events=2)
-        assert await sweeper.recover() == 1
+        sweeper = Sweeper(host_of(store, now, index), index, interval=1)
+        assert await sweeper.recover() == 2
+        assert await index.covered("connect4x4") == await store.head_position()
+        assert await sweeper.recover() == 0  # nothing after the mark
+        await open_game(lost, "later")
         assert await sweeper.recover() == 1
         now.at += timedelta(seconds=31)
-        assert await index.due("connect4x4", now.at) == ["new"]
-        assert await sweeper.sweep() == 1
+        assert await index.due("connect4x4", now.at) == ["later", "new", "old"]
+        assert await sweeper.sweep() == 3
         assert await sweeper.sweep() == 0
+
+    asyncio.run(go())
+
+
+def test_a_catch_up_covers_the_games_of_one_pass_before() -> None:
+    async def go() -> None:
+        store, now = InMemoryEventStore(), FakeNow()
+        index = MemoryDeadlines()
+        sweeper = Sweeper(host_of(store, now, index), index, interval=1)
+        assert await sweeper.recover() == 0
+        await open_game(host_of(store, now, Forgetful()), "g")  # then its replica dies
+        assert await sweeper.catch_up() == 0  # up to the head the recovery read
+        assert await sweeper.catch_up() == 1  # up to the head the first catch-up read
+        assert await index.covered("connect4x4") == await store.head_position()
+        now.at += timedelta(seconds=31)
+        assert await sweeper.sweep() == 1
+
+    asyncio.run(go())
+
+
+def test_a_game_whose_recovery_failed_keeps_the_mark_below_it() -> None:
+    async def go() -> None:
+        store, now = InMemoryEventStore(), FakeNow()
+        lost = host_of(store, now, Forgetful())
+        await open_game(lost, "good")
+        good_end = await store.head_position()
+        await open_game(lost, "bad")
+        broken = ["bad"]
+
+        async def after(game_id: str, outcome: Outcome[Any, Any]) -> Outcome[Any, Any]:
+            if game_id in broken:
+                raise RuntimeError("a bug")
+            return outcome
+
+        index = MemoryDeadlines()
+        sweeper = Sweeper(host_of(store, now, index), index, after, interval=1, chunk=1)
+        await sweeper.recover()
+        # Chunk by chunk (a position each here) up to the first of "bad"'s: looked at again.
+        assert await index.covered("connect4x4") == good_end
+        now.at += timedelta(seconds=31)
+        assert await index.due("connect4x4", now.at) == ["good"]
+        broken.clear()
+        assert await sweeper.recover() == await store.head_position() - good_end
+        assert await index.covered("connect4x4") == await store.head_position()
+        assert await index.due("connect4x4", now.at) == ["bad", "good"]
+
+    asyncio.run(go())
+
+
+def test_the_running_sweeper_catches_up_by_itself() -> None:
+    async def go() -> None:
+        store, now = InMemoryEventStore(), FakeNow()
+        index = MemoryDeadlines()
+        sweeper = Sweeper(host_of(store, now, index), index, interval=0.01, cover_seconds=0.02)
+        running = asyncio.create_task(sweeper.run())
+        try:
+            await asyncio.sleep(0.05)
+            await open_game(host_of(store, now, Forgetful()), "g")
+            head = await store.head_position()
+            for _ in range(500):
+                if await index.covered("connect4x4") >= head:
+                    break
+                await asyncio.sleep(0.01)
+            assert await index.due("connect4x4", now.at + timedelta(seconds=31)) == ["g"]
+        finally:
+            running.cancel()
 
     asyncio.run(go())

@@ -148,6 +148,13 @@ class InMemoryEventStore:
     async def head_position(self) -> int:
         return len(self._all)
 
+    async def streams_touched(self, category: str, after: int, through: int) -> list[str]:
+        found: dict[str, None] = {}
+        for event in self._all[max(after, 0) : max(through, 0)]:
+            if event.stream_id.split("-", 1)[0] == category:
+                found[event.stream_id] = None
+        return list(found)
+
     async def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
         position = max(from_position, 1)
         while True:

@@ -107,6 +107,14 @@ _STREAM_VERSION = _compiled(
     )
 )
 
+# A range of positions (the primary key), the category as the relay's lanes read it; one
+# row per stream, not per event.
+_STREAMS_TOUCHED = (
+    "SELECT stream_id FROM events WHERE position > %(after)s::bigint"
+    " AND position <= %(through)s::bigint AND split_part(stream_id, '-', 1) = %(category)s"
+    " GROUP BY stream_id ORDER BY min(position)"
+)
+
 _HEAD_POSITION = _compiled(select(func.coalesce(func.max(events.c.position), literal_column("0"))))
 _SAVE_SNAPSHOT = (
     "INSERT INTO snapshots (stream_id, version, type, schema_version, data, recorded_at) "
@@ -320,6 +328,12 @@ class PostgresEventStore:
         """The position of the last committed event (0 for an empty store)."""
         rows = await self._fetch(_HEAD_POSITION, {})
         return int(rows[0][0])
+
+    async def streams_touched(self, category: str, after: int, through: int) -> list[str]:
+        rows = await self._fetch(
+            _STREAMS_TOUCHED, {"category": category, "after": after, "through": through}
+        )
+        return [row[0] for row in rows]
 
     async def subscribe_all(
         self, from_position: int = 0, batch_size: int = 500

@@ -127,3 +127,11 @@ game_deadlines = Table(
         postgresql_where=text("deadline IS NOT NULL"),
     ),
 )
+
+game_deadline_marks = Table(
+    "game_deadline_marks",
+    metadata,
+    Column("category", Text, primary_key=True),
+    Column("position", BigInteger, nullable=False),  # every game's note known up to here
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)

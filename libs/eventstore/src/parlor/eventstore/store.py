@@ -52,6 +52,13 @@ class EventStore(Protocol):
         """The position of the last committed event (0 for an empty store)."""
         ...
 
+    async def streams_touched(self, category: str, after: int, through: int) -> list[str]:
+        """The ids of ``category``'s streams (``<category>-<id>``) with an event at a position
+        in ``(after, through]``, each once, in the order of its first event there: which
+        games a stretch of the global order touched, read in the store (the events of other
+        categories and the events' data never leave it)."""
+        ...
+
     def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
         """Every event from ``from_position`` on, waiting for new ones; never ends by itself."""
         ...

@@ -9,6 +9,12 @@ left to time keeps its row as a marker (deadline None, NULL in PostgreSQL), whic
 never lists. ``postpone`` moves a row the sweeper could not handle out of the way (and
 drops the row of a game that does not exist), keeping its version, so the game's next
 ``schedule`` replaces it as usual and a later game of that id is scheduled as any other.
+
+The index also keeps each game type's **mark** (``covered``, ``cover``; the
+``game_deadline_marks`` table, migration 0007): the store position up to which every game
+is known noted. Notes are written apart from the appends (see ``PostgresDeadlines``), so
+the notes of a replica that died may be lost; the sweeper's recovery notes again the
+games after the mark, then raises it (``Sweeper.recover``).
 """
 
 from __future__ import annotations
@@ -46,10 +52,21 @@ class DeadlineIndex(Protocol):
         its version."""
         ...
 
+    async def covered(self, category: str) -> int:
+        """The mark: every game of ``category`` with an event at or before this position is
+        noted at a version that includes it (0: no mark yet)."""
+        ...
+
+    async def cover(self, category: str, position: int) -> None:
+        """Write this index's pending notes, then raise the mark to ``position`` (a lower
+        one leaves it): the caller has noted every game with an event up to there."""
+        ...
+
 
 class MemoryDeadlines:
     def __init__(self) -> None:
         self._rows: dict[tuple[str, str], tuple[datetime | None, int]] = {}
+        self._marks: dict[str, int] = {}
 
     async def schedule(
         self, category: str, game_id: str, deadline: datetime | None, version: int
@@ -80,6 +97,12 @@ class MemoryDeadlines:
         else:
             self._rows[key] = (until, known[1])
 
+    async def covered(self, category: str) -> int:
+        return self._marks.get(category, 0)
+
+    async def cover(self, category: str, position: int) -> None:
+        self._marks[category] = max(self._marks.get(category, 0), position)
+
 
 _UPSERT = text(
     "INSERT INTO game_deadlines (category, game_id, deadline, version)"
@@ -100,6 +123,13 @@ _DROP = text(
     "DELETE FROM game_deadlines WHERE category = :category AND game_id = :game_id"
     " AND deadline <= :seen"
 )
+_COVERED = text("SELECT position FROM game_deadline_marks WHERE category = :category")
+_COVER = text(
+    "INSERT INTO game_deadline_marks (category, position, updated_at)"
+    " VALUES (:category, :position, now()) ON CONFLICT (category) DO UPDATE"
+    " SET position = excluded.position, updated_at = excluded.updated_at"
+    " WHERE game_deadline_marks.position < excluded.position"
+)
 _DUE = text(
     "SELECT game_id FROM game_deadlines WHERE category = :category"
     " AND deadline IS NOT NULL AND deadline <= :at ORDER BY deadline LIMIT :limit"
@@ -114,7 +144,9 @@ class PostgresDeadlines:
     """The index on ``game_deadlines``. ``schedule`` only notes the row (the move path waits
     for no write); the notes of ``flush_seconds`` are written in one statement, and ``due``
     writes this replica's notes first. A crash may lose the last notes: the rows they
-    would have replaced stay, and the sweeper corrects a row at its next visit. So a
+    would have replaced stay, and the sweeper corrects a row at its next visit; a game
+    left with no row, or only a marker, is found by the sweepers' recovery, which reads
+    the games after the mark (``cover``: this index's notes, then the mark). So a
     flush commits without waiting for the disk (``synchronous_commit`` off for its
     transaction): a crash loses at most what PostgreSQL's WAL writer had not written yet
     (about 0.2 s), which is the loss already allowed, and the appends' commits, which
@@ -193,6 +225,25 @@ class PostgresDeadlines:
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(_DROP if until is None else _POSTPONE, params)
+        except _UNAVAILABLE as exc:
+            raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
+
+    async def covered(self, category: str) -> int:
+        try:
+            async with self.engine.connect() as conn:
+                found = (await conn.execute(_COVERED, {"category": category})).scalar()
+        except _UNAVAILABLE as exc:
+            raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
+        return int(found or 0)
+
+    async def cover(self, category: str, position: int) -> None:
+        """The pending notes first, then the mark, in a transaction that waits for the disk
+        (``synchronous_commit`` as configured): the WAL is written in order, so once the mark
+        is on disk the notes' commit before it is too, though it did not wait."""
+        await self.flush()
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(_COVER, {"category": category, "position": position})
         except _UNAVAILABLE as exc:
             raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
 

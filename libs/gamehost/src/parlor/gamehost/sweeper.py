@@ -14,13 +14,36 @@ being down, which skips the pass) is logged with its id and its row is pushed ba
 a backoff (``interval * 2**failures``, at most ``max_backoff`` seconds), so it leaves
 the head of the due list to the real timeouts behind it.
 
-**On start** (``recover``) it looks at the games of the store's last ``recover_events``
-events: the deadline index's notes of a replica that died (the last ``flush_seconds``
-of them) are lost, and a game whose newest note was lost may have no row at all (made
-just before the crash) or only a marker (a bot's turn before, a game that was not
-timed yet), which ``due`` never lists: its clock would never run out. Each such game is
-loaded, its next deadline noted again and its follow-ups run (a bot whose move the
-crash cut off, Take Four's next round): all idempotent, so every replica may do it.
+**Recovery** (``recover``, on start, and ``catch_up``, every ``cover_seconds``): the
+deadline notes are written apart from the appends (a flush every 0.5 s, see
+``PostgresDeadlines``), so a replica that dies loses its last ones, and a game whose
+newest note was lost may have no row at all (made just before the crash) or only a
+marker (a bot's turn before, a game that was not timed yet), which ``due`` never lists:
+its clock would never run out. The index keeps a mark per game type, the store position
+up to which every game is known noted (``DeadlineIndex.covered``). A pass reads the
+games with an event after the mark (``EventStore.streams_touched``: the store filters
+the category and sends one row per game, in chunks of ``chunk`` positions), loads each
+from its own events, runs its follow-ups (a bot whose move the crash cut off, Take
+Four's next round), notes its next deadline, writes the notes and raises the mark to the
+chunk's end (``DeadlineIndex.cover``). All idempotent, so every replica may do it.
+
+Why no replica's move is missed, however many events came since and whichever replica
+made them: the mark only moves after every game touched up to it was loaded *after* the
+position was read, so each was noted at a version that includes its events up to there
+(positions are handed out in commit order). A move after the mark whose replica died
+before its flush is found by the next pass; a move at or before it was noted by the pass
+that raised it, whoever made the move and whether its own note ever reached the table. A
+game whose recovery fails for a reason nobody foresaw (logged with its id) keeps the mark
+below its chunk, so the next pass looks at it again; the store being down stops the pass
+(the next one goes on from the mark).
+
+``recover`` covers everything up to the head. ``catch_up`` covers up to the head it read
+one pass before, so the games it looks at are ``cover_seconds`` old and settled (their
+notes flushed, their bots moved) unless their replica died: it seldom runs a follow-up a
+live replica is running too (and one that does is a repeat of a command id, appending
+nothing). So a start reads only what came since the newest pass of any replica of its
+game type (a minute or two of that type's events, however long the platform ran), and a
+move costs no statement more: the notes are still flushed apart, in batches.
 """
 
 from __future__ import annotations
@@ -73,7 +96,8 @@ class Sweeper:
         interval: float | None = None,
         batch: int = 100,
         max_backoff: float = 300.0,
-        recover_events: int = 5000,
+        cover_seconds: float = 60.0,
+        chunk: int = 10_000,
     ) -> None:
         self.host = host
         self.deadlines = deadlines
@@ -81,7 +105,10 @@ class Sweeper:
         self.interval = interval if interval is not None else sweep_seconds()
         self.batch = batch
         self.max_backoff = max_backoff
-        self.recover_events = recover_events
+        self.cover_seconds = cover_seconds
+        self.chunk = chunk
+        self._head: int | None = None
+        """The head read by this replica's last recovery pass (where ``catch_up`` covers to)."""
         self.failures: dict[str, int] = {}
         """Game id -> its sweeps failed in a row on this replica (for the backoff)."""
 
@@ -141,49 +168,78 @@ class Sweeper:
         await self.deadlines.postpone(self.host.category, game_id, seen, until)
 
     async def recover(self) -> int:
-        """Note again the deadline of every game of the store's last ``recover_events``
-        events and run its follow-ups (see the module's doc); how many games it looked at."""
-        store = self.host.store
-        first = max(await store.head_position() - self.recover_events + 1, 0)
-        prefix = f"{self.host.category}-"
-        games: dict[str, None] = {}
-        while True:
-            batch = await store.read_all(first, 1000)
-            for event in batch:
-                if event.stream_id.startswith(prefix):
-                    games[event.stream_id[len(prefix) :]] = None
-            if len(batch) < 1000:
-                break
-            first = batch[-1].position + 1
-        for game_id in games:
-            try:
-                state, version = await self.host.load(game_id)
-                if self.host.decider.is_terminal(state):
-                    continue
-                outcome: Outcome[Any, Any] = Outcome(state, version, ())
-                if self.after is not None:
-                    try:
-                        outcome = await self.after(game_id, outcome)
-                    except ParlorError as exc:
-                        log.info("after recovery", extra={"game_id": game_id, "reason": exc.reason})
-                await self.host.schedule(game_id, outcome.state, outcome.version)
-            except Unavailable:
-                raise
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("recovery of a game failed", extra={"game_id": game_id})
-        return len(games)
+        """Note again every game of this type with an event after the mark, up to the head,
+        and run its follow-ups (see the module's doc); how many games it looked at."""
+        head = await self.host.store.head_position()
+        looked = await self._cover(head)
+        self._head = head
+        return looked
+
+    async def catch_up(self) -> int:
+        """``recover`` up to the head read by the previous pass (see the module's doc); how
+        many games it looked at."""
+        head = await self.host.store.head_position()
+        looked = 0 if self._head is None else await self._cover(self._head)
+        self._head = head
+        return looked
+
+    async def _cover(self, through: int) -> int:
+        """Recover the games touched from the mark up to ``through``, chunk by chunk, raising
+        the mark after each chunk until a game fails. (The host notes to the sweeper's own
+        index: its pending notes are the ones ``cover`` writes before the mark.)"""
+        category = self.host.category
+        start = await self.deadlines.covered(category)
+        prefix = f"{category}-"
+        looked = 0
+        failed = False
+        while start < through:
+            end = min(start + self.chunk, through)
+            for stream_id in await self.host.store.streams_touched(category, start, end):
+                looked += 1
+                if not await self._recover_one(stream_id[len(prefix) :]):
+                    failed = True
+            if not failed:
+                await self.deadlines.cover(category, end)
+            start = end
+        return looked
+
+    async def _recover_one(self, game_id: str) -> bool:
+        """Load one game, run its follow-ups and note its deadline; False if that failed
+        for a reason nobody foresaw (logged)."""
+        try:
+            state, version = await self.host.load(game_id)
+            if self.host.decider.is_terminal(state):
+                return True
+            outcome: Outcome[Any, Any] = Outcome(state, version, ())
+            if self.after is not None:
+                try:
+                    outcome = await self.after(game_id, outcome)
+                except ParlorError as exc:
+                    log.info("after recovery", extra={"game_id": game_id, "reason": exc.reason})
+            await self.host.schedule(game_id, outcome.state, outcome.version)
+        except Unavailable:
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("recovery of a game failed", extra={"game_id": game_id})
+            return False
+        return True
 
     async def run(self) -> None:
-        """Recover (once the store answers), then sweep forever, every ``interval`` seconds;
-        an outage waits for the next pass."""
+        """Recover (once the store answers), then sweep forever, every ``interval`` seconds,
+        and catch up every ``cover_seconds``; an outage waits for the next pass."""
         while True:
             if await self._step(self.recover, "recovery waits", "recovery failed"):
                 break
             await asyncio.sleep(self.interval)
+        every = max(1, round(self.cover_seconds / self.interval))
+        sweeps = 0
         while True:
             await self._step(self.sweep, "sweep skipped", "sweep failed")
+            sweeps += 1
+            if sweeps % every == 0:
+                await self._step(self.catch_up, "catch-up skipped", "catch-up failed")
             await asyncio.sleep(self.interval)
 
     async def _step(self, step: Callable[[], Awaitable[object]], away: str, failed: str) -> bool:
