@@ -198,7 +198,7 @@ async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live
         report = await run_script("lobby.mjs", web)
         stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
-    assert len(report["code"]) == 8
+    assert len(report["code"]) == 12
     assert report["games"][0] == report["games"][1]
     assert sorted(s.display_name for s in game.seats) == ["Ada", "Bob"]
     assert {m["by"] for m in report["moves"]} == {"Ada", "Bob"}
