@@ -24,6 +24,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from parlor.core.errors import ParlorError
 from parlor.eventstore import (
     NO_STREAM,
     Delivery,
@@ -247,6 +248,47 @@ async def test_an_event_the_bus_refuses_is_set_aside_and_the_relay_goes_on(
     assert letters[0][4] == len(big)
     assert DEAD_LETTERS.labels("games")._value.get() == before + 1
     assert any("dead letter" in m and "connect4x4-b:1" in m for m in caplog.messages)
+
+
+async def test_an_event_its_redaction_cannot_read_is_set_aside_unpublished_and_the_relay_goes_on(
+    store: PostgresEventStore,
+    nats_url: str,
+    subjects: Subjects,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A stored event the game's ``public`` cannot parse (a type its codec no longer knows,
+    bytes it cannot decode) is neither published as it is (it may hold a rack) nor retried
+    forever: before, the relay stepped down, took the lead again and met the same event,
+    so no event of any lane after it ever reached the bus."""
+    caplog.set_level(logging.ERROR, logger="parlor.eventstore.relay")
+
+    def public(event: RecordedEvent) -> RecordedEvent | None:
+        if event.type == "Unreadable":
+            raise ParlorError(f"unknown upwords event type {event.type!r}")
+        return event
+
+    bus = await JetStreamBus.connect(nats_url, subjects)
+    await bus.ensure_streams()
+    r = Relay(store, bus, name="games", redact=public, poll_interval=0.2, takeover_interval=0.1)
+    before = DEAD_LETTERS.labels("games")._value.get()
+    try:
+        await store.append("upwords-a", [NewEvent("Moved", b"1")], NO_STREAM)
+        await store.append("upwords-b", [NewEvent("Unreadable", b"rack:QZX")], NO_STREAM)
+        await store.append("upwords-a", [NewEvent("Moved", b"2")], 1)
+        r.start()
+        await until(lambda: _checkpoint_is(r, 3), 10)
+        ids = await stream_ids(nats_url, subjects)
+    finally:
+        await r.stop()
+        with contextlib.suppress(Exception):
+            await bus.js.delete_stream(subjects.stream)
+        await bus.close()
+    assert ids == ["upwords-a:1", "upwords-a:2"]
+    letters = await r.dead_letters()
+    assert [(p, s, v, t) for p, s, v, t, _, _ in letters] == [(2, "upwords-b", 1, "Unreadable")]
+    assert "unknown upwords event type" in letters[0][5]
+    assert DEAD_LETTERS.labels("games")._value.get() == before + 1
+    assert any("dead letter" in m and "upwords-b:1" in m for m in caplog.messages)
 
 
 async def _checkpoint_is(r: Relay, position: int) -> bool:
