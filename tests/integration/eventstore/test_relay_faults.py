@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from parlor.core.errors import ParlorError
+from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.eventstore import (
     NO_STREAM,
     Delivery,
@@ -289,6 +289,32 @@ async def test_an_event_its_redaction_cannot_read_is_set_aside_unpublished_and_t
     assert "unknown upwords event type" in letters[0][5]
     assert DEAD_LETTERS.labels("games")._value.get() == before + 1
     assert any("dead letter" in m and "upwords-b:1" in m for m in caplog.messages)
+
+
+async def test_a_bus_that_answers_after_start_limits_appends_to_its_servers_max_payload(
+    store: PostgresEventStore, subjects: Subjects, late_small_nats: Any
+) -> None:
+    """The services open the bus without waiting (``JetStreamBus.open``) and limit their
+    store to its max payload at once. Before NATS has answered, that is nats-py's 1 MiB
+    default; a server configured smaller, reached later, used to leave the store at 1 MiB,
+    so events it could never carry were appended and only met as dead letters by the
+    relay (a GameFinished never scored). The limit is now read at each append."""
+    bus = await JetStreamBus.open(late_small_nats.url, subjects, max_backoff=0.2)
+    store.limit_events_to(lambda: bus.max_payload)  # as game_backends and matchmaking do
+    try:
+        assert not bus.ready.is_set()
+        late_small_nats.start()
+        await asyncio.wait_for(bus.ready.wait(), 10)
+        assert bus.max_payload == 8192
+        with pytest.raises(InvalidArgument) as refused:
+            await store.append("upwords-big", [NewEvent("Named", b"x" * 6000)], NO_STREAM)
+        assert refused.value.reason == "EVENT_TOO_LARGE"
+        assert await store.stream_version("upwords-big") == 0
+        await store.append("upwords-big", [NewEvent("Named", b"x" * 1000)], NO_STREAM)
+    finally:
+        with contextlib.suppress(Exception):
+            await bus.js.delete_stream(subjects.stream)
+        await bus.close()
 
 
 async def _checkpoint_is(r: Relay, position: int) -> bool:
