@@ -209,7 +209,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
       notice(describe(err), "error");
     }
   };
-  const code = h("input", { id: "join-code", placeholder: "Invite code", size: 10 }) as HTMLInputElement;
+  const code = h("input", { id: "join-code", placeholder: "Invite code", size: 14 }) as HTMLInputElement;
   const matchCard = h(
     "div",
     { class: "card", id: "matchmaking" },

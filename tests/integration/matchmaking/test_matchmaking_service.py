@@ -243,7 +243,7 @@ async def test_private_lobby_starts_only_with_its_code_holders(start_platform, m
             lobby = await stubs["host"].CreateLobby(
                 pb.CreateLobbyRequest(game_type="connect4x4", min_players=3, max_players=3)
             )
-            assert len(lobby.code) == 8
+            assert len(lobby.code) == 12
             pal = await stubs["pal"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code.lower()))
             assert pal.ticket.lobby == lobby.code
             await asyncio.sleep(0.4)  # two holders of three: nothing starts, strangers stay out

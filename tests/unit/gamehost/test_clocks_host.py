@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from kits.clock import T0, FakeNow
 
-from parlor.core.errors import FailedPrecondition
+from parlor.core.errors import Conflict, FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.clocks import Clock, Stamp, advance, deadline, remaining
@@ -608,5 +608,61 @@ def test_abort_is_refused_unless_a_matched_game_is_not_started() -> None:
         assert C4.decider.decide(started, Abort()) == [GameFinished("ABORTED", (c4_rank1(),) * 2)]
         over = C4.decider.evolve(started, GameFinished("ABORTED", (c4_rank1(),) * 2))
         assert refusal(over) == "GAME_OVER"
+
+    run(go())
+
+
+class SlowConflicts(InMemoryEventStore):
+    """A store whose refused appends take a second of the server's clock (a round trip)."""
+
+    def __init__(self, now: FakeNow) -> None:
+        super().__init__()
+        self.now = now
+
+    async def append(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().append(*args, **kwargs)
+        except Conflict:
+            self.now.advance(1)
+            raise
+
+
+def test_a_move_is_timed_when_it_arrives_not_when_a_conflict_lets_it_through() -> None:
+    """Another replica's append makes this one decide again: the move came 0.5 s before
+    the deadline, and the second try, 0.5 s after it, must not turn it into a timeout (nor
+    charge the seat for the server's retry)."""
+
+    async def go() -> None:
+        now = FakeNow()
+        store = SlowConflicts(now)
+        here, there = c4_host(store, now), c4_host(store, now)
+        await open_c4(here, TimeControl.per_move(30), n=3)
+        await here.load("g")  # this replica's cache: seat 0 to move since T0
+        now.advance(20)
+        await there.execute("g", c4.Resign(2), actor="cy")  # another replica's append
+        now.advance(9.5)
+        outcome = await here.execute("g", drop(0), actor="ada")
+        assert store.conflicts == 1
+        assert now.at == T0 + timedelta(seconds=30.5)
+        assert outcome.state.game.timed_out in ((), (False, False, False))
+        assert isinstance(outcome.events[0], c4.CheckerDropped)
+        assert C4.decider.deadlines(outcome.state) == {1: T0 + timedelta(seconds=59.5)}
+
+    run(go())
+
+
+def test_a_fischer_seat_is_not_charged_for_the_servers_retry() -> None:
+    async def go() -> None:
+        now = FakeNow()
+        store = SlowConflicts(now)
+        here, there = c4_host(store, now), c4_host(store, now)
+        await open_c4(here, TimeControl.fischer(60, 2), n=3)
+        await here.load("g")
+        now.advance(4)
+        await there.execute("g", c4.Resign(2), actor="cy")
+        now.advance(6)
+        outcome = await here.execute("g", drop(0), actor="ada")
+        assert store.conflicts == 1
+        assert outcome.state.clock.seats[0].bank == 60 - 10 + 2
 
     run(go())

@@ -284,11 +284,12 @@ def test_rules_1_games_replay_a_resignation_as_the_end_for_everyone() -> None:
 
 
 def test_new_games_record_the_current_rules_version() -> None:
-    assert uw.RULES_VERSION == 2
+    assert uw.RULES_VERSION == 3
     assert UpwordsConfig().rules == uw.RULES_VERSION
-    assert uw.rules_for_new_game(0) == uw.rules_for_new_game(2) == 2
-    with pytest.raises(InvalidArgument) as refused:
-        uw.rules_for_new_game(1)
+    assert uw.rules_for_new_game(0) == uw.rules_for_new_game(3) == 3
+    for older in (1, 2):
+        with pytest.raises(InvalidArgument) as refused:
+            uw.rules_for_new_game(older)
     assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
 
 
@@ -301,3 +302,38 @@ def test_a_seat_that_resigned_ranks_behind_every_seat_that_played_on() -> None:
     reason, ranked = standings(s)
     assert reason == "ALL_PASSED"
     assert [r.rank for r in ranked] == [3, 2, 1]  # 45 points, but it left
+
+
+def test_a_play_withdrawn_after_its_player_resigned_leaves_the_turn_where_it_was() -> None:
+    """Rules 2: the seat whose play is taken back has resigned since it played, so it cannot
+    play again; the turn stays with the seat it had passed to (the game waited on the
+    resigned seat for ever: every command refused, its clock's timeout too)."""
+    s = state(board("5E CAT"), racks=("OXXXXXX", "ABCDEFG", "HIJKLMN"), bag="PQR", config=CHALLENGE)
+    s, _ = run(s, play(0, "5E (C)O(T)"), Resign(0))
+    assert s.to_move == 1
+    s, events = run(s, Challenge(2, {"cot": False}))
+    assert isinstance(events[-1], PlayWithdrawn)
+    assert (s.phase, s.to_move, s.retry) == (Phase.PLAYING, 1, False)
+    s, _ = run(s, Pass(1))
+    assert s.to_move == 2  # the resigned seat stays skipped
+    s, events = run(s, Pass(2))
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert ended.reason == "ALL_PASSED"
+
+
+def test_a_play_withdrawn_after_its_player_resigned_can_end_a_round_of_passes() -> None:
+    """The passes before the withdrawn play count again: with the player gone, the seats
+    still playing have all passed since the last play that stands."""
+    s = state(
+        board("5E CAT"),
+        racks=("OXXXXXX", "ABCDEFG", "HIJKLMN"),
+        bag="PQR",
+        config=CHALLENGE,
+        to_move=1,
+    )
+    s, _ = run(s, Pass(1), Pass(2), play(0, "5E (C)O(T)"), Resign(0))
+    s, events = run(s, Challenge(2, {"cot": False}))
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert (ended.reason, ended.winners) == ("ALL_PASSED", (1, 2))  # 7 tiles each

@@ -1,10 +1,12 @@
 """Clocks: each seat's remaining time and deadline as a pure fold over a game's events.
 
-The host reads the server's time once per command (an injectable ``Now``, so tests need
-no sleeps) and records it, with the seat that acted, in the metadata of the events the
-command appends (``clock_at`` on every event, ``clock_seat`` on the first). Nothing here
-reads a clock: ``advance`` folds one event with its ``Stamp`` into the ``Clock``, so live
-play, replay, ``parlor verify`` and exports compute the same clocks from the same events.
+The host reads the server's time once per command, when it arrives (an injectable
+``Now``, so tests need no sleeps; a retry after a conflict keeps that time, never earlier
+than the game's last stamp) and records it, with the seat that acted, in the metadata of
+the events the command appends (``clock_at`` on every event, ``clock_seat`` on the
+first). Nothing here reads a clock: ``advance`` folds one event with its ``Stamp`` into
+the ``Clock``, so live play, replay, ``parlor verify`` and exports compute the same
+clocks from the same events.
 
 Whose clock runs is the game's to say (``Timing.running``): in turn-based games the seat
 to move; in Take Four every seat still racing. A seat's clock starts when it starts

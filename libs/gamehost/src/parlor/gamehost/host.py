@@ -346,6 +346,9 @@ class GameHost(Generic[S, C, E]):
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
+        # The command is timed when it arrives: a retry after a conflict (another writer
+        # first, the dictionary asked again) is the server's time, not the seat's.
+        arrived = self.now()
         for attempt in range(self.max_attempts):
             if create:
                 state, version = self.decider.initial_state(), NO_STREAM
@@ -353,7 +356,7 @@ class GameHost(Generic[S, C, E]):
                 (state, version), caught_up = caught_up, None
             else:
                 state, version = await self._current(game_id, fresh=attempt > 0)
-            at = self.now()
+            at = _not_before(arrived, state)
             stamped = False
             try:
                 decided = await _decided(command, state)
@@ -670,6 +673,15 @@ class GameHost(Generic[S, C, E]):
         records = tuple(folded)
         mine = tuple(r.event for r in records)
         return Outcome(state, result.last_version, mine, duplicate=True, records=records)
+
+
+def _not_before(arrived: datetime, state: Any) -> datetime:
+    """``arrived``, or the time of the state's last stamped event if that is later (the
+    writer that came first stamped after this command arrived): a stream's stamps never go
+    back. A seat whose deadline fell between the two was timed out by that writer."""
+    clock = getattr(state, "clock", None)
+    last = getattr(clock, "at", None)
+    return last if isinstance(last, datetime) and last > arrived else arrived
 
 
 async def _decided(command: C | Callable[[S], Awaitable[C]], state: S) -> C:

@@ -260,11 +260,18 @@ class UpwordsDecider:
             raise PermissionDenied("you may not challenge your own play", reason="OWN_PLAY")
         invalid = _check_verdicts(pending.words, command.verdicts)
         if invalid:
-            return [
+            events: list[Event] = [
                 PlayWithdrawn(
                     command.seat, pending.seat, invalid, pending.placements, pending.score
                 )
             ]
+            if state.is_out(pending.seat):
+                # Its player resigned since (rules 2): the turn stays where it is, and the
+                # passes before the play count again, as if it had never been made.
+                after = self._fold(state, events)
+                if after.passes >= after.active:
+                    events.append(self._ending(after, "ALL_PASSED"))
+            return events
         return [ChallengeFailed(command.seat, pending.seat), *self._close_window(state)]
 
     def _resign(self, state: UpwordsState, seat: int) -> list[Event]:
@@ -375,15 +382,18 @@ class UpwordsDecider:
             pending = state.pending
             passes = pending.passes_before if pending is not None else state.passes
             returned = tuple(p.tile for p in event.placements)
+            # The player plays again, unless it has dropped out since (resigned, rules 2):
+            # then the game must not wait on it, and the turn stays where it is.
+            gone = state.is_out(event.seat)
             return replace(
                 state,
                 board=state.board.lifted((p.row, p.col) for p in event.placements),
                 racks=_set_rack(state.racks, event.seat, state.racks[event.seat] + returned),
                 scores=_set(state.scores, event.seat, state.scores[event.seat] - event.score),
-                to_move=event.seat,
+                to_move=state.to_move if gone else event.seat,
                 passes=passes,
                 pending=None,
-                retry=True,
+                retry=state.retry if gone else True,
             )
         if isinstance(event, GameEnded):
             return replace(

@@ -29,7 +29,10 @@ from parlor.services.matchmaking.games import time_control_from_json, time_contr
 WAITING = "waiting"
 TERMINAL = frozenset({"matched", "cancelled", "expired", "withdrawn"})
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 8
+CODE_LENGTH = 12
+"""12 of 32 symbols: 60 bits, so a code cannot be found by guessing (an 8-character code,
+40 bits, could be: a thousand open lobbies and a million guesses a second from many
+addresses find one in a second); no 0/O or 1/I to misread."""
 
 _COLUMNS = (
     "t.ticket_id, t.player_id, t.display_name, t.game_type, t.min_players, t.max_players, "
