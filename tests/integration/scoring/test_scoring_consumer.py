@@ -429,6 +429,9 @@ async def test_a_forged_game_finished_taking_the_real_ones_message_id_does_not_s
     assert await inbox.handle(Handed(real), scorer.on_game_finished)
     assert scored(database_url, stream)
     assert rated_players(database_url, [ann, bob]) == sorted([ann, bob])
+    # and the other game, under its own id (so the session's tables stay what a rebuild makes)
+    assert await inbox.handle(Handed(other), scorer.on_game_finished)
+    assert scored(database_url, other.stream_id)
 
 
 async def test_junk_on_the_game_finished_subjects_is_set_aside_once_not_redelivered_forever(
