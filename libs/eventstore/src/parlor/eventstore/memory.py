@@ -24,6 +24,7 @@ from parlor.eventstore.events import (
     ANY_VERSION,
     DEFAULT_MAX_EVENT_BYTES,
     AppendResult,
+    EventLimit,
     NewEvent,
     RecordedEvent,
     Snapshot,
@@ -54,16 +55,27 @@ class InMemoryEventStore:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         self.upcasters = upcasters or Upcasters()
-        self.max_event_bytes = max_event_bytes
+        self._limit = EventLimit(max_event_bytes)
         self._all: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._commands: dict[tuple[str, str], AppendResult] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._appended = asyncio.Condition()
 
-    def limit_events_to(self, max_payload: int) -> None:
-        """Append no event larger than ``max_payload`` (the bus's)."""
-        self.max_event_bytes = min(self.max_event_bytes, max_payload)
+    @property
+    def max_event_bytes(self) -> int:
+        """The largest event appended now: its own limit, or its bus's max payload if less."""
+        return self._limit()
+
+    @max_event_bytes.setter
+    def max_event_bytes(self, value: int) -> None:
+        self._limit.own = value
+
+    def limit_events_to(self, max_payload: int | Callable[[], int]) -> None:
+        """Append no event larger than ``max_payload``: the bus's, read from its server.
+        A function (``lambda: bus.max_payload``) is read at each append, for a bus that
+        may reach its server after this is said (``JetStreamBus.open``)."""
+        self._limit.limit_to(max_payload)
 
     @traced_append
     async def append(

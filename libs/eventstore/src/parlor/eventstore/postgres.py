@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, NoReturn
 
 import psycopg
@@ -30,6 +30,7 @@ from parlor.eventstore.events import (
     DEFAULT_MAX_EVENT_BYTES,
     NO_METADATA,
     AppendResult,
+    EventLimit,
     Metadata,
     NewEvent,
     RecordedEvent,
@@ -200,7 +201,7 @@ class PostgresEventStore:
     ) -> None:
         self.url = url
         # The largest event appended: the bus's max payload (``limit_events_to`` on connect).
-        self.max_event_bytes = max_event_bytes
+        self._limit = EventLimit(max_event_bytes)
         # Store calls are one statement each: autocommit connections from a psycopg pool
         # (checkout ~10 us, against ~80 us through SQLAlchemy's pool, per the benchmark's
         # profile). ``engine`` is SQLAlchemy's, for transactions that join an append.
@@ -219,9 +220,20 @@ class PostgresEventStore:
         self.upcasters = upcasters or Upcasters()
         self.poll_interval = poll_interval
 
-    def limit_events_to(self, max_payload: int) -> None:
-        """Append no event larger than ``max_payload`` (the bus's, read from its server)."""
-        self.max_event_bytes = min(self.max_event_bytes, max_payload)
+    @property
+    def max_event_bytes(self) -> int:
+        """The largest event appended now: its own limit, or its bus's max payload if less."""
+        return self._limit()
+
+    @max_event_bytes.setter
+    def max_event_bytes(self, value: int) -> None:
+        self._limit.own = value
+
+    def limit_events_to(self, max_payload: int | Callable[[], int]) -> None:
+        """Append no event larger than ``max_payload``: the bus's, read from its server.
+        A function (``lambda: bus.max_payload``) is read at each append, for a bus that
+        may reach its server after this is said (``JetStreamBus.open``)."""
+        self._limit.limit_to(max_payload)
 
     async def close(self) -> None:
         await self._group_commit.close()
