@@ -37,10 +37,12 @@ const serverClocks = (page, gameId) =>
 
 // Watch the clocks for a while: what each page showed before and after.
 async function watched(pages, ms) {
+  const start = Date.now();
   const before = await Promise.all(pages.map(clocksOf));
   await sleep(ms);
   const after = await Promise.all(pages.map(clocksOf));
-  return before.map((b, i) => ({ before: b, after: after[i] }));
+  const elapsed = Date.now() - start; // at most this long between a page's two readings
+  return before.map((b, i) => ({ before: b, after: after[i], elapsed }));
 }
 
 await main(async (browser) => {
