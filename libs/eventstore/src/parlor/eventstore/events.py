@@ -211,6 +211,27 @@ class EventLimit:
         return min(self.own, *(bus() for bus in self._buses))
 
 
+class EventSizeLimited:
+    """A store's size limit on what it appends (``EventLimit``), shared by both stores."""
+
+    _limit: EventLimit
+
+    @property
+    def max_event_bytes(self) -> int:
+        """The largest event appended now: its own limit, or its bus's max payload if less."""
+        return self._limit()
+
+    @max_event_bytes.setter
+    def max_event_bytes(self, value: int) -> None:
+        self._limit.own = value
+
+    def limit_events_to(self, max_payload: int | Callable[[], int]) -> None:
+        """Append no event larger than ``max_payload``: the bus's, read from its server.
+        A function (``lambda: bus.max_payload``) is read at each append, for a bus that
+        may reach its server after this is said (``JetStreamBus.open``)."""
+        self._limit.limit_to(max_payload)
+
+
 def check_event_size(event: NewEvent, max_bytes: int) -> None:
     """Refuse an event the bus could not carry (``max_bytes``: its max payload).
 

@@ -25,6 +25,7 @@ from parlor.eventstore.events import (
     DEFAULT_MAX_EVENT_BYTES,
     AppendResult,
     EventLimit,
+    EventSizeLimited,
     NewEvent,
     RecordedEvent,
     Snapshot,
@@ -42,7 +43,7 @@ from parlor.eventstore.upcasting import Upcasters
 from parlor.telemetry.metrics import CONSUMER_HANDLED
 
 
-class InMemoryEventStore:
+class InMemoryEventStore(EventSizeLimited):
     """``EventStore`` in a list; one asyncio loop, so appends are naturally serialised."""
 
     appends = 0
@@ -61,21 +62,6 @@ class InMemoryEventStore:
         self._commands: dict[tuple[str, str], AppendResult] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._appended = asyncio.Condition()
-
-    @property
-    def max_event_bytes(self) -> int:
-        """The largest event appended now: its own limit, or its bus's max payload if less."""
-        return self._limit()
-
-    @max_event_bytes.setter
-    def max_event_bytes(self, value: int) -> None:
-        self._limit.own = value
-
-    def limit_events_to(self, max_payload: int | Callable[[], int]) -> None:
-        """Append no event larger than ``max_payload``: the bus's, read from its server.
-        A function (``lambda: bus.max_payload``) is read at each append, for a bus that
-        may reach its server after this is said (``JetStreamBus.open``)."""
-        self._limit.limit_to(max_payload)
 
     @traced_append
     async def append(

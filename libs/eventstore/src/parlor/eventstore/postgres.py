@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, NoReturn
 
 import psycopg
@@ -31,6 +31,7 @@ from parlor.eventstore.events import (
     NO_METADATA,
     AppendResult,
     EventLimit,
+    EventSizeLimited,
     Metadata,
     NewEvent,
     RecordedEvent,
@@ -181,7 +182,7 @@ def _database_unavailable(exc: BaseException) -> Unavailable | None:
     )
 
 
-class PostgresEventStore:
+class PostgresEventStore(EventSizeLimited):
     """``EventStore`` on PostgreSQL; build with ``PostgresEventStore(url)``, ``close()`` at exit."""
 
     appends = 0
@@ -219,21 +220,6 @@ class PostgresEventStore:
         self.engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
         self.upcasters = upcasters or Upcasters()
         self.poll_interval = poll_interval
-
-    @property
-    def max_event_bytes(self) -> int:
-        """The largest event appended now: its own limit, or its bus's max payload if less."""
-        return self._limit()
-
-    @max_event_bytes.setter
-    def max_event_bytes(self, value: int) -> None:
-        self._limit.own = value
-
-    def limit_events_to(self, max_payload: int | Callable[[], int]) -> None:
-        """Append no event larger than ``max_payload``: the bus's, read from its server.
-        A function (``lambda: bus.max_payload``) is read at each append, for a bus that
-        may reach its server after this is said (``JetStreamBus.open``)."""
-        self._limit.limit_to(max_payload)
 
     async def close(self) -> None:
         await self._group_commit.close()
