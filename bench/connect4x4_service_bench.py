@@ -42,7 +42,7 @@ def pct(samples: list[float], q: float) -> float:
 
 async def created(target: str, request: pb.CreateGameRequest) -> pb.Game:
     """A platform service seats the two players (a player may seat only themselves and bots)."""
-    token = issue_token(AUTH, "service:bench", roles=("service",))
+    token = issue_token(AUTH, "service:bench", roles=("service",), audience=("connect4x4",))
     async with client.channel(target, token) as channel:
         reply = await pb_grpc.Connect4x4ServiceStub(channel).CreateGame(request)
     return reply.game

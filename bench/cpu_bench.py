@@ -149,7 +149,9 @@ async def two_players(
     stubs = [stub_type(ch) for ch in channels]
     seats = [common_pb2.Seat(player_id=p) for p in players]
     # a platform service seats two players (a player may seat only themselves and bots)
-    service = issue_token(AUTH, "service:bench", roles=("service",))
+    service = issue_token(
+        AUTH, "service:bench", roles=("service",), audience=("upwords", "takefour")
+    )
     async with client.channel(target, service) as ch:
         await stub_type(ch).CreateGame(create(game_id=game_id, seats=seats))
     return game_id, channels, stubs

@@ -176,7 +176,7 @@ async def serve_and_measure(queue_per_game: bool, seconds: float) -> dict[str, A
             target = f"127.0.0.1:{server.port}"
             game_id = uuid.uuid4().hex
             # a platform service seats the players (a player may seat only themselves and bots)
-            service = issue_token(auth, "service:bench", roles=("service",))
+            service = issue_token(auth, "service:bench", roles=("service",), audience=("takefour",))
             async with client.channel(target, service) as channel:
                 await pb_grpc.TakeFourServiceStub(channel).CreateGame(
                     pb.CreateGameRequest(

@@ -90,7 +90,10 @@ async def bench(games: int, moves: int) -> None:
                     client.channel(dict_target, issue_token(AUTH, "bench")) as dc,
                     # a platform service seats p0 and p1 (players seat only themselves, bots)
                     client.channel(
-                        target, issue_token(AUTH, "service:bench", roles=("service",))
+                        target,
+                        issue_token(
+                            AUTH, "service:bench", roles=("service",), audience=("upwords",)
+                        ),
                     ) as cs,
                 ):
                     stubs = {

@@ -36,6 +36,7 @@ from deploy_facts import (
 from parlor.eventstore.bus import subject_matches
 from parlor.gamehost.games import games
 from parlor.kit.auth import jwks
+from parlor.kit.keys import declared_calls
 
 PREFIX, STREAM = "parlor.events", "PARLOR_EVENTS"
 CATEGORIES = (*games(), "matchmaking")  # every game in the registry, and matchmaking
@@ -203,7 +204,13 @@ def test_the_dev_jwks_is_the_public_half_of_the_dev_keys() -> None:
         for name, (kid, _) in SIGNING_KEYS.items()
     }
     public = delivered("dev", "dictionary")["PARLOR_JWT_PUBLIC_KEYS"].value
-    assert json.loads(public) == json.loads(jwks(keys))
+    assert json.loads(public) == json.loads(jwks(keys, declared_calls()))
+    # a game's own key signs only for the services its declaration says it calls
+    audiences = {key["kid"]: key.get("aud") for key in json.loads(public)["keys"]}
+    assert audiences == {
+        "identity": None,
+        **{name: sorted(game.calls) for name, game in games().items() if game.calls},
+    }
 
 
 def backend_labels(overlay: str) -> dict[int, dict[str, str]]:

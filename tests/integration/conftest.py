@@ -73,8 +73,20 @@ class Platform:
     def target(self) -> str:
         return f"127.0.0.1:{self.server.port}"
 
-    def token(self, player_id: str, roles: tuple[str, ...] = ()) -> str:
-        return issue_token(self.auth, player_id, player_id.title(), roles)
+    @property
+    def components(self) -> tuple[str, ...]:
+        """The names of the components it runs: the audiences its services' tokens name."""
+        return tuple(c.name for c in self.server.components)
+
+    def token(
+        self, player_id: str, roles: tuple[str, ...] = (), audience: tuple[str, ...] | None = None
+    ) -> str:
+        """A token signed with the identity key. A service token names the services it is
+        for (``audience``); by default every component this platform runs, as an operator's
+        tool would be given (a service takes a token only if it names it)."""
+        if audience is None:
+            audience = self.components if "service" in roles else ()
+        return issue_token(self.auth, player_id, player_id.title(), roles, audience=audience)
 
     def channel(self, player_id: str | None = None):  # type: ignore[no-untyped-def]
         return client.channel(self.target, self.token(player_id) if player_id else None)

@@ -159,7 +159,12 @@ class Client:
             "bob": issue_token(auth, "bob"),
             "cyd": issue_token(auth, "cyd"),
             # seats ada and bob (who agreed elsewhere): a player seats only themselves and bots
-            "service": issue_token(auth, "service:tests", roles=("service",)),
+            "service": issue_token(
+                auth,
+                "service:tests",
+                roles=("service",),
+                audience=("upwords", "takefour", "connect4x4"),
+            ),
             "none": None,
             "forged": issue_token(forged, "bob"),
         }

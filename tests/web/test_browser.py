@@ -198,7 +198,7 @@ async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live
         report = await run_script("lobby.mjs", web)
         stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
-    assert len(report["code"]) == 8
+    assert len(report["code"]) == 12
     assert report["games"][0] == report["games"][1]
     assert sorted(s.display_name for s in game.seats) == ["Ada", "Bob"]
     assert {m["by"] for m in report["moves"]} == {"Ada", "Bob"}
@@ -218,3 +218,82 @@ async def test_a_dropped_connection_resumes_after_the_last_version_seen(start_we
     # every move once, in order, the same as the player's page; no reload
     assert report["watcherLog"] == report["playerLog"]
     assert report["reloads"] == 1
+
+
+def _running(clocks: list[dict[str, Any]]) -> list[int]:
+    return [c["seat"] for c in clocks if c["running"]]
+
+
+async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a_move(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    browser()
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("clocks.mjs", web)
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        game = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"]))).game
+    assert game.clocks.time_control.kind == 3  # a matched game: the default, Fischer 5+3
+    assert report["timeControl"] == "5+3"
+
+    # before the first move, on both players' pages: the seat to move's clock counts down
+    first = report["first"]
+    to_move = _running(first[0]["before"])
+    assert len(to_move) == 1, first
+    for page in first:
+        for when in ("before", "after"):
+            assert len(page[when]) == 2
+            assert _running(page[when]) == to_move
+        ticking = {c["seat"]: c for c in page["before"]}, {c["seat"]: c for c in page["after"]}
+        runs, still = to_move[0], 1 - to_move[0]
+        fell = ticking[0][runs]["ms"] - ticking[1][runs]["ms"]
+        assert 1000 <= fell <= page["elapsed"] + 200, page  # 1.5 s watched, at 10 ticks a second
+        assert ticking[0][runs]["text"] != ticking[1][runs]["text"]
+        assert ticking[0][still] == ticking[1][still]
+        assert ticking[0][still]["text"] == "5:00"
+        assert ticking[0][runs]["ms"] <= 300_000
+
+    # a spectator who came seconds later counts from the server's moment, not its own
+    spectator = report["spectator"]
+    shown = {c["seat"]: c for c in spectator["page"]}
+    server = {c["seat"]: c for c in spectator["server"]}
+    runs = to_move[0]
+    assert shown[runs]["running"]
+    assert server[runs]["running"]
+    assert shown[runs]["ms"] < 297_000  # three seconds and more into the game
+    assert abs(shown[runs]["ms"] - server[runs]["ms"]) < 1000, spectator
+    assert shown[1 - runs]["ms"] == server[1 - runs]["ms"] == 300_000
+
+    # after the move, on both players' pages and the spectator's: the clocks have switched
+    stopped, now = to_move[0], 1 - to_move[0]
+    after_move = {c["seat"]: c for c in report["afterMove"]}
+    for page in report["second"]:
+        assert _running(page["before"]) == _running(page["after"]) == [now], page
+        before = {c["seat"]: c for c in page["before"]}
+        after = {c["seat"]: c for c in page["after"]}
+        assert 1000 <= before[now]["ms"] - after[now]["ms"] <= page["elapsed"] + 200, page
+        assert before[stopped] == after[stopped]
+        # the mover's bank as the server keeps it: what it had, less its move, plus 3 s
+        assert abs(after[stopped]["ms"] - after_move[stopped]["ms"]) <= 1
+        assert not after_move[stopped]["running"]
+    assert (SCREENSHOTS / "clocks.png").is_file()
+
+
+async def test_the_web_clients_unit_tests_pass() -> None:
+    """``npm test`` in web/: the clocks' arithmetic and writing (web/tests/unit), in node."""
+    problems = [] if shutil.which("npm") else ["npm is not installed (Node.js 18+ with npm)"]
+    if not (WEB / "node_modules" / "esbuild").is_dir():
+        problems.append("web/node_modules is missing: run make install")
+    stop_if_missing(problems, "the web client's unit tests")
+    process = await asyncio.create_subprocess_exec(
+        shutil.which("npm") or "npm",
+        "test",
+        cwd=WEB,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 120)
+    text = out.decode()
+    assert process.returncode == 0, text
+    assert "# fail 0" in text, text
+    assert "# pass 10" in text, text

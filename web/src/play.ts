@@ -2,7 +2,9 @@
 // a dropped connection), take actions and show refusals, replay a finished game with a
 // slider and step buttons, export it. Each game type supplies only how its game is drawn.
 import type { GenService, GenServiceMethods } from "@parlor/client";
+import type { Clocks } from "@parlor/client/gen/parlor/common/v1/common_pb";
 import { ApiError, stream, unary, type Stream } from "./api";
+import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { h, notice, replace } from "./dom";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
@@ -14,6 +16,7 @@ export interface SeatLike {
 export interface GameLike {
   gameId: string;
   version: bigint;
+  clocks?: Clocks; // absent for an untimed game
 }
 export interface EventLike {
   notation: string;
@@ -63,15 +66,44 @@ export function describe(error: unknown): string {
   return String(error);
 }
 
-function seatsLine(seats: SeatLike[], me: number | undefined): Node {
+// Who sits where; in a timed game each seat with its clock (filled in by paintClocks) and the
+// time control after them.
+function seatsLine(seats: SeatLike[], me: number | undefined, clocks: Clocks | undefined): Node {
+  const shown = timed(clocks);
   return h(
     "ul",
     { class: "seats" },
     seats.map((s) =>
-      h("li", { class: `seat seat-${s.index}${s.index === me ? " me" : ""}` }, h("span", { class: "swatch" }), s.displayName || s.playerId),
+      h(
+        "li",
+        { class: `seat seat-${s.index}${s.index === me ? " me" : ""}` },
+        h("span", { class: "swatch" }),
+        s.displayName || s.playerId,
+        shown && clocks.seats.some((c) => c.seat === s.index) ? h("span", { class: "clock", "data-seat": s.index }) : null,
+      ),
     ),
+    shown ? h("li", { class: "time-control", id: "time-control" }, controlLabel(clocks.timeControl)) : null,
   );
 }
+
+// Each seat's clock in `el` at server time `now` (ticking: counting down the running ones).
+function paintClocks(el: Element, clocks: Clocks | undefined, now: number, ticking: boolean): void {
+  if (!timed(clocks)) return;
+  for (const face of faces(clocks, now, ticking)) {
+    const span = el.querySelector<HTMLElement>(`.clock[data-seat="${face.seat}"]`);
+    if (!span) continue;
+    const text = face.timedOut ? "out of time" : face.text;
+    if (span.textContent !== text) span.textContent = text;
+    span.classList.toggle("running", face.running);
+    span.classList.toggle("low", face.low);
+    span.classList.toggle("out", face.timedOut);
+    span.dataset.ms = String(Math.round(face.ms));
+    span.dataset.running = String(face.running);
+  }
+}
+
+// The page's local clock: monotonic, so a change of the computer's time moves no clock.
+const localNow = (): number => performance.now();
 
 function commandId(): string {
   return crypto.randomUUID();
@@ -88,6 +120,8 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   const logEl = h("ol", { class: "log", id: "log" });
   const connEl = h("span", { class: "connection" });
   const links = h("p", { class: "links" });
+  const serverTime = new ServerTime();
+  let synced = false;
   replace(
     root,
     h("h2", {}, `${kind.label} `, h("small", {}, gameId)),
@@ -116,17 +150,43 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   };
 
   function apply(next: G): void {
+    const asOf = millis(next.clocks?.asOf);
+    if (asOf !== undefined) serverTime.seen(asOf, localNow());
     if (game && next.version < game.version) return; // an older picture arriving late
     game = next;
     draw();
+    if (!synced && timed(next.clocks) && !kind.finished(next)) void sync();
   }
+
+  // The server's time, from a GetGame's round trip: a game in play is answered with its
+  // clocks as of the call. Asked when a timed game is first shown and after a reconnect; its
+  // picture is not drawn (the stream's is, in order), only its moment is used.
+  async function sync(): Promise<void> {
+    synced = true;
+    try {
+      const sent = localNow();
+      const answer = (await unary(kind.service, "getGame", { gameId })) as unknown as { game?: G };
+      const received = localNow();
+      const asOf = millis(answer.game?.clocks?.asOf);
+      if (answer.game && asOf !== undefined && !kind.finished(answer.game)) serverTime.roundTrip(asOf, sent, received);
+    } catch {
+      synced = false; // asked again with the next picture; until then the stream's moments serve
+    }
+  }
+
+  // The clocks between the server's pictures: the running one counts down, ten times a second.
+  function tick(): void {
+    if (game) paintClocks(seatsEl, game.clocks, serverTime.at(localNow()), !kind.finished(game));
+  }
+  const ticker = setInterval(tick, 100);
 
   function draw(): void {
     if (!game) return;
     view.seat = seatOf(kind.seats(game), playerId);
     root.dataset.version = String(game.version);
     root.dataset.finished = String(kind.finished(game));
-    replace(seatsEl, seatsLine(kind.seats(game), view.seat));
+    replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
+    tick();
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));
     replace(logEl, log.map((n) => h("li", {}, n)));
@@ -168,12 +228,14 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
       },
       connection(up) {
         connEl.textContent = up ? "" : "(reconnecting…)";
+        if (up && game && timed(game.clocks) && !kind.finished(game)) void sync();
       },
     });
   };
   follow();
   return () => {
     closed = true;
+    clearInterval(ticker);
     watch?.close();
   };
 }
@@ -223,7 +285,8 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     root.dataset.version = String(game.version);
     counter.textContent = `event ${i + 1} of ${frames.length}`;
     noteEl.textContent = frame.event ? `${frame.event.info?.type.split(".").pop() ?? ""} ${frame.event.notation}` : "";
-    replace(seatsEl, seatsLine(kind.seats(game), view.seat));
+    replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
+    paintClocks(seatsEl, game.clocks, 0, false); // as they stood after this event: nothing runs
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));
   }

@@ -131,6 +131,23 @@ def deployed_nats() -> Iterator[PrivateNats]:
         shutil.rmtree(server.store_dir, ignore_errors=True)
 
 
+SMALL_MAX_PAYLOAD = 8192
+
+
+@pytest.fixture
+def late_small_nats(tmp_path: Path) -> Iterator[PrivateNats]:
+    """A nats-server of this test's own with a ``max_payload`` of 8 KiB, not started yet:
+    the test starts it (a NATS that answers after the services did)."""
+    config = tmp_path / "nats.conf"
+    config.write_text(f"max_payload: {SMALL_MAX_PAYLOAD}\n")
+    server = PrivateNats(config)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.store_dir, ignore_errors=True)
+
+
 async def _eventually(check: Callable[[], bool], seconds: float = 10.0) -> None:
     deadline = asyncio.get_running_loop().time() + seconds
     while not check():

@@ -24,6 +24,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.eventstore import (
     NO_STREAM,
     Delivery,
@@ -247,6 +248,73 @@ async def test_an_event_the_bus_refuses_is_set_aside_and_the_relay_goes_on(
     assert letters[0][4] == len(big)
     assert DEAD_LETTERS.labels("games")._value.get() == before + 1
     assert any("dead letter" in m and "connect4x4-b:1" in m for m in caplog.messages)
+
+
+async def test_an_event_its_redaction_cannot_read_is_set_aside_unpublished_and_the_relay_goes_on(
+    store: PostgresEventStore,
+    nats_url: str,
+    subjects: Subjects,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A stored event the game's ``public`` cannot parse (a type its codec no longer knows,
+    bytes it cannot decode) is neither published as it is (it may hold a rack) nor retried
+    forever: before, the relay stepped down, took the lead again and met the same event,
+    so no event of any lane after it ever reached the bus."""
+    caplog.set_level(logging.ERROR, logger="parlor.eventstore.relay")
+
+    def public(event: RecordedEvent) -> RecordedEvent | None:
+        if event.type == "Unreadable":
+            raise ParlorError(f"unknown upwords event type {event.type!r}")
+        return event
+
+    bus = await JetStreamBus.connect(nats_url, subjects)
+    await bus.ensure_streams()
+    r = Relay(store, bus, name="games", redact=public, poll_interval=0.2, takeover_interval=0.1)
+    before = DEAD_LETTERS.labels("games")._value.get()
+    try:
+        await store.append("upwords-a", [NewEvent("Moved", b"1")], NO_STREAM)
+        await store.append("upwords-b", [NewEvent("Unreadable", b"rack:QZX")], NO_STREAM)
+        await store.append("upwords-a", [NewEvent("Moved", b"2")], 1)
+        r.start()
+        await until(lambda: _checkpoint_is(r, 3), 10)
+        ids = await stream_ids(nats_url, subjects)
+    finally:
+        await r.stop()
+        with contextlib.suppress(Exception):
+            await bus.js.delete_stream(subjects.stream)
+        await bus.close()
+    assert ids == ["upwords-a:1", "upwords-a:2"]
+    letters = await r.dead_letters()
+    assert [(p, s, v, t) for p, s, v, t, _, _ in letters] == [(2, "upwords-b", 1, "Unreadable")]
+    assert "unknown upwords event type" in letters[0][5]
+    assert DEAD_LETTERS.labels("games")._value.get() == before + 1
+    assert any("dead letter" in m and "upwords-b:1" in m for m in caplog.messages)
+
+
+async def test_a_bus_that_answers_after_start_limits_appends_to_its_servers_max_payload(
+    store: PostgresEventStore, subjects: Subjects, late_small_nats: Any
+) -> None:
+    """The services open the bus without waiting (``JetStreamBus.open``) and limit their
+    store to its max payload at once. Before NATS has answered, that is nats-py's 1 MiB
+    default; a server configured smaller, reached later, used to leave the store at 1 MiB,
+    so events it could never carry were appended and only met as dead letters by the
+    relay (a GameFinished never scored). The limit is now read at each append."""
+    bus = await JetStreamBus.open(late_small_nats.url, subjects, max_backoff=0.2)
+    store.limit_events_to(lambda: bus.max_payload)  # as game_backends and matchmaking do
+    try:
+        assert not bus.ready.is_set()
+        late_small_nats.start()
+        await asyncio.wait_for(bus.ready.wait(), 10)
+        assert bus.max_payload == 8192
+        with pytest.raises(InvalidArgument) as refused:
+            await store.append("upwords-big", [NewEvent("Named", b"x" * 6000)], NO_STREAM)
+        assert refused.value.reason == "EVENT_TOO_LARGE"
+        assert await store.stream_version("upwords-big") == 0
+        await store.append("upwords-big", [NewEvent("Named", b"x" * 1000)], NO_STREAM)
+    finally:
+        with contextlib.suppress(Exception):
+            await bus.js.delete_stream(subjects.stream)
+        await bus.close()
 
 
 async def _checkpoint_is(r: Relay, position: int) -> bool:

@@ -44,11 +44,14 @@ async def test_the_example_game_is_played_watched_listed_replayed_and_exported(
     async with running(settings, [example.tictactoe], keys) as server:
         target = f"127.0.0.1:{server.port}"
 
-        def channel(player: str, roles: tuple[str, ...] = ()) -> Any:
-            return client.channel(target, issue_token(keys, player, player.title(), roles))
+        def channel(
+            player: str, roles: tuple[str, ...] = (), audience: tuple[str, ...] = ()
+        ) -> Any:
+            token = issue_token(keys, player, player.title(), roles, audience=audience)
+            return client.channel(target, token)
 
         async with (
-            channel("service:tests", ("service",)) as s_ch,
+            channel("service:tests", ("service",), (server.components[0].name,)) as s_ch,
             channel("ada") as a_ch,
             channel("bob") as b_ch,
             channel("carol") as c_ch,

@@ -81,7 +81,10 @@ async def test_a_timeout_fires_after_the_service_restarts(migrated: None, how: s
     service = Connect4x4Process(free_port())
     target = f"127.0.0.1:{service.port}"
     await service.start()
-    seater = client.channel(target, issue_token(auth, "service:tests", "tests", ("service",)))
+    seater = client.channel(
+        target,
+        issue_token(auth, "service:tests", "tests", ("service",), audience=("connect4x4",)),
+    )
     player = client.channel(target, issue_token(auth, ann, "Ann", ()))
     try:
         created = await c4_grpc.Connect4x4ServiceStub(seater).CreateGame(

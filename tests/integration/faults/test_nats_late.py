@@ -110,7 +110,7 @@ def test_a_platform_started_before_nats_becomes_serving_once_nats_starts(
 async def _play_and_see_it_published(target: str, url: str, stream: str, game_id: str) -> None:
     auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     # ada and bob sit together without matchmaking: a platform service creates their game
-    service = issue_token(auth, "service:tests", "tests", ("service",))
+    service = issue_token(auth, "service:tests", "tests", ("service",), audience=("connect4x4",))
     async with client.channel(target, service) as channel:
         stub = pb_grpc.Connect4x4ServiceStub(channel)
         seats = [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")]

@@ -94,7 +94,8 @@ async def test_four_seats_acting_at_once_through_a_kill_lose_and_double_nothing(
             stubs = {p: pb_grpc.TakeFourServiceStub(ch) for p, ch in channels.items()}
             # four people sit together without matchmaking: a platform service seats them
             channels["service"] = client.channel(
-                target, issue_token(auth, "service:tests", "tests", ("service",))
+                target,
+                issue_token(auth, "service:tests", "tests", ("service",), audience=("takefour",)),
             )
             creator = pb_grpc.TakeFourServiceStub(channels["service"])
 

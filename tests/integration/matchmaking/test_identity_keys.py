@@ -2,7 +2,8 @@
 
 Tokens are short-lived and renewed with IdentityService/RefreshToken; a token a game
 service's own key signs for anyone but that service (a player, an admin) is refused
-with UNAUTHENTICATED TOKEN_INVALID and stores nothing.
+with UNAUTHENTICATED TOKEN_INVALID and stores nothing; the service's own token is for the
+dictionary, and matchmaking refuses it (TOKEN_WRONG_AUDIENCE).
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ async def test_a_game_services_key_cannot_mint_a_player_or_an_admin(
     identity_key, upwords_key = generate_private_key(), generate_private_key()
     # The identity service verifies with the identity key and the game services' public keys.
     monkeypatch.setenv("PARLOR_JWT_PRIVATE_KEY", identity_key)
-    auth = AuthSettings(private_key=identity_key, public_keys=jwks({"upwords": upwords_key}))
+    # as parlor-keys writes it: the upwords key signs only for the dictionary, which it calls
+    public = jwks({"upwords": upwords_key}, {"upwords": ["dictionary"]})
+    auth = AuthSettings(private_key=identity_key, public_keys=public)
     upwords = AuthSettings(private_key=upwords_key, key_id="upwords")
     settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=2)
     async with running(settings, [available()["matchmaking"]], auth) as server:
@@ -85,10 +88,17 @@ async def test_a_game_services_key_cannot_mint_a_player_or_an_admin(
                     await id_grpc.IdentityServiceStub(ch).RefreshToken(id_pb.RefreshTokenRequest())
                 assert reason_of(refused.value) == "TOKEN_INVALID"
         assert await tickets_of(database_url, "mallory-player") == 0
-        # The service's own token is good for what a service does.
-        own = issue_token(upwords, "service:upwords", roles=("service",))
+        # The service's own token is for the dictionary: matchmaking takes it for nothing,
+        # neither a ticket for a player nor a refresh (an identity-signed copy).
+        own = issue_token(upwords, "service:upwords", roles=("service",), audience=("dictionary",))
         async with client.channel(target, own) as ch:
-            made = await pb_grpc.MatchmakingServiceStub(ch).CreateTicket(
-                pb.CreateTicketRequest(game_type="connect4x4", player_id="for-a-player")
-            )
-        assert made.ticket.player_id == "for-a-player"
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await pb_grpc.MatchmakingServiceStub(ch).CreateTicket(
+                    pb.CreateTicketRequest(game_type="connect4x4", player_id="for-a-player")
+                )
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            assert reason_of(refused.value) == "TOKEN_WRONG_AUDIENCE"
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await id_grpc.IdentityServiceStub(ch).RefreshToken(id_pb.RefreshTokenRequest())
+            assert reason_of(refused.value) == "TOKEN_WRONG_AUDIENCE"
+        assert await tickets_of(database_url, "for-a-player") == 0

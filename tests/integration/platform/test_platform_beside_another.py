@@ -65,13 +65,16 @@ class RunningPlatform:
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def metadata(self, player_id: str, roles: tuple[str, ...] = ()) -> tuple[tuple[str, str]]:
-        token = issue_token(KEY, player_id, player_id.title(), roles)
+    def metadata(
+        self, player_id: str, roles: tuple[str, ...] = (), audience: tuple[str, ...] = ()
+    ) -> tuple[tuple[str, str]]:
+        token = issue_token(KEY, player_id, player_id.title(), roles, audience=audience)
         return (("authorization", f"Bearer {token}"),)
 
     def service_metadata(self) -> tuple[tuple[str, str]]:
-        """A platform service's: only a service may seat two people (they agreed elsewhere)."""
-        return self.metadata("service:tests", ("service",))
+        """A platform service's for Upwords: only a service may seat two people (they agreed
+        elsewhere), and its token names the service it is for."""
+        return self.metadata("service:tests", ("service",), ("upwords",))
 
     @property
     def stream(self) -> str:

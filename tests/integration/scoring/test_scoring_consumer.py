@@ -10,6 +10,7 @@ the rebuild alike rate a ``service`` game only if its actor is allow-listed, and
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import shutil
 import signal
@@ -33,11 +34,13 @@ from parlor.eventstore import (
     PostgresEventStore,
     RecordedEvent,
 )
+from parlor.eventstore.bus import MSG_ID, event_headers
 from parlor.gamehost.consent import CONSENT, MATCH_FORMED, match_stream
 from parlor.matchmaking.v1 import events_pb2
 from parlor.services.scoring.migrate import migrate
 from parlor.services.scoring.scorer import Scorer
 from parlor.services.scoring.sheet import GAME_FINISHED, SEATS_TAKEN
+from parlor.telemetry.metrics import EVENTS_SET_ASIDE
 
 pytestmark = pytest.mark.integration
 
@@ -51,6 +54,8 @@ class Handed:
     recorded: RecordedEvent
     headers: Mapping[str, str] = field(default_factory=dict)
     delivery_count: int = 1
+    msg_id: str | None = None  # the publisher's Nats-Msg-Id, if not the event's own
+    acks: int = 0
 
     @property
     def subject(self) -> str:
@@ -62,13 +67,13 @@ class Handed:
 
     @property
     def message_id(self) -> str:
-        return self.recorded.message_id
+        return self.msg_id or self.recorded.message_id
 
     def event(self) -> RecordedEvent:
         return self.recorded
 
     async def ack(self) -> None:
-        return None
+        self.acks += 1
 
     async def nak(self, delay: float | None = None) -> None:
         return None
@@ -367,3 +372,122 @@ async def test_only_games_whose_consent_the_store_bears_out_are_rated(
         assert rated_players(database_url, [ann, bob, cy, dee, ida, jo]) == [], check
         assert rated_players(database_url, [gus, hal, eve, fay]) == sorted([gus, hal, eve, fay])
         await scorer.rebuild()
+
+
+# -- a message is only a claim: it keeps no inbox id, and junk is not retried forever -------
+
+
+def claim_of(real: RecordedEvent, **changes: Any) -> RecordedEvent:
+    """A message as a forger writes it: like a relay's, with what they chose changed."""
+    return dataclasses.replace(real, **changes)
+
+
+async def test_a_forged_game_finished_taking_the_real_ones_message_id_does_not_stop_its_scoring(
+    store: PostgresEventStore, database_url: str
+) -> None:
+    """The inbox remembers a message by the id its publisher wrote (``Nats-Msg-Id``). A
+    forger who publishes, while a game is still being played, a GameFinished under the id
+    the real one will have (``<stream>:<version>``, both public) was ignored as unconfirmed,
+    but its id was kept, so the real GameFinished was then skipped as a duplicate and the
+    game was never rated. So is one whose headers name another, real, game's event."""
+    category = "sc" + uuid.uuid4().hex[:6]
+    scorer = Scorer(store, timedelta(days=7))
+    inbox = Inbox(store.engine, f"scoring-claims-{category}")
+    ann, bob, cy, dee = names("ann", "bob", "cy", "dee")
+    stream = f"{category}-{uuid.uuid4().hex[:8]}"
+    taken = common_pb2.SeatsTaken(seats=seats([ann, bob]))
+    await store.append(
+        stream,
+        [NewEvent(SEATS_TAKEN, taken.SerializeToString(), metadata=AGREED)],
+        NO_STREAM,
+    )
+    won = common_pb2.GameFinished(
+        reason="LINE",
+        results=[
+            common_pb2.SeatResult(seat=common_pb2.Seat(index=0), rank=1),
+            common_pb2.SeatResult(seat=common_pb2.Seat(index=1), rank=2),
+        ],
+    )
+    other = await play(store, category, [(cy, 1), (dee, 2)])  # a real game, finished
+    ahead = claim_of(
+        other,
+        stream_id=stream,
+        version=2,
+        position=other.position + 1,
+        data=won.SerializeToString(),
+    )
+    forged = [
+        Handed(ahead),  # the id the real one will have, naming an event not (yet) stored
+        Handed(other, msg_id=f"{stream}:2"),  # a real event, under the coming one's id
+    ]
+    assert [await inbox.handle(f, scorer.on_game_finished) for f in forged] == [False, False]
+    assert [f.acks for f in forged] == [1, 1]  # handled for good: not delivered again
+    assert not scored(database_url, other.stream_id)  # scored only under its own id
+
+    await store.append(stream, [NewEvent(GAME_FINISHED, won.SerializeToString())], 1)
+    real = (await store.read_stream(stream, 2, 2))[0]
+    assert await inbox.handle(Handed(real), scorer.on_game_finished)
+    assert scored(database_url, stream)
+    assert rated_players(database_url, [ann, bob]) == sorted([ann, bob])
+    # and the other game, under its own id (so the session's tables stay what a rebuild makes)
+    assert await inbox.handle(Handed(other), scorer.on_game_finished)
+    assert scored(database_url, other.stream_id)
+
+
+async def test_junk_on_the_game_finished_subjects_is_set_aside_once_not_redelivered_forever(
+    store: PostgresEventStore, database_url: str, nats_url: str, unique: str
+) -> None:
+    """Garbage headers, absurd numbers, another event type: each is acked once and counted,
+    keeps no inbox id, and stalls nothing. Before, decoding raised, the inbox nak'ed it,
+    and it came back every second for ever (an error logged each time), with
+    JetStream's redeliveries going to it before new messages."""
+    from parlor.eventstore import JetStreamBus, Subjects
+
+    category = "sc" + uuid.uuid4().hex[:6]
+    subjects = Subjects(prefix=f"t{unique}.events", stream=f"T{unique}")
+    bus = await JetStreamBus.connect(nats_url, subjects)
+    await bus.ensure_streams()
+    scorer = Scorer(store, timedelta(days=7))
+    durable = f"scoring-junk-{unique}"
+    inbox = Inbox(store.engine, durable)
+    stop = asyncio.Event()
+    subject = f"{subjects.prefix}.{category}.x.GameFinished"
+    game = await play(store, category, [("ann", 1), ("bob", 2)])
+    real = event_headers(game)
+    junk: list[dict[str, str]] = [
+        {**real, "Parlor-Version": "three"},
+        {**real, "Parlor-Version": "9" * 40},  # past any bigint
+        {**real, "Parlor-Position": "-5"},
+        {**real, "Parlor-Recorded-At": "yesterday"},
+        {**real, "Parlor-Extra": "[1, 2]"},
+        {**real, "Parlor-Stream": "no such.stream"},
+        {k: v for k, v in real.items() if k != "Parlor-Position"},
+        {**real, "Parlor-Event-Type": "parlor.testgame.v1.Moved"},
+    ]
+    before = EVENTS_SET_ASIDE.labels(durable, "MALFORMED_EVENT")._value.get()
+    try:
+        sub = await bus.subscribe(durable, f"{subjects.prefix}.*.*.GameFinished", ack_wait=2.0)
+        for i, headers in enumerate(junk):
+            assert await bus.publish(subject, b"\xff\x00junk", {**headers, MSG_ID: f"junk-{i}"})
+        assert await bus.publish_event(game)  # and a real one after them
+        running = asyncio.create_task(
+            inbox.run(sub, scorer.on_game_finished, fetch_wait=0.2, retry_delay=0.2, stop=stop)
+        )
+        try:
+            for _ in range(100):
+                if scored(database_url, game.stream_id):
+                    break
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(1.0)  # a nak'ed message would be back within this
+        finally:
+            stop.set()
+            await asyncio.wait_for(running, 5)
+        info = await bus.js.consumer_info(subjects.stream, durable)
+    finally:
+        await bus.js.delete_stream(subjects.stream)
+        await bus.close()
+    assert scored(database_url, game.stream_id)
+    assert info.num_ack_pending == 0
+    assert info.num_redelivered == 0
+    assert [await inbox.seen(f"junk-{i}") for i in range(len(junk))] == [False] * len(junk)
+    assert EVENTS_SET_ASIDE.labels(durable, "MALFORMED_EVENT")._value.get() == before + 7

@@ -67,6 +67,39 @@ def test_messages_without_event_headers_decode_to_none() -> None:
 
 
 @pytest.mark.parametrize(
+    "changes",
+    [
+        {"Parlor-Version": "three"},
+        {"Parlor-Version": "0"},
+        {"Parlor-Version": "9" * 40},  # past a bigint (and Python's digit limit, at 4,301)
+        {"Parlor-Version": "\u0661"},  # a digit, but not ASCII
+        {"Parlor-Position": "-5"},
+        {"Parlor-Schema-Version": ""},
+        {"Parlor-Recorded-At": "yesterday"},
+        {"Parlor-Extra": "[1, 2]"},
+        {"Parlor-Extra": '{"a": 1}'},
+        {"Parlor-Extra": "{"},
+        {"Parlor-Stream": "no such.stream"},
+        {"Parlor-Stream": "upwords-" + "x" * 5000},
+        {"Parlor-Event-Type": "a>b"},
+        {"Parlor-Position": None},
+    ],
+)
+def test_a_message_whose_headers_no_store_could_have_written_is_malformed(
+    changes: dict[str, str | None],
+) -> None:
+    """Anyone who can publish writes these headers: each is checked to what a store holds,
+    and a bad one is one error a consumer can set aside (not a ValueError, KeyError or
+    TypeError from deep inside, which it would retry forever)."""
+    headers = {**event_headers(recorded()), **changes}
+    claimed = {k: v for k, v in headers.items() if v is not None}
+    with pytest.raises(InvalidArgument) as refused:
+        decode_event(claimed, b"")
+    assert refused.value.reason == "MALFORMED_EVENT"
+    assert len(refused.value.message) < 300
+
+
+@pytest.mark.parametrize(
     ("pattern", "subject", "matches"),
     [
         ("a.b.c", "a.b.c", True),

@@ -45,3 +45,15 @@ async def test_a_word_game_that_does_not_declare_its_call_is_refused_at_start() 
     with pytest.raises(ValueError, match="calls=\\('dictionary',\\)"):
         async with word_game_component(undeclared, DictionarySettings(), lambda *_: None):  # type: ignore[arg-type,return-value]
             pass
+
+
+def test_each_service_key_may_sign_only_for_the_services_its_game_calls(tmp_path: Path) -> None:
+    """The JWKS names, per game key, the services its tokens may be for (``aud``: the
+    declaration's ``calls``); a JWKS written before that is written again, keys kept."""
+    (tmp_path / "jwks.json").write_text('{"keys": []}')  # an older one, say
+    write_keys(tmp_path)
+    keys = json.loads((tmp_path / "jwks.json").read_text())["keys"]
+    audiences = {key["kid"]: key.get("aud") for key in keys}
+    assert audiences.pop("identity") is None  # the identity key signs for any service
+    assert audiences == {name: sorted(game.calls) for name, game in games().items() if game.calls}
+    assert audiences["upwords"] == ["dictionary"]

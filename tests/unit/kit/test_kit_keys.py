@@ -40,12 +40,12 @@ HERE = Path(__file__).parent
 IDENTITY_KEY = generate_private_key()
 UPWORDS_KEY = generate_private_key()
 IDENTITY = AuthSettings(private_key=IDENTITY_KEY)
-# What a game service holds: its own key, and the identity key's public half.
-UPWORDS = AuthSettings(
-    private_key=UPWORDS_KEY, key_id="upwords", public_keys=jwks({"identity": IDENTITY_KEY})
-)
+# The deployment's JWKS: the upwords key signs only for the dictionary (what it calls).
+JWKS = jwks({"identity": IDENTITY_KEY, "upwords": UPWORDS_KEY}, {"upwords": ["dictionary"]})
+# What a game service holds: its own key, and the JWKS.
+UPWORDS = AuthSettings(private_key=UPWORDS_KEY, key_id="upwords", public_keys=JWKS)
 # What a service that calls nobody holds: public keys only.
-VERIFIER = AuthSettings(public_keys=jwks({"identity": IDENTITY_KEY, "upwords": UPWORDS_KEY}))
+VERIFIER = AuthSettings(public_keys=JWKS)
 OLD_DEV_SECRET = "parlor-dev-secret-change-me-in-production"
 
 
@@ -111,11 +111,11 @@ def test_forged_tokens_are_refused_by_every_verifier(forged: str) -> None:
 
 def test_the_identity_key_signs_players_and_a_service_key_only_its_own_service() -> None:
     player = issue_token(IDENTITY, "ada", "Ada", ("admin",))
-    own = issue_token(UPWORDS, "service:upwords", roles=("service",))
+    own = issue_token(UPWORDS, "service:upwords", roles=("service",), audience=("dictionary",))
     for settings in (IDENTITY, UPWORDS, VERIFIER):
         assert verify_token(settings, player).roles == ("admin",)
     for settings in (UPWORDS, VERIFIER):  # those given the upwords key's public half
-        assert verify_token(settings, own).is_service
+        assert verify_token(settings, own, "dictionary").is_service
     assert jwt.get_unverified_header(player)["alg"] == "EdDSA"
     assert json.loads(jwks({"identity": IDENTITY_KEY}))["keys"][0]["kid"] == "identity"
     assert "d" not in json.loads(jwks({"identity": IDENTITY_KEY}))["keys"][0]  # public only

@@ -31,9 +31,11 @@ class Counting:
         self.calls = 0
         self.inner = auth._verify
 
-    def __call__(self, settings: AuthSettings, token: str) -> tuple[Identity, float]:
+    def __call__(
+        self, settings: AuthSettings, token: str, audience: str | None = None
+    ) -> tuple[Identity, float]:
         self.calls += 1
-        return self.inner(settings, token)
+        return self.inner(settings, token, audience)
 
 
 @pytest.fixture

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from upwords_testkit import approved, run, state
+from upwords_testkit import approved, board, run, state
 
 from parlor.core.errors import RuleViolation
-from parlor.rules.upwords import GameEnded, Pass, PlayerTimedOut, TimeOut
+from parlor.rules.upwords import GameEnded, Pass, PlayerTimedOut, TimeOut, UpwordsConfig
+from parlor.rules.upwords.standings import standings
+from parlor.rules.upwords.state import Phase
 
 
 def test_a_seat_out_of_time_in_a_two_player_game_loses() -> None:
@@ -57,3 +59,26 @@ def test_the_last_seat_playing_wins_on_time() -> None:
     ended = events[-1]
     assert isinstance(ended, GameEnded)
     assert (ended.reason, ended.winners) == ("TIMEOUT", (2,))
+
+
+def test_a_seat_out_of_time_ranks_behind_every_seat_that_played_on() -> None:
+    """Rules 3: letting the clock run out is leaving, as resigning is; by its score the seat
+    would rank above the players who stayed (and be rated so), a way round the resigner's
+    place behind them."""
+    s = state(board("5E CAT"), racks=("O", "HIJ", "KLM"), scores=(50, 3, 9))
+    s, _ = run(s, TimeOut(0), Pass(1), Pass(2))
+    assert (s.phase, s.end_reason, s.winners) == (Phase.ENDED, "ALL_PASSED", (2,))
+    assert s.scores == (45, -12, -6)
+    reason, ranked = standings(s)
+    assert reason == "ALL_PASSED"
+    assert [r.rank for r in ranked] == [3, 2, 1]  # 45 points, but it ran out of time
+
+
+def test_rules_2_games_rank_a_seat_out_of_time_by_its_score() -> None:
+    """A game keeps the reading it was created with: a replay ranks it as it was ranked."""
+    s = state(
+        board("5E CAT"), racks=("O", "HIJ", "KLM"), scores=(50, 3, 9), config=UpwordsConfig(rules=2)
+    )
+    s, _ = run(s, TimeOut(0), Pass(1), Pass(2))
+    _, ranked = standings(s)
+    assert [r.rank for r in ranked] == [2, 3, 1]

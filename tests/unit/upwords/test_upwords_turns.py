@@ -284,11 +284,12 @@ def test_rules_1_games_replay_a_resignation_as_the_end_for_everyone() -> None:
 
 
 def test_new_games_record_the_current_rules_version() -> None:
-    assert uw.RULES_VERSION == 2
+    assert uw.RULES_VERSION == 3
     assert UpwordsConfig().rules == uw.RULES_VERSION
-    assert uw.rules_for_new_game(0) == uw.rules_for_new_game(2) == 2
-    with pytest.raises(InvalidArgument) as refused:
-        uw.rules_for_new_game(1)
+    assert uw.rules_for_new_game(0) == uw.rules_for_new_game(3) == 3
+    for older in (1, 2):
+        with pytest.raises(InvalidArgument) as refused:
+            uw.rules_for_new_game(older)
     assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
 
 

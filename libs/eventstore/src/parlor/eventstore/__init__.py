@@ -19,7 +19,7 @@ from parlor.eventstore.events import (
     RecordedEvent,
     Snapshot,
 )
-from parlor.eventstore.inbox import Inbox
+from parlor.eventstore.inbox import Inbox, SetAside
 from parlor.eventstore.jetstream import JetStreamBus, NatsCredentials
 from parlor.eventstore.memory import InMemoryBus, InMemoryEventStore, InMemoryRelay
 from parlor.eventstore.migrate import migrate
@@ -46,6 +46,7 @@ __all__ = [
     "PostgresEventStore",
     "RecordedEvent",
     "Relay",
+    "SetAside",
     "Snapshot",
     "StreamCheck",
     "Subjects",

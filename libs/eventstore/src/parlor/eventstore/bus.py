@@ -19,8 +19,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from parlor.core.errors import Unavailable
-from parlor.eventstore.events import Metadata, RecordedEvent, split_stream_id
+from parlor.core.errors import InvalidArgument, Unavailable
+from parlor.eventstore.events import (
+    Metadata,
+    RecordedEvent,
+    check_event_type,
+    check_stream_id,
+    split_stream_id,
+)
 
 log = logging.getLogger(__name__)
 
@@ -111,29 +117,58 @@ def event_headers(event: RecordedEvent) -> dict[str, str]:
     return headers
 
 
+MAX_NUMBER = 2**63 - 1
+"""The largest version, position or schema version a store holds (a PostgreSQL bigint)."""
+
+
 def decode_event(headers: Mapping[str, str], data: bytes) -> RecordedEvent | None:
-    """The ``RecordedEvent`` a relay published, or None for a message that is not an event."""
+    """The ``RecordedEvent`` a relay published, or None for a message that is not an event.
+
+    Anyone who can publish can write these headers, so each is checked to what a store
+    could hold (an id that makes a subject, a type name, numbers from 1 to a bigint, a
+    time, an extra of strings): anything else is ``InvalidArgument`` (``MALFORMED_EVENT``),
+    a message to set aside, never one to try again. What it decodes is still a claim, to
+    be checked against the store.
+    """
     if STREAM not in headers or VERSION not in headers:
         return None
-    return RecordedEvent(
-        stream_id=headers[STREAM],
-        version=int(headers[VERSION]),
-        position=int(headers[POSITION]),
-        type=headers[EVENT_TYPE],
-        data=data,
-        schema_version=int(headers[SCHEMA_VERSION]),
-        metadata=Metadata(
-            command_id=headers.get(COMMAND_ID),
-            actor=headers.get(ACTOR),
-            causation_id=headers.get(CAUSATION_ID),
-            correlation_id=headers.get(CORRELATION_ID),
-            extra={
-                **(json.loads(headers[EXTRA]) if EXTRA in headers else {}),
-                **{k: headers[k] for k in TRACE_FIELDS if k in headers},
-            },
-        ),
-        recorded_at=datetime.fromisoformat(headers[RECORDED_AT]),
-    )
+    try:
+        extra = json.loads(headers[EXTRA]) if EXTRA in headers else {}
+        if not isinstance(extra, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in extra.items()
+        ):
+            raise ValueError(f"{EXTRA} is not an object of strings")
+        return RecordedEvent(
+            stream_id=check_stream_id(headers[STREAM]),
+            version=_number(headers, VERSION),
+            position=_number(headers, POSITION),
+            type=check_event_type(headers[EVENT_TYPE]),
+            data=data,
+            schema_version=_number(headers, SCHEMA_VERSION),
+            metadata=Metadata(
+                command_id=headers.get(COMMAND_ID),
+                actor=headers.get(ACTOR),
+                causation_id=headers.get(CAUSATION_ID),
+                correlation_id=headers.get(CORRELATION_ID),
+                extra={**extra, **{k: headers[k] for k in TRACE_FIELDS if k in headers}},
+            ),
+            recorded_at=datetime.fromisoformat(headers[RECORDED_AT]),
+        )
+    except (KeyError, ValueError, TypeError, InvalidArgument) as exc:
+        raise InvalidArgument(
+            f"not an event message as a relay publishes it: {str(exc)[:200]}",
+            reason="MALFORMED_EVENT",
+        ) from None
+
+
+def _number(headers: Mapping[str, str], name: str) -> int:
+    text = headers[name]
+    if not (text.isascii() and text.isdigit() and len(text) <= 19):
+        raise ValueError(f"{name} is not a number from 1 to {MAX_NUMBER}")
+    number = int(text)
+    if not 1 <= number <= MAX_NUMBER:
+        raise ValueError(f"{name} is not a number from 1 to {MAX_NUMBER}")
+    return number
 
 
 def subject_matches(pattern: str, subject: str) -> bool:

@@ -7,7 +7,7 @@ game-agnostic and any language can read what it wrote.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -184,6 +184,52 @@ def check_event_type(event_type: str) -> str:
             reason="INVALID_EVENT_TYPE",
         )
     return event_type
+
+
+class EventLimit:
+    """The largest event a store appends: its own limit, and the bus's max payload.
+
+    The bus's is given as a number, or as a function read at each append
+    (``lambda: bus.max_payload``): a bus opened before its server answered
+    (``JetStreamBus.open``) knows the server's limit only once it has connected, and a
+    number taken at start would keep nats-py's 1 MiB default under a server set smaller.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.own = max_bytes
+        self._buses: list[Callable[[], int]] = []
+
+    def limit_to(self, max_payload: int | Callable[[], int]) -> None:
+        if callable(max_payload):
+            self._buses.append(max_payload)
+        else:
+            self.own = min(self.own, max_payload)
+
+    def __call__(self) -> int:
+        if not self._buses:
+            return self.own
+        return min(self.own, *(bus() for bus in self._buses))
+
+
+class EventSizeLimited:
+    """A store's size limit on what it appends (``EventLimit``), shared by both stores."""
+
+    _limit: EventLimit
+
+    @property
+    def max_event_bytes(self) -> int:
+        """The largest event appended now: its own limit, or its bus's max payload if less."""
+        return self._limit()
+
+    @max_event_bytes.setter
+    def max_event_bytes(self, value: int) -> None:
+        self._limit.own = value
+
+    def limit_events_to(self, max_payload: int | Callable[[], int]) -> None:
+        """Append no event larger than ``max_payload``: the bus's, read from its server.
+        A function (``lambda: bus.max_payload``) is read at each append, for a bus that
+        may reach its server after this is said (``JetStreamBus.open``)."""
+        self._limit.limit_to(max_payload)
 
 
 def check_event_size(event: NewEvent, max_bytes: int) -> None:

@@ -5,6 +5,14 @@ The message id (``<stream>:<version>`` for events) is recorded in the table
 message seen before is skipped; a crash before commit leaves no trace (and the
 bus redelivers); a crash after commit but before ack is redelivered and skipped.
 Two replicas racing on one message serialise on the inbox's primary key.
+
+**A message is a claim.** Its id is whatever its publisher wrote (``Nats-Msg-Id``), so a
+handler that finds a message is not what it claims (malformed, or naming an event the
+store does not hold) raises ``SetAside``: the transaction rolls back, the id is *not*
+kept (else a forger who took the id a real event will have would make the consumer skip
+that event), and the message is acked, counted (``parlor_events_set_aside_total``) and
+never handled again. Only a failure that may pass (the database away, a bug) is retried:
+a poison message nak'ed forever would come back every ``retry_delay`` for good.
 """
 
 from __future__ import annotations
@@ -21,11 +29,24 @@ from parlor.eventstore.bus import Delivery, Subscription
 from parlor.eventstore.postgres import is_retriable, unavailable
 from parlor.eventstore.schema import inbox
 from parlor.eventstore.tracing import consumed
+from parlor.telemetry.metrics import set_aside
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[AsyncConnection, Delivery], Awaitable[None]]
 """Does the consumer's writes on the given connection, inside the inbox's transaction."""
+
+
+class SetAside(Exception):
+    """Raised by a handler: this message is not what it claims; keep nothing of it, ack it.
+
+    ``reason`` (an upper-case code, bounded: it labels a metric) says why.
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
 
 
 class Inbox:
@@ -49,6 +70,18 @@ class Inbox:
                 fresh = claimed.first() is not None
                 if fresh:
                     await handler(conn, delivery)
+        except SetAside as aside:
+            # Rolled back: its id is not kept; acked: it is never handled again.
+            log.warning(
+                "consumer %s set aside %s: %s",
+                self.consumer,
+                delivery.message_id[:200],
+                str(aside)[:500],
+                extra={"reason": aside.reason},
+            )
+            set_aside(self.consumer, aside.reason)
+            await delivery.ack()
+            return False
         except Exception as exc:
             if is_retriable(exc):
                 unavailable(exc)
@@ -66,7 +99,8 @@ class Inbox:
         retry_delay: float = 1.0,
         stop: asyncio.Event | None = None,
     ) -> None:
-        """Consume until ``stop`` is set; failures are retried, never skipped.
+        """Consume until ``stop`` is set; failures are retried, never skipped (but a
+        message its handler ``SetAside`` is acked and handled no more).
 
         A failing message is nak'ed (or, if even that fails, left to ``ack_wait``);
         a bus or database outage pauses the loop for ``retry_delay`` seconds.

@@ -24,6 +24,8 @@ from parlor.eventstore.events import (
     ANY_VERSION,
     DEFAULT_MAX_EVENT_BYTES,
     AppendResult,
+    EventLimit,
+    EventSizeLimited,
     NewEvent,
     RecordedEvent,
     Snapshot,
@@ -41,7 +43,7 @@ from parlor.eventstore.upcasting import Upcasters
 from parlor.telemetry.metrics import CONSUMER_HANDLED
 
 
-class InMemoryEventStore:
+class InMemoryEventStore(EventSizeLimited):
     """``EventStore`` in a list; one asyncio loop, so appends are naturally serialised."""
 
     appends = 0
@@ -54,16 +56,12 @@ class InMemoryEventStore:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         self.upcasters = upcasters or Upcasters()
-        self.max_event_bytes = max_event_bytes
+        self._limit = EventLimit(max_event_bytes)
         self._all: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._commands: dict[tuple[str, str], AppendResult] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._appended = asyncio.Condition()
-
-    def limit_events_to(self, max_payload: int) -> None:
-        """Append no event larger than ``max_payload`` (the bus's)."""
-        self.max_event_bytes = min(self.max_event_bytes, max_payload)
 
     @traced_append
     async def append(

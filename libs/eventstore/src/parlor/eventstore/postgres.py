@@ -30,6 +30,8 @@ from parlor.eventstore.events import (
     DEFAULT_MAX_EVENT_BYTES,
     NO_METADATA,
     AppendResult,
+    EventLimit,
+    EventSizeLimited,
     Metadata,
     NewEvent,
     RecordedEvent,
@@ -180,7 +182,7 @@ def _database_unavailable(exc: BaseException) -> Unavailable | None:
     )
 
 
-class PostgresEventStore:
+class PostgresEventStore(EventSizeLimited):
     """``EventStore`` on PostgreSQL; build with ``PostgresEventStore(url)``, ``close()`` at exit."""
 
     appends = 0
@@ -200,7 +202,7 @@ class PostgresEventStore:
     ) -> None:
         self.url = url
         # The largest event appended: the bus's max payload (``limit_events_to`` on connect).
-        self.max_event_bytes = max_event_bytes
+        self._limit = EventLimit(max_event_bytes)
         # Store calls are one statement each: autocommit connections from a psycopg pool
         # (checkout ~10 us, against ~80 us through SQLAlchemy's pool, per the benchmark's
         # profile). ``engine`` is SQLAlchemy's, for transactions that join an append.
@@ -218,10 +220,6 @@ class PostgresEventStore:
         self.engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
         self.upcasters = upcasters or Upcasters()
         self.poll_interval = poll_interval
-
-    def limit_events_to(self, max_payload: int) -> None:
-        """Append no event larger than ``max_payload`` (the bus's, read from its server)."""
-        self.max_event_bytes = min(self.max_event_bytes, max_payload)
 
     async def close(self) -> None:
         await self._group_commit.close()

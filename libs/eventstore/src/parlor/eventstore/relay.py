@@ -42,9 +42,12 @@ closed the bus is done with the relay; one left running (a cancellation swallowe
 way out) would otherwise lead on a bus that publishes nothing, renewing its lanes' leases
 and keeping every other replica of them out.
 
-**An event the bus refuses** (over NATS's max payload, say) is set aside in
-``relay_dead_letters`` (with ``parlor_relay_dead_letters_total`` and an ERROR log)
-and the relay goes on with the next event; the event stays in the store.
+**An event the bus refuses** (over NATS's max payload, say), **or one its lane's
+redaction fails on** (a type the game's codec no longer reads: published as it is, it
+might carry a rack), is set aside in ``relay_dead_letters`` (with
+``parlor_relay_dead_letters_total`` and an ERROR log) and the relay goes on with the next
+event; the event stays in the store. Neither is tried again: a relay that stepped down
+over one would meet it again at every lead, and publish nothing after it.
 """
 
 from __future__ import annotations
@@ -82,7 +85,8 @@ STREAM_REBUILDS = Counter(
 )
 DEAD_LETTERS = Counter(
     "parlor_relay_dead_letters_total",
-    "Events the bus refused (too large, say), set aside in relay_dead_letters.",
+    "Events the bus refused (too large, say) or their redaction failed on, set aside in "
+    "relay_dead_letters.",
     ["relay"],
 )
 LEADERSHIPS = Counter(
@@ -567,12 +571,22 @@ class Relay:
         JetStream stored is a prefix of it; the rest is sent again (dedupe drops repeats).
         An event the bus refuses is set aside as a dead letter and the rest go on.
         """
-        outgoing = [
-            (event, lane, out)
-            for event in batch
-            if (lane := self._lane_of(event)) is not None
-            and (out := lane.redact(event)) is not None
-        ]
+        outgoing: list[tuple[RecordedEvent, Lane, RecordedEvent]] = []
+        for event in batch:
+            lane = self._lane_of(event)
+            if lane is None:
+                continue
+            try:
+                out = lane.redact(event)
+            except Exception as exc:
+                # Never published as it is (it may hold what the redaction strips), never
+                # met again: a relay that stepped down over it would meet it at every lead.
+                await self._dead_letter(
+                    conn, lane, event, event, f"its redaction failed: {exc or type(exc).__name__}"
+                )
+                continue
+            if out is not None:
+                outgoing.append((event, lane, out))
         start, backoff = 0, 0.05
         while start < len(outgoing):
             await self._hold_lease(conn)
@@ -606,7 +620,9 @@ class Relay:
             failure = results[done]
             assert isinstance(failure, BaseException)
             if isinstance(failure, InvalidArgument):
-                await self._dead_letter(conn, failed_lane, failed_event, failed_out, failure)
+                await self._dead_letter(
+                    conn, failed_lane, failed_event, failed_out, failure.message
+                )
                 start += 1
                 continue
             if not isinstance(failure, Unavailable):
@@ -626,8 +642,9 @@ class Relay:
         lane: Lane,
         event: RecordedEvent,
         out: RecordedEvent,
-        failure: InvalidArgument,
+        reason: str,
     ) -> None:
+        """Set ``event`` aside for good (the bus refused ``out``, or no ``out`` could be made)."""
         await conn.execute(
             _DEAD_LETTER,
             {
@@ -638,17 +655,17 @@ class Relay:
                 "version": event.version,
                 "type": event.type,
                 "size": len(out.data),
-                "reason": failure.message[:500],
+                "reason": reason[:500],
             },
         )
         DEAD_LETTERS.labels(lane.name).inc()
         log.error(
-            "relay %s: the bus refused %s (position %d, %d bytes): %s; set aside as a dead letter",
+            "relay %s: %s (position %d, %d bytes) not published: %s; set aside as a dead letter",
             lane.name,
             event.message_id,
             event.position,
             len(out.data),
-            failure.message,
+            reason[:500],
             extra={"relay": lane.name, "message_id": event.message_id},
         )
 

@@ -205,8 +205,9 @@ async def game_backends(
             settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
         )
         try:
-            # The server's max payload if NATS answered at once, else NATS's 1 MiB default.
-            store.limit_events_to(outbox.bus.max_payload)
+            # The server's max payload, read at each append: NATS may answer only later.
+            bus = outbox.bus
+            store.limit_events_to(lambda: bus.max_payload)
             deadlines = PostgresDeadlines(store.engine)
             try:
                 yield GameBackends(

@@ -12,8 +12,9 @@ alone which games to rate, for live scoring and for a rebuild alike:
 
 - ``creator``: every human seat is the creator (the authenticated caller);
 - ``match:<match_id>``: the seats of a match (``matchmaking-<match_id>``'s ``MatchFormed``);
-- ``service``: a platform service (token role ``service``; it is the events' actor)
-  seated the players and vouches for their agreement (tournaments, operators' tools).
+- ``service``: a platform service (token role ``service``, meant for this game's service:
+  its ``aud`` names it, or the interceptor refused it; it is the events' actor) seated the
+  players and vouches for their agreement (tournaments, operators' tools).
 
 The record is itself only a claim (a compromised game service writes whatever it likes,
 and holds a service key of its own), so scoring checks it before rating (``rated``):

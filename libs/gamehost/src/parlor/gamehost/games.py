@@ -77,7 +77,8 @@ class GameType(Generic[S, C, E]):
     """The time controls offered to clients (``accepted_time_controls``: what matchmaking takes)."""
     calls: tuple[str, ...] = ()
     """The platform's services the game's service calls, with a token signed by a key of its
-    own (the word games call ``"dictionary"``): ``parlor-keys`` makes that key, and the
+    own (the word games call ``"dictionary"``, the component's name): ``parlor-keys`` makes
+    that key, whose JWK may sign tokens for these services only (``aud``), and the
     deployment gives it the key's Secret (``parlor.devinfra.gameservices``)."""
 
     @property

@@ -26,7 +26,7 @@ from parlor.gamehost.host import GameHost
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
 from parlor.gamehost.service import GameService, SeatCommand
-from parlor.gamehost.words import Dictionary, DictionarySettings, WordChecks
+from parlor.gamehost.words import AUDIENCE, Dictionary, DictionarySettings, WordChecks
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load
@@ -93,7 +93,7 @@ async def word_game_component(
     (``load(DictionarySettings)``): only the word games' deployments set them. Its
     declaration says it calls the dictionary (``GameType.calls``), so that its deployment
     has a key to sign that token with."""
-    if "dictionary" not in game.calls:
+    if AUDIENCE not in game.calls:
         raise ValueError(
             f"{game.name} calls the dictionary: its declaration needs calls=('dictionary',)"
         )

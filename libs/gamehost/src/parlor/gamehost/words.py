@@ -3,10 +3,11 @@
 The rules stay pure: the engine lists the words a command needs checked, this asks
 the dictionary about all of them at once, and the verdicts go into the command
 (``Dictionary.attach``, with the game's ``WordChecks``).
-A game service calls with a token of its own (``service_token``), renewed before
-it expires; a target at which this very process serves the dictionary (the platform's
-workers each host one) is asked directly, as the game service's own identity, without a
-loopback call (``parlor.kit.inprocess``).
+A game service calls with a token of its own (``service_token``), renewed before it
+expires, that is for the dictionary alone (its ``aud``: no other service takes it); a
+target at which this very process serves the dictionary (the platform's workers each host
+one) is asked directly, as the game service's own identity, without a loopback call
+(``parlor.kit.inprocess``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 5.0
 SERVICE = dpb.DESCRIPTOR.services_by_name["DictionaryService"].full_name
+AUDIENCE = "dictionary"
+"""The dictionary's component name: what a word game's token is for, and its declaration's
+``calls`` names."""
 IN_PROCESS_CALLS = Counter(
     "parlor_dictionary_in_process_calls_total",
     "Dictionary calls a word game made to the dictionary of its own process, without gRPC"
@@ -84,13 +88,16 @@ class DictionarySettings:
 
 
 def service_token(auth: AuthSettings, service: str) -> Callable[[], str]:
-    """A service's own token for the dictionary, renewed well before it expires."""
+    """A service's own token for the dictionary (and no other service: ``aud``), renewed
+    well before it expires."""
     held: dict[str, float | str] = {"token": "", "renew_at": 0.0}
 
     def token() -> str:
         now = time.time()
         if now >= float(held["renew_at"]):
-            held["token"] = issue_token(auth, f"service:{service}", roles=("service",), now=now)
+            held["token"] = issue_token(
+                auth, f"service:{service}", roles=("service",), now=now, audience=(AUDIENCE,)
+            )
             held["renew_at"] = now + auth.token_ttl_seconds / 2
         return str(held["token"])
 
@@ -116,7 +123,9 @@ class Dictionary:
         self.target = target
         self.channel = client.channel(target, token)
         # who asks a dictionary served in this process (over the network: the token's subject)
-        self.identity = auth.Identity(f"service:{service}", roles=("service",))
+        self.identity = auth.Identity(
+            f"service:{service}", roles=("service",), audience=(AUDIENCE,)
+        )
         self.stub = dpb_grpc.DictionaryServiceStub(self.channel)
         self.timeout = timeout
         # A lexicon id names its words (it is derived from them), so a verdict never

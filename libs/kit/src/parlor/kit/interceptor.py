@@ -3,6 +3,10 @@
 It wraps each handler once. A ``ParlorError`` becomes its mapped status with
 an ErrorInfo reason (see ``status.py``); an unexpected exception becomes
 ``INTERNAL`` with an incident id, and the traceback goes to the log only.
+
+A token is verified for the component that serves the called method (its audience: one
+server may serve many components, the platform all of them): a service token, with the
+powers it holds, is taken only by the services it names (``parlor.kit.auth``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import contextlib
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
@@ -319,7 +323,7 @@ def _stream_key(
 ) -> tuple[str, str] | None:
     """Whose stream this is and from which address, for the caps on open streams.
 
-    Trusted services are not capped.
+    Trusted services (a service token meant for this component) are not capped.
     """
     if identity is not None and identity.is_service:
         return None
@@ -335,15 +339,28 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         auth_settings: auth.AuthSettings,
         public_methods: frozenset[str] = frozenset(),
         limiter: RateLimiter | None = None,
+        components: Mapping[str, str] | None = None,
     ) -> None:
+        """``components``: the component serving each gRPC service (by its full name), the
+        audience its methods' tokens are verified for; a service of none takes no service
+        token."""
         self.auth_settings = auth_settings
         self.public_methods = public_methods
         self.limiter = limiter
+        self.components = dict(components or {})
         self._wrapped: dict[str, tuple[Any, Any]] = {}
+
+    def audience(self, method: str) -> str | None:
+        """Whom a token presented to ``method`` must be meant for: its service's component
+        (None for the standard health and reflection services, "" for a service of none)."""
+        if method.startswith(PUBLIC_PREFIXES):
+            return None
+        return self.components.get(_split(method)[0], "")
 
     def _authenticator(self, method: str) -> Authenticate:
         standard = method.startswith(PUBLIC_PREFIXES)  # probes and tooling: never limited
         public = standard or method in self.public_methods
+        audience = self.audience(method)
 
         def authenticate(context: grpc.aio.ServicerContext[Any, Any]) -> auth.Identity | None:
             token = auth.token_from_metadata(context.invocation_metadata())
@@ -359,7 +376,7 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
                     "this call needs 'authorization: Bearer <token>' metadata",
                     reason="TOKEN_MISSING",
                 )
-            identity = auth.verify_token(self.auth_settings, token)
+            identity = auth.verify_token(self.auth_settings, token, audience)
             if self.limiter is not None and not identity.is_service and not standard:
                 self.limiter.check(identity.player_id)
             return identity

@@ -3,8 +3,11 @@
 Writes ``identity.pem`` (the identity service's key: matchmaking only), one key per
 installed game service that calls another (its declaration's ``calls``: ``upwords.pem``,
 ``takefour.pem``; each signs only its own service token) and ``jwks.json`` (their public
-halves, which every service is given).
-Private key files are readable by their owner only; existing files are never replaced.
+halves, which every service is given). Each service key's JWK names the services its
+tokens may be for (``aud``: the declaration's ``calls``, the word games' ``dictionary``);
+a verifier refuses a token that key signs for any other.
+Private key files are readable by their owner only; existing files are never replaced, and
+``jwks.json`` is written again each time (run it again after a game's ``calls`` change).
 deploy/README.md shows how they become the Secrets the manifests read.
 """
 
@@ -13,7 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -23,29 +26,40 @@ GAME_TYPES = "parlor.game_types"
 """The entry points that declare the installed games (``parlor.gamehost.games``)."""
 
 
+def declared_calls() -> dict[str, tuple[str, ...]]:
+    """The installed game services that call another service with a token of their own, by
+    name, with the services they call (``GameType.calls``; the word games: ``dictionary``)."""
+    calls = {}
+    for point in entry_points(group=GAME_TYPES):
+        called = tuple(getattr(point.load(), "calls", ()))
+        if called:
+            calls[point.name] = called
+    return dict(sorted(calls.items()))
+
+
 def calling_services() -> tuple[str, ...]:
     """The installed game services that call another service with a token of their own:
     those whose declaration names any (``GameType.calls``; the word games), by name."""
-    calling = []
-    for point in entry_points(group=GAME_TYPES):
-        if getattr(point.load(), "calls", ()):
-            calling.append(point.name)
-    return tuple(sorted(calling))
+    return tuple(declared_calls())
 
 
-def write_keys(directory: Path, calling: Sequence[str] | None = None) -> dict[str, Path]:
+def write_keys(
+    directory: Path, calls: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, Path]:
     """Make the keys that are missing in ``directory``: the identity service's and one per
-    service in ``calling`` (default: ``calling_services()``); the JWKS is written from all."""
+    service in ``calls`` (default: ``declared_calls()``), whose JWK may sign only for the
+    services it calls; the JWKS is written from all."""
+    calls = declared_calls() if calls is None else calls
     directory.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
-    for kid in (IDENTITY_KEY_ID, *(calling_services() if calling is None else calling)):
+    for kid in (IDENTITY_KEY_ID, *calls):
         path = directory / f"{kid}.pem"
         if not path.exists():
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as out:
                 out.write(generate_private_key())
         paths[kid] = path
-    document = jwks({kid: path.read_text() for kid, path in paths.items()})
+    document = jwks({kid: path.read_text() for kid, path in paths.items()}, calls)
     (directory / "jwks.json").write_text(document + "\n")
     return paths
 

@@ -3,7 +3,9 @@
 A *component* is what one service contributes: its gRPC services and its
 background tasks (relays, consumers). A separate deployment runs one
 component; the all-in-one development platform runs them all on one server.
-Both go through ``Server`` here, so they run the same code.
+Both go through ``Server`` here, so they run the same code. A component's name is also
+the audience its methods take service tokens for (``parlor.kit.auth``): on a shared
+server, a call is checked for the component serving the called method.
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ class Server:
                     auth_settings,
                     frozenset().union(*(c.public_methods for c in components)),
                     RateLimiter(rate_limits or load(RateLimitSettings)),
+                    # a token is verified for the component serving the called method
+                    {s.name: c.name for c in components for s in c.services},
                 ),
             ],
             options=[

@@ -7,13 +7,16 @@ from enum import StrEnum
 
 from parlor.core import game
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 """The reading of the rules a new game is created with, recorded in its config.
 
 1: as first recorded: a resignation ends the game for everyone. 2: with three or four
-players, a resignation leaves the others playing (the seat drops out, as one that ran out of
-time does); the game ends when one seat is left. A game keeps the reading it was created
-with, so a replay decides every recorded command as it was decided.
+players, a resignation leaves the others playing (the seat drops out, as one that ran out
+of time does); the game ends when one seat is left. 3: a seat that ran out of time ranks
+behind every seat that played on, as a resigner does (by score, a player could stop
+moving instead of resigning and keep a rank above the players who stayed). A game keeps
+the reading it was created with, so a replay decides every recorded command as it was
+decided.
 """
 RECORDED_BEFORE_VERSIONS = 1
 """The rules version of a stored game whose config has none: it was created before them."""

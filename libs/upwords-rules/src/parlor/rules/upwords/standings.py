@@ -8,11 +8,15 @@ from parlor.rules import upwords as uw
 
 def standings(state: uw.UpwordsState) -> tuple[str, tuple[Standing, ...]]:
     """Winners first; the others by final score, behind every winner (a resigner never wins).
-    A seat that resigned and dropped out (rules 2) comes behind every seat that played on,
-    whatever its score, as in the other games."""
+    A seat that resigned and dropped out (rules 2), or ran out of time (rules 3), comes behind
+    every seat that played on, whatever its score, as in the other games."""
     scores = state.scores
     winners = set(state.winners)
-    left = [state.has_resigned(seat) for seat in range(len(scores))]
+    timeouts_leave = state.config.rules >= 3
+    left = [
+        state.has_resigned(seat) or (timeouts_leave and state.is_out(seat))
+        for seat in range(len(scores))
+    ]
 
     def before(other: int, seat: int) -> bool:
         if other in winners:

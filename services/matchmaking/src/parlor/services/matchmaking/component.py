@@ -65,7 +65,9 @@ async def matchmaking() -> AsyncIterator[Component]:
         # games' lanes; a matchmaking pod's relay has only this lane. NATS may not be there
         # yet: the bus keeps trying, the service reports NOT_SERVING.
         async with process_outbox(backend, CATEGORY, everything) as outbox:
-            store.limit_events_to(outbox.bus.max_payload)  # or NATS's 1 MiB default
+            # The server's max payload, read at each append: NATS may answer only later.
+            bus = outbox.bus
+            store.limit_events_to(lambda: bus.max_payload)
             tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
             # WatchTicket's watchers wait on the board: one poll for all of them, every
             # 0.5 s and at once when this process's rounds or cancels ring it.

@@ -1,4 +1,9 @@
-"""The gRPC face of matchmaking: tickets, lobbies, the watch stream and the game types."""
+"""The gRPC face of matchmaking: tickets, lobbies, the watch stream and the game types.
+
+A service caller (``Identity.is_service``) may ask for tickets for others and read any
+ticket: the interceptor lets through only service tokens meant for matchmaking (their
+``aud`` names it; ``parlor.kit.auth``), never a word game's, which is for the dictionary.
+"""
 
 from __future__ import annotations
 

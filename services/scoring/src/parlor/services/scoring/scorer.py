@@ -10,7 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from parlor.core.errors import InvalidArgument
-from parlor.eventstore import Delivery, PostgresEventStore, RecordedEvent
+from parlor.eventstore import Delivery, PostgresEventStore, RecordedEvent, SetAside
 from parlor.services.scoring.ratings import fold
 from parlor.services.scoring.sheet import (
     GAME_FINISHED,
@@ -41,18 +41,26 @@ class Scorer:
 
     async def on_game_finished(self, conn: AsyncConnection, delivery: Delivery) -> None:
         """The inbox's handler: runs in its transaction, so a game is scored exactly once."""
-        claim = delivery.event()
+        try:
+            claim = delivery.event()
+        except InvalidArgument as exc:
+            raise SetAside("MALFORMED_EVENT", exc.message) from None
         if claim is None or not is_type(claim, GAME_FINISHED):
-            return
+            raise SetAside("NOT_GAME_FINISHED", "not a GameFinished event")
         event = await self.confirmed(claim)
         if event is None:
             # Forged, or not of this platform's store (another deployment on the same NATS):
-            # the message is only a claim, and the store does not back it.
-            log.warning(
-                "GameFinished the event store does not hold: ignored",
-                extra={"stream": claim.stream_id[:200], "version": claim.version},
+            # the message is only a claim, and the store does not back it. Set aside, so
+            # that the id it came under (its publisher's choice) is not kept by the inbox.
+            raise SetAside(
+                "NOT_IN_STORE",
+                f"no GameFinished at {claim.stream_id} version {claim.version}, "
+                f"position {claim.position} in the event store",
             )
-            return
+        if delivery.message_id != event.message_id:
+            # A real event under another's id: the inbox would keep that id, and skip the
+            # event that really has it.
+            raise SetAside("MESSAGE_ID_MISMATCH", f"{event.message_id} sent under another id")
         first = await self.store.read_stream(event.stream_id, 1, 1)
         if not first or not is_type(first[0], SEATS_TAKEN):
             log.warning(
