@@ -1,4 +1,5 @@
-"""``parlor verify`` on PostgreSQL: every stored game of each type, re-decided by today's rules."""
+"""``parlor verify`` on PostgreSQL: every stored game of each type, re-decided by today's rules,
+its clocks by the times its events record."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from parlor.eventstore import PostgresEventStore
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.replay import GameType
+from parlor.gamehost.timecheck import stamps_of
 from parlor.gamehost.verify import Verdict, unreadable, verify_history
 
 
@@ -30,6 +32,7 @@ async def verify_stream(
         stream_id=stream_id,
         first_version=first,
         create_of=game_type.create_of,
+        stamps=stamps_of(record.metadata.extra for record in records),
     )
 
 

@@ -10,6 +10,12 @@ the first difference is reported with the version where it starts. The
 creation is checked the same way when the game gives ``create_of`` (the create
 command rebuilt from the stored seats, config and draws); without it, the
 events before the first player's command are taken as given.
+
+Given the times the events record (``stamps``, from their metadata: ``stamps_of``), the
+clocks are checked too, from the events alone (``timecheck.py``): each stored event is
+folded with its time, as the host loads a game, and a time the host would not have
+decided so (a timeout not yet due, a move after a deadline, a time going back) is the
+divergence at its version.
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from parlor.core.decider import Decider, replay
+from parlor.core.decider import Decider
 from parlor.core.errors import ParlorError
+from parlor.gamehost.clocks import Stamp
+from parlor.gamehost.timecheck import Problem, Timekeeper
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -71,19 +79,33 @@ def verify_history(
     stream_id: str = "",
     first_version: int = 1,
     create_of: CreateOf[E, C] | None = None,
+    stamps: Sequence[Stamp | None] | None = None,
 ) -> Verdict[S]:
-    """Check ``events`` (stored versions ``first_version``...) against ``decider`` as it is now."""
+    """Check ``events`` (stored versions ``first_version``...) against ``decider`` as it is now;
+    with ``stamps`` (each event's recorded time, ``stamps_of``), a timed game's clocks too."""
+    clocks = Timekeeper(decider, events, stamps or (), first_version)
+
+    def clock_problem(at: int, problem: Problem | None, done: int) -> Verdict[S] | None:
+        if problem is None:
+            return None
+        reason, detail = problem
+        return Verdict(stream_id, len(events), done, Divergence(first_version + at, reason, detail))
+
     state = decider.initial_state()
     i = 0
     if create_of is None:
         # Creation as given: everything before the first event that a player's command made.
         while i < len(events) and command_of(state, events[i]) is None:
-            state = decider.evolve(state, events[i])
+            if found := clock_problem(i, clocks.recorded(i, i), 0):
+                return found
+            state = clocks.fold(state, events[i], i)
             i += 1
     commands = 0
     while i < len(events):
         version = first_version + i
         stored = events[i]
+        if found := clock_problem(i, clocks.recorded(i, i), commands):
+            return found
         command: C | None
         if i == 0 and create_of is not None:
             try:
@@ -118,6 +140,8 @@ def verify_history(
                 Divergence(version, COMMAND_REFUSED, f"the rules now refuse {command!r}: {exc}"),
             )
         commands += 1
+        if i > 0 and (found := clock_problem(i, clocks.command(state, command, i), commands)):
+            return found
         for k, expected in enumerate(decided):
             if i + k >= len(events):
                 return Verdict(
@@ -137,9 +161,14 @@ def verify_history(
                         f"stored {events[i + k]!r}, the rules decide {expected!r}",
                     ),
                 )
-        state = replay(decider, decided, state)
+            if k and (found := clock_problem(i + k, clocks.recorded(i + k, i), commands)):
+                return found
+        for k, event in enumerate(decided):
+            state = clocks.fold(state, event, i + k)
         i += len(decided)
-    stored_final = replay(decider, events)
+    stored_final = decider.initial_state()
+    for k, event in enumerate(events):
+        stored_final = clocks.fold(stored_final, event, k)
     if stored_final != state:
         return Verdict(
             stream_id,
