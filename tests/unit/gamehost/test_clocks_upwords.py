@@ -101,3 +101,25 @@ def test_a_withdrawn_play_of_a_seat_that_resigned_since_leaves_the_game_on_the_c
         assert [s.rank for s in events[-1].standings][2] == 1  # cy, the last one playing
 
     run(go())
+
+
+def test_a_seat_that_resigned_is_not_marked_out_of_time() -> None:
+    """Rules 3: ``GameFinished`` and the clocks mark ``timed_out`` only the seat that ran
+    out of time; a resigner of a timed game was marked so too (rules 2, replayed so)."""
+
+    async def go() -> None:
+        host, now = await opened(TimeControl.per_move(30))
+        now.advance(5)
+        await host.execute("u", uw.Resign(0), actor="ada")
+        table, _ = await host.load("u")
+        shown = UW.decider.clocks(table)
+        assert [s.timed_out for s in shown.seats] == [False, False, False]
+        now.advance(31)  # bob runs out: cy, the last one playing, wins
+        assert await Sweeper(host, host.deadlines).sweep() == 1
+        events = [r.event for r in await host.history("u")]
+        finished = events[-1]
+        assert isinstance(finished, GameFinished)
+        assert [s.timed_out for s in finished.standings] == [False, True, False]
+        assert [s.rank for s in finished.standings] == [2, 2, 1]  # both left, level on 0
+
+    run(go())
