@@ -296,4 +296,4 @@ async def test_the_web_clients_unit_tests_pass() -> None:
     text = out.decode()
     assert process.returncode == 0, text
     assert "# fail 0" in text, text
-    assert "# pass 10" in text, text
+    assert "# pass 13" in text, text

@@ -2,21 +2,26 @@
 // Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>.
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
+import type { TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
 import { IdentityService } from "@parlor/client/gen/parlor/identity/v1/identity_pb";
 import { MatchmakingService, TicketStatus, type Ticket } from "@parlor/client/gen/parlor/matchmaking/v1/matchmaking_pb";
 import { BOARDS } from "./boards";
+import { controlLabel } from "./clock";
+import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
 
 const KINDS: GameKind<GameLike>[] = BOARDS as unknown as GameKind<GameLike>[];
 const kindOf = (type: string) => KINDS.find((k) => k.type === type);
 
-// A game the lobby offers: one matchmaking lists (ListGameTypes: its seat range and bots, from
-// the game's declaration) that this page can draw.
+// A game the lobby offers: one matchmaking lists (ListGameTypes: its seat range, bots and
+// time controls, from the game's declaration) that this page can draw.
 interface Offered {
   kind: GameKind<GameLike>;
   bots: string[]; // player ids: "bot:<level>", weakest first
   players: [number, number];
+  timeControls: TimeControl[]; // offered, in the server's order
+  defaultTimeControl: TimeControl | undefined;
 }
 let offered: Promise<Offered[]> | undefined;
 
@@ -25,7 +30,9 @@ function gameTypes(): Promise<Offered[]> {
     (r) =>
       r.gameTypes.flatMap((t) => {
         const kind = kindOf(t.name);
-        return kind ? [{ kind, bots: t.botLevels.map((b) => `bot:${b}`), players: [t.minPlayers, t.maxPlayers] as [number, number] }] : [];
+        if (!kind) return [];
+        const players: [number, number] = [t.minPlayers, t.maxPlayers];
+        return [{ kind, bots: t.botLevels.map((b) => `bot:${b}`), players, timeControls: t.timeControls, defaultTimeControl: t.defaultTimeControl }];
       }),
     (err) => {
       offered = undefined; // asked again on the next visit to the lobby
@@ -101,6 +108,21 @@ function select(id: string, options: string[], labels?: string[]): HTMLSelectEle
   return h("select", { id }, options.map((o, i) => h("option", { value: o }, labels?.[i] ?? o))) as HTMLSelectElement;
 }
 
+// A time-control select whose options follow the chosen game; `chosen()` is what to send.
+function timeControlSelect(id: string, of: () => Choices | undefined): { el: HTMLSelectElement; refresh(): void; chosen(): TimeControl | undefined } {
+  const el = h("select", { id }) as HTMLSelectElement;
+  let current: Choices | undefined;
+  return {
+    el,
+    refresh() {
+      current = of();
+      replace(el, (current?.choices ?? []).map((c, i) => h("option", { value: String(i) }, c.label)));
+      if (current) el.value = String(current.selected);
+    },
+    chosen: () => current?.choices[Number(el.value)]?.control,
+  };
+}
+
 function gameSelect(id: string, games: Offered[]): HTMLSelectElement {
   return select(id, games.map((g) => g.kind.type), games.map((g) => g.kind.label));
 }
@@ -135,8 +157,13 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   const botCount = h("input", { id: "bot-count", type: "number", min: 1, max: 3, value: 1 }) as HTMLInputElement;
   const challenge = h("input", { id: "challenge-mode", type: "checkbox" }) as HTMLInputElement;
   const challengeLabel = h("label", {}, challenge, " Upwords: challenge mode (plays are not checked until challenged)");
+  const botClock = timeControlSelect("bot-time-control", () => {
+    const game = offeredOf(botGame.value);
+    return game && botChoices(game.timeControls, game.defaultTimeControl);
+  });
   const levels = () => {
     const game = offeredOf(botGame.value);
+    botClock.refresh();
     replace(botLevel, (game?.bots ?? []).map((b) => h("option", { value: b }, b.slice(4))));
     botCount.max = String((game?.players[1] ?? 2) - 1);
     challengeLabel.hidden = game?.kind.type !== "upwords";
@@ -150,6 +177,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("label", {}, "Game ", botGame),
     h("label", {}, "Bot ", botLevel),
     h("label", {}, "Bots ", botCount),
+    h("label", {}, "Clock ", botClock.el),
     challengeLabel,
     h("button", { type: "submit", id: "start-bot-game" }, "Start"),
   );
@@ -162,7 +190,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
       const n = Math.max(1, Math.min(Number(botCount.value) || 1, game.players[1] - 1));
       // Upwords' word checking: 1 = auto (the dictionary checks every play), 2 = challenge
       const config = kind.type === "upwords" && challenge.checked ? { wordChecking: 2 } : {};
-      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config);
+      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config, botClock.chosen());
       go(`#/play/${kind.type}/${id}`);
     } catch (err) {
       notice(describe(err), "error");
@@ -178,6 +206,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
         ticketEl,
         code ? h("span", {}, "Invite code ", h("code", { id: "lobby-code" }, code), " · ") : null,
         `Ticket ${state}`,
+        t.timeControl && controlLabel(t.timeControl) ? ` · ${controlLabel(t.timeControl)}` : "",
         t.status === TicketStatus.WAITING
           ? h("button", { class: "link", onclick: () => void unary(MatchmakingService, "cancelTicket", { ticketId: t.ticketId }).catch((err) => notice(describe(err), "error")) }, "cancel")
           : null,
@@ -195,9 +224,16 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   const mmGame = gameSelect("mm-game", games);
   const mmMin = h("input", { id: "mm-min", type: "number", min: 2, max: 8, value: 2 }) as HTMLInputElement;
   const mmMax = h("input", { id: "mm-max", type: "number", min: 2, max: 8, value: 2 }) as HTMLInputElement;
+  const mmClock = timeControlSelect("mm-time-control", () => {
+    const game = offeredOf(mmGame.value);
+    return game && ticketChoices(game.timeControls, game.defaultTimeControl);
+  });
+  mmGame.addEventListener("change", () => mmClock.refresh());
+  mmClock.refresh();
   const ask = async (kind: "ticket" | "lobby") => {
     try {
-      const req = { gameType: mmGame.value, minPlayers: Number(mmMin.value), maxPlayers: Number(mmMax.value) };
+      const timeControl = mmClock.chosen(); // none: the game type's default
+      const req = { gameType: mmGame.value, minPlayers: Number(mmMin.value), maxPlayers: Number(mmMax.value), ...(timeControl ? { timeControl } : {}) };
       if (kind === "ticket") {
         const r = await unary(MatchmakingService, "createTicket", req);
         if (r.ticket) follow(r.ticket);
@@ -216,6 +252,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("h3", {}, "Find players"),
     h("label", {}, "Game ", mmGame),
     h("label", {}, "Players from ", mmMin, " to ", mmMax),
+    h("label", {}, "Clock ", mmClock.el),
     h("button", { id: "find-game", onclick: () => void ask("ticket") }, "Find a game"),
     h("button", { id: "create-lobby", onclick: () => void ask("lobby") }, "Create a private lobby"),
     h("p", { class: "hint" }, "Seats still empty after the server's wait are filled with bots."),

@@ -2,7 +2,7 @@
 // a dropped connection), take actions and show refusals, replay a finished game with a
 // slider and step buttons, export it. Each game type supplies only how its game is drawn.
 import type { GenService, GenServiceMethods } from "@parlor/client";
-import type { Clocks } from "@parlor/client/gen/parlor/common/v1/common_pb";
+import type { Clocks, TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
 import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { h, notice, replace } from "./dom";
@@ -330,9 +330,11 @@ export async function createAgainstBots<G extends GameLike>(
   me: SeatLike,
   bots: string[],
   config: Record<string, unknown> = {},
+  timeControl?: TimeControl, // none: the server's default for a game against bots, untimed
 ): Promise<string> {
   const seats = [me, ...bots.map((b, i) => ({ index: i + 1, playerId: b, displayName: `${b.slice(4)} bot` }))];
-  const response = (await unary(kind.service, "createGame", { seats, ...(Object.keys(config).length ? { config } : {}), commandId: commandId() })) as unknown as { game?: GameLike };
+  const request = { seats, ...(Object.keys(config).length ? { config } : {}), ...(timeControl ? { timeControl } : {}), commandId: commandId() };
+  const response = (await unary(kind.service, "createGame", request)) as unknown as { game?: GameLike };
   if (!response.game) throw new Error("no game in the answer");
   return response.game.gameId;
 }
