@@ -208,6 +208,24 @@ async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live
     assert (SCREENSHOTS / "lobby.png").is_file()
 
 
+async def test_a_private_lobby_is_played_on_the_time_control_its_host_picked(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    browser()
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("timecontrol.mjs", web)
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
+    assert report["preselected"] == "5+3"  # the game type's default
+    assert "3+2" in report["offered"]
+    assert "untimed" not in report["offered"]
+    assert report["games"][0] == report["games"][1]
+    assert report["labels"] == ["3+2", "3+2"]
+    control = game.clocks.time_control
+    assert (control.kind, control.initial_seconds, control.increment_seconds) == (3, 180, 2)
+
+
 async def test_a_dropped_connection_resumes_after_the_last_version_seen(start_web: Any) -> None:
     browser()
     async with start_web("matchmaking", "connect4x4") as web:
