@@ -39,6 +39,27 @@ export async function signIn(page, name) {
   await page.waitForSelector("#vs-bots");
 }
 
+// Ada and Bob, two guests, meet in a private Connect 4x4 lobby Ada opens (``beforeOpen``
+// may set its form first, ``afterOpen`` sees Ada's page with the code shown) and Bob joins
+// by its code; both pages are on the game when it returns, with the invite code.
+export async function meetInLobby(browser, { beforeOpen = async () => {}, afterOpen = async () => {} } = {}) {
+  const ada = await newPage(browser);
+  const bob = await newPage(browser);
+  await signIn(ada, "Ada");
+  await signIn(bob, "Bob");
+  await ada.selectOption("#mm-game", "connect4x4");
+  await ada.fill("#mm-min", "2");
+  await ada.fill("#mm-max", "2");
+  await beforeOpen(ada);
+  await ada.click("#create-lobby");
+  const invite = await (await ada.waitForSelector("#lobby-code")).textContent();
+  await afterOpen(ada);
+  await bob.fill("#join-code", invite);
+  await bob.click("#join-lobby button[type=submit]");
+  await Promise.all([ada.waitForURL(/#\/play\/connect4x4\//), bob.waitForURL(/#\/play\/connect4x4\//)]);
+  return { ada, bob, invite };
+}
+
 export async function screenshot(page, name) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });

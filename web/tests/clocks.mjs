@@ -3,7 +3,7 @@
 // clock of the seat to move counts down in the browser, the other stands still; after a move
 // they switch. A spectator who opens the game later counts from the server's moment (its
 // GetGame agrees), not from when the stream's old pictures reached it.
-import { BASE, main, newPage, report, screenshot, signIn } from "./browser.mjs";
+import { BASE, main, meetInLobby, newPage, report, screenshot, signIn } from "./browser.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const version = async (page) => Number(await page.getAttribute("#main", "data-version"));
@@ -46,18 +46,7 @@ async function watched(pages, ms) {
 }
 
 await main(async (browser) => {
-  const ada = await newPage(browser);
-  const bob = await newPage(browser);
-  await signIn(ada, "Ada");
-  await signIn(bob, "Bob");
-  await ada.selectOption("#mm-game", "connect4x4");
-  await ada.fill("#mm-min", "2");
-  await ada.fill("#mm-max", "2");
-  await ada.click("#create-lobby");
-  const invite = await (await ada.waitForSelector("#lobby-code")).textContent();
-  await bob.fill("#join-code", invite);
-  await bob.click("#join-lobby button[type=submit]");
-  await Promise.all([ada.waitForURL(/#\/play\/connect4x4\//), bob.waitForURL(/#\/play\/connect4x4\//)]);
+  const { ada, bob } = await meetInLobby(browser);
   await Promise.all([ada.waitForSelector(".c4 button.column"), bob.waitForSelector(".c4 button.column")]);
   await Promise.all([ada, bob].map((p) => p.waitForFunction(() => document.querySelectorAll(".clock[data-ms]").length === 2)));
   const gameId = decodeURIComponent(ada.url().split("/").pop());

@@ -1,25 +1,12 @@
 // Two guests meet in a private lobby by its code, land in the same Connect 4x4 game, and each
 // sees the other's move appear live, without a reload.
-import { main, newPage, report, screenshot, signIn } from "./browser.mjs";
+import { main, meetInLobby, report, screenshot } from "./browser.mjs";
 
 const gameOf = (page) => decodeURIComponent(page.url().split("/").pop());
 const version = async (page) => Number(await page.getAttribute("#main", "data-version"));
 
 await main(async (browser) => {
-  const ada = await newPage(browser);
-  const bob = await newPage(browser);
-  await signIn(ada, "Ada");
-  await signIn(bob, "Bob");
-  await ada.selectOption("#mm-game", "connect4x4");
-  await ada.fill("#mm-min", "2");
-  await ada.fill("#mm-max", "2");
-  await ada.click("#create-lobby");
-  const code = (await ada.waitForSelector("#lobby-code")).textContent();
-  const invite = await code;
-  await screenshot(ada, "lobby");
-  await bob.fill("#join-code", invite);
-  await bob.click("#join-lobby button[type=submit]");
-  await Promise.all([ada.waitForURL(/#\/play\/connect4x4\//), bob.waitForURL(/#\/play\/connect4x4\//)]);
+  const { ada, bob, invite } = await meetInLobby(browser, { afterOpen: (page) => screenshot(page, "lobby") });
   await Promise.all([ada.waitForSelector(".c4"), bob.waitForSelector(".c4")]);
 
   const moves = [];
