@@ -209,3 +209,52 @@ def test_the_running_sweeper_catches_up_by_itself() -> None:
             running.cancel()
 
     asyncio.run(go())
+
+
+class Backlog(InMemoryEventStore):
+    """A big store to recover: its reads of the games touched wait until ``more`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.more = asyncio.Event()
+
+    async def streams_touched(self, category: str, after: int, through: int) -> list[str]:
+        await self.more.wait()
+        return await super().streams_touched(category, after, through)
+
+
+def test_the_sweeps_start_at_once_beside_a_long_recovery() -> None:
+    async def go() -> None:
+        store, now = Backlog(), FakeNow()
+        index = MemoryDeadlines()
+        host = host_of(store, now, index)
+        await open_game(host, "noted")  # its row is in the index
+        await open_game(host_of(store, now, Forgetful()), "lost")  # only recovery finds it
+        now.advance(31)
+        sweeper = Sweeper(host, index, interval=0.01, cover_seconds=0.02)
+        running = asyncio.create_task(sweeper.run())
+        try:
+            for _ in range(500):
+                table, _ = await host.load("noted")
+                if table.game.timed_out != (False, False):
+                    break
+                await asyncio.sleep(0.01)
+            assert table.game.timed_out == (False, True), "timed out while recovery reads"
+            assert await index.covered("connect4x4") == 0
+            assert "lost" not in await index.due("connect4x4", now.at)  # not found yet
+            store.more.set()  # the recovery reads on, and finds "lost"
+            head = await store.head_position()
+            for _ in range(500):
+                if await index.covered("connect4x4") >= head:
+                    break
+                await asyncio.sleep(0.01)
+            for _ in range(500):
+                lost, _ = await host.load("lost")
+                if lost.game.timed_out != (False, False):
+                    break
+                await asyncio.sleep(0.01)
+            assert lost.game.timed_out == (False, True)
+        finally:
+            running.cancel()
+
+    asyncio.run(go())

@@ -14,18 +14,24 @@ being down, which skips the pass) is logged with its id and its row is pushed ba
 a backoff (``interval * 2**failures``, at most ``max_backoff`` seconds), so it leaves
 the head of the due list to the real timeouts behind it.
 
-**Recovery** (``recover``, on start, and ``catch_up``, every ``cover_seconds``): the
-deadline notes are written apart from the appends (a flush every 0.5 s, see
-``PostgresDeadlines``), so a replica that dies loses its last ones, and a game whose
-newest note was lost may have no row at all (made just before the crash) or only a
-marker (a bot's turn before, a game that was not timed yet), which ``due`` never lists:
-its clock would never run out. The index keeps a mark per game type, the store position
-up to which every game is known noted (``DeadlineIndex.covered``). A pass reads the
-games with an event after the mark (``EventStore.streams_touched``: the store filters
-the category and sends one row per game, in chunks of ``chunk`` positions), loads each
-from its own events, runs its follow-ups (a bot whose move the crash cut off, Take
-Four's next round), notes its next deadline, writes the notes and raises the mark to the
-chunk's end (``DeadlineIndex.cover``). All idempotent, so every replica may do it.
+**Recovery** (``recover``, on start, and ``catch_up``, every ``cover_seconds`` once
+``recover`` is done): the deadline notes are written apart from the appends (a flush
+every 0.5 s, see ``PostgresDeadlines``), so a replica that dies loses its last ones, and
+a game whose newest note was lost may have no row at all (made just before the crash) or
+only a marker (a bot's turn before, a game that was not timed yet), which ``due`` never
+lists: its clock would never run out. The index keeps a mark per game type, the store
+position up to which every game is known noted (``DeadlineIndex.covered``). A pass reads
+the games with an event after the mark (``EventStore.streams_touched``: the store
+filters the category and sends one row per game, in chunks of ``chunk`` positions),
+loads each from its own events, runs its follow-ups (a bot whose move the crash cut off,
+Take Four's next round), notes its next deadline, writes the notes and raises the mark
+to the chunk's end (``DeadlineIndex.cover``). All idempotent, so every replica may do
+it, and the sweeps do not wait for it: ``run`` recovers in a task of its own beside the
+sweeps, which start at once (a first start on a store with no mark yet reads every game
+of the type, which may take minutes; the timeouts the index already holds fire
+meanwhile). A sweep and a recovery of one game at once decide on its events as two
+replicas do: one append wins, the other meets a conflict, and a repeated follow-up's
+command id appends nothing.
 
 Why no replica's move is missed, however many events came since and whichever replica
 made them: the mark only moves after every game touched up to it was loaded *after* the
@@ -239,19 +245,25 @@ class Sweeper:
             self.failures.pop(game_id, None)
 
     async def run(self) -> None:
-        """Recover (once the store answers), then sweep forever, every ``interval`` seconds,
-        and catch up every ``cover_seconds``; an outage waits for the next pass."""
+        """Sweep forever, every ``interval`` seconds, from the start; recover beside it (once
+        the store answers) and, once recovered, catch up every ``cover_seconds``; an outage
+        waits for the next pass."""
+        async with asyncio.TaskGroup() as tasks:
+            recovery = tasks.create_task(self._recover_once())
+            every = max(1, round(self.cover_seconds / self.interval))
+            sweeps = 0
+            while True:
+                await self._step(self.sweep, "sweep skipped", "sweep failed")
+                sweeps += 1
+                if recovery.done() and sweeps % every == 0:
+                    await self._step(self.catch_up, "catch-up skipped", "catch-up failed")
+                await asyncio.sleep(self.interval)
+
+    async def _recover_once(self) -> None:
+        """``recover``, again every ``interval`` seconds until the store answers."""
         while True:
             if await self._step(self.recover, "recovery waits", "recovery failed"):
-                break
-            await asyncio.sleep(self.interval)
-        every = max(1, round(self.cover_seconds / self.interval))
-        sweeps = 0
-        while True:
-            await self._step(self.sweep, "sweep skipped", "sweep failed")
-            sweeps += 1
-            if sweeps % every == 0:
-                await self._step(self.catch_up, "catch-up skipped", "catch-up failed")
+                return
             await asyncio.sleep(self.interval)
 
     async def _step(self, step: Callable[[], Awaitable[object]], away: str, failed: str) -> bool:
