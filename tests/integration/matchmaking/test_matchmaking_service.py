@@ -395,3 +395,26 @@ async def test_restart_loses_no_ticket(start_platform, monkeypatch):
         matched = await watch_until_done(rae, made.ticket.ticket_id)
     assert matched.status == pb.TICKET_STATUS_MATCHED
     assert {s.player_id for s in matched.seats} == {"rae", "sam"}
+
+
+async def test_a_refused_create_lobby_leaves_no_lobby_behind(
+    start_platform, monkeypatch, database_url
+):
+    """CreateLobby by a player who already waits with a ticket is TICKET_EXISTS, and opens no
+    lobby: the lobby and its host's ticket are written together or not at all (a lobby row
+    was left for every refused call, without bound, its code never shown to anyone)."""
+    configure(monkeypatch)
+    host = f"lobbyist-{time.monotonic_ns()}"
+    async with start_platform("matchmaking") as platform, platform.channel(host) as ch:
+        stub = pb_grpc.MatchmakingServiceStub(ch)
+        await stub.CreateTicket(pb.CreateTicketRequest(game_type="connect4x4"))
+        for _ in range(3):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stub.CreateLobby(pb.CreateLobbyRequest(game_type="connect4x4"))
+            assert refused.value.code() == grpc.StatusCode.ALREADY_EXISTS
+            assert reason_of(refused.value) == "TICKET_EXISTS"
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        row = await (
+            await conn.execute("SELECT count(*) FROM mm_lobbies WHERE host_player_id = %s", (host,))
+        ).fetchone()
+    assert row == (0,)
