@@ -51,7 +51,7 @@ from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_seats, recorded_match
 from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.replay import entitlement, play_back
+from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
@@ -531,13 +531,15 @@ class GameService(Generic[T, E]):
         return self._response("GetHistoryResponse", events=events)
 
     async def WatchGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
-        """Every event after ``after_version`` with the game after it, live, until the end."""
+        """Every event after ``after_version`` with the game after it, live, until the end;
+        an ``after_version`` the game does not have is refused (``check_seen``)."""
         me = auth.caller()
         # One read of the game: who the caller is in it, as it stands, decides what they see
         # of every event, the past ones too.
         so_far, following = await self.once_created(
             request.game_id, lambda: self.host.opening(request.game_id)
         )
+        check_seen(request.game_id, request.after_version, so_far[-1].version)
         folded: list[tuple[Recorded[Any], T, T]] = []
         table = self.host.decider.initial_state()
         for recorded in so_far:
