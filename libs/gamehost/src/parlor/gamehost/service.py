@@ -520,6 +520,7 @@ class GameService(Generic[T, E]):
         if request.to_version and request.to_version < request.from_version:
             raise InvalidArgument("to_version comes before from_version", reason="INVALID_RANGE")
         current, now = await self.host.load(request.game_id)
+        check_seen(request.game_id, (request.from_version or 1) - 1, now)
         seen = entitlement(self.over(current), viewer_seat(current, me))
         events = await self.events_seen(
             request.game_id,
