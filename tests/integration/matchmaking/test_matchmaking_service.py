@@ -418,3 +418,27 @@ async def test_a_refused_create_lobby_leaves_no_lobby_behind(
             await conn.execute("SELECT count(*) FROM mm_lobbies WHERE host_player_id = %s", (host,))
         ).fetchone()
     assert row == (0,)
+
+
+async def test_a_lobby_its_host_has_left_takes_no_one_in(start_platform, monkeypatch):
+    """Once the host's ticket in a lobby is cancelled, JoinLobby is FAILED_PRECONDITION
+    LOBBY_CLOSED: a lobby waits for its host, so a ticket let in there waited for a game that
+    could never start, and every abandoned code stayed open for good. The host may come
+    back to it."""
+    configure(monkeypatch)
+    async with (
+        start_platform("matchmaking") as platform,
+        platform.channel("lhost") as host_ch,
+        platform.channel("lpal") as pal_ch,
+    ):
+        host, pal = pb_grpc.MatchmakingServiceStub(host_ch), pb_grpc.MatchmakingServiceStub(pal_ch)
+        lobby = await host.CreateLobby(pb.CreateLobbyRequest(game_type="connect4x4"))
+        await host.CancelTicket(pb.CancelTicketRequest(ticket_id=lobby.ticket.ticket_id))
+        with pytest.raises(grpc.aio.AioRpcError) as left:
+            await pal.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        assert left.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert reason_of(left.value) == "LOBBY_CLOSED"
+        back = await host.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        assert back.ticket.lobby == lobby.code
+        joined = await pal.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        assert joined.ticket.lobby == lobby.code

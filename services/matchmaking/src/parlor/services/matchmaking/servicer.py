@@ -172,6 +172,12 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         lobby = await self.lobbies.get(request.code)
         if lobby.match_id is not None:
             raise FailedPrecondition("this lobby's game has already started", reason="LOBBY_CLOSED")
+        if not lobby.host_waiting and lobby.host_player_id != me.player_id:
+            # A lobby waits for its host: without them no game could start there.
+            raise FailedPrecondition(
+                "this lobby's host has left it; ask them for a new invite code",
+                reason="LOBBY_CLOSED",
+            )
         ticket = await self.tickets.create(
             me.player_id,
             me.name,

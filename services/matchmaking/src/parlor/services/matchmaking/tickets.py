@@ -289,6 +289,8 @@ class Lobby:
     host_player_id: str
     match_id: str | None
     time_control: TimeControl
+    host_waiting: bool = True
+    """The host has a waiting ticket in the lobby (else it has left it: cancelled, expired)."""
 
 
 class Lobbies:
@@ -340,13 +342,17 @@ class Lobbies:
             row = (
                 await conn.execute(
                     text(
-                        "SELECT code, game_type, min_players, max_players, host_player_id,"
-                        " match_id, time_control FROM mm_lobbies WHERE code = :c"
+                        "SELECT l.code, l.game_type, l.min_players, l.max_players,"
+                        " l.host_player_id, l.match_id, l.time_control,"
+                        " EXISTS (SELECT 1 FROM mm_tickets t WHERE t.lobby = l.code"
+                        " AND t.player_id = l.host_player_id AND t.status = 'waiting')"
+                        " FROM mm_lobbies l WHERE l.code = :c"
                     ),
                     {"c": code.strip().upper()},
                 )
             ).first()
         if row is None:
             raise NotFound("no lobby with that invite code", reason="LOBBY_NOT_FOUND")
-        code, game, low, high, host, match_id, stored = row
-        return Lobby(code, game, low, high, host, match_id, time_control_from_json(stored, game))
+        code, game, low, high, host, match_id, stored, waiting = row
+        control = time_control_from_json(stored, game)
+        return Lobby(code, game, low, high, host, match_id, control, bool(waiting))
