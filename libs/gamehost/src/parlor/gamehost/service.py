@@ -698,6 +698,13 @@ class GameService(Generic[T, E]):
             made = command(table, table.seat_of(player_id, requested))
             return await made if inspect.isawaitable(made) else made
 
+        # Seats never change once the game is created: a caller with none is refused here,
+        # before waiting for the game's turn, so no one outside a game can queue commands
+        # on it ahead of its players (each holding its turn for reads of the store).
+        table, _ = await self.host.latest(game_id)
+        if table.seats and not table.seats_of(player_id):
+            table.seat_of(player_id, requested)  # refuses: NOT_SEATED, NOT_YOUR_SEAT, ...
+            raise AssertionError("seat_of gave a seat to a player holding none")
         try:
             async with self.turn(game_id):
                 moved = await self.host.execute(
