@@ -161,6 +161,27 @@ class TestDeadlineIndex:
         await index.schedule(cat, "ghost", T0, 1)  # a real game of that id, later
         assert list(await index.due(cat, T0)) == ["ghost"]
 
+    async def test_retry_at_makes_any_game_due_by_then_and_its_next_note_replaces_it(
+        self, backends: tuple[EventStore, DeadlineIndex], unique: str
+    ) -> None:
+        _, index = backends
+        cat = f"cat-{unique}"
+        soon, later = T0 + timedelta(seconds=10), T0 + timedelta(seconds=60)
+        await index.schedule(cat, "marker", None, 7)
+        await index.schedule(cat, "late", T0 + timedelta(days=1), 3)
+        await index.schedule(cat, "early", T0, 2)
+        for game_id in ("none", "marker", "late", "early"):
+            await index.retry_at(cat, game_id, soon)
+        assert list(await index.due(cat, soon - timedelta(seconds=1))) == ["early"]
+        assert sorted(await index.due(cat, soon)) == ["early", "late", "marker", "none"]
+        # Each keeps its version (0 for a new row): the game's next note replaces it, an
+        # older one does not.
+        await index.schedule(cat, "none", later, 1)
+        await index.schedule(cat, "marker", later, 6)
+        await index.schedule(cat, "late", later, 3)
+        assert sorted(await index.due(cat, soon)) == ["early", "marker"]
+        assert sorted(await index.due(cat, later)) == ["early", "late", "marker", "none"]
+
     async def test_sweepers_racing_on_one_game_append_one_timeout(
         self, backends: tuple[EventStore, DeadlineIndex], unique: str
     ) -> None:

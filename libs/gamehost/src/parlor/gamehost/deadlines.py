@@ -9,6 +9,9 @@ left to time keeps its row as a marker (deadline None, NULL in PostgreSQL), whic
 never lists. ``postpone`` moves a row the sweeper could not handle out of the way (and
 drops the row of a game that does not exist), keeping its version, so the game's next
 ``schedule`` replaces it as usual and a later game of that id is scheduled as any other.
+``retry_at`` makes a game the sweeper's recovery could not handle due by a time, whatever
+its row (none, a marker, a later deadline), so the sweep tries it again; a new row has
+version 0, so any note of the game replaces it.
 
 The index also keeps each game type's **mark** (``covered``, ``cover``; the
 ``game_deadline_marks`` table, migration 0007): the store position up to which every game
@@ -50,6 +53,12 @@ class DeadlineIndex(Protocol):
         """Move the game's deadline to ``until`` (None: drop the row, no marker left) if it
         is still due at ``seen`` (a row a newer version moved on is left alone), keeping
         its version."""
+        ...
+
+    async def retry_at(self, category: str, game_id: str, at: datetime) -> None:
+        """Make the game due by ``at``: a row with no deadline or a later one gets ``at``,
+        keeping its version, and a game with no row gets one at version 0 (any note of the
+        game replaces it)."""
         ...
 
     async def covered(self, category: str) -> int:
@@ -97,6 +106,12 @@ class MemoryDeadlines:
         else:
             self._rows[key] = (until, known[1])
 
+    async def retry_at(self, category: str, game_id: str, at: datetime) -> None:
+        key = (category, game_id)
+        deadline, version = self._rows.get(key, (None, 0))
+        if deadline is None or deadline > at:
+            self._rows[key] = (at, version)
+
     async def covered(self, category: str) -> int:
         return self._marks.get(category, 0)
 
@@ -122,6 +137,12 @@ _POSTPONE = text(
 _DROP = text(
     "DELETE FROM game_deadlines WHERE category = :category AND game_id = :game_id"
     " AND deadline <= :seen"
+)
+_RETRY_AT = text(
+    "INSERT INTO game_deadlines (category, game_id, deadline, version)"
+    " VALUES (:category, :game_id, :at, 0) ON CONFLICT (category, game_id)"
+    " DO UPDATE SET deadline = excluded.deadline WHERE game_deadlines.deadline IS NULL"
+    " OR game_deadlines.deadline > excluded.deadline"
 )
 _COVERED = text("SELECT position FROM game_deadline_marks WHERE category = :category")
 _COVER = text(
@@ -225,6 +246,15 @@ class PostgresDeadlines:
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(_DROP if until is None else _POSTPONE, params)
+        except _UNAVAILABLE as exc:
+            raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
+
+    async def retry_at(self, category: str, game_id: str, at: datetime) -> None:
+        await self.flush()  # this replica's notes first: none flushed later replaces the row
+        params = {"category": category, "game_id": game_id, "at": at}
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(_RETRY_AT, params)
         except _UNAVAILABLE as exc:
             raise Unavailable(f"the deadline index is unavailable: {exc}") from exc
 

@@ -14,28 +14,39 @@ being down, which skips the pass) is logged with its id and its row is pushed ba
 a backoff (``interval * 2**failures``, at most ``max_backoff`` seconds), so it leaves
 the head of the due list to the real timeouts behind it.
 
-**Recovery** (``recover``, on start, and ``catch_up``, every ``cover_seconds``): the
-deadline notes are written apart from the appends (a flush every 0.5 s, see
-``PostgresDeadlines``), so a replica that dies loses its last ones, and a game whose
-newest note was lost may have no row at all (made just before the crash) or only a
-marker (a bot's turn before, a game that was not timed yet), which ``due`` never lists:
-its clock would never run out. The index keeps a mark per game type, the store position
-up to which every game is known noted (``DeadlineIndex.covered``). A pass reads the
-games with an event after the mark (``EventStore.streams_touched``: the store filters
-the category and sends one row per game, in chunks of ``chunk`` positions), loads each
-from its own events, runs its follow-ups (a bot whose move the crash cut off, Take
-Four's next round), notes its next deadline, writes the notes and raises the mark to the
-chunk's end (``DeadlineIndex.cover``). All idempotent, so every replica may do it.
+**Recovery** (``recover``, on start, and ``catch_up``, every ``cover_seconds`` once
+``recover`` is done): the deadline notes are written apart from the appends (a flush
+every 0.5 s, see ``PostgresDeadlines``), so a replica that dies loses its last ones, and
+a game whose newest note was lost may have no row at all (made just before the crash) or
+only a marker (a bot's turn before, a game that was not timed yet), which ``due`` never
+lists: its clock would never run out. The index keeps a mark per game type, the store
+position up to which every game is known noted (``DeadlineIndex.covered``). A pass reads
+the games with an event after the mark (``EventStore.streams_touched``: the store
+filters the category and sends one row per game, in chunks of ``chunk`` positions),
+loads each from its own events, runs its follow-ups (a bot whose move the crash cut off,
+Take Four's next round), notes its next deadline, writes the notes and raises the mark
+to the chunk's end (``DeadlineIndex.cover``). All idempotent, so every replica may do
+it, and the sweeps do not wait for it: ``run`` recovers in a task of its own beside the
+sweeps, which start at once (a first start on a store with no mark yet reads every game
+of the type, which may take minutes; the timeouts the index already holds fire
+meanwhile). A sweep and a recovery of one game at once decide on its events as two
+replicas do: one append wins, the other meets a conflict, and a repeated follow-up's
+command id appends nothing.
 
 Why no replica's move is missed, however many events came since and whichever replica
 made them: the mark only moves after every game touched up to it was loaded *after* the
 position was read, so each was noted at a version that includes its events up to there
-(positions are handed out in commit order). A move after the mark whose replica died
-before its flush is found by the next pass; a move at or before it was noted by the pass
-that raised it, whoever made the move and whether its own note ever reached the table. A
-game whose recovery fails for a reason nobody foresaw (logged with its id) keeps the mark
-below its chunk, so the next pass looks at it again; the store being down stops the pass
-(the next one goes on from the mark).
+(positions are handed out in commit order), or was made due to the sweep. A move after
+the mark whose replica died before its flush is found by the next pass; a move at or
+before it was noted by the pass that raised it, whoever made the move and whether its
+own note ever reached the table. A game whose recovery fails for a reason nobody foresaw
+(logged with its id) is left to the sweep instead: the index makes it due after the
+sweep's backoff (``DeadlineIndex.retry_at``, whatever row it had), and a sweep does what
+a recovery does (loads the game, runs its follow-ups, notes it), so the sweep tries it
+again, longer apart at each failure, until it is mended. The mark goes on past it: a
+game that always fails costs a sweep every ``max_backoff`` seconds, not a reload of
+every game touched since it. The store or the index being down stops the pass before the
+mark of its chunk (the next one goes on from the mark).
 
 ``recover`` covers everything up to the head. ``catch_up`` covers up to the head it read
 one pass before, so the games it looks at are ``cover_seconds`` old and settled (their
@@ -153,11 +164,7 @@ class Sweeper:
 
     async def _back_off(self, game_id: str, seen: datetime, exc: Exception) -> None:
         """Log the failed sweep and push the game's row back, longer at each failure."""
-        failures = self.failures.pop(game_id, 0)
-        self.failures[game_id] = failures + 1  # the newest last: the oldest go first
-        while len(self.failures) > MAX_TRACKED:
-            del self.failures[next(iter(self.failures))]
-        delay = min(self.interval * 2**failures, self.max_backoff)
+        delay = self._failed(game_id)
         reason = exc.reason if isinstance(exc, ParlorError) else type(exc).__name__
         log.warning(
             "sweep failed",
@@ -166,6 +173,15 @@ class Sweeper:
         )
         until = self.host.now() + timedelta(seconds=delay)
         await self.deadlines.postpone(self.host.category, game_id, seen, until)
+
+    def _failed(self, game_id: str) -> float:
+        """Count one more failure of the game; the seconds to wait before the next try
+        (``interval * 2**failures``, at most ``max_backoff``)."""
+        failures = self.failures.pop(game_id, 0)
+        self.failures[game_id] = failures + 1  # the newest last: the oldest go first
+        while len(self.failures) > MAX_TRACKED:
+            del self.failures[next(iter(self.failures))]
+        return float(min(self.interval * 2**failures, self.max_backoff))
 
     async def recover(self) -> int:
         """Note again every game of this type with an event after the mark, up to the head,
@@ -185,61 +201,69 @@ class Sweeper:
 
     async def _cover(self, through: int) -> int:
         """Recover the games touched from the mark up to ``through``, chunk by chunk, raising
-        the mark after each chunk until a game fails. (The host notes to the sweeper's own
-        index: its pending notes are the ones ``cover`` writes before the mark.)"""
+        the mark after each chunk. (The host notes to the sweeper's own index: its pending
+        notes are the ones ``cover`` writes before the mark.)"""
         category = self.host.category
         start = await self.deadlines.covered(category)
         prefix = f"{category}-"
         looked = 0
-        failed = False
         while start < through:
             end = min(start + self.chunk, through)
             for stream_id in await self.host.store.streams_touched(category, start, end):
                 looked += 1
-                if not await self._recover_one(stream_id[len(prefix) :]):
-                    failed = True
-            if not failed:
-                await self.deadlines.cover(category, end)
+                await self._recover_one(stream_id[len(prefix) :])
+            await self.deadlines.cover(category, end)
             start = end
         return looked
 
-    async def _recover_one(self, game_id: str) -> bool:
-        """Load one game, run its follow-ups and note its deadline; False if that failed
-        for a reason nobody foresaw (logged)."""
+    async def _recover_one(self, game_id: str) -> None:
+        """Load one game, run its follow-ups and note its deadline; if that failed for a
+        reason nobody foresaw, log it and leave the game to the sweep, due after a backoff
+        (the index being down stops the pass, as the store being down does)."""
         try:
             state, version = await self.host.load(game_id)
-            if self.host.decider.is_terminal(state):
-                return True
-            outcome: Outcome[Any, Any] = Outcome(state, version, ())
-            if self.after is not None:
-                try:
-                    outcome = await self.after(game_id, outcome)
-                except ParlorError as exc:
-                    log.info("after recovery", extra={"game_id": game_id, "reason": exc.reason})
-            await self.host.schedule(game_id, outcome.state, outcome.version)
+            if not self.host.decider.is_terminal(state):
+                outcome: Outcome[Any, Any] = Outcome(state, version, ())
+                if self.after is not None:
+                    try:
+                        outcome = await self.after(game_id, outcome)
+                    except ParlorError as exc:
+                        log.info("after recovery", extra={"game_id": game_id, "reason": exc.reason})
+                await self.host.schedule(game_id, outcome.state, outcome.version)
         except Unavailable:
             raise
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("recovery of a game failed", extra={"game_id": game_id})
-            return False
-        return True
+            delay = self._failed(game_id)
+            log.exception(
+                "recovery of a game failed", extra={"game_id": game_id, "retry_in": delay}
+            )
+            until = self.host.now() + timedelta(seconds=delay)
+            await self.deadlines.retry_at(self.host.category, game_id, until)
+        else:
+            self.failures.pop(game_id, None)
 
     async def run(self) -> None:
-        """Recover (once the store answers), then sweep forever, every ``interval`` seconds,
-        and catch up every ``cover_seconds``; an outage waits for the next pass."""
+        """Sweep forever, every ``interval`` seconds, from the start; recover beside it (once
+        the store answers) and, once recovered, catch up every ``cover_seconds``; an outage
+        waits for the next pass."""
+        async with asyncio.TaskGroup() as tasks:
+            recovery = tasks.create_task(self._recover_once())
+            every = max(1, round(self.cover_seconds / self.interval))
+            sweeps = 0
+            while True:
+                await self._step(self.sweep, "sweep skipped", "sweep failed")
+                sweeps += 1
+                if recovery.done() and sweeps % every == 0:
+                    await self._step(self.catch_up, "catch-up skipped", "catch-up failed")
+                await asyncio.sleep(self.interval)
+
+    async def _recover_once(self) -> None:
+        """``recover``, again every ``interval`` seconds until the store answers."""
         while True:
             if await self._step(self.recover, "recovery waits", "recovery failed"):
-                break
-            await asyncio.sleep(self.interval)
-        every = max(1, round(self.cover_seconds / self.interval))
-        sweeps = 0
-        while True:
-            await self._step(self.sweep, "sweep skipped", "sweep failed")
-            sweeps += 1
-            if sweeps % every == 0:
-                await self._step(self.catch_up, "catch-up skipped", "catch-up failed")
+                return
             await asyncio.sleep(self.interval)
 
     async def _step(self, step: Callable[[], Awaitable[object]], away: str, failed: str) -> bool:
