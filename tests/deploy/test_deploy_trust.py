@@ -119,6 +119,9 @@ def test_a_service_publishes_only_its_own_events_and_uses_only_its_own_consumer(
     assert allowed(rules["publish"], f"$JS.API.STREAM.CREATE.{STREAM}")
     if user in CATEGORIES:
         assert allowed(rules["publish"], f"{PREFIX}.{user}.g1.GameFinished")
+        # Its relay reads stream messages back: the last one (verify) and the one a
+        # duplicate ack names (a forgery that took an event's id?).
+        assert allowed(rules["publish"], f"$JS.API.STREAM.MSG.GET.{STREAM}")
     if user in CONSUMERS:
         durable = CONSUMERS[user]
         assert allowed(rules["publish"], f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}.x.y")

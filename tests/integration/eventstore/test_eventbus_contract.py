@@ -17,6 +17,7 @@ from parlor.eventstore import (
     RecordedEvent,
     Subjects,
 )
+from parlor.eventstore.bus import ForeignDuplicate, event_headers, is_id_of, redelivery_id
 
 
 @pytest.fixture(
@@ -79,6 +80,30 @@ class TestEventBusContract:
         sub = await bus.subscribe("reader", bus.subjects.all())
         got = await fetch_all(sub, 3, max_wait=1.5)
         assert [g.message_id for g in got] == ["upwords-g1:1", "upwords-g1:2"]  # type: ignore[attr-defined]
+
+    async def test_a_duplicate_that_is_not_the_event_is_a_foreign_duplicate(self, bus: Bus) -> None:
+        real = event("upwords-g1", 2)
+        subject = bus.subjects.for_event(real)
+        # A forger's message under the id the event will have, and one with its very headers.
+        assert await bus.publish(subject, b"forged", message_id=real.message_id)
+        with pytest.raises(ForeignDuplicate) as taken:
+            await bus.publish_event(real)
+        assert (taken.value.message_id, taken.value.found) == (real.message_id, "another message")
+        assert taken.value.sequence == 1
+        lookalike = event("upwords-g1", 3)
+        assert await bus.publish(subject, b"not the payload", headers=event_headers(lookalike))
+        with pytest.raises(ForeignDuplicate):
+            await bus.publish_event(lookalike)
+        # Under its redelivery id it is new once, then a duplicate that is really it.
+        assert await bus.publish_event(real, message_id=redelivery_id(real))
+        assert not await bus.publish_event(real, message_id=redelivery_id(real))
+        assert redelivery_id(real) != redelivery_id(real, 2)
+        assert is_id_of(redelivery_id(real), real)
+        assert not is_id_of(redelivery_id(real), lookalike)
+        sub = await bus.subscribe("reader", bus.subjects.all())
+        got = await fetch_all(sub, 4, max_wait=1.5)
+        assert [g.data for g in got] == [b"forged", b"not the payload", real.data]  # type: ignore[attr-defined]
+        assert got[2].event() == real  # type: ignore[attr-defined]
 
     async def test_consumers_filter_by_category_game_and_event_type(self, bus: Bus) -> None:
         await bus.publish_event(event("upwords-g1", 1, "TilesPlaced"))

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import nats
 import psycopg
 import pytest
+from prometheus_client import REGISTRY
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -709,3 +712,59 @@ def test_redaction_keeps_the_event_when_nothing_changes() -> None:
     assert category_lane("upwords").redact(event) is event
     changed = category_lane("upwords", hidden).redact(event)
     assert changed == dataclasses.replace(event, data=b"public")
+
+
+async def test_an_event_whose_id_a_forger_took_first_still_reaches_the_stream_and_is_reported(
+    store: PostgresEventStore,
+    bus: JetStreamBus,
+    nats_url: str,
+    eventually: Eventually,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.ERROR, logger="parlor.eventstore.relay")
+    # Anyone who may publish on the subjects takes the id the game's second move will have.
+    forger = await nats.connect(nats_url)
+    try:
+        ack = await forger.jetstream().publish(
+            f"{bus.subjects.prefix}.connect4x4.g0.DiscDropped",
+            b"forged",
+            headers={"Nats-Msg-Id": "connect4x4-g0:2"},
+        )
+    finally:
+        await forger.close()
+    forged = {"relay": "games", "found": "another message"}
+    forged_before = REGISTRY.get_sample_value("parlor_relay_forged_duplicates_total", forged) or 0
+    await play(store, games=1, moves=3)
+    real = (await store.read_stream("connect4x4-g0", 2, 2))[0]
+    r = relay(store, bus)
+    r.start()
+    try:
+        await eventually(lambda: r.published == 3)
+    finally:
+        await r.stop()
+    found = await on_stream(bus)
+    assert [data for _, data in found] == [
+        b"forged",  # the forgery stays, under the id it took
+        b"0:0",
+        b"0:2",  # published in the same window, before the check
+        b"0:1",  # the real event, under an id of its own
+    ]
+    assert [i for i, _ in found][:3] == ["connect4x4-g0:2", "connect4x4-g0:1", "connect4x4-g0:3"]
+    assert found[3][0].startswith("connect4x4-g0:2:")
+    assert r.forgeries == 1
+    forged_after = REGISTRY.get_sample_value("parlor_relay_forged_duplicates_total", forged)
+    assert forged_after == forged_before + 1
+    assert any(
+        "connect4x4-g0:2" in m and f"position {real.position}" in m and f"sequence {ack.seq}" in m
+        for m in caplog.messages
+    )
+    # A relay replaying it all (a crash before the checkpoint) adds nothing: the id the real
+    # event went under is deterministic, and the stream's message of it is checked to be it.
+    again = Relay(store, bus, name="games-replay", poll_interval=0.5, takeover_interval=0.1)
+    again.start()
+    try:
+        await eventually(lambda: again.published == 3)
+    finally:
+        await again.stop()
+    assert await on_stream(bus) == found
+    assert again.lanes["games-replay"].published_position == 0  # nothing new on the stream

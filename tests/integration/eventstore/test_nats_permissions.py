@@ -78,3 +78,19 @@ async def test_each_service_publishes_its_own_events_and_no_one_elses(deployed_n
 async def test_a_wrong_password_is_refused(deployed_nats: Any) -> None:
     with pytest.raises(Unavailable):
         await connect(deployed_nats.url, "upwords", password="not-the-password")
+
+
+async def test_a_service_reads_back_what_its_relay_published(deployed_nats: Any) -> None:
+    """The relay checks the stream (``check_stream``: its last event) and every duplicate
+    JetStream answers (the stream's message of that id: is it this event?): both read a
+    message of the stream, which its service's user must be allowed to ask for."""
+    upwords = await connect(deployed_nats.url, "upwords")
+    try:
+        await upwords.ensure_streams()
+        sent = event("upwords-g2", "parlor.upwords.v1.TilesPlayed")
+        assert await upwords.publish_event(sent)
+        assert not await upwords.publish_event(sent)  # checked: the stream's message is it
+        check = await upwords.check_stream(upwords.subjects.category("upwords"))
+        assert check.last_position == sent.position
+    finally:
+        await upwords.close()

@@ -49,7 +49,9 @@ async def play_c4(host: GameHost[Any, Any, Any], now: FakeNow, game_id: str) -> 
     await host.create(game_id, OpenTable(SEATS[:2], create, TimeControl.per_move(30)))
     for seat, wait in ((0, 5), (1, 10), (0, 5)):
         now.advance(wait)
-        await host.execute(game_id, c4.DropChecker(seat, seat, c4.Side.FRONT), actor="x")
+        await host.execute(
+            game_id, c4.DropChecker(seat, seat, c4.Side.FRONT), actor=SEATS[seat].player_id
+        )
     now.advance(31)  # bob runs out
     assert await Sweeper(host, host.deadlines).sweep() == 1
 

@@ -34,7 +34,7 @@ from parlor.eventstore import (
     PostgresEventStore,
     RecordedEvent,
 )
-from parlor.eventstore.bus import MSG_ID, event_headers
+from parlor.eventstore.bus import MSG_ID, event_headers, redelivery_id
 from parlor.gamehost.consent import CONSENT, MATCH_FORMED, match_stream
 from parlor.matchmaking.v1 import events_pb2
 from parlor.services.scoring.migrate import migrate
@@ -432,6 +432,31 @@ async def test_a_forged_game_finished_taking_the_real_ones_message_id_does_not_s
     # and the other game, under its own id (so the session's tables stay what a rebuild makes)
     assert await inbox.handle(Handed(other), scorer.on_game_finished)
     assert scored(database_url, other.stream_id)
+
+
+async def test_a_game_finished_the_relay_sent_under_its_redelivery_id_is_rated_once(
+    store: PostgresEventStore, database_url: str
+) -> None:
+    """When a forgery took a GameFinished's own id, the relay publishes the real one under
+    ``redelivery_id`` (see parlor.eventstore.bus): scoring rates it under that id (it was
+    set aside as ``MESSAGE_ID_MISMATCH``, so the game was never rated), and once only even
+    if the forgery named the stored event exactly (handled, from the store, under the own
+    id). Another event's redelivery id is still another's id."""
+    category = "sc" + uuid.uuid4().hex[:6]
+    scorer = Scorer(store, timedelta(days=7))
+    inbox = Inbox(store.engine, f"scoring-redelivered-{category}")
+    ann, bob = names("ann", "bob")
+    game = await play(store, category, [(ann, 1), (bob, 2)])
+    later = await play(store, category, [(ann, 2), (bob, 1)])
+    elsewhere = Handed(game, msg_id=redelivery_id(later))
+    assert not await inbox.handle(elsewhere, scorer.on_game_finished)
+    assert not scored(database_url, game.stream_id)
+    assert await inbox.handle(Handed(game, msg_id=redelivery_id(game)), scorer.on_game_finished)
+    assert scored(database_url, game.stream_id)
+    rated = rows(database_url, category)
+    assert await inbox.handle(Handed(game), scorer.on_game_finished)  # its own id: fresh
+    assert rows(database_url, category) == rated  # but the game is not rated twice
+    assert await inbox.handle(Handed(later), scorer.on_game_finished)
 
 
 async def test_junk_on_the_game_finished_subjects_is_set_aside_once_not_redelivered_forever(

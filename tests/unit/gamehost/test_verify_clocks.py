@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from kits.clock import T0, FakeNow
 
+from parlor.core.decider import replay
 from parlor.core.errors import FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
@@ -465,3 +466,61 @@ def test_take_four_an_action_after_its_own_limit_is_reported() -> None:
     assert verdict.divergence.reason == "PAST_DEADLINE"
     assert "seat 0's PlaceTile" in verdict.divergence.detail
     assert "TIMED_OUT" not in verdict.divergence.detail
+
+
+async def tf_one_sweep() -> History:
+    """Nobody sweeps bob's game until three limits have passed: the one sweep marks him
+    idle and forfeits him in the same write (he was never idle before it)."""
+    host, now = await tf_game(2)
+    table, _ = await host.load("t")
+    now.advance(50)
+    await host.execute("t", tf.PlaceTile(0, table.game.players[0].hand[0], 0, 0), actor="ada")
+    now.at = late(181)
+    assert await Sweeper(host, host.deadlines).sweep() == 1
+    return await history(host, "t")
+
+
+def test_take_four_a_seat_forfeited_on_time_by_the_sweep_that_marks_it_idle_verifies() -> None:
+    events, stamps = run(tf_one_sweep())
+    forfeit = index_of(events, tf.SeatForfeited)
+    assert events[forfeit] == tf.SeatForfeited(1, "TIMEOUT")
+    idle = [i for i, e in enumerate(events) if e == tf.SeatIdle(1)]
+    assert idle
+    assert stamps[idle[0]] == stamps[forfeit]  # marked idle in the same write
+    verdict = verified(TF, events, stamps)
+    assert verdict.ok, verdict.divergence
+
+
+async def tf_forged_forfeit(at: float) -> History:
+    """A real game (ada plays, bob leaves at T0+30), then the leave rewritten as a forfeit
+    on time at T0+``at`` with the events the rules decide for it: bob was never marked
+    idle, so the host never fires that forfeit (it would mark him idle first)."""
+    host, now = await tf_game(2)
+    table, _ = await host.load("t")
+    now.advance(20)
+    await host.execute("t", tf.PlaceTile(0, table.game.players[0].hand[0], 0, 0), actor="ada")
+    now.advance(10)
+    await host.execute("t", tf.Forfeit(1, "LEFT"), actor="bob")
+    events, stamps = await history(host, "t")
+    head = index_of(events, tf.SeatForfeited)
+    state = replay(TF.decider, events[:head])
+    forged = list(TF.decider.decide(state, tf.Forfeit(1, "TIMEOUT")))
+    assert isinstance(forged[-1], GameFinished)
+    assert forged[-1].standings[1].timed_out
+    return events[:head] + forged, stamps[:head] + [Stamp(late(at))] * len(forged)
+
+
+@pytest.mark.parametrize("at", [30, 100])
+def test_take_four_a_forfeit_on_time_of_a_seat_never_marked_idle_is_reported(at: float) -> None:
+    """Before bob's first limit (T0+60) and after it but before three (T0+180): either
+    way the host's timeout for bob is ``MarkIdle``, never the forfeit."""
+    events, stamps = run(tf_forged_forfeit(at))
+    forfeit = index_of(events, tf.SeatForfeited)
+    verdict = verified(TF, events, stamps)
+    assert verdict.divergence is not None
+    assert verdict.divergence.version == forfeit + 1
+    assert verdict.divergence.reason == "TIMEOUT_NOT_DUE"
+    assert "seat 1's timeout" in verdict.divergence.detail
+    assert "MarkIdle(seat=1)" in verdict.divergence.detail
+    # The rules alone (no times) accept it: a seat may forfeit at any time.
+    assert verified(TF, events, None).ok

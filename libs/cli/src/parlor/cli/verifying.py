@@ -1,5 +1,5 @@
 """``parlor verify`` on PostgreSQL: every stored game of each type, re-decided by today's rules,
-its clocks by the times its events record."""
+its clocks by the times its events record, its acting seats by who its events say made them."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ async def verify_stream(
         first_version=first,
         create_of=game_type.create_of,
         stamps=stamps_of(record.metadata.extra for record in records),
+        actors=[record.metadata.actor for record in records],
     )
 
 

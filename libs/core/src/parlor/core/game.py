@@ -188,6 +188,12 @@ class TurnTiming(Generic[S, C]):
     def timeout(self, game: S, seat: int) -> C:
         return self.timeout_of(seat)
 
+    def timeout_seat(self, command: object) -> int | None:
+        seat = getattr(command, "seat", None)
+        if isinstance(seat, int) and command == self.timeout_of(seat):
+            return seat
+        return None
+
     def factor(self, game: S, seat: int) -> int:
         return 1
 

@@ -79,7 +79,8 @@ def registered() -> list[Game]:
 
 
 def nats_permissions(name: str) -> dict[str, object]:
-    """A game service's NATS rights: publish its own events, consume its ``<game>-matches``."""
+    """A game service's NATS rights: publish its own events (its relay reads stream messages
+    back: ``STREAM.MSG.GET``), consume its ``<game>-matches``."""
     consumer = f"{STREAM}.{name}-matches"
     return {
         "publish": {
@@ -88,6 +89,7 @@ def nats_permissions(name: str) -> dict[str, object]:
                 "$JS.API.INFO",
                 "$JS.API.STREAM.NAMES",
                 f"$JS.API.STREAM.INFO.{STREAM}",
+                f"$JS.API.STREAM.MSG.GET.{STREAM}",
                 f"$JS.API.STREAM.CREATE.{STREAM}",
                 f"$JS.API.CONSUMER.INFO.{consumer}",
                 f"$JS.API.CONSUMER.CREATE.{consumer}",

@@ -7,11 +7,22 @@ event type across games (``parlor.events.*.*.GameFinished``). Subjects carry
 only public identifiers, never payload data; everything else travels in
 headers, and the message data is the event's payload bytes, so consumers in
 any language need only a NATS client and the protobuf definitions.
+
+**A duplicate is a claim too.** JetStream dedupes by ``Nats-Msg-Id`` across the whole
+stream, so anyone who may publish on the subjects can take a future event's id first;
+the real event would then be dropped as a duplicate. ``publish_event`` therefore checks
+that the stream's message at the duplicate's sequence is this very event (subject,
+payload, headers but the trace context) and raises ``ForeignDuplicate`` if it is not;
+the relay then publishes the event under ``redelivery_id`` (``<stream>:<version>:<digest>``,
+deterministic, so its own re-publish after a crash is deduped, and unguessable without
+the event's contents). A consumer takes an event under either id (``is_id_of``) and
+checks it against the store whatever the id.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -115,6 +126,62 @@ def event_headers(event: RecordedEvent) -> dict[str, str]:
         if rest:
             headers[EXTRA] = json.dumps(rest, sort_keys=True)
     return headers
+
+
+def same_message(
+    subject: str,
+    data: bytes,
+    headers: Mapping[str, str],
+    stored_subject: str,
+    stored_data: bytes,
+    stored_headers: Mapping[str, str],
+) -> bool:
+    """Whether a stored message is the one published: the trace context aside (a publish
+    span of its own each time), the same subject, payload and headers."""
+
+    def kept(found: Mapping[str, str]) -> dict[str, str]:
+        return {k: v for k, v in found.items() if k not in TRACE_FIELDS}
+
+    return (
+        stored_subject == subject and stored_data == data and kept(stored_headers) == kept(headers)
+    )
+
+
+class ForeignDuplicate(Exception):
+    """The bus dropped an event as a duplicate of a message that is not that event.
+
+    Another publisher took its ``Nats-Msg-Id`` (``found`` is ``"another message"``), or the
+    message of that id is no longer on the stream (``"no message"``: purged within the
+    dedupe window). Either way the event is not on the stream: publish it again under
+    ``redelivery_id``.
+    """
+
+    def __init__(self, message_id: str, sequence: int, found: str) -> None:
+        super().__init__(f"{message_id} was taken by {found} at stream sequence {sequence}")
+        self.message_id = message_id
+        self.sequence = sequence
+        self.found = found
+
+
+def redelivery_id(event: RecordedEvent, attempt: int = 1) -> str:
+    """The id to publish ``event`` under once its own was taken (see ``ForeignDuplicate``).
+
+    Deterministic (a relay re-publishing after a crash is deduped by it) and, being a digest
+    of the event's headers and payload, unknown to a forger before the event is committed.
+    """
+    digest = hashlib.sha256(f"{attempt}\n".encode())
+    for name, value in sorted(event_headers(event).items()):
+        if name not in TRACE_FIELDS:
+            digest.update(f"{name}: {value}\n".encode())
+    digest.update(event.data)
+    return f"{event.message_id}:{digest.hexdigest()[:24]}"
+
+
+def is_id_of(message_id: str, event: RecordedEvent) -> bool:
+    """Whether a message id is one ``event`` may be published under: its own, or a
+    ``redelivery_id`` of it (no other event's id: a stream id holds no ``:``)."""
+    own = event.message_id
+    return message_id == own or message_id.startswith(f"{own}:")
 
 
 MAX_NUMBER = 2**63 - 1
@@ -234,10 +301,13 @@ class Bus(Protocol):
         """Create or update the JetStream stream(s) the subjects need; safe to repeat."""
         ...
 
-    async def publish_event(self, event: RecordedEvent) -> bool:
-        """Publish a committed event; False if the bus already had it (deduplicated).
+    async def publish_event(self, event: RecordedEvent, *, message_id: str | None = None) -> bool:
+        """Publish a committed event (under ``message_id``, if given, instead of its own);
+        False if the bus already had it (deduplicated, and the stream's message of that id
+        checked to be this event).
 
-        Raises ``Unavailable`` when the bus is away (reason ``STREAM_MISSING`` when it
+        Raises ``ForeignDuplicate`` when the message of that id is not this event,
+        ``Unavailable`` when the bus is away (reason ``STREAM_MISSING`` when it
         answers but has no stream for the subject) and ``InvalidArgument`` (reason
         ``BUS_REFUSED``) for a message it will never take, such as one over its max payload.
         """

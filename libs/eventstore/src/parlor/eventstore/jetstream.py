@@ -1,4 +1,9 @@
-"""The event bus on NATS JetStream (nats-py): file-backed stream, dedupe window, pull consumers."""
+"""The event bus on NATS JetStream (nats-py): file-backed stream, dedupe window, pull consumers.
+
+A publish JetStream answers as a duplicate names the stream sequence of the message that
+holds the id; ``publish_event`` reads that message (``STREAM.MSG.GET``) and raises
+``ForeignDuplicate`` unless it is this event (see ``parlor.eventstore.bus``).
+"""
 
 from __future__ import annotations
 
@@ -23,11 +28,13 @@ from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
     MSG_ID,
     POSITION,
+    ForeignDuplicate,
     StreamCheck,
     Subjects,
     decode_event,
     event_headers,
     message_size,
+    same_message,
 )
 from parlor.eventstore.events import RecordedEvent
 from parlor.eventstore.tracing import traced_publish
@@ -250,9 +257,9 @@ class _Acks:
 
     async def publish(
         self, subject: str, data: bytes, headers: dict[str, str] | None, within: float
-    ) -> bool:
-        """Publish and wait ``within`` seconds for JetStream's ack: whether the stream took
-        it as new."""
+    ) -> dict[str, Any]:
+        """Publish and wait ``within`` seconds for JetStream's ack (``stream``, ``seq`` and
+        ``duplicate`` if the stream had the id already)."""
         subscribed = self._subscription()
         token = str(self._next)
         self._next += 1
@@ -271,10 +278,10 @@ class _Acks:
             self._waiting.pop(token, None)
         if msg.headers and msg.headers.get(Header.STATUS) == NO_RESPONDERS:
             raise nats.js.errors.NoStreamResponseError
-        answer = json.loads(msg.data)
+        answer: dict[str, Any] = json.loads(msg.data)
         if "error" in answer:
             raise nats.js.errors.APIError.from_error(answer["error"])
-        return not answer.get("duplicate")
+        return answer
 
 
 class JetStreamBus:
@@ -482,10 +489,40 @@ class JetStreamBus:
         return StreamCheck(created=created, last_position=position, made=made)
 
     @traced_publish
-    async def publish_event(self, event: RecordedEvent) -> bool:
-        return await self.publish(
-            self.subjects.for_event(event), event.data, headers=event_headers(event)
-        )
+    async def publish_event(self, event: RecordedEvent, *, message_id: str | None = None) -> bool:
+        subject = self.subjects.for_event(event)
+        headers = event_headers(event)
+        if message_id is not None:
+            headers[MSG_ID] = message_id
+        answer = await self._send(subject, event.data, headers)
+        if not answer.get("duplicate"):
+            return True
+        # A claim: whoever could publish on the subject may have taken this id first.
+        sequence = int(answer.get("seq", 0))
+        found = await self._message_at(self.subjects.stream, sequence)
+        if found is None:
+            raise ForeignDuplicate(headers[MSG_ID], sequence, "no message")
+        stored_subject, stored_data, stored_headers = found
+        if not same_message(
+            subject, event.data, headers, stored_subject, stored_data, stored_headers
+        ):
+            raise ForeignDuplicate(headers[MSG_ID], sequence, "another message")
+        return False
+
+    async def _message_at(
+        self, stream: str, sequence: int
+    ) -> tuple[str, bytes, Mapping[str, str]] | None:
+        """(subject, data, headers) of the stream's message ``sequence``; None if none is."""
+        try:
+            msg = await self.js.get_msg(stream, sequence)
+        except nats.js.errors.NotFoundError:
+            return None
+        except (nats.errors.Error, OSError, TimeoutError) as exc:
+            raise Unavailable(
+                f"NATS did not give message {sequence} of {stream} ({type(exc).__name__})",
+                reason="BUS_UNAVAILABLE",
+            ) from exc
+        return msg.subject or "", msg.data or b"", msg.headers or {}
 
     async def publish(
         self,
@@ -494,10 +531,15 @@ class JetStreamBus:
         headers: Mapping[str, str] | None = None,
         message_id: str | None = None,
     ) -> bool:
-        self._require_connected()
         all_headers = dict(headers or {})
         if message_id is not None:
             all_headers[MSG_ID] = message_id
+        answer = await self._send(subject, data, all_headers)
+        return not answer.get("duplicate")
+
+    async def _send(self, subject: str, data: bytes, all_headers: dict[str, str]) -> dict[str, Any]:
+        """Publish; JetStream's ack, with the errors the ``Bus`` contract names."""
+        self._require_connected()
         size = message_size(data, all_headers)
         if size > self.nc.max_payload:
             # The server would drop the connection over it: refuse before sending.
@@ -509,7 +551,7 @@ class JetStreamBus:
         if acks is None or acks.nc is not self.nc:
             acks = self._acks = _Acks(self.nc)
         try:
-            taken = await acks.publish(subject, data, all_headers or None, self.publish_timeout)
+            return await acks.publish(subject, data, all_headers or None, self.publish_timeout)
         except nats.js.errors.NoStreamResponseError as exc:
             raise Unavailable(f"NATS has no stream for {subject}", reason="STREAM_MISSING") from exc
         except nats.js.errors.APIError as exc:
@@ -524,7 +566,6 @@ class JetStreamBus:
             raise Unavailable(
                 f"NATS did not take the message ({type(exc).__name__})", reason="BUS_UNAVAILABLE"
             ) from exc
-        return taken
 
     async def subscribe(
         self,

@@ -13,11 +13,13 @@ from parlor.eventstore.bus import (
     MSG_ID,
     POSITION,
     Bus,
+    ForeignDuplicate,
     StreamCheck,
     Subjects,
     decode_event,
     event_headers,
     message_size,
+    same_message,
     subject_matches,
 )
 from parlor.eventstore.events import (
@@ -264,7 +266,7 @@ class InMemoryBus:
         self.subjects = subjects or Subjects()
         self.max_payload = max_payload
         self.messages: list[_Message] = []
-        self._seen_ids: set[str] = set()
+        self._seen_ids: dict[str, int] = {}  # message id -> the sequence that took it
         self._consumers: dict[str, _Consumer] = {}
         self._generation = 1
         self._exists = True
@@ -305,10 +307,22 @@ class InMemoryBus:
         )
 
     @traced_publish
-    async def publish_event(self, event: RecordedEvent) -> bool:
-        return await self.publish(
-            self.subjects.for_event(event), event.data, headers=event_headers(event)
-        )
+    async def publish_event(self, event: RecordedEvent, *, message_id: str | None = None) -> bool:
+        subject = self.subjects.for_event(event)
+        headers = event_headers(event)
+        if message_id is not None:
+            headers[MSG_ID] = message_id
+        if await self.publish(subject, event.data, headers=headers):
+            return True
+        sequence = self._seen_ids[headers[MSG_ID]]
+        stored = self.messages[sequence - 1] if sequence <= len(self.messages) else None
+        if stored is None:
+            raise ForeignDuplicate(headers[MSG_ID], sequence, "no message")
+        if not same_message(
+            subject, event.data, headers, stored.subject, stored.data, stored.headers
+        ):
+            raise ForeignDuplicate(headers[MSG_ID], sequence, "another message")
+        return False
 
     async def publish(
         self,
@@ -334,7 +348,7 @@ class InMemoryBus:
         if msg_id is not None:
             if msg_id in self._seen_ids:
                 return False
-            self._seen_ids.add(msg_id)
+            self._seen_ids[msg_id] = len(self.messages) + 1
         self.messages.append(_Message(len(self.messages) + 1, subject, bytes(data), all_headers))
         return True
 

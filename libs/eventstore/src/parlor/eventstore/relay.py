@@ -42,6 +42,18 @@ closed the bus is done with the relay; one left running (a cancellation swallowe
 way out) would otherwise lead on a bus that publishes nothing, renewing its lanes' leases
 and keeping every other replica of them out.
 
+**An id taken before the event** (anyone who may publish on the subjects can publish
+ahead with a future event's ``Nats-Msg-Id``, and JetStream would drop the real event as
+its duplicate) is no duplicate: the bus checks the stream's message of that id and raises
+``ForeignDuplicate`` unless it is this event. The relay then logs an ERROR (the event's
+id and position, the forger's stream sequence), counts it in
+``parlor_relay_forged_duplicates_total`` (``found``: ``another message``, or ``no message``
+for an id whose message was purged) and publishes the event under ``redelivery_id``
+(deterministic: a re-publish after a crash is deduped as before), trying
+``REDELIVERY_ATTEMPTS`` such ids before it waits and tries again, as on an outage. Only
+that publish moves ``published_position``, so ``verify`` needs no telling: the real
+event is on the stream, under its position.
+
 **An event the bus refuses** (over NATS's max payload, say), **or one its lane's
 redaction fails on** (a type the game's codec no longer reads: published as it is, it
 might carry a rack), is set aside in ``relay_dead_letters`` (with
@@ -66,7 +78,7 @@ import psycopg
 from prometheus_client import Counter
 
 from parlor.core.errors import InvalidArgument, Unavailable
-from parlor.eventstore.bus import Bus
+from parlor.eventstore.bus import Bus, ForeignDuplicate, redelivery_id
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import RecordedEvent
 from parlor.eventstore.postgres import PostgresEventStore, rows_to_events
@@ -89,6 +101,14 @@ DEAD_LETTERS = Counter(
     "relay_dead_letters.",
     ["relay"],
 )
+FORGED_DUPLICATES = Counter(
+    "parlor_relay_forged_duplicates_total",
+    "Events the bus answered as duplicates of a message that was not them (a forgery "
+    "that took their Nats-Msg-Id, or a purged message), published again under another id.",
+    ["relay", "found"],
+)
+REDELIVERY_ATTEMPTS = 4
+"""Ids (``redelivery_id``) an event whose own id was taken is tried under, one after another."""
 LEADERSHIPS = Counter(
     "parlor_relay_leaderships_total", "Times a relay replica took the lease.", ["relay"]
 )
@@ -258,6 +278,7 @@ class Relay:
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.published = 0
         self.rebuilds = 0
+        self.forgeries = 0  # publishes answered by a duplicate that was not the event
         self.session_pid = 0  # the backend pid of this replica's relay connection
         self._task: asyncio.Task[None] | None = None
         self._valid_until = 0.0
@@ -619,6 +640,14 @@ class Relay:
             failed_event, failed_lane, failed_out = outgoing[start]
             failure = results[done]
             assert isinstance(failure, BaseException)
+            if isinstance(failure, ForeignDuplicate):
+                try:
+                    await self._redeliver(failed_lane, failed_event, failed_out, failure)
+                except (InvalidArgument, Unavailable) as exc:
+                    failure = exc  # handled below, as if the first publish had failed so
+                else:
+                    start += 1
+                    continue
             if isinstance(failure, InvalidArgument):
                 await self._dead_letter(
                     conn, failed_lane, failed_event, failed_out, failure.message
@@ -635,6 +664,45 @@ class Relay:
                 await self.save_checkpoint(conn, first_unpublished - 1)
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, self.max_backoff)
+
+    async def _redeliver(
+        self, lane: Lane, event: RecordedEvent, out: RecordedEvent, taken: ForeignDuplicate
+    ) -> None:
+        """Publish ``out`` under a ``redelivery_id``: its own id was ``taken`` by a message
+        that is not it. Raises ``Unavailable`` once every id tried was taken too."""
+        for attempt in range(1, REDELIVERY_ATTEMPTS + 1):
+            self.forgeries += 1
+            FORGED_DUPLICATES.labels(lane.name, taken.found).inc()
+            message_id = redelivery_id(out, attempt)
+            log.error(
+                "relay %s: %s (position %d) was dropped as a duplicate of %s on the stream "
+                "(sequence %d), not this event; publishing it as %s",
+                lane.name,
+                taken.message_id,
+                event.position,
+                taken.found,
+                taken.sequence,
+                message_id,
+                extra={
+                    "relay": lane.name,
+                    "message_id": taken.message_id,
+                    "position": event.position,
+                    "forged_sequence": taken.sequence,
+                },
+            )
+            try:
+                new = await self.bus.publish_event(out, message_id=message_id)
+            except ForeignDuplicate as again:
+                taken = again
+                continue
+            lane.published += 1
+            self.published += 1
+            if new:
+                lane.published_position = event.position
+            return
+        raise Unavailable(
+            f"every id {event.message_id} may be published under was taken", reason="BUS_FORGED"
+        )
 
     async def _dead_letter(
         self,

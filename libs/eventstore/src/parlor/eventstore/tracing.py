@@ -106,13 +106,13 @@ Publish = TypeVar("Publish", bound=Callable[..., Awaitable[bool]])
 
 
 def traced_publish(publish: Publish) -> Publish:
-    """Decorate a bus's ``publish_event(self, event)``."""
+    """Decorate a bus's ``publish_event(self, event, *, message_id=None)``."""
 
     @functools.wraps(publish)
-    async def wrapper(bus: object, event: RecordedEvent) -> bool:
+    async def wrapper(bus: object, event: RecordedEvent, **options: Any) -> bool:
         extra = event.metadata.extra
         if not telemetry.enabled() or telemetry.TRACEPARENT not in extra:
-            return await publish(bus, event)  # nothing to continue: no trace was stored
+            return await publish(bus, event, **options)  # nothing to continue: no trace stored
         with telemetry.span(
             f"publish {event.type.rsplit('.', 1)[-1]}",
             tracer=TRACER,
@@ -129,7 +129,7 @@ def traced_publish(publish: Publish) -> Publish:
             sent = dataclasses.replace(
                 event, metadata=dataclasses.replace(event.metadata, extra=context)
             )
-            return await publish(bus, sent)
+            return await publish(bus, sent, **options)
 
     return cast(Publish, wrapper)
 

@@ -132,6 +132,12 @@ class Timing(Protocol[S_contra]):
         """The engine command for ``seat`` running out of time in this state."""
         ...
 
+    def timeout_seat(self, command: Any) -> int | None:
+        """The seat ``command`` is a timeout of, in whatever state (None: no timeout): what
+        ``timeout`` gives for some seat in some state (Take Four: ``MarkIdle`` or a forfeit
+        on time), so ``parlor verify`` knows a timeout the host would not fire here."""
+        ...
+
     def factor(self, game: S_contra, seat: int) -> int:
         """How many allowances the seat has before its next timeout (1; Take Four's forfeit: 3)."""
         ...

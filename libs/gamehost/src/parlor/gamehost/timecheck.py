@@ -11,9 +11,11 @@ decides only if:
 - every event of a timed game records a time (``TIME_MISSING``), and no time is earlier
   than the one before it (``TIME_BACKWARDS``); the events of one decision share its time
   (``TIME_DIFFERS``);
-- a timeout (the game's ``Timing.timeout``, or the abort of a matched game nobody started)
-  is the one the host fires at its time: its seat's deadline is at or before it, and no
-  other seat's deadline came earlier (``TIMEOUT_NOT_DUE``);
+- a timeout (one of the game's timeout commands, ``Timing.timeout_seat``, or the abort of
+  a matched game nobody started) is the one the host fires at its time: the one
+  ``Timing.timeout`` gives for its seat in that state (Take Four: ``MarkIdle`` for a seat
+  not marked idle, a forfeit on time only for one that is), its seat's deadline is at or
+  before it, and no other seat's deadline came earlier (``TIMEOUT_NOT_DUE``);
 - any other command is recorded while no seat's deadline has passed (at a deadline the
   host fires the timeout first): else ``PAST_DEADLINE``.
 
@@ -129,6 +131,14 @@ class Timekeeper:
             deadlines = seated.deadlines(state)
             seat = timeout if timeout >= 0 else None
             what = f"seat {seat}'s timeout" if seat is not None else "the abort"
+            expected = seated.timing.timeout(state.game, seat) if seat is not None else None
+            if expected is not None and command != expected:
+                mine = deadlines.get(seat) if seat is not None else None
+                return (
+                    TIMEOUT_NOT_DUE,
+                    f"{what} {command!r} recorded at {_t(at)} is not one the host fires in"
+                    f" this state: its timeout here is {expected!r} (due {_t(mine)})",
+                )
             if due:
                 first = deadlines[due[0]]
                 return (
@@ -192,16 +202,16 @@ def _fired(seated: Seated[Any, Any, Any], state: Table[Any], seat: int) -> Any:
 
 
 def _timeout_seat(seated: Seated[Any, Any, Any], state: Table[Any], command: Any) -> int | None:
-    """The seat ``command`` is the timeout of (-1: an abort; None: not a timeout): the
-    game's own timeout command for a seat in this state (``Timing.timeout``)."""
+    """The seat ``command`` is the timeout of (-1: an abort; None: not a timeout): one of the
+    game's own timeout commands for a seat (``Timing.timeout_seat``), whether or not it is
+    the one ``Timing.timeout`` gives in this state (Take Four: a forfeit on time of a seat
+    not marked idle is a timeout the host never fires)."""
     if isinstance(command, Abort):
         return -1
     timing = seated.timing
     assert timing is not None
-    for seat in range(len(state.seats)):
-        if command == timing.timeout(state.game, seat):
-            return seat
-    return None
+    seat = timing.timeout_seat(command)
+    return seat if seat is not None and 0 <= seat < len(state.seats) else None
 
 
 def _t(at: datetime | None) -> str:

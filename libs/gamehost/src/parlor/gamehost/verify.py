@@ -11,6 +11,16 @@ creation is checked the same way when the game gives ``create_of`` (the create
 command rebuilt from the stored seats, config and draws); without it, the
 events before the first player's command are taken as given.
 
+Given who each event's metadata says made it (``actors``: ``Metadata.actor``, the caller's
+player id), the acting seat is checked too: a seat's own command (one whose command has a
+``seat``, the clock's timeouts aside) must have been made by the player that holds that
+seat in ``SeatsTaken`` (another seat's player: ``WRONG_SEAT``; nobody seated:
+``NOT_SEATED``), and the seat its first event records (``clock_seat``) must be the
+command's (``WRONG_SEAT``). Whether that seat could act then (its turn, not forfeited) is
+the rules': the command rebuilt from the stored event carries the event's seat and is
+decided again (``COMMAND_REFUSED``, e.g. ``NOT_YOUR_TURN``). Events whose metadata names no
+actor (a copy made without it) are checked by their rules only.
+
 Given the times the events record (``stamps``, from their metadata: ``stamps_of``), the
 clocks are checked too, from the events alone (``timecheck.py``): each stored event is
 folded with its time, as the host loads a game, and a time the host would not have
@@ -45,6 +55,8 @@ NOT_DECIDED = "NOT_DECIDED"
 EVENTS_MISSING = "EVENTS_MISSING"
 UNREADABLE = "UNREADABLE"
 FINAL_STATE_DIFFERS = "FINAL_STATE_DIFFERS"
+WRONG_SEAT = "WRONG_SEAT"
+NOT_SEATED = "NOT_SEATED"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +92,12 @@ def verify_history(
     first_version: int = 1,
     create_of: CreateOf[E, C] | None = None,
     stamps: Sequence[Stamp | None] | None = None,
+    actors: Sequence[str | None] | None = None,
 ) -> Verdict[S]:
     """Check ``events`` (stored versions ``first_version``...) against ``decider`` as it is now;
-    with ``stamps`` (each event's recorded time, ``stamps_of``), a timed game's clocks too."""
+    with ``stamps`` (each event's recorded time, ``stamps_of``), a timed game's clocks too;
+    with ``actors`` (who each event's metadata says made it), that each seat's own command
+    was made by its holder."""
     clocks = Timekeeper(decider, events, stamps or (), first_version)
 
     def clock_problem(at: int, problem: Problem | None, done: int) -> Verdict[S] | None:
@@ -140,6 +155,11 @@ def verify_history(
                 Divergence(version, COMMAND_REFUSED, f"the rules now refuse {command!r}: {exc}"),
             )
         commands += 1
+        if i > 0:
+            stamp = stamps[i] if stamps is not None and i < len(stamps) else None
+            actor = actors[i] if actors is not None and i < len(actors) else None
+            if found := clock_problem(i, _acting(decider, state, command, stamp, actor), commands):
+                return found
         if i > 0 and (found := clock_problem(i, clocks.command(state, command, i), commands)):
             return found
         for k, expected in enumerate(decided):
@@ -181,6 +201,44 @@ def verify_history(
             ),
         )
     return Verdict(stream_id, len(events), commands, None, state)
+
+
+def _acting(
+    decider: Any, state: Any, command: Any, stamp: Stamp | None, actor: str | None
+) -> Problem | None:
+    """Whether the seat ``command`` acts for is the one its metadata records, and ``actor``
+    (the recorded maker) holds it. Commands of no seat (a round's shuffle) and timeouts (the
+    clock's, appended with whoever's command found them due) are nobody's to check."""
+    seat = getattr(command, "seat", None)
+    seats = getattr(state, "seats", None)
+    if not isinstance(seat, int) or not seats or not 0 <= seat < len(seats):
+        return None
+    timing = getattr(decider, "timing", None)
+    if timing is not None and timing.timeout_seat(command) is not None:
+        return None
+    name = type(command).__name__
+    if stamp is not None and stamp.seat is not None and stamp.seat != seat:
+        return (
+            WRONG_SEAT,
+            f"seat {seat}'s {name}, but its metadata records seat {stamp.seat} as acting"
+            " (clock_seat)",
+        )
+    holder = seats[seat].player_id
+    if actor is None or actor == holder:
+        return None
+    mine = [i for i, s in enumerate(seats) if s.player_id == actor]
+    if mine:
+        held = ", ".join(str(i) for i in mine)
+        return (
+            WRONG_SEAT,
+            f"seat {seat}'s {name} recorded as made by {actor!r}, who holds seat {held},"
+            f" not seat {seat} (held by {holder!r})",
+        )
+    return (
+        NOT_SEATED,
+        f"seat {seat}'s {name} recorded as made by {actor!r}, who holds no seat in this game"
+        f" (seat {seat} is held by {holder!r})",
+    )
 
 
 def _table_command(event: object) -> Any:

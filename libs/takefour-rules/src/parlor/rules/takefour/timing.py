@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parlor.rules import takefour as tf
+from parlor.rules.takefour.rules import TIMEOUT
 
 FORFEIT_LIMITS = 3
 """An idle seat forfeits once this many limits have passed since its last action."""
@@ -23,6 +24,14 @@ class Timing:
         if game.players[seat].idle:
             return tf.Forfeit(seat, "TIMEOUT")
         return tf.MarkIdle(seat)
+
+    def timeout_seat(self, command: object) -> int | None:
+        """``MarkIdle``, or a forfeit on time (``TIMEOUT``; one that left is no timeout)."""
+        if isinstance(command, tf.MarkIdle):
+            return command.seat
+        if isinstance(command, tf.Forfeit) and command.reason == TIMEOUT:
+            return command.seat
+        return None
 
     def factor(self, game: tf.TakeFourState, seat: int) -> int:
         idle = seat < len(game.players) and game.players[seat].idle

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import Delivery, PostgresEventStore, RecordedEvent, SetAside
+from parlor.eventstore.bus import is_id_of
 from parlor.services.scoring.ratings import fold
 from parlor.services.scoring.sheet import (
     GAME_FINISHED,
@@ -57,9 +58,10 @@ class Scorer:
                 f"no GameFinished at {claim.stream_id} version {claim.version}, "
                 f"position {claim.position} in the event store",
             )
-        if delivery.message_id != event.message_id:
+        if not is_id_of(delivery.message_id, event):
             # A real event under another's id: the inbox would keep that id, and skip the
-            # event that really has it.
+            # event that really has it. (Its own id, or the id the relay publishes it under
+            # when a forgery took its own: ``redelivery_id``, which no other event has.)
             raise SetAside("MESSAGE_ID_MISMATCH", f"{event.message_id} sent under another id")
         first = await self.store.read_stream(event.stream_id, 1, 1)
         if not first or not is_type(first[0], SEATS_TAKEN):
