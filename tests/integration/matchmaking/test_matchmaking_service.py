@@ -395,3 +395,50 @@ async def test_restart_loses_no_ticket(start_platform, monkeypatch):
         matched = await watch_until_done(rae, made.ticket.ticket_id)
     assert matched.status == pb.TICKET_STATUS_MATCHED
     assert {s.player_id for s in matched.seats} == {"rae", "sam"}
+
+
+async def test_a_refused_create_lobby_leaves_no_lobby_behind(
+    start_platform, monkeypatch, database_url
+):
+    """CreateLobby by a player who already waits with a ticket is TICKET_EXISTS, and opens no
+    lobby: the lobby and its host's ticket are written together or not at all (a lobby row
+    was left for every refused call, without bound, its code never shown to anyone)."""
+    configure(monkeypatch)
+    host = f"lobbyist-{time.monotonic_ns()}"
+    async with start_platform("matchmaking") as platform, platform.channel(host) as ch:
+        stub = pb_grpc.MatchmakingServiceStub(ch)
+        await stub.CreateTicket(pb.CreateTicketRequest(game_type="connect4x4"))
+        for _ in range(3):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stub.CreateLobby(pb.CreateLobbyRequest(game_type="connect4x4"))
+            assert refused.value.code() == grpc.StatusCode.ALREADY_EXISTS
+            assert reason_of(refused.value) == "TICKET_EXISTS"
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        row = await (
+            await conn.execute("SELECT count(*) FROM mm_lobbies WHERE host_player_id = %s", (host,))
+        ).fetchone()
+    assert row == (0,)
+
+
+async def test_a_lobby_its_host_has_left_takes_no_one_in(start_platform, monkeypatch):
+    """Once the host's ticket in a lobby is cancelled, JoinLobby is FAILED_PRECONDITION
+    LOBBY_CLOSED: a lobby waits for its host, so a ticket let in there waited for a game that
+    could never start, and every abandoned code stayed open for good. The host may come
+    back to it."""
+    configure(monkeypatch)
+    async with (
+        start_platform("matchmaking") as platform,
+        platform.channel("lhost") as host_ch,
+        platform.channel("lpal") as pal_ch,
+    ):
+        host, pal = pb_grpc.MatchmakingServiceStub(host_ch), pb_grpc.MatchmakingServiceStub(pal_ch)
+        lobby = await host.CreateLobby(pb.CreateLobbyRequest(game_type="connect4x4"))
+        await host.CancelTicket(pb.CancelTicketRequest(ticket_id=lobby.ticket.ticket_id))
+        with pytest.raises(grpc.aio.AioRpcError) as left:
+            await pal.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        assert left.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert reason_of(left.value) == "LOBBY_CLOSED"
+        back = await host.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        assert back.ticket.lobby == lobby.code
+        joined = await pal.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        assert joined.ticket.lobby == lobby.code

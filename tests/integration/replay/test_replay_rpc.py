@@ -3,6 +3,7 @@ finished games only, and every event played back with the game after it."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import time
 import uuid
@@ -149,3 +150,44 @@ async def test_list_games_by_player_time_and_pages(start_platform) -> None:
             with pytest.raises(grpc.aio.AioRpcError) as big:
                 await dora.ListGames(pb.ListGamesRequest(page_size=501))
             assert reason_of(big.value) == "INVALID_PAGE_SIZE"
+
+
+async def test_a_version_past_the_end_of_the_game_is_refused(start_platform) -> None:
+    """WatchGame after, or ReplayGame or GetHistory from, a version the game does not have
+    is the client's claim, checked against the store: NOT_FOUND NO_SUCH_VERSION, as GetGame
+    answers. A watch after version 10^15 of a game in play waited in silence until the idle
+    limit told the client to watch again "from the last version you saw"; such a replay or
+    history sent nothing, OK. From the version after the last (a client that saw every
+    event) is still no error."""
+    finished, live = uuid.uuid4().hex, uuid.uuid4().hex
+    async with start_platform("connect4x4") as platform:
+        async with platform.channel("ada") as a, platform.channel("bob") as b:
+            ada, bob = pb_grpc.Connect4x4ServiceStub(a), pb_grpc.Connect4x4ServiceStub(b)
+            final = await finished_game(platform, ada, bob, finished)
+            await create(platform, live, "ada", "bob")
+            now = (await ada.GetGame(pb.GetGameRequest(game_id=live))).game.version
+            for call in (
+                lambda: ada.WatchGame(pb.WatchGameRequest(game_id=live, after_version=now + 1)),
+                lambda: ada.WatchGame(
+                    pb.WatchGameRequest(game_id=finished, after_version=final.version + 1)
+                ),
+                lambda: ada.ReplayGame(
+                    pb.ReplayGameRequest(game_id=finished, from_version=final.version + 2)
+                ),
+            ):
+                with pytest.raises(grpc.aio.AioRpcError) as past:
+                    async with asyncio.timeout(10):
+                        async for _ in call():
+                            pass
+                assert past.value.code() == grpc.StatusCode.NOT_FOUND
+                assert reason_of(past.value) == "NO_SUCH_VERSION"
+            caught_up = ada.ReplayGame(
+                pb.ReplayGameRequest(game_id=finished, from_version=final.version + 1)
+            )
+            assert [item async for item in caught_up] == []
+            with pytest.raises(grpc.aio.AioRpcError) as history:
+                await ada.GetHistory(pb.GetHistoryRequest(game_id=live, from_version=now + 2))
+            assert history.value.code() == grpc.StatusCode.NOT_FOUND
+            assert reason_of(history.value) == "NO_SUCH_VERSION"
+            newer = await ada.GetHistory(pb.GetHistoryRequest(game_id=live, from_version=now + 1))
+            assert list(newer.events) == []

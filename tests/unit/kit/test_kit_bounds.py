@@ -149,3 +149,43 @@ def test_a_name_from_elsewhere_is_shown_only_if_a_request_could_set_it() -> None
     assert bounds.shown_name("Ada", "guest-1") == "Ada"
     for evil in ("Ada\u202e", "bot:best", "\x1b[31m", "x" * 65, ""):
         assert bounds.shown_name(evil, "guest-1") == "guest-1"
+
+
+def _service_limits() -> list[tuple[Any, str, int, str]]:
+    """(request, field, the service's own largest value, its reason) for the numbers a
+    service checks beyond their type's range."""
+    from parlor.connect4x4.v1 import connect4x4_pb2 as cpb
+    from parlor.dictionary.v1 import dictionary_pb2 as dpb
+    from parlor.gamehost.directory import MAX_PAGE
+    from parlor.gamehost.replay import MAX_PACE_MS
+    from parlor.lexicon import MAX_WORD_LENGTH
+    from parlor.scoring.v1 import scoring_pb2 as spb
+    from parlor.services.scoring.servicer import MAX_LIMIT
+
+    found: list[tuple[Any, str, int, str]] = []
+    for pb in (cpb, upb, tpb):
+        found.append((pb.ListGamesRequest, "page_size", MAX_PAGE, "INVALID_PAGE_SIZE"))
+        found.append((pb.ReplayGameRequest, "pace_ms", MAX_PACE_MS, "INVALID_PACE"))
+    found.append((spb.GetLeaderboardRequest, "limit", MAX_LIMIT, "BAD_LIMIT"))
+    found.append(
+        (dpb.FindAnagramsRequest, "min_length", MAX_WORD_LENGTH, "MIN_LENGTH_OUT_OF_RANGE")
+    )
+    return found
+
+
+@pytest.mark.parametrize(
+    ("request_type", "field", "largest", "reason"),
+    _service_limits(),
+    ids=lambda v: v.DESCRIPTOR.full_name if hasattr(v, "DESCRIPTOR") else str(v),
+)
+def test_a_number_the_service_bounds_declares_that_bound(
+    request_type: Any, field: str, largest: int, reason: str
+) -> None:
+    """A page size, a replay pace, a leaderboard length, an anagram's least length: the
+    descriptors (and docs/bounds.md, and every client reading them) say the service's own
+    limit, and the edge refuses past it with the service's reason, field and limit."""
+    bounds.check(request_type(**{field: largest}))
+    refused = refusal(request_type(**{field: largest + 1}))
+    assert refused.reason == reason
+    assert refused.metadata["field"] == field
+    assert refused.metadata["limit"] == f"0..{largest}"

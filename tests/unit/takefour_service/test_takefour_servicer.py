@@ -216,3 +216,30 @@ async def test_leave_forfeits_the_seat_and_with_two_players_the_other_wins() -> 
     assert isinstance(finished, GameFinished)
     assert finished.reason == "FORFEIT"
     assert [s.rank for s in finished.standings] == [2, 1]
+
+
+async def test_a_caller_with_no_seat_is_refused_without_waiting_for_the_games_turn() -> None:
+    """Someone with no seat is refused NOT_SEATED at once, not queued behind the game's
+    players for its turn: else anyone could queue commands on a game in play, each holding
+    its lock (and a read of the store) ahead of the players' own."""
+    host, servicer, _ = make()
+    await open_game(host, servicer, ("ada", "bob"))
+    held, release = asyncio.Event(), asyncio.Event()
+
+    async def a_players_command() -> None:
+        async with servicer.turn("g"):
+            held.set()
+            await release.wait()
+
+    busy = asyncio.create_task(a_players_command())
+    await held.wait()
+    try:
+        with pytest.raises(PermissionDenied) as refused:
+            async with asyncio.timeout(1):
+                await servicer.act("g", "cy", None, place(0, 0, 0), "cy-1")
+        assert refused.value.reason == "NOT_SEATED"
+    finally:
+        release.set()
+        await busy
+    _, seat, _ = await servicer.act("g", "ada", None, place(0, 0, 0), "ada-1")
+    assert seat == 0

@@ -199,6 +199,11 @@ class GameHost(Generic[S, C, E]):
             return self.fold(events), version
         return await self._current(game_id, fresh=True)
 
+    async def latest(self, game_id: str) -> tuple[S, int]:
+        """The newest state this replica knows of a game: its cache, else read from the store
+        (for what never changes once the game is created, such as who sits in it)."""
+        return await self._current(game_id, fresh=False)
+
     async def history(
         self, game_id: str, from_version: int = 1, to_version: int | None = None
     ) -> list[Recorded[E]]:

@@ -6,6 +6,10 @@ included; before that, a viewer sees exactly what the game's ``view`` shows
 their seat (or a spectator, seat ``None``), and events pass through the
 game's ``public_event`` for that viewer. Connect 4x4 hides nothing, so its
 two cases look alike; Upwords and Take Four reveal racks only after the end.
+
+A version a client says it has seen (``WatchGame``'s ``after_version``, the one before a
+replay's or ``GetHistory``'s ``from_version``) is its claim: one the game does not have is ``NOT_FOUND
+NO_SUCH_VERSION`` (``check_seen``), as ``GetGame`` answers for such a version.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from parlor.core.errors import FailedPrecondition, InvalidArgument
+from parlor.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.games import GameType as GameType  # the registry: games.py
 from parlor.gamehost.games import game_types as game_types
@@ -64,6 +68,13 @@ def check_pace(pace_ms: int) -> float:
     return pace_ms / 1000
 
 
+def check_seen(game_id: str, seen: int, last: int) -> None:
+    """Refuse a version a client says it has seen (to watch after, or to resume a replay
+    after) that the game does not have: its claim, checked against the stream's ``last``."""
+    if seen > last:
+        raise NotFound(f"game {game_id} has only {last} events", reason="NO_SUCH_VERSION")
+
+
 async def play_back(
     host: GameHost[S, Any, E], game_id: str, pace_ms: int, from_version: int = 1
 ) -> AsyncIterator[tuple[Recorded[E], S]]:
@@ -72,6 +83,7 @@ async def play_back(
     history = await host.history(game_id)
     if not history:
         raise host._not_found(game_id)
+    check_seen(game_id, from_version - 1, history[-1].version)
     state = host.decider.initial_state()
     states: list[S] = []
     for recorded in history:

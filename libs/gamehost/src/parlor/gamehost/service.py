@@ -51,7 +51,7 @@ from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_seats, recorded_match
 from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.replay import entitlement, play_back
+from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
@@ -520,6 +520,7 @@ class GameService(Generic[T, E]):
         if request.to_version and request.to_version < request.from_version:
             raise InvalidArgument("to_version comes before from_version", reason="INVALID_RANGE")
         current, now = await self.host.load(request.game_id)
+        check_seen(request.game_id, (request.from_version or 1) - 1, now)
         seen = entitlement(self.over(current), viewer_seat(current, me))
         events = await self.events_seen(
             request.game_id,
@@ -531,13 +532,15 @@ class GameService(Generic[T, E]):
         return self._response("GetHistoryResponse", events=events)
 
     async def WatchGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
-        """Every event after ``after_version`` with the game after it, live, until the end."""
+        """Every event after ``after_version`` with the game after it, live, until the end;
+        an ``after_version`` the game does not have is refused (``check_seen``)."""
         me = auth.caller()
         # One read of the game: who the caller is in it, as it stands, decides what they see
         # of every event, the past ones too.
         so_far, following = await self.once_created(
             request.game_id, lambda: self.host.opening(request.game_id)
         )
+        check_seen(request.game_id, request.after_version, so_far[-1].version)
         folded: list[tuple[Recorded[Any], T, T]] = []
         table = self.host.decider.initial_state()
         for recorded in so_far:
@@ -695,6 +698,13 @@ class GameService(Generic[T, E]):
             made = command(table, table.seat_of(player_id, requested))
             return await made if inspect.isawaitable(made) else made
 
+        # Seats never change once the game is created: a caller with none is refused here,
+        # before waiting for the game's turn, so no one outside a game can queue commands
+        # on it ahead of its players (each holding its turn for reads of the store).
+        table, _ = await self.host.latest(game_id)
+        if table.seats and not table.seats_of(player_id):
+            table.seat_of(player_id, requested)  # refuses: NOT_SEATED, NOT_YOUR_SEAT, ...
+            raise AssertionError("seat_of gave a seat to a player holding none")
         try:
             async with self.turn(game_id):
                 moved = await self.host.execute(

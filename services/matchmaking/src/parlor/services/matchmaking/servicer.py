@@ -150,10 +150,21 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         game = game_type(request.game_type, self.game_types)
         low, high = check_counts(game, request.min_players, request.max_players)
         control = time_control_of(game, request.time_control)
-        lobby = await self.lobbies.open(game.name, low, high, me.player_id, control)
-        ticket = await self.tickets.create(
-            me.player_id, me.name, game.name, low, high, None, lobby.code, time_control=control
-        )
+        # One transaction: a host who already waits with a ticket (TICKET_EXISTS) opens no
+        # lobby, which no one could ever join or close.
+        async with self.lobbies.engine.begin() as conn:
+            lobby = await self.lobbies.open(game.name, low, high, me.player_id, control, conn)
+            ticket = await self.tickets.create(
+                me.player_id,
+                me.name,
+                game.name,
+                low,
+                high,
+                None,
+                lobby.code,
+                time_control=control,
+                conn=conn,
+            )
         return pb.CreateLobbyResponse(code=lobby.code, ticket=self.ticket_pb(ticket))
 
     async def JoinLobby(self, request: pb.JoinLobbyRequest, context: Any) -> pb.JoinLobbyResponse:
@@ -161,6 +172,12 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         lobby = await self.lobbies.get(request.code)
         if lobby.match_id is not None:
             raise FailedPrecondition("this lobby's game has already started", reason="LOBBY_CLOSED")
+        if not lobby.host_waiting and lobby.host_player_id != me.player_id:
+            # A lobby waits for its host: without them no game could start there.
+            raise FailedPrecondition(
+                "this lobby's host has left it; ask them for a new invite code",
+                reason="LOBBY_CLOSED",
+            )
         ticket = await self.tickets.create(
             me.player_id,
             me.name,

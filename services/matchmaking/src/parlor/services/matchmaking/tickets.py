@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import secrets
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -138,15 +139,17 @@ class Tickets:
         time_control: TimeControl,
         bots_at_once: bool = False,
         bot_level: str | None = None,
+        conn: AsyncConnection | None = None,
     ) -> TicketRow:
         """A waiting ticket, in one statement: rated as given, else by scoring's rating of
-        the player (a newcomer's if none)."""
+        the player (a newcomer's if none). ``conn``: within the caller's transaction (a
+        lobby's host ticket, written with its lobby), else on its own."""
         if rating is not None and not (math.isfinite(rating) and 0 <= rating <= 10_000):
             raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
         display_name = shown_name(display_name, player_id)  # a token's name is a claim too
         ticket_id = uuid.uuid4().hex
         try:
-            async with self.autocommit.connect() as conn:
+            async with _connected(self.autocommit, conn) as conn:
                 rated = rating is None and await self._has_ratings(conn)
                 created, stored = (
                     await conn.execute(
@@ -261,6 +264,18 @@ class Tickets:
         return ticket.created_at + self.expires_after
 
 
+@contextlib.asynccontextmanager
+async def _connected(
+    autocommit: AsyncEngine, conn: AsyncConnection | None
+) -> AsyncIterator[AsyncConnection]:
+    """``conn`` (the caller's transaction) if given, else a connection of our own."""
+    if conn is not None:
+        yield conn
+        return
+    async with autocommit.connect() as own:
+        yield own
+
+
 def invite_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
@@ -274,10 +289,14 @@ class Lobby:
     host_player_id: str
     match_id: str | None
     time_control: TimeControl
+    host_waiting: bool = True
+    """The host has a waiting ticket in the lobby (else it has left it: cancelled, expired)."""
 
 
 class Lobbies:
-    """The lobbies table; every method is one statement (autocommit) at a time."""
+    """The lobbies table; every method is one statement (autocommit) at a time, or runs in
+    the caller's transaction (``open`` with ``conn``: CreateLobby writes a lobby and its
+    host's ticket in one transaction, so a refused ticket leaves no lobby)."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -290,8 +309,9 @@ class Lobbies:
         max_players: int,
         host: str,
         time_control: TimeControl,
+        conn: AsyncConnection | None = None,
     ) -> Lobby:
-        async with self.autocommit.connect() as conn:
+        async with _connected(self.autocommit, conn) as conn:
             while True:
                 code = invite_code()
                 inserted = (
@@ -322,13 +342,17 @@ class Lobbies:
             row = (
                 await conn.execute(
                     text(
-                        "SELECT code, game_type, min_players, max_players, host_player_id,"
-                        " match_id, time_control FROM mm_lobbies WHERE code = :c"
+                        "SELECT l.code, l.game_type, l.min_players, l.max_players,"
+                        " l.host_player_id, l.match_id, l.time_control,"
+                        " EXISTS (SELECT 1 FROM mm_tickets t WHERE t.lobby = l.code"
+                        " AND t.player_id = l.host_player_id AND t.status = 'waiting')"
+                        " FROM mm_lobbies l WHERE l.code = :c"
                     ),
                     {"c": code.strip().upper()},
                 )
             ).first()
         if row is None:
             raise NotFound("no lobby with that invite code", reason="LOBBY_NOT_FOUND")
-        code, game, low, high, host, match_id, stored = row
-        return Lobby(code, game, low, high, host, match_id, time_control_from_json(stored, game))
+        code, game, low, high, host, match_id, stored, waiting = row
+        control = time_control_from_json(stored, game)
+        return Lobby(code, game, low, high, host, match_id, control, bool(waiting))
