@@ -49,15 +49,23 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
     return tuple(bag)
 
 
+def _meant_play(request: pb.ChallengeRequest | pb.AcceptPlayRequest, table: UpwordsTable) -> None:
+    """A challenge or accept naming a play (``play``) other than the one pending is stale."""
+    uw.check_meant_play(table.game, request.play)
+
+
 class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     game = GAME
     word_checks = verdicts
     create_attempts = 3  # practically never: the first-player draw ran out of tiles
     create_retry_reasons = frozenset({"DRAW_EXHAUSTED"})
     Pass = Move(lambda request, table, seat: uw.Pass(seat))
-    AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat))
+    # Both name the play they mean (``play``): refused if another is pending (PLAY_CHANGED).
+    AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat), _meant_play)
     Resign = Move(lambda request, table, seat: uw.Resign(seat))
-    Challenge = Move(lambda request, table, seat: uw.Challenge(seat, {}))  # verdicts: seat_command
+    Challenge = Move(  # the verdicts go in as seat_command decides it
+        lambda request, table, seat: uw.Challenge(seat, {}), _meant_play
+    )
 
     def __init__(
         self,
