@@ -112,7 +112,9 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
         """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
         only its seat's view, from its own word graph (built once per process, about 2 s,
         the first time a bot moves). The dictionary judges a bot's words like anyone's: it
-        offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid."""
+        offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid. Its
+        answer to a pending play is made on the very state it is decided on, so it always
+        means the play pending then and names none (``play`` is for callers from outside)."""
 
         async def command(table: UpwordsTable) -> uw.Command:
             game, bot = table.game, await self.bots.get()
