@@ -7,7 +7,7 @@ from typing import Any
 from parlor.dictionary.v1 import dictionary_pb2 as pb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as pb_grpc
 from parlor.kit import auth
-from parlor.lexicon import Registry, normalise_word
+from parlor.lexicon import DEFAULT_LIMIT, Registry, normalise_word
 
 
 class DictionaryServicer(pb_grpc.DictionaryServiceServicer):
@@ -58,7 +58,7 @@ class DictionaryServicer(pb_grpc.DictionaryServiceServicer):
             tiles,
             min_length=request.min_length or 2,
             use_all=request.use_all,
-            limit=request.limit or None,
+            limit=request.limit or DEFAULT_LIMIT,
         )
         return pb.FindAnagramsResponse(lexicon_id=lexicon.id, words=words)
 
@@ -67,5 +67,5 @@ class DictionaryServicer(pb_grpc.DictionaryServiceServicer):
     ) -> pb.MatchPatternResponse:
         auth.caller()
         lexicon = self.registry.get(request.lexicon)
-        words = lexicon.pattern(request.pattern, limit=request.limit or None)
+        words = lexicon.pattern(request.pattern, limit=request.limit or DEFAULT_LIMIT)
         return pb.MatchPatternResponse(lexicon_id=lexicon.id, words=words)
