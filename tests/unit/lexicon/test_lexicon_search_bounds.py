@@ -88,3 +88,12 @@ def test_a_pattern_search_is_found_as_it_is_read() -> None:
     assert not isinstance(matches, list)
     assert [next(matches) for _ in range(3)] == ["aa", "aah", "aahed"]
     assert list(index.find("zyzz*")) == ["zyzzyva", "zyzzyvas"]
+
+
+def test_a_budget_pauses_every_so_many_steps() -> None:
+    """The service's hook to hand the GIL to its event loop during a long search."""
+    pauses: list[int] = []
+    budget = Budget(MAX_SEARCH_STEPS, pause=lambda: pauses.append(budget.left), every=1000)
+    enable1().anagrams("aeinrstlod????", budget=budget)
+    assert len(pauses) == budget.spent // 1000 > 10
+    assert all(left % 1000 == 0 for left in pauses)
