@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 from parlor.core.errors import Conflict, InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
     MSG_ID,
-    POSITION,
     Bus,
     ForeignDuplicate,
     StreamCheck,
+    StreamMessage,
     Subjects,
     decode_event,
     event_headers,
@@ -191,6 +191,10 @@ class _Message:
     headers: dict[str, str]
 
 
+def _stored(msg: _Message) -> StreamMessage:
+    return StreamMessage(msg.sequence, msg.subject, msg.data, dict(msg.headers))
+
+
 @dataclass
 class _Consumer:
     filter_subject: str
@@ -302,9 +306,18 @@ class InMemoryBus:
         )
         return StreamCheck(
             created=f"memory-{self._generation}",
-            last_position=int(last.headers.get(POSITION, "0")) if last is not None else 0,
+            last=None if last is None else _stored(last),
             made=made,
         )
+
+    async def message_before(
+        self, subject: str, sequence: int, within: int
+    ) -> StreamMessage | None:
+        for seq in range(min(sequence - 1, len(self.messages)), max(sequence - within, 1) - 1, -1):
+            msg = self.messages[seq - 1]
+            if subject_matches(subject, msg.subject):
+                return _stored(msg)
+        return None
 
     @traced_publish
     async def publish_event(self, event: RecordedEvent, *, message_id: str | None = None) -> bool:
