@@ -19,6 +19,14 @@ interface Placed {
 // The play being put together on this page (nothing is sent until Play).
 const draft = { gameId: "", version: -1n, placed: [] as Placed[], chosen: -1 };
 
+// What a Challenge or an AcceptPlay sends: the play it means, the one on the screen
+// (PendingPlay.number). If another play is pending by the time it arrives (with three or four
+// players the next one may have played first), the server refuses it (PLAY_CHANGED) and
+// nothing happens; the page then shows the game as it is.
+export function answerRequest(game: Game, commandId: string): { gameId: string; play: number; commandId: string } {
+  return { gameId: game.gameId, play: game.pending?.number ?? 0, commandId };
+}
+
 function reset(game: Game): void {
   draft.gameId = game.gameId;
   draft.placed = [];
@@ -141,8 +149,8 @@ export const upwords: GameKind<Game> = {
               },
               "Exchange",
             ),
-            h("button", { id: "uw-challenge", disabled: !canChallenge, onclick: () => send(view, game, () => unary(UpwordsService, "challenge", { gameId, commandId: commandId() })) }, "Challenge"),
-            h("button", { id: "uw-accept", disabled: !canChallenge, onclick: () => send(view, game, () => unary(UpwordsService, "acceptPlay", { gameId, commandId: commandId() })) }, "Accept"),
+            h("button", { id: "uw-challenge", disabled: !canChallenge, onclick: () => send(view, game, () => unary(UpwordsService, "challenge", answerRequest(game, commandId()))) }, "Challenge"),
+            h("button", { id: "uw-accept", disabled: !canChallenge, onclick: () => send(view, game, () => unary(UpwordsService, "acceptPlay", answerRequest(game, commandId()))) }, "Accept"),
             h("button", { id: "uw-resign", onclick: () => confirm("Resign this game?") && send(view, game, () => unary(UpwordsService, "resign", { gameId, commandId: commandId() })) }, "Resign"),
             notation,
           )

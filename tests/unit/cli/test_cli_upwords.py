@@ -134,6 +134,29 @@ def test_a_play_awaiting_challenge_is_marked() -> None:
     assert "challenge word checking" in text
 
 
+class Commands:
+    """The service's side of the adapter's calls: what was sent, the same game back."""
+
+    def __init__(self, game: pb.Game) -> None:
+        self.game = game
+        self.sent: list[tuple[str, dict[str, object]]] = []
+
+    async def command(self, name: str, **fields: object) -> object:
+        self.sent.append((name, fields))
+        return type("Response", (), {"game": self.game, "events": []})()
+
+
+@pytest.mark.parametrize(("typed", "rpc"), [("challenge", "Challenge"), ("accept", "AcceptPlay")])
+async def test_a_challenge_or_accept_names_the_play_on_the_screen(typed: str, rpc: str) -> None:
+    pending = uw.PendingPlay(1, (uw.Placement(5, 4, uw.QU),), ("qua",), 6, 0, number=7)
+    config = uw.UpwordsConfig(word_checking=uw.WordChecking.CHALLENGE)
+    shown = game_pb("g", 9, table(stacked_board(), pending=pending, config=config), 0)
+    api = Commands(shown)
+    await Upwords(api).play(shown, typed, "c1")  # type: ignore[arg-type]
+    ((name, fields),) = api.sent
+    assert (name, fields) == (rpc, {"game_id": "g", "command_id": "c1", "play": 7})
+
+
 def test_a_finished_game_names_the_winner_and_shows_every_rack() -> None:
     state = table(stacked_board()).game
     ended = RULES.engine.evolve(state, uw.GameEnded("RESIGNED", state.racks, (0, 0), (14, 9), (0,)))

@@ -158,6 +158,7 @@ def _service_limits() -> list[tuple[Any, str, int, str]]:
     from parlor.dictionary.v1 import dictionary_pb2 as dpb
     from parlor.gamehost.directory import MAX_PAGE
     from parlor.gamehost.replay import MAX_PACE_MS
+    from parlor.lexicon import MAX_LIMIT as MAX_WORDS
     from parlor.lexicon import MAX_WORD_LENGTH
     from parlor.scoring.v1 import scoring_pb2 as spb
     from parlor.services.scoring.servicer import MAX_LIMIT
@@ -170,6 +171,8 @@ def _service_limits() -> list[tuple[Any, str, int, str]]:
     found.append(
         (dpb.FindAnagramsRequest, "min_length", MAX_WORD_LENGTH, "MIN_LENGTH_OUT_OF_RANGE")
     )
+    found.append((dpb.FindAnagramsRequest, "limit", MAX_WORDS, "LIMIT_OUT_OF_RANGE"))
+    found.append((dpb.MatchPatternRequest, "limit", MAX_WORDS, "LIMIT_OUT_OF_RANGE"))
     return found
 
 

@@ -125,7 +125,8 @@ def test_normalise_word_gives_lexicon_form() -> None:
         (lambda: LEXICON.anagrams("ca*t"), NOT_A_LETTER),
         (lambda: LEXICON.anagrams(["c", "at"]), NOT_A_TILE),
         (lambda: LEXICON.anagrams(["c", ""]), NOT_A_TILE),
-        (lambda: LEXICON.anagrams("a" * 33), TOO_MANY_TILES),
+        (lambda: LEXICON.anagrams("a" * 17), TOO_MANY_TILES),
+        (lambda: LEXICON.anagrams(["a"] * 17), TOO_MANY_TILES),
         (lambda: LEXICON.anagrams("cat?????"), TOO_MANY_WILDCARDS),
         (lambda: LEXICON.anagrams("cat", min_length=1), MIN_LENGTH_OUT_OF_RANGE),
         (lambda: LEXICON.anagrams("cat", min_length=65), MIN_LENGTH_OUT_OF_RANGE),
@@ -134,9 +135,11 @@ def test_normalise_word_gives_lexicon_form() -> None:
         (lambda: LEXICON.pattern(" \t"), EMPTY_PATTERN),
         (lambda: LEXICON.pattern("c.t"), NOT_A_LETTER),
         (lambda: LEXICON.pattern("c[a]t"), NOT_A_LETTER),
-        (lambda: LEXICON.pattern("?" * 65), WORD_TOO_LONG),
+        (lambda: LEXICON.pattern("?" * 33), WORD_TOO_LONG),
         (lambda: LEXICON.pattern("a*b*c*d*e*f*g*h*i*j"), TOO_MANY_WILDCARDS),
         (lambda: LEXICON.pattern("c?t", limit=-2), LIMIT_OUT_OF_RANGE),
+        (lambda: LEXICON.pattern("c?t", limit=1001), LIMIT_OUT_OF_RANGE),
+        (lambda: LEXICON.anagrams("cat", limit=1001), LIMIT_OUT_OF_RANGE),
     ],
 )
 def test_bad_anagram_and_pattern_input_gets_its_reason(

@@ -255,6 +255,7 @@ def old_game_pb(
                 placements=placements_pb(v.pending.placements),
                 words=list(v.pending.words),
                 score=v.pending.score,
+                number=v.pending.number,  # added since: what a challenge names (PLAY_CHANGED)
             )
         )
     return out

@@ -27,6 +27,8 @@ from parlor.client import DEFAULT_TARGET, ParlorError
 from parlor.kit.settings import SettingsError
 
 T = TypeVar("T")
+STALE = frozenset({"ROUND_CHANGED", "PLAY_CHANGED"})
+"""Refusals of a command typed on a game that has moved on: the game is shown again."""
 
 app = typer.Typer(
     name="parlor",
@@ -310,8 +312,8 @@ async def _play(
                         out.print("played: " + played)
             except (ParlorError, ValueError) as exc:  # ValueError: a command not understood
                 out.print(f"[red]{sessions.describe(exc)}[/]")
-                if isinstance(exc, ParlorError) and exc.reason == "ROUND_CHANGED":
-                    game = await game_api.get(game_id)  # show the round it is now
+                if isinstance(exc, ParlorError) and exc.reason in STALE:
+                    game = await game_api.get(game_id)  # show the round or play it is now
                     out.print(game_api.draw(game, me))
                 continue
             out.print(game_api.draw(game, me))

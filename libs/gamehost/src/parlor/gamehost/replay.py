@@ -8,8 +8,9 @@ game's ``public_event`` for that viewer. Connect 4x4 hides nothing, so its
 two cases look alike; Upwords and Take Four reveal racks only after the end.
 
 A version a client says it has seen (``WatchGame``'s ``after_version``, the one before a
-replay's or ``GetHistory``'s ``from_version``) is its claim: one the game does not have is ``NOT_FOUND
-NO_SUCH_VERSION`` (``check_seen``), as ``GetGame`` answers for such a version.
+replay's or ``GetHistory``'s ``from_version``) is its claim: one the game does not have
+is ``NOT_FOUND NO_SUCH_VERSION`` (``check_seen``), as ``GetGame`` answers for such a
+version.
 """
 
 from __future__ import annotations

@@ -7,10 +7,12 @@ Pure: no I/O beyond reading a word list. See README.md for the data structures a
 
 from __future__ import annotations
 
+from .anagram import Budget
 from .lexicon import Lexicon
 from .query import (
     BATCH_TOO_LARGE,
     BLANK,
+    DEFAULT_LIMIT,
     EMPTY_PATTERN,
     EMPTY_RACK,
     EMPTY_WORD,
@@ -19,6 +21,9 @@ from .query import (
     LIMIT_OUT_OF_RANGE,
     MAX_BATCH,
     MAX_BLANKS,
+    MAX_LIMIT,
+    MAX_PATTERN_LENGTH,
+    MAX_SEARCH_STEPS,
     MAX_STARS,
     MAX_TILES,
     MAX_WORD_LENGTH,
@@ -26,6 +31,7 @@ from .query import (
     NOT_A_LETTER,
     NOT_A_TILE,
     QU,
+    SEARCH_TOO_BROAD,
     STAR,
     TOO_MANY_TILES,
     TOO_MANY_WILDCARDS,
@@ -40,6 +46,7 @@ from .tile import qu_tiles, spell
 __all__ = [
     "BATCH_TOO_LARGE",
     "BLANK",
+    "DEFAULT_LIMIT",
     "EMPTY_PATTERN",
     "EMPTY_RACK",
     "EMPTY_WORD",
@@ -49,6 +56,9 @@ __all__ = [
     "LIMIT_OUT_OF_RANGE",
     "MAX_BATCH",
     "MAX_BLANKS",
+    "MAX_LIMIT",
+    "MAX_PATTERN_LENGTH",
+    "MAX_SEARCH_STEPS",
     "MAX_STARS",
     "MAX_TILES",
     "MAX_WORD_LENGTH",
@@ -56,11 +66,13 @@ __all__ = [
     "NOT_A_LETTER",
     "NOT_A_TILE",
     "QU",
+    "SEARCH_TOO_BROAD",
     "STAR",
     "TOO_MANY_TILES",
     "TOO_MANY_WILDCARDS",
     "UNKNOWN_LEXICON",
     "WORD_TOO_LONG",
+    "Budget",
     "Lexicon",
     "Rack",
     "Registry",

@@ -15,10 +15,12 @@ from operator import lt
 
 from parlor.core.errors import InvalidArgument
 
-from .anagram import AnagramIndex
+from .anagram import AnagramIndex, Budget
 from .pattern import PatternIndex
 from .query import (
+    DEFAULT_LIMIT,
     INVALID_LEXICON_NAME,
+    MAX_SEARCH_STEPS,
     MAX_WORD_LENGTH,
     check_batch_size,
     check_limit,
@@ -149,33 +151,50 @@ class Lexicon:
         *,
         min_length: int = 2,
         use_all: bool = False,
-        limit: int | None = None,
+        limit: int = DEFAULT_LIMIT,
+        budget: Budget | None = None,
     ) -> list[str]:
-        """Words the tiles can spell, longest first, then alphabetical.
+        """The first ``limit`` words the tiles can spell, longest first, then alphabetical.
 
         ``tiles`` is a string with one tile per character (``"retain?"``, ``?`` is a
         blank that stands for any one letter) or a sequence with one tile per item,
         where ``"qu"`` is Upwords' Qu tile (``["qu", "i", "t"]`` spells ``quit``;
         the Qu tile is only ever an adjacent ``qu``). With ``use_all`` every tile
         must be used; otherwise any subset spelling at least ``min_length`` letters.
+
+        ``limit`` is 0 to MAX_LIMIT (default DEFAULT_LIMIT). The search walks one word
+        length at a time, longest first, and stops once it has ``limit`` words; its steps
+        are charged to ``budget`` (default: a fresh MAX_SEARCH_STEPS), and a search that
+        needs more raises ``ResourceExhausted(SEARCH_TOO_BROAD)``.
         """
         check_min_length(min_length)
         check_limit(limit)
         rack = Rack.parse(tiles)
-        found = self._anagram_index().find(
-            rack.letter_counts(), rack.blanks, min_length=min_length, use_all=use_all
-        )
-        if rack.qu:
-            found = [word for word in found if rack.spells(word)]
-        found.sort()
-        found.sort(key=len, reverse=True)  # stable: alphabetical within a length
-        return found if limit is None else found[:limit]
+        budget = Budget(MAX_SEARCH_STEPS) if budget is None else budget
+        index = self._anagram_index()
+        counts = rack.letter_counts()
+        letters = rack.letters
+        lengths = [letters] if use_all else range(min(letters, index.longest()), min_length - 1, -1)
+        found: list[str] = []
+        for length in lengths:
+            if len(found) >= limit or length < min_length:
+                break
+            words = index.find(counts, rack.blanks, length, budget)
+            if rack.qu:
+                words = [word for word in words if rack.spells(word)]
+            words.sort()
+            found.extend(words[: limit - len(found)])
+        return found
 
-    def pattern(self, pattern: str, *, limit: int | None = None) -> list[str]:
-        """Words matching ``pattern`` in alphabetical order: ``?`` is one letter, ``*`` any run."""
+    def pattern(self, pattern: str, *, limit: int = DEFAULT_LIMIT) -> list[str]:
+        """The first ``limit`` words matching ``pattern``, alphabetical: ``?`` is one letter,
+        ``*`` any run. ``limit`` is 0 to MAX_LIMIT (default DEFAULT_LIMIT); the scan stops
+        once it has them, and is at worst one linear pass over the words."""
         check_limit(limit)
-        found = self._pattern_index().find(normalise_pattern(pattern))
-        return found if limit is None else found[:limit]
+        normalised = normalise_pattern(pattern)
+        if not limit:
+            return []
+        return list(islice(self._pattern_index().find(normalised), limit))
 
     def warm(self) -> Lexicon:
         """Builds the anagram and pattern indexes now (a service: before it reports ready)."""

@@ -5,12 +5,18 @@ Words are kept as one newline-separated string per length, so a pattern without
 enough. Each ``*`` between fixed segments is an atomic "shortest run, then the
 segment" group: glob matching is then linear, never the exponential backtracking
 a naive ``.*`` translation risks.
+
+Matches are found lazily (``re.finditer``; for ``*`` patterns one iterator per length,
+merged in alphabetical order), so a search with a limit stops scanning once it has enough.
+The worst case, a pattern that matches almost nothing, is one linear scan of the list
+(each word at most once, never backtracking across words).
 """
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from .query import BLANK, STAR
@@ -29,19 +35,21 @@ class PatternIndex:
             length: "\n" + "\n".join(group) + "\n" for length, group in sorted(grouped.items())
         }
 
-    def find(self, pattern: str) -> list[str]:
-        """Words matching a normalised pattern, in alphabetical order."""
+    def find(self, pattern: str) -> Iterator[str]:
+        """Words matching a normalised pattern, in alphabetical order, found as they are read."""
         fixed = len(pattern) - pattern.count(STAR)
         regex = _compile(pattern)
         if STAR not in pattern:
             blob = self._by_length.get(fixed)
-            return regex.findall(blob) if blob else []
-        found: list[str] = []
-        for length, blob in self._by_length.items():
-            if length >= fixed:
-                found.extend(regex.findall(blob))
-        found.sort()
-        return found
+            return _matches(regex, blob) if blob else iter(())
+        return heapq.merge(
+            *(_matches(regex, blob) for length, blob in self._by_length.items() if length >= fixed)
+        )
+
+
+def _matches(regex: re.Pattern[str], blob: str) -> Iterator[str]:
+    for match in regex.finditer(blob):
+        yield match.group(1)
 
 
 def _segment(text: str) -> str:

@@ -17,14 +17,36 @@ MAX_WORD_LENGTH = 64
 MAX_BATCH = 20_000
 """Most words in one ``check_many`` call."""
 
-MAX_TILES = 32
-"""Most tiles in one anagram rack (blanks included)."""
+MAX_TILES = 16
+"""Most tiles in one anagram rack (blanks included).
+
+More than any rack or hand a game deals: an Upwords rack holds 7, a Take Four deal is 4
+(jokers included), and 16 is a Take Four hand after four deals, or an Upwords rack with
+the letters of the line it plays through (a line is 10 squares).
+"""
 
 MAX_BLANKS = 4
 """Most blanks in a rack: Take Four has 4 jokers; more makes a query return most of the list."""
 
+MAX_PATTERN_LENGTH = 32
+"""Longest pattern (``*`` included): an Upwords line is 10 squares, ENABLE's longest word 28."""
+
 MAX_STARS = 8
 """Most ``*`` runs in a pattern."""
+
+DEFAULT_LIMIT = 100
+"""Words a search returns when the caller sets no limit."""
+
+MAX_LIMIT = 1000
+"""Most words one search returns: at most ~30 KB, far below gRPC's 4 MB message limit."""
+
+MAX_SEARCH_STEPS = 100_000
+"""Most trie steps one anagram search may take: about 0.05-0.1 s of one core.
+
+Any Upwords rack takes a few hundred; a 16-tile hand with 4 jokers and a limit of 1,000
+can need up to ~300,000 and is refused (``SEARCH_TOO_BROAD``): fewer jokers, a larger
+``min_length`` or a smaller ``limit`` bring it within the budget.
+"""
 
 BLANK = "?"
 """A blank (joker) in a rack, or any one letter in a pattern."""
@@ -47,6 +69,7 @@ TOO_MANY_TILES = "TOO_MANY_TILES"
 TOO_MANY_WILDCARDS = "TOO_MANY_WILDCARDS"
 MIN_LENGTH_OUT_OF_RANGE = "MIN_LENGTH_OUT_OF_RANGE"
 LIMIT_OUT_OF_RANGE = "LIMIT_OUT_OF_RANGE"
+SEARCH_TOO_BROAD = "SEARCH_TOO_BROAD"
 INVALID_LEXICON_NAME = "INVALID_LEXICON_NAME"
 UNKNOWN_LEXICON = "UNKNOWN_LEXICON"
 LEXICON_NAME_TAKEN = "LEXICON_NAME_TAKEN"
@@ -66,11 +89,11 @@ def _not_a_letter(what: str, text: str, allowed: frozenset[str], hint: str) -> I
     raise AssertionError("unreachable: no offending character")  # pragma: no cover
 
 
-def _too_long(what: str, length: int) -> InvalidArgument:
+def _too_long(what: str, length: int, most: int = MAX_WORD_LENGTH) -> InvalidArgument:
     return InvalidArgument(
-        f"{what} has {length} characters; at most {MAX_WORD_LENGTH} are allowed",
+        f"{what} has {length} characters; at most {most} are allowed",
         reason=WORD_TOO_LONG,
-        metadata={"length": str(length), "max": str(MAX_WORD_LENGTH)},
+        metadata={"length": str(length), "max": str(most)},
     )
 
 
@@ -116,8 +139,8 @@ def normalise_pattern(pattern: str) -> str:
     text = pattern.strip()
     if not text:
         raise InvalidArgument("the pattern is empty", reason=EMPTY_PATTERN)
-    if len(text) > MAX_WORD_LENGTH:
-        raise _too_long("the pattern", len(text))
+    if len(text) > MAX_PATTERN_LENGTH:
+        raise _too_long("the pattern", len(text), MAX_PATTERN_LENGTH)
     lowered = text.lower()
     if not (text.isascii() and set(lowered) <= _PATTERN_CHARS):
         raise _not_a_letter(
@@ -144,7 +167,11 @@ def check_min_length(min_length: int) -> None:
         )
 
 
-def check_limit(limit: int | None) -> None:
-    """Refuses a negative result limit (``None`` means no limit)."""
-    if limit is not None and limit < 0:
-        raise InvalidArgument(f"limit must be 0 or more, got {limit}", reason=LIMIT_OUT_OF_RANGE)
+def check_limit(limit: int) -> None:
+    """Refuses a result limit outside 0..MAX_LIMIT."""
+    if not 0 <= limit <= MAX_LIMIT:
+        raise InvalidArgument(
+            f"limit must be between 0 and {MAX_LIMIT}, got {limit}",
+            reason=LIMIT_OUT_OF_RANGE,
+            metadata={"max": str(MAX_LIMIT)},
+        )

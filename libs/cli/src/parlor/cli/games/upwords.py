@@ -109,18 +109,24 @@ class Upwords(ServiceCalls):
     # -- calls -----------------------------------------------------------------------------
 
     async def play(self, game: pb.Game, move: str, command_id: str) -> tuple[pb.Game, list[Any]]:
-        """A typed turn: a play, pass, exchange, challenge or accept (each its own RPC)."""
+        """A typed turn: a play, pass, exchange, challenge or accept (each its own RPC).
+
+        A challenge or accept names the play awaiting challenge in ``game``, the one the
+        player saw: if another play is pending by the time it arrives (in a game of three or
+        four the next seat may have played), the service refuses it (``PLAY_CHANGED``).
+        """
         turn = read_turn(move)
         ids = {"game_id": game.game_id, "command_id": command_id}
+        meant = {"play": game.pending.number}
         match turn.kind:
             case "pass":
                 response = await self.api.command("Pass", **ids)
             case "exchange":
                 response = await self.api.command("Exchange", **ids, tile=turn.argument)
             case "challenge":
-                response = await self.api.command("Challenge", **ids)
+                response = await self.api.command("Challenge", **ids, **meant)
             case "accept":
-                response = await self.api.command("AcceptPlay", **ids)
+                response = await self.api.command("AcceptPlay", **ids, **meant)
             case _:
                 response = await self.api.command("Play", **ids, move=turn.argument)
         return response.game, list(response.events)

@@ -329,9 +329,10 @@ class UpwordsDecider:
         if isinstance(event, WordPlayed):
             used = [p.tile for p in event.placements]
             pending = None
+            number = state.plays + 1
             if state.config.word_checking is WordChecking.CHALLENGE:
                 pending = PendingPlay(
-                    event.seat, event.placements, event.words, event.score, state.passes
+                    event.seat, event.placements, event.words, event.score, state.passes, number
                 )
             return replace(
                 state,
@@ -342,6 +343,7 @@ class UpwordsDecider:
                 passes=0,
                 pending=pending,
                 retry=False,
+                plays=number,
             )
         if isinstance(event, TilesDrawn):
             if event.drawn is None:
@@ -433,6 +435,22 @@ def exchange_positions(state: UpwordsState) -> int:
         return 0
     after = UPWORDS._fold(state, UPWORDS._close_window(state))
     return len(after.bag)
+
+
+def check_meant_play(state: UpwordsState, meant_for: int) -> None:
+    """A challenge or an accept meant for another play than the one awaiting challenge is
+    refused: a caller names the play it saw (``PendingPlay.number``), and in a game of three
+    or four the next seat may have played (closing that play's window) before it arrived;
+    0 names none, and nothing is checked."""
+    pending = state.pending
+    if not meant_for or (pending is not None and pending.number == meant_for):
+        return
+    now = f"play {pending.number} awaits challenge" if pending else "no play awaits challenge"
+    raise RuleViolation(
+        "PLAY_CHANGED",
+        f"this was meant for play {meant_for}, and {now}: look at the game again",
+        metadata={"play": str(pending.number if pending else 0), "meant_for": str(meant_for)},
+    )
 
 
 def pending_words(state: UpwordsState) -> tuple[str, ...]:

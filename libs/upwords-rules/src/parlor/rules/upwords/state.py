@@ -28,6 +28,9 @@ class PendingPlay:
     words: tuple[str, ...]
     score: int
     passes_before: int
+    number: int = 0
+    """The play's number in the game (``UpwordsState.plays`` once it was made): what a
+    challenge or an accept names to say which play it means (``check_meant_play``)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class UpwordsState:
     """Seats that ran out of time and dropped out: their turns are skipped."""
     resigned: tuple[bool, ...] = ()
     """Seats that resigned and dropped out, the others playing on (rules 2): skipped too."""
+    plays: int = 0
+    """Plays made so far (``WordPlayed``, withdrawn ones too): the last one's number."""
 
     @property
     def players(self) -> int:

@@ -49,15 +49,23 @@ def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
     return tuple(bag)
 
 
+def _meant_play(request: pb.ChallengeRequest | pb.AcceptPlayRequest, table: UpwordsTable) -> None:
+    """A challenge or accept naming a play (``play``) other than the one pending is stale."""
+    uw.check_meant_play(table.game, request.play)
+
+
 class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     game = GAME
     word_checks = verdicts
     create_attempts = 3  # practically never: the first-player draw ran out of tiles
     create_retry_reasons = frozenset({"DRAW_EXHAUSTED"})
     Pass = Move(lambda request, table, seat: uw.Pass(seat))
-    AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat))
+    # Both name the play they mean (``play``): refused if another is pending (PLAY_CHANGED).
+    AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat), _meant_play)
     Resign = Move(lambda request, table, seat: uw.Resign(seat))
-    Challenge = Move(lambda request, table, seat: uw.Challenge(seat, {}))  # verdicts: seat_command
+    Challenge = Move(  # the verdicts go in as seat_command decides it
+        lambda request, table, seat: uw.Challenge(seat, {}), _meant_play
+    )
 
     def __init__(
         self,
@@ -104,7 +112,9 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
         """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
         only its seat's view, from its own word graph (built once per process, about 2 s,
         the first time a bot moves). The dictionary judges a bot's words like anyone's: it
-        offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid."""
+        offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid. Its
+        answer to a pending play is made on the very state it is decided on, so it always
+        means the play pending then and names none (``play`` is for callers from outside)."""
 
         async def command(table: UpwordsTable) -> uw.Command:
             game, bot = table.game, await self.bots.get()
