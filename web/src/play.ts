@@ -50,6 +50,15 @@ export interface GameKind<G extends GameLike> {
   board(game: G, view: View): Node;
   // The record of a finished game as text (a game's own notation), when its service has one.
   exportText?(gameId: string): Promise<string>;
+  // Refusals that mean the command was meant for an older game than the server's (Take
+  // Four's ROUND_CHANGED: the round on the screen is over): the page shows the refusal and
+  // draws the game as the server has it now, fetched again.
+  stale?: readonly string[];
+}
+
+// Whether a refusal is one of `kind.stale`: the game on the screen is out of date.
+export function staleRefusal(kind: { stale?: readonly string[] }, error: unknown): boolean {
+  return error instanceof ApiError && error.reason !== "" && (kind.stale ?? []).includes(error.reason);
 }
 
 export function seatOf(seats: SeatLike[], playerId: string): number | undefined {
@@ -143,11 +152,22 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
         return true;
       } catch (e) {
         notice(describe(e), "error");
+        if (staleRefusal(kind, e)) await refresh();
         return false;
       }
     },
     rerender: () => draw(),
   };
+
+  // The game as the server has it now, drawn (after a refusal that says the screen is behind).
+  async function refresh(): Promise<void> {
+    try {
+      const answer = (await unary(kind.service, "getGame", { gameId })) as unknown as { game?: G };
+      if (answer.game) apply(answer.game);
+    } catch {
+      // the watch stream brings the game as it is anyway; the refusal is on the screen
+    }
+  }
 
   function apply(next: G): void {
     const asOf = millis(next.clocks?.asOf);

@@ -3,6 +3,11 @@
 // it, pick a grid tile and click another cell to move it (or take it back), pick a letter
 // from your hand and click a joker to swap it. Take Four, Done, the stalemate agreement,
 // everyone's progress and the round scores.
+//
+// Every command names the round on the screen (`round`): one that arrives after the round
+// ended (another player called Take Four or Done first) is refused ROUND_CHANGED and nothing
+// is done; the page then fetches the game and draws the round as it is (`stale`), and what
+// was picked on the old round's grid or hand is let go.
 import { unary } from "./api";
 import { h } from "./dom";
 import { commandId, type GameKind, type SeatLike, type View } from "./play";
@@ -11,6 +16,25 @@ import { Phase, TakeFourService, type Game, type GridTile } from "@parlor/client
 type Chosen = { kind: "hand"; tile: number; face: string } | { kind: "grid"; x: number; y: number } | null;
 let chosen: Chosen = null;
 let chosenGame = "";
+let chosenRound = 0;
+
+// The commands the web client sends: each names the round (every Take Four command but
+// Leave, which the page does not send, has the field).
+export const ROUND_COMMANDS = [
+  "placeTile",
+  "moveTile",
+  "takeBackTile",
+  "swapJoker",
+  "callTakeFour",
+  "callDone",
+  "agreeToDeal",
+  "withdrawAgreement",
+] as const;
+
+// A command's request: its own fields, the game, the round on the screen, a new command id.
+export function roundRequest<F extends object>(game: Game, fields: F, commandId: string): F & { gameId: string; round: number; commandId: string } {
+  return { ...fields, gameId: game.gameId, round: game.round, commandId };
+}
 
 const seatsOf = (game: Game): SeatLike[] =>
   game.seats.map((s, i) => ({ index: s.seat?.index ?? i, playerId: s.seat?.playerId ?? "", displayName: s.seat?.displayName ?? "" }));
@@ -31,7 +55,6 @@ function grid(game: Game, view: View, tiles: GridTile[], mine: boolean): HTMLEle
   const width = Math.max(x1 - x0 + 1, mine ? 7 : 1);
   const at = new Map(tiles.map((t) => [`${t.x},${t.y}`, t]));
   const playing = view.live && mine && game.phase === Phase.PLAYING;
-  const gameId = game.gameId;
   const cells = [];
   for (let y = y0; y <= y1; y++)
     for (let x = x0; x < x0 + width; x++) {
@@ -49,7 +72,7 @@ function grid(game: Game, view: View, tiles: GridTile[], mine: boolean): HTMLEle
               const c = chosen;
               if (tile && c?.kind === "hand" && tile.joker && c.face !== "?") {
                 chosen = null;
-                void view.act(() => unary(TakeFourService, "swapJoker", { gameId, tile: c.tile, cell: { x, y }, commandId: commandId() }));
+                void view.act(() => unary(TakeFourService, "swapJoker", roundRequest(game, { tile: c.tile, cell: { x, y } }, commandId())));
               } else if (tile) {
                 chosen = isChosen ? null : { kind: "grid", x, y };
                 view.rerender();
@@ -57,10 +80,10 @@ function grid(game: Game, view: View, tiles: GridTile[], mine: boolean): HTMLEle
                 const letter = letterFor(c.face);
                 if (letter === undefined) return void document.getElementById("tf-letter")?.focus();
                 chosen = null;
-                void view.act(() => unary(TakeFourService, "placeTile", { gameId, tile: c.tile, x, y, letter, commandId: commandId() }));
+                void view.act(() => unary(TakeFourService, "placeTile", roundRequest(game, { tile: c.tile, x, y, letter }, commandId())));
               } else if (c?.kind === "grid") {
                 chosen = null;
-                void view.act(() => unary(TakeFourService, "moveTile", { gameId, from: { x: c.x, y: c.y }, to: { x, y }, commandId: commandId() }));
+                void view.act(() => unary(TakeFourService, "moveTile", roundRequest(game, { from: { x: c.x, y: c.y }, to: { x, y } }, commandId())));
               }
             },
           },
@@ -85,6 +108,7 @@ export const takefour: GameKind<Game> = {
   service: TakeFourService,
   seats: seatsOf,
   finished: (game) => game.phase === Phase.OVER,
+  stale: ["ROUND_CHANGED"],
   status(game, view) {
     if (game.phase === Phase.OVER) {
       const seats = seatsOf(game);
@@ -98,13 +122,13 @@ export const takefour: GameKind<Game> = {
     return `Round ${game.round}, ${PHASES[game.phase] ?? ""}; ${bag}.`;
   },
   board(game, view) {
-    if (chosenGame !== game.gameId) {
-      chosen = null;
+    if (chosenGame !== game.gameId || chosenRound !== game.round) {
+      chosen = null; // a tile of another game, or of a round that is over
       chosenGame = game.gameId;
+      chosenRound = game.round;
     }
     const me = view.seat !== undefined ? game.seats[view.seat] : undefined;
     const playing = view.live && me !== undefined && game.phase === Phase.PLAYING;
-    const gameId = game.gameId;
     const hand = (me?.visible ? me.hand : []).map((t) =>
       h(
         "button",
@@ -122,7 +146,7 @@ export const takefour: GameKind<Game> = {
       ),
     );
     const act = (name: "callTakeFour" | "callDone" | "agreeToDeal" | "withdrawAgreement") => () =>
-      void view.act(() => unary(TakeFourService, name, { gameId, commandId: commandId() }));
+      void view.act(() => unary(TakeFourService, name, roundRequest(game, {}, commandId())));
     const c = chosen;
     const actions = playing
       ? h(
@@ -141,7 +165,7 @@ export const takefour: GameKind<Game> = {
               onclick: () => {
                 if (c?.kind !== "grid") return;
                 chosen = null;
-                void view.act(() => unary(TakeFourService, "takeBackTile", { gameId, cell: { x: c.x, y: c.y }, commandId: commandId() }));
+                void view.act(() => unary(TakeFourService, "takeBackTile", roundRequest(game, { cell: { x: c.x, y: c.y } }, commandId())));
               },
             },
             "Take back",

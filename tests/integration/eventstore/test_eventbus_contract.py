@@ -169,6 +169,30 @@ class TestEventBusContract:
         assert (c4.last_position, up.last_position) == (103, 102)
         assert c4.created == up.created == empty.created  # the same stream all along
 
+    async def test_check_stream_gives_the_last_message_and_message_before_the_ones_under_it(
+        self, bus: Bus
+    ) -> None:
+        c4 = bus.subjects.category("connect4x4")
+        first = event("connect4x4-a", 1)
+        await bus.publish_event(first)
+        await bus.publish_event(event("upwords-b", 2))
+        # Anyone may claim any position: check_stream hands over the message, not a number.
+        await bus.publish(f"{bus.subjects.prefix}.connect4x4.a.X", b"x", {"Parlor-Position": "x"})
+        check = await bus.check_stream(c4)
+        assert check.last is not None
+        assert (check.last.sequence, check.last.data, check.last_position) == (3, b"x", 0)
+        under = await bus.message_before(c4, check.last.sequence, 2)
+        assert under is not None
+        assert (under.sequence, under.subject, under.data) == (
+            1,
+            bus.subjects.for_event(first),
+            first.data,
+        )
+        assert dict(under.headers) == event_headers(first)
+        assert under.claimed_position == first.position
+        assert await bus.message_before(c4, check.last.sequence, 1) is None  # only upwords-b
+        assert await bus.message_before(c4, under.sequence, 10) is None  # nothing under it
+
     async def test_a_message_over_the_max_payload_is_refused_not_retried(self, bus: Bus) -> None:
         from parlor.core.errors import InvalidArgument
 

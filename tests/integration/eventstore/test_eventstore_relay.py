@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import nats
+import nats.js.errors
 import psycopg
 import pytest
 from prometheus_client import REGISTRY
@@ -564,7 +565,10 @@ async def on_stream(bus: JetStreamBus) -> list[tuple[str, bytes]]:
     info = await bus.js.stream_info(bus.subjects.stream)
     found = []
     for seq in range(info.state.first_seq, info.state.last_seq + 1):
-        msg = await bus.js.get_msg(bus.subjects.stream, seq)
+        try:
+            msg = await bus.js.get_msg(bus.subjects.stream, seq)
+        except nats.js.errors.NotFoundError:
+            continue  # deleted
         found.append(((msg.headers or {})["Nats-Msg-Id"], msg.data or b""))
     return found
 
@@ -751,7 +755,9 @@ async def test_an_event_whose_id_a_forger_took_first_still_reaches_the_stream_an
     ]
     assert [i for i, _ in found][:3] == ["connect4x4-g0:2", "connect4x4-g0:1", "connect4x4-g0:3"]
     assert found[3][0].startswith("connect4x4-g0:2:")
-    assert r.forgeries == 1
+    # The forgery, the only message on the stream when the relay took the lead, was passed
+    # over by its verify (a message that is no event of its) and then met as a duplicate.
+    assert r.forgeries == 2
     forged_after = REGISTRY.get_sample_value("parlor_relay_forged_duplicates_total", forged)
     assert forged_after == forged_before + 1
     assert any(
@@ -768,3 +774,108 @@ async def test_an_event_whose_id_a_forger_took_first_still_reaches_the_stream_an
         await again.stop()
     assert await on_stream(bus) == found
     assert again.lanes["games-replay"].published_position == 0  # nothing new on the stream
+
+
+async def forge(nats_url: str, subject: str, position: int, count: int = 1) -> None:
+    """Publish ``count`` messages on ``subject`` claiming ``position``, as anyone may."""
+    forger = await nats.connect(nats_url)
+    try:
+        for n in range(count):
+            await forger.jetstream().publish(
+                subject,
+                b"forged",
+                headers={
+                    "Nats-Msg-Id": f"forged-{position}-{n}",
+                    "Parlor-Stream": "connect4x4-g0",
+                    "Parlor-Version": "99",
+                    "Parlor-Position": str(position),
+                    "Parlor-Event-Type": "DiscDropped",
+                },
+            )
+    finally:
+        await forger.close()
+
+
+async def test_a_forged_high_position_does_not_hide_a_lost_event_from_verify(
+    store: PostgresEventStore,
+    bus: JetStreamBus,
+    nats_url: str,
+    eventually: Eventually,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.ERROR, logger="parlor.eventstore.relay")
+    await play(store, games=1, moves=3)
+    first = relay(store, bus)
+    first.start()
+    try:
+        await eventually(lambda: first.published == 3)
+    finally:
+        await first.stop()
+    # The stream loses the last event, and a forger covers it with a far higher position.
+    found = await on_stream(bus)
+    assert [data for _, data in found] == [b"0:0", b"0:1", b"0:2"]
+    await bus.js.delete_msg(bus.subjects.stream, 3)
+    subject = f"{bus.subjects.prefix}.connect4x4.g0.DiscDropped"
+    await forge(nats_url, subject, 10_000)
+    forged = {"relay": "games", "found": "forged position"}
+    forged_before = REGISTRY.get_sample_value("parlor_relay_forged_duplicates_total", forged) or 0
+    r = relay(store, bus)  # takes the lead, so verifies the stream first
+    r.start()
+    try:
+        await eventually(lambda: r.rebuilds == 1 and r.published >= 1)
+    finally:
+        await r.stop()
+    data = [data for _, data in await on_stream(bus)]
+    assert data == [b"0:0", b"0:1", b"forged", b"0:2"]  # the lost event published again
+    assert r.forgeries >= 1
+    forged_after = REGISTRY.get_sample_value("parlor_relay_forged_duplicates_total", forged)
+    assert forged_after is not None
+    assert forged_after >= forged_before + 1
+    assert any("sequence 4" in m and "position 10000" in m for m in caplog.messages)
+
+
+async def test_a_forged_low_position_causes_no_rebuild(
+    store: PostgresEventStore, bus: JetStreamBus, nats_url: str, eventually: Eventually
+) -> None:
+    await play(store, games=1, moves=3)
+    first = relay(store, bus)
+    first.start()
+    try:
+        await eventually(lambda: first.published == 3)
+    finally:
+        await first.stop()
+    await forge(nats_url, f"{bus.subjects.prefix}.connect4x4.g0.DiscDropped", 1, count=2)
+    r = relay(store, bus)
+    r.start()
+    try:
+        await eventually(lambda: r.forgeries == 2 and r.lanes["games"].verified_position == 3)
+    finally:
+        await r.stop()
+    assert (r.rebuilds, r.published) == (0, 0)
+    assert len(await on_stream(bus)) == 5  # nothing published again
+
+
+async def test_a_stream_buried_in_forgeries_is_republished_from_the_last_position_verified(
+    store: PostgresEventStore, bus: JetStreamBus, nats_url: str, eventually: Eventually
+) -> None:
+    from parlor.eventstore.relay import VERIFY_LOOKBACK
+
+    await play(store, games=1, moves=3)
+    r = relay(store, bus, verify_interval=0.2)
+    r.start()
+    try:
+        await eventually(lambda: r.published == 3 and r.lanes["games"].verified_position == 3)
+        # More forgeries than verify walks back past: it believes no more than it saw last.
+        subject = f"{bus.subjects.prefix}.connect4x4.g0.DiscDropped"
+        await forge(nats_url, subject, 10_000, count=VERIFY_LOOKBACK + 1)
+        await eventually(lambda: r.forgeries >= VERIFY_LOOKBACK)
+        assert r.rebuilds == 0  # the lane verified position 3 on this stream before
+    finally:
+        await r.stop()
+    fresh = relay(store, bus)  # nothing verified yet: everything is published again
+    fresh.start()
+    try:
+        await eventually(lambda: fresh.rebuilds == 1 and fresh.published == 3)
+    finally:
+        await fresh.stop()
+    assert len(await on_stream(bus)) == 3 + VERIFY_LOOKBACK + 1  # all deduplicated

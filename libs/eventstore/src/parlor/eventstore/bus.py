@@ -17,6 +17,11 @@ the relay then publishes the event under ``redelivery_id`` (``<stream>:<version>
 deterministic, so its own re-publish after a crash is deduped, and unguessable without
 the event's contents). A consumer takes an event under either id (``is_id_of``) and
 checks it against the store whatever the id.
+
+**So is a position.** ``check_stream`` gives the last message on a subject as the stream
+holds it (``StreamMessage``), not only its ``Parlor-Position``: that header is anyone's to
+write, and the relay checks the message against the store before it believes it, walking
+back (``message_before``) past messages that are not its own.
 """
 
 from __future__ import annotations
@@ -82,15 +87,40 @@ class Subjects:
 
 
 @dataclass(frozen=True)
+class StreamMessage:
+    """One message as the stream holds it: its sequence, subject, payload and headers."""
+
+    sequence: int
+    subject: str
+    data: bytes
+    headers: Mapping[str, str]
+
+    @property
+    def claimed_position(self) -> int:
+        """Its ``Parlor-Position`` header, 0 if it has none or not a number: a claim only."""
+        text = self.headers.get(POSITION, "")
+        return int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else 0
+
+
+@dataclass(frozen=True)
 class StreamCheck:
     """What the bus's stream holds of one relay's subjects (see ``Bus.check_stream``)."""
 
     created: str
     """The stream's identity (its creation time): another value means it was lost and made again."""
-    last_position: int
-    """``Parlor-Position`` of the last message on the subjects asked about; 0 if there is none."""
+    last: StreamMessage | None
+    """The last message on the subjects asked about (anyone's: a claim to check), if any."""
     made: bool
     """The stream was missing and ``check_stream`` has just created it."""
+
+    @property
+    def last_position(self) -> int:
+        """``Parlor-Position`` of the last message on the subjects; 0 if there is none.
+
+        Whoever may publish on the subjects can write it: the relay checks the message it
+        came from against the store (``Relay.verify``) before it believes it.
+        """
+        return self.last.claimed_position if self.last is not None else 0
 
 
 def message_size(data: bytes, headers: Mapping[str, str]) -> int:
@@ -324,7 +354,16 @@ class Bus(Protocol):
         ...
 
     async def check_stream(self, subject: str) -> StreamCheck:
-        """Make the stream if missing; say which stream it is and its last event on ``subject``."""
+        """Make the stream if missing; say which stream it is and its last message on
+        ``subject``."""
+        ...
+
+    async def message_before(
+        self, subject: str, sequence: int, within: int
+    ) -> StreamMessage | None:
+        """The last message on ``subject`` below stream sequence ``sequence``, looking at the
+        ``within`` sequences under it only (``sequence - within`` to ``sequence - 1``); None
+        if none of them is a message on ``subject``."""
         ...
 
     async def publish(

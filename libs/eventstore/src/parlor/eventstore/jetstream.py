@@ -3,6 +3,8 @@
 A publish JetStream answers as a duplicate names the stream sequence of the message that
 holds the id; ``publish_event`` reads that message (``STREAM.MSG.GET``) and raises
 ``ForeignDuplicate`` unless it is this event (see ``parlor.eventstore.bus``).
+``check_stream`` gives the subject's last message (``STREAM.MSG.GET`` by subject) for the
+relay to check, and ``message_before`` the messages under it, one sequence at a time.
 """
 
 from __future__ import annotations
@@ -27,14 +29,15 @@ from nats.js.api import AckPolicy, ConsumerConfig, Header, StorageType, StreamCo
 from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
     MSG_ID,
-    POSITION,
     ForeignDuplicate,
     StreamCheck,
+    StreamMessage,
     Subjects,
     decode_event,
     event_headers,
     message_size,
     same_message,
+    subject_matches,
 )
 from parlor.eventstore.events import RecordedEvent
 from parlor.eventstore.tracing import traced_publish
@@ -476,17 +479,31 @@ class JetStreamBus:
                 info = await self.js.stream_info(stream)
                 made = True
             try:
-                last = await self.js.get_last_msg(stream, subject)
-                position = int((last.headers or {}).get(POSITION, "0"))
+                raw = await self.js.get_last_msg(stream, subject)
+                last: StreamMessage | None = StreamMessage(
+                    int(raw.seq or 0), raw.subject or "", raw.data or b"", raw.headers or {}
+                )
             except nats.js.errors.NotFoundError:
-                position = 0
+                last = None
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             raise Unavailable(
                 f"NATS did not describe the stream {stream} ({type(exc).__name__})",
                 reason="BUS_UNAVAILABLE",
             ) from exc
         created = info.created.isoformat() if info.created is not None else ""
-        return StreamCheck(created=created, last_position=position, made=made)
+        return StreamCheck(created=created, last=last, made=made)
+
+    async def message_before(
+        self, subject: str, sequence: int, within: int
+    ) -> StreamMessage | None:
+        # One STREAM.MSG.GET a sequence: JetStream finds a subject's next message, not its
+        # previous one. Only a relay that met a forgery walks back, ``within`` at most.
+        stream = self.subjects.stream
+        for seq in range(sequence - 1, max(sequence - within, 1) - 1, -1):
+            found = await self._message_at(stream, seq)
+            if found is not None and subject_matches(subject, found[0]):
+                return StreamMessage(seq, *found)
+        return None
 
     @traced_publish
     async def publish_event(self, event: RecordedEvent, *, message_id: str | None = None) -> bool:

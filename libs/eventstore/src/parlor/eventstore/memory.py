@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -11,14 +12,15 @@ from datetime import UTC, datetime
 from parlor.core.errors import Conflict, InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
     MSG_ID,
-    POSITION,
     Bus,
     ForeignDuplicate,
     StreamCheck,
+    StreamMessage,
     Subjects,
     decode_event,
     event_headers,
     message_size,
+    redelivery_id,
     same_message,
     subject_matches,
 )
@@ -39,10 +41,13 @@ from parlor.eventstore.events import (
     stored_events,
 )
 from parlor.eventstore.postgres import effective_command_id
+from parlor.eventstore.relay import FORGED_DUPLICATES, REDELIVERY_ATTEMPTS
 from parlor.eventstore.tasks import cancel_until_done
 from parlor.eventstore.tracing import traced_append, traced_publish
 from parlor.eventstore.upcasting import Upcasters
 from parlor.telemetry.metrics import CONSUMER_HANDLED
+
+log = logging.getLogger(__name__)
 
 
 class InMemoryEventStore(EventSizeLimited):
@@ -191,6 +196,10 @@ class _Message:
     headers: dict[str, str]
 
 
+def _stored(msg: _Message) -> StreamMessage:
+    return StreamMessage(msg.sequence, msg.subject, msg.data, dict(msg.headers))
+
+
 @dataclass
 class _Consumer:
     filter_subject: str
@@ -302,9 +311,18 @@ class InMemoryBus:
         )
         return StreamCheck(
             created=f"memory-{self._generation}",
-            last_position=int(last.headers.get(POSITION, "0")) if last is not None else 0,
+            last=None if last is None else _stored(last),
             made=made,
         )
+
+    async def message_before(
+        self, subject: str, sequence: int, within: int
+    ) -> StreamMessage | None:
+        for seq in range(min(sequence - 1, len(self.messages)), max(sequence - within, 1) - 1, -1):
+            msg = self.messages[seq - 1]
+            if subject_matches(subject, msg.subject):
+                return _stored(msg)
+        return None
 
     @traced_publish
     async def publish_event(self, event: RecordedEvent, *, message_id: str | None = None) -> bool:
@@ -388,34 +406,70 @@ class InMemoryBus:
 
 
 class InMemoryRelay:
-    """Publishes what an ``InMemoryEventStore`` records, as the PostgreSQL relay does."""
+    """Publishes what an ``InMemoryEventStore`` records, as the PostgreSQL relay does.
+
+    An event whose id another message took first (``ForeignDuplicate``) is published under
+    ``redelivery_id``, tried ``REDELIVERY_ATTEMPTS`` times, logged at ERROR and counted in
+    ``forgeries`` and ``parlor_relay_forged_duplicates_total{relay=name}``, as ``Relay``
+    does; ``Unavailable`` (``BUS_FORGED``) once every id was taken. It has no lease, no
+    checkpoint in a database and no stream check.
+    """
 
     def __init__(
         self,
         store: InMemoryEventStore,
         bus: Bus,
         redact: Callable[[RecordedEvent], RecordedEvent | None] = lambda e: e,
+        *,
+        name: str = "memory",
     ) -> None:
         self.store, self.bus, self.redact = store, bus, redact
+        self.name = name
         self.position = 0
+        self.published = 0
+        self.forgeries = 0  # publishes answered by a duplicate that was not the event
         self._task: asyncio.Task[None] | None = None
 
     async def publish_pending(self) -> int:
         """Publish everything recorded since the last call; how many events were read."""
         batch = await self.store.read_all(self.position + 1, limit=1_000_000)
         for event in batch:
-            out = self.redact(event)
-            if out is not None:
-                await self.bus.publish_event(out)
-            self.position = event.position
+            await self._publish(event)
         return len(batch)
 
     async def _follow(self) -> None:
         async for event in self.store.subscribe_all(self.position + 1):
-            out = self.redact(event)
-            if out is not None:
-                await self.bus.publish_event(out)
-            self.position = event.position
+            await self._publish(event)
+
+    async def _publish(self, event: RecordedEvent) -> None:
+        out = self.redact(event)
+        if out is not None:
+            message_id: str | None = None
+            for attempt in range(1, REDELIVERY_ATTEMPTS + 2):
+                try:
+                    await self.bus.publish_event(out, message_id=message_id)
+                    break
+                except ForeignDuplicate as taken:
+                    if attempt > REDELIVERY_ATTEMPTS:
+                        raise Unavailable(
+                            f"every id {out.message_id} may be published under was taken",
+                            reason="BUS_FORGED",
+                        ) from taken
+                    message_id = redelivery_id(out, attempt)
+                    self.forgeries += 1
+                    FORGED_DUPLICATES.labels(self.name, taken.found).inc()
+                    log.error(
+                        "relay %s: %s (position %d) was dropped as a duplicate of %s on the "
+                        "stream (sequence %d), not this event; publishing it as %s",
+                        self.name,
+                        taken.message_id,
+                        event.position,
+                        taken.found,
+                        taken.sequence,
+                        message_id,
+                    )
+            self.published += 1
+        self.position = event.position
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._follow(), name="parlor-memory-relay")

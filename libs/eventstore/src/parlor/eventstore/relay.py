@@ -27,6 +27,17 @@ than that, is made again if missing and republished from the store (from the
 beginning for a new stream, from its last event for one that is behind), with
 the metric ``parlor_relay_stream_rebuilds_total`` and a log line.
 
+The last message on the subjects only *claims* a position (anyone who may publish on them
+can write ``Parlor-Position``): ``verify`` believes it once the message is the lane's own,
+the store's event at that position, of the lane's category, under its id or a
+``redelivery_id`` of it, with its subject and headers (``same_message``; not its payload,
+which a later release's redaction may make otherwise). Messages that are not are
+passed over (an ERROR log, ``parlor_relay_forged_duplicates_total`` with ``found`` =
+``forged position``), walking back at most ``VERIFY_LOOKBACK`` stream sequences. With
+nothing of the lane's in that reach, it believes the position it verified last on this
+stream (none yet, as on taking the lead: 0, so the lane is republished from the start;
+JetStream's dedupe window drops what is still there).
+
 **Rung, it lingers** ``linger`` seconds (5 ms) before it reads: the appends committed
 meanwhile come along in the same read and the same window of publishes, and its work
 waits behind the replies of the moves that rang it.
@@ -66,6 +77,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import socket
@@ -78,7 +90,16 @@ import psycopg
 from prometheus_client import Counter
 
 from parlor.core.errors import InvalidArgument, Unavailable
-from parlor.eventstore.bus import Bus, ForeignDuplicate, redelivery_id
+from parlor.eventstore.bus import (
+    MSG_ID,
+    Bus,
+    ForeignDuplicate,
+    StreamMessage,
+    decode_event,
+    event_headers,
+    redelivery_id,
+    same_message,
+)
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import RecordedEvent
 from parlor.eventstore.postgres import PostgresEventStore, rows_to_events
@@ -109,6 +130,11 @@ FORGED_DUPLICATES = Counter(
 )
 REDELIVERY_ATTEMPTS = 4
 """Ids (``redelivery_id``) an event whose own id was taken is tried under, one after another."""
+FORGED_POSITION = "forged position"
+"""``found`` of ``parlor_relay_forged_duplicates_total`` for a message ``verify`` passed over:
+the last on the lane's subjects, it is not the event at the position it claims."""
+VERIFY_LOOKBACK = 32
+"""Stream sequences ``verify`` walks back past messages that are not the lane's own."""
 LEADERSHIPS = Counter(
     "parlor_relay_leaderships_total", "Times a relay replica took the lease.", ["relay"]
 )
@@ -228,6 +254,7 @@ class Lane:
     reported: int = 0  # of ``published``, what the monitor has counted in its metric
     published_position: int = 0
     stream_created: str | None = None
+    verified_position: int = 0  # the last position ``verify`` found of this lane's on the stream
     verified_connections: int = -1
     verify_due: float = 0.0
 
@@ -550,12 +577,23 @@ class Relay:
         resume: int | None = None
         if known is not None and check.created != known:
             why, resume = "the stream was lost and made again", 0
-        elif check.last_position < lane.published_position:
-            why, resume = (
-                f"the stream's last event is at position {check.last_position}, "
-                f"behind the {lane.published_position} published",
-                check.last_position,
-            )
+        else:
+            try:
+                last = await self._last_of_ours(lane, check.last)
+            except Unavailable as exc:
+                log.warning("relay %s cannot check the stream (%s); retrying", lane.name, exc)
+                return False
+            if last is None:
+                # Nothing of ours among the last VERIFY_LOOKBACK messages: believe no more
+                # than this lane saw of the stream at its last verify (0 if none yet).
+                last = lane.verified_position if known == check.created else 0
+            if last < lane.published_position:
+                why, resume = (
+                    f"the stream's last event is at position {last}, "
+                    f"behind the {lane.published_position} published",
+                    last,
+                )
+            lane.verified_position = last
         if resume is not None:
             await self._fenced(
                 conn, lane, _RESET_CHECKPOINT, position=resume, created=check.created
@@ -572,10 +610,91 @@ class Relay:
             )
         elif check.created != known:
             await self._fenced(conn, lane, _REMEMBER_STREAM, created=check.created)
+        if resume == 0:
+            lane.verified_position = 0
         lane.stream_created = check.created
         lane.verified_connections = connections
         lane.verify_due = asyncio.get_running_loop().time() + self.verify_interval
         return True
+
+    async def _last_of_ours(self, lane: Lane, last: StreamMessage | None) -> int | None:
+        """The position of the last message on the lane's subject that is the lane's own
+        event (checked against the store), walking back at most ``VERIFY_LOOKBACK``
+        sequences past messages that are not; 0 if the stream has none of them at all,
+        None if none is in that reach. Each message passed over is logged and counted as
+        a forgery (``found``: ``forged position``)."""
+        subject = lane.subject or self.bus.subjects.all()
+        floor = last.sequence - VERIFY_LOOKBACK if last is not None else 0
+        while last is not None:
+            if await self._is_ours(lane, last):
+                return last.claimed_position
+            self.forgeries += 1
+            FORGED_DUPLICATES.labels(lane.name, FORGED_POSITION).inc()
+            log.error(
+                "relay %s: the stream's message at sequence %d (on %s, claiming position %d) "
+                "is not an event this relay published; looking at the message before it",
+                lane.name,
+                last.sequence,
+                last.subject,
+                last.claimed_position,
+                extra={
+                    "relay": lane.name,
+                    "forged_sequence": last.sequence,
+                    "claimed_position": last.claimed_position,
+                },
+            )
+            within = last.sequence - max(floor, 0) - 1
+            if within <= 0:
+                return 0 if floor <= 0 else None
+            last = await self.bus.message_before(subject, last.sequence, within)
+        return 0 if floor <= 0 else None
+
+    async def _is_ours(self, lane: Lane, message: StreamMessage) -> bool:
+        """Whether ``message`` is what this lane publishes of the store's event at the
+        position it claims: that event, of the lane's category and not kept off the bus
+        by its redaction, on its subject, under its own id or a ``redelivery_id`` of it,
+        with its headers (``same_message``).
+
+        Not its payload: that is what the lane's redaction made of the event when it was
+        published, which a later release may make otherwise (every message of a lane
+        would look forged after an upgrade, and be published again). The headers carry
+        what only the store knows before the relay publishes it (the recording time to
+        the microsecond, the command and correlation ids); a ``redelivery_id`` is checked
+        against the payload the message holds."""
+        try:
+            claimed = decode_event(message.headers, message.data)
+        except InvalidArgument:
+            return False
+        if claimed is None:
+            return False
+        found = await self.store.read_all(claimed.position, 1)
+        if not found or found[0].position != claimed.position:
+            return False
+        event = found[0]
+        if lane.category is not None and event.stream_id.partition("-")[0] != lane.category:
+            return False
+        try:
+            out = lane.redact(event)
+        except Exception:
+            return False  # never published (it went to the dead letters)
+        if out is None:
+            return False
+        as_stored = dataclasses.replace(out, data=message.data)
+        message_id = message.headers.get(MSG_ID, "")
+        if message_id != out.message_id and message_id not in {
+            redelivery_id(as_stored, attempt) for attempt in range(1, REDELIVERY_ATTEMPTS + 1)
+        }:
+            return False
+        headers = event_headers(out)
+        headers[MSG_ID] = message_id
+        return same_message(
+            self.bus.subjects.for_event(out),
+            message.data,
+            headers,
+            message.subject,
+            message.data,
+            message.headers,
+        )
 
     def _lane_of(self, event: RecordedEvent) -> Lane | None:
         """The held lane that publishes ``event`` and has not yet, if any."""
