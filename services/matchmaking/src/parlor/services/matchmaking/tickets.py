@@ -208,7 +208,10 @@ class Tickets:
                 )
             ).first()
         if row is None:
-            raise NotFound(f"no ticket {ticket_id!r}", reason="TICKET_NOT_FOUND")
+            raise NotFound(
+                f"no ticket {ticket_id!r}: never made, or finished long enough ago to be deleted",
+                reason="TICKET_NOT_FOUND",
+            )
         return _row(row)
 
     async def many(self, ticket_ids: Sequence[str]) -> list[TicketRow]:
