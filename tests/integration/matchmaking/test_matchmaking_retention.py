@@ -169,6 +169,25 @@ async def test_finished_rows_are_swept_and_nothing_in_use_goes(
     assert event.type.endswith("MatchFormed")
 
 
+async def test_the_component_sweeps_when_it_starts(start_platform, database_url, unique):
+    """Each replica sweeps at start and then every few minutes, with no one asking."""
+    player = f"gone-{unique}"
+    async with start_platform("matchmaking") as platform, platform.channel(player) as ch:
+        stub = pb_grpc.MatchmakingServiceStub(ch)
+        made = await stub.CreateTicket(pb.CreateTicketRequest(game_type=GAME))
+        await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=made.ticket.ticket_id))
+    await _age(database_url, [player], [])
+    async with start_platform("matchmaking"):
+        for _ in range(100):
+            left = await _count(
+                database_url, "SELECT count(*) FROM mm_tickets WHERE player_id = %s", player
+            )
+            if not left:
+                break
+            await asyncio.sleep(0.05)
+    assert left == 0
+
+
 def test_a_retention_under_an_hour_is_refused_at_start() -> None:
     with pytest.raises(SettingsError, match="PARLOR_MATCHMAKING_RETENTION_HOURS"):
         load(MatchmakingSettings, {"PARLOR_MATCHMAKING_RETENTION_HOURS": "0"})
