@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
+import pytest
 import yaml
 from deploy_facts import GAMES, ROOT
 
@@ -175,3 +177,18 @@ def test_a_calling_game_gets_its_dev_key_secret_and_one_no_longer_calling_loses_
     assert set(left) == {"parlor-identity-key", *(f"parlor-{n}-key" for n in calling)} - {
         "parlor-upwords-key"
     }
+
+
+def test_help_and_unknown_arguments_write_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--help`` prints the usage and a typo is refused: neither rewrites the files."""
+    monkeypatch.chdir(tmp_path)  # a rewrite would write the lists here
+    with pytest.raises(SystemExit) as helped:
+        gamelists.main(["--help"])
+    assert helped.value.code == 0
+    assert "--check" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:
+        gamelists.main(["--chek"])
+    assert refused.value.code == 2
+    assert list(tmp_path.iterdir()) == []

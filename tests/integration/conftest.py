@@ -28,6 +28,7 @@ def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
         "PARLOR_NATS_STREAM",
         "PARLOR_NATS_SUBJECT_PREFIX",
         "PARLOR_RATE_LIMIT_PER_SECOND",
+        "PARLOR_MAX_OPEN_GAMES_PER_PLAYER",
     )
     saved = {k: os.environ.get(k) for k in names}
     # A stream and subjects of this session's own: durable consumers of test runs that share a
@@ -42,6 +43,9 @@ def backend_env(database_url: str, nats_url: str) -> Iterator[None]:
             PARLOR_NATS_SUBJECT_PREFIX=prefix,
             # load tests act as fast as they can; the limiter has its own tests
             PARLOR_RATE_LIMIT_PER_SECOND="0",
+            # one session database for every test: "ada"'s unfinished games from all of them
+            # would add up to the cap; the cap has its own tests (unit, and the directory's)
+            PARLOR_MAX_OPEN_GAMES_PER_PLAYER="0",
         )
         yield
     for key, value in saved.items():

@@ -56,6 +56,36 @@ function collect(client, method, request, metadata) {
   });
 }
 
+// Follow a ticket (WatchTicket) until it is matched. A server ends a stream that has sent
+// nothing for PARLOR_STREAM_IDLE_SECONDS (60 s) with DEADLINE_EXCEEDED, reason STREAM_IDLE,
+// and a ticket may wait that long for its bot (PARLOR_MATCHMAKING_BOT_FILL_SECONDS, also
+// 60 s): the stream is then opened again (the call has no deadline of its own).
+function watchTicket(mm, ticketId, metadata) {
+  return new Promise((resolve, reject) => {
+    const open = () => {
+      const call = mm.WatchTicket({ ticket_id: ticketId }, metadata);
+      let reopened = false; // grpc-js may still emit "end" after the error
+      call.on("data", (update) => {
+        if (update.ticket.match_id) {
+          call.cancel();
+          resolve(update.ticket);
+        } else if (update.ticket.status !== "TICKET_STATUS_WAITING") {
+          reject(new Error(`the ticket is ${update.ticket.status}, not matched`));
+        }
+      });
+      call.on("error", (err) => {
+        if (err.code === grpc.status.DEADLINE_EXCEEDED) {
+          reopened = true;
+          report("watching", { ticket_id: ticketId, reopened: true });
+          open();
+        } else if (err.code !== grpc.status.CANCELLED) reject(err);
+      });
+      call.on("end", () => reopened || reject(new Error("the ticket stream ended without a match")));
+    };
+    open();
+  });
+}
+
 // Ask matchmaking for a two-player game and follow the ticket until it has a game and a
 // seat (matchmaking fills the empty seat with a bot after its wait), then fetch the game,
 // which its service creates from the match (retrying while it does not exist yet).
@@ -66,17 +96,7 @@ async function requestMatch(mm, c4, metadata) {
     { game_type: "connect4x4", min_players: 2, max_players: 2 },
     metadata
   );
-  const matched = await new Promise((resolve, reject) => {
-    const call = mm.WatchTicket({ ticket_id: ticket.ticket_id }, metadata);
-    call.on("data", (update) => {
-      if (update.ticket.match_id) {
-        call.cancel();
-        resolve(update.ticket);
-      }
-    });
-    call.on("error", (err) => (err.code === grpc.status.CANCELLED ? null : reject(err)));
-    call.on("end", () => reject(new Error("the ticket stream ended without a match")));
-  });
+  const matched = await watchTicket(mm, ticket.ticket_id, metadata);
   report("matched", { match_id: matched.match_id, seat: matched.seat });
   // When the bot holds the first seat, it moves as soon as the game exists: wait for my turn.
   for (let attempt = 0; attempt < 100; attempt += 1) {

@@ -51,8 +51,10 @@ async def test_a_node_client_plays_a_whole_game_against_a_bot_and_replays_it(
     node = shutil.which("node")
     assert node, "node is required for the Node.js client test (install Node.js 18+)"
     await npm_packages()
-    # matchmaking fills the empty seat with a bot after half a second
-    monkeypatch.setenv("PARLOR_MATCHMAKING_BOT_FILL_SECONDS", "0.5")
+    # matchmaking fills the empty seat with a bot after a wait longer than a quiet stream
+    # lives (as under `make run`: 60 s each), so the client must watch its ticket again
+    monkeypatch.setenv("PARLOR_MATCHMAKING_BOT_FILL_SECONDS", "2")
+    monkeypatch.setenv("PARLOR_STREAM_IDLE_SECONDS", "0.5")
     monkeypatch.setenv("PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS", "0")
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
     async with start_platform("matchmaking", "connect4x4") as platform:
@@ -65,6 +67,7 @@ async def test_a_node_client_plays_a_whole_game_against_a_bot_and_replays_it(
         output = await run(node, "client.js", env=env, seconds=120)
     steps = {line["step"]: line for line in map(json.loads, output.splitlines())}
     assert "error" not in steps, output
+    assert steps["watching"]["reopened"], output
     seats = steps["created"]["seats"]
     assert "node-player" in seats
     assert next(s for s in seats if s != "node-player").startswith("bot:")

@@ -56,3 +56,27 @@ async def test_games_are_listed_by_player_and_end_and_other_types_are_ignored(
         assert checkpoint == await store.head_position()
     finally:
         await store.close()
+
+
+async def test_open_games_counts_a_players_unfinished_games_of_the_type_as_of_the_head(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    """The count the open-games cap reads (``parlor.gamehost.opengames``): caught up first, so
+    a game created or finished just before counts at once, whichever replica wrote it."""
+    category, other = f"open{unique}", f"elsewhere{unique}"
+    store = PostgresEventStore(database_url)
+    try:
+        directory = Directory(store.engine, category)
+        assert await directory.open_games("a", 20) == 0
+        await store.append(f"{category}-g1", [seated("a", "bot:random")], NO_STREAM)
+        await store.append(f"{category}-g2", [seated("a", "a")], NO_STREAM)
+        await store.append(f"{category}-g3", [seated("b")], NO_STREAM)
+        await store.append(f"{other}-g4", [seated("a")], NO_STREAM)
+        assert await directory.open_games("a", 20) == 2
+        assert await directory.open_games("a", 1) == 1  # counting stops at the cap
+        await store.append(f"{category}-g1", [finished("RESIGNED")], 1)
+        assert await directory.open_games("a", 20) == 1
+        assert await directory.open_games("b", 20) == 1
+        assert await directory.open_games("bot:random", 20) == 0
+    finally:
+        await store.close()

@@ -96,6 +96,17 @@ def finished() -> Game:
     return game
 
 
+def test_a_game_won_because_the_others_left_does_not_say_lowest_total() -> None:
+    # `resign` (Leave) in a two-seat game: the bot is the one seat racing and wins at once,
+    # whatever the totals (rules 3), so "lowest total" would misstate why
+    game = Game()
+    game.run(tf.Forfeit(0))
+    assert RULES.is_terminal(game.table)
+    outcome = adapter().outcome(game.seen(0))
+    assert outcome.startswith("Bot wins (everyone else forfeited); totals: Ada 0, Bot 0")
+    assert "lowest total" not in outcome
+
+
 def test_the_player_sees_their_grid_with_coordinates_and_their_hand_others_only_counts() -> None:
     game = Game()
     for x, letter in enumerate("CAT"):

@@ -57,6 +57,21 @@ def test_a_taken_default_metrics_port_is_turned_off_unless_set(
         assert kept.metrics_port == port
 
 
+def test_a_taken_metrics_port_of_a_later_worker_turns_metrics_off_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # worker i serves /metrics on the port + i: the second worker's port taken (9091 under
+    # `make run` on two cores) would stop that worker, and with it the platform
+    monkeypatch.setattr(platform, "_port_free", lambda host, port: port != 9091)
+    base = ServerSettings(port=50051, metrics_port=9090)
+    assert platform.platform_settings(base, None, {}, workers=1).metrics_port == 9090
+    assert platform.platform_settings(base, None, {}, workers=2).metrics_port == 0
+    assert "metrics port 9091 is taken" in capsys.readouterr().out
+    # set explicitly: kept, and serving it fails loudly as before
+    kept = platform.platform_settings(base, None, {"PARLOR_METRICS_PORT": "9090"}, workers=2)
+    assert kept.metrics_port == 9090
+
+
 def test_nats_names_come_from_the_database_unless_set() -> None:
     url = "postgresql://postgres@127.0.0.1:5432/parlor_two"
     assert platform.bus_names(url, {}) == {

@@ -20,6 +20,7 @@ are the TypeScript client's ``GAME_SERVICES`` and the web client's boards (``cli
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import json
 import re
@@ -343,9 +344,18 @@ def differences(
 
 
 def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m parlor.devinfra.gamelists",
+        description="Write the per-game lists of the deploy files and the clients from the"
+        " registry of games (run from the repository's root).",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing: print what differs, exit 1 if any"
+    )
+    args = parser.parse_args(list(argv))
     root = Path.cwd()
     games = registered()
-    if "--check" in argv:
+    if args.check:
         found = differences(root, games)
         for diff in found.values():
             sys.stdout.write(diff)

@@ -9,7 +9,8 @@ head (a range of the events' primary key; the checkpoint then moves to the head,
 so a quiet game type does not rescan other types' events) and writes rows and
 checkpoint in one transaction, under an advisory lock per game type, so replicas
 may catch up concurrently and a listing right after a game ends already shows it
-(``list`` catches up first).
+(``list`` catches up first). ``open_games`` counts a player's unfinished games (the cap
+on them: ``parlor.gamehost.opengames``), caught up first too.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ _SEATED = text(
 _FINISHED = text(
     "UPDATE game_directory SET finished_at = :at, finish_reason = :reason,"
     " last_version = :version WHERE stream_id = :stream_id"
+)
+_OPEN = text(
+    "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category"
+    " AND players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL LIMIT :limit) AS open"
 )
 _CHECKPOINT = text(
     "INSERT INTO game_directory_checkpoints (category, position) VALUES (:category, :position)"
@@ -223,6 +228,18 @@ class Directory:
             Listed(row[0], tuple(row[1]), tuple(row[2]), row[3], row[4], row[5] or "", row[6])
             for row in rows
         ]
+
+    async def open_games(self, player_id: str, at_most: int) -> int:
+        """How many of this type's games seat ``player_id`` and have not finished, as of the
+        store's head (counting stops at ``at_most``)."""
+        await self.catch_up()
+        async with self.engine.connect() as conn:
+            count = (
+                await conn.execute(
+                    _OPEN, {"category": self.category, "player": player_id, "limit": at_most}
+                )
+            ).scalar()
+        return int(count or 0)
 
     async def all_ids(self) -> Sequence[str]:
         """Every game id of this type, oldest first (for verification runs)."""

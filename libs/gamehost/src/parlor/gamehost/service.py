@@ -50,12 +50,14 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_seats, recorded_match
+from parlor.gamehost.opengames import OpenGames, OpenGamesSettings, check_open_games
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
+from parlor.kit.settings import load
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
@@ -186,10 +188,20 @@ class GameService(Generic[T, E]):
         host: GameHost[T, Any, E],
         directory: Directory | None = None,
         queue: GameQueue | None = None,
+        *,
+        open_games: OpenGames | None = None,
+        max_open_games: int | None = None,
     ) -> None:
         self.host = host
         self.directory = directory
         self.queue = queue
+        self.open_games: OpenGames | None = open_games if open_games is not None else directory
+        """Where a creator's unfinished games are counted (``opengames``; None: not counted)."""
+        self.max_open_games = (
+            load(OpenGamesSettings).max_per_player if max_open_games is None else max_open_games
+        )
+        """``PARLOR_MAX_OPEN_GAMES_PER_PLAYER``: the unfinished games a ``CreateGame`` caller
+        may hold (0: no cap)."""
         self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
         self.watchers: list[Callable[[str, T], None]] = []
@@ -341,17 +353,22 @@ class GameService(Generic[T, E]):
         deadline: float | None = None,
         time_control: TimeControl = UNTIMED,
         matched: bool = False,
+        capped: auth.Identity | None = None,
     ) -> Outcome[T, E]:
         """Create the game. A retried create (a command id the game already has) is answered
         from the store before ``create_command`` asks a dependency anything (the dictionary);
         a refusal of a ``create_retry_reasons`` reason draws the command again (Upwords
-        shuffles again when the first-player draw runs out), up to ``create_attempts``."""
+        shuffles again when the first-player draw runs out), up to ``create_attempts``.
+        ``capped``: the caller whose unfinished games are counted first (``TOO_MANY_OPEN_GAMES``
+        at ``max_open_games``; a retry already answered is not refused)."""
         if command_id is not None and await self.host.exists(game_id):
             # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
             # (COMMAND_ID_REUSED otherwise).
             prior = await self.host.prior(game_id, command_id, actor)
             if prior is not None:
                 return prior
+        if capped is not None:
+            await check_open_games(self.open_games, capped, self.max_open_games, self.game.name)
         last = self.create_attempts
         for attempt in range(1, last + 1):
             command = await self.create_command(config, seats, deadline)
@@ -451,6 +468,7 @@ class GameService(Generic[T, E]):
             extra=consent,
             deadline=deadline(context),
             time_control=control,
+            capped=me,
         )
         outcome = await self.after(game_id, outcome)
         viewer, over = viewer_seat(outcome.state, me), self.over(outcome.state)

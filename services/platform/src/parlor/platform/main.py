@@ -144,30 +144,32 @@ def _port_free(host: str, port: int) -> bool:
 
 
 def platform_settings(
-    settings: ServerSettings, port: int | None, environ: Mapping[str, str]
+    settings: ServerSettings, port: int | None, environ: Mapping[str, str], workers: int = 1
 ) -> ServerSettings:
     """The server settings with ``--port`` applied and every port made concrete.
 
     Port 0 is resolved here, before the services are built, so that they know where to
     call each other. The metrics port, unless set, is left off when its default is taken
-    (another platform on this machine), so a second platform starts.
+    (another platform on this machine), so a second platform starts: worker i serves
+    ``/metrics`` on that port + i, so any of the ``workers`` ports taken turns it off
+    (one taken would stop that worker, and with it the platform).
     """
     if port is not None:
         settings = dataclasses.replace(settings, port=port)
     if settings.port == 0:
         bind = "127.0.0.1" if settings.host in inprocess.ANY_HOST else settings.host.strip("[]")
         settings = dataclasses.replace(settings, port=free_port(bind))
-    if (
-        "PARLOR_METRICS_PORT" not in environ
-        and settings.metrics_port
-        and not _port_free(settings.host or "0.0.0.0", settings.metrics_port)
-    ):
-        print(
-            f"parlor: metrics port {settings.metrics_port} is taken; /metrics is off"
-            " (set PARLOR_METRICS_PORT to choose one)",
-            flush=True,
-        )
-        settings = dataclasses.replace(settings, metrics_port=0)
+    if "PARLOR_METRICS_PORT" not in environ and settings.metrics_port:
+        host = settings.host or "0.0.0.0"
+        ports = range(settings.metrics_port, settings.metrics_port + max(workers, 1))
+        taken = next((p for p in ports if not _port_free(host, p)), None)
+        if taken is not None:
+            print(
+                f"parlor: metrics port {taken} is taken; /metrics is off"
+                " (set PARLOR_METRICS_PORT to choose one)",
+                flush=True,
+            )
+            settings = dataclasses.replace(settings, metrics_port=0)
     return settings
 
 
@@ -261,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(serve(server_settings, [factories[n] for n in names]))
         finally:
             tracing.shutdown()
-    server_settings = platform_settings(server_settings, args.port, os.environ)
+    server_settings = platform_settings(server_settings, args.port, os.environ, workers)
     for env, target in in_process_targets(server_settings, names).items():
         if os.environ.get(env, target) != target:
             print(f"parlor: {env}={os.environ[env]} ignored: using {target}, served here")

@@ -280,7 +280,12 @@ class TakeFour(ServiceCalls):
         totals = ", ".join(f"{names[s.seat.index]} {s.total}" for s in game.seats)
         winners = " and ".join(names[w] for w in game.winners)
         verb = "wins" if len(game.winners) == 1 else "share the win"
-        return f"{winners} {verb} (lowest total); totals: {totals}"
+        racing = [s.seat.index for s in game.seats if not s.forfeited]
+        # forfeits that leave one seat racing end the game at once: that seat wins, whatever
+        # the totals (docs/rules/takefour.md, "Forfeit")
+        alone = len(racing) == 1 and list(game.winners) == racing
+        why = "everyone else forfeited" if alone else "lowest total"
+        return f"{winners} {verb} ({why}); totals: {totals}"
 
     def draw(self, game: pb.Game, me: str | None) -> RenderableType:
         """The round, bag and scores; everyone's progress; your grid and hand (others' if shown)."""
@@ -408,7 +413,8 @@ class TakeFour(ServiceCalls):
                 )
             case "game_ended":
                 winners = " and ".join(_name(seats, w) for w in body.winners)
-                return f"game ended: {winners} with the lowest total"
+                verb = "wins" if len(body.winners) == 1 else "share the win"
+                return f"game ended: {winners} {verb}"  # by the lowest total, or a forfeit
             case "game_finished":
                 return "game over"
         return kind or "?"

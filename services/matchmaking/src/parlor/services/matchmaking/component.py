@@ -7,9 +7,13 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from typing import Any
 
 from parlor.eventstore import PostgresEventStore
 from parlor.gamehost.backends import process_outbox
+from parlor.gamehost.directory import Directory
+from parlor.gamehost.games import GameType
+from parlor.gamehost.opengames import OpenGamesSettings
 from parlor.gamehost.outbox import everything
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
@@ -76,8 +80,22 @@ async def matchmaking() -> AsyncIterator[Component]:
             rounds = Rounds(store, settings.policy())
             # Finished rows go after the retention; every replica sweeps (SKIP LOCKED).
             retention = Retention(store.engine, timedelta(hours=settings.retention_hours))
+            # A player's unfinished games, per game type, as the game directory (the same
+            # database's, caught up from the events) counts them.
+            directories: dict[str, Directory] = {}
+
+            def open_games(game: GameType[Any, Any, Any]) -> Directory:
+                if game.category not in directories:
+                    directories[game.category] = Directory(store.engine, game.category)
+                return directories[game.category]
+
             servicer = MatchmakingServicer(
-                tickets, Lobbies(store.engine), settings.game_types, board
+                tickets,
+                Lobbies(store.engine),
+                settings.game_types,
+                board,
+                open_games,
+                load(OpenGamesSettings).max_per_player,
             )
             identity = IdentityServicer(auth)
             yield Component(

@@ -3,15 +3,23 @@
 A service caller (``Identity.is_service``) may ask for tickets for others and read any
 ticket: the interceptor lets through only service tokens meant for matchmaking (their
 ``aud`` names it; ``parlor.kit.auth``), never a word game's, which is for the dictionary.
+
+A ticket is a game to come: ``CreateTicket``, ``CreateLobby`` and ``JoinLobby`` refuse a
+player who already holds ``max_open_games`` unfinished games of that type
+(``RESOURCE_EXHAUSTED`` ``TOO_MANY_OPEN_GAMES``, counted by the game directory:
+``parlor.gamehost.opengames``) before anything is stored; services are not capped. A match
+formed after the player reached the cap meanwhile is still made into its game.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from parlor.gamehost.games import GameType
+from parlor.gamehost.opengames import OpenGames, check_open_games
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
@@ -43,11 +51,22 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         lobbies: Lobbies,
         game_types: tuple[str, ...],
         board: TicketBoard,
+        open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None] = lambda game: None,
+        max_open_games: int = 0,
     ) -> None:
         self.tickets = tickets
         self.lobbies = lobbies
         self.game_types = game_types
         self.board = board
+        self.open_games = open_games
+        """Where a game type's unfinished games are counted (its directory; None: nowhere)."""
+        self.max_open_games = max_open_games
+        """``PARLOR_MAX_OPEN_GAMES_PER_PLAYER`` (0: no cap)."""
+
+    async def check_open_games(self, game: GameType[Any, Any, Any]) -> None:
+        """Refuse the caller a ticket for ``game`` if they hold the most unfinished games of
+        it one player may (``TOO_MANY_OPEN_GAMES``); services pass."""
+        await check_open_games(self.open_games(game), auth.caller(), self.max_open_games, game.name)
 
     def ticket_pb(self, ticket: TicketRow) -> pb.Ticket:
         out = pb.Ticket(
@@ -90,6 +109,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         low, high = check_counts(game, request.min_players, request.max_players)
         control = time_control_of(game, request.time_control)
         bot_level(game, request.bot_level)  # UNKNOWN_BOT_LEVEL before anything is stored
+        await self.check_open_games(game)
         level = request.bot_level.removeprefix("bot:") or None
         player, name = me.player_id, me.name
         rating: float | None = None
@@ -150,6 +170,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         game = game_type(request.game_type, self.game_types)
         low, high = check_counts(game, request.min_players, request.max_players)
         control = time_control_of(game, request.time_control)
+        await self.check_open_games(game)
         # One transaction: a host who already waits with a ticket (TICKET_EXISTS) opens no
         # lobby, which no one could ever join or close.
         async with self.lobbies.engine.begin() as conn:
@@ -185,6 +206,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                     "this lobby's host has left it; ask them for a new invite code",
                     reason="LOBBY_CLOSED",
                 )
+            await self.check_open_games(GAME_TYPES[lobby.game_type])
             ticket = await self.tickets.create(
                 me.player_id,
                 me.name,

@@ -1,0 +1,105 @@
+"""A ticket is a game to come: a player at the cap of unfinished games gets none.
+
+``CreateTicket``, ``CreateLobby`` and ``JoinLobby`` ask the game type's count (the game
+directory in production; a fixed count here) before any ticket or lobby is stored.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from kits.callers import as_
+
+from parlor.core.errors import ResourceExhausted
+from parlor.gamehost.timecontrol import TimeControl
+from parlor.kit import auth
+from parlor.matchmaking.v1 import matchmaking_pb2 as pb
+from parlor.services.matchmaking.board import TicketBoard
+from parlor.services.matchmaking.games import GAME_TYPES
+from parlor.services.matchmaking.servicer import MatchmakingServicer
+
+SERVICE = auth.Identity(
+    "service:tournaments", roles=(auth.SERVICE_ROLE,), audience=("matchmaking",)
+)
+
+
+class Stored(Exception):
+    """The fake store was reached: the cap let the call through."""
+
+
+class Counted:
+    def __init__(self, held: dict[str, int]) -> None:
+        self.held = held
+        self.asked: list[tuple[str, int]] = []
+
+    async def open_games(self, player_id: str, at_most: int) -> int:
+        self.asked.append((player_id, at_most))
+        return min(self.held.get(player_id, 0), at_most)
+
+
+class Tickets:
+    async def create(self, *args: Any, **kwargs: Any) -> Any:
+        raise Stored
+
+
+class Lobbies:
+    engine = None  # CreateLobby's transaction: reached only past the cap
+
+    async def get(self, code: str) -> Any:
+        return SimpleNamespace(
+            match_id=None,
+            host_waiting=True,
+            host_player_id="host",
+            game_type="connect4x4",
+            min_players=2,
+            max_players=2,
+            time_control=TimeControl(),
+        )
+
+
+def servicer(counted: Counted, limit: int = 3) -> MatchmakingServicer:
+    by_category = {GAME_TYPES["connect4x4"].category: counted}
+    return MatchmakingServicer(
+        Tickets(),  # type: ignore[arg-type]
+        Lobbies(),  # type: ignore[arg-type]
+        tuple(GAME_TYPES),
+        TicketBoard(None),  # type: ignore[arg-type]
+        lambda game: by_category.get(game.category),
+        limit,
+    )
+
+
+async def test_a_player_at_the_cap_gets_no_ticket_lobby_or_seat_in_a_lobby() -> None:
+    counted = Counted({"ada": 3})
+    mm = servicer(counted)
+    calls = [
+        mm.CreateTicket(pb.CreateTicketRequest(game_type="connect4x4"), None),
+        mm.CreateLobby(pb.CreateLobbyRequest(game_type="connect4x4"), None),
+        mm.JoinLobby(pb.JoinLobbyRequest(code="ABCDEFGHJKMN"), None),
+    ]
+    for call in calls:
+        with pytest.raises(ResourceExhausted) as refused:
+            await as_("ada", call)
+        assert refused.value.reason == "TOO_MANY_OPEN_GAMES"
+        assert refused.value.metadata == {"max_open_games": "3", "game_type": "connect4x4"}
+    assert counted.asked == [("ada", 3)] * 3
+
+
+async def test_under_the_cap_services_and_uncounted_game_types_reach_the_tickets() -> None:
+    counted = Counted({"ada": 2, "service:tournaments": 99})
+    mm = servicer(counted)
+    with pytest.raises(Stored):
+        await as_("ada", mm.CreateTicket(pb.CreateTicketRequest(game_type="connect4x4"), None))
+    with pytest.raises(Stored):
+        await as_(SERVICE, mm.CreateTicket(pb.CreateTicketRequest(game_type="connect4x4"), None))
+    with pytest.raises(Stored):  # no count for this type here: not capped
+        await as_("ada", mm.CreateTicket(pb.CreateTicketRequest(game_type="upwords"), None))
+    with pytest.raises(Stored):  # 0: no cap
+        await as_(
+            "ada",
+            servicer(Counted({"ada": 50}), 0).CreateTicket(
+                pb.CreateTicketRequest(game_type="connect4x4"), None
+            ),
+        )
