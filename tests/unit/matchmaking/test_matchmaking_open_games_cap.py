@@ -6,6 +6,8 @@ directory in production; a fixed count here) before any ticket or lobby is store
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -44,10 +46,24 @@ class Tickets:
         raise Stored
 
 
-class Lobbies:
-    engine = None  # CreateLobby's transaction: reached only past the cap
+class Engine:
+    """JoinLobby's transaction (it reads the lobby under its lock, then asks the count);
+    CreateLobby asks the count before it begins one."""
 
-    async def get(self, code: str) -> Any:
+    def __init__(self) -> None:
+        self.began = 0
+
+    @contextlib.asynccontextmanager
+    async def begin(self) -> AsyncIterator[object]:
+        self.began += 1
+        yield object()
+
+
+class Lobbies:
+    def __init__(self) -> None:
+        self.engine = Engine()
+
+    async def lock(self, code: str, conn: object) -> Any:
         return SimpleNamespace(
             match_id=None,
             host_waiting=True,
@@ -74,6 +90,7 @@ def servicer(counted: Counted, limit: int = 3) -> MatchmakingServicer:
 async def test_a_player_at_the_cap_gets_no_ticket_lobby_or_seat_in_a_lobby() -> None:
     counted = Counted({"ada": 3})
     mm = servicer(counted)
+    engine = mm.lobbies.engine
     calls = [
         mm.CreateTicket(pb.CreateTicketRequest(game_type="connect4x4"), None),
         mm.CreateLobby(pb.CreateLobbyRequest(game_type="connect4x4"), None),
@@ -85,6 +102,7 @@ async def test_a_player_at_the_cap_gets_no_ticket_lobby_or_seat_in_a_lobby() -> 
         assert refused.value.reason == "TOO_MANY_OPEN_GAMES"
         assert refused.value.metadata == {"max_open_games": "3", "game_type": "connect4x4"}
     assert counted.asked == [("ada", 3)] * 3
+    assert engine.began == 1  # JoinLobby's, rolled back: CreateLobby refused before it began
 
 
 async def test_under_the_cap_services_and_uncounted_game_types_reach_the_tickets() -> None:

@@ -1,4 +1,4 @@
-"""Matchmaking (with guest identity) as a component: its tables, its rounds, its relay."""
+"""Matchmaking (with guest identity) as a component: its tables, rounds, sweep and relay."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
+from parlor.services.matchmaking.retention import Retention, run_sweeps
 from parlor.services.matchmaking.rounds import CATEGORY, Rounds
 from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
@@ -77,6 +78,8 @@ async def matchmaking() -> AsyncIterator[Component]:
             # 0.5 s and at once when this process's rounds or cancels ring it.
             board = TicketBoard(tickets)
             rounds = Rounds(store, settings.policy())
+            # Finished rows go after the retention; every replica sweeps (SKIP LOCKED).
+            retention = Retention(store.engine, timedelta(hours=settings.retention_hours))
             # A player's unfinished games, per game type, as the game directory (the same
             # database's, caught up from the events) counts them.
             directories: dict[str, Directory] = {}
@@ -117,10 +120,16 @@ async def matchmaking() -> AsyncIterator[Component]:
                     outbox.run,
                     lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, board),
                     board.run,
+                    lambda: run_sweeps(retention),
                 ],
                 public_methods=frozenset({GUEST_TOKEN_METHOD}),
                 ready=[outbox.bus.ready],
-                extra={"rounds": rounds, "tickets": tickets, "board": board},
+                extra={
+                    "rounds": rounds,
+                    "tickets": tickets,
+                    "board": board,
+                    "retention": retention,
+                },
             )
     finally:
         await store.close()

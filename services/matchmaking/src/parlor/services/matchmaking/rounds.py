@@ -2,8 +2,12 @@
 
 1. ``pg_try_advisory_xact_lock`` on the game type: one replica runs its round at a
    time; the others skip it this tick (no waiting, no pile-up).
-2. The waiting tickets are locked with ``SELECT ... FOR UPDATE SKIP LOCKED`` (a ticket
-   being cancelled right now is skipped, never matched).
+2. The lobbies with waiting tickets are locked (``FOR UPDATE SKIP LOCKED``: one a
+   JoinLobby holds is left, with its tickets, to the next round), then the waiting tickets
+   with ``SELECT ... FOR UPDATE SKIP LOCKED`` (a ticket being cancelled right now is
+   skipped, never matched). JoinLobby writes its ticket under the lobby's lock, so a
+   lobby this round closes has no ticket the round did not see: the joiner waits and
+   gets LOBBY_CLOSED.
 3. ``parlor.matching`` forms the round at the database's clock.
 4. Tickets become matched/expired/withdrawn, each match and its human seats are
    inserted (``mm_match_players.ticket_id`` is unique), and ``MatchFormed`` is
@@ -97,17 +101,37 @@ def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
     )
 
 
+async def _locked_lobbies(conn: AsyncConnection, game_type: str) -> list[str]:
+    """Lock the lobbies with waiting tickets of this game type, skipping those a JoinLobby
+    holds right now (their tickets wait for the next round): with the lock held, every
+    ticket written in such a lobby is committed, so the next statement sees it, and a
+    JoinLobby arriving now waits for this round and sees whether it closed the lobby."""
+    rows = await conn.execute(
+        text(
+            "SELECT l.code FROM mm_lobbies l WHERE l.code IN (SELECT t.lobby FROM mm_tickets t"
+            " WHERE t.game_type = :g AND t.status = 'waiting' AND t.lobby IS NOT NULL)"
+            " FOR UPDATE OF l SKIP LOCKED"
+        ),
+        {"g": game_type},
+    )
+    return [code for (code,) in rows]
+
+
 async def _locked_tickets(
-    conn: AsyncConnection, game_type: str
+    conn: AsyncConnection, game_type: str, lobbies: Sequence[str]
 ) -> tuple[list[Ticket], dict[str, str]]:
+    """Lock this game type's waiting tickets: public ones, those of ``lobbies`` (locked by
+    this round) and any whose lobby row is gone (nothing can join it), so they expire."""
     rows = await conn.execute(
         text(
             "SELECT ticket_id, player_id, display_name, min_players, max_players, rating,"
             " created_at, lobby, time_control, bots_at_once, bot_level"
-            " FROM mm_tickets WHERE game_type = :g AND status = 'waiting'"
-            " FOR UPDATE SKIP LOCKED"
+            " FROM mm_tickets t WHERE game_type = :g AND status = 'waiting'"
+            " AND (lobby IS NULL OR lobby = ANY(:lobbies)"
+            " OR NOT EXISTS (SELECT 1 FROM mm_lobbies l WHERE l.code = t.lobby))"
+            " FOR UPDATE OF t SKIP LOCKED"
         ),
-        {"g": game_type},
+        {"g": game_type, "lobbies": list(lobbies)},
     )
     game = GAME_TYPES.get(game_type)
     bots = game.bots if game is not None else ()
@@ -315,7 +339,8 @@ class Rounds:
             ).scalar()
             if not locked:
                 return None
-            tickets, names = await _locked_tickets(conn, game_type)
+            lobbies = await _locked_lobbies(conn, game_type)
+            tickets, names = await _locked_tickets(conn, game_type, lobbies)
             # The clock after the rows are locked: every ticket was created before it.
             now = (await conn.execute(text("SELECT clock_timestamp()"))).scalar_one()
             if not tickets:

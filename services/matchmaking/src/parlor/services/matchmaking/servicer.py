@@ -189,27 +189,35 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         return pb.CreateLobbyResponse(code=lobby.code, ticket=self.ticket_pb(ticket))
 
     async def JoinLobby(self, request: pb.JoinLobbyRequest, context: Any) -> pb.JoinLobbyResponse:
+        """A ticket in the lobby, written under the lobby's row lock in one transaction: a
+        round that closes the lobby locks it too, so either it sees this ticket or this
+        call sees the lobby closed (LOBBY_CLOSED, nothing written), never a ticket left
+        waiting in a lobby whose game has started."""
         me = auth.caller()
-        lobby = await self.lobbies.get(request.code)
-        if lobby.match_id is not None:
-            raise FailedPrecondition("this lobby's game has already started", reason="LOBBY_CLOSED")
-        if not lobby.host_waiting and lobby.host_player_id != me.player_id:
-            # A lobby waits for its host: without them no game could start there.
-            raise FailedPrecondition(
-                "this lobby's host has left it; ask them for a new invite code",
-                reason="LOBBY_CLOSED",
+        async with self.lobbies.engine.begin() as conn:
+            lobby = await self.lobbies.lock(request.code, conn)
+            if lobby.match_id is not None:
+                raise FailedPrecondition(
+                    "this lobby's game has already started", reason="LOBBY_CLOSED"
+                )
+            if not lobby.host_waiting and lobby.host_player_id != me.player_id:
+                # A lobby waits for its host: without them no game could start there.
+                raise FailedPrecondition(
+                    "this lobby's host has left it; ask them for a new invite code",
+                    reason="LOBBY_CLOSED",
+                )
+            await self.check_open_games(GAME_TYPES[lobby.game_type])
+            ticket = await self.tickets.create(
+                me.player_id,
+                me.name,
+                lobby.game_type,
+                lobby.min_players,
+                lobby.max_players,
+                None,
+                lobby.code,
+                time_control=lobby.time_control,
+                conn=conn,
             )
-        await self.check_open_games(GAME_TYPES[lobby.game_type])
-        ticket = await self.tickets.create(
-            me.player_id,
-            me.name,
-            lobby.game_type,
-            lobby.min_players,
-            lobby.max_players,
-            None,
-            lobby.code,
-            time_control=lobby.time_control,
-        )
         return pb.JoinLobbyResponse(ticket=self.ticket_pb(ticket))
 
     async def ListGameTypes(

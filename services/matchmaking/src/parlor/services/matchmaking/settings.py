@@ -1,13 +1,15 @@
-"""Matchmaking's settings: the matching policy and how often rounds run."""
+"""Matchmaking's settings: the matching policy, how often rounds run, how long rows are kept."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
 
-from parlor.kit.settings import setting
+from parlor.kit.settings import SettingsError, setting
 from parlor.matching import Policy
 from parlor.services.matchmaking.games import BOT_THRESHOLDS, GAME_TYPES
+
+MIN_RETENTION_HOURS = 1.0
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,19 @@ class MatchmakingSettings:
     expire_seconds: float = setting(
         "PARLOR_MATCHMAKING_EXPIRE_SECONDS", "wait after which a ticket expires", 600.0
     )
+    retention_hours: float = setting(
+        "PARLOR_MATCHMAKING_RETENTION_HOURS",
+        "hours finished tickets, their matches and emptied lobbies are kept before the"
+        " sweep deletes them (at least 1)",
+        48.0,
+    )
+
+    def __post_init__(self) -> None:
+        if not self.retention_hours >= MIN_RETENTION_HOURS:
+            raise SettingsError(
+                f"PARLOR_MATCHMAKING_RETENTION_HOURS={self.retention_hours} is invalid:"
+                f" at least {MIN_RETENTION_HOURS:g} (a player must see how their ticket ended)"
+            )
 
     def policy(self) -> Policy:
         return Policy(

@@ -208,7 +208,10 @@ class Tickets:
                 )
             ).first()
         if row is None:
-            raise NotFound(f"no ticket {ticket_id!r}", reason="TICKET_NOT_FOUND")
+            raise NotFound(
+                f"no ticket {ticket_id!r}: never made, or finished long enough ago to be deleted",
+                reason="TICKET_NOT_FOUND",
+            )
         return _row(row)
 
     async def many(self, ticket_ids: Sequence[str]) -> list[TicketRow]:
@@ -296,7 +299,8 @@ class Lobby:
 class Lobbies:
     """The lobbies table; every method is one statement (autocommit) at a time, or runs in
     the caller's transaction (``open`` with ``conn``: CreateLobby writes a lobby and its
-    host's ticket in one transaction, so a refused ticket leaves no lobby)."""
+    host's ticket in one transaction, so a refused ticket leaves no lobby; ``lock``:
+    JoinLobby checks the lobby is open and writes its ticket under the lobby's row lock)."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -337,22 +341,32 @@ class Lobbies:
                         code, game_type, min_players, max_players, host, None, time_control
                     )
 
-    async def get(self, code: str) -> Lobby:
-        async with self.autocommit.connect() as conn:
-            row = (
-                await conn.execute(
-                    text(
-                        "SELECT l.code, l.game_type, l.min_players, l.max_players,"
-                        " l.host_player_id, l.match_id, l.time_control,"
-                        " EXISTS (SELECT 1 FROM mm_tickets t WHERE t.lobby = l.code"
-                        " AND t.player_id = l.host_player_id AND t.status = 'waiting')"
-                        " FROM mm_lobbies l WHERE l.code = :c"
-                    ),
-                    {"c": code.strip().upper()},
-                )
-            ).first()
+    async def lock(self, code: str, conn: AsyncConnection) -> Lobby:
+        """The lobby, its row locked until ``conn``'s transaction ends (JoinLobby writes its
+        ticket under this lock): a round closing the lobby, or the sweep deleting it, holds
+        the same lock, so one of them waits and then sees what the other did."""
+        row = (
+            await conn.execute(
+                text(
+                    "SELECT code, game_type, min_players, max_players, host_player_id,"
+                    " match_id, time_control FROM mm_lobbies WHERE code = :c FOR UPDATE"
+                ),
+                {"c": code.strip().upper()},
+            )
+        ).first()
         if row is None:
             raise NotFound("no lobby with that invite code", reason="LOBBY_NOT_FOUND")
-        code, game, low, high, host, match_id, stored, waiting = row
+        code, game, low, high, host, match_id, stored = row
+        # A statement of its own, after the lock: it sees a round that expired the host's
+        # ticket and committed while this one waited (the lock's statement would not).
+        waiting = (
+            await conn.execute(
+                text(
+                    "SELECT EXISTS (SELECT 1 FROM mm_tickets WHERE lobby = :c"
+                    " AND player_id = :h AND status = 'waiting')"
+                ),
+                {"c": code, "h": host},
+            )
+        ).scalar()
         control = time_control_from_json(stored, game)
         return Lobby(code, game, low, high, host, match_id, control, bool(waiting))
