@@ -146,8 +146,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def CancelTicket(
         self, request: pb.CancelTicketRequest, context: Any
     ) -> pb.CancelTicketResponse:
-        await self._mine(request.ticket_id)
-        ticket = await self.tickets.cancel(request.ticket_id)
+        mine = await self._mine(request.ticket_id)
+        # A lobby ticket is cancelled under the lobby's lock, as JoinLobby checks its host.
+        ticket = await self.tickets.cancel(request.ticket_id, mine.lobby)
         self.board.ring()
         return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))
 
