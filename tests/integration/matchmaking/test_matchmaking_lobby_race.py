@@ -6,7 +6,8 @@ for a game that never came until it expired. Both interleavings are forced here:
 round's rounds loop is off, and the test runs each round at the moment it wants.
 
 The host's CancelTicket racing a join is forced both ways too (a lock held by the test, or
-the cancel sent while the join writes its ticket): both meet on the lobby's row lock.
+the cancel sent while the join writes its ticket), and joins at once into a lobby with
+fewer seats than joiners: all of these meet on the lobby's row lock.
 """
 
 from __future__ import annotations
@@ -247,4 +248,46 @@ async def test_a_hosts_cancel_during_a_join_waits_for_the_join(
             assert reason_of(closed.value) == "LOBBY_CLOSED"
         finally:
             for c in chans.values():
+                await c.close()
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_full_lobby_takes_no_one_more(start_platform, database_url, unique):
+    """A lobby takes at most its max_players waiting tickets: the next JoinLobby is
+    FAILED_PRECONDITION LOBBY_FULL with nothing written, also when joins come at once (they
+    are counted under the lobby's lock). Before, extra holders were let in and were left
+    waiting after the game formed without them. A holder retrying is TICKET_EXISTS."""
+    names = [f"{p}-{unique}" for p in ("host", "a", "b", "c", "d")]
+    async with start_platform("matchmaking") as platform:
+        chans = [platform.channel(n) for n in names]
+        try:
+            host, *joiners = [pb_grpc.MatchmakingServiceStub(c) for c in chans]
+            lobby = await host.CreateLobby(
+                pb.CreateLobbyRequest(game_type=GAME, min_players=3, max_players=3)
+            )
+            outcomes = await asyncio.gather(
+                *(j.JoinLobby(pb.JoinLobbyRequest(code=lobby.code)) for j in joiners),
+                return_exceptions=True,
+            )
+            joined = [o for o in outcomes if isinstance(o, pb.JoinLobbyResponse)]
+            refused = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
+            assert len(joined) == 2, outcomes
+            assert len(refused) == 2, outcomes
+            for error in refused:
+                assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+                assert reason_of(error) == "LOBBY_FULL"
+            in_lobby = [o.ticket.player_id for o in joined]
+            again = joiners[names.index(in_lobby[0]) - 1]
+            with pytest.raises(grpc.aio.AioRpcError) as retried:
+                await again.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+            assert reason_of(retried.value) == "TICKET_EXISTS"
+            for name in names[1:]:
+                if name not in in_lobby:
+                    assert await _tickets_of(database_url, name) == []
+            outcome = await _extra(platform)["rounds"].run(GAME)
+            assert outcome is not None
+            (formed,) = outcome[1]
+            assert set(formed.match.players) == {names[0], *in_lobby}
+        finally:
+            for c in chans:
                 await c.close()

@@ -307,13 +307,16 @@ class Lobby:
     time_control: TimeControl
     host_waiting: bool = True
     """The host has a waiting ticket in the lobby (else it has left it: cancelled, expired)."""
+    others: int = 0
+    """Waiting tickets in the lobby of players other than the one asking (``lock``'s
+    ``player``): the seats already taken, which JoinLobby keeps within ``max_players``."""
 
 
 class Lobbies:
     """The lobbies table; every method is one statement (autocommit) at a time, or runs in
     the caller's transaction (``open`` with ``conn``: CreateLobby writes a lobby and its
     host's ticket in one transaction, so a refused ticket leaves no lobby; ``lock``:
-    JoinLobby checks the lobby is open and writes its ticket under the
+    JoinLobby checks the lobby is open and has a seat left, and writes its ticket, under the
     lobby's row lock; ``Tickets.cancel`` takes the same lock for a ticket in a lobby)."""
 
     def __init__(self, engine: AsyncEngine) -> None:
@@ -355,12 +358,13 @@ class Lobbies:
                         code, game_type, min_players, max_players, host, None, time_control
                     )
 
-    async def lock(self, code: str, conn: AsyncConnection) -> Lobby:
+    async def lock(self, code: str, conn: AsyncConnection, player: str = "") -> Lobby:
         """The lobby, its row locked until ``conn``'s transaction ends (JoinLobby writes its
         ticket under this lock): a round closing the lobby, a CancelTicket of a ticket in it
         or the sweep deleting it holds the same lock, so one of them waits and then sees what
         the other did. Every change of a waiting lobby ticket is made under this lock, so the
-        host's presence stays as read until the transaction ends."""
+        host's presence and ``others`` (the waiting tickets not ``player``'s) stay as read
+        until the transaction ends."""
         row = (
             await conn.execute(
                 text(
@@ -375,14 +379,15 @@ class Lobbies:
         code, game, low, high, host, match_id, stored = row
         # A statement of its own, after the lock: it sees a round that expired the host's
         # ticket and committed while this one waited (the lock's statement would not).
-        waiting = (
+        waiting, others = (
             await conn.execute(
                 text(
-                    "SELECT EXISTS (SELECT 1 FROM mm_tickets WHERE lobby = :c"
-                    " AND player_id = :h AND status = 'waiting')"
+                    "SELECT COALESCE(bool_or(player_id = :h), false),"
+                    " count(*) FILTER (WHERE player_id <> :p)"
+                    " FROM mm_tickets WHERE lobby = :c AND status = 'waiting'"
                 ),
-                {"c": code, "h": host},
+                {"c": code, "h": host, "p": player},
             )
-        ).scalar()
+        ).one()
         control = time_control_from_json(stored, game)
-        return Lobby(code, game, low, high, host, match_id, control, bool(waiting))
+        return Lobby(code, game, low, high, host, match_id, control, bool(waiting), int(others))
