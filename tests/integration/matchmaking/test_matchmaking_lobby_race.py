@@ -4,6 +4,10 @@ A JoinLobby landing while a round matched the lobby used to leave the joiner's w
 ticket in a closed lobby (the round closed it without seeing the ticket), where it waited
 for a game that never came until it expired. Both interleavings are forced here: the
 round's rounds loop is off, and the test runs each round at the moment it wants.
+
+The host's CancelTicket racing a join is forced both ways too (a lock held by the test, or
+the cancel sent while the join writes its ticket), and joins at once into a lobby with
+fewer seats than joiners: all of these meet on the lobby's row lock.
 """
 
 from __future__ import annotations
@@ -133,4 +137,157 @@ async def test_a_round_during_a_join_leaves_the_lobby_to_the_next_round(
             assert await _tickets_of(database_url, names["late"]) == [("matched", code)]
         finally:
             for c in chans.values():
+                await c.close()
+
+
+async def _blocked_by(conn: psycopg.AsyncConnection[Any], holder: int, count: int) -> None:
+    """Until ``count`` backends wait, directly or in a queue, on the lock ``holder`` holds."""
+    for _ in range(500):
+        rows = await conn.execute(
+            "SELECT pid, pg_blocking_pids(pid) FROM pg_stat_activity"
+            " WHERE cardinality(pg_blocking_pids(pid)) > 0"
+        )
+        waits = dict(await rows.fetchall())
+        behind, grew = {holder}, True
+        while grew:
+            more = {pid for pid, by in waits.items() if set(by) & behind} - behind
+            behind |= more
+            grew = bool(more)
+        if len(behind) - 1 >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{count} waiting on pid {holder} never came: {waits}")
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_join_after_the_hosts_cancel_is_lobby_closed(start_platform, database_url, unique):
+    """The host's CancelTicket and a JoinLobby come together: the cancel takes the lobby's
+    lock first (here it queues first behind a lock the test holds), so the join, queued
+    behind it, then finds no host: LOBBY_CLOSED, nothing written. Before, the cancel did not
+    wait for the lobby at all, so a join could read the host waiting and let itself in
+    after the host had gone."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal")}
+    async with start_platform("matchmaking") as platform:
+        chans = {p: platform.channel(n) for p, n in names.items()}
+        try:
+            stubs = {p: pb_grpc.MatchmakingServiceStub(c) for p, c in chans.items()}
+            lobby = await stubs["host"].CreateLobby(pb.CreateLobbyRequest(game_type=GAME))
+            async with (
+                await psycopg.AsyncConnection.connect(database_url) as held,
+                await psycopg.AsyncConnection.connect(database_url, autocommit=True) as spy,
+            ):
+                await held.execute(
+                    "SELECT 1 FROM mm_lobbies WHERE code = %s FOR UPDATE", (lobby.code,)
+                )
+                cancel = asyncio.ensure_future(
+                    stubs["host"].CancelTicket(
+                        pb.CancelTicketRequest(ticket_id=lobby.ticket.ticket_id)
+                    )
+                )
+                await asyncio.wait([cancel], timeout=0.5)
+                assert not cancel.done()  # before: cancelled without the lobby's lock
+                await _blocked_by(spy, held.info.backend_pid, 1)
+                join = asyncio.ensure_future(
+                    stubs["pal"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+                )
+                await _blocked_by(spy, held.info.backend_pid, 2)
+                await held.rollback()
+            cancelled = await asyncio.wait_for(cancel, 10)
+            assert cancelled.ticket.status == pb.TICKET_STATUS_CANCELLED
+            with pytest.raises(grpc.aio.AioRpcError) as closed:
+                await asyncio.wait_for(join, 10)
+            assert closed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert reason_of(closed.value) == "LOBBY_CLOSED"
+            assert await _tickets_of(database_url, names["pal"]) == []
+        finally:
+            for c in chans.values():
+                await c.close()
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_hosts_cancel_during_a_join_waits_for_the_join(
+    start_platform, monkeypatch, database_url, unique
+):
+    """JoinLobby has found the host waiting and is writing its ticket when the host cancels:
+    the cancel waits for the join's commit (lobby lock, then ticket), so the join is in
+    before the host leaves, and a join after that is LOBBY_CLOSED. Before, the cancel
+    finished while the join was still deciding, and the join then let itself into a lobby
+    whose host had already gone."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal", "late")}
+    async with start_platform("matchmaking") as platform:
+        chans = {p: platform.channel(n) for p, n in names.items()}
+        try:
+            stubs = {p: pb_grpc.MatchmakingServiceStub(c) for p, c in chans.items()}
+            lobby = await stubs["host"].CreateLobby(pb.CreateLobbyRequest(game_type=GAME))
+            tickets = _extra(platform)["tickets"]
+            create: Callable[..., Awaitable[Any]] = tickets.create
+            cancelling: list[asyncio.Future[pb.CancelTicketResponse]] = []
+            done_during_join: list[bool] = []
+
+            async def cancel_then_create(player: str, *args: Any, **kwargs: Any) -> Any:
+                if player == names["pal"]:
+                    cancelling.append(
+                        asyncio.ensure_future(
+                            stubs["host"].CancelTicket(
+                                pb.CancelTicketRequest(ticket_id=lobby.ticket.ticket_id)
+                            )
+                        )
+                    )
+                    await asyncio.wait(cancelling, timeout=0.5)
+                    done_during_join.append(cancelling[0].done())
+                return await create(player, *args, **kwargs)
+
+            monkeypatch.setattr(tickets, "create", cancel_then_create)
+            joined = await stubs["pal"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+            assert done_during_join == [False]  # before: [True], the host gone mid-join
+            cancelled = await asyncio.wait_for(cancelling[0], 10)
+            assert cancelled.ticket.status == pb.TICKET_STATUS_CANCELLED
+            assert joined.ticket.status == pb.TICKET_STATUS_WAITING
+            with pytest.raises(grpc.aio.AioRpcError) as closed:
+                await stubs["late"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+            assert reason_of(closed.value) == "LOBBY_CLOSED"
+        finally:
+            for c in chans.values():
+                await c.close()
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_full_lobby_takes_no_one_more(start_platform, database_url, unique):
+    """A lobby takes at most its max_players waiting tickets: the next JoinLobby is
+    FAILED_PRECONDITION LOBBY_FULL with nothing written, also when joins come at once (they
+    are counted under the lobby's lock). Before, extra holders were let in and were left
+    waiting after the game formed without them. A holder retrying is TICKET_EXISTS."""
+    names = [f"{p}-{unique}" for p in ("host", "a", "b", "c", "d")]
+    async with start_platform("matchmaking") as platform:
+        chans = [platform.channel(n) for n in names]
+        try:
+            host, *joiners = [pb_grpc.MatchmakingServiceStub(c) for c in chans]
+            lobby = await host.CreateLobby(
+                pb.CreateLobbyRequest(game_type=GAME, min_players=3, max_players=3)
+            )
+            outcomes = await asyncio.gather(
+                *(j.JoinLobby(pb.JoinLobbyRequest(code=lobby.code)) for j in joiners),
+                return_exceptions=True,
+            )
+            joined = [o for o in outcomes if isinstance(o, pb.JoinLobbyResponse)]
+            refused = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
+            assert len(joined) == 2, outcomes
+            assert len(refused) == 2, outcomes
+            for error in refused:
+                assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+                assert reason_of(error) == "LOBBY_FULL"
+            in_lobby = [o.ticket.player_id for o in joined]
+            again = joiners[names.index(in_lobby[0]) - 1]
+            with pytest.raises(grpc.aio.AioRpcError) as retried:
+                await again.JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+            assert reason_of(retried.value) == "TICKET_EXISTS"
+            for name in names[1:]:
+                if name not in in_lobby:
+                    assert await _tickets_of(database_url, name) == []
+            outcome = await _extra(platform)["rounds"].run(GAME)
+            assert outcome is not None
+            (formed,) = outcome[1]
+            assert set(formed.match.players) == {names[0], *in_lobby}
+        finally:
+            for c in chans:
                 await c.close()

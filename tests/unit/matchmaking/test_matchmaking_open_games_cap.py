@@ -63,10 +63,11 @@ class Lobbies:
     def __init__(self) -> None:
         self.engine = Engine()
 
-    async def lock(self, code: str, conn: object) -> Any:
+    async def lock(self, code: str, conn: object, player: str = "") -> Any:
         return SimpleNamespace(
             match_id=None,
             host_waiting=True,
+            others=0,
             host_player_id="host",
             game_type="connect4x4",
             min_players=2,

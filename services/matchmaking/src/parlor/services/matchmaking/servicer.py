@@ -146,8 +146,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def CancelTicket(
         self, request: pb.CancelTicketRequest, context: Any
     ) -> pb.CancelTicketResponse:
-        await self._mine(request.ticket_id)
-        ticket = await self.tickets.cancel(request.ticket_id)
+        mine = await self._mine(request.ticket_id)
+        # A lobby ticket is cancelled under the lobby's lock, as JoinLobby checks its host.
+        ticket = await self.tickets.cancel(request.ticket_id, mine.lobby)
         self.board.ring()
         return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))
 
@@ -192,10 +193,12 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         """A ticket in the lobby, written under the lobby's row lock in one transaction: a
         round that closes the lobby locks it too, so either it sees this ticket or this
         call sees the lobby closed (LOBBY_CLOSED, nothing written), never a ticket left
-        waiting in a lobby whose game has started."""
+        waiting in a lobby whose game has started. A lobby takes at most its
+        ``max_players`` waiting tickets (LOBBY_FULL), counted under the same lock, so
+        concurrent joins cannot overfill it and leave someone waiting after its game forms."""
         me = auth.caller()
         async with self.lobbies.engine.begin() as conn:
-            lobby = await self.lobbies.lock(request.code, conn)
+            lobby = await self.lobbies.lock(request.code, conn, me.player_id)
             if lobby.match_id is not None:
                 raise FailedPrecondition(
                     "this lobby's game has already started", reason="LOBBY_CLOSED"
@@ -205,6 +208,13 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 raise FailedPrecondition(
                     "this lobby's host has left it; ask them for a new invite code",
                     reason="LOBBY_CLOSED",
+                )
+            if lobby.others >= lobby.max_players:
+                # Not counting the caller's own ticket: a join retried is TICKET_EXISTS.
+                raise FailedPrecondition(
+                    f"this lobby is full: all {lobby.max_players} seats are taken",
+                    reason="LOBBY_FULL",
+                    metadata={"max_players": str(lobby.max_players)},
                 )
             await self.check_open_games(GAME_TYPES[lobby.game_type])
             ticket = await self.tickets.create(

@@ -243,9 +243,22 @@ class Tickets:
             ).first()
         return None if row is None else _row(row)
 
-    async def cancel(self, ticket_id: str) -> TicketRow:
-        """Cancel a waiting ticket; waits for a round holding it, then tells what it became."""
-        async with self.autocommit.connect() as conn:
+    async def cancel(self, ticket_id: str, lobby: str | None = None) -> TicketRow:
+        """Cancel a waiting ticket; waits for a round holding it, then tells what it became.
+
+        A ticket in a lobby (``lobby``, its code) is cancelled under the lobby's row lock,
+        taken first, as JoinLobby and the round take it (lobby, then ticket): a host's
+        cancel and a join are one after the other, so a join after the cancel sees no host
+        (LOBBY_CLOSED), and a cancel that comes during a join waits for the join's commit."""
+        async with contextlib.AsyncExitStack() as stack:
+            if lobby is None:
+                conn = await stack.enter_async_context(self.autocommit.connect())
+            else:
+                conn = await stack.enter_async_context(self.engine.begin())
+                # No row (swept with its tickets): nothing can join it, the UPDATE decides.
+                await conn.execute(
+                    text("SELECT 1 FROM mm_lobbies WHERE code = :c FOR UPDATE"), {"c": lobby}
+                )
             status = (
                 await conn.execute(
                     text(
@@ -294,13 +307,17 @@ class Lobby:
     time_control: TimeControl
     host_waiting: bool = True
     """The host has a waiting ticket in the lobby (else it has left it: cancelled, expired)."""
+    others: int = 0
+    """Waiting tickets in the lobby of players other than the one asking (``lock``'s
+    ``player``): the seats already taken, which JoinLobby keeps within ``max_players``."""
 
 
 class Lobbies:
     """The lobbies table; every method is one statement (autocommit) at a time, or runs in
     the caller's transaction (``open`` with ``conn``: CreateLobby writes a lobby and its
     host's ticket in one transaction, so a refused ticket leaves no lobby; ``lock``:
-    JoinLobby checks the lobby is open and writes its ticket under the lobby's row lock)."""
+    JoinLobby checks the lobby is open and has a seat left, and writes its ticket, under the
+    lobby's row lock; ``Tickets.cancel`` takes the same lock for a ticket in a lobby)."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -341,10 +358,13 @@ class Lobbies:
                         code, game_type, min_players, max_players, host, None, time_control
                     )
 
-    async def lock(self, code: str, conn: AsyncConnection) -> Lobby:
+    async def lock(self, code: str, conn: AsyncConnection, player: str = "") -> Lobby:
         """The lobby, its row locked until ``conn``'s transaction ends (JoinLobby writes its
-        ticket under this lock): a round closing the lobby, or the sweep deleting it, holds
-        the same lock, so one of them waits and then sees what the other did."""
+        ticket under this lock): a round closing the lobby, a CancelTicket of a ticket in it
+        or the sweep deleting it holds the same lock, so one of them waits and then sees what
+        the other did. Every change of a waiting lobby ticket is made under this lock, so the
+        host's presence and ``others`` (the waiting tickets not ``player``'s) stay as read
+        until the transaction ends."""
         row = (
             await conn.execute(
                 text(
@@ -359,14 +379,15 @@ class Lobbies:
         code, game, low, high, host, match_id, stored = row
         # A statement of its own, after the lock: it sees a round that expired the host's
         # ticket and committed while this one waited (the lock's statement would not).
-        waiting = (
+        waiting, others = (
             await conn.execute(
                 text(
-                    "SELECT EXISTS (SELECT 1 FROM mm_tickets WHERE lobby = :c"
-                    " AND player_id = :h AND status = 'waiting')"
+                    "SELECT COALESCE(bool_or(player_id = :h), false),"
+                    " count(*) FILTER (WHERE player_id <> :p)"
+                    " FROM mm_tickets WHERE lobby = :c AND status = 'waiting'"
                 ),
-                {"c": code, "h": host},
+                {"c": code, "h": host, "p": player},
             )
-        ).scalar()
+        ).one()
         control = time_control_from_json(stored, game)
-        return Lobby(code, game, low, high, host, match_id, control, bool(waiting))
+        return Lobby(code, game, low, high, host, match_id, control, bool(waiting), int(others))
