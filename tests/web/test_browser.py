@@ -173,6 +173,42 @@ async def test_upwords_refusal_then_play_and_a_spectator_sees_it_live_without_an
     assert (SCREENSHOTS / "upwords-spectator.png").is_file()
 
 
+async def test_an_upwords_accept_refused_play_changed_redraws_the_game_from_get_game(
+    start_web: Any,
+) -> None:
+    from parlor.kit import client
+    from parlor.upwords.v1 import upwords_pb2 as uw
+    from parlor.upwords.v1 import upwords_pb2_grpc as uw_grpc
+
+    browser()
+    async with start_web("matchmaking", "dictionary", "upwords") as web:
+        report = await run_script("upwords-stale.mjs", web)
+        async with client.channel(web.platform.target, report["token"]) as channel:
+            stub = uw_grpc.UpwordsServiceStub(channel)
+            history = await stub.GetHistory(uw.GetHistoryRequest(game_id=report["gameId"]))
+    # the Accept naming another play was refused, its reason on the page
+    assert "PLAY_CHANGED" in report["refusal"], report["refusal"]
+    # then the page fetched the game and drew it at that version: the play still pending
+    order = report["order"]
+    answers = [i for i, t in enumerate(order) if t.startswith("AcceptPlay response")]
+    assert len(answers) == 2, order
+    assert not order[answers[0]].endswith(" 200"), order
+    assert "GetGame response 200" in order[answers[0] : answers[1]], order
+    fetched = report["refetched"]["game"]
+    assert int(fetched["version"]) == report["versionAfterRefusal"]
+    assert int(fetched["pending"]["number"]) == report["pendingPlay"] > 0
+    # the play pending now, answered from the redrawn page: accepted, the refusal cleared
+    assert report["secondPlay"] == report["pendingPlay"]
+    assert report["notice"] == ""
+    # (the bot's play, the one pending when the game was fetched again, accepted once)
+    accepted = [
+        e.play_accepted.seat for e in history.events if e.WhichOneof("body") == "play_accepted"
+    ]
+    assert accepted == [fetched["pending"].get("seat", 0)], [
+        e.WhichOneof("body") for e in history.events
+    ]
+
+
 async def test_takefour_tiles_are_placed_moved_and_taken_back_by_clicking(
     start_web: Any,
 ) -> None:
@@ -298,7 +334,8 @@ async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a
 
 
 async def test_the_web_clients_unit_tests_pass() -> None:
-    """``npm test`` in web/: the clocks' arithmetic and writing (web/tests/unit), in node."""
+    """``npm test`` in web/: the clocks' arithmetic and writing, Upwords' and Take Four's
+    commands and stale refusals (web/tests/unit), in node; every test written there ran."""
     problems = [] if shutil.which("npm") else ["npm is not installed (Node.js 18+ with npm)"]
     if not (WEB / "node_modules" / "esbuild").is_dir():
         problems.append("web/node_modules is missing: run make install")
@@ -314,4 +351,11 @@ async def test_the_web_clients_unit_tests_pass() -> None:
     text = out.decode()
     assert process.returncode == 0, text
     assert "# fail 0" in text, text
-    assert "# pass 13" in text, text
+    # as many passed as are written (a file the runner missed would pass fewer)
+    written = sum(
+        line.startswith("test(")
+        for path in (WEB / "tests" / "unit").glob("*.test.ts")
+        for line in path.read_text().splitlines()
+    )
+    assert written > 0
+    assert f"# pass {written}\n" in text, text

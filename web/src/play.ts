@@ -51,8 +51,9 @@ export interface GameKind<G extends GameLike> {
   // The record of a finished game as text (a game's own notation), when its service has one.
   exportText?(gameId: string): Promise<string>;
   // Refusals that mean the command was meant for an older game than the server's (Take
-  // Four's ROUND_CHANGED: the round on the screen is over): the page shows the refusal and
-  // draws the game as the server has it now, fetched again.
+  // Four's ROUND_CHANGED: the round on the screen is over; Upwords' PLAY_CHANGED: another
+  // play is pending than the one answered): the page shows the refusal and draws the game as
+  // the server has it now, fetched again.
   stale?: readonly string[];
 }
 

@@ -1,6 +1,11 @@
 // Upwords: the 10x10 board with each stack's height, your own rack only (the server sends
 // nothing else), tiles placed by clicking a rack tile then a square (or typing the play in
 // notation), and play, pass, exchange, challenge, accept; scores and the bag.
+//
+// Challenge and Accept name the pending play on the screen (`play`): one that arrives after
+// another play (or none) is pending is refused PLAY_CHANGED and nothing is done; the page then
+// fetches the game and draws it as it is (`stale`, the same as Take Four's ROUND_CHANGED), so
+// the player sees the play pending now and can answer that one.
 import { unary } from "./api";
 import { h } from "./dom";
 import { commandId, seatName, type GameKind, type View } from "./play";
@@ -22,7 +27,7 @@ const draft = { gameId: "", version: -1n, placed: [] as Placed[], chosen: -1 };
 // What a Challenge or an AcceptPlay sends: the play it means, the one on the screen
 // (PendingPlay.number). If another play is pending by the time it arrives (with three or four
 // players the next one may have played first), the server refuses it (PLAY_CHANGED) and
-// nothing happens; the page then shows the game as it is.
+// nothing happens; the page then fetches the game and shows it as it is (`upwords.stale`).
 export function answerRequest(game: Game, commandId: string): { gameId: string; play: number; commandId: string } {
   return { gameId: game.gameId, play: game.pending?.number ?? 0, commandId };
 }
@@ -76,6 +81,7 @@ export const upwords: GameKind<Game> = {
   service: UpwordsService,
   seats: (game) => game.seats,
   finished: (game) => game.status === Status.ENDED,
+  stale: ["PLAY_CHANGED"],
   status(game, view) {
     if (game.status === Status.ENDED) {
       const names = game.winners.map((w) => (w === view.seat ? "you" : seatName(game.seats, w))).join(" and ");
