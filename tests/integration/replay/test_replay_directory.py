@@ -61,12 +61,13 @@ async def test_games_are_listed_by_player_and_end_and_other_types_are_ignored(
 async def test_open_games_counts_a_players_unfinished_games_of_the_type_as_of_the_head(
     migrated: None, database_url: str, unique: str
 ) -> None:
-    """The count the open-games cap reads (``parlor.gamehost.opengames``): caught up first, so
-    a game created or finished just before counts at once, whichever replica wrote it."""
+    """The count the open-games cap reads (``parlor.gamehost.opengames``): caught up first
+    (here at every call, ``fresh_seconds=0``), so a game created or finished just before
+    counts at once, whichever replica wrote it."""
     category, other = f"open{unique}", f"elsewhere{unique}"
     store = PostgresEventStore(database_url)
     try:
-        directory = Directory(store.engine, category)
+        directory = Directory(store.engine, category, fresh_seconds=0)
         assert await directory.open_games("a", 20) == 0
         await store.append(f"{category}-g1", [seated("a", "bot:random")], NO_STREAM)
         await store.append(f"{category}-g2", [seated("a", "a")], NO_STREAM)
@@ -78,5 +79,26 @@ async def test_open_games_counts_a_players_unfinished_games_of_the_type_as_of_th
         assert await directory.open_games("a", 20) == 1
         assert await directory.open_games("b", 20) == 1
         assert await directory.open_games("bot:random", 20) == 0
+    finally:
+        await store.close()
+
+
+async def test_open_games_catches_up_at_most_once_per_fresh_seconds(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    """A burst of creations does not queue for the type's catch-up lock one by one: within
+    ``fresh_seconds`` of a catch-up the count is as of it, and the next call after that
+    catches up again."""
+    category = f"fresh{unique}"
+    store = PostgresEventStore(database_url)
+    clock = [1000.0]
+    try:
+        directory = Directory(store.engine, category, fresh_seconds=1.0, clock=lambda: clock[0])
+        assert await directory.open_games("a", 20) == 0
+        await store.append(f"{category}-g1", [seated("a")], NO_STREAM)
+        clock[0] += 0.5
+        assert await directory.open_games("a", 20) == 0  # as of the catch-up 0.5 s ago
+        clock[0] += 0.5
+        assert await directory.open_games("a", 20) == 1  # a second on: caught up again
     finally:
         await store.close()

@@ -16,7 +16,8 @@ on them: ``parlor.gamehost.opengames``), caught up first too.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,11 +102,21 @@ class Listed:
 class Directory:
     """The games of one type (``category``), listed by player and time."""
 
-    def __init__(self, engine: AsyncEngine, category: str, batch: int = 2000) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        category: str,
+        batch: int = 2000,
+        fresh_seconds: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.engine = engine
         self.category = category
         self.batch = batch
+        self.fresh_seconds = fresh_seconds
+        self.clock = clock
         self._ready = False
+        self._caught_up_at: float | None = None  # monotonic time of the last catch-up
 
     async def ensure(self) -> None:
         """Create the tables if missing (idempotent; serialised across processes)."""
@@ -230,9 +241,18 @@ class Directory:
         ]
 
     async def open_games(self, player_id: str, at_most: int) -> int:
-        """How many of this type's games seat ``player_id`` and have not finished, as of the
-        store's head (counting stops at ``at_most``)."""
-        await self.catch_up()
+        """How many of this type's games seat ``player_id`` and have not finished, as of a
+        catch-up at most ``fresh_seconds`` old (counting stops at ``at_most``).
+
+        Asked at every game creation and ticket, it catches up only when the last catch-up
+        is older than that: a catch-up is a transaction under the type's one lock, which
+        every creation of a burst would otherwise queue for. The cap was soft already
+        (counting and creating are not one transaction); this lets a player pass it by the
+        games made for them in the last ``fresh_seconds``, which the rate limit bounds."""
+        now = self.clock()
+        if self._caught_up_at is None or now - self._caught_up_at >= self.fresh_seconds:
+            await self.catch_up()
+            self._caught_up_at = now
         async with self.engine.connect() as conn:
             count = (
                 await conn.execute(
