@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -18,3 +19,20 @@ class FakeNow:
 
     def advance(self, seconds: float) -> None:
         self.at += timedelta(seconds=seconds)
+
+
+def timed_host(game: Any, now: FakeNow) -> Any:
+    """A game type's host on memory stores, on the hand-moved clock ``now``, with a deadline
+    index (so its sweeper can fire timeouts): how the timed-game tests build one."""
+    from parlor.eventstore import InMemoryEventStore
+    from parlor.gamehost import GameHost
+    from parlor.gamehost.deadlines import MemoryDeadlines
+
+    return GameHost(
+        game.category,
+        game.decider,
+        game.codec,
+        InMemoryEventStore(),
+        now=now,
+        deadlines=MemoryDeadlines(),
+    )

@@ -16,14 +16,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from kits.clock import T0, FakeNow
+from kits.clock import T0, FakeNow, timed_host
 
 from parlor.core.decider import replay
 from parlor.core.errors import FailedPrecondition
-from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.clocks import Stamp
-from parlor.gamehost.deadlines import MemoryDeadlines
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat
 from parlor.gamehost.sweeper import Sweeper
@@ -52,14 +50,8 @@ def seats(n: int) -> tuple[Seat, ...]:
 
 
 def host_of(game: GameType[Any, Any, Any], now: FakeNow) -> GameHost[Any, Any, Any]:
-    return GameHost(
-        game.category,
-        game.decider,
-        game.codec,
-        InMemoryEventStore(),
-        now=now,
-        deadlines=MemoryDeadlines(),
-    )
+    host: GameHost[Any, Any, Any] = timed_host(game, now)
+    return host
 
 
 async def history(host: GameHost[Any, Any, Any], game_id: str) -> History:

@@ -18,12 +18,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
-from kits.clock import FakeNow
+from kits.clock import FakeNow, timed_host
 
-from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.clocks import Stamp
-from parlor.gamehost.deadlines import MemoryDeadlines
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.gamehost.sweeper import Sweeper
@@ -77,14 +75,7 @@ async def played(
     steps: Callable[[GameHost[Any, Any, Any], FakeNow], Awaitable[None]],
 ) -> Stored:
     now = FakeNow()
-    host: GameHost[Any, Any, Any] = GameHost(
-        game.category,
-        game.decider,
-        game.codec,
-        InMemoryEventStore(),
-        now=now,
-        deadlines=MemoryDeadlines(),
-    )
+    host: GameHost[Any, Any, Any] = timed_host(game, now)
     seats = tuple(Seat(name) for name in NAMES[:n])
     await host.create("g", OpenTable(seats, create, control), actor="ada")
     await steps(host, now)
