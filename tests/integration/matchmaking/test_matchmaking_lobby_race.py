@@ -55,6 +55,15 @@ async def _tickets_of(database_url: str, player: str) -> list[tuple[str, str | N
         return [(s, lobby) for s, lobby in await rows.fetchall()]
 
 
+async def _refused_lobby_closed(join: Awaitable[Any], database_url: str, player: str) -> None:
+    """``join`` fails FAILED_PRECONDITION LOBBY_CLOSED and leaves ``player`` no ticket."""
+    with pytest.raises(grpc.aio.AioRpcError) as closed:
+        await join
+    assert closed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert reason_of(closed.value) == "LOBBY_CLOSED"
+    assert await _tickets_of(database_url, player) == []
+
+
 async def _lobby_of_two(stubs: dict[str, pb_grpc.MatchmakingServiceStub]) -> str:
     """A lobby for 2 to 3 with its host and one friend in it: a round matches them now."""
     lobby = await stubs["host"].CreateLobby(
@@ -92,11 +101,7 @@ async def test_a_join_while_the_round_closes_the_lobby_is_lobby_closed(
             assert outcome is not None
             (formed,) = outcome[1]
             assert formed.match.lobby == code
-            with pytest.raises(grpc.aio.AioRpcError) as late:
-                await joining[0]
-            assert late.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-            assert reason_of(late.value) == "LOBBY_CLOSED"
-            assert await _tickets_of(database_url, names["late"]) == []
+            await _refused_lobby_closed(joining[0], database_url, names["late"])
         finally:
             for c in chans.values():
                 await c.close()
@@ -194,11 +199,7 @@ async def test_a_join_after_the_hosts_cancel_is_lobby_closed(start_platform, dat
                 await held.rollback()
             cancelled = await asyncio.wait_for(cancel, 10)
             assert cancelled.ticket.status == pb.TICKET_STATUS_CANCELLED
-            with pytest.raises(grpc.aio.AioRpcError) as closed:
-                await asyncio.wait_for(join, 10)
-            assert closed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-            assert reason_of(closed.value) == "LOBBY_CLOSED"
-            assert await _tickets_of(database_url, names["pal"]) == []
+            await _refused_lobby_closed(asyncio.wait_for(join, 10), database_url, names["pal"])
         finally:
             for c in chans.values():
                 await c.close()
