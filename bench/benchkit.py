@@ -23,9 +23,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import psutil
 
@@ -223,20 +223,21 @@ class ServerProcess:
 ECHO = "/bench.Echo/Echo"
 
 
-async def _serve_echo(port: int) -> None:
+async def serve_unary(
+    service: str, method: str, handler: Callable[[bytes, Any], Awaitable[bytes]], port: int
+) -> None:
+    """A bare grpc.aio server of one unary method on raw bytes (no interceptors), until
+    SIGTERM or SIGINT; ``parlor: serving`` once it does."""
     import grpc
 
-    async def echo(request: bytes, context: object) -> bytes:
-        return request
-
     server = grpc.aio.server()
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
+    generic = grpc.method_handlers_generic_handler(
+        service, {method: grpc.unary_unary_rpc_method_handler(handler)}
     )
-    server.add_generic_rpc_handlers((handler,))
+    server.add_generic_rpc_handlers((generic,))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
-    print(f"parlor: serving bench.Echo on port {port}", flush=True)
+    print(f"parlor: serving {service} on port {port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -245,5 +246,9 @@ async def _serve_echo(port: int) -> None:
     await server.stop(None)
 
 
+async def _echo(request: bytes, context: object) -> bytes:
+    return request
+
+
 if __name__ == "__main__" and sys.argv[1:2] == ["echo"]:
-    asyncio.run(_serve_echo(int(sys.argv[2])))
+    asyncio.run(serve_unary("bench.Echo", "Echo", _echo, int(sys.argv[2])))

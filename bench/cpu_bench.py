@@ -17,18 +17,21 @@ Each at 1 game (calls one after another) and at 50 games at once.
 
     python bench/cpu_bench.py [--quick] [--profile] [--against=DIR] [GAME ...]
 
-GAME: connect4x4, upwords, takefour or platform.
+GAME: connect4x4, upwords, takefour, platform or floor.
 
 ``--against=DIR`` measures another checkout's server (``DIR/.venv/bin/parlor-platform``,
 main's, say) beside this one's, in the same run and on the same machine at once, each on a
 scratch database of its own: at one caller in 1 s windows taken in turn, at 50 both loads
 at once; its rows are marked ``[DIR's name]``.
 
-Names pick the games (the echo always runs); ``platform`` is Connect 4x4 ``PlayMove`` again
-on a server hosting every service, as ``make run`` does. ``--profile`` records each game
-server with py-spy during its 50-game window (``bench/reports/profile-<game>.txt``:
-collapsed stacks, for ``flamegraph.pl`` or speedscope; the figures of a profiled run are
-slower).
+The floors (``floor.py``) are what any grpc.aio server on these libraries spends on a call
+shaped like a move: the call alone (a token, a move's request and reply sizes), then with
+a durable append, then with a JetStream publish too; they run unless names pick only
+games (``floor`` picks them). Names pick the games (the echo always runs); ``platform`` is
+Connect 4x4 ``PlayMove`` again on a server hosting every service, as ``make run`` does.
+``--profile`` records each game server with py-spy during its 50-game window
+(``bench/reports/profile-<game>.txt``: collapsed stacks, for ``flamegraph.pl`` or
+speedscope; the figures of a profiled run are slower).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import floor
 from benchkit import (
     AUTH,
     ECHO,
@@ -263,6 +267,34 @@ async def echo_lane(target: str, games: int) -> Lane:
     return lane
 
 
+async def floor_lane(target: str, games: int) -> Lane:
+    """Move-shaped calls to a floor server (``floor.py``): a token, a 45-byte request."""
+    player = f"floor-{uuid.uuid4().hex[:8]}"
+    ch = client.channel(target, issue_token(AUTH, player))
+    call = ch.unary_unary(floor.METHOD)
+    game_id = uuid.uuid4().hex
+    per_lane = 400 if QUICK else 2000
+
+    async def lane(calls: Calls, deadline: float) -> None:
+        try:
+            for n in range(per_lane):
+                if time.monotonic() >= deadline:
+                    break
+                request = c4pb.PlayMoveRequest(game_id=game_id, move="df", command_id=f"m{n}")
+                await calls.timed(call(request.SerializeToString()))
+        finally:
+            await ch.close()
+
+    return lane
+
+
+FLOORS = {
+    "call": "floor: the call (token, 1.2 KB reply)",
+    "append": "floor: + durable append",
+    "publish": "floor: + append + JetStream publish",
+}
+
+
 # -- a measurement -----------------------------------------------------------------------------
 
 
@@ -420,6 +452,14 @@ async def main(settings: dict[str, str]) -> list[Figure]:
         async with ServerProcess.echo() as echo:
             for n in CONCURRENCY:
                 figures.append(await measure("bare grpc.aio echo (baseline)", echo, echo_lane, n))
+        for level, name in FLOORS.items():
+            if ONLY and "floor" not in ONLY:
+                break
+            port = free_port()
+            command = [sys.executable, floor.__file__, level, str(port)]
+            async with ServerProcess(command, platform_env(settings, port), port) as server:
+                for n in CONCURRENCY:
+                    figures.append(await measure(name, server, floor_lane, n))
         games: list[tuple[str, list[str], Callable[[str, int], Awaitable[Lane]]]] = [
             ("Connect 4x4 PlayMove", ["connect4x4"], connect4x4_lane),
             (
