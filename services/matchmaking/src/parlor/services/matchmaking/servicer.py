@@ -40,6 +40,7 @@ STATUS = {
     "cancelled": pb.TICKET_STATUS_CANCELLED,
     "expired": pb.TICKET_STATUS_EXPIRED,
     "withdrawn": pb.TICKET_STATUS_WITHDRAWN,
+    "lobby_closed": pb.TICKET_STATUS_LOBBY_CLOSED,
 }
 MAX_PLAYER_ID = 128
 

@@ -28,7 +28,11 @@ from parlor.rating import INITIAL_RATING
 from parlor.services.matchmaking.games import time_control_from_json, time_control_json
 
 WAITING = "waiting"
-TERMINAL = frozenset({"matched", "cancelled", "expired", "withdrawn"})
+LOBBY_CLOSED = "lobby_closed"
+"""A lobby ticket ended because the lobby's host left it (cancelled, or their ticket expired)."""
+FINISHED_UNMATCHED = ("cancelled", "expired", "withdrawn", LOBBY_CLOSED)
+"""Ended without a game: kept for the retention after ``closed_at``, then swept."""
+TERMINAL = frozenset({"matched", *FINISHED_UNMATCHED})
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 12
 """12 of 32 symbols: 60 bits, so a code cannot be found by guessing (an 8-character code,
