@@ -148,7 +148,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         self, request: pb.CancelTicketRequest, context: Any
     ) -> pb.CancelTicketResponse:
         mine = await self._mine(request.ticket_id)
-        # A lobby ticket is cancelled under the lobby's lock, as JoinLobby checks its host.
+        # A lobby ticket is cancelled under the lobby's lock, as JoinLobby checks its host;
+        # the host's cancel closes the lobby (its other tickets end), so the ring wakes
+        # their watchers too.
         ticket = await self.tickets.cancel(request.ticket_id, mine.lobby)
         self.board.ring()
         return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))
