@@ -9,8 +9,9 @@ The host's CancelTicket racing a join is forced both ways too (a lock held by th
 the cancel sent while the join writes its ticket), and joins at once into a lobby with
 fewer seats than joiners: all of these meet on the lobby's row lock.
 
-And what the host's leaving does to those already in the lobby: the host's cancel ends
-every other waiting ticket there, LOBBY_CLOSED; a friend's own cancel closes nothing.
+And what the host's leaving does to those already in the lobby: the host's cancel, or the
+host's ticket expiring in a round, ends every other waiting ticket there, LOBBY_CLOSED;
+a friend's own cancel closes nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 import grpc
@@ -393,3 +395,57 @@ async def test_a_friends_cancel_leaves_the_lobby_open(start_platform, database_u
         assert outcome is not None
         (formed,) = outcome[1]
         assert set(formed.match.players) == {names[p] for p in ("host", "mate", "late")}
+
+
+async def _age_ticket(database_url: str, ticket_id: str, by: timedelta) -> None:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await conn.execute(
+            "UPDATE mm_tickets SET created_at = created_at - %s WHERE ticket_id = %s",
+            (by, ticket_id),
+        )
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_the_hosts_ticket_expiring_closes_the_lobby(start_platform, database_url, unique):
+    """The round that expires the host's ticket ends the friends' tickets in that lobby,
+    LOBBY_CLOSED (their watches end with it), and seats no one. Before, that round seated
+    the two friends together in a game without the host who had invited them."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal", "mate", "late")}
+    async with start_platform("matchmaking") as platform, _players(platform, names) as stubs:
+        lobby, pal, mate = await _lobby_of_three(stubs)
+        watching = await _watched_to_the_end(stubs["mate"], mate.ticket_id)
+        # Made eleven minutes ago, by its clock: past the ten a ticket may wait.
+        await _age_ticket(database_url, lobby.ticket.ticket_id, timedelta(minutes=11))
+        outcome = await _extra(platform)["rounds"].run(GAME)
+        assert outcome is not None
+        round_, formed = outcome
+        assert formed == []  # before: pal and mate seated without the host
+        assert round_.expired == (lobby.ticket.ticket_id,)
+        assert set(round_.closed) == {pal.ticket_id, mate.ticket_id}
+        assert await _tickets_of(database_url, names["host"]) == [("expired", lobby.code)]
+        assert await asyncio.wait_for(watching, 5) == [pb.TICKET_STATUS_LOBBY_CLOSED]
+        await _assert_lobby_closed_for(stubs, {"pal": pal, "mate": mate})
+        join = stubs["late"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        await _refused_lobby_closed(join, database_url, names["late"])
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_lobby_its_host_left_before_closes_at_the_next_round(
+    start_platform, database_url, unique
+):
+    """Friends still waiting in a lobby whose host's ticket is no longer waiting (left so by
+    a replica of an older version, whose CancelTicket closed nothing) are closed by the next
+    round, never seated without the host."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal", "mate")}
+    async with start_platform("matchmaking") as platform, _players(platform, names) as stubs:
+        lobby, pal, mate = await _lobby_of_three(stubs)
+        async with await psycopg.AsyncConnection.connect(database_url) as conn:
+            await conn.execute(
+                "UPDATE mm_tickets SET status = 'cancelled', closed_at = now()"
+                " WHERE ticket_id = %s",
+                (lobby.ticket.ticket_id,),
+            )
+        outcome = await _extra(platform)["rounds"].run(GAME)
+        assert outcome is not None
+        assert outcome[1] == []  # before: pal and mate seated without the host
+        await _assert_lobby_closed_for(stubs, {"pal": pal, "mate": mate})
