@@ -7,6 +7,7 @@ import { IdentityService } from "@parlor/client/gen/parlor/identity/v1/identity_
 import { MatchmakingService, TicketStatus, type Ticket } from "@parlor/client/gen/parlor/matchmaking/v1/matchmaking_pb";
 import { BOARDS } from "./boards";
 import { controlLabel } from "./clock";
+import { ticketState } from "./ticket";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
@@ -201,11 +202,10 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   const ticketEl = h("p", { class: "ticket", id: "ticket" });
   const follow = (ticket: Ticket, code = "") => {
     const show = (t: Ticket) => {
-      const state = TicketStatus[t.status]?.toLowerCase() ?? "";
       replace(
         ticketEl,
         code ? h("span", {}, "Invite code ", h("code", { id: "lobby-code" }, code), " · ") : null,
-        `Ticket ${state}`,
+        `Ticket ${ticketState(t.status)}`,
         t.timeControl && controlLabel(t.timeControl) ? ` · ${controlLabel(t.timeControl)}` : "",
         t.status === TicketStatus.WAITING
           ? h("button", { class: "link", onclick: () => void unary(MatchmakingService, "cancelTicket", { ticketId: t.ticketId }).catch((err) => notice(describe(err), "error")) }, "cancel")

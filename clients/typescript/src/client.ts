@@ -183,7 +183,8 @@ export class ParlorClient {
   /**
    * Follow a matchmaking ticket (WatchTicket) until it is matched: the matched ticket, whose
    * matchId is the game id in its game type's service and seat is yours. A ticket that is
-   * cancelled, expires or is withdrawn ends it with a ParlorError (reason TICKET_<STATUS>).
+   * cancelled, expires, is withdrawn or ends with its lobby (its host left) ends it with a
+   * ParlorError (reason TICKET_<STATUS>: TICKET_CANCELLED, ..., TICKET_LOBBY_CLOSED).
    */
   async waitForMatch(ticketId: string, options: StreamOptions = {}): Promise<Ticket> {
     for await (const { ticket } of this.matchmaking.watchTicket({ ticketId }, options)) {

@@ -187,6 +187,9 @@ test("waitForMatch follows a ticket to its match; a ticket that expires is a Par
   assert.equal(t.seat, 1);
   const expired = new ParlorClient({ baseUrl: BASE, fetch: async () => sse([ticket("TICKET_STATUS_EXPIRED")], { hold: true }) });
   await assert.rejects(expired.waitForMatch("t1"), (e) => e instanceof ParlorError && e.reason === "TICKET_EXPIRED");
+  // A friend's ticket in a lobby its host left: ended with the lobby, named as such.
+  const closed = new ParlorClient({ baseUrl: BASE, fetch: async () => sse([ticket("TICKET_STATUS_WAITING"), ticket("TICKET_STATUS_LOBBY_CLOSED")], { hold: true }) });
+  await assert.rejects(closed.waitForMatch("t1"), (e) => e instanceof ParlorError && e.reason === "TICKET_LOBBY_CLOSED");
 });
 
 test("watchGame waits for a matched game its service has not created yet", async () => {

@@ -8,12 +8,18 @@ round's rounds loop is off, and the test runs each round at the moment it wants.
 The host's CancelTicket racing a join is forced both ways too (a lock held by the test, or
 the cancel sent while the join writes its ticket), and joins at once into a lobby with
 fewer seats than joiners: all of these meet on the lobby's row lock.
+
+And what the host's leaving does to those already in the lobby: the host's cancel, or the
+host's ticket expiring in a round, ends every other waiting ticket there, LOBBY_CLOSED;
+a friend's own cancel closes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 import grpc
@@ -292,3 +298,154 @@ async def test_a_full_lobby_takes_no_one_more(start_platform, database_url, uniq
         finally:
             for c in chans:
                 await c.close()
+
+
+@contextlib.asynccontextmanager
+async def _players(
+    platform: Any, names: dict[str, str]
+) -> AsyncIterator[dict[str, pb_grpc.MatchmakingServiceStub]]:
+    """A matchmaking stub per role, on a channel as that role's player, closed after."""
+    chans = {p: platform.channel(n) for p, n in names.items()}
+    try:
+        yield {p: pb_grpc.MatchmakingServiceStub(c) for p, c in chans.items()}
+    finally:
+        for c in chans.values():
+            await c.close()
+
+
+async def _lobby_of_three(
+    stubs: dict[str, pb_grpc.MatchmakingServiceStub],
+) -> tuple[pb.CreateLobbyResponse, pb.Ticket, pb.Ticket]:
+    """A lobby for 2 to 4: its host, and friends "pal" and "mate" waiting in it."""
+    lobby = await stubs["host"].CreateLobby(
+        pb.CreateLobbyRequest(game_type=GAME, min_players=2, max_players=4)
+    )
+    pal = await stubs["pal"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+    mate = await stubs["mate"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+    return lobby, pal.ticket, mate.ticket
+
+
+async def _watched_to_the_end(
+    stub: pb_grpc.MatchmakingServiceStub, ticket_id: str
+) -> asyncio.Future[list[int]]:
+    """A task with every status WatchTicket streams after the first (waiting) one."""
+    updates = stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket_id)).__aiter__()
+    first = await anext(updates)
+    assert first.ticket.status == pb.TICKET_STATUS_WAITING
+
+    async def rest() -> list[int]:
+        return [update.ticket.status async for update in updates]
+
+    return asyncio.ensure_future(rest())
+
+
+async def _assert_lobby_closed_for(
+    stubs: dict[str, pb_grpc.MatchmakingServiceStub], tickets: dict[str, pb.Ticket]
+) -> None:
+    """Each of these players' tickets reads LOBBY_CLOSED, and cancelling it is refused."""
+    for player, ticket in tickets.items():
+        got = await stubs[player].GetTicket(pb.GetTicketRequest(ticket_id=ticket.ticket_id))
+        assert got.ticket.status == pb.TICKET_STATUS_LOBBY_CLOSED
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            await stubs[player].CancelTicket(pb.CancelTicketRequest(ticket_id=ticket.ticket_id))
+        assert ended.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert reason_of(ended.value) == "TICKET_LOBBY_CLOSED"
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_hosts_cancel_closes_the_lobby_for_everyone_in_it(
+    start_platform, database_url, unique
+):
+    """The host cancels: every friend's waiting ticket in the lobby ends at once,
+    LOBBY_CLOSED, streamed by WatchTicket, which then ends; a later JoinLobby is
+    LOBBY_CLOSED, and no round seats the friends without their host. Before, the friends
+    waited in the hostless lobby until their tickets expired, ten minutes, or were seated
+    together without the host once they accepted a smaller table."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal", "mate", "late")}
+    async with start_platform("matchmaking") as platform, _players(platform, names) as stubs:
+        lobby, pal, mate = await _lobby_of_three(stubs)
+        watching = await _watched_to_the_end(stubs["pal"], pal.ticket_id)
+        cancelled = await stubs["host"].CancelTicket(
+            pb.CancelTicketRequest(ticket_id=lobby.ticket.ticket_id)
+        )
+        assert cancelled.ticket.status == pb.TICKET_STATUS_CANCELLED
+        streamed = await asyncio.wait_for(watching, 5)  # before: still waiting
+        assert streamed == [pb.TICKET_STATUS_LOBBY_CLOSED]
+        await _assert_lobby_closed_for(stubs, {"pal": pal, "mate": mate})
+        join = stubs["late"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        await _refused_lobby_closed(join, database_url, names["late"])
+        outcome = await _extra(platform)["rounds"].run(GAME)
+        assert outcome is not None
+        assert outcome[1] == []
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_friends_cancel_leaves_the_lobby_open(start_platform, database_url, unique):
+    """Only the host's leaving closes a lobby: after a friend cancels, the host and the
+    other friend still wait, a newcomer may join, and the three play."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal", "mate", "late")}
+    async with start_platform("matchmaking") as platform, _players(platform, names) as stubs:
+        lobby, pal, _ = await _lobby_of_three(stubs)
+        cancelled = await stubs["pal"].CancelTicket(pb.CancelTicketRequest(ticket_id=pal.ticket_id))
+        assert cancelled.ticket.status == pb.TICKET_STATUS_CANCELLED
+        for player in ("host", "mate"):
+            assert await _tickets_of(database_url, names[player]) == [("waiting", lobby.code)]
+        await stubs["late"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        outcome = await _extra(platform)["rounds"].run(GAME)
+        assert outcome is not None
+        (formed,) = outcome[1]
+        assert set(formed.match.players) == {names[p] for p in ("host", "mate", "late")}
+
+
+async def _age_ticket(database_url: str, ticket_id: str, by: timedelta) -> None:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await conn.execute(
+            "UPDATE mm_tickets SET created_at = created_at - %s WHERE ticket_id = %s",
+            (by, ticket_id),
+        )
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_the_hosts_ticket_expiring_closes_the_lobby(start_platform, database_url, unique):
+    """The round that expires the host's ticket ends the friends' tickets in that lobby,
+    LOBBY_CLOSED (their watches end with it), and seats no one. Before, that round seated
+    the two friends together in a game without the host who had invited them."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal", "mate", "late")}
+    async with start_platform("matchmaking") as platform, _players(platform, names) as stubs:
+        lobby, pal, mate = await _lobby_of_three(stubs)
+        watching = await _watched_to_the_end(stubs["mate"], mate.ticket_id)
+        # Made eleven minutes ago, by its clock: past the ten a ticket may wait.
+        await _age_ticket(database_url, lobby.ticket.ticket_id, timedelta(minutes=11))
+        outcome = await _extra(platform)["rounds"].run(GAME)
+        assert outcome is not None
+        round_, formed = outcome
+        assert formed == []  # before: pal and mate seated without the host
+        assert round_.expired == (lobby.ticket.ticket_id,)
+        assert set(round_.closed) == {pal.ticket_id, mate.ticket_id}
+        assert await _tickets_of(database_url, names["host"]) == [("expired", lobby.code)]
+        assert await asyncio.wait_for(watching, 5) == [pb.TICKET_STATUS_LOBBY_CLOSED]
+        await _assert_lobby_closed_for(stubs, {"pal": pal, "mate": mate})
+        join = stubs["late"].JoinLobby(pb.JoinLobbyRequest(code=lobby.code))
+        await _refused_lobby_closed(join, database_url, names["late"])
+
+
+@pytest.mark.usefixtures("manual_rounds")
+async def test_a_lobby_its_host_left_before_closes_at_the_next_round(
+    start_platform, database_url, unique
+):
+    """Friends still waiting in a lobby whose host's ticket is no longer waiting (left so by
+    a replica of an older version, whose CancelTicket closed nothing) are closed by the next
+    round, never seated without the host."""
+    names = {p: f"{p}-{unique}" for p in ("host", "pal", "mate")}
+    async with start_platform("matchmaking") as platform, _players(platform, names) as stubs:
+        lobby, pal, mate = await _lobby_of_three(stubs)
+        async with await psycopg.AsyncConnection.connect(database_url) as conn:
+            await conn.execute(
+                "UPDATE mm_tickets SET status = 'cancelled', closed_at = now()"
+                " WHERE ticket_id = %s",
+                (lobby.ticket.ticket_id,),
+            )
+        outcome = await _extra(platform)["rounds"].run(GAME)
+        assert outcome is not None
+        assert outcome[1] == []  # before: pal and mate seated without the host
+        await _assert_lobby_closed_for(stubs, {"pal": pal, "mate": mate})

@@ -65,7 +65,8 @@ async def test_finished_rows_are_swept_and_nothing_in_use_goes(
 ):
     monkeypatch.setattr(component_module, "run_rounds", _no_rounds)
     monkeypatch.setenv("PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS", "0")
-    who = {p: f"{p}-{unique}" for p in ("host", "pal", "quitter", "waiter", "back", "fresh")}
+    players = ("host", "pal", "quitter", "waiter", "back", "guest", "fresh")
+    who = {p: f"{p}-{unique}" for p in players}
     async with start_platform("matchmaking") as platform:
         chans = {p: platform.channel(n) for p, n in who.items()}
         try:
@@ -80,12 +81,14 @@ async def test_finished_rows_are_swept_and_nothing_in_use_goes(
             outcome = await rounds.run(GAME)
             assert outcome is not None
             (formed,) = outcome[1]
-            # A cancelled public ticket, and a lobby its host left (cancelled there).
+            # A cancelled public ticket, and a lobby its host left (cancelled there), which
+            # closed the ticket of the guest in it.
             quit_ = await stubs["quitter"].CreateTicket(pb.CreateTicketRequest(game_type=GAME))
             await stubs["quitter"].CancelTicket(
                 pb.CancelTicketRequest(ticket_id=quit_.ticket.ticket_id)
             )
             left = await stubs["back"].CreateLobby(pb.CreateLobbyRequest(game_type=GAME))
+            guest = await stubs["guest"].JoinLobby(pb.JoinLobbyRequest(code=left.code))
             await stubs["back"].CancelTicket(
                 pb.CancelTicketRequest(ticket_id=left.ticket.ticket_id)
             )
@@ -94,7 +97,7 @@ async def test_finished_rows_are_swept_and_nothing_in_use_goes(
             waiting = await stubs["waiter"].CreateLobby(pb.CreateLobbyRequest(game_type=GAME))
             await _age(
                 database_url,
-                [who[p] for p in ("host", "pal", "quitter", "back", "waiter")],
+                [who[p] for p in ("host", "pal", "quitter", "back", "guest", "waiter")],
                 [played.code, left.code, waiting.code],
             )
             recent = await stubs["fresh"].CreateTicket(pb.CreateTicketRequest(game_type=GAME))
@@ -113,6 +116,7 @@ async def test_finished_rows_are_swept_and_nothing_in_use_goes(
                 ("pal", pal.ticket.ticket_id),
                 ("quitter", quit_.ticket.ticket_id),
                 ("back", left.ticket.ticket_id),
+                ("guest", guest.ticket.ticket_id),
             ):
                 with pytest.raises(grpc.aio.AioRpcError) as gone:
                     await stubs[player].GetTicket(pb.GetTicketRequest(ticket_id=ticket_id))

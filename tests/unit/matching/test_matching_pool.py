@@ -36,6 +36,7 @@ def ticket(
     players: tuple[int, int] = (2, 2),
     created: float = 0.0,
     lobby: str | None = None,
+    host: str | None = None,
 ) -> Ticket:
     return Ticket(
         id=id,
@@ -46,6 +47,7 @@ def ticket(
         rating=rating,
         created_at=at(created),
         lobby=lobby,
+        lobby_host=host,
     )
 
 
@@ -166,6 +168,51 @@ def test_bot_fill_fills_a_lobby_to_its_hosts_table_size() -> None:
     assert match.tickets == ("host", "friend")
     assert len(match.seats) == 4
     assert match.bots == 2
+
+
+def hosted(id: str, created: float = 0.0) -> Ticket:
+    """A ticket in lobby KITE (2 to 4 seats), whose host is the player of ticket "host"."""
+    return ticket(id, created=created, lobby="KITE", players=(2, 4), host="player-host")
+
+
+def test_a_lobby_closes_when_its_hosts_ticket_expires() -> None:
+    """The host's ticket expires: the lobby's other tickets leave with it (``closed``) in
+    that round. Before, the friends, who may sit two at a table by then, were seated
+    together in a game without the host who had invited them."""
+    waiting = pool(hosted("host"), hosted("pal", created=300), hosted("mate", created=301))
+    round_ = waiting.match(at(600))
+    assert round_.expired == ("host",)
+    assert round_.closed == ("pal", "mate")
+    assert round_.matches == ()
+    assert set(round_.consumed) == {"host", "pal", "mate"}
+    assert len(waiting) == 0
+
+
+def test_a_lobby_whose_host_has_gone_closes_at_the_next_round() -> None:
+    """The host's ticket left the pool (cancelled): the round closes the lobby's other
+    tickets instead of seating them without the host."""
+    waiting = pool(hosted("host"), hosted("pal", created=1), hosted("mate", created=2))
+    waiting.cancel("host")
+    round_ = waiting.match(at(40))  # both accept a table of 2 by now
+    assert round_.matches == ()
+    assert round_.closed == ("pal", "mate")
+    assert len(waiting) == 0
+
+
+def test_a_joiner_leaving_keeps_the_lobby_open() -> None:
+    """Only the host's leaving closes a lobby: after a friend's cancel the host and the
+    other friend still play."""
+    waiting = pool(hosted("host"), hosted("pal", created=1), hosted("mate", created=2))
+    waiting.cancel("pal")
+    round_ = waiting.match(at(40))
+    assert round_.closed == ()
+    assert seated(round_) == [("host", "mate")]
+
+
+def test_a_host_is_named_only_in_a_lobby() -> None:
+    with pytest.raises(InvalidArgument) as refused:
+        ticket("a", host="player-b")
+    assert refused.value.reason == "BAD_TICKET"
 
 
 def test_humans_are_preferred_to_bots() -> None:
@@ -313,6 +360,8 @@ def scenarios(draw: st.DrawFn) -> tuple[Policy, list[Ticket], set[str], list[flo
         expires_after=timedelta(seconds=draw(st.integers(30, 400))),
     )
     tickets = []
+    # A lobby's tickets name its host (a player who may or may not wait there), or no one.
+    hosts = {code: draw(st.sampled_from([None, "p0", "p1"])) for code in ("KITE", "MOTH")}
     for i in range(draw(st.integers(0, 60))):
         low = draw(st.integers(2, 4))
         lobby = draw(st.sampled_from([None, None, None, "KITE", "MOTH"]))
@@ -326,6 +375,7 @@ def scenarios(draw: st.DrawFn) -> tuple[Policy, list[Ticket], set[str], list[flo
                 rating=draw(st.floats(1000.0, 2000.0)),
                 created_at=at(draw(st.integers(0, 300))),
                 lobby=lobby,
+                lobby_host=None if lobby is None else hosts[lobby],
                 time_control=draw(st.sampled_from([None, None, "5+3"])),
                 bots_at_once=lobby is None and draw(st.integers(0, 5)) == 0,
                 bot_level=draw(st.sampled_from([None, None, None, 2])),
@@ -375,6 +425,19 @@ def _check_match(match: Match, by_id: dict[str, Ticket], policy: Policy, now: da
             assert low <= size <= high
 
 
+def _check_closed(round_: Round, before: list[Ticket], policy: Policy, now: datetime) -> None:
+    """Exactly the unexpired tickets of lobbies whose host has no unexpired ticket there close."""
+    hosts_in = {(t.lobby, t.player_id) for t in before if not policy.expired(t, now)}
+    hostless = {
+        t.id
+        for t in before
+        if t.lobby_host is not None
+        and (t.lobby, t.lobby_host) not in hosts_in
+        and not policy.expired(t, now)
+    }
+    assert set(round_.closed) == hostless
+
+
 def _check_no_pair_left(waiting: list[Ticket], policy: Policy, now: datetime) -> None:
     """Greedy but not wasteful: no two leftover public tickets could have played each other."""
     public = [t for t in waiting if t.lobby is None]
@@ -412,6 +475,7 @@ def test_no_player_is_ever_in_two_matches(
         assert {t.id for t in waiting} == before - set(round_.consumed)
         for ticket_id in round_.expired:
             assert policy.expired(by_id[ticket_id], now)
+        _check_closed(round_, [by_id[t] for t in before], policy, now)
         for match in round_.matches:
             _check_match(match, by_id, policy, now)
             assert not set(match.players) & players_matched, "a player in two matches"

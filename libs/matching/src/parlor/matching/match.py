@@ -44,12 +44,14 @@ class Round:
     """One round of matching: persist it in one transaction (delete ``consumed``, insert matches).
 
     ``expired`` tickets timed out; ``withdrawn`` are the other tickets of players who
-    were just matched (a player plays one game at a time).
+    were just matched (a player plays one game at a time); ``closed`` are the tickets of
+    lobbies whose host left them (``Ticket.lobby_host`` has no unexpired ticket there).
     """
 
     matches: tuple[Match, ...]
     expired: tuple[str, ...]
     withdrawn: tuple[str, ...]
+    closed: tuple[str, ...] = ()
 
     @property
     def matched(self) -> tuple[str, ...]:
@@ -58,4 +60,4 @@ class Round:
     @property
     def consumed(self) -> tuple[str, ...]:
         """Every ticket id that leaves the pool in this round."""
-        return self.matched + self.withdrawn + self.expired
+        return self.matched + self.withdrawn + self.expired + self.closed

@@ -62,7 +62,8 @@ class Pool:
         return iter(self._tickets.values())
 
     def match(self, now: datetime) -> Round:
-        """Form every match possible at ``now``; matched, withdrawn and expired tickets leave."""
+        """Form every match possible at ``now``; matched, withdrawn, expired and closed
+        tickets leave."""
         round_ = form_matches(self._tickets.values(), now, self.policy)
         for ticket_id in round_.consumed:
             del self._tickets[ticket_id]

@@ -110,11 +110,16 @@ class _Round:
         if len({t.id for t in ordered}) != len(ordered):
             raise InvalidArgument("a ticket id appears twice", reason="DUPLICATE_TICKET")
         self.expired: list[str] = []
+        self.closed: list[str] = []
         self.queue: list[_Waiting] = []
-        for t in ordered:
-            waited = policy.waited(t, now)
+        waits = [(t, policy.waited(t, now)) for t in ordered]
+        # A lobby waits for its host: without their unexpired ticket in it, it closes.
+        hosts_in = {(t.lobby, t.player_id) for t, waited in waits if waited < policy.expires_after}
+        for t, waited in waits:
             if waited >= policy.expires_after:
                 self.expired.append(t.id)
+            elif t.lobby_host is not None and (t.lobby, t.lobby_host) not in hosts_in:
+                self.closed.append(t.id)
             else:
                 self.queue.append(_Waiting(t, len(self.queue), policy, waited))
         self.by_player: dict[str, list[_Waiting]] = defaultdict(list)
@@ -143,6 +148,7 @@ class _Round:
             matches=tuple(self.matches),
             expired=tuple(self.expired),
             withdrawn=tuple(w.ticket.id for w in self.withdrawn),
+            closed=tuple(self.closed),
         )
 
     def _seat_humans(self, anchor: _Waiting) -> None:

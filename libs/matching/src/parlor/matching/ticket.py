@@ -25,6 +25,12 @@ class Ticket:
     filled with bots in the ticket's first round, not after ``Policy.bot_fill_after``, and
     the ticket accepts any count in its range at once (people are still preferred to bots).
     ``bot_level`` (1 = weakest) names the bots' level; None: by the table's rating.
+
+    ``lobby_host``, for a lobby ticket: the player whose lobby it is. A lobby waits for its
+    host: in a round in which the host has no unexpired ticket in the lobby (they left it,
+    or theirs expires now), its other tickets are closed (``Round.closed``), never seated
+    without the host. None: the lobby's host is not known, and its tickets are matched
+    among themselves.
     """
 
     id: str
@@ -38,6 +44,7 @@ class Ticket:
     time_control: Hashable = None
     bots_at_once: bool = False
     bot_level: int | None = None
+    lobby_host: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("id", "player_id", "game_type"):
@@ -48,6 +55,12 @@ class Ticket:
                 )
         if self.lobby is not None and not (isinstance(self.lobby, str) and self.lobby):
             raise InvalidArgument("an invite code is a non-empty string", reason="BAD_TICKET")
+        if self.lobby_host is not None and not (
+            self.lobby is not None and isinstance(self.lobby_host, str) and self.lobby_host
+        ):
+            raise InvalidArgument(
+                "a lobby's host is a player id, named only by a lobby ticket", reason="BAD_TICKET"
+            )
         counts = (self.min_players, self.max_players)
         if any(isinstance(c, bool) or not isinstance(c, int) for c in counts) or not (
             MIN_PLAYERS <= self.min_players <= self.max_players

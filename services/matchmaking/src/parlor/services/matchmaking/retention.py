@@ -1,15 +1,15 @@
 """The retention sweep: finished tickets, their matches and emptied lobbies are deleted.
 
-A ticket that is cancelled, expired, withdrawn or matched never changes again, and a
-lobby whose tickets are all gone can only be rejoined by its host; without a sweep the
-tables grow with every game ever played. Nothing needs these rows once the players have
+A ticket that is cancelled, expired, withdrawn, lobby-closed or matched never changes
+again, and a lobby whose tickets are all gone can only be rejoined by its host; without a
+sweep the tables grow with every game ever played. Nothing needs these rows once the players have
 seen the outcome: a game is created from ``MatchFormed`` in the event store (the
 source of truth for matches, which keeps it), and match ids are checked against the
 event store, not ``mm_matches``. So every ``PARLOR_MATCHMAKING_RETENTION_HOURS`` after
 they finished, rows go, in batches of ``BATCH`` (each a short transaction):
 
 1. matches formed before the cutoff, with their ``mm_match_players`` and their tickets;
-2. cancelled, expired and withdrawn tickets closed before the cutoff;
+2. cancelled, expired, withdrawn and lobby-closed tickets closed before the cutoff;
 3. lobbies made before the cutoff with no ticket left in them.
 
 Any number of replicas may sweep at once: each batch locks its rows with ``FOR UPDATE
@@ -31,6 +31,8 @@ from datetime import timedelta
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from parlor.services.matchmaking.tickets import FINISHED_UNMATCHED
+
 log = logging.getLogger("parlor.services.matchmaking.retention")
 
 BATCH = 1000
@@ -44,9 +46,10 @@ _OLD_MATCHES = text(
     "SELECT match_id FROM mm_matches WHERE formed_at < clock_timestamp() - :keep"
     " ORDER BY formed_at LIMIT :n FOR UPDATE SKIP LOCKED"
 )
+_ENDED = ", ".join(f"'{status}'" for status in FINISHED_UNMATCHED)  # as mm_tickets_finished
 _OLD_TICKETS = text(
     "DELETE FROM mm_tickets WHERE ticket_id IN (SELECT ticket_id FROM mm_tickets"
-    " WHERE status IN ('cancelled', 'expired', 'withdrawn')"
+    f" WHERE status IN ({_ENDED})"
     " AND closed_at < clock_timestamp() - :keep"
     " ORDER BY closed_at LIMIT :n FOR UPDATE SKIP LOCKED)"
 )

@@ -9,8 +9,10 @@
    lobby this round closes has no ticket the round did not see: the joiner waits and
    gets LOBBY_CLOSED.
 3. ``parlor.matching`` forms the round at the database's clock.
-4. Tickets become matched/expired/withdrawn, each match and its human seats are
-   inserted (``mm_match_players.ticket_id`` is unique), and ``MatchFormed`` is
+4. Tickets become matched/expired/withdrawn/lobby_closed (those of a lobby whose host
+   has left it, or whose host's ticket expires in this round: a lobby waits for its
+   host), each match and its human seats are inserted
+   (``mm_match_players.ticket_id`` is unique), and ``MatchFormed`` is
    appended to ``matchmaking-<match_id>`` with ``NO_STREAM``, all in that transaction
    (match ids are secure random ids, checked to name no stream yet: ``free_ids``):
    a round commits completely or not at all, and a crash loses no ticket. A player
@@ -23,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -38,6 +40,7 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
 from parlor.matchmaking.v1 import events_pb2
 from parlor.services.matchmaking.games import GAME_TYPES, bot_player, time_control_from_json
+from parlor.services.matchmaking.tickets import LOBBY_CLOSED
 from parlor.telemetry.metrics import MATCHMAKING_WAIT_SECONDS
 
 log = logging.getLogger("parlor.services.matchmaking.rounds")
@@ -101,27 +104,31 @@ def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
     )
 
 
-async def _locked_lobbies(conn: AsyncConnection, game_type: str) -> list[str]:
+async def _locked_lobbies(conn: AsyncConnection, game_type: str) -> dict[str, str]:
     """Lock the lobbies with waiting tickets of this game type, skipping those a JoinLobby
     holds right now (their tickets wait for the next round): with the lock held, every
     ticket written in such a lobby is committed, so the next statement sees it, and a
-    JoinLobby arriving now waits for this round and sees whether it closed the lobby."""
+    JoinLobby arriving now waits for this round and sees whether it closed the lobby.
+    Each lobby's code, and its host's player id."""
     rows = await conn.execute(
         text(
-            "SELECT l.code FROM mm_lobbies l WHERE l.code IN (SELECT t.lobby FROM mm_tickets t"
+            "SELECT l.code, l.host_player_id FROM mm_lobbies l WHERE l.code IN"
+            " (SELECT t.lobby FROM mm_tickets t"
             " WHERE t.game_type = :g AND t.status = 'waiting' AND t.lobby IS NOT NULL)"
             " FOR UPDATE OF l SKIP LOCKED"
         ),
         {"g": game_type},
     )
-    return [code for (code,) in rows]
+    return {code: host for code, host in rows}
 
 
 async def _locked_tickets(
-    conn: AsyncConnection, game_type: str, lobbies: Sequence[str]
+    conn: AsyncConnection, game_type: str, lobbies: Mapping[str, str]
 ) -> tuple[list[Ticket], dict[str, str]]:
     """Lock this game type's waiting tickets: public ones, those of ``lobbies`` (locked by
-    this round) and any whose lobby row is gone (nothing can join it), so they expire."""
+    this round; each ticket names its lobby's host, so a lobby whose host is not waiting
+    in it, or expires now, closes) and any whose lobby row is gone (nothing can join it),
+    so they expire."""
     rows = await conn.execute(
         text(
             "SELECT ticket_id, player_id, display_name, min_players, max_players, rating,"
@@ -152,6 +159,7 @@ async def _locked_tickets(
                 bots_at_once=bool(at_once) and lobby is None,
                 # A level the game no longer has (bots renamed since): by the table's rating.
                 bot_level=bots.index(level) + 1 if level in bots else None,
+                lobby_host=lobbies.get(lobby) if lobby is not None else None,
             )
         )
         names[ticket_id] = name
@@ -352,6 +360,9 @@ class Rounds:
             ]
             await _close(conn, round_.expired, "expired", now)
             await _close(conn, round_.withdrawn, "withdrawn", now)
+            # The friends in a lobby whose host has left it (or whose host's ticket expired
+            # just now): the lobby closes with its host, and their tickets end with it.
+            await _close(conn, round_.closed, LOBBY_CLOSED, now)
             # Last: the first append takes the store's append lock (every game's appends, in
             # every process, wait on it) and holds it until this transaction commits.
             await _persist(conn, self.store, formed, now)

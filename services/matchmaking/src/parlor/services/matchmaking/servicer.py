@@ -40,6 +40,7 @@ STATUS = {
     "cancelled": pb.TICKET_STATUS_CANCELLED,
     "expired": pb.TICKET_STATUS_EXPIRED,
     "withdrawn": pb.TICKET_STATUS_WITHDRAWN,
+    "lobby_closed": pb.TICKET_STATUS_LOBBY_CLOSED,
 }
 MAX_PLAYER_ID = 128
 
@@ -147,7 +148,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         self, request: pb.CancelTicketRequest, context: Any
     ) -> pb.CancelTicketResponse:
         mine = await self._mine(request.ticket_id)
-        # A lobby ticket is cancelled under the lobby's lock, as JoinLobby checks its host.
+        # A lobby ticket is cancelled under the lobby's lock, as JoinLobby checks its host;
+        # the host's cancel closes the lobby (its other tickets end), so the ring wakes
+        # their watchers too.
         ticket = await self.tickets.cancel(request.ticket_id, mine.lobby)
         self.board.ring()
         return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))

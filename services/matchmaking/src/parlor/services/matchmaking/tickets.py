@@ -28,7 +28,11 @@ from parlor.rating import INITIAL_RATING
 from parlor.services.matchmaking.games import time_control_from_json, time_control_json
 
 WAITING = "waiting"
-TERMINAL = frozenset({"matched", "cancelled", "expired", "withdrawn"})
+LOBBY_CLOSED = "lobby_closed"
+"""A lobby ticket ended because the lobby's host left it (cancelled, or their ticket expired)."""
+FINISHED_UNMATCHED = ("cancelled", "expired", "withdrawn", LOBBY_CLOSED)
+"""Ended without a game: kept for the retention after ``closed_at``, then swept."""
+TERMINAL = frozenset({"matched", *FINISHED_UNMATCHED})
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 12
 """12 of 32 symbols: 60 bits, so a code cannot be found by guessing (an 8-character code,
@@ -249,27 +253,42 @@ class Tickets:
         A ticket in a lobby (``lobby``, its code) is cancelled under the lobby's row lock,
         taken first, as JoinLobby and the round take it (lobby, then ticket): a host's
         cancel and a join are one after the other, so a join after the cancel sees no host
-        (LOBBY_CLOSED), and a cancel that comes during a join waits for the join's commit."""
+        (LOBBY_CLOSED), and a cancel that comes during a join waits for the join's commit.
+        The host's cancel closes the lobby in the same transaction: every other waiting
+        ticket in it ends ``lobby_closed`` (a lobby waits for its host; its friends would
+        otherwise wait for a game that cannot start until their tickets expired)."""
         async with contextlib.AsyncExitStack() as stack:
+            host = None
             if lobby is None:
                 conn = await stack.enter_async_context(self.autocommit.connect())
             else:
                 conn = await stack.enter_async_context(self.engine.begin())
                 # No row (swept with its tickets): nothing can join it, the UPDATE decides.
-                await conn.execute(
-                    text("SELECT 1 FROM mm_lobbies WHERE code = :c FOR UPDATE"), {"c": lobby}
-                )
-            status = (
+                host = (
+                    await conn.execute(
+                        text("SELECT host_player_id FROM mm_lobbies WHERE code = :c FOR UPDATE"),
+                        {"c": lobby},
+                    )
+                ).scalar()
+            player = (
                 await conn.execute(
                     text(
                         "UPDATE mm_tickets SET status = 'cancelled', closed_at = clock_timestamp()"
-                        " WHERE ticket_id = :id AND status = 'waiting' RETURNING status"
+                        " WHERE ticket_id = :id AND status = 'waiting' RETURNING player_id"
                     ),
                     {"id": ticket_id},
                 )
             ).scalar()
+            if player is not None and player == host:
+                await conn.execute(
+                    text(
+                        "UPDATE mm_tickets SET status = :closed, closed_at = clock_timestamp()"
+                        " WHERE lobby = :c AND status = 'waiting'"
+                    ),
+                    {"closed": LOBBY_CLOSED, "c": lobby},
+                )
         ticket = await self.get(ticket_id)
-        if status is None:
+        if player is None:
             raise FailedPrecondition(
                 f"the ticket is {ticket.status}, no longer waiting",
                 reason=f"TICKET_{ticket.status.upper()}",
