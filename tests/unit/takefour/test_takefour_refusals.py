@@ -17,14 +17,22 @@ from parlor.core.errors import InvalidArgument, RuleViolation
 from parlor.rules.takefour import (
     TAKE_FOUR,
     AgreeToDeal,
+    CallDone,
+    CallTakeFour,
+    CreateGame,
     Forfeit,
+    LetterTiles,
     MarkIdle,
     MoveTile,
     PlaceTile,
     StartRound,
+    SwapJoker,
+    TakeBackTile,
     TakeFourCommand,
+    TakeFourConfig,
     TakeFourState,
     TileMoved,
+    TileSet,
     WithdrawAgreement,
 )
 from parlor.rules.takefour.state import Placement
@@ -103,3 +111,77 @@ def test_only_an_agreement_made_can_be_withdrawn() -> None:
 def test_a_seat_already_idle_is_not_marked_idle_again() -> None:
     state = play(dealt(), MarkIdle(1))
     assert refused_rule(state, MarkIdle(1)) == "ALREADY_IDLE"
+
+
+# --- malformed requests: InvalidArgument, each with a reason of its own ---------------------
+
+
+@pytest.mark.parametrize(
+    "seats", [("a",), tuple("abcdefghi"), ("a", "a"), ("a", "")], ids=["1", "9", "twice", "empty"]
+)
+def test_a_table_of_other_than_2_to_8_distinct_players_is_bad_seats(seats: tuple[str, ...]) -> None:
+    command = CreateGame(TakeFourConfig(), seats)
+    assert refused_reason(TAKE_FOUR.initial_state(), command) == "BAD_SEATS"
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        TakeFourConfig(checking="strict"),  # type: ignore[arg-type]
+        TakeFourConfig(target=0),
+        TakeFourConfig(max_rounds=0),
+        TakeFourConfig(deal_size=0),
+        TakeFourConfig(rules=0),
+    ],
+    ids=["checking", "target", "max_rounds", "deal_size", "rules"],
+)
+def test_a_config_the_rules_cannot_play_is_bad_config(config: TakeFourConfig) -> None:
+    command = CreateGame(config, ("a", "b"))
+    assert refused_reason(TAKE_FOUR.initial_state(), command) == "BAD_CONFIG"
+
+
+@pytest.mark.parametrize(
+    "tiles",
+    [
+        TileSet((LetterTiles("?", 4, 0),)),
+        TileSet((LetterTiles("A", 2, 1), LetterTiles("A", 2, 1))),
+        TileSet((LetterTiles("A", -1, 1),)),
+        TileSet((LetterTiles("A", 2, -1),)),
+        TileSet((LetterTiles("A", 2, 1),), jokers=-1),
+        TileSet((), jokers=0),
+    ],
+    ids=["letter", "twice", "count", "value", "jokers", "empty"],
+)
+def test_a_tile_set_the_rules_cannot_deal_is_bad_tile_set(tiles: TileSet) -> None:
+    command = CreateGame(TakeFourConfig(tiles=tiles), ("a", "b"))
+    assert refused_reason(TAKE_FOUR.initial_state(), command) == "BAD_TILE_SET"
+
+
+def test_a_bag_order_that_is_not_every_tile_once_is_bad_bag() -> None:
+    state = create(2, CATS_DOGZ)
+    for order in ((), tuple(range(9)), (0, *range(9)), tuple(range(1, 11))):
+        assert refused_reason(state, StartRound(order)) == "BAD_BAG"
+
+
+@pytest.mark.parametrize("seat", [-1, 2])
+def test_a_seat_not_at_the_table_is_no_such_seat(seat: int) -> None:
+    state = dealt()
+    for command in (
+        PlaceTile(seat, 0, 0, 0),
+        MoveTile(seat, 0, 0, 1, 0),
+        TakeBackTile(seat, 0, 0),
+        SwapJoker(seat, 0, 0, 0),
+        CallTakeFour(seat),
+        AgreeToDeal(seat),
+        WithdrawAgreement(seat),
+        CallDone(seat),
+        MarkIdle(seat),
+        Forfeit(seat),
+    ):
+        assert refused_reason(state, command) == "NO_SUCH_SEAT", command
+
+
+def test_a_command_the_rules_do_not_know_is_unknown_command() -> None:
+    with pytest.raises(InvalidArgument) as refused:
+        TAKE_FOUR.decide(dealt(), object())  # type: ignore[arg-type]
+    assert refused.value.reason == "UNKNOWN_COMMAND"
