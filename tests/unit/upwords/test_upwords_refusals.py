@@ -14,6 +14,7 @@ from parlor.rules.upwords import (
     UPWORDS,
     AcceptPlay,
     Challenge,
+    Command,
     CreateGame,
     Exchange,
     Pass,
@@ -120,3 +121,11 @@ def test_a_play_of_no_tile_or_of_no_upwords_tile_is_refused() -> None:
     assert reason(s, Play(0, ())) == "NO_TILES"
     assert reason(s, Play(0, (Placement(5, 4, "Q"),))) == "UNKNOWN_TILE"
     assert reason(s, Play(0, (Placement(5, 4, "a"),))) == "UNKNOWN_TILE"
+
+
+def test_a_command_the_rules_do_not_know_is_unknown_command() -> None:
+    s = state(board("5E CAT"), racks=("ABCDEFG", "HIJKLMN"))
+    unknown: Command = object()  # type: ignore[assignment]
+    with pytest.raises(ParlorError) as refused:
+        UPWORDS.decide(s, unknown)
+    assert refused.value.reason == "UNKNOWN_COMMAND"
