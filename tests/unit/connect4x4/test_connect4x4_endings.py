@@ -15,9 +15,11 @@ from parlor.rules.connect4x4 import (
     GameWon,
     PlayerResigned,
     PlayerSkipped,
+    PlayerTimedOut,
     Resign,
     Side,
     Status,
+    TimeOut,
     decide,
     evolve,
     is_terminal,
@@ -147,3 +149,40 @@ def test_game_over_refuses_every_command() -> None:
         with pytest.raises(RuleViolation) as refused:
             decide(state, command)
         assert refused.value.rule == "GAME_OVER"
+
+
+# --- time (docs/rules/connect4x4.md, "Time"): a seat out of time leaves, as a resigner does
+
+
+def test_a_seat_out_of_time_with_two_players_loses() -> None:
+    state, _ = play("af")
+    assert decide(state, TimeOut(1)) == [PlayerTimedOut(1), GameWon(0, (), "TIMEOUT")]
+
+
+def test_a_seat_out_of_time_with_three_players_is_skipped_and_the_game_goes_on() -> None:
+    state, _ = play("af", Config(players=3))
+    events = decide(state, TimeOut(1))
+    assert events == [PlayerTimedOut(1)]
+    state = evolve(state, events[0])
+    assert (state.turn, state.timed_out) == (2, (False, True, False))
+    with pytest.raises(RuleViolation) as refused:
+        decide(state, DropChecker(1, 0, Side.FRONT))
+    assert refused.value.rule == "PLAYER_RESIGNED"
+    for event in decide(state, DropChecker(2, 0, Side.FRONT)):
+        state = evolve(state, event)
+    assert state.turn == 0
+    events = decide(state, TimeOut(0))  # one seat left: it wins on time
+    assert events == [PlayerTimedOut(0), GameWon(2, (), "TIMEOUT")]
+    assert result(evolve(evolve(state, events[0]), events[1])) == Ending(2, "TIMEOUT")
+
+
+def test_a_game_over_or_a_seat_gone_takes_no_timeout() -> None:
+    state, _ = play("af gf bb gb cf gf db")  # won
+    with pytest.raises(RuleViolation) as refused:
+        decide(state, TimeOut(1))
+    assert refused.value.rule == "GAME_OVER"
+    state, _ = play("af", Config(players=3))
+    state = evolve(state, decide(state, Resign(2))[0])
+    with pytest.raises(RuleViolation) as refused:
+        decide(state, TimeOut(2))
+    assert refused.value.rule == "PLAYER_RESIGNED"

@@ -117,3 +117,21 @@ def test_bad_side_is_invalid_argument() -> None:
     with pytest.raises(InvalidArgument) as refused:
         decide(state, DropChecker(0, 0, "front"))  # type: ignore[arg-type]
     assert refused.value.reason == "INVALID_SIDE"
+
+
+@pytest.mark.parametrize(
+    "config",
+    [Config(players=1), Config(players=5), Config(blockers_count_toward_lines=1)],  # type: ignore[arg-type]
+    ids=["1", "5", "blockers flag"],
+)
+def test_a_config_the_rules_cannot_play_is_invalid_config(config: Config) -> None:
+    with pytest.raises(InvalidArgument) as refused:
+        decide(initial_state(), CreateGame(config))
+    assert refused.value.reason == "INVALID_CONFIG"
+
+
+def test_a_command_the_rules_do_not_know_is_invalid_command() -> None:
+    state, _ = play("")
+    with pytest.raises(InvalidArgument) as refused:
+        decide(state, object())  # type: ignore[arg-type]
+    assert refused.value.reason == "INVALID_COMMAND"

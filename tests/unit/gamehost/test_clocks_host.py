@@ -416,6 +416,39 @@ def test_a_take_four_seat_idle_past_three_limits_forfeits_and_the_last_racer_win
     run(go())
 
 
+def test_a_take_four_round_starts_every_clock_again_and_an_idle_seat_stays_idle() -> None:
+    """docs/rules/takefour.md, "Time": between rounds no clock runs; the next deal starts
+    every racing seat's again, and a seat idle when the round ended is idle in the next
+    (it agrees to every deal, and forfeits three limits after that deal unless it acts)."""
+
+    async def go() -> None:
+        now, index = FakeNow(), MemoryDeadlines()
+        host = tf_host(now, index)
+        players = seats(2)
+        tiles = tf.TileSet(tuple(tf.LetterTiles(c, 1, 1) for c in "CATSDOGE"), jokers=0)
+        create = tf.CreateGame(tf.TakeFourConfig(tiles=tiles), ("ada", "bob"))
+        await host.create("t", OpenTable(players, create, TimeControl.per_move(60)))
+        await host.execute("t", tf.StartRound(tuple(range(8))), actor="takefour")
+        now.advance(61)
+        await Sweeper(host, index).sweep()  # bob (and ada) idle past one limit
+        now.advance(39)  # 100 s: ada calls Done (honor: unchecked; no grid, no words)
+        await host.execute("t", tf.CallDone(0, {}), actor="ada")
+        table, _ = await host.load("t")
+        assert table.game.phase is tf.Phase.BETWEEN_ROUNDS
+        assert TF.decider.deadlines(table) == {}
+        now.advance(5)
+        await host.execute("t", tf.StartRound(tuple(range(8))), actor="takefour")
+        table, _ = await host.load("t")
+        assert [p.idle for p in table.game.players] == [False, True]
+        start = T0 + timedelta(seconds=105)
+        assert TF.decider.deadlines(table) == {
+            0: start + timedelta(seconds=60),
+            1: start + timedelta(seconds=180),
+        }
+
+    run(go())
+
+
 def test_a_forfeited_take_four_seat_can_no_longer_act_and_scores_its_tiles_unplaced() -> None:
     state = TF.decider.engine.initial_state()
     config = tf.TakeFourConfig()

@@ -602,3 +602,40 @@ def test_words_across_and_down_share_a_tile_and_removal_drops_only_what_it_must(
     events = events_of(state, CallDone(0), words=lexicon("CAT", "COT"))
     scored = next(e for e in events if isinstance(e, RoundScored))
     assert (scored.scores[0], scored.done_valid) == (0, True)
+
+
+def test_a_total_equal_to_the_target_ends_the_game() -> None:
+    """RULES.md: rounds repeat until a player's total *reaches* the target."""
+    tiles = tile_set("C1 A1 T1 Z1 O2")
+    state = start(create(2, tiles, deal_size=3, target=12))
+    state = play(place_word(state, 0, "CAT"), CallDone(0), words=lexicon("CAT", "ZOO"))
+    assert state.totals == (0, 12)  # Z O O never placed: 10 + 1 + 1
+    assert state.phase is Phase.OVER
+    assert state.winners == (0,)
+    state = start(create(2, tiles, deal_size=3, target=13))
+    state = play(place_word(state, 0, "CAT"), CallDone(0), words=lexicon("CAT", "ZOO"))
+    assert state.phase is Phase.BETWEEN_ROUNDS
+
+
+def test_a_single_letter_is_never_checked_and_a_lone_tile_is_a_crossword() -> None:
+    """Words are 2+ letters (RULES.md, "Words": as in Upwords); a lone tile has no run."""
+    state = start(create(2, CATS_DOGZ, checking="auto"))
+    state = play(state, PlaceTile(0, tile(state, 0, "C"), 0, 0))
+    state = play(state, PlaceTile(1, tile(state, 1, "Z"), 4, 4))
+    assert TAKE_FOUR.words_to_check(state, CallDone(0)) == frozenset()
+    state = place_word(state, 0, "AT", x=1)  # CAT: now the runs and their pieces
+    checked = TAKE_FOUR.words_to_check(state, CallDone(0))
+    assert checked == {"CA", "AT", "CAT"}
+    assert all(len(word) >= 2 for word in checked)
+
+
+def test_at_done_every_other_grid_is_checked_in_auto_mode_too() -> None:
+    """Auto mode checks the caller when the call is made; scoring still removes tiles from
+    every other grid that is not a valid crossword (not doubled)."""
+    state = start(create(2, CATS_DOGZ, checking="auto"))
+    state = place_word(place_word(state, 0, "CATS"), 1, "DOGZ")
+    events = events_of(state, CallDone(0), words=lexicon("CATS", "DOG"))
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    # Seat 1 keeps Z alone (10, more than DOG's 5): D, O and G are removed.
+    assert scored.removed == ((), ((0, 0), (1, 0), (2, 0)))
+    assert (scored.scores, scored.done_valid) == ((0, 5), True)

@@ -10,8 +10,11 @@ from kits.takefour import create, lexicon, play, playout, start, tile, tile_set
 from parlor.rules.takefour import (
     TAKE_FOUR,
     CallDone,
+    JokerSwapped,
+    MoveTile,
     PlaceTile,
     RoundScored,
+    SwapJoker,
     TakeFourConfig,
     TakeFourState,
     TilesDealt,
@@ -21,7 +24,7 @@ from parlor.rules.takefour import (
     view,
 )
 from parlor.rules.takefour.state import Placement
-from parlor.rules.takefour.view import RoundScoredSeen, TilesDealtSeen
+from parlor.rules.takefour.view import GridChanged, RoundScoredSeen, TilesDealtSeen
 
 
 def _mid_game() -> TakeFourState:
@@ -117,3 +120,20 @@ def test_no_view_during_play_shows_another_seats_hand_or_grid() -> None:
                 if seen.seat != viewer:
                     assert seen.hand is None
                     assert seen.grid is None
+
+
+def test_a_joker_swap_shows_others_only_what_a_move_shows() -> None:
+    """RULES.md ("Hidden information"): others see only counts and public moves. A swap
+    changes no count, as a move does; naming it would tell them that a joker stood on the
+    grid and is now in the hand. Its owner sees it whole."""
+    tiles = tile_set("C1 A1 T1 D1 O1 G1", jokers=2)  # ids: C0 A1 T2 D3 O4 G5 ?6 ?7
+    state = start(create(2, tiles), [0, 6, 2, 1, 3, 4, 5, 7])  # seat 0: C ? T A
+    state = play(state, PlaceTile(0, 6, 0, 0, "A"))
+    swap = TAKE_FOUR.decide(state, SwapJoker(0, 1, 0, 0))[0]
+    move = TAKE_FOUR.decide(state, MoveTile(0, 0, 0, 1, 0))[0]
+    assert isinstance(swap, JokerSwapped)
+    for viewer in (1, None):
+        assert public_event(swap, viewer) == public_event(move, viewer)
+        assert public_event(swap, viewer) == GridChanged(0, "moved")
+    assert public_event(swap, 0) is swap
+    assert public_event(swap, 1, reveal=True) is swap  # the game is over: everything shows

@@ -158,3 +158,21 @@ def test_a_done_with_tiles_in_hand_says_how_many_to_every_viewer() -> None:
         assert (seen.seat, seen.in_hand, seen.HasField("secret")) == (1, 3, False)
     stripped = pb.DoneCalled.FromString(public(*store.encode(done)) or b"")
     assert (stripped.in_hand, stripped.HasField("secret")) == (3, False)
+
+
+def test_a_joker_swap_reaches_others_as_a_move_does() -> None:
+    """Type, body and change of a swap, as another seat or a spectator gets it, are those
+    of a move: only its owner (or anyone, once the game is over) learns a joker moved."""
+    swap, move = tf.JokerSwapped(0, 1, 2, 3, 4), tf.TileMoved(0, 1, 2, 5, 6, "E")
+    swapped = common_pb2.EventInfo(version=7, type="parlor.takefour.v1.JokerSwapped")
+    moved = common_pb2.EventInfo(version=7, type="parlor.takefour.v1.TileMoved")
+    for viewer in (1, None):
+        shown = game_event_pb(swap, swapped, viewer, reveal=False)
+        assert shown == game_event_pb(move, moved, viewer, reveal=False)
+        assert (shown.WhichOneof("body"), shown.change) == ("tile_moved", pb.GRID_CHANGE_MOVED)
+        assert shown.info.type == "parlor.takefour.v1.TileMoved"
+    for viewer, reveal in ((0, False), (1, True), (None, True)):
+        whole = game_event_pb(swap, swapped, viewer, reveal=reveal)
+        assert whole.WhichOneof("body") == "joker_swapped"
+        assert whole.joker_swapped.secret.joker == 4
+        assert whole.info.type == "parlor.takefour.v1.JokerSwapped"

@@ -282,8 +282,10 @@ def old_seen_pb(event: Any, viewer: Viewer, reveal: bool) -> tuple[Any, int]:
                 )
             return dealt, pb.GRID_CHANGE_UNSPECIFIED
         case GridChanged(seat, change):
-            stripped = type(full)(seat=seat)
-            return stripped, CHANGE[change]
+            # Others have seen a joker swap as a move since the rules audit (it changes no
+            # count, and naming it told them a joker was now in the hand).
+            shape = pb.TileMoved if isinstance(event, tf.JokerSwapped) else type(full)
+            return shape(seat=seat), CHANGE[change]
         case DoneCalledSeen(seat, in_hand):
             return pb.DoneCalled(seat=seat, in_hand=in_hand), pb.GRID_CHANGE_UNSPECIFIED
         case RoundScoredSeen(number, done_seat, done_valid, scores, totals, own_removed):

@@ -14,6 +14,7 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat
 from parlor.gamehost.words import Dictionary
+from parlor.lexicon.shelf import enable1
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
 from parlor.services.takefour.codec import Codec
@@ -243,3 +244,41 @@ async def test_a_caller_with_no_seat_is_refused_without_waiting_for_the_games_tu
         await busy
     _, seat, _ = await servicer.act("g", "ada", None, place(0, 0, 0), "ada-1")
     assert seat == 0
+
+
+class EnableDictionary(FakeDictionary):
+    """The dictionary's own answers on the packaged ENABLE list (``check_many``, as the
+    dictionary service gives them)."""
+
+    async def verdicts(
+        self, lexicon: str, words: frozenset[str], remaining: float | None = None
+    ) -> dict[str, bool]:
+        ordered = sorted(words)
+        return dict(zip(ordered, enable1().check_many(ordered), strict=True))
+
+
+async def test_a_round_judged_by_enable_is_followed_at_once_by_the_next_deal() -> None:
+    """GODE is no word in ENABLE (GOD is: E goes); the round scored short of the game's end
+    is followed by the next round's deal, and the last round set ends the game."""
+    host: Any = GameHost("takefour", rules(), Codec(), InMemoryEventStore())
+    servicer = TakeFourServicer(host, queue=GameQueue(), dictionary=EnableDictionary())
+    seats = (Seat("ada"), Seat("bob"))
+    config = tf.TakeFourConfig(tiles=TILES, max_rounds=2, lexicon="enable1-test")
+    await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))
+    await host.execute("g", tf.StartRound(tuple(range(8))))  # ada: C A T S, bob: D O G E
+    for x, tile in enumerate((0, 1, 2, 3)):
+        await servicer.act("g", "ada", None, place(0, tile, x), f"a{x}")
+    for x, tile in enumerate((6, 5, 4, 7)):
+        await servicer.act("g", "bob", None, place(1, tile, x), f"b{x}")
+    outcome, _, events = await servicer.act("g", "ada", None, tf.CallDone, "done1")
+    scored = next(r.event for r in events if isinstance(r.event, tf.RoundScored))
+    assert (scored.scores, scored.removed[1]) == ((0, 1), ((3, 0),))
+    game = outcome.state.game
+    assert (game.round, game.phase, [len(p.hand) for p in game.players]) == (
+        2,
+        tf.Phase.PLAYING,
+        [4, 4],
+    )
+    outcome, _, _ = await servicer.act("g", "bob", None, tf.CallDone, "done2")  # honor: stands
+    assert outcome.state.game.phase is tf.Phase.OVER
+    assert len(outcome.state.game.results) == 2

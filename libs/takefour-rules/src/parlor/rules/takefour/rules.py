@@ -65,6 +65,8 @@ from parlor.rules.takefour.view import TakeFourView, Viewer, view
 
 TIMEOUT = "TIMEOUT"
 """The ``Forfeit`` reason of a seat that ran out of time (any other: it left)."""
+NO_SUCH_SEAT = "NO_SUCH_SEAT"
+"""The reason a command naming a seat the table does not have is refused with."""
 
 
 def check_round(state: TakeFourState, meant_for: int) -> None:
@@ -122,7 +124,7 @@ class TakeFourRules:
                 return _mark_idle(state, command)
             case Forfeit():
                 return _forfeit(state, command)
-        raise InvalidArgument(f"unknown command {type(command).__name__}")
+        raise InvalidArgument(f"unknown command {type(command).__name__}", reason="UNKNOWN_COMMAND")
 
     def evolve(self, state: TakeFourState, event: TakeFourEvent) -> TakeFourState:
         after = self._evolve(state, event)
@@ -274,9 +276,11 @@ def _create(state: TakeFourState, command: CreateGame) -> list[TakeFourEvent]:
         raise RuleViolation("GAME_ALREADY_CREATED", "this game has already been created")
     command.config.validate()
     if not MIN_PLAYERS <= len(command.seats) <= MAX_PLAYERS:
-        raise InvalidArgument(f"Take Four needs {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        raise InvalidArgument(
+            f"Take Four needs {MIN_PLAYERS} to {MAX_PLAYERS} players", reason="BAD_SEATS"
+        )
     if len(set(command.seats)) != len(command.seats) or not all(command.seats):
-        raise InvalidArgument("seats must be distinct, non-empty player ids")
+        raise InvalidArgument("seats must be distinct, non-empty player ids", reason="BAD_SEATS")
     if command.config.rules >= 2 and command.config.tiles.size < len(command.seats):
         raise InvalidArgument(
             "the tile set must hold at least one tile per player", reason="TILE_SET_TOO_SMALL"
@@ -293,7 +297,9 @@ def _start_round(state: TakeFourState, command: StartRound) -> list[TakeFourEven
         raise RuleViolation("ROUND_IN_PROGRESS", "a round is already being played")
     order = tuple(command.bag_order)
     if sorted(order) != list(range(state.config.tiles.size)):
-        raise InvalidArgument("bag_order must list every tile id of the set exactly once")
+        raise InvalidArgument(
+            "bag_order must list every tile id of the set exactly once", reason="BAD_BAG"
+        )
     started = RoundStarted(round=state.round + 1, bag=order)
     dealt = _deal(replace(state, bag=order, round=state.round + 1), "start")
     return [started, dealt]
@@ -321,7 +327,7 @@ def _player(state: TakeFourState, seat: int) -> Player:
     if state.phase is not Phase.PLAYING:
         raise RuleViolation("ROUND_NOT_IN_PLAY", "no round is being played")
     if not 0 <= seat < len(state.players):
-        raise InvalidArgument(f"no seat {seat} in this game")
+        raise InvalidArgument(f"no seat {seat} in this game", reason=NO_SUCH_SEAT)
     if state.players[seat].forfeited:
         raise RuleViolation("FORFEITED", f"seat {seat} has forfeited the game")
     return state.players[seat]
@@ -538,7 +544,7 @@ def _forfeit(state: TakeFourState, command: Forfeit) -> list[TakeFourEvent]:
     if state.phase is Phase.OVER:
         raise RuleViolation("GAME_OVER", "the game is over")
     if not 0 <= command.seat < len(state.players):
-        raise InvalidArgument(f"no seat {command.seat} in this game")
+        raise InvalidArgument(f"no seat {command.seat} in this game", reason=NO_SUCH_SEAT)
     if state.players[command.seat].forfeited:
         raise RuleViolation("FORFEITED", f"seat {command.seat} has forfeited the game")
     event = SeatForfeited(command.seat, command.reason)

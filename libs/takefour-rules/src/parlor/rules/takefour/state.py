@@ -20,6 +20,8 @@ MAX_PLAYERS = 8
 MAX_TARGET = 1_000_000
 MAX_ROUNDS = 1_000
 MAX_DEAL_SIZE = 100
+BAD_CONFIG = "BAD_CONFIG"
+"""Why a config the rules cannot play is refused (one past a bound: ``CONFIG_OUT_OF_RANGE``)."""
 COORDINATE_LIMIT = 1000
 """Grid coordinates run from -1000 to 1000 on both axes: room for any crossword of 100 tiles."""
 
@@ -64,15 +66,19 @@ class TakeFourConfig:
     def validate(self) -> None:
         self.tiles.validate()
         if self.checking not in ("honor", "auto"):
-            raise InvalidArgument(f"checking must be 'honor' or 'auto', got {self.checking!r}")
+            raise InvalidArgument(
+                f"checking must be 'honor' or 'auto', got {self.checking!r}", reason=BAD_CONFIG
+            )
         if self.target < 1:
-            raise InvalidArgument("the target score must be at least 1")
+            raise InvalidArgument("the target score must be at least 1", reason=BAD_CONFIG)
         if self.max_rounds is not None and self.max_rounds < 1:
-            raise InvalidArgument("max_rounds must be at least 1 when set")
+            raise InvalidArgument("max_rounds must be at least 1 when set", reason=BAD_CONFIG)
         if self.deal_size < 1:
-            raise InvalidArgument("deal_size must be at least 1")
+            raise InvalidArgument("deal_size must be at least 1", reason=BAD_CONFIG)
         if not 1 <= self.rules <= RULES_VERSION:
-            raise InvalidArgument(f"rules must be a version from 1 to {RULES_VERSION}")
+            raise InvalidArgument(
+                f"rules must be a version from 1 to {RULES_VERSION}", reason=BAD_CONFIG
+            )
         for name, value, most in (
             ("target", self.target, MAX_TARGET),
             ("max_rounds", self.max_rounds or 0, MAX_ROUNDS),

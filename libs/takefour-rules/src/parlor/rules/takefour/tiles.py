@@ -12,6 +12,8 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # A game's tiles are dealt, shuffled and stored in its events: 1,000 (ten times the
 # rulebook's 100) keeps every event far below the bus's payload limit. A tile's value is at
 # most 1,000, so no total (at most target + 1,000 x 1,000 in a round) can overflow 32 bits.
+BAD_TILE_SET = "BAD_TILE_SET"
+"""The reason a tile set the rules cannot deal is refused with (too large: its own reasons)."""
 MAX_TILES = 1000
 MAX_TILE_VALUE = 1000
 
@@ -38,14 +40,20 @@ class TileSet:
         seen: set[str] = set()
         for spec in self.letters:
             if len(spec.letter) != 1 or spec.letter not in LETTERS:
-                raise InvalidArgument(f"tile letter must be one of A-Z, got {spec.letter!r}")
+                raise InvalidArgument(
+                    f"tile letter must be one of A-Z, got {spec.letter!r}", reason=BAD_TILE_SET
+                )
             if spec.letter in seen:
-                raise InvalidArgument(f"tile letter {spec.letter} is listed twice")
+                raise InvalidArgument(
+                    f"tile letter {spec.letter} is listed twice", reason=BAD_TILE_SET
+                )
             seen.add(spec.letter)
             if spec.count < 0 or spec.value < 0:
-                raise InvalidArgument(f"tile counts and values must be >= 0 ({spec.letter})")
+                raise InvalidArgument(
+                    f"tile counts and values must be >= 0 ({spec.letter})", reason=BAD_TILE_SET
+                )
         if self.jokers < 0 or self.joker_value < 0:
-            raise InvalidArgument("joker count and value must be >= 0")
+            raise InvalidArgument("joker count and value must be >= 0", reason=BAD_TILE_SET)
         values = [spec.value for spec in self.letters] + [self.joker_value]
         if max(values) > MAX_TILE_VALUE:
             raise InvalidArgument(
@@ -58,7 +66,7 @@ class TileSet:
                 reason="TOO_MANY_TILES",
             )
         if self.size == 0:
-            raise InvalidArgument("the tile set is empty")
+            raise InvalidArgument("the tile set is empty", reason=BAD_TILE_SET)
 
     @property
     def size(self) -> int:

@@ -133,12 +133,18 @@ class TilesDealtSeen:
         return _own(self.hands)
 
 
+Change = Literal["placed", "moved", "taken_back"]
+"""What a grid change shows others: ``placed`` and ``taken_back`` move a tile between hand
+and grid (the counts show as much); ``moved`` changes the grid and no count."""
+
+
 @dataclass(frozen=True)
 class GridChanged:
-    """Another player changed their grid; only the kind of change is public."""
+    """Another player changed their grid; only what the counts show is public (a joker swap
+    is ``moved``: naming it would tell that a joker is now in the hand)."""
 
     seat: int
-    change: Literal["placed", "moved", "taken_back", "joker_swapped"]
+    change: Change
 
 
 @dataclass(frozen=True)
@@ -192,11 +198,11 @@ def _shares(shares: tuple[tuple[T, ...], ...], viewer: Viewer) -> tuple[tuple[T,
     return tuple(share if seat == viewer else () for seat, share in enumerate(shares))
 
 
-_CHANGES: dict[type, Literal["placed", "moved", "taken_back", "joker_swapped"]] = {
+_CHANGES: dict[type, Change] = {
     TilePlaced: "placed",
     TileMoved: "moved",
     TileTakenBack: "taken_back",
-    JokerSwapped: "joker_swapped",
+    JokerSwapped: "moved",  # a tile of the hand for one of the grid: no count changes
 }
 
 

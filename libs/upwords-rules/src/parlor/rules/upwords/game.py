@@ -138,6 +138,10 @@ class UpwordsDecider:
             return self._challenge(state, command)
         if isinstance(command, Resign):
             return self._resign(state, command.seat)
+        if not isinstance(command, AcceptPlay | Pass | Exchange):
+            raise InvalidArgument(
+                f"unknown command {type(command).__name__}", reason="UNKNOWN_COMMAND"
+            )
         self._turn(state, command.seat)
         if isinstance(command, AcceptPlay):
             if state.pending is None:
@@ -152,9 +156,7 @@ class UpwordsDecider:
                 after = self._fold(state, events)
                 events.append(self._ending(after, "ALL_PASSED"))
             return events
-        if isinstance(command, Exchange):
-            return self._exchange(state, command)
-        raise InvalidArgument(f"unknown command {type(command).__name__}", reason="UNKNOWN_COMMAND")
+        return self._exchange(state, command)
 
     def _seat(self, state: UpwordsState, seat: int) -> None:
         if not 0 <= seat < state.players:

@@ -101,17 +101,34 @@ def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
     seen: SeenEvent = tf.public_event(event, viewer, reveal=reveal)
     if seen is event:  # nothing of it is hidden from this viewer
         return event_pb(event), unchanged
-    if isinstance(seen, GridChanged):  # only whose grid changed, and how
+    if isinstance(seen, GridChanged):  # only whose grid changed, and how the counts show
         change = pb.GridChange.Value(f"GRID_CHANGE_{seen.change.upper()}")
-        shape: Any = MESSAGES.event_types[type(event)]  # a message class with a seat field
+        shape: Any = SHAPES[seen.change]  # a message class with a seat field
         return shape(seat=seen.seat), change
     return MESSAGES.message(seen, MESSAGES.event_types[type(event)]), unchanged
+
+
+SHAPES: dict[str, type[Message]] = {
+    "placed": pb.TilePlaced,
+    "moved": pb.TileMoved,
+    "taken_back": pb.TileTakenBack,
+}
+"""The message a grid change is shown to others as: that of the change they may see (a joker
+swap is shown as a move: ``GridChanged``)."""
 
 
 def game_event_pb(
     event: Event, info: common_pb2.EventInfo, viewer: Viewer, reveal: bool
 ) -> pb.GameEvent:
+    """The event as ``viewer`` sees it; ``info.type`` names the message shown (a joker swap
+    shown as a move is a ``TileMoved``)."""
     message, change = seen_pb(event, viewer, reveal)
+    shown = message.DESCRIPTOR.full_name
+    if change != pb.GRID_CHANGE_UNSPECIFIED and info.type and info.type != shown:
+        renamed = common_pb2.EventInfo()
+        renamed.CopyFrom(info)
+        renamed.type = shown
+        info = renamed
     out: pb.GameEvent = BODIES.wrap(message, info=info, change=cast(Any, change))
     return out
 
