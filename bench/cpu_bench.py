@@ -144,28 +144,37 @@ async def connect4x4_lane(target: str, games: int) -> Lane:
 
 
 async def two_players(
-    target: str, stub_type: Callable[[grpc.aio.Channel], Any], create: Callable[..., Any]
-) -> tuple[str, list[grpc.aio.Channel], list[Any]]:
-    """A new game of two players, each with a channel of its own: its id, channels, stubs."""
-    game_id = uuid.uuid4().hex
-    players = [f"p-{game_id[:8]}-{i}" for i in range(2)]
+    target: str, stub_type: Callable[[grpc.aio.Channel], Any]
+) -> tuple[list[str], list[grpc.aio.Channel], list[Any]]:
+    """Two new players, each with a channel of its own: their ids, channels and stubs."""
+    tag = uuid.uuid4().hex[:8]
+    players = [f"p-{tag}-{i}" for i in range(2)]
     channels = [client.channel(target, issue_token(AUTH, p)) for p in players]
-    stubs = [stub_type(ch) for ch in channels]
+    return players, channels, [stub_type(ch) for ch in channels]
+
+
+async def new_game(
+    target: str,
+    stub_type: Callable[[grpc.aio.Channel], Any],
+    create: Callable[..., Any],
+    players: Sequence[str],
+) -> str:
+    """A new game of ``players``, created by a platform service (a player may seat only
+    themselves and bots): its id."""
+    game_id = uuid.uuid4().hex
     seats = [common_pb2.Seat(player_id=p) for p in players]
-    # a platform service seats two players (a player may seat only themselves and bots)
     service = issue_token(
         AUTH, "service:bench", roles=("service",), audience=("upwords", "takefour")
     )
     async with client.channel(target, service) as ch:
         await stub_type(ch).CreateGame(create(game_id=game_id, seats=seats))
-    return game_id, channels, stubs
+    return game_id
 
 
 async def upwords_lane(target: str, games: int, pool: concurrent.futures.Executor) -> Lane:
     """An Upwords game of two players, each playing its own rack's best play."""
-    game_id, channels, stubs = await two_players(
-        target, uwgrpc.UpwordsServiceStub, uwpb.CreateGameRequest
-    )
+    players, channels, stubs = await two_players(target, uwgrpc.UpwordsServiceStub)
+    game_id = await new_game(target, uwgrpc.UpwordsServiceStub, uwpb.CreateGameRequest, players)
     views = [(await s.GetGame(uwpb.GetGameRequest(game_id=game_id))).game for s in stubs]
     loop = asyncio.get_running_loop()
 
@@ -212,20 +221,21 @@ async def upwords_lane(target: str, games: int, pool: concurrent.futures.Executo
 
 async def takefour_lane(target: str, games: int) -> Lane:
     """Take Four games of two players, one after another: each places its hand in a row."""
+    players, channels, stubs = await two_players(target, tfgrpc.TakeFourServiceStub)
     tables = []
-    for _ in range(games):
-        game_id, channels, stubs = await two_players(
-            target, tfgrpc.TakeFourServiceStub, tfpb.CreateGameRequest
+    for _ in range(games * 3):  # (a game here is its first deal, 8 calls: a third of a Connect 4x4 game)
+        game_id = await new_game(
+            target, tfgrpc.TakeFourServiceStub, tfpb.CreateGameRequest, players
         )
         hands = []
         for seat, stub in enumerate(stubs):
             view = (await stub.GetGame(tfpb.GetGameRequest(game_id=game_id))).game
             hands.append([(t.id, t.face) for t in view.seats[seat].hand])
-        tables.append((game_id, channels, stubs, hands))
+        tables.append((game_id, hands))
 
     async def lane(calls: Calls, deadline: float) -> None:
         try:
-            for game_id, _, stubs, hands in tables:
+            for game_id, hands in tables:
                 n = 0
                 for x in range(max(len(h) for h in hands)):
                     for seat, hand in enumerate(hands):
@@ -243,9 +253,8 @@ async def takefour_lane(target: str, games: int) -> Lane:
                         await calls.timed(stubs[seat].PlaceTile(request))
                         n += 1
         finally:
-            for _, channels, _, _ in tables:
-                for ch in channels:
-                    await ch.close()
+            for ch in channels:
+                await ch.close()
 
     return lane
 
@@ -316,7 +325,8 @@ async def measure(
     concurrency: int,
 ) -> Figure:
     # games one after another in each lane, so the window is not cut short by games ending
-    games_per_lane = (3 if QUICK else 10) if concurrency == 1 else (1 if QUICK else 4)
+    # (at one caller, as many as a window takes: a Connect 4x4 game is 20-40 moves)
+    games_per_lane = int(WINDOW * 20) if concurrency == 1 else (3 if QUICK else 10)
     lanes = [await make_lane(server.target, games_per_lane) for _ in range(concurrency)]
     idle = await server.idle_cpu_rate(IDLE)
     calls = Calls()
@@ -372,7 +382,7 @@ async def paired(
     if concurrency == 1:
         for window in range(WINDOW_PAIRS):
             for i in (0, 1) if window % 2 == 0 else (1, 0):
-                lane = await make_lane(servers[i].target, 12)
+                lane = await make_lane(servers[i].target, 25)
                 calls, before, started = Calls(), servers[i].cpu_seconds(), time.perf_counter()
                 await servers[i].guarded(lane(calls, time.monotonic() + 1.0))
                 calls.elapsed = time.perf_counter() - started
@@ -380,7 +390,7 @@ async def paired(
                 seen[i].latencies += calls.latencies
                 seen[i].elapsed += calls.elapsed
     else:
-        games = 1 if QUICK else 4
+        games = 3 if QUICK else 10
         lanes = [[await make_lane(s.target, games) for _ in range(concurrency)] for s in servers]
         before = [server.cpu_seconds() for server in servers]
         deadline, started = time.monotonic() + WINDOW, time.perf_counter()
