@@ -223,7 +223,8 @@ async def takefour_lane(target: str, games: int) -> Lane:
     """Take Four games of two players, one after another: each places its hand in a row."""
     players, channels, stubs = await two_players(target, tfgrpc.TakeFourServiceStub)
     tables = []
-    for _ in range(games * 3):  # (a game here is its first deal, 8 calls: a third of a Connect 4x4 game)
+    # a game here is its first deal, 8 calls: a third of a Connect 4x4 game
+    for _ in range(games * 3):
         game_id = await new_game(
             target, tfgrpc.TakeFourServiceStub, tfpb.CreateGameRequest, players
         )
