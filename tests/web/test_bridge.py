@@ -171,6 +171,24 @@ async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
             assert "content-security-policy" in page.headers
 
 
+async def test_a_header_grpc_cannot_carry_is_refused_not_a_call_that_never_ends(
+    start_web: Any,
+) -> None:
+    """gRPC metadata is printable ASCII; a call given anything else (a tab, a byte over 0x7E,
+    all legal in an HTTP header) never completed, holding the request, its connection and a
+    stream the services never counted until the bridge stopped. The bridge refuses it."""
+    async with start_web("connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=10) as client:
+            for value in (b"Bearer a\tb", b"Bearer \xe9t\xe9", b"Bearer " + b"t" * 9000):
+                for method in ("GetGame", "WatchGame"):
+                    reply = await client.post(
+                        f"{C4}/{method}", json={"gameId": "g"}, headers={"authorization": value}
+                    )
+                    assert reply.status_code == 401, (value, method)
+                    assert reply.json()["status"] == "UNAUTHENTICATED"
+                    assert reply.json()["reason"] == "TOKEN_INVALID"
+
+
 async def test_watch_ids_are_versions_and_last_event_id_resumes(start_web: Any) -> None:
     async with start_web("matchmaking", "connect4x4") as web:
         async with httpx.AsyncClient(base_url=web.url, timeout=60) as client:

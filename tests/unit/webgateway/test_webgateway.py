@@ -144,6 +144,31 @@ def test_the_bridge_tells_the_services_who_its_caller_is() -> None:
     assert _metadata(_request({}, None), alone) == ()  # no address known: nothing claimed
 
 
+def test_what_the_bridge_passes_on_is_what_grpc_metadata_can_carry() -> None:
+    """A metadata value gRPC refuses (anything but printable ASCII) makes a call that never
+    ends: a trusted proxy's hops are passed on only as printable ASCII, and a token that is
+    not is refused (an HTTP header may hold tabs and bytes over 0x7E)."""
+    from parlor.kit.ratelimit import RateLimitSettings, client_address
+    from parlor.webgateway.app import _metadata
+    from parlor.webgateway.errors import BridgeError
+
+    behind = RateLimitSettings(
+        client_address_header="x-forwarded-for", trusted_proxies=("10.1.0.0/16",)
+    )
+    hops = {"x-forwarded-for": "6.6\t.6.6, caf\u00e9, 203.0.113.9"}
+    passed = dict(_metadata(_request(hops, "10.1.0.5"), behind))["x-forwarded-for"]
+    assert all(" " <= c <= "~" for c in passed), passed
+    assert passed.endswith("203.0.113.9, 10.1.0.5")
+    assert (
+        client_address("ipv4:10.1.0.9:5000", [("x-forwarded-for", passed)], behind) == "203.0.113.9"
+    )
+    for token in ("Bearer a\tb", "Bearer t\u00e9", "Bearer " + "t" * 9000):
+        with pytest.raises(BridgeError) as caught:
+            _metadata(_request({"authorization": token}, "203.0.113.9"), behind)
+        assert caught.value.http_status == 401
+        assert caught.value.body()["reason"] == "TOKEN_INVALID"
+
+
 def test_bad_json_is_answered_without_echoing_much_of_the_body() -> None:
     import asyncio
 

@@ -37,8 +37,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as Message_
 
+from parlor.kit.auth import MAX_TOKEN_BYTES
 from parlor.kit.bounds import JSON_SAFE
-from parlor.kit.ratelimit import RateLimitSettings, forwarded_for
+from parlor.kit.ratelimit import RateLimitSettings, forwarded_for, metadata_safe
 from parlor.webgateway.catalog import RESUME_FIELDS, Method, version_of
 from parlor.webgateway.errors import BridgeError, from_rpc_error
 
@@ -48,6 +49,7 @@ UNARY_TIMEOUT_SECONDS = 30.0
 KEEPALIVE_SECONDS = 15.0
 # Headers passed to the services as gRPC metadata; nothing else a browser sends is.
 FORWARDED_HEADERS = ("authorization",)
+MAX_AUTHORIZATION_CHARS = len("Bearer ") + MAX_TOKEN_BYTES  # no token Parlor issues is longer
 CLIENT_HEADER = "x-forwarded-for"  # set by the bridge itself, from the caller's address
 JSON_ERROR_CHARS = 100  # a parse error may quote the body: never echo more than this
 MAX_VERSION_DIGITS = len(str(JSON_SAFE))  # a stream version is at most JSON_SAFE
@@ -69,7 +71,21 @@ def to_json(message: Message) -> str:
 
 
 def _metadata(request: Request, proxies: RateLimitSettings) -> tuple[tuple[str, str], ...]:
+    """What the services are told: the caller's token as it came, and its address.
+
+    gRPC metadata is printable ASCII, and a call given anything else never ends (it held the
+    request, its connection and an uncounted stream until the bridge stopped): a token that
+    is not, or longer than any token can be, is refused here as the services would.
+    """
     passed = tuple((h, request.headers[h]) for h in FORWARDED_HEADERS if h in request.headers)
+    for _, value in passed:
+        if not metadata_safe(value) or len(value) > MAX_AUTHORIZATION_CHARS:
+            raise BridgeError(
+                401,
+                "UNAUTHENTICATED",
+                "TOKEN_INVALID",
+                "the authorization header must be 'Bearer <token>', a token Parlor issued",
+            )
     header = proxies.client_address_header.lower() or CLIENT_HEADER
     incoming = request.headers.get(header) if proxies.client_address_header else None
     client = forwarded_for(request.client.host if request.client else None, incoming, proxies)
