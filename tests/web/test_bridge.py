@@ -336,7 +336,11 @@ async def test_what_an_opponent_and_a_spectator_receive_holds_no_hidden_tile(
 
 async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() -> None:
     """Nothing listens where the bridge calls: 503 UNAVAILABLE for a call, and an error event
-    with UNAVAILABLE for a stream, which the web client takes as "reconnect and resume"."""
+    with UNAVAILABLE for a stream, which the web client takes as "reconnect and resume".
+
+    What gRPC's client says of it names the services' addresses, ports and host names
+    ("ipv4:10.244.3.17:50051: Connection refused", "errors resolving upwords:50051"): the
+    browser gets the bridge's own words and a reason, never those."""
     import asyncio
     import contextlib
 
@@ -345,15 +349,29 @@ async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() 
 
     sock = bind("127.0.0.1", 0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    task = asyncio.create_task(serve_http(sock, Channels(f"127.0.0.1:{free_port()}", {}), None))
+    port = free_port()
+    routes = {"parlor.upwords.v1": "upwords-internal.invalid:50051"}
+    task = asyncio.create_task(serve_http(sock, Channels(f"127.0.0.1:{port}", routes), None))
+    up = "/api/parlor.upwords.v1.UpwordsService"
     try:
         async with httpx.AsyncClient(base_url=url, timeout=60) as client:
             down = await client.post(f"{C4}/GetGame", json={"gameId": "g"}, headers=bearer("t"))
             assert down.status_code == 503
             assert down.json()["status"] == "UNAVAILABLE"
+            assert down.json()["reason"] == "SERVICE_UNAVAILABLE"
             found = await collect(client, f"{C4}/WatchGame", {"gameId": "g"}, bearer("t"))
             assert found[-1]["event"] == "error"
             assert found[-1]["data"]["status"] == "UNAVAILABLE"
+            assert found[-1]["data"]["reason"] == "SERVICE_UNAVAILABLE"
+            unresolved = await client.post(
+                f"{up}/GetGame", json={"gameId": "g"}, headers=bearer("t")
+            )
+            assert unresolved.status_code == 503
+            for said in (down.text, json.dumps(found), unresolved.text):
+                assert str(port) not in said
+                assert "127.0.0.1" not in said
+                assert "upwords-internal" not in said
+                assert "ipv4" not in said
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

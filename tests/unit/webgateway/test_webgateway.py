@@ -3,6 +3,7 @@ each service, and how a gRPC status becomes HTTP."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import grpc
@@ -94,6 +95,37 @@ def test_a_status_with_error_info_becomes_http() -> None:
     assert body["reason"] == "INVALID_WORDS"
     assert body["metadata"] == {"words": "XQ"}
     assert body["details"][0]["@type"].endswith("google.rpc.ErrorInfo")
+
+
+def test_an_error_no_parlor_service_sent_says_nothing_of_the_inside() -> None:
+    """An error without Parlor's ErrorInfo was made by gRPC (the bridge's channel, or gRPC's
+    own refusals) or is a service's unforeseen failure: its words are the bridge's, with a
+    reason; an incident id is kept, so a player can quote it."""
+    said = "failed to connect to all addresses; last error: UNKNOWN: ipv4:10.2.0.7:50051"
+    down = from_rpc_error(_Failed(_status(grpc.StatusCode.UNAVAILABLE, said)))
+    assert down.http_status == 503
+    assert down.body()["status"] == "UNAVAILABLE"
+    assert down.body()["reason"] == "SERVICE_UNAVAILABLE"
+    assert "10.2.0.7" not in json.dumps(down.body())
+    slow = from_rpc_error(_Failed(_status(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")))
+    assert (slow.http_status, slow.reason) == (504, "SERVICE_TIMEOUT")
+    large = "Received message larger than max (5000000 vs. 4194304)"
+    too_large = from_rpc_error(_Failed(_status(grpc.StatusCode.RESOURCE_EXHAUSTED, large)))
+    assert too_large.reason == "MESSAGE_TOO_LARGE"
+    assert "4194304" not in too_large.message
+    failed = from_rpc_error(
+        _Failed(_status(grpc.StatusCode.INTERNAL, "internal error (incident 0123456789ab)"))
+    )
+    assert failed.http_status == 500
+    assert failed.reason == "INTERNAL_ERROR"
+    assert failed.metadata == {"incident": "0123456789ab"}
+    assert "0123456789ab" in failed.message
+    leaked = from_rpc_error(_Failed(_status(grpc.StatusCode.UNKNOWN, "Unexpected <class 'psycopg")))
+    assert "psycopg" not in json.dumps(leaked.body())
+
+
+def _status(code: grpc.StatusCode, details: str) -> grpc.Status:
+    return rpc_status.to_status(status_pb2.Status(code=code.value[0], message=details))
 
 
 def test_every_grpc_code_has_an_http_status() -> None:
