@@ -37,6 +37,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as Message_
 
+from parlor.core.errors import InvalidArgument
+from parlor.kit import bounds
 from parlor.kit.auth import MAX_TOKEN_BYTES
 from parlor.kit.bounds import JSON_SAFE
 from parlor.kit.ratelimit import RateLimitSettings, forwarded_for, metadata_safe
@@ -100,6 +102,14 @@ async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
             raise BridgeError(
                 413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large"
             )
+    try:  # json_format builds the message in pure Python: nothing too long gets that far
+        bounds.check_json(json.loads(body or b"{}"), method.request_type)
+    except (ValueError, RecursionError):
+        pass  # not JSON: json_format says why below
+    except InvalidArgument as refusal:
+        raise BridgeError(
+            400, "INVALID_ARGUMENT", refusal.reason, refusal.message, refusal.metadata
+        ) from refusal
     message = method.request()
     try:
         json_format.Parse(bytes(body) or b"{}", message)
