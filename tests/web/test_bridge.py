@@ -3,6 +3,7 @@ server streams as Server-Sent Events whose ids are versions, resumed with Last-E
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -58,21 +59,27 @@ async def collect(
     return found
 
 
-async def finished_game(client: httpx.AsyncClient, player: dict[str, Any]) -> tuple[str, list[str]]:
-    """A whole game against a bot through the bridge, playing the first legal move each turn."""
+async def new_game(
+    client: httpx.AsyncClient, player: dict[str, Any], bot: str = "bot:random"
+) -> dict[str, Any]:
+    """A Connect 4x4 game of ``player`` (seat 0) against ``bot``, made through the bridge."""
+    seats = [
+        {"index": 0, "playerId": player["playerId"], "displayName": "Ada"},
+        {"index": 1, "playerId": bot, "displayName": "Bot"},
+    ]
     created = await client.post(
         f"{C4}/CreateGame",
-        json={
-            "seats": [
-                {"index": 0, "playerId": player["playerId"], "displayName": "Ada"},
-                {"index": 1, "playerId": "bot:random", "displayName": "Bot"},
-            ],
-            "commandId": str(uuid.uuid4()),
-        },
+        json={"seats": seats, "commandId": str(uuid.uuid4())},
         headers=bearer(player["token"]),
     )
     assert created.status_code == 200, created.text
-    game = created.json()["game"]
+    game: dict[str, Any] = created.json()["game"]
+    return game
+
+
+async def finished_game(client: httpx.AsyncClient, player: dict[str, Any]) -> tuple[str, list[str]]:
+    """A whole game against a bot through the bridge, playing the first legal move each turn."""
+    game = await new_game(client, player)
     moves = []
     while game.get("status") == "STATUS_IN_PROGRESS":
         move = game["legalMoves"][0]
@@ -92,17 +99,7 @@ async def test_unary_calls_and_refusals_carry_code_message_and_reason(start_web:
         async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
             ada = await guest(client, "Ada")
             assert ada["playerId"].startswith("guest-")
-            seats = [
-                {"index": 0, "playerId": ada["playerId"], "displayName": "Ada"},
-                {"index": 1, "playerId": "bot:greedy", "displayName": "Bot"},
-            ]
-            created = await client.post(
-                f"{C4}/CreateGame",
-                json={"seats": seats, "commandId": str(uuid.uuid4())},
-                headers=bearer(ada["token"]),
-            )
-            assert created.status_code == 200, created.text
-            game = created.json()["game"]
+            game = await new_game(client, ada, "bot:greedy")
             assert game["status"] == "STATUS_IN_PROGRESS"
             assert len(game["front"]) == 42  # proto3 JSON: camelCase, enums by name
 
@@ -187,6 +184,61 @@ async def test_a_header_grpc_cannot_carry_is_refused_not_a_call_that_never_ends(
                     assert reply.status_code == 401, (value, method)
                     assert reply.json()["status"] == "UNAUTHENTICATED"
                     assert reply.json()["reason"] == "TOKEN_INVALID"
+
+
+async def _sent_slowly(url: str, head: bytes, wait: float) -> bytes:
+    """What the bridge answers (b"" when it just closes) to ``head`` sent and then nothing
+    more, within ``wait`` seconds."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(head)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), wait)
+    finally:
+        writer.close()
+
+
+async def test_a_request_sent_slowly_is_cut_off_but_a_stream_lives_on(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uvicorn waits for a request's headers and body without end (its keep-alive timer
+    stops at the first byte): a connection sending a byte a minute, or none at all, was held
+    for ever, so a few thousand of them used up the bridge's sockets. Headers and body each
+    have PARLOR_WEB_REQUEST_SECONDS; a stream's answer, once asked for, has no deadline."""
+    monkeypatch.setenv("PARLOR_WEB_REQUEST_SECONDS", "1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        assert await _sent_slowly(web.url, b"", 5) == b""
+        partial_headers = b"POST /api/x/y HTTP/1.1\r\nhost: parlor\r\n"
+        assert await _sent_slowly(web.url, partial_headers, 5) == b""
+        partial_body = (
+            f"POST {C4}/GetGame HTTP/1.1\r\nhost: parlor\r\ncontent-type: application/json\r\n"
+            "content-length: 100\r\n\r\n{"
+        ).encode()
+        answer = await _sent_slowly(web.url, partial_body, 5)
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:100]
+        assert b'"reason":"REQUEST_TIMEOUT"' in answer
+
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            ada = await guest(client, "Ada")
+            game = await new_game(client, ada)
+            watch = {"gameId": game["gameId"], "afterVersion": game["version"]}
+            async with client.stream(
+                "POST", f"{C4}/WatchGame", json=watch, headers=bearer(ada["token"])
+            ) as response:
+                await asyncio.sleep(2.5)  # quiet, past the request's deadline
+                played = await client.post(
+                    f"{C4}/PlayMove",
+                    json={
+                        "gameId": game["gameId"],
+                        "move": game["legalMoves"][0],
+                        "commandId": str(uuid.uuid4()),
+                    },
+                    headers=bearer(ada["token"]),
+                )
+                assert played.status_code == 200, played.text
+                first = await anext(events(response))
+                assert first["event"] == "message"
 
 
 async def test_watch_ids_are_versions_and_last_event_id_resumes(start_web: Any) -> None:

@@ -94,14 +94,31 @@ def _metadata(request: Request, proxies: RateLimitSettings) -> tuple[tuple[str, 
     return (*passed, (header, client)) if client else passed
 
 
-async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
+async def _read(request: Request, max_bytes: int, seconds: float) -> bytes:
+    """The body, read no further than the limit and for no longer than ``seconds``."""
     body = bytearray()
-    async for chunk in request.stream():  # read no further than the limit
-        body += chunk
-        if len(body) > max_bytes:
-            raise BridgeError(
-                413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large"
-            )
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > max_bytes:
+                    raise BridgeError(
+                        413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large"
+                    )
+    except TimeoutError:
+        raise BridgeError(
+            408,
+            "DEADLINE_EXCEEDED",
+            "REQUEST_TIMEOUT",
+            f"the request's body did not arrive within {seconds:g} s",
+        ) from None
+    return bytes(body)
+
+
+async def _parse(
+    request: Request, method: Method, max_bytes: int, seconds: float = 10.0
+) -> Message:
+    body = await _read(request, max_bytes, seconds)
     try:  # json_format builds the message in pure Python: nothing too long gets that far
         bounds.check_json(json.loads(body or b"{}"), method.request_type)
     except (ValueError, RecursionError):
@@ -112,7 +129,7 @@ async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
         ) from refusal
     message = method.request()
     try:
-        json_format.Parse(bytes(body) or b"{}", message)
+        json_format.Parse(body or b"{}", message)
     except (json_format.ParseError, UnicodeDecodeError) as exc:
         problem = str(exc)
         if len(problem) > JSON_ERROR_CHARS:
@@ -152,11 +169,13 @@ class Bridge:
         channels: Channels,
         max_bytes: int,
         proxies: RateLimitSettings | None = None,
+        request_seconds: float = 10.0,
     ) -> None:
         self.methods = methods
         self.channels = channels
         self.max_bytes = max_bytes
         self.proxies = proxies or RateLimitSettings()
+        self.request_seconds = request_seconds
 
     def _method(self, request: Request) -> Method:
         key = f"{request.path_params['service']}/{request.path_params['method']}"
@@ -168,7 +187,7 @@ class Bridge:
     async def call(self, request: Request) -> Response:
         try:
             method = self._method(request)
-            message = await _parse(request, method, self.max_bytes)
+            message = await _parse(request, method, self.max_bytes, self.request_seconds)
             if method.server_streaming:
                 _resume(request, method, message)
                 return StreamingResponse(
@@ -240,13 +259,15 @@ def create_app(
     assets: Path | None,
     max_bytes: int = 1024 * 1024,
     proxies: RateLimitSettings | None = None,
+    request_seconds: float = 10.0,
 ) -> Starlette:
     """The ASGI app: the API under /api/, /healthz, and the web client's assets at /.
 
     ``proxies`` says which proxies in front of the bridge are believed about the caller's
     address (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``); by default none.
+    ``request_seconds`` is how long a request's body may take to arrive.
     """
-    bridge = Bridge(methods, channels, max_bytes, proxies)
+    bridge = Bridge(methods, channels, max_bytes, proxies, request_seconds)
 
     async def healthz(request: Request) -> Response:
         return Response("ok\n", media_type="text/plain")
