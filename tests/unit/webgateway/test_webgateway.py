@@ -289,3 +289,44 @@ def test_a_last_event_id_beyond_any_version_is_a_bad_request_not_a_crash(last: s
         _resume(_request({"last-event-id": last}, "203.0.113.9"), method, method.request())
     assert caught.value.http_status == 400
     assert caught.value.body()["reason"] == "BAD_LAST_EVENT_ID"
+
+
+def test_no_page_may_frame_the_client_and_no_api_answer_is_stored(tmp_path: Any) -> None:
+    """The client's pages act on a click (drop a checker, resign): another site must not
+    frame them under a decoy (CSP frame-ancestors, which default-src does not cover, and
+    X-Frame-Options for browsers without it), nor set the page's base URL or send its forms
+    elsewhere. An API answer holds a token or a player's own tiles: never kept by a cache."""
+    import asyncio
+
+    import httpx
+
+    from parlor.webgateway.app import create_app
+
+    (tmp_path / "index.html").write_text("<!doctype html><title>Parlor</title>")
+    app = create_app(catalog(), lambda service: None, tmp_path)  # type: ignore[arg-type,return-value]
+    c4 = "/api/parlor.connect4x4.v1.Connect4x4Service"
+
+    async def answers() -> tuple[list[httpx.Response], list[httpx.Response]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://parlor") as client:
+            pages = [await client.get(p) for p in ("/", "/index.html", "/nothing", "/healthz")]
+            api = [
+                await client.post(f"{c4}/GetGame", content=b"{not json"),
+                await client.post(f"{c4}/NoSuchMethod", json={}),
+                await client.get("/api/anything"),
+            ]
+        return pages, api
+
+    pages, api = asyncio.run(answers())
+    for response in pages + api:
+        directives = response.headers["content-security-policy"].split(";")
+        policy = {d.split()[0]: " ".join(d.split()[1:]) for d in directives}
+        assert policy["frame-ancestors"] == "'none'", response.url
+        assert policy["base-uri"] == "'none'"
+        assert policy["form-action"] == "'self'"
+        assert policy["default-src"] == "'self'"
+        assert response.headers["x-frame-options"] == "DENY"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["cross-origin-opener-policy"] == "same-origin"
+    for response in api:
+        assert response.headers["cache-control"] == "no-store", response.url

@@ -58,11 +58,23 @@ MAX_VERSION_DIGITS = len(str(JSON_SAFE))  # a stream version is at most JSON_SAF
 NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Parlor</title>
 <p>The web client is not built. Run <code>make install</code> (it needs Node.js and npm),
 then start the platform again. The JSON API is served under <code>/api/</code>.</p>"""
+# On every answer. The page loads nothing from elsewhere; no other site may frame it (a
+# page acts on a click: drop a checker, resign) nor, through it, set its base URL or send
+# its forms elsewhere (frame-ancestors, base-uri and form-action fall back to nothing, not
+# to default-src); X-Frame-Options for browsers without frame-ancestors.
 SECURITY_HEADERS = {
-    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'",
+    "content-security-policy": (
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none';"
+        " base-uri 'none'; form-action 'self'"
+    ),
+    "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
 }
+# On every answer under /api/ that does not say otherwise: it holds a token or what only its
+# caller may see (a rack, a hand), so no cache keeps it.
+API_CACHE_CONTROL = "no-store"
 
 Channels = Callable[[str], grpc.aio.Channel]
 
@@ -288,7 +300,7 @@ def create_app(
 
 
 class SecurityHeaders:
-    """Adds SECURITY_HEADERS to every HTTP response (the page loads nothing from elsewhere)."""
+    """Adds SECURITY_HEADERS to every HTTP response, and API_CACHE_CONTROL to the API's."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -302,6 +314,9 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                api = scope["path"].startswith("/api/")
+                if api and not any(k.lower() == b"cache-control" for k, _ in headers):
+                    headers.append((b"cache-control", API_CACHE_CONTROL.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
