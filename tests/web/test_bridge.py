@@ -147,7 +147,8 @@ async def test_unary_calls_and_refusals_carry_code_message_and_reason(start_web:
 async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
     async with start_web("connect4x4") as web:
         async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
-            broken = await client.post(f"{C4}/GetGame", content=b"{not json")
+            as_json = {"content-type": "application/json"}
+            broken = await client.post(f"{C4}/GetGame", content=b"{not json", headers=as_json)
             assert broken.status_code == 400
             assert broken.json()["reason"] == "BAD_JSON"
             unknown_field = await client.post(f"{C4}/GetGame", json={"gameIdd": "x"})
@@ -159,8 +160,12 @@ async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
             # client streaming and GET are not bridged
             get = await client.get(f"{C4}/GetGame")
             assert get.status_code in (404, 405)
-            huge = await client.post(f"{C4}/GetGame", content=b" " * (2 * 1024 * 1024))
+            huge = await client.post(
+                f"{C4}/GetGame", content=b" " * (2 * 1024 * 1024), headers=as_json
+            )
             assert huge.status_code == 413
+            form = await client.post(f"{C4}/GetGame", data={"gameId": "g"})
+            assert (form.status_code, form.json()["reason"]) == (415, "NOT_JSON")
             health = await client.get("/healthz")
             assert health.status_code == 200
             page = await client.get("/")

@@ -330,3 +330,39 @@ def test_no_page_may_frame_the_client_and_no_api_answer_is_stored(tmp_path: Any)
         assert response.headers["cross-origin-opener-policy"] == "same-origin"
     for response in api:
         assert response.headers["cache-control"] == "no-store", response.url
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+def test_a_call_that_is_not_json_by_its_content_type_is_refused(content_type: str | None) -> None:
+    """Any site a player visits can make the browser POST to the bridge cross-site without
+    asking first (a "simple" request: a form, or fetch with text/plain) and without reading
+    the answer: IssueGuestToken needs no token, so every visitor of a busy page minted guests
+    from their own address and drained the bucket all tokenless calls share. A JSON call
+    needs a preflight the bridge never grants (it answers no CORS), so only JSON is taken."""
+    import asyncio
+
+    import httpx
+
+    from parlor.webgateway.app import create_app
+
+    app = create_app(catalog(), lambda service: None, None)  # type: ignore[arg-type,return-value]
+    guest = "/api/parlor.identity.v1.IdentityService/IssueGuestToken"
+
+    async def post(kind: str | None) -> httpx.Response:
+        headers = {"origin": "https://elsewhere.example"}
+        if kind is not None:
+            headers["content-type"] = kind
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://parlor") as client:
+            return await client.post(guest, content=b"{not json", headers=headers)
+
+    refused = asyncio.run(post(content_type))
+    assert refused.status_code == 415
+    assert refused.json()["status"] == "INVALID_ARGUMENT"
+    assert refused.json()["reason"] == "NOT_JSON"
+    assert "application/json" in refused.json()["message"]
+    for kind in ("application/json", "Application/JSON; charset=utf-8"):
+        assert asyncio.run(post(kind)).json()["reason"] == "BAD_JSON"  # past the check

@@ -106,6 +106,20 @@ def _metadata(request: Request, proxies: RateLimitSettings) -> tuple[tuple[str, 
     return (*passed, (header, client)) if client else passed
 
 
+def _json_only(request: Request) -> None:
+    """Take only a JSON call: a browser asks first (a CORS preflight, never granted here)
+    before it sends one cross-site, but sends a form or text/plain from any site unasked,
+    which would let every visitor of another site call the tokenless methods for it."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise BridgeError(
+            415,
+            "INVALID_ARGUMENT",
+            "NOT_JSON",
+            "send the request as JSON, with content-type: application/json",
+        )
+
+
 async def _read(request: Request, max_bytes: int, seconds: float) -> bytes:
     """The body, read no further than the limit and for no longer than ``seconds``."""
     body = bytearray()
@@ -199,6 +213,7 @@ class Bridge:
     async def call(self, request: Request) -> Response:
         try:
             method = self._method(request)
+            _json_only(request)
             message = await _parse(request, method, self.max_bytes, self.request_seconds)
             if method.server_streaming:
                 _resume(request, method, message)
