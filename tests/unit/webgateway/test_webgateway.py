@@ -54,6 +54,16 @@ def test_the_version_of_a_streamed_item() -> None:
     assert version_of(item) == 7
 
 
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf"])
+def test_a_request_deadline_that_would_refuse_every_request_stops_the_start(seconds: str) -> None:
+    from parlor.kit.settings import load
+    from parlor.webgateway.component import WebSettings
+
+    with pytest.raises(SettingsError, match="PARLOR_WEB_REQUEST_SECONDS"):
+        load(WebSettings, {"PARLOR_WEB_REQUEST_SECONDS": seconds})
+    assert load(WebSettings, {"PARLOR_WEB_REQUEST_SECONDS": "2.5"}).request_seconds == 2.5
+
+
 def test_routes_send_a_package_or_service_elsewhere() -> None:
     routes = parse_routes(
         ("parlor.upwords.v1=upwords:50051", " parlor.identity.v1.IdentityService = mm:50051 ")

@@ -59,6 +59,13 @@ class WebSettings:
         10.0,
     )
 
+    def __post_init__(self) -> None:
+        if not 0 < self.request_seconds < float("inf"):  # 0 would refuse every request
+            raise SettingsError(
+                f"PARLOR_WEB_REQUEST_SECONDS: must be a number of seconds above 0,"
+                f" got {self.request_seconds!r}"
+            )
+
 
 def parse_routes(routes: tuple[str, ...]) -> dict[str, str]:
     """``parlor.upwords.v1=upwords:50051`` pairs as a dict; a malformed pair is a SettingsError."""
