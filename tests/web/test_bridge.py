@@ -3,6 +3,7 @@ server streams as Server-Sent Events whose ids are versions, resumed with Last-E
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -58,21 +59,27 @@ async def collect(
     return found
 
 
-async def finished_game(client: httpx.AsyncClient, player: dict[str, Any]) -> tuple[str, list[str]]:
-    """A whole game against a bot through the bridge, playing the first legal move each turn."""
+async def new_game(
+    client: httpx.AsyncClient, player: dict[str, Any], bot: str = "bot:random"
+) -> dict[str, Any]:
+    """A Connect 4x4 game of ``player`` (seat 0) against ``bot``, made through the bridge."""
+    seats = [
+        {"index": 0, "playerId": player["playerId"], "displayName": "Ada"},
+        {"index": 1, "playerId": bot, "displayName": "Bot"},
+    ]
     created = await client.post(
         f"{C4}/CreateGame",
-        json={
-            "seats": [
-                {"index": 0, "playerId": player["playerId"], "displayName": "Ada"},
-                {"index": 1, "playerId": "bot:random", "displayName": "Bot"},
-            ],
-            "commandId": str(uuid.uuid4()),
-        },
+        json={"seats": seats, "commandId": str(uuid.uuid4())},
         headers=bearer(player["token"]),
     )
     assert created.status_code == 200, created.text
-    game = created.json()["game"]
+    game: dict[str, Any] = created.json()["game"]
+    return game
+
+
+async def finished_game(client: httpx.AsyncClient, player: dict[str, Any]) -> tuple[str, list[str]]:
+    """A whole game against a bot through the bridge, playing the first legal move each turn."""
+    game = await new_game(client, player)
     moves = []
     while game.get("status") == "STATUS_IN_PROGRESS":
         move = game["legalMoves"][0]
@@ -92,17 +99,7 @@ async def test_unary_calls_and_refusals_carry_code_message_and_reason(start_web:
         async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
             ada = await guest(client, "Ada")
             assert ada["playerId"].startswith("guest-")
-            seats = [
-                {"index": 0, "playerId": ada["playerId"], "displayName": "Ada"},
-                {"index": 1, "playerId": "bot:greedy", "displayName": "Bot"},
-            ]
-            created = await client.post(
-                f"{C4}/CreateGame",
-                json={"seats": seats, "commandId": str(uuid.uuid4())},
-                headers=bearer(ada["token"]),
-            )
-            assert created.status_code == 200, created.text
-            game = created.json()["game"]
+            game = await new_game(client, ada, "bot:greedy")
             assert game["status"] == "STATUS_IN_PROGRESS"
             assert len(game["front"]) == 42  # proto3 JSON: camelCase, enums by name
 
@@ -150,7 +147,8 @@ async def test_unary_calls_and_refusals_carry_code_message_and_reason(start_web:
 async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
     async with start_web("connect4x4") as web:
         async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
-            broken = await client.post(f"{C4}/GetGame", content=b"{not json")
+            as_json = {"content-type": "application/json"}
+            broken = await client.post(f"{C4}/GetGame", content=b"{not json", headers=as_json)
             assert broken.status_code == 400
             assert broken.json()["reason"] == "BAD_JSON"
             unknown_field = await client.post(f"{C4}/GetGame", json={"gameIdd": "x"})
@@ -162,13 +160,90 @@ async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
             # client streaming and GET are not bridged
             get = await client.get(f"{C4}/GetGame")
             assert get.status_code in (404, 405)
-            huge = await client.post(f"{C4}/GetGame", content=b" " * (2 * 1024 * 1024))
+            huge = await client.post(
+                f"{C4}/GetGame", content=b" " * (2 * 1024 * 1024), headers=as_json
+            )
             assert huge.status_code == 413
+            form = await client.post(f"{C4}/GetGame", data={"gameId": "g"})
+            assert (form.status_code, form.json()["reason"]) == (415, "NOT_JSON")
             health = await client.get("/healthz")
             assert health.status_code == 200
             page = await client.get("/")
             assert page.status_code in (200, 503)  # the built client, or how to build it
             assert "content-security-policy" in page.headers
+
+
+async def test_a_header_grpc_cannot_carry_is_refused_not_a_call_that_never_ends(
+    start_web: Any,
+) -> None:
+    """gRPC metadata is printable ASCII; a call given anything else (a tab, a byte over 0x7E,
+    all legal in an HTTP header) never completed, holding the request, its connection and a
+    stream the services never counted until the bridge stopped. The bridge refuses it."""
+    async with start_web("connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=10) as client:
+            for value in (b"Bearer a\tb", b"Bearer \xe9t\xe9", b"Bearer " + b"t" * 9000):
+                for method in ("GetGame", "WatchGame"):
+                    reply = await client.post(
+                        f"{C4}/{method}", json={"gameId": "g"}, headers={"authorization": value}
+                    )
+                    assert reply.status_code == 401, (value, method)
+                    assert reply.json()["status"] == "UNAUTHENTICATED"
+                    assert reply.json()["reason"] == "TOKEN_INVALID"
+
+
+async def _sent_slowly(url: str, head: bytes, wait: float) -> bytes:
+    """What the bridge answers (b"" when it just closes) to ``head`` sent and then nothing
+    more, within ``wait`` seconds."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(head)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), wait)
+    finally:
+        writer.close()
+
+
+async def test_a_request_sent_slowly_is_cut_off_but_a_stream_lives_on(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uvicorn waits for a request's headers and body without end (its keep-alive timer
+    stops at the first byte): a connection sending a byte a minute, or none at all, was held
+    for ever, so a few thousand of them used up the bridge's sockets. Headers and body each
+    have PARLOR_WEB_REQUEST_SECONDS; a stream's answer, once asked for, has no deadline."""
+    monkeypatch.setenv("PARLOR_WEB_REQUEST_SECONDS", "1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        assert await _sent_slowly(web.url, b"", 5) == b""
+        partial_headers = b"POST /api/x/y HTTP/1.1\r\nhost: parlor\r\n"
+        assert await _sent_slowly(web.url, partial_headers, 5) == b""
+        partial_body = (
+            f"POST {C4}/GetGame HTTP/1.1\r\nhost: parlor\r\ncontent-type: application/json\r\n"
+            "content-length: 100\r\n\r\n{"
+        ).encode()
+        answer = await _sent_slowly(web.url, partial_body, 5)
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:100]
+        assert b'"reason":"REQUEST_TIMEOUT"' in answer
+
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            ada = await guest(client, "Ada")
+            game = await new_game(client, ada)
+            watch = {"gameId": game["gameId"], "afterVersion": game["version"]}
+            async with client.stream(
+                "POST", f"{C4}/WatchGame", json=watch, headers=bearer(ada["token"])
+            ) as response:
+                await asyncio.sleep(2.5)  # quiet, past the request's deadline
+                played = await client.post(
+                    f"{C4}/PlayMove",
+                    json={
+                        "gameId": game["gameId"],
+                        "move": game["legalMoves"][0],
+                        "commandId": str(uuid.uuid4()),
+                    },
+                    headers=bearer(ada["token"]),
+                )
+                assert played.status_code == 200, played.text
+                first = await anext(events(response))
+                assert first["event"] == "message"
 
 
 async def test_watch_ids_are_versions_and_last_event_id_resumes(start_web: Any) -> None:
@@ -318,7 +393,11 @@ async def test_what_an_opponent_and_a_spectator_receive_holds_no_hidden_tile(
 
 async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() -> None:
     """Nothing listens where the bridge calls: 503 UNAVAILABLE for a call, and an error event
-    with UNAVAILABLE for a stream, which the web client takes as "reconnect and resume"."""
+    with UNAVAILABLE for a stream, which the web client takes as "reconnect and resume".
+
+    What gRPC's client says of it names the services' addresses, ports and host names
+    ("ipv4:10.244.3.17:50051: Connection refused", "errors resolving upwords:50051"): the
+    browser gets the bridge's own words and a reason, never those."""
     import asyncio
     import contextlib
 
@@ -327,15 +406,29 @@ async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() 
 
     sock = bind("127.0.0.1", 0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    task = asyncio.create_task(serve_http(sock, Channels(f"127.0.0.1:{free_port()}", {}), None))
+    port = free_port()
+    routes = {"parlor.upwords.v1": "upwords-internal.invalid:50051"}
+    task = asyncio.create_task(serve_http(sock, Channels(f"127.0.0.1:{port}", routes), None))
+    up = "/api/parlor.upwords.v1.UpwordsService"
     try:
         async with httpx.AsyncClient(base_url=url, timeout=60) as client:
             down = await client.post(f"{C4}/GetGame", json={"gameId": "g"}, headers=bearer("t"))
             assert down.status_code == 503
             assert down.json()["status"] == "UNAVAILABLE"
+            assert down.json()["reason"] == "SERVICE_UNAVAILABLE"
             found = await collect(client, f"{C4}/WatchGame", {"gameId": "g"}, bearer("t"))
             assert found[-1]["event"] == "error"
             assert found[-1]["data"]["status"] == "UNAVAILABLE"
+            assert found[-1]["data"]["reason"] == "SERVICE_UNAVAILABLE"
+            unresolved = await client.post(
+                f"{up}/GetGame", json={"gameId": "g"}, headers=bearer("t")
+            )
+            assert unresolved.status_code == 503
+            for said in (down.text, json.dumps(found), unresolved.text):
+                assert str(port) not in said
+                assert "127.0.0.1" not in said
+                assert "upwords-internal" not in said
+                assert "ipv4" not in said
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -192,3 +192,69 @@ def test_a_number_the_service_bounds_declares_that_bound(
     assert refused.reason == reason
     assert refused.metadata["field"] == field
     assert refused.metadata["limit"] == f"0..{largest}"
+
+
+# Well-known types whose JSON is a string: nothing in them for check_json to count.
+_JSON_STRINGS = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
+
+
+def _at_its_bound(field: Any, over: int) -> Any:
+    """A JSON value for ``field`` ``over`` past its bound, or None if it has none."""
+    found = bounds.bounds_of(field)
+    if field.is_repeated:
+        item = {field.TYPE_STRING: "a", field.TYPE_MESSAGE: {}, field.TYPE_BYTES: ""}
+        return [item.get(field.type, 0)] * (found.max_items + over)
+    if field.type == field.TYPE_STRING:
+        return "x" * (found.max_len + over)
+    if field.type == field.TYPE_BYTES:
+        import base64
+
+        return base64.b64encode(b"x" * (found.max_len + over)).decode()
+    return None
+
+
+def _json_at_bounds(descriptor: Any, over: int, seen: tuple[str, ...] = ()) -> Any:
+    """(JSON, the path bounds.check names) for each list and string of a message, one at a
+    time ``over`` past its bound, nested messages and their lists included."""
+    for field in descriptor.fields:
+        value = _at_its_bound(field, over)
+        if value is not None:
+            yield {field.json_name: value}, field.name
+        inner = field.message_type
+        if inner is None or inner.full_name in seen or inner.GetOptions().map_entry:
+            continue
+        assert inner.full_name in _JSON_STRINGS or not inner.full_name.startswith("google.")
+        if inner.full_name in _JSON_STRINGS:
+            continue
+        for nested, path in _json_at_bounds(inner, over, (*seen, inner.full_name)):
+            if field.is_repeated:
+                yield {field.json_name: [nested]}, f"{field.name}[0].{path}"
+            else:
+                yield {field.json_name: nested}, f"{field.name}.{path}"
+
+
+def test_a_requests_json_past_its_bounds_is_refused_as_the_parsed_request_is() -> None:
+    """check_json (the web bridge, before json_format builds the message) refuses every list
+    and string of every request past its bound with the reason and field check gives, and
+    takes it at its bound."""
+    from google.protobuf import json_format
+    from google.protobuf.message_factory import GetMessageClass
+
+    cases = 0
+    for service in services():
+        for method in service.methods:
+            for body, _ in _json_at_bounds(method.input_type, 0):
+                bounds.check_json(body, method.input_type)  # at the bound: taken
+            for body, path in _json_at_bounds(method.input_type, 1):
+                message = GetMessageClass(method.input_type)()
+                json_format.ParseDict(body, message)
+                parsed = refusal(message)
+                with pytest.raises(InvalidArgument) as caught:
+                    bounds.check_json(body, method.input_type)
+                assert (caught.value.reason, caught.value.metadata) == (
+                    parsed.reason,
+                    parsed.metadata,
+                ), f"{method.full_name} {path}"
+                assert parsed.metadata["field"] == path
+                cases += 1
+    assert cases > 100

@@ -3,6 +3,7 @@ each service, and how a gRPC status becomes HTTP."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import grpc
@@ -27,6 +28,8 @@ def test_every_rpc_of_every_service_is_found_from_the_descriptors() -> None:
         if not method.client_streaming
     }
     assert set(methods) == declared
+    # only Parlor's own APIs: never health, reflection or anything else a server answers
+    assert {key.split(".")[0] for key in methods} == {"parlor"}
     assert "parlor.connect4x4.v1.Connect4x4Service/PlayMove" in methods
     assert "parlor.identity.v1.IdentityService/IssueGuestToken" in methods
     watch = methods["parlor.upwords.v1.UpwordsService/WatchGame"]
@@ -49,6 +52,16 @@ def test_the_version_of_a_streamed_item() -> None:
     assert version_of(item) is None
     item.event.info.version = 7  # type: ignore[attr-defined]
     assert version_of(item) == 7
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf"])
+def test_a_request_deadline_that_would_refuse_every_request_stops_the_start(seconds: str) -> None:
+    from parlor.kit.settings import load
+    from parlor.webgateway.component import WebSettings
+
+    with pytest.raises(SettingsError, match="PARLOR_WEB_REQUEST_SECONDS"):
+        load(WebSettings, {"PARLOR_WEB_REQUEST_SECONDS": seconds})
+    assert load(WebSettings, {"PARLOR_WEB_REQUEST_SECONDS": "2.5"}).request_seconds == 2.5
 
 
 def test_routes_send_a_package_or_service_elsewhere() -> None:
@@ -94,6 +107,37 @@ def test_a_status_with_error_info_becomes_http() -> None:
     assert body["reason"] == "INVALID_WORDS"
     assert body["metadata"] == {"words": "XQ"}
     assert body["details"][0]["@type"].endswith("google.rpc.ErrorInfo")
+
+
+def test_an_error_no_parlor_service_sent_says_nothing_of_the_inside() -> None:
+    """An error without Parlor's ErrorInfo was made by gRPC (the bridge's channel, or gRPC's
+    own refusals) or is a service's unforeseen failure: its words are the bridge's, with a
+    reason; an incident id is kept, so a player can quote it."""
+    said = "failed to connect to all addresses; last error: UNKNOWN: ipv4:10.2.0.7:50051"
+    down = from_rpc_error(_Failed(_status(grpc.StatusCode.UNAVAILABLE, said)))
+    assert down.http_status == 503
+    assert down.body()["status"] == "UNAVAILABLE"
+    assert down.body()["reason"] == "SERVICE_UNAVAILABLE"
+    assert "10.2.0.7" not in json.dumps(down.body())
+    slow = from_rpc_error(_Failed(_status(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")))
+    assert (slow.http_status, slow.reason) == (504, "SERVICE_TIMEOUT")
+    large = "Received message larger than max (5000000 vs. 4194304)"
+    too_large = from_rpc_error(_Failed(_status(grpc.StatusCode.RESOURCE_EXHAUSTED, large)))
+    assert too_large.reason == "MESSAGE_TOO_LARGE"
+    assert "4194304" not in too_large.message
+    failed = from_rpc_error(
+        _Failed(_status(grpc.StatusCode.INTERNAL, "internal error (incident 0123456789ab)"))
+    )
+    assert failed.http_status == 500
+    assert failed.reason == "INTERNAL_ERROR"
+    assert failed.metadata == {"incident": "0123456789ab"}
+    assert "0123456789ab" in failed.message
+    leaked = from_rpc_error(_Failed(_status(grpc.StatusCode.UNKNOWN, "Unexpected <class 'psycopg")))
+    assert "psycopg" not in json.dumps(leaked.body())
+
+
+def _status(code: grpc.StatusCode, details: str) -> grpc.Status:
+    return rpc_status.to_status(status_pb2.Status(code=code.value[0], message=details))
 
 
 def test_every_grpc_code_has_an_http_status() -> None:
@@ -144,19 +188,115 @@ def test_the_bridge_tells_the_services_who_its_caller_is() -> None:
     assert _metadata(_request({}, None), alone) == ()  # no address known: nothing claimed
 
 
-def test_bad_json_is_answered_without_echoing_much_of_the_body() -> None:
+def test_what_the_bridge_passes_on_is_what_grpc_metadata_can_carry() -> None:
+    """A metadata value gRPC refuses (anything but printable ASCII) makes a call that never
+    ends: a trusted proxy's hops are passed on only as printable ASCII, and a token that is
+    not is refused (an HTTP header may hold tabs and bytes over 0x7E)."""
+    from parlor.kit.ratelimit import RateLimitSettings, client_address
+    from parlor.webgateway.app import _metadata
+    from parlor.webgateway.errors import BridgeError
+
+    behind = RateLimitSettings(
+        client_address_header="x-forwarded-for", trusted_proxies=("10.1.0.0/16",)
+    )
+    hops = {"x-forwarded-for": "6.6\t.6.6, caf\u00e9, 203.0.113.9"}
+    passed = dict(_metadata(_request(hops, "10.1.0.5"), behind))["x-forwarded-for"]
+    assert all(" " <= c <= "~" for c in passed), passed
+    assert passed.endswith("203.0.113.9, 10.1.0.5")
+    assert (
+        client_address("ipv4:10.1.0.9:5000", [("x-forwarded-for", passed)], behind) == "203.0.113.9"
+    )
+    for token in ("Bearer a\tb", "Bearer t\u00e9", "Bearer " + "t" * 9000):
+        with pytest.raises(BridgeError) as caught:
+            _metadata(_request({"authorization": token}, "203.0.113.9"), behind)
+        assert caught.value.http_status == 401
+        assert caught.value.body()["reason"] == "TOKEN_INVALID"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"' + b"A" * 100_000 + b'": 1}',
+        b'{"displayName":' + b"[" * 200_000 + b"]" * 200_000 + b"}",  # past json's recursion
+        b'{"displayName":' + b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"}",
+        b"null",
+        b'{"displayName": "\\ud800"}',
+    ],
+)
+def test_bad_json_is_answered_without_echoing_much_of_the_body(body: bytes) -> None:
     import asyncio
 
     from parlor.webgateway.app import _parse
     from parlor.webgateway.errors import BridgeError
 
     method = catalog()["parlor.identity.v1.IdentityService/IssueGuestToken"]
-    body = b'{"' + b"A" * 100_000 + b'": 1}'
     with pytest.raises(BridgeError) as caught:
         asyncio.run(_parse(_request({}, "203.0.113.9", body), method, 1024 * 1024))
     assert caught.value.http_status == 400
     assert caught.value.body()["reason"] == "BAD_JSON"
     assert len(caught.value.body()["message"]) < 200
+
+
+@pytest.mark.parametrize(
+    ("method", "body", "field", "reason"),
+    [
+        (
+            "connect4x4.v1.Connect4x4Service/CreateGame",
+            {"seats": [{}] * 200_000},
+            "seats",
+            "TOO_MANY_ITEMS",
+        ),
+        (
+            "dictionary.v1.DictionaryService/CheckWords",
+            {"words": ["a"] * 200_000},
+            "words",
+            "BATCH_TOO_LARGE",
+        ),
+        (
+            "connect4x4.v1.Connect4x4Service/GetGame",
+            {"gameId": "g" * 900_000},
+            "game_id",
+            "INVALID_GAME_ID",
+        ),
+        (
+            "connect4x4.v1.Connect4x4Service/CreateGame",
+            {"seats": [{"display_name": "n" * 900_000}]},
+            "seats[0].display_name",
+            "FIELD_TOO_LONG",
+        ),
+        (
+            "dictionary.v1.DictionaryService/FindAnagrams",
+            {"tiles": ["a"] * 100_000},
+            "tiles",
+            "TOO_MANY_TILES",
+        ),
+    ],
+)
+def test_a_body_past_its_fields_bounds_is_refused_before_it_is_parsed(
+    method: str, body: dict[str, Any], field: str, reason: str
+) -> None:
+    """json_format builds a message in pure Python, some microseconds an item: under the
+    1 MiB limit, 300,000 empty seats held the event loop, every browser's calls and
+    streams with it, for seconds before the service refused them. The bridge refuses a
+    list, map or string past its field's declared bounds (docs/bounds.md) first, as the
+    service would, without building the message."""
+    import asyncio
+    import time
+
+    from parlor.webgateway.app import _parse
+    from parlor.webgateway.errors import BridgeError
+
+    found = catalog()[f"parlor.{method}"]
+    started = time.perf_counter()
+    with pytest.raises(BridgeError) as caught:
+        request = _request({}, "203.0.113.9", json.dumps(body).encode())
+        asyncio.run(_parse(request, found, 1024 * 1024))
+    assert time.perf_counter() - started < 1.0
+    refusal = caught.value.body()
+    assert caught.value.http_status == 400
+    assert refusal["status"] == "INVALID_ARGUMENT"
+    assert refusal["reason"] == reason  # the service's own reason for that field
+    assert refusal["metadata"]["field"] == field
 
 
 @pytest.mark.parametrize("last", ["99999999999999999999999999", "18446744073709551615"])
@@ -170,3 +310,80 @@ def test_a_last_event_id_beyond_any_version_is_a_bad_request_not_a_crash(last: s
         _resume(_request({"last-event-id": last}, "203.0.113.9"), method, method.request())
     assert caught.value.http_status == 400
     assert caught.value.body()["reason"] == "BAD_LAST_EVENT_ID"
+
+
+def test_no_page_may_frame_the_client_and_no_api_answer_is_stored(tmp_path: Any) -> None:
+    """The client's pages act on a click (drop a checker, resign): another site must not
+    frame them under a decoy (CSP frame-ancestors, which default-src does not cover, and
+    X-Frame-Options for browsers without it), nor set the page's base URL or send its forms
+    elsewhere. An API answer holds a token or a player's own tiles: never kept by a cache."""
+    import asyncio
+
+    import httpx
+
+    from parlor.webgateway.app import create_app
+
+    (tmp_path / "index.html").write_text("<!doctype html><title>Parlor</title>")
+    app = create_app(catalog(), lambda service: None, tmp_path)  # type: ignore[arg-type,return-value]
+    c4 = "/api/parlor.connect4x4.v1.Connect4x4Service"
+
+    async def answers() -> tuple[list[httpx.Response], list[httpx.Response]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://parlor") as client:
+            pages = [await client.get(p) for p in ("/", "/index.html", "/nothing", "/healthz")]
+            api = [
+                await client.post(f"{c4}/GetGame", content=b"{not json"),
+                await client.post(f"{c4}/NoSuchMethod", json={}),
+                await client.get("/api/anything"),
+            ]
+        return pages, api
+
+    pages, api = asyncio.run(answers())
+    for response in pages + api:
+        directives = response.headers["content-security-policy"].split(";")
+        policy = {d.split()[0]: " ".join(d.split()[1:]) for d in directives}
+        assert policy["frame-ancestors"] == "'none'", response.url
+        assert policy["base-uri"] == "'none'"
+        assert policy["form-action"] == "'self'"
+        assert policy["default-src"] == "'self'"
+        assert response.headers["x-frame-options"] == "DENY"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["cross-origin-opener-policy"] == "same-origin"
+    for response in api:
+        assert response.headers["cache-control"] == "no-store", response.url
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+def test_a_call_that_is_not_json_by_its_content_type_is_refused(content_type: str | None) -> None:
+    """Any site a player visits can make the browser POST to the bridge cross-site without
+    asking first (a "simple" request: a form, or fetch with text/plain) and without reading
+    the answer: IssueGuestToken needs no token, so every visitor of a busy page minted guests
+    from their own address and drained the bucket all tokenless calls share. A JSON call
+    needs a preflight the bridge never grants (it answers no CORS), so only JSON is taken."""
+    import asyncio
+
+    import httpx
+
+    from parlor.webgateway.app import create_app
+
+    app = create_app(catalog(), lambda service: None, None)  # type: ignore[arg-type,return-value]
+    guest = "/api/parlor.identity.v1.IdentityService/IssueGuestToken"
+
+    async def post(kind: str | None) -> httpx.Response:
+        headers = {"origin": "https://elsewhere.example"}
+        if kind is not None:
+            headers["content-type"] = kind
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://parlor") as client:
+            return await client.post(guest, content=b"{not json", headers=headers)
+
+    refused = asyncio.run(post(content_type))
+    assert refused.status_code == 415
+    assert refused.json()["status"] == "INVALID_ARGUMENT"
+    assert refused.json()["reason"] == "NOT_JSON"
+    assert "application/json" in refused.json()["message"]
+    for kind in ("application/json", "Application/JSON; charset=utf-8"):
+        assert asyncio.run(post(kind)).json()["reason"] == "BAD_JSON"  # past the check

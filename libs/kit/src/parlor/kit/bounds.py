@@ -199,6 +199,18 @@ def _scalar(
         raise _refuse(path, "must be a finite number", "NUMBER_OUT_OF_RANGE")
 
 
+def _count(bounds: Bounds, items: int, path: str) -> None:
+    """Refuse a repeated or map field of ``items`` items past its bound."""
+    assert bounds.max_items is not None
+    if items > bounds.max_items:
+        raise _refuse(
+            path,
+            f"has {items} items; at most {bounds.max_items} are allowed",
+            bounds.why("TOO_MANY_ITEMS"),
+            bounds.max_items,
+        )
+
+
 def check(message: Message, path: str = "") -> None:
     """Raise InvalidArgument for the first field of ``message`` out of its bounds."""
     if not isinstance(message, Message):
@@ -207,14 +219,7 @@ def check(message: Message, path: str = "") -> None:
         name = f"{path}{field.name}"
         bounds = bounds_of(field)
         if field.is_repeated:
-            assert bounds.max_items is not None
-            if len(value) > bounds.max_items:
-                raise _refuse(
-                    name,
-                    f"has {len(value)} items; at most {bounds.max_items} are allowed",
-                    bounds.why("TOO_MANY_ITEMS"),
-                    bounds.max_items,
-                )
+            _count(bounds, len(value), name)
             if _is_map(field):
                 key_field, value_field = (
                     _message_type(field).fields_by_name["key"],
@@ -230,6 +235,67 @@ def check(message: Message, path: str = "") -> None:
             check(value, f"{name}.")
         else:
             _scalar(field, bounds, value, name, _own_id(message, bounds))
+
+
+MAX_JSON_DEPTH = 100  # json_format's own limit on nested messages
+
+
+def check_json(value: Any, descriptor: Descriptor, path: str = "", depth: int = 0) -> None:
+    """Raise InvalidArgument for the first list, map or string of a request's JSON (the
+    proto3 mapping, before it is parsed) longer than its field's bounds, as ``check`` would.
+
+    For the web bridge: ``json_format`` builds a message in pure Python, some microseconds an
+    item, so what is too long must be refused before it is built. Anything that is not the
+    shape its field wants is left for ``json_format`` to refuse.
+    """
+    if not isinstance(value, dict) or depth > MAX_JSON_DEPTH:
+        return
+    fields = _json_fields(descriptor)
+    for key, item in value.items():
+        field = fields.get(key)
+        if field is None or item is None:
+            continue
+        name = f"{path}{field.name}"
+        bounds = bounds_of(field)
+        if not field.is_repeated:
+            _json_item(field, item, name, depth)
+            continue
+        if not isinstance(item, list | dict):
+            continue
+        _count(bounds, len(item), name)
+        if _is_map(field):
+            entry = _message_type(field)
+            if isinstance(item, dict):
+                for key_text, entry_value in item.items():
+                    _json_item(entry.fields_by_name["key"], key_text, f"{name}.key", depth)
+                    _json_item(entry.fields_by_name["value"], entry_value, f"{name}.value", depth)
+        elif isinstance(item, list):
+            for index, element in enumerate(item):
+                _json_item(field, element, f"{name}[{index}]", depth)
+
+
+@cache
+def _json_fields(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
+    """A message's fields by the names its JSON may use: the lowerCamelCase and the proto one."""
+    return {**{f.name: f for f in descriptor.fields}, **{f.json_name: f for f in descriptor.fields}}
+
+
+def _json_item(field: FieldDescriptor, value: Any, path: str, depth: int) -> None:
+    if field.type == _T.TYPE_MESSAGE:
+        check_json(value, _message_type(field), f"{path}.", depth + 1)
+        return
+    bounds = bounds_of(field)
+    if bounds.max_len is None or not isinstance(value, str):
+        return
+    if field.type == _T.TYPE_STRING and len(value) > bounds.max_len:
+        _scalar(field, bounds, value, path)  # the refusal the parsed string gets
+    elif field.type == _T.TYPE_BYTES and len(value) > 4 * ((bounds.max_len + 2) // 3):
+        raise _refuse(  # base64: 4 characters carry 3 bytes
+            path,
+            f"is over {bounds.max_len} bytes long; at most {bounds.max_len} are allowed",
+            bounds.why("FIELD_TOO_LONG"),
+            bounds.max_len,
+        )
 
 
 def _own_id(message: Any, bounds: Bounds) -> str:

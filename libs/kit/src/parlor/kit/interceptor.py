@@ -27,7 +27,7 @@ from parlor.kit import auth, bounds, logs, metrics
 from parlor.kit.fingerprint import bind_request
 from parlor.kit.logs import call_context
 from parlor.kit.ratelimit import RateLimiter, client_address
-from parlor.kit.status import to_status
+from parlor.kit.status import INCIDENT_MESSAGE, to_status
 from parlor.telemetry import logcontext
 
 log = logging.getLogger("parlor.kit.rpc")
@@ -44,7 +44,7 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: BaseExcepti
         status = to_status(known)
         await context.abort(status.code, status.details, status.trailing_metadata)
     incident = logs.incident(log, "unexpected error in handler", error)
-    await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
+    await context.abort(grpc.StatusCode.INTERNAL, INCIDENT_MESSAGE.format(incident))
 
 
 class _Method:

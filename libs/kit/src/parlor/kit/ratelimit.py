@@ -143,14 +143,21 @@ def forwarded_for(client: str | None, incoming: str | None, settings: RateLimitS
 
     The incoming hops are kept only when the bridge's client is itself a trusted proxy (and
     then only the last few, each clipped); otherwise the client wrote them and they are
-    dropped. The services take the rightmost address that is not a trusted proxy.
+    dropped. The services take the rightmost address that is not a trusted proxy. A hop that
+    gRPC metadata cannot carry (anything but printable ASCII: a call given it never ends) is
+    passed on as ``unknown``, in its place.
     """
     hops: list[str] = []
     if incoming and client and _within(client, _trusted(settings.trusted_proxies)):
         hops = [h.strip()[:64] for h in incoming.split(",") if h.strip()][-8:]
     if client:
         hops.append(client[:64])
-    return ", ".join(hops)
+    return ", ".join(h if metadata_safe(h) else "unknown" for h in hops)
+
+
+def metadata_safe(value: str) -> bool:
+    """Whether gRPC can carry ``value`` in (text) metadata: printable ASCII only."""
+    return all(" " <= c <= "~" for c in value)
 
 
 _TRUSTED: dict[tuple[str, ...], tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]] = {}

@@ -21,6 +21,8 @@ DOMAIN = "parlor.dev"
 # (RESOURCE_EXHAUSTED "Stream removed") instead of reaching the client.
 MAX_MESSAGE = 512
 MAX_METADATA_VALUE = 128
+# What an unforeseen failure tells the caller: an id to find its traceback in the logs.
+INCIDENT_MESSAGE = "internal error (incident {})"
 
 
 def clip(text: str, limit: int) -> str:

@@ -37,8 +37,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as Message_
 
+from parlor.core.errors import InvalidArgument
+from parlor.kit import bounds
+from parlor.kit.auth import MAX_TOKEN_BYTES
 from parlor.kit.bounds import JSON_SAFE
-from parlor.kit.ratelimit import RateLimitSettings, forwarded_for
+from parlor.kit.ratelimit import RateLimitSettings, forwarded_for, metadata_safe
 from parlor.webgateway.catalog import RESUME_FIELDS, Method, version_of
 from parlor.webgateway.errors import BridgeError, from_rpc_error
 
@@ -48,17 +51,30 @@ UNARY_TIMEOUT_SECONDS = 30.0
 KEEPALIVE_SECONDS = 15.0
 # Headers passed to the services as gRPC metadata; nothing else a browser sends is.
 FORWARDED_HEADERS = ("authorization",)
+MAX_AUTHORIZATION_CHARS = len("Bearer ") + MAX_TOKEN_BYTES  # no token Parlor issues is longer
 CLIENT_HEADER = "x-forwarded-for"  # set by the bridge itself, from the caller's address
 JSON_ERROR_CHARS = 100  # a parse error may quote the body: never echo more than this
 MAX_VERSION_DIGITS = len(str(JSON_SAFE))  # a stream version is at most JSON_SAFE
 NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Parlor</title>
 <p>The web client is not built. Run <code>make install</code> (it needs Node.js and npm),
 then start the platform again. The JSON API is served under <code>/api/</code>.</p>"""
+# On every answer. The page loads nothing from elsewhere; no other site may frame it (a
+# page acts on a click: drop a checker, resign) nor, through it, set its base URL or send
+# its forms elsewhere (frame-ancestors, base-uri and form-action fall back to nothing, not
+# to default-src); X-Frame-Options for browsers without frame-ancestors.
 SECURITY_HEADERS = {
-    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'",
+    "content-security-policy": (
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none';"
+        " base-uri 'none'; form-action 'self'"
+    ),
+    "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
 }
+# On every answer under /api/ that does not say otherwise: it holds a token or what only its
+# caller may see (a rack, a hand), so no cache keeps it.
+API_CACHE_CONTROL = "no-store"
 
 Channels = Callable[[str], grpc.aio.Channel]
 
@@ -69,24 +85,77 @@ def to_json(message: Message) -> str:
 
 
 def _metadata(request: Request, proxies: RateLimitSettings) -> tuple[tuple[str, str], ...]:
+    """What the services are told: the caller's token as it came, and its address.
+
+    gRPC metadata is printable ASCII, and a call given anything else never ends (it held the
+    request, its connection and an uncounted stream until the bridge stopped): a token that
+    is not, or longer than any token can be, is refused here as the services would.
+    """
     passed = tuple((h, request.headers[h]) for h in FORWARDED_HEADERS if h in request.headers)
+    for _, value in passed:
+        if not metadata_safe(value) or len(value) > MAX_AUTHORIZATION_CHARS:
+            raise BridgeError(
+                401,
+                "UNAUTHENTICATED",
+                "TOKEN_INVALID",
+                "the authorization header must be 'Bearer <token>', a token Parlor issued",
+            )
     header = proxies.client_address_header.lower() or CLIENT_HEADER
     incoming = request.headers.get(header) if proxies.client_address_header else None
     client = forwarded_for(request.client.host if request.client else None, incoming, proxies)
     return (*passed, (header, client)) if client else passed
 
 
-async def _parse(request: Request, method: Method, max_bytes: int) -> Message:
+def _json_only(request: Request) -> None:
+    """Take only a JSON call: a browser asks first (a CORS preflight, never granted here)
+    before it sends one cross-site, but sends a form or text/plain from any site unasked,
+    which would let every visitor of another site call the tokenless methods for it."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise BridgeError(
+            415,
+            "INVALID_ARGUMENT",
+            "NOT_JSON",
+            "send the request as JSON, with content-type: application/json",
+        )
+
+
+async def _read(request: Request, max_bytes: int, seconds: float) -> bytes:
+    """The body, read no further than the limit and for no longer than ``seconds``."""
     body = bytearray()
-    async for chunk in request.stream():  # read no further than the limit
-        body += chunk
-        if len(body) > max_bytes:
-            raise BridgeError(
-                413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large"
-            )
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > max_bytes:
+                    raise BridgeError(
+                        413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", "the request is too large"
+                    )
+    except TimeoutError:
+        raise BridgeError(
+            408,
+            "DEADLINE_EXCEEDED",
+            "REQUEST_TIMEOUT",
+            f"the request's body did not arrive within {seconds:g} s",
+        ) from None
+    return bytes(body)
+
+
+async def _parse(
+    request: Request, method: Method, max_bytes: int, seconds: float = 10.0
+) -> Message:
+    body = await _read(request, max_bytes, seconds)
+    try:  # json_format builds the message in pure Python: nothing too long gets that far
+        bounds.check_json(json.loads(body or b"{}"), method.request_type)
+    except (ValueError, RecursionError):
+        pass  # not JSON: json_format says why below
+    except InvalidArgument as refusal:
+        raise BridgeError(
+            400, "INVALID_ARGUMENT", refusal.reason, refusal.message, refusal.metadata
+        ) from refusal
     message = method.request()
     try:
-        json_format.Parse(bytes(body) or b"{}", message)
+        json_format.Parse(body or b"{}", message)
     except (json_format.ParseError, UnicodeDecodeError) as exc:
         problem = str(exc)
         if len(problem) > JSON_ERROR_CHARS:
@@ -126,11 +195,13 @@ class Bridge:
         channels: Channels,
         max_bytes: int,
         proxies: RateLimitSettings | None = None,
+        request_seconds: float = 10.0,
     ) -> None:
         self.methods = methods
         self.channels = channels
         self.max_bytes = max_bytes
         self.proxies = proxies or RateLimitSettings()
+        self.request_seconds = request_seconds
 
     def _method(self, request: Request) -> Method:
         key = f"{request.path_params['service']}/{request.path_params['method']}"
@@ -142,7 +213,8 @@ class Bridge:
     async def call(self, request: Request) -> Response:
         try:
             method = self._method(request)
-            message = await _parse(request, method, self.max_bytes)
+            _json_only(request)
+            message = await _parse(request, method, self.max_bytes, self.request_seconds)
             if method.server_streaming:
                 _resume(request, method, message)
                 return StreamingResponse(
@@ -214,13 +286,15 @@ def create_app(
     assets: Path | None,
     max_bytes: int = 1024 * 1024,
     proxies: RateLimitSettings | None = None,
+    request_seconds: float = 10.0,
 ) -> Starlette:
     """The ASGI app: the API under /api/, /healthz, and the web client's assets at /.
 
     ``proxies`` says which proxies in front of the bridge are believed about the caller's
     address (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``); by default none.
+    ``request_seconds`` is how long a request's body may take to arrive.
     """
-    bridge = Bridge(methods, channels, max_bytes, proxies)
+    bridge = Bridge(methods, channels, max_bytes, proxies, request_seconds)
 
     async def healthz(request: Request) -> Response:
         return Response("ok\n", media_type="text/plain")
@@ -241,7 +315,7 @@ def create_app(
 
 
 class SecurityHeaders:
-    """Adds SECURITY_HEADERS to every HTTP response (the page loads nothing from elsewhere)."""
+    """Adds SECURITY_HEADERS to every HTTP response, and API_CACHE_CONTROL to the API's."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -255,6 +329,9 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                api = scope["path"].startswith("/api/")
+                if api and not any(k.lower() == b"cache-control" for k, _ in headers):
+                    headers.append((b"cache-control", API_CACHE_CONTROL.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 

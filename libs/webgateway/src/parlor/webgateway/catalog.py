@@ -40,6 +40,7 @@ class Method:
     client_streaming: bool
     resume_field: str | None  # request field set from Last-Event-ID
     versioned: bool  # responses carry VERSION_PATH
+    request_type: Descriptor  # the request's descriptor (its fields' bounds)
 
     @property
     def path(self) -> str:
@@ -80,6 +81,7 @@ def _method(service: ServiceDescriptor, method: MethodDescriptor) -> Method:
         client_streaming=method.client_streaming,
         resume_field=resume if method.server_streaming else None,
         versioned=_has_path(method.output_type, VERSION_PATH),
+        request_type=method.input_type,
     )
 
 

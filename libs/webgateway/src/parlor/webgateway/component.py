@@ -20,6 +20,7 @@ from pathlib import Path
 
 import grpc
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from parlor.kit.client import channel as client_channel
 from parlor.kit.inprocess import own_target
@@ -51,6 +52,19 @@ class WebSettings:
     assets: str = setting(
         "PARLOR_WEB_ASSETS", "folder of the built web client (empty: the packaged build)", ""
     )
+    request_seconds: float = setting(
+        "PARLOR_WEB_REQUEST_SECONDS",
+        "longest a client may take to send a request's headers, and again its body (then the"
+        " connection is closed, or 408 REQUEST_TIMEOUT); a stream's answer has no deadline",
+        10.0,
+    )
+
+    def __post_init__(self) -> None:
+        if not 0 < self.request_seconds < float("inf"):  # 0 would refuse every request
+            raise SettingsError(
+                f"PARLOR_WEB_REQUEST_SECONDS: must be a number of seconds above 0,"
+                f" got {self.request_seconds!r}"
+            )
 
 
 def parse_routes(routes: tuple[str, ...]) -> dict[str, str]:
@@ -88,6 +102,47 @@ class Channels:
         self._open.clear()
 
 
+class _Connection(H11Protocol):
+    """uvicorn's HTTP/1.1 connection with a deadline for each request's headers.
+
+    uvicorn waits for them without end (its keep-alive timer stops at the first byte), so a
+    client sending nothing, or a header a minute, held a connection and a socket for ever.
+    ``header_seconds`` after the connection opens or an answer ends, a connection with no
+    request under way is closed; the body has the app's own deadline (``Bridge``)."""
+
+    header_seconds = 10.0
+    _headers_due: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._await_headers()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._await_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._headers_due is not None:
+            self._headers_due.cancel()
+        super().connection_lost(exc)
+
+    def _await_headers(self) -> None:
+        if self._headers_due is not None:
+            self._headers_due.cancel()
+        self._headers_due = self.loop.call_later(self.header_seconds, self._headers_late)
+
+    def _headers_late(self) -> None:
+        if self.cycle is not None and not self.cycle.response_complete:
+            return  # a request is under way: its headers came
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def connection_class(header_seconds: float) -> type[_Connection]:
+    """The HTTP connection class uvicorn makes for each client, with that deadline."""
+    return type("Connection", (_Connection,), {"header_seconds": header_seconds})
+
+
 class _Server(uvicorn.Server):
     """uvicorn without its signal handling: the kit's server owns SIGTERM and SIGINT and
     stops this task on them (uvicorn's own handlers would replace the kit's)."""
@@ -121,16 +176,24 @@ def address(sock: socket.socket, host: str) -> str:
     return f"http://{shown}:{port}"
 
 
-async def serve_http(sock: socket.socket, channels: Channels, assets: Path | None) -> None:
+async def serve_http(
+    sock: socket.socket,
+    channels: Channels,
+    assets: Path | None,
+    settings: WebSettings | None = None,
+) -> None:
     """Run the app on ``sock`` until cancelled, then finish in-flight requests briefly."""
+    settings = settings or load(WebSettings)
     app = create_app(
         catalog(),
         channels,
         assets if assets is not None else ASSETS,
         proxies=load(RateLimitSettings),
+        request_seconds=settings.request_seconds,
     )
     config = uvicorn.Config(  # the bridge reads proxy headers itself, from trusted proxies only
         app,
+        http=connection_class(settings.request_seconds),
         log_config=None,
         access_log=False,
         lifespan="off",
@@ -165,7 +228,8 @@ async def component() -> AsyncIterator[Component]:
     log.info("web client", extra={"url": url, "target": target})
 
     async def run() -> None:
-        await serve_http(sock, channels, Path(settings.assets) if settings.assets else None)
+        assets = Path(settings.assets) if settings.assets else None
+        await serve_http(sock, channels, assets, settings)
 
     try:
         yield Component(name="web", tasks=[run])
