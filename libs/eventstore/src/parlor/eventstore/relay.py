@@ -6,6 +6,12 @@ replayed after a crash (published, not yet checkpointed) is dropped by
 JetStream's dedupe window. A LISTEN doorbell wakes it within milliseconds of a
 commit; ``poll_interval`` is only the safety net.
 
+**What it publishes** of an event is what the event's lane's ``redact`` makes of it: its
+payload, and its type (on the subject and in ``Parlor-Event-Type``), may be others than
+stored, so that the bus tells no more than a spectator may see (a Take Four joker swap
+goes as a move); its id, stream, version and position stay its own, and everything below
+(the duplicate check, redelivery ids, ``verify``) is of the message as published.
+
 **Leadership** is a lease in ``relay_leases``: one replica holds it and renews it
 every ``renew_interval`` seconds; the others try to take it every
 ``takeover_interval`` and get it once it has lapsed (``lease_seconds`` after the
