@@ -11,7 +11,8 @@ descriptors (an RPC added later is checked without editing this file):
   tiles and the bag, by value, against the truth folded from the store
   (``leakcheck``). Calls that act may act for bob; the truth is read again after each.
 - NATS: every message the relay published for those games is searched the same way,
-  as a spectator would see it; its subject is exactly ``<prefix>.<game>.<id>.<Event>``.
+  as a spectator would see it; its subject is exactly ``<prefix>.<game>.<id>.<Event>``,
+  the event's type as a spectator is shown it (a Take Four joker swap: ``TileMoved``).
 - the search is shown to work: fed the unredacted views and events, and run against
   the live services with their redaction switched off, it finds the secrets.
 - tokens: every RPC of every installed service, without a token and with a token
@@ -676,15 +677,20 @@ async def test_nats_carries_no_hidden_tile(
             await sub.unsubscribe()
             if category == "upwords":
                 from parlor.services.upwords.codec import EVENT_TYPES as types
+                from parlor.services.upwords.codec import public
             else:
                 from parlor.services.takefour.codec import _TYPES as types
+                from parlor.services.takefour.codec import public
             for record, msg in zip(stored, published, strict=True):
-                name = record.type.rsplit(".", 1)[-1]
+                # the type a spectator is shown (a Take Four joker swap: a move)
+                shown, _ = public(record.type, record.data)
+                name = shown.rsplit(".", 1)[-1]
                 assert msg.subject == f"{subject_prefix}.{category}.{game_id}.{name}"
+                assert msg.headers["Parlor-Event-Type"] == shown
                 assert int(msg.headers["Parlor-Version"]) == record.version
                 if truth.ended_at is not None and record.version >= truth.ended_at:
                     continue  # the end reveals the racks left, on purpose
-                message = types[record.type]()
+                message = types[shown]()
                 message.ParseFromString(msg.data)
                 found = secrets.leaks(message, f"NATS {msg.subject} ", version=record.version)
                 assert not found, describe(found)

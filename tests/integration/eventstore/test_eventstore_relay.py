@@ -541,9 +541,9 @@ def fast(store: PostgresEventStore, bus: JetStreamBus, lanes: list[Lane]) -> Rel
     )
 
 
-def hidden(event_type: str, data: bytes) -> bytes | None:
+def hidden(event_type: str, data: bytes) -> tuple[str, bytes] | None:
     """Upwords' stand-in redaction: the payload never leaves; Secret events not at all."""
-    return None if event_type == "Secret" else b"public"
+    return None if event_type == "Secret" else (event_type, b"public")
 
 
 def shared(store: PostgresEventStore, bus: JetStreamBus) -> Relay:
@@ -560,17 +560,21 @@ async def append_to(
         await store.append(stream, [NewEvent(kind, f"{base + m}".encode())], base + m)
 
 
-async def on_stream(bus: JetStreamBus) -> list[tuple[str, bytes]]:
-    """(Nats-Msg-Id, data) of every message on the stream, in stream order."""
+async def stream_messages(bus: JetStreamBus) -> list[Any]:
+    """Every message on the stream (``subject``, ``headers``, ``data``), in stream order."""
     info = await bus.js.stream_info(bus.subjects.stream)
     found = []
     for seq in range(info.state.first_seq, info.state.last_seq + 1):
         try:
-            msg = await bus.js.get_msg(bus.subjects.stream, seq)
+            found.append(await bus.js.get_msg(bus.subjects.stream, seq))
         except nats.js.errors.NotFoundError:
             continue  # deleted
-        found.append(((msg.headers or {})["Nats-Msg-Id"], msg.data or b""))
     return found
+
+
+async def on_stream(bus: JetStreamBus) -> list[tuple[str, bytes]]:
+    """(Nats-Msg-Id, data) of every message on the stream, in stream order."""
+    return [((m.headers or {})["Nats-Msg-Id"], m.data or b"") for m in await stream_messages(bus)]
 
 
 async def test_one_relay_publishes_each_hosted_category_once_in_order_through_its_own_public(
@@ -716,6 +720,125 @@ def test_redaction_keeps_the_event_when_nothing_changes() -> None:
     assert category_lane("upwords").redact(event) is event
     changed = category_lane("upwords", hidden).redact(event)
     assert changed == dataclasses.replace(event, data=b"public")
+
+
+# -- an event shown under another type ---------------------------------------------------------
+# Take Four shows a joker swap to others as a move: its own type, on the subject and in
+# Parlor-Event-Type, would tell everyone that a joker is now in that hand. The stand-ins:
+
+
+def as_stored(event_type: str, data: bytes) -> tuple[str, bytes] | None:
+    """A redaction that keeps each type (as Take Four's did before): only the seat is shown."""
+    return event_type, data.split(b"|")[0]
+
+
+def swaps_as_moves(event_type: str, data: bytes) -> tuple[str, bytes] | None:
+    """A swap is shown as a move; only the seat (before the ``|``) is shown of either."""
+    return ("Moved" if event_type == "Swapped" else event_type), data.split(b"|")[0]
+
+
+def test_a_redaction_may_show_an_event_under_another_type() -> None:
+    event = RecordedEvent(
+        "takefour-g1", 2, 7, "Swapped", b"0|joker", 1, NO_METADATA, datetime.now(UTC)
+    )
+    shown = category_lane("takefour", swaps_as_moves).redact(event)
+    assert shown == dataclasses.replace(event, type="Moved", data=b"0")
+    assert Subjects().for_event(shown) == "parlor.events.takefour.g1.Moved"
+    assert shown.message_id == "takefour-g1:2"
+
+
+async def append_swap(store: PostgresEventStore) -> None:
+    """Seat 0 moves a tile, then swaps a joker (the last event: the one a lead checks)."""
+    moves = [("Moved", b"0|cell"), ("Swapped", b"0|joker")]
+    await store.append("takefour-g1", [NewEvent(t, d) for t, d in moves], NO_STREAM)
+
+
+async def relay_takefour(
+    store: PostgresEventStore, bus: JetStreamBus, public: Any, eventually: Eventually
+) -> None:
+    """A relay of the takefour lane through ``public``, run until it has published both."""
+    r = fast(store, bus, [category_lane("takefour", public)])
+    r.start()
+    try:
+        await eventually(lambda: r.published == 2)
+    finally:
+        await r.stop()
+
+
+async def assert_the_next_leader_takes_the_swap_for_its_own(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """A relay taking the lead checks the last message on its subjects (the swap) against
+    the store: its own, so no forgery, no rebuild, nothing published again."""
+    again = fast(store, bus, [category_lane("takefour", swaps_as_moves)])
+    again.start()
+    try:
+        await eventually(lambda: again.lanes["takefour"].verified_position == 2)
+    finally:
+        await again.stop()
+    assert (again.forgeries, again.rebuilds, again.published) == (0, 0, 0)
+
+
+async def test_an_event_shown_as_another_type_goes_on_the_bus_as_that_type_under_its_own_id(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """Subject, headers and payload of the swap are those of the same seat's move, but for
+    the event's own id, version and position; a relay taking the lead checks the message
+    against the store and believes it as its own (no forgery, no rebuild)."""
+    await append_swap(store)
+    await relay_takefour(store, bus, swaps_as_moves, eventually)
+    move, swap = await stream_messages(bus)
+    assert swap.subject == move.subject == f"{bus.subjects.prefix}.takefour.g1.Moved"
+    assert swap.data == move.data == b"0"
+    own = ("Nats-Msg-Id", "Parlor-Version", "Parlor-Position", "Parlor-Recorded-At")
+
+    def shared(headers: Mapping[str, str]) -> dict[str, str]:
+        return {k: v for k, v in headers.items() if k not in own}
+
+    assert shared(swap.headers) == shared(move.headers)
+    assert swap.headers["Parlor-Event-Type"] == "Moved"
+    assert (swap.headers["Nats-Msg-Id"], swap.headers["Parlor-Version"]) == ("takefour-g1:2", "2")
+    assert not any("Swapped" in text for text in (swap.subject, *swap.headers.values()))
+    await assert_the_next_leader_takes_the_swap_for_its_own(store, bus, eventually)
+    assert len(await stream_messages(bus)) == 2
+
+
+async def test_an_event_shown_as_another_type_whose_id_was_taken_goes_under_its_redelivery_id(
+    store: PostgresEventStore, bus: JetStreamBus, nats_url: str, eventually: Eventually
+) -> None:
+    """The forged-duplicate check and the redelivery id are of the message as shown: the swap
+    reaches the stream as a move under ``takefour-g1:2:<digest>``, and the next leader's
+    check takes that message for its own."""
+    forger = await nats.connect(nats_url)
+    try:
+        await forger.jetstream().publish(
+            f"{bus.subjects.prefix}.takefour.g1.Moved",
+            b"forged",
+            headers={"Nats-Msg-Id": "takefour-g1:2"},
+        )
+    finally:
+        await forger.close()
+    await append_swap(store)
+    await relay_takefour(store, bus, swaps_as_moves, eventually)
+    forged, move, swap = await stream_messages(bus)
+    assert forged.data == b"forged"  # it stays, under the id it took
+    assert swap.headers["Nats-Msg-Id"].startswith("takefour-g1:2:")
+    assert (swap.subject, swap.data) == (move.subject, move.data)
+    assert swap.headers["Parlor-Event-Type"] == "Moved"
+    await assert_the_next_leader_takes_the_swap_for_its_own(store, bus, eventually)
+
+
+async def test_a_message_a_release_before_published_under_the_stored_type_is_still_its_own(
+    store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """After an upgrade that shows an event under another type, the swap the release before
+    published as a swap is no forgery to the relay's check (no ERROR, no critical alert) and
+    nothing is published again."""
+    await append_swap(store)
+    await relay_takefour(store, bus, as_stored, eventually)
+    assert (await stream_messages(bus))[-1].headers["Parlor-Event-Type"] == "Swapped"
+    await assert_the_next_leader_takes_the_swap_for_its_own(store, bus, eventually)
+    assert len(await stream_messages(bus)) == 2
 
 
 async def test_an_event_whose_id_a_forger_took_first_still_reaches_the_stream_and_is_reported(

@@ -11,8 +11,8 @@ from parlor.gamehost.backends import _OUTBOXES, game_backends
 pytestmark = pytest.mark.integration
 
 
-def hidden(event_type: str, data: bytes) -> bytes | None:
-    return b""
+def hidden(event_type: str, data: bytes) -> tuple[str, bytes] | None:
+    return event_type, b""
 
 
 async def test_games_in_one_process_share_a_bus_and_relay_each_with_its_own_lane(

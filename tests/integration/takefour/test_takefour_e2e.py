@@ -8,6 +8,7 @@ no secret at all. Once the game is over, history and export show everything.
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from typing import Any
 
@@ -232,3 +233,67 @@ async def test_two_players_play_a_round_to_the_end_seeing_only_their_own_tiles(
             assert not message.HasField("secret"), event.type
             secrets_kept += event.data != original.data
     assert secrets_kept >= 10  # the deals, the placements and the scores all lost their secrets
+
+
+def shared_headers(headers: dict[str, str]) -> dict[str, Any]:
+    """A message's headers but its event's own (id, version, position, times, command)."""
+    own = {"Nats-Msg-Id", "Parlor-Version", "Parlor-Position", "Parlor-Recorded-At"}
+    own |= {"Parlor-Command-Id", "traceparent", "tracestate"}
+    shared: dict[str, Any] = {k: v for k, v in headers.items() if k not in own}
+    extra = json.loads(shared.pop("Parlor-Extra", "{}"))
+    extra.pop("clock_at", None)  # when the command was decided
+    return {**shared, "Parlor-Extra": extra}
+
+
+async def test_nats_carries_a_joker_swap_as_it_carries_a_move(
+    takefour: Any, nats_url: str, subject_prefix: str
+) -> None:
+    """Anyone on NATS reads every event as it happens: a swap's own type (subject,
+    ``Parlor-Event-Type``) would tell them a joker is now in that hand, so the relay
+    publishes it as the views show it to others, a move of that seat's, with a move's payload."""
+    async with takefour.channel("ada") as a_ch, takefour.service_channel() as s_ch:
+        ada = pb_grpc.TakeFourServiceStub(a_ch)
+        for _ in range(20):  # a deal of 4 from 12 tiles: until ada holds a joker and an E
+            game_id = uuid.uuid4().hex
+            await pb_grpc.TakeFourServiceStub(s_ch).CreateGame(
+                pb.CreateGameRequest(
+                    game_id=game_id, seats=seats("ada", "bob"), config=config("E8", jokers=4)
+                )
+            )
+            hand = (await ada.GetGame(pb.GetGameRequest(game_id=game_id))).game.seats[0].hand
+            jokers = [t.id for t in hand if t.face == "?"]
+            es = [t.id for t in hand if t.face == "E"]
+            if jokers and es:
+                break
+        else:
+            pytest.fail("ada was never dealt a joker and an E")
+        await ada.PlaceTile(
+            pb.PlaceTileRequest(game_id=game_id, tile=jokers[0], x=0, y=0, letter="E")
+        )
+        moved = await ada.MoveTile(
+            pb.MoveTileRequest(game_id=game_id, to=pb.Cell(x=0, y=1), **{"from": pb.Cell()})
+        )
+        swapped = await ada.SwapJoker(
+            pb.SwapJokerRequest(game_id=game_id, tile=es[0], cell=pb.Cell(x=0, y=1))
+        )
+    assert swapped.events[0].WhichOneof("body") == "joker_swapped"  # ada sees her own swap
+    versions = (moved.events[0].info.version, swapped.events[0].info.version)
+    nc = await nats.connect(nats_url)
+    try:
+        sub = await nc.jetstream().subscribe(
+            f"{subject_prefix}.takefour.{game_id}.*", ordered_consumer=True
+        )
+        published = {}
+        while len(published) < versions[1]:
+            msg = await sub.next_msg(timeout=10)
+            published[int(msg.headers["Parlor-Version"])] = msg
+    finally:
+        await nc.close()
+    move, swap = (published[v] for v in versions)
+    assert swap.subject == move.subject == f"{subject_prefix}.takefour.{game_id}.TileMoved"
+    assert swap.data == move.data
+    assert shared_headers(swap.headers) == shared_headers(move.headers)
+    assert swap.headers["Parlor-Event-Type"] == "parlor.takefour.v1.TileMoved"
+    assert swap.headers["Nats-Msg-Id"] == f"takefour-{game_id}:{versions[1]}"
+    for msg in published.values():
+        assert "Joker" not in msg.subject + "".join(msg.headers.values())

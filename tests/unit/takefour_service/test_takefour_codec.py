@@ -67,14 +67,38 @@ def test_nats_payloads_carry_no_secret_field() -> None:
     for events in GAMES:
         for event in events:
             event_type, data = codec.encode(event)
-            shown = public(event_type, data)
-            assert shown is not None
-            parsed = codec_message(event_type)
+            shown_type, shown = public(event_type, data)
+            parsed = codec_message(shown_type)
             parsed.ParseFromString(shown)
             if "secret" in parsed.DESCRIPTOR.fields_by_name:
                 assert not parsed.HasField("secret")
             if not isinstance(event, SeatsTaken | GameFinished) and tf.secret_fields(type(event)):
                 assert shown != data
+
+
+def test_the_bus_carries_every_event_as_a_spectator_sees_it_during_play() -> None:
+    """Anyone on NATS reads what the relay publishes, as it happens: each event's type (its
+    subject and ``Parlor-Event-Type``) and payload are those a spectator is shown."""
+    store = Codec()
+    swaps = [tf.JokerSwapped(seat, 1, 2, 3, 99) for seat in (0, 1)]
+    for event in [e for events in GAMES for e in events] + swaps:
+        event_type, data = store.encode(event)
+        if isinstance(event, SeatsTaken | GameFinished):
+            assert public(event_type, data) == (event_type, data)  # nothing of them is hidden
+            continue
+        seen, _ = codec.seen_pb(event, None, reveal=False)
+        shown = (seen.DESCRIPTOR.full_name, seen.SerializeToString(deterministic=True))
+        assert public(event_type, data) == shown, event
+
+
+def test_the_bus_carries_a_joker_swap_as_it_carries_a_move() -> None:
+    """A swap's own type on the bus would tell everyone that a joker is now in that hand: its
+    type and payload are a move's (the same seat's), as the views show it."""
+    store = Codec()
+    for seat in (0, 3):
+        swap, move = tf.JokerSwapped(seat, 1, 2, 3, 99), tf.TileMoved(seat, 1, 2, 5, 6, "E")
+        moved = ("parlor.takefour.v1.TileMoved", pb.TileMoved(seat=seat).SerializeToString())
+        assert public(*store.encode(swap)) == public(*store.encode(move)) == moved
 
 
 def codec_message(event_type: str) -> Message:
@@ -156,7 +180,7 @@ def test_a_done_with_tiles_in_hand_says_how_many_to_every_viewer() -> None:
         seen, _ = codec.seen_pb(done, viewer, reveal=False)
         assert isinstance(seen, pb.DoneCalled)
         assert (seen.seat, seen.in_hand, seen.HasField("secret")) == (1, 3, False)
-    stripped = pb.DoneCalled.FromString(public(*store.encode(done)) or b"")
+    stripped = pb.DoneCalled.FromString(public(*store.encode(done))[1])
     assert (stripped.in_hand, stripped.HasField("secret")) == (3, False)
 
 

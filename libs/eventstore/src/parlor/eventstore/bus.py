@@ -6,7 +6,10 @@ for the stream ``<category>-<id>``: consumers filter by game type
 event type across games (``parlor.events.*.*.GameFinished``). Subjects carry
 only public identifiers, never payload data; everything else travels in
 headers, and the message data is the event's payload bytes, so consumers in
-any language need only a NATS client and the protobuf definitions.
+any language need only a NATS client and the protobuf definitions. What a relay
+publishes is what its redaction makes of an event, type included: the subject and
+``Parlor-Event-Type`` name the type it is shown as (a Take Four joker swap goes as a
+``TileMoved``), ``Nats-Msg-Id`` and the stream, version and position are its own.
 
 **A duplicate is a claim too.** JetStream dedupes by ``Nats-Msg-Id`` across the whole
 stream, so anyone who may publish on the subjects can take a future event's id first;

@@ -6,6 +6,12 @@ replayed after a crash (published, not yet checkpointed) is dropped by
 JetStream's dedupe window. A LISTEN doorbell wakes it within milliseconds of a
 commit; ``poll_interval`` is only the safety net.
 
+**What it publishes** of an event is what the event's lane's ``redact`` makes of it: its
+payload, and its type (on the subject and in ``Parlor-Event-Type``), may be others than
+stored, so that the bus tells no more than a spectator may see (a Take Four joker swap
+goes as a move); its id, stream, version and position stay its own, and everything below
+(the duplicate check, redelivery ids, ``verify``) is of the message as published.
+
 **Leadership** is a lease in ``relay_leases``: one replica holds it and renews it
 every ``renew_interval`` seconds; the others try to take it every
 ``takeover_interval`` and get it once it has lapsed (``lease_seconds`` after the
@@ -653,14 +659,17 @@ class Relay:
         """Whether ``message`` is what this lane publishes of the store's event at the
         position it claims: that event, of the lane's category and not kept off the bus
         by its redaction, on its subject, under its own id or a ``redelivery_id`` of it,
-        with its headers (``same_message``).
+        with its headers (``same_message``), under the type its redaction shows it as or
+        its type in the store.
 
         Not its payload: that is what the lane's redaction made of the event when it was
         published, which a later release may make otherwise (every message of a lane
-        would look forged after an upgrade, and be published again). The headers carry
-        what only the store knows before the relay publishes it (the recording time to
-        the microsecond, the command and correlation ids); a ``redelivery_id`` is checked
-        against the payload the message holds."""
+        would look forged after an upgrade, and be published again). Nor only the type it
+        is shown as now, for the same reason: a release before may have published it under
+        its stored type (Take Four's joker swaps, before they were shown as moves). The
+        headers carry what only the store knows before the relay publishes it (the
+        recording time to the microsecond, the command and correlation ids); a
+        ``redelivery_id`` is checked against the payload the message holds."""
         try:
             claimed = decode_event(message.headers, message.data)
         except InvalidArgument:
@@ -679,22 +688,25 @@ class Relay:
             return False  # never published (it went to the dead letters)
         if out is None:
             return False
-        as_stored = dataclasses.replace(out, data=message.data)
         message_id = message.headers.get(MSG_ID, "")
-        if message_id != out.message_id and message_id not in {
-            redelivery_id(as_stored, attempt) for attempt in range(1, REDELIVERY_ATTEMPTS + 1)
-        }:
-            return False
-        headers = event_headers(out)
-        headers[MSG_ID] = message_id
-        return same_message(
-            self.bus.subjects.for_event(out),
-            message.data,
-            headers,
-            message.subject,
-            message.data,
-            message.headers,
-        )
+        for shown in dict.fromkeys((out.type, event.type)):
+            carried = dataclasses.replace(out, type=shown, data=message.data)
+            if message_id != out.message_id and message_id not in {
+                redelivery_id(carried, attempt) for attempt in range(1, REDELIVERY_ATTEMPTS + 1)
+            }:
+                continue
+            headers = event_headers(carried)
+            headers[MSG_ID] = message_id
+            if same_message(
+                self.bus.subjects.for_event(carried),
+                message.data,
+                headers,
+                message.subject,
+                message.data,
+                message.headers,
+            ):
+                return True
+        return False
 
     def _lane_of(self, event: RecordedEvent) -> Lane | None:
         """The held lane that publishes ``event`` and has not yet, if any."""

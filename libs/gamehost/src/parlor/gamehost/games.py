@@ -31,8 +31,9 @@ C = TypeVar("C")
 E = TypeVar("E")
 
 GROUP = "parlor.game_types"
-Public = Callable[[str, bytes], bytes | None]
-"""What the relay publishes of a stored payload (None: nothing), as ``outbox.Public``."""
+Public = Callable[[str, bytes], tuple[str, bytes] | None]
+"""What the relay publishes of a stored event: the (type, payload) anyone may see during play
+(None: nothing), as ``outbox.Public``."""
 
 
 class Replays(Protocol):
@@ -58,8 +59,9 @@ class GameType(Generic[S, C, E]):
     rebuild commands; ``proto`` the game's ``_pb2`` module, whose one service is the
     game's; ``bots`` the bot names matchmaking fills seats with, weakest first (one per
     matching level); ``default_time_control`` and ``time_controls`` the time control a
-    game gets when none is named and the ones offered to clients; ``public`` strips what
-    the relay may not publish (None: the game hides nothing).
+    game gets when none is named and the ones offered to clients; ``public`` gives the type
+    and payload the relay may publish of an event, what anyone may see of it during play
+    (None: the game hides nothing).
     """
 
     engine: GameContract[Any, Any, Any]

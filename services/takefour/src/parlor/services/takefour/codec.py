@@ -1,9 +1,9 @@
 """Take Four's events and views between the rule engine's dataclasses and protobuf.
 
 Every event whose engine dataclass has ``Secret`` fields carries them in a nested
-``secret`` message, so stripping hidden information is one ``ClearField`` (``public``,
-what NATS gets) and showing a viewer their share goes through the engine's
-``public_event`` (``seen_pb``).
+``secret`` message; showing a viewer their share goes through the engine's
+``public_event`` (``seen_pb``), and so does what NATS gets (``public``: the event as a
+spectator sees it during play, a joker swap shown as a move).
 """
 
 from __future__ import annotations
@@ -82,10 +82,9 @@ _config_of = MESSAGES.reader(pb.Config, tf.TakeFourConfig)
 Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Take Four games."""
 _TYPES = BODIES.types
-
-
-public = MESSAGES.public
-"""The payload anyone may see (what NATS carries): the ``secret`` message removed."""
+_TABLE_TYPES = frozenset(
+    m.DESCRIPTOR.full_name for m in (common_pb2.SeatsTaken, common_pb2.GameFinished)
+)
 
 
 # --- events as one viewer sees them ---------------------------------------------------------
@@ -115,6 +114,17 @@ SHAPES: dict[str, type[Message]] = {
 }
 """The message a grid change is shown to others as: that of the change they may see (a joker
 swap is shown as a move: ``GridChanged``)."""
+
+
+def public(event_type: str, data: bytes) -> tuple[str, bytes]:
+    """What NATS carries of a stored event (anyone on the bus reads it, as it happens): its
+    type and payload as a spectator sees them during play (``seen_pb``), no ``secret`` and a
+    joker swap as a ``TileMoved``, whose type alone would tell that a joker is now in that
+    hand. Seats and results hide nothing: they go as stored."""
+    if event_type in _TABLE_TYPES:
+        return event_type, data
+    seen, _ = seen_pb(event_of(BODIES.parse(event_type, data)), None, reveal=False)
+    return seen.DESCRIPTOR.full_name, seen.SerializeToString(deterministic=True)
 
 
 def game_event_pb(

@@ -70,8 +70,12 @@ Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Upwords games."""
 config_pb = MESSAGES.writer(uw.UpwordsConfig, pb.Config)
 config_of = MESSAGES.reader(pb.Config, uw.UpwordsConfig)
-public = MESSAGES.public
-"""What NATS carries: the payload with every secret field cleared (as a stripped event's)."""
+
+
+def public(event_type: str, data: bytes) -> tuple[str, bytes]:
+    """What NATS carries: the event's own type (every Upwords move is shown to all as what it
+    is), its payload with every secret field cleared (as a stripped event's)."""
+    return event_type, MESSAGES.public(event_type, data)
 
 
 def shown(event: Event, viewer: int | None) -> Event:
