@@ -16,7 +16,8 @@ Each level adds one thing every Parlor move does:
   ``synchronous_commit`` on);
 - ``publish``: and, after the reply, the row published to a JetStream stream of its own
   with its ack awaited (a ``Nats-Msg-Id`` header, acks on one inbox subscription), as
-  the relay does; never reread from the database.
+  the relay does (on the run's scratch stream, subjects of its own); never reread from the
+  database.
 
 ``cpu_bench.py`` measures each beside the bare echo and the games' moves, in the same run.
 """
@@ -24,6 +25,7 @@ Each level adds one thing every Parlor move does:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -32,6 +34,7 @@ from typing import Any
 
 import grpc
 import nats
+import nats.js.errors
 import psycopg
 from benchkit import serve_unary
 from nats.js.api import StreamConfig
@@ -124,7 +127,10 @@ async def serve(level: str, port: int) -> None:
     tokens: dict[str, str] = {}
     commit: GroupCommit | None = None
     acks: Acks | None = None
-    subject = f"floor-{uuid.uuid4().hex[:8]}"
+    # The run's own stream (``scratch_settings``: removed with the run, swept if it is
+    # killed), as the platform makes it; the floor publishes under subjects of its own.
+    stream, prefix = os.environ["PARLOR_NATS_STREAM"], os.environ["PARLOR_NATS_SUBJECT_PREFIX"]
+    subject = f"{prefix}.floor-{uuid.uuid4().hex[:8]}"
     tasks: set[asyncio.Task[None]] = set()
     if level in ("append", "publish"):
         conn = await psycopg.AsyncConnection.connect(
@@ -134,9 +140,8 @@ async def serve(level: str, port: int) -> None:
         commit = GroupCommit(conn)
     if level == "publish":
         nc = await nats.connect(os.environ["PARLOR_NATS_URL"])
-        await nc.jetstream().add_stream(
-            StreamConfig(name=subject.upper(), subjects=[f"{subject}.>"])
-        )
+        with contextlib.suppress(nats.js.errors.BadRequestError):  # made already
+            await nc.jetstream().add_stream(StreamConfig(name=stream, subjects=[f"{prefix}.>"]))
         acks = Acks(nc)
         await acks.start()
 
@@ -160,7 +165,6 @@ async def serve(level: str, port: int) -> None:
 
     await serve_unary("bench.Floor", "Move", move, port)
     if acks is not None:
-        await acks.nc.jetstream().delete_stream(subject.upper())
         await acks.nc.close()
 
 
