@@ -433,3 +433,49 @@ async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() 
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def test_a_stream_from_a_service_that_stops_answering_ends_with_an_error_event(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's service whose host dies without closing the connection (no FIN, no reset)
+    answers nothing, and a quiet watch sends nothing that could notice: the browser got SSE
+    keepalives and never learned. The bridge's channel pings; an unanswered ping ends the
+    stream with UNAVAILABLE, which the web client takes as "reconnect and resume"."""
+    import contextlib
+
+    from kits.proxy import SilentProxy
+
+    from parlor.webgateway.component import Channels, bind, serve_http
+
+    monkeypatch.setenv("PARLOR_GRPC_KEEPALIVE_SECONDS", "1")  # the services' and the bridge's
+    monkeypatch.setenv("PARLOR_GRPC_KEEPALIVE_TIMEOUT_SECONDS", "1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        async with SilentProxy(web.platform.server.port) as proxy:
+            sock = bind("127.0.0.1", 0)
+            url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+            bridge = asyncio.create_task(serve_http(sock, Channels(proxy.target, {}), None))
+            try:
+                async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+                    ada = await guest(client, "Ada")
+                    game = await new_game(client, ada)
+                    watch = {"gameId": game["gameId"], "afterVersion": "0"}
+                    async with client.stream(
+                        "POST", f"{C4}/WatchGame", json=watch, headers=bearer(ada["token"])
+                    ) as response:
+                        found = events(response)
+                        assert (await anext(found))["event"] == "message"
+                        proxy.silence()  # the service's host is gone
+                        started = asyncio.get_running_loop().time()
+                        while (event := await asyncio.wait_for(anext(found), 10))["event"] == (
+                            "message"
+                        ):
+                            pass  # the rest of what had come before
+                        assert asyncio.get_running_loop().time() - started < 10
+                        assert event["event"] == "error"
+                        assert event["data"]["status"] == "UNAVAILABLE"
+                        assert event["data"]["reason"] == "SERVICE_UNAVAILABLE"
+            finally:
+                bridge.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await bridge
