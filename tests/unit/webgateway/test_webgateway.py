@@ -188,6 +188,30 @@ def test_the_bridge_tells_the_services_who_its_caller_is() -> None:
     assert _metadata(_request({}, None), alone) == ()  # no address known: nothing claimed
 
 
+def test_the_services_key_the_bridges_ipv6_callers_by_their_64() -> None:
+    """The bridge passes each browser's address on as it came; the services key it as every
+    per-address limit does: IPv6 by its /64 (one customer's), a dual-stack socket's
+    IPv4-mapped address (the bridge bound to ::) as the IPv4 one, which a trusted gateway's
+    is believed as."""
+    from parlor.kit.ratelimit import RateLimitSettings, client_address
+    from parlor.webgateway.app import _metadata
+
+    services = RateLimitSettings(
+        client_address_header="x-forwarded-for", trusted_proxies=("10.1.0.0/16", "10.2.0.0/16")
+    )
+    keys = {
+        client_address("ipv4:10.2.0.7:5000", _metadata(_request({}, browser), services), services)
+        for browser in ("2001:db8:7:1::1", "2001:db8:7:1:ffff:ffff:ffff:ffff")
+    }
+    assert keys == {"2001:db8:7:1::/64"}
+    via_gateway = _metadata(
+        _request({"x-forwarded-for": "203.0.113.9"}, "::ffff:10.1.0.5"), services
+    )
+    assert client_address("ipv4:10.2.0.7:5000", via_gateway, services) == "203.0.113.9"
+    mapped = _metadata(_request({}, "::ffff:198.51.100.4"), services)
+    assert client_address("ipv4:10.2.0.7:5000", mapped, services) == "198.51.100.4"
+
+
 def test_what_the_bridge_passes_on_is_what_grpc_metadata_can_carry() -> None:
     """A metadata value gRPC refuses (anything but printable ASCII) makes a call that never
     ends: a trusted proxy's hops are passed on only as printable ASCII, and a token that is
