@@ -173,6 +173,33 @@ async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
             assert "content-security-policy" in page.headers
 
 
+async def test_a_page_rebound_to_the_bridge_is_refused_by_its_host_name(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: a site the developer visits points its own name at 127.0.0.1, and its
+    scripts call the developer's `make run` as same-origin. Their requests carry the site's
+    name as Host: refused, before any call is made; the names set in
+    PARLOR_WEB_ALLOWED_HOSTS, localhost and IP addresses are answered."""
+    monkeypatch.setenv("PARLOR_WEB_ALLOWED_HOSTS", "play.parlor.test")
+    guest = "/api/parlor.identity.v1.IdentityService/IssueGuestToken"
+    async with start_web("matchmaking") as web:
+        port = web.url.rsplit(":", 1)[1]
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            for host in (f"rebind.attacker.test:{port}", "attacker.test"):
+                refused = await client.post(
+                    guest, json={"displayName": "Eve"}, headers={"host": host}
+                )
+                assert refused.status_code == 403, refused.text
+                assert refused.json()["reason"] == "HOST_NOT_ALLOWED"
+                assert "token" not in refused.json()
+            for host in (f"localhost:{port}", f"127.0.0.1:{port}", "play.parlor.test"):
+                answered = await client.post(
+                    guest, json={"displayName": "Ada"}, headers={"host": host}
+                )
+                assert answered.status_code == 200, answered.text
+                assert answered.json()["token"]
+
+
 async def test_a_header_grpc_cannot_carry_is_refused_not_a_call_that_never_ends(
     start_web: Any,
 ) -> None:
@@ -214,10 +241,10 @@ async def test_a_request_sent_slowly_is_cut_off_but_a_stream_lives_on(
     monkeypatch.setenv("PARLOR_WEB_REQUEST_SECONDS", "1")
     async with start_web("matchmaking", "connect4x4") as web:
         assert await _sent_slowly(web.url, b"", 5) == b""
-        partial_headers = b"POST /api/x/y HTTP/1.1\r\nhost: parlor\r\n"
+        partial_headers = b"POST /api/x/y HTTP/1.1\r\nhost: 127.0.0.1\r\n"
         assert await _sent_slowly(web.url, partial_headers, 5) == b""
         partial_body = (
-            f"POST {C4}/GetGame HTTP/1.1\r\nhost: parlor\r\ncontent-type: application/json\r\n"
+            f"POST {C4}/GetGame HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
             "content-length: 100\r\n\r\n{"
         ).encode()
         answer = await _sent_slowly(web.url, partial_body, 5)
