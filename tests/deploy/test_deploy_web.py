@@ -101,3 +101,30 @@ def test_the_image_builds_the_web_client_into_the_package() -> None:
     dockerfile = (DEPLOY / "image" / "Dockerfile").read_text()
     assert "npm ci" in dockerfile
     assert "COPY --from=web /src/libs/webgateway/src/parlor/webgateway/static/" in dockerfile
+
+
+def test_the_bridge_answers_to_the_names_browsers_and_probes_reach_it_by(
+    objects: tuple[dict[str, Any], ...], overlay: str
+) -> None:
+    """The bridge refuses a Host it is not (DNS rebinding): the web listener's hostname must
+    be in PARLOR_WEB_ALLOWED_HOSTS, and the readiness probe, which names the pod's IP, is
+    answered as every IP address is."""
+    from parlor.webgateway.app import host_allowed
+
+    env = environment(web_container(objects), objects, overlay)
+    values = {k: v.value for k, v in env.items() if v.kind != "secret" and v.value is not None}
+    assert "PARLOR_WEB_ALLOWED_HOSTS" in values
+    with mock.patch.dict(os.environ, values, clear=False):
+        allowed = load(WebSettings).allowed_hosts
+    route = of_kind(objects, "HTTPRoute")["web"]
+    (parent,) = route["spec"]["parentRefs"]
+    gateway = of_kind(objects, "Gateway")[parent["name"]]
+    (web,) = [lis for lis in gateway["spec"]["listeners"] if lis["name"] == parent["sectionName"]]
+    hostnames = [web["hostname"]] if "hostname" in web else []
+    assert hostnames or overlay == "dev"  # prod's browsers come by its name
+    for name in [*hostnames, *route["spec"].get("hostnames", [])]:
+        assert host_allowed(name, allowed), f"{overlay}: {name} is not in PARLOR_WEB_ALLOWED_HOSTS"
+    probe = web_container(objects)["readinessProbe"]["httpGet"]
+    assert "host" not in probe  # the pod's IP as Host
+    assert not probe.get("httpHeaders")
+    assert host_allowed(f"10.244.3.17:{WEB_PORT}", allowed)

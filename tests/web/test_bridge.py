@@ -173,6 +173,33 @@ async def test_what_the_bridge_refuses_itself(start_web: Any) -> None:
             assert "content-security-policy" in page.headers
 
 
+async def test_a_page_rebound_to_the_bridge_is_refused_by_its_host_name(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: a site the developer visits points its own name at 127.0.0.1, and its
+    scripts call the developer's `make run` as same-origin. Their requests carry the site's
+    name as Host: refused, before any call is made; the names set in
+    PARLOR_WEB_ALLOWED_HOSTS, localhost and IP addresses are answered."""
+    monkeypatch.setenv("PARLOR_WEB_ALLOWED_HOSTS", "play.parlor.test")
+    guest = "/api/parlor.identity.v1.IdentityService/IssueGuestToken"
+    async with start_web("matchmaking") as web:
+        port = web.url.rsplit(":", 1)[1]
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            for host in (f"rebind.attacker.test:{port}", "attacker.test"):
+                refused = await client.post(
+                    guest, json={"displayName": "Eve"}, headers={"host": host}
+                )
+                assert refused.status_code == 403, refused.text
+                assert refused.json()["reason"] == "HOST_NOT_ALLOWED"
+                assert "token" not in refused.json()
+            for host in (f"localhost:{port}", f"127.0.0.1:{port}", "play.parlor.test"):
+                answered = await client.post(
+                    guest, json={"displayName": "Ada"}, headers={"host": host}
+                )
+                assert answered.status_code == 200, answered.text
+                assert answered.json()["token"]
+
+
 async def test_a_header_grpc_cannot_carry_is_refused_not_a_call_that_never_ends(
     start_web: Any,
 ) -> None:
@@ -214,10 +241,10 @@ async def test_a_request_sent_slowly_is_cut_off_but_a_stream_lives_on(
     monkeypatch.setenv("PARLOR_WEB_REQUEST_SECONDS", "1")
     async with start_web("matchmaking", "connect4x4") as web:
         assert await _sent_slowly(web.url, b"", 5) == b""
-        partial_headers = b"POST /api/x/y HTTP/1.1\r\nhost: parlor\r\n"
+        partial_headers = b"POST /api/x/y HTTP/1.1\r\nhost: 127.0.0.1\r\n"
         assert await _sent_slowly(web.url, partial_headers, 5) == b""
         partial_body = (
-            f"POST {C4}/GetGame HTTP/1.1\r\nhost: parlor\r\ncontent-type: application/json\r\n"
+            f"POST {C4}/GetGame HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
             "content-length: 100\r\n\r\n{"
         ).encode()
         answer = await _sent_slowly(web.url, partial_body, 5)
@@ -433,3 +460,49 @@ async def test_a_service_that_is_down_is_unavailable_not_an_error_of_the_page() 
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def test_a_stream_from_a_service_that_stops_answering_ends_with_an_error_event(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's service whose host dies without closing the connection (no FIN, no reset)
+    answers nothing, and a quiet watch sends nothing that could notice: the browser got SSE
+    keepalives and never learned. The bridge's channel pings; an unanswered ping ends the
+    stream with UNAVAILABLE, which the web client takes as "reconnect and resume"."""
+    import contextlib
+
+    from kits.proxy import SilentProxy
+
+    from parlor.webgateway.component import Channels, bind, serve_http
+
+    monkeypatch.setenv("PARLOR_GRPC_KEEPALIVE_SECONDS", "1")  # the services' and the bridge's
+    monkeypatch.setenv("PARLOR_GRPC_KEEPALIVE_TIMEOUT_SECONDS", "1")
+    async with start_web("matchmaking", "connect4x4") as web:
+        async with SilentProxy(web.platform.server.port) as proxy:
+            sock = bind("127.0.0.1", 0)
+            url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+            bridge = asyncio.create_task(serve_http(sock, Channels(proxy.target, {}), None))
+            try:
+                async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+                    ada = await guest(client, "Ada")
+                    game = await new_game(client, ada)
+                    watch = {"gameId": game["gameId"], "afterVersion": "0"}
+                    async with client.stream(
+                        "POST", f"{C4}/WatchGame", json=watch, headers=bearer(ada["token"])
+                    ) as response:
+                        found = events(response)
+                        assert (await anext(found))["event"] == "message"
+                        proxy.silence()  # the service's host is gone
+                        started = asyncio.get_running_loop().time()
+                        while (event := await asyncio.wait_for(anext(found), 10))["event"] == (
+                            "message"
+                        ):
+                            pass  # the rest of what had come before
+                        assert asyncio.get_running_loop().time() - started < 10
+                        assert event["event"] == "error"
+                        assert event["data"]["status"] == "UNAVAILABLE"
+                        assert event["data"]["reason"] == "SERVICE_UNAVAILABLE"
+            finally:
+                bridge.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await bridge

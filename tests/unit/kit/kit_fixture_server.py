@@ -51,6 +51,13 @@ async def count(request: bytes, context: Any) -> AsyncIterator[bytes]:
     raise RuleViolation("STREAM_ENDED_BADLY", "the stream ends with an error")
 
 
+async def quiet(request: bytes, context: Any) -> AsyncIterator[bytes]:
+    """One item, then nothing for ``request`` seconds (a watch between moves), then one more."""
+    yield b"first"
+    await asyncio.sleep(float(request.decode() or "60"))
+    yield b"after the quiet"
+
+
 def _add(server: grpc.aio.Server) -> None:
     ident = lambda b: b
     handlers = {
@@ -58,6 +65,7 @@ def _add(server: grpc.aio.Server) -> None:
         "Slow": grpc.unary_unary_rpc_method_handler(slow, ident, ident),
         "Fail": grpc.unary_unary_rpc_method_handler(fail, ident, ident),
         "Count": grpc.unary_stream_rpc_method_handler(count, ident, ident),
+        "Quiet": grpc.unary_stream_rpc_method_handler(quiet, ident, ident),
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
 

@@ -137,3 +137,71 @@ def test_one_address_looping_on_guest_tokens_does_not_starve_another() -> None:
 
 def test_streams_idle_for_a_minute_end_by_default() -> None:
     assert RateLimitSettings().stream_idle_seconds == 60.0
+
+
+def test_an_ipv6_caller_is_keyed_by_its_64_so_its_other_addresses_buy_nothing() -> None:
+    """One customer is usually given a /64: 2^64 addresses, each its own caller when keyed
+    by the full address, so one client could mint guests and open streams without end."""
+    from parlor.kit.ratelimit import client_address
+
+    limiter = RateLimiter(
+        RateLimitSettings(guest_per_address_per_second=1, guest_per_address_burst=5), Clock()
+    )
+    settings = limiter.settings
+    for host in range(1, 6):  # five addresses of one /64, a new source port each
+        limiter.check_anonymous(client_address(f"ipv6:[2001:db8:7:1::{host}]:{host}", (), settings))
+    with pytest.raises(ResourceExhausted) as caught:
+        limiter.check_anonymous(client_address("ipv6:[2001:db8:7:1:ffff::9]:9", (), settings))
+    assert caught.value.reason == "RATE_LIMITED"
+    limiter.check_anonymous(client_address("ipv6:[2001:db8:7:2::1]:1", (), settings))  # next /64
+
+    streams = RateLimiter(RateLimitSettings(max_streams=1, max_streams_per_address=2), Clock())
+    proxied = RateLimitSettings(
+        client_address_header="x-forwarded-for",
+        trusted_proxies=("10.1.0.0/16",),
+        max_streams=1,
+        max_streams_per_address=2,
+    )
+
+    def via_proxy(hop: str) -> str:
+        return client_address("ipv4:10.1.2.3:4000", (("x-forwarded-for", hop),), proxied)
+
+    with contextlib.ExitStack() as held:
+        held.enter_context(streams.stream("guest-1", via_proxy("2001:db8:7:1::1")))
+        held.enter_context(streams.stream("guest-2", via_proxy("2001:DB8:7:1:0:0:0:2")))
+        with pytest.raises(ResourceExhausted) as refused:
+            held.enter_context(streams.stream("guest-3", via_proxy("2001:db8:7:1:abcd::3")))
+        assert refused.value.reason == "TOO_MANY_STREAMS"
+
+
+@pytest.mark.parametrize(
+    ("peer", "key"),
+    [
+        ("ipv6:[2001:db8:7:1:2:3:4:5]:443", "2001:db8:7:1::/64"),
+        ("ipv6:[2001:0DB8:0007:0001::1]:443", "2001:db8:7:1::/64"),  # one spelling
+        ("ipv6:[::ffff:203.0.113.7]:443", "203.0.113.7"),  # a dual-stack socket's IPv4 caller
+        ("ipv4:203.0.113.7:443", "203.0.113.7"),
+        ("ipv6:[::1]:443", "::/64"),
+        ("unix:/run/parlor.sock", "unix:/run/parlor.sock"),
+    ],
+)
+def test_what_per_address_limits_key_a_caller_by(peer: str, key: str) -> None:
+    from parlor.kit.ratelimit import client_address
+
+    assert client_address(peer, (), RateLimitSettings()) == key
+
+
+def test_the_ipv6_network_is_a_setting_and_an_ipv4_mapped_proxy_is_trusted() -> None:
+    from parlor.kit.ratelimit import client_address, limit_key
+    from parlor.kit.settings import SettingsError, load
+
+    assert limit_key("2001:db8:7:1:2:3:4:5", 56) == "2001:db8:7::/56"
+    assert limit_key("2001:db8:7:1:2:3:4:5", 128) == "2001:db8:7:1:2:3:4:5/128"
+    for bad in ("0", "47", "129"):
+        with pytest.raises(SettingsError, match="PARLOR_RATE_LIMIT_IPV6_PREFIX"):
+            load(RateLimitSettings, {"PARLOR_RATE_LIMIT_IPV6_PREFIX": bad})
+    settings = RateLimitSettings(
+        client_address_header="x-forwarded-for", trusted_proxies=("10.1.0.0/16",)
+    )
+    hop = (("x-forwarded-for", "203.0.113.9, ::ffff:10.1.9.9"),)
+    assert client_address("ipv6:[::ffff:10.1.2.3]:4000", hop, settings) == "203.0.113.9"

@@ -188,6 +188,30 @@ def test_the_bridge_tells_the_services_who_its_caller_is() -> None:
     assert _metadata(_request({}, None), alone) == ()  # no address known: nothing claimed
 
 
+def test_the_services_key_the_bridges_ipv6_callers_by_their_64() -> None:
+    """The bridge passes each browser's address on as it came; the services key it as every
+    per-address limit does: IPv6 by its /64 (one customer's), a dual-stack socket's
+    IPv4-mapped address (the bridge bound to ::) as the IPv4 one, which a trusted gateway's
+    is believed as."""
+    from parlor.kit.ratelimit import RateLimitSettings, client_address
+    from parlor.webgateway.app import _metadata
+
+    services = RateLimitSettings(
+        client_address_header="x-forwarded-for", trusted_proxies=("10.1.0.0/16", "10.2.0.0/16")
+    )
+    keys = {
+        client_address("ipv4:10.2.0.7:5000", _metadata(_request({}, browser), services), services)
+        for browser in ("2001:db8:7:1::1", "2001:db8:7:1:ffff:ffff:ffff:ffff")
+    }
+    assert keys == {"2001:db8:7:1::/64"}
+    via_gateway = _metadata(
+        _request({"x-forwarded-for": "203.0.113.9"}, "::ffff:10.1.0.5"), services
+    )
+    assert client_address("ipv4:10.2.0.7:5000", via_gateway, services) == "203.0.113.9"
+    mapped = _metadata(_request({}, "::ffff:198.51.100.4"), services)
+    assert client_address("ipv4:10.2.0.7:5000", mapped, services) == "198.51.100.4"
+
+
 def test_what_the_bridge_passes_on_is_what_grpc_metadata_can_carry() -> None:
     """A metadata value gRPC refuses (anything but printable ASCII) makes a call that never
     ends: a trusted proxy's hops are passed on only as printable ASCII, and a token that is
@@ -329,7 +353,7 @@ def test_no_page_may_frame_the_client_and_no_api_answer_is_stored(tmp_path: Any)
 
     async def answers() -> tuple[list[httpx.Response], list[httpx.Response]]:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://parlor") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             pages = [await client.get(p) for p in ("/", "/index.html", "/nothing", "/healthz")]
             api = [
                 await client.post(f"{c4}/GetGame", content=b"{not json"),
@@ -377,7 +401,7 @@ def test_a_call_that_is_not_json_by_its_content_type_is_refused(content_type: st
         if kind is not None:
             headers["content-type"] = kind
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://parlor") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             return await client.post(guest, content=b"{not json", headers=headers)
 
     refused = asyncio.run(post(content_type))
@@ -387,3 +411,83 @@ def test_a_call_that_is_not_json_by_its_content_type_is_refused(content_type: st
     assert "application/json" in refused.json()["message"]
     for kind in ("application/json", "Application/JSON; charset=utf-8"):
         assert asyncio.run(post(kind)).json()["reason"] == "BAD_JSON"  # past the check
+
+
+NOT_HOSTS = ("[::1", "[fe80::zz]:80", "localhost:8080@attacker.example", "")
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("localhost:8080", True),  # make run
+        ("LOCALHOST.:8080", True),
+        ("parlor.localhost", True),  # *.localhost resolves to loopback, never by DNS
+        ("127.0.0.1:8080", True),
+        ("[::1]:8080", True),
+        ("10.244.3.17:8080", True),  # a kubelet's probe: the pod's IP
+        ("192.168.1.20:8080", True),  # the developer's machine from their phone
+        ("play.parlor.example.com", True),  # PARLOR_WEB_ALLOWED_HOSTS below
+        ("Play.Parlor.Example.Com.:443", True),
+        ("example.org", True),
+        ("tables.example.org", True),
+        ("rebind.attacker.example:8080", False),  # resolved to 127.0.0.1 by its owner
+        ("localhost.attacker.example", False),
+        ("parlor.example.com", False),
+        ("example.org.attacker.example", False),
+        ("notexample.org", False),
+        *((host, False) for host in NOT_HOSTS),
+    ],
+)
+def test_only_hosts_this_server_is_are_answered(host: str, allowed: bool) -> None:
+    from parlor.webgateway.app import host_allowed
+
+    assert host_allowed(host, ("play.parlor.example.com", ".example.org")) is allowed
+    # "*": any host at all, but never one that is not a host
+    assert host_allowed(host, ("*",)) is (host not in NOT_HOSTS)
+
+
+def test_a_request_for_another_host_is_refused_dns_rebinding() -> None:
+    """A page on attacker.example resolves its own name to 127.0.0.1: its scripts then call
+    the bridge of a developer's `make run` as same-origin (mint guest tokens, play, read the
+    answers). Their requests name attacker.example as the Host, and are refused, with the
+    setting to change; the page, /healthz and the API alike."""
+    import asyncio
+
+    import httpx
+
+    from parlor.webgateway.app import create_app
+
+    app = create_app(catalog(), lambda service: None, None)  # type: ignore[arg-type,return-value]
+    guest = "/api/parlor.identity.v1.IdentityService/IssueGuestToken"
+
+    async def ask(host: str) -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=f"http://{host}") as client:
+            return [
+                await client.post(guest, content=b"{not json", headers={"content-type": "x"}),
+                await client.get("/"),
+                await client.get("/healthz"),
+            ]
+
+    for refused in asyncio.run(ask("rebind.attacker.example:8080")):
+        assert refused.status_code == 403
+        assert refused.json()["status"] == "PERMISSION_DENIED"
+        assert refused.json()["reason"] == "HOST_NOT_ALLOWED"
+        assert "PARLOR_WEB_ALLOWED_HOSTS" in refused.json()["message"]
+        assert "rebind.attacker.example" in refused.json()["message"]
+        assert refused.headers["x-frame-options"] == "DENY"
+    for host in ("localhost:8080", "127.0.0.1:8080", "[::1]:8080"):
+        call, page, health = asyncio.run(ask(host))
+        assert call.json()["reason"] == "NOT_JSON"  # past the check
+        assert page.status_code == 503  # the page: not built here
+        assert health.text == "ok\n"
+
+
+@pytest.mark.parametrize("entry", ["https://play.example.com", "play.example.com:443", "a b"])
+def test_an_allowed_host_that_could_never_match_stops_the_start(entry: str) -> None:
+    from parlor.kit.settings import SettingsError, load
+    from parlor.webgateway.component import WebSettings
+
+    with pytest.raises(SettingsError, match="PARLOR_WEB_ALLOWED_HOSTS"):
+        load(WebSettings, {"PARLOR_WEB_ALLOWED_HOSTS": entry})
+    assert load(WebSettings, {"PARLOR_WEB_ALLOWED_HOSTS": "play.example.com, .example.org, *"})

@@ -1,4 +1,11 @@
-"""The connection to a Parlor platform: one channel, the bearer token, the retry policy."""
+"""The connection to a Parlor platform: one channel, the bearer token, the retry policy.
+
+The channel pings its connection (gRPC keepalive) every ``keepalive_seconds`` and gives it
+up when a ping is not answered within half that: a server that died without closing the
+connection (its host lost, its process frozen) would otherwise leave a ``watch`` waiting for
+ever, since a quiet stream sends nothing that could notice. The call then fails
+``UNAVAILABLE`` (``parlor.client.Unavailable``), and ``watch`` resumes on a new connection.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +30,21 @@ Q = TypeVar("Q")
 R = TypeVar("R")
 
 DEFAULT_TARGET = "localhost:50051"
+KEEPALIVE_SECONDS = 20.0
+"""Parlor's servers take a ping every 5 s at most; one sent sooner is answered GOAWAY."""
+
+
+def keepalive_options(seconds: float) -> list[tuple[str, int]]:
+    """A channel's options to ping every ``seconds``, even with no call in flight, and give
+    the connection up when an answer takes over half that."""
+    every, timeout = round(seconds * 1000), round(seconds * 500)
+    return [
+        ("grpc.keepalive_time_ms", every),
+        ("grpc.keepalive_timeout_ms", timeout),
+        ("grpc.http2.ping_timeout_ms", timeout),  # what grpcio closes a connection by
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),  # else 2 pings, then none on a quiet stream
+    ]
 
 
 class ParlorClient:
@@ -40,15 +62,19 @@ class ParlorClient:
         retry: RetryPolicy | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         channel: grpc.aio.Channel | None = None,
+        keepalive_seconds: float | None = KEEPALIVE_SECONDS,
     ) -> None:
+        """``keepalive_seconds``: how often the connection is pinged (None: never; at least
+        5, as Parlor's servers take no more); a ``channel`` given is used as it is."""
         self.target = target
         self.token = token
         self.retry = retry or RetryPolicy()
         if channel is None:
+            options = keepalive_options(keepalive_seconds) if keepalive_seconds else []
             if credentials is None:
-                channel = grpc.aio.insecure_channel(target)
+                channel = grpc.aio.insecure_channel(target, options=options)
             else:
-                channel = grpc.aio.secure_channel(target, credentials)
+                channel = grpc.aio.secure_channel(target, credentials, options=options)
         self.channel = channel
         self.identity = IdentityClient(self)
         self.matchmaking = MatchmakingClient(self)

@@ -1,8 +1,10 @@
 """Client channels for calling Parlor services: the caller's token on every call, and retries.
 
-Used by services calling each other (a game service asking the dictionary) and
-by tests and the command line. Transient ``UNAVAILABLE`` failures are retried by
-gRPC itself (service config), so a restarting dependency is ridden out.
+Used by services calling each other (a game service asking the dictionary), by the web
+bridge, and by tests and benchmarks. Transient ``UNAVAILABLE`` failures are retried by
+gRPC itself (service config), so a restarting dependency is ridden out; keepalive pings
+(``parlor.kit.keepalive``) end the calls to a peer that died without closing the
+connection, which nothing else would.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 import grpc
 
 from parlor.kit import metrics, tracing
+from parlor.kit.keepalive import KeepaliveSettings
+from parlor.kit.settings import load
 
 RETRY_POLICY = {
     "methodConfig": [
@@ -55,8 +59,16 @@ class _StreamToken(grpc.aio.UnaryStreamClientInterceptor):
         return await continuation(_with_token(details, self.token()), request)
 
 
-def channel(target: str, token: str | Callable[[], str] | None = None) -> grpc.aio.Channel:
-    """An insecure aio channel to ``target`` that sends ``token`` (a value or a getter)."""
+def channel(
+    target: str,
+    token: str | Callable[[], str] | None = None,
+    keepalive: KeepaliveSettings | None = None,
+) -> grpc.aio.Channel:
+    """An insecure aio channel to ``target`` that sends ``token`` (a value or a getter).
+
+    ``keepalive``: how its connections are pinged (default: ``PARLOR_GRPC_KEEPALIVE_*``).
+    """
+    keepalive = keepalive or load(KeepaliveSettings)
     interceptors: list[Any] = [*tracing.client_interceptors(), *metrics.client_interceptors()]
     if token is not None:
         getter = token if callable(token) else (lambda: token)
@@ -70,5 +82,6 @@ def channel(target: str, token: str | Callable[[], str] | None = None) -> grpc.a
             # a connection of its own: channels of one process to a server run by several
             # workers are spread over them (a shared one would pin them all to one worker)
             ("grpc.use_local_subchannel_pool", 1),
+            *keepalive.channel_options(),
         ],
     )

@@ -13,6 +13,12 @@ addresses cannot mint guests without end. Each address first passes its own smal
 bucket (``PARLOR_GUEST_PER_ADDRESS_PER_SECOND``, ``PARLOR_GUEST_PER_ADDRESS_BURST``), so
 one client looping on guest tokens is refused before it can drain the shared bucket.
 
+An address is keyed as one customer holds it (``limit_key``): IPv4 by the address, IPv6 by
+its /64 (``PARLOR_RATE_LIMIT_IPV6_PREFIX``), the network one customer is usually given, which
+holds 2^64 addresses: keyed by the full address, each of them had its own buckets and
+stream cap. An IPv4-mapped IPv6 address (``::ffff:203.0.113.7``, what a dual-stack socket
+shows for an IPv4 caller) is its IPv4 address, for the keys and for the trusted proxies.
+
 Each player (or address, for tokenless calls) may hold a bounded number of server streams
 open at once (``TOO_MANY_STREAMS``); all the streams from one client address together,
 whichever tokens they carry, are capped too (``PARLOR_MAX_STREAMS_PER_ADDRESS``), so
@@ -31,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlor.core.errors import ResourceExhausted
-from parlor.kit.settings import setting
+from parlor.kit.settings import SettingsError, setting
 
 Metadata = Iterable[Any] | None  # gRPC's invocation metadata: (key, value) pairs
 
@@ -85,6 +91,19 @@ class RateLimitSettings:
         "a server stream that sends nothing for this long is ended (0: never)",
         60.0,
     )
+    ipv6_prefix: int = setting(
+        "PARLOR_RATE_LIMIT_IPV6_PREFIX",
+        "per-address limits count an IPv6 client by its network of this many bits (64: the"
+        " network one customer is usually given; 128: each address alone)",
+        64,
+    )
+
+    def __post_init__(self) -> None:
+        # shorter than a /48 (a site's) would key a provider's customers together
+        if not 48 <= self.ipv6_prefix <= 128:
+            raise SettingsError(
+                f"PARLOR_RATE_LIMIT_IPV6_PREFIX: must be 48 to 128 bits, got {self.ipv6_prefix}"
+            )
 
 
 def _networks(
@@ -104,23 +123,48 @@ def peer_address(peer: str) -> str:
     return peer  # unix sockets and the like: one local caller
 
 
-def _within(
-    address: str, networks: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]
-) -> bool:
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``address`` parsed, an IPv4-mapped IPv6 address as the IPv4 one; None if not an IP."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
-        return False
-    return any(ip in network for network in networks)
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def limit_key(address: str, ipv6_prefix: int = 64) -> str:
+    """What per-address limits count ``address`` under: an IPv4 address itself, an IPv6 one
+    its network of ``ipv6_prefix`` bits (``2001:db8:7:1::/64``), an IPv4-mapped one its IPv4
+    address, each in one spelling; anything else (a unix socket, ``unknown``) as it is."""
+    ip = _ip(address)
+    if ip is None:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((ip, ipv6_prefix), strict=False))
+    return str(ip)
+
+
+def _within(
+    address: str, networks: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]
+) -> bool:
+    ip = _ip(address)
+    return ip is not None and any(ip in network for network in networks)
 
 
 def client_address(peer: str, metadata: Metadata, settings: RateLimitSettings) -> str:
-    """Who is calling: the peer's address, or the one a trusted proxy names in its header.
+    """Who is calling, as per-address limits key it (``limit_key``): the peer's address, or
+    the one a trusted proxy names in its header.
 
     The header is believed only when the peer itself is a trusted proxy; in a
     comma-separated list (x-forwarded-for) the client is the rightmost entry that is not a
     trusted proxy, since a client can write anything on the left.
     """
+    return limit_key(_caller(peer, metadata, settings), settings.ipv6_prefix)
+
+
+def _caller(peer: str, metadata: Metadata, settings: RateLimitSettings) -> str:
     address = peer_address(peer)
     header = settings.client_address_header.lower()
     if not header or not settings.trusted_proxies:

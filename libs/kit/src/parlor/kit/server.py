@@ -26,6 +26,7 @@ from parlor.kit import inprocess, tracing
 from parlor.kit.auth import AuthSettings, check_keys
 from parlor.kit.heap import THRESHOLDS, checked_thresholds, settle_heap
 from parlor.kit.interceptor import ServerInterceptor
+from parlor.kit.keepalive import KeepaliveSettings
 from parlor.kit.metrics import serve_metrics
 from parlor.kit.ratelimit import RateLimiter, RateLimitSettings
 from parlor.kit.settings import load, setting
@@ -122,6 +123,8 @@ class Server:
                 ("grpc.max_send_message_length", settings.max_message_bytes),
                 # the workers of one server share its port; a lone server refuses to share
                 ("grpc.so_reuseport", 1 if (settings.workers or 1) > 1 else 0),
+                # ping clients (a dead one's streams end) and take their pings
+                *load(KeepaliveSettings).server_options(),
             ],
         )
         self._tasks: list[asyncio.Task[None]] = []

@@ -13,15 +13,18 @@ services limit each browser by its own address, not the bridge's, and answers:
   ``Last-Event-ID``, and the stream resumes after that version.
 
 Nothing is decided here: every check stays with the services, and what a caller receives is
-exactly what the gRPC API sends that caller.
+exactly what the gRPC API sends that caller. The bridge refuses only what it cannot carry
+or was not asked for, among them a request for a host it is not (``AllowedHosts``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+import re
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +78,12 @@ SECURITY_HEADERS = {
 # On every answer under /api/ that does not say otherwise: it holds a token or what only its
 # caller may see (a rack, a hand), so no cache keeps it.
 API_CACHE_CONTROL = "no-store"
+# Hosts always answered (beside any IP address): names only this machine resolves, which
+# no other site's DNS can point at it (RFC 6761; browsers resolve *.localhost to loopback).
+LOCAL_HOSTS = ("localhost", ".localhost")
+# A Host header: a name or a bracketed IPv6 address, and a port (lower-cased first).
+_HOST = re.compile(r"(?P<name>[a-z0-9_.-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?")
+SHOWN_HOST_CHARS = 100  # the refusal names the host: never more of it than this
 
 Channels = Callable[[str], grpc.aio.Channel]
 
@@ -287,12 +296,14 @@ def create_app(
     max_bytes: int = 1024 * 1024,
     proxies: RateLimitSettings | None = None,
     request_seconds: float = 10.0,
+    allowed_hosts: Sequence[str] = (),
 ) -> Starlette:
     """The ASGI app: the API under /api/, /healthz, and the web client's assets at /.
 
     ``proxies`` says which proxies in front of the bridge are believed about the caller's
     address (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``); by default none.
-    ``request_seconds`` is how long a request's body may take to arrive.
+    ``request_seconds`` is how long a request's body may take to arrive. ``allowed_hosts``:
+    the host names it answers as, beside localhost and IP addresses (``AllowedHosts``).
     """
     bridge = Bridge(methods, channels, max_bytes, proxies, request_seconds)
 
@@ -310,8 +321,73 @@ def create_app(
             Route("/healthz", healthz),
             *_static(assets),
         ],
-        middleware=[Middleware(SecurityHeaders)],
+        # the refusal of a host gets the security headers too
+        middleware=[Middleware(SecurityHeaders), Middleware(AllowedHosts, allowed_hosts)],
     )
+
+
+def host_allowed(host: str, allowed: Sequence[str]) -> bool:
+    """Whether a request's ``Host`` header names this server as it may be named: an IP
+    address (a probe's pod IP, a LAN address), ``localhost`` or a name under it, or one of
+    ``allowed``: a name, ``.example.com`` for it and every name under it, or ``*``."""
+    match = _HOST.fullmatch(host.strip().lower())
+    if match is None:
+        return False
+    name = match["name"]
+    if name.startswith("["):
+        try:
+            ipaddress.IPv6Address(name[1:-1])
+        except ValueError:
+            return False
+        return True
+    try:
+        ipaddress.IPv4Address(name)
+        return True
+    except ValueError:
+        pass
+    name = name.removesuffix(".")
+    for entry in (*LOCAL_HOSTS, *allowed):
+        entry = entry.lower().removesuffix(".")
+        if entry == "*" or name == entry:
+            return True
+        if entry.startswith(".") and (name == entry[1:] or name.endswith(entry)):
+            return True
+    return False
+
+
+class AllowedHosts:
+    """Refuses a request whose ``Host`` is not one this server is (``host_allowed``).
+
+    DNS rebinding: a page on ``attacker.example`` makes its name resolve to 127.0.0.1 (or a
+    LAN address), and its scripts' requests then reach the bridge on the visitor's machine
+    as same-origin: they mint guest tokens, create games and read the answers. Such a
+    request still names ``attacker.example`` as its Host, which is refused here with 403
+    ``HOST_NOT_ALLOWED`` (as Django's ALLOWED_HOSTS and Vite's allowedHosts do). An IP
+    address is always taken: a rebound request never has one as its Host.
+    """
+
+    def __init__(self, app: ASGIApp, allowed: Sequence[str] = ()) -> None:
+        self.app = app
+        self.allowed = tuple(allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            hosts = [v.decode("latin-1") for k, v in scope["headers"] if k == b"host"]
+            refused = next((h for h in hosts if not host_allowed(h, self.allowed)), None)
+            if refused is not None:  # (none at all: HTTP/1.0, no browser; nothing to rebind)
+                log.info("host not allowed", extra={"host": refused[:SHOWN_HOST_CHARS]})
+                error = BridgeError(
+                    403,
+                    "PERMISSION_DENIED",
+                    "HOST_NOT_ALLOWED",
+                    f"this server does not answer as host {refused[:SHOWN_HOST_CHARS]!r}: to"
+                    " serve the web client under that name, add it to PARLOR_WEB_ALLOWED_HOSTS"
+                    " (localhost and IP addresses are always answered)",
+                )
+                response = JSONResponse(error.body(), status_code=error.http_status)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class SecurityHeaders:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import errno
 import logging
+import re
 import socket
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
@@ -58,6 +59,13 @@ class WebSettings:
         " connection is closed, or 408 REQUEST_TIMEOUT); a stream's answer has no deadline",
         10.0,
     )
+    allowed_hosts: tuple[str, ...] = setting(
+        "PARLOR_WEB_ALLOWED_HOSTS",
+        "host names the web client is served under, comma-separated (.example.com: it and"
+        " every name under it; *: any); localhost, *.localhost and IP addresses always are."
+        " A request for another host is refused 403 HOST_NOT_ALLOWED (DNS rebinding)",
+        (),
+    )
 
     def __post_init__(self) -> None:
         if not 0 < self.request_seconds < float("inf"):  # 0 would refuse every request
@@ -65,6 +73,15 @@ class WebSettings:
                 f"PARLOR_WEB_REQUEST_SECONDS: must be a number of seconds above 0,"
                 f" got {self.request_seconds!r}"
             )
+        for entry in self.allowed_hosts:  # a URL or a port would never match a Host
+            if not _HOST_NAME.fullmatch(entry):
+                raise SettingsError(
+                    f"PARLOR_WEB_ALLOWED_HOSTS: {entry!r} is not a host name (no scheme, no"
+                    " port): e.g. play.example.com, .example.com or *"
+                )
+
+
+_HOST_NAME = re.compile(r"\*|\.?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?")
 
 
 def parse_routes(routes: tuple[str, ...]) -> dict[str, str]:
@@ -190,6 +207,8 @@ async def serve_http(
         assets if assets is not None else ASSETS,
         proxies=load(RateLimitSettings),
         request_seconds=settings.request_seconds,
+        # the name it binds, if it is one, is the one it prints: answer to it
+        allowed_hosts=(*settings.allowed_hosts, settings.host),
     )
     config = uvicorn.Config(  # the bridge reads proxy headers itself, from trusted proxies only
         app,
