@@ -333,6 +333,39 @@ async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a
     assert (SCREENSHOTS / "clocks.png").is_file()
 
 
+async def test_a_guest_finds_a_game_left_in_progress_in_the_lobby_and_resigns_it(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game against a bot, left for the lobby, is under "Your games in progress"; one more
+    past the cap (1 here) is refused in words that point there; opened from the list and
+    resigned, the game is under the finished games instead."""
+    browser()
+    monkeypatch.setenv("PARLOR_MAX_OPEN_GAMES_PER_PLAYER", "1")  # read as the services start
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("opengames.mjs", web)
+        game_id, player = report["gameId"], report["playerId"]
+        assert report["listed"].startswith("Resume: Connect 4x4 against random bot")
+        assert report["finishedBefore"] == 0
+        assert report["refusal"].startswith(
+            "You already have 1 Connect 4x4 game in progress, the most one player may have"
+        )
+        assert "“Your games in progress”" in report["refusal"]
+        assert "finish or resign one of them" in report["refusal"]
+        assert report["stayed"].endswith("#/")
+        assert report["after"]["inProgress"] == 0
+        assert report["after"]["openText"] == "None: every game you started has ended."
+        assert report["after"]["finished"].endswith("(resignation)")
+        channel = web.platform.channel("anyone")
+        stub = c4_grpc.Connect4x4ServiceStub(channel)
+        going = c4.ListGamesRequest(player_id=player, in_progress_only=True)
+        assert list((await stub.ListGames(going)).games) == []
+        done = c4.ListGamesRequest(player_id=player, finished_only=True)
+        assert [g.game_id for g in (await stub.ListGames(done)).games] == [game_id]
+        assert len((await stub.ListGames(c4.ListGamesRequest(player_id=player))).games) == 1
+        await channel.close()
+    assert (SCREENSHOTS / "lobby-in-progress.png").is_file()
+
+
 async def test_the_web_clients_unit_tests_pass() -> None:
     """``npm test`` in web/: the clocks' arithmetic and writing, Upwords' and Take Four's
     commands and stale refusals (web/tests/unit), in node; every test written there ran."""

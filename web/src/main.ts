@@ -8,6 +8,7 @@ import { MatchmakingService, TicketStatus, type Ticket } from "@parlor/client/ge
 import { BOARDS } from "./boards";
 import { controlLabel } from "./clock";
 import { ticketState } from "./ticket";
+import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
@@ -149,6 +150,16 @@ function lobby(me: session.Session): () => void {
 
 function lobbyOf(me: session.Session, games: Offered[]): () => void {
   const streams: Stream[] = [];
+  // A refusal of a new game: one for holding too many unfinished games is said in words, and
+  // the list of them is brought up to date and into view.
+  const refused = (err: unknown) => {
+    const tooMany = openGamesRefusal(err, KINDS);
+    notice(tooMany ?? describe(err), "error");
+    if (tooMany) {
+      void listings();
+      openCard.scrollIntoView({ block: "nearest" });
+    }
+  };
   const offeredOf = (type: string) => games.find((g) => g.kind.type === type);
   const seat = { index: 0, playerId: me.playerId, displayName: me.name };
 
@@ -194,7 +205,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
       const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config, botClock.chosen());
       go(`#/play/${kind.type}/${id}`);
     } catch (err) {
-      notice(describe(err), "error");
+      refused(err);
     }
   });
 
@@ -242,7 +253,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
         if (r.ticket) follow(r.ticket, r.code);
       }
     } catch (err) {
-      notice(describe(err), "error");
+      refused(err);
     }
   };
   const code = h("input", { id: "join-code", placeholder: "Invite code", size: 14 }) as HTMLInputElement;
@@ -266,7 +277,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
             const r = await unary(MatchmakingService, "joinLobby", { code: code.value.trim() });
             if (r.ticket) follow(r.ticket, code.value.trim());
           } catch (err) {
-            notice(describe(err), "error");
+            refused(err);
           }
         },
       },
@@ -276,17 +287,33 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     ticketEl,
   );
 
-  // Games to watch and your finished games, from every game service's listing.
+  // Your games in progress (to resume, or to end: each player may hold only so many of a type
+  // unfinished), games to watch and your finished games, from every game service's listing.
+  const openEl = h("ul", { class: "games", id: "my-open-games" });
   const liveEl = h("ul", { class: "games", id: "live-games" });
   const mineEl = h("ul", { class: "games", id: "my-games" });
+  const openCard = h(
+    "section",
+    { class: "card", id: "in-progress" },
+    h("h3", {}, `${IN_PROGRESS_HEADING} `, h("button", { class: "link", id: "refresh-games", onclick: () => void listings() }, "refresh")),
+    openEl,
+  );
   const listings = async () => {
+    const open: Node[] = [];
     const live: Node[] = [];
     const mine: Node[] = [];
+    const listed = (kind: GameKind<GameLike>, request: Record<string, unknown>) =>
+      unary(kind.service, "listGames", { pageSize: 20, ...request }) as unknown as Promise<{ games: Summary[]; nextPageToken: string }>;
     for (const kind of KINDS) {
       try {
-        const all = (await unary(kind.service, "listGames", { pageSize: 20 })) as unknown as { games: Summary[] };
-        for (const g of all.games.filter((g) => !g.finishedAt)) live.push(entry(kind, g, "play", "Watch"));
-        const done = (await unary(kind.service, "listGames", { playerId: me.playerId, finishedOnly: true, pageSize: 20 })) as unknown as { games: Summary[] };
+        const [going, all, done] = await Promise.all([
+          listed(kind, { playerId: me.playerId, inProgressOnly: true }),
+          listed(kind, { inProgressOnly: true }),
+          listed(kind, { playerId: me.playerId, finishedOnly: true }),
+        ]);
+        for (const g of going.games) open.push(inProgress(kind, g, me.playerId));
+        if (going.nextPageToken) open.push(h("li", { class: "hint" }, `${kind.label}: only the ${going.games.length} newest are shown`));
+        for (const g of all.games) live.push(entry(kind, g, "play", "Watch"));
         for (const g of done.games) mine.push(entry(kind, g, "replay", "Replay"));
       } catch (err) {
         // a platform may serve only some games (UNIMPLEMENTED): those simply have none here
@@ -294,6 +321,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
           live.push(h("li", { class: "error" }, `${kind.label}: ${describe(err)}`));
       }
     }
+    replace(openEl, open.length ? open : [h("li", {}, "None: every game you started has ended.")]);
     replace(liveEl, live.length ? live : [h("li", {}, "No game in progress.")]);
     replace(mineEl, mine.length ? mine : [h("li", {}, "None yet.")]);
   };
@@ -302,9 +330,8 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   replace(
     main,
     h("div", { class: "lobby" }, botForm, matchCard),
-    h("div", { class: "lobby" },
-      h("section", { class: "card" }, h("h3", {}, "Live games ", h("button", { class: "link", onclick: () => void listings() }, "refresh")), liveEl),
-      h("section", { class: "card" }, h("h3", {}, "Your finished games"), mineEl)),
+    h("div", { class: "lobby" }, openCard, h("section", { class: "card" }, h("h3", {}, "Your finished games"), mineEl)),
+    h("section", { class: "card" }, h("h3", {}, "Live games"), liveEl),
   );
   return () => streams.forEach((s) => s.close());
 }
@@ -312,8 +339,22 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
 interface Summary {
   gameId: string;
   seats: { displayName: string; playerId: string }[];
+  createdAt?: { seconds: bigint };
   finishedAt?: unknown;
   finishReason: string;
+}
+
+// One of your games in progress: a link to its page (to play on, or resign), who you play
+// and since when.
+function inProgress(kind: GameKind<GameLike>, g: Summary, me: string): Node {
+  const since = g.createdAt ? new Date(Number(g.createdAt.seconds) * 1000).toLocaleString() : "";
+  return h(
+    "li",
+    {},
+    h("a", { href: `#/play/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `Resume: ${kind.label}`),
+    ` against ${opponents(g.seats, me)}`,
+    since ? h("span", { class: "hint" }, ` · started ${since}`) : null,
+  );
 }
 
 function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string): Node {

@@ -1,5 +1,6 @@
 """The ``parlor`` CLI against an in-process platform: a whole game typed through stdin, then
-replay to a move, step through, play back, export, list and verify (clean and corrupted).
+replay to a move, step through, play back, export, list and verify (clean and corrupted);
+a game left unfinished, listed among the games in progress until it is resigned.
 
 The CLI is synchronous (it runs its own event loop for ``verify``), so each invocation runs in
 a worker thread while the platform serves on the test's event loop.
@@ -131,6 +132,32 @@ async def test_a_whole_game_against_a_bot_then_replay_export_and_verify(
         everything = await cli("verify")
         assert everything.exit_code == 1
         assert re.search(r": \d+ ok, 1 diverge", everything.output), everything.output
+
+
+async def test_games_in_progress_are_listed_alone_until_resigned(start_platform) -> None:
+    """A game left with ``quit`` is among the player's games in progress, to resume (or
+    resign) with ``--join``; once resigned it is among the finished ones instead."""
+    player = f"ida{uuid.uuid4().hex[:6]}"
+    async with start_platform("connect4x4") as platform:
+        where = ["--target", platform.target, "--token", platform.token(player)]
+        left = await cli("play", "connect4x4", "--vs", "bot:random", *where, stdin="quit\n")
+        assert left.exit_code == 0, left.output
+        match = re.search(r"resume with: parlor play connect4x4 --join (\w+)", left.output)
+        assert match, left.output
+        game_id = match.group(1)
+
+        going = await cli("games", "--in-progress", *where)
+        assert going.exit_code == 0, going.output
+        assert game_id in going.output
+        assert game_id not in (await cli("games", "--finished", *where)).output
+        both = await cli("games", "--finished", "--in-progress", *where)
+        assert both.exit_code == 2
+        assert "exclude each other" in both.output
+
+        resigned = await cli("play", "connect4x4", "--join", game_id, *where, stdin="resign\n")
+        assert resigned.exit_code == 0, resigned.output
+        assert game_id not in (await cli("games", "--in-progress", *where)).output
+        assert game_id in (await cli("games", "--finished", *where)).output
 
 
 async def test_an_unknown_game_is_reported_not_crashed(start_platform) -> None:

@@ -1,5 +1,6 @@
-"""The game directory lists a game type's games by player and time from SeatsTaken and
-GameFinished alone, ignores other types, and moves its checkpoint to the head."""
+"""The game directory lists a game type's games by player, time and end (finished, in
+progress) from SeatsTaken and GameFinished alone, ignores other types, and moves its
+checkpoint to the head."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ async def test_games_are_listed_by_player_and_end_and_other_types_are_ignored(
         assert b_games[0].last_version == 3
         assert b_games[0].players == ("b", "c")
         assert not b_games[1].finished
-        assert [g.game_id for g in await directory.list(finished_only=True)] == ["g3"]
+        assert [g.game_id for g in await directory.list(finished=True)] == ["g3"]
+        assert [g.game_id for g in await directory.list(finished=False)] == ["g1"]
         assert await directory.all_ids() == ["g1", "g3"]
 
         # A later event of another type only: the checkpoint still reaches the head.
@@ -54,6 +56,52 @@ async def test_games_are_listed_by_player_and_end_and_other_types_are_ignored(
                 )
             ).scalar()
         assert checkpoint == await store.head_position()
+    finally:
+        await store.close()
+
+
+async def test_a_players_games_in_progress_are_listed_newest_first_and_paged(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    """What the lobby's "Your games in progress" asks (``finished=False``): the player's
+    unfinished games of the type, a game that ends leaving the list at once; the directory
+    keeps a partial index of unfinished rows for it, which the query is planned on."""
+    category, other = f"prog{unique}", f"else{unique}"
+    store = PostgresEventStore(database_url)
+    try:
+        directory = Directory(store.engine, category)
+        for n in range(1, 5):
+            await store.append(f"{category}-g{n}", [seated("a", "bot:random")], NO_STREAM)
+        await store.append(f"{category}-g5", [seated("b")], NO_STREAM)
+        await store.append(f"{other}-g6", [seated("a")], NO_STREAM)
+        await store.append(f"{category}-g2", [finished("RESIGNED")], 1)
+        mine = await directory.list(player_id="a", finished=False)
+        assert [g.game_id for g in mine] == ["g4", "g3", "g1"]
+        assert not any(g.finished for g in mine)
+        first = await directory.list(player_id="a", finished=False, limit=2)
+        last = first[-1]
+        rest = await directory.list(
+            player_id="a", finished=False, limit=2, before=(last.created_at, last.game_id)
+        )
+        assert [g.game_id for g in [*first, *rest]] == ["g4", "g3", "g1"]
+        assert [g.game_id for g in await directory.list(finished=False)] == ["g5", "g4", "g3", "g1"]
+        await store.append(f"{category}-g4", [finished("RESIGNED")], 1)
+        assert [g.game_id for g in await directory.list(player_id="a", finished=False)] == [
+            "g3",
+            "g1",
+        ]
+        async with store.engine.connect() as conn:
+            indexes = set(
+                (
+                    await conn.execute(
+                        text(
+                            "SELECT indexname FROM pg_indexes WHERE tablename = 'game_directory'"
+                            " AND indexdef LIKE '%WHERE (finished_at IS NULL)%'"
+                        )
+                    )
+                ).scalars()
+            )
+        assert indexes == {"game_directory_unfinished", "game_directory_unfinished_by_player"}
     finally:
         await store.close()
 

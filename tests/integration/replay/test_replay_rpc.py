@@ -1,5 +1,6 @@
 """ListGames and ReplayGame over gRPC: listing by player and time, paging, pace bounds,
-finished games only, and every event played back with the game after it."""
+finished or in-progress games only (not both at once), and every event played back with the
+game after it."""
 
 from __future__ import annotations
 
@@ -129,6 +130,14 @@ async def test_list_games_by_player_time_and_pages(start_platform) -> None:
 
             done = await dora.ListGames(pb.ListGamesRequest(player_id=player, finished_only=True))
             assert [g.game_id for g in done.games] == [finished]
+            going = pb.ListGamesRequest(player_id=player, in_progress_only=True)
+            assert [g.game_id for g in (await dora.ListGames(going)).games] == [*reversed(ids)]
+            with pytest.raises(grpc.aio.AioRpcError) as both:
+                await dora.ListGames(
+                    pb.ListGamesRequest(player_id=player, finished_only=True, in_progress_only=True)
+                )
+            assert both.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert reason_of(both.value) == "CONFLICTING_FILTERS"
 
             first = await dora.ListGames(pb.ListGamesRequest(player_id=player, page_size=2))
             assert len(first.games) == 2

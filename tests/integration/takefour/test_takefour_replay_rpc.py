@@ -181,6 +181,8 @@ async def test_list_games_by_player_time_end_and_pages_with_no_tile_in_sight(
 
         done = await dora.ListGames(pb.ListGamesRequest(player_id=player, finished_only=True))
         assert [g.game_id for g in done.games] == [finished]
+        going = pb.ListGamesRequest(player_id=player, in_progress_only=True)
+        assert [g.game_id for g in (await dora.ListGames(going)).games] == [*reversed(ids)]
         theirs = await dora.ListGames(pb.ListGamesRequest(player_id=other))
         assert [g.game_id for g in theirs.games] == [finished]
 

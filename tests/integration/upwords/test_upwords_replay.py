@@ -205,6 +205,8 @@ async def test_list_games_by_player_finished_and_pages(upwords: Any) -> None:
 
         done = await dora.ListGames(pb.ListGamesRequest(player_id=player, finished_only=True))
         assert [g.game_id for g in done.games] == [finished]
+        going = pb.ListGamesRequest(player_id=player, in_progress_only=True)
+        assert [g.game_id for g in (await dora.ListGames(going)).games] == [*reversed(ids)]
         theirs = await dora.ListGames(pb.ListGamesRequest(player_id=other))
         assert [g.game_id for g in theirs.games] == [finished]
 

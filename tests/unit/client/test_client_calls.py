@@ -55,6 +55,10 @@ class Scripted(pb_grpc.TakeFourServiceServicer):
         await self._step("GetGame", request, context)
         return pb.GetGameResponse(game=pb.Game(game_id=request.game_id, version=3))
 
+    async def ListGames(self, request: Any, context: Any) -> pb.ListGamesResponse:
+        await self._step("ListGames", request, context)
+        return pb.ListGamesResponse(games=[pb.GameSummary(game_id="g1")])
+
     async def WatchGame(self, request: Any, context: Any) -> AsyncIterator[pb.WatchGameResponse]:
         self.requests.setdefault("WatchGame", []).append(request)
         versions, then = self.script["WatchGame"].pop(0)
@@ -214,6 +218,18 @@ async def test_other_errors_end_a_watch(served: Any) -> None:
         with pytest.raises(pc.ResourceExhausted, match="TOO_MANY_STREAMS"):
             async for _ in parlor.takefour.watch("g"):
                 pass
+
+
+async def test_list_games_passes_its_filters_through(served: Any) -> None:
+    servicer, connect = served
+    async with connect() as parlor:
+        going = await parlor.takefour.list_games("ada", in_progress_only=True, page_size=5)
+        assert [g.game_id for g in going] == ["g1"]
+        await parlor.takefour.list_games("ada", finished_only=True)
+    asked, finished = servicer.requests["ListGames"]
+    assert (asked.player_id, asked.in_progress_only, asked.finished_only) == ("ada", True, False)
+    assert asked.page_size == 5
+    assert (finished.in_progress_only, finished.finished_only) == (False, True)
 
 
 def test_each_game_is_found_by_its_descriptor() -> None:

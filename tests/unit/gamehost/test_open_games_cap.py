@@ -18,7 +18,8 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import ResourceExhausted
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.opengames import EventScan, OpenGamesSettings
+from parlor.gamehost.directory import EventScan
+from parlor.gamehost.opengames import OpenGamesSettings
 from parlor.kit import auth
 from parlor.kit.settings import load
 from parlor.services.connect4x4.game import GAME as C4

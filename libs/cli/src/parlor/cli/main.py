@@ -406,17 +406,27 @@ def games(
     ] = None,
     everyone: Annotated[bool, typer.Option("--all", help="everyone's games")] = False,
     finished: Annotated[bool, typer.Option("--finished", help="only finished games")] = False,
+    in_progress: Annotated[
+        bool,
+        typer.Option(
+            "--in-progress",
+            help="only games in progress (resume one: parlor play TYPE --join ID)",
+        ),
+    ] = False,
     limit: Annotated[int, typer.Option("--limit")] = 20,
     target: Target = None,
     token: Token = None,
 ) -> None:
     """List games, newest first."""
+    if finished and in_progress:
+        raise typer.BadParameter("--finished and --in-progress exclude each other")
     where = connect(game_type, target, token)
+    only = {"in_progress_only": True} if in_progress else {}
 
     async def listing() -> list[Any]:
         async with where.client() as parlor:
             return await adapter(game_type, parlor).list_games(
-                "" if everyone else (player or where.player_id), finished, limit
+                "" if everyone else (player or where.player_id), finished, limit, **only
             )
 
     listed = run(listing())

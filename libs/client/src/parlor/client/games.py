@@ -146,11 +146,20 @@ class GameClient(Generic[S]):
         return list(response.events)
 
     async def list_games(
-        self, player_id: str = "", *, finished_only: bool = False, page_size: int = 20
+        self,
+        player_id: str = "",
+        *,
+        finished_only: bool = False,
+        in_progress_only: bool = False,
+        page_size: int = 20,
     ) -> list[Any]:
+        """One page of the game type's games, newest first: ``player_id``'s (empty: everyone's),
+        finished ones only or games in progress only (not both: ``CONFLICTING_FILTERS``)."""
         request = self.pb.ListGamesRequest(
             player_id=player_id, finished_only=finished_only, page_size=page_size
         )
+        if in_progress_only:  # set only when asked: a game's proto may predate the field
+            request.in_progress_only = True
         response = await self.client.call(self._method("ListGames"), request, idempotent=True)
         return list(response.games)
 

@@ -10,22 +10,30 @@ so a quiet game type does not rescan other types' events) and writes rows and
 checkpoint in one transaction, under an advisory lock per game type, so replicas
 may catch up concurrently and a listing right after a game ends already shows it
 (``list`` catches up first). ``open_games`` counts a player's unfinished games (the cap
-on them: ``parlor.gamehost.opengames``), caught up first too.
+on them: ``parlor.gamehost.opengames``), caught up first too. Unfinished rows have partial
+indexes of their own (by time, by player): a player's games in progress, and everyone's, are
+found without reading the finished ones, which outnumber them more every day.
+
+``EventScan`` is the same list read from every event at each call, for a store without the
+directory's tables (the in-memory store of unit tests): what one lists, the other lists.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
+from parlor.eventstore import EventStore
+from parlor.gamehost.opengames import OpenGames
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
@@ -51,6 +59,15 @@ _SCHEMA = [
         ON game_directory (category, created_at DESC, stream_id)""",
     """CREATE INDEX IF NOT EXISTS game_directory_by_player
         ON game_directory USING gin (players)""",
+    # Unfinished games only (a few per player, at most the open-games cap of each type,
+    # against every game ever played): a player's games in progress and the open-games
+    # count read these, not every game the player finished; everyone's games in progress
+    # are paged without stepping over the finished ones.
+    """CREATE INDEX IF NOT EXISTS game_directory_unfinished
+        ON game_directory (category, created_at DESC, stream_id DESC)
+        WHERE finished_at IS NULL""",
+    """CREATE INDEX IF NOT EXISTS game_directory_unfinished_by_player
+        ON game_directory USING gin (players) WHERE finished_at IS NULL""",
     """CREATE TABLE IF NOT EXISTS game_directory_checkpoints (
         category text PRIMARY KEY, position bigint NOT NULL)""",
 ]
@@ -97,6 +114,30 @@ class Listed:
     @property
     def finished(self) -> bool:
         return self.finished_at is not None
+
+
+class GameList(OpenGames, Protocol):
+    """Where a game type's games are listed and a player's unfinished ones counted: the
+    directory's tables (``Directory``) or the events themselves (``EventScan``)."""
+
+    async def list(
+        self,
+        *,
+        player_id: str | None = None,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        finished: bool | None = None,
+        limit: int = 50,
+        before: tuple[dt.datetime, str] | None = None,
+    ) -> list[Listed]:
+        """Newest first; ``finished`` True: finished games only, False: in progress only,
+        None: all; ``before`` (created_at, game_id) continues a previous page."""
+        ...
+
+
+def check_limit(limit: int) -> None:
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidArgument(f"page size must be 1 to {MAX_PAGE}", reason="INVALID_PAGE_SIZE")
 
 
 class Directory:
@@ -202,13 +243,14 @@ class Directory:
         player_id: str | None = None,
         since: dt.datetime | None = None,
         until: dt.datetime | None = None,
-        finished_only: bool = False,
+        finished: bool | None = None,
         limit: int = 50,
         before: tuple[dt.datetime, str] | None = None,
     ) -> list[Listed]:
-        """Newest first; ``before`` (created_at, game_id) continues a previous page."""
-        if not 1 <= limit <= MAX_PAGE:
-            raise InvalidArgument(f"page size must be 1 to {MAX_PAGE}", reason="INVALID_PAGE_SIZE")
+        """Newest first; ``finished`` True: finished games only, False: in progress only (on
+        the partial indexes of unfinished rows), None: all; ``before`` (created_at, game_id)
+        continues a previous page."""
+        check_limit(limit)
         await self.catch_up()
         where = ["category = :category"]
         params: dict[str, Any] = {"category": self.category, "limit": limit}
@@ -221,8 +263,8 @@ class Directory:
         if until is not None:
             where.append("created_at < :until")
             params["until"] = until
-        if finished_only:
-            where.append("finished_at IS NOT NULL")
+        if finished is not None:
+            where.append("finished_at IS NOT NULL" if finished else "finished_at IS NULL")
         if before is not None:
             where.append("(created_at, stream_id) < (:before_at, :before_stream)")
             params["before_at"] = before[0]
@@ -275,6 +317,79 @@ class Directory:
                 )
             ).all()
         return [row[0] for row in rows]
+
+
+class EventScan:
+    """The directory read from every event of the store at each call (no tables needed):
+    for the in-memory store of unit tests, where a scan costs nothing worth saving."""
+
+    def __init__(self, store: EventStore, category: str) -> None:
+        self.store = store
+        self.prefix = category + "-"
+
+    async def _games(self) -> dict[str, Listed]:
+        """Every game of the type by stream id, folded as ``Directory._fold`` folds them."""
+        games: dict[str, Listed] = {}
+        position = 1
+        while batch := await self.store.read_all(position, 1000):
+            for event in batch:
+                position = event.position + 1
+                stream_id = event.stream_id
+                if not stream_id.startswith(self.prefix):
+                    continue
+                if event.type == SEATS_TAKEN and stream_id not in games:
+                    seats = common_pb2.SeatsTaken.FromString(event.data).seats
+                    games[stream_id] = Listed(
+                        stream_id[len(self.prefix) :],
+                        tuple(s.player_id for s in seats),
+                        tuple(s.display_name for s in seats),
+                        event.recorded_at,
+                        None,
+                        "",
+                        event.version,
+                    )
+                elif event.type == GAME_FINISHED and stream_id in games:
+                    reason = common_pb2.GameFinished.FromString(event.data).reason
+                    games[stream_id] = dataclasses.replace(
+                        games[stream_id],
+                        finished_at=event.recorded_at,
+                        finish_reason=reason,
+                        last_version=event.version,
+                    )
+        return games
+
+    async def list(
+        self,
+        *,
+        player_id: str | None = None,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        finished: bool | None = None,
+        limit: int = 50,
+        before: tuple[dt.datetime, str] | None = None,
+    ) -> list[Listed]:
+        """As ``Directory.list``."""
+        check_limit(limit)
+        after = None if before is None else (before[0], self.prefix + before[1])
+        chosen = sorted(
+            (
+                (game.created_at, stream_id, game)
+                for stream_id, game in (await self._games()).items()
+                if (not player_id or player_id in game.players)
+                and (since is None or game.created_at >= since)
+                and (until is None or game.created_at < until)
+                and (finished is None or game.finished == finished)
+                and (after is None or (game.created_at, stream_id) < after)
+            ),
+            key=lambda row: (row[0], row[1]),
+            reverse=True,
+        )
+        return [game for _, _, game in chosen[:limit]]
+
+    async def open_games(self, player_id: str, at_most: int) -> int:
+        games = (await self._games()).values()
+        held = sum(1 for game in games if player_id in game.players and not game.finished)
+        return min(held, at_most)
 
 
 def hash_category(category: str) -> int:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, Unavailable
-from parlor.gamehost.directory import Directory, Listed
+from parlor.gamehost.directory import GameList, Listed
 from parlor.gamehost.timestamps import set_timestamp
 
 R = TypeVar("R")
@@ -52,6 +52,21 @@ def player_filter(player_id: str) -> str | None:
     return player_id
 
 
+def finished_filter(request: Any) -> bool | None:
+    """True: finished games only, False: games in progress only, None: all.
+
+    A game's proto from before ``in_progress_only`` has only ``finished_only``."""
+    in_progress_only = getattr(request, "in_progress_only", False)
+    if request.finished_only and in_progress_only:
+        raise InvalidArgument(
+            "finished_only and in_progress_only exclude each other: set one, or neither for all",
+            reason="CONFLICTING_FILTERS",
+        )
+    if request.finished_only:
+        return True
+    return False if in_progress_only else None
+
+
 def page_token(last: Listed) -> str:
     return f"{last.created_at.isoformat()}|{last.game_id}"
 
@@ -82,7 +97,7 @@ def fill_summary(out: Any, game: Listed) -> None:
         set_timestamp(out.finished_at, game.finished_at)
 
 
-async def list_games(directory: Directory | None, request: Any, response: type[R]) -> R:
+async def list_games(directory: GameList | None, request: Any, response: type[R]) -> R:
     """Answer a ``ListGamesRequest`` from ``directory`` with a ``response`` message."""
     if directory is None:
         raise Unavailable("this replica keeps no game directory", reason="NO_DIRECTORY")
@@ -91,7 +106,7 @@ async def list_games(directory: Directory | None, request: Any, response: type[R
         player_id=player_filter(request.player_id),
         since=moment(request, "created_after"),
         until=moment(request, "created_before"),
-        finished_only=request.finished_only,
+        finished=finished_filter(request),
         limit=size,
         before=page_cursor(request.page_token),
     )

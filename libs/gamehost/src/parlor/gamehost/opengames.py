@@ -21,8 +21,12 @@ ticket waited (``TICKET_EXISTS`` allows one) gets that game too. The count and t
 are not one transaction, so creates racing in parallel for one player may pass the cap by
 as many as race; the rate limit bounds those.
 
-``EventScan`` counts from the events themselves, reading every one: for a store without
-the directory's tables (the in-memory store of unit tests).
+``parlor.gamehost.directory.EventScan`` counts from the events themselves, reading every one:
+for a store without the directory's tables (the in-memory store of unit tests).
+
+A player who reached the cap finds the games they hold with ``ListGames``
+(``in_progress_only`` and their ``player_id``: the web lobby's "Your games in progress",
+``parlor games --in-progress``) and resumes or resigns one there.
 """
 
 from __future__ import annotations
@@ -30,15 +34,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from parlor.common.v1 import common_pb2
 from parlor.core.errors import ResourceExhausted
-from parlor.eventstore import EventStore
 from parlor.kit.auth import Identity
 from parlor.kit.settings import setting
 
 REASON = "TOO_MANY_OPEN_GAMES"
-SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
-GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
 
 
 @dataclass(frozen=True)
@@ -74,28 +74,3 @@ async def check_open_games(
             reason=REASON,
             metadata={"max_open_games": str(limit), "game_type": game_type},
         )
-
-
-class EventScan:
-    """``OpenGames`` read from every event in the store (no directory tables needed)."""
-
-    def __init__(self, store: EventStore, category: str) -> None:
-        self.store = store
-        self.prefix = category + "-"
-
-    async def open_games(self, player_id: str, at_most: int) -> int:
-        seated: set[str] = set()
-        finished: set[str] = set()
-        position = 1
-        while batch := await self.store.read_all(position, 1000):
-            for event in batch:
-                position = event.position + 1
-                if not event.stream_id.startswith(self.prefix):
-                    continue
-                if event.type == SEATS_TAKEN:
-                    seats = common_pb2.SeatsTaken.FromString(event.data).seats
-                    if any(seat.player_id == player_id for seat in seats):
-                        seated.add(event.stream_id)
-                elif event.type == GAME_FINISHED:
-                    finished.add(event.stream_id)
-        return min(len(seated - finished), at_most)

@@ -44,7 +44,7 @@ from parlor.core.errors import InvalidArgument, NotFound, ParlorError, Permissio
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.consent import create_consent
-from parlor.gamehost.directory import Directory
+from parlor.gamehost.directory import GameList
 from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
@@ -186,7 +186,7 @@ class GameService(Generic[T, E]):
     def __init__(
         self,
         host: GameHost[T, Any, E],
-        directory: Directory | None = None,
+        directory: GameList | None = None,
         queue: GameQueue | None = None,
         *,
         open_games: OpenGames | None = None,

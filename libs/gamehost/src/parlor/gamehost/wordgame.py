@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from parlor.gamehost.component import Served, game_component
-from parlor.gamehost.directory import Directory
+from parlor.gamehost.directory import Directory, GameList
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.queue import GameQueue
@@ -53,7 +53,7 @@ class WordGameService(GameService[T, E]):
         self,
         host: GameHost[T, Any, E],
         dictionary: Dictionary,
-        directory: Directory | None = None,
+        directory: GameList | None = None,
         queue: GameQueue | None = None,
     ) -> None:
         super().__init__(host, directory, queue)

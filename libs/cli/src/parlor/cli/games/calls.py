@@ -45,8 +45,15 @@ class ServiceCalls:
     def replay(self, game_id: str, pace_ms: int) -> AsyncGenerator[tuple[Any, Any], None]:
         return self.api.replay(game_id, pace_ms)
 
-    async def list_games(self, player_id: str, finished_only: bool, limit: int) -> list[Any]:
-        return await self.api.list_games(player_id, finished_only=finished_only, page_size=limit)
+    async def list_games(
+        self, player_id: str, finished_only: bool, limit: int, in_progress_only: bool = False
+    ) -> list[Any]:
+        return await self.api.list_games(
+            player_id,
+            finished_only=finished_only,
+            in_progress_only=in_progress_only,
+            page_size=limit,
+        )
 
     async def resign(self, game_id: str, command_id: str) -> Any:
         response = await self.api.command("Resign", game_id=game_id, command_id=command_id)
