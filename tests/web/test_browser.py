@@ -24,6 +24,8 @@ from missing import stop_if_missing
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
+from parlor.takefour.v1 import takefour_pb2 as tf
+from parlor.takefour.v1 import takefour_pb2_grpc as tf_grpc
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -209,12 +211,16 @@ async def test_an_upwords_accept_refused_play_changed_redraws_the_game_from_get_
     ]
 
 
-async def test_takefour_tiles_are_placed_moved_and_taken_back_by_clicking(
+async def test_takefour_tiles_are_placed_moved_and_taken_back_by_clicking_then_the_game_left(
     start_web: Any,
 ) -> None:
     browser()
     async with start_web("matchmaking", "dictionary", "takefour") as web:
         report = await run_script("takefour.mjs", web)
+        channel = web.platform.channel("anyone")
+        request = tf.GetGameRequest(game_id=report["gameId"])
+        game = (await tf_grpc.TakeFourServiceStub(channel).GetGame(request)).game
+        await channel.close()
     assert "HAND_NOT_EMPTY" in report["refusal"], report["refusal"]
     assert report["placed"] == report["letter"]
     assert report["moved"] == ["", report["letter"]]
@@ -223,6 +229,13 @@ async def test_takefour_tiles_are_placed_moved_and_taken_back_by_clicking(
     assert "in hand" in header
     assert len(rows) == 2  # Ada and the bot, each with counts and totals
     assert (SCREENSHOTS / "takefour.png").is_file()
+    # left: asked first, then Ada's seat forfeited and the bot, the one seat left, won
+    assert report["asked"].startswith("Leave this game?"), report["asked"]
+    assert report["leaveAfter"] == 0  # no Leave on a game that is over
+    assert game.phase == tf.PHASE_OVER
+    bots = [i for i, s in enumerate(game.seats) if s.seat.player_id.startswith("bot:")]
+    assert [i for i, s in enumerate(game.seats) if s.forfeited] == [1 - bots[0]]
+    assert list(game.winners) == bots
 
 
 async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live(

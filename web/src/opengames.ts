@@ -14,9 +14,8 @@ interface SeatLike {
   displayName: string;
 }
 
-// The game types as the lobby knows them: a label, and whether its page has a Resign button
-// (the game's service has Resign; Take Four's seats leave instead, which the page does not
-// offer, so its games end by being played to the end).
+// The game types as the lobby knows them: a label, and how a player ends a game early on its
+// page (Resign, or Take Four's Leave: the seat forfeits and the others play on).
 export interface KindLike {
   type: string;
   label: string;
@@ -35,13 +34,17 @@ export function resigns(kind: KindLike): boolean {
   return "resign" in kind.service.method;
 }
 
+export function leaves(kind: KindLike): boolean {
+  return !resigns(kind) && "leave" in kind.service.method;
+}
+
 // The refusal in a player's words, or undefined when `error` is not that refusal.
 export function openGamesRefusal(error: unknown, kinds: readonly KindLike[]): string | undefined {
   if (!(error instanceof ApiError) || error.reason !== TOO_MANY_OPEN_GAMES) return undefined;
   const most = error.metadata["max_open_games"];
   const kind = kinds.find((k) => k.type === error.metadata["game_type"]);
   const games = `${kind ? `${kind.label} ` : ""}game${most === "1" ? "" : "s"}${kind ? "" : " of this type"}`;
-  const end = kind && !resigns(kind) ? "play one of them to its end" : "finish or resign one of them";
+  const end = kind && leaves(kind) ? "finish or leave one of them" : kind && !resigns(kind) ? "play one of them to its end" : "finish or resign one of them";
   return (
     `You already have ${most ?? "too many"} ${games} in progress, the most one player may have at once. ` +
     `To start another, open one under “${IN_PROGRESS_HEADING}” below and ${end}.`

@@ -18,8 +18,8 @@ let chosen: Chosen = null;
 let chosenGame = "";
 let chosenRound = 0;
 
-// The commands the web client sends: each names the round (every Take Four command but
-// Leave, which the page does not send, has the field).
+// The commands the web client sends that name the round (every Take Four command but Leave:
+// a player may leave in any round, so the page sends Leave without one).
 export const ROUND_COMMANDS = [
   "placeTile",
   "moveTile",
@@ -173,6 +173,21 @@ export const takefour: GameKind<Game> = {
           h("label", {}, "Joker letter ", h("input", { id: "tf-letter", size: 2, maxlength: 1 })),
         )
       : null;
+    // Leaving forfeits the seat (the others play on; one seat left wins): a game against
+    // bots, or one a player gives up, ends this way, as the other games' Resign.
+    const leave =
+      view.live && me !== undefined && !me.forfeited && game.phase !== Phase.OVER
+        ? h(
+            "button",
+            {
+              id: "tf-leave",
+              onclick: () =>
+                confirm("Leave this game? Your seat forfeits and the others play on.") &&
+                void view.act(() => unary(TakeFourService, "leave", { gameId: game.gameId, commandId: commandId() })),
+            },
+            "Leave",
+          )
+        : null;
     const progress = game.seats.map((s, i) =>
       h(
         "tr",
@@ -196,6 +211,7 @@ export const takefour: GameKind<Game> = {
       me?.visible ? h("div", {}, h("h3", {}, "Your crossword"), grid(game, view, me.grid, true)) : null,
       me?.visible ? h("div", { class: "rack", id: "tf-hand" }, hand) : null,
       actions,
+      leave,
       h(
         "table",
         { class: "progress", id: "tf-progress" },

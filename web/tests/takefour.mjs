@@ -1,5 +1,6 @@
 // Take Four in the browser: a hand tile placed on the grid by clicking, moved, taken back;
-// a joker's letter asked for; the progress table and the refusal of an early Take Four call.
+// a joker's letter asked for; the progress table and the refusal of an early Take Four call;
+// then the game left (asked first): the seat forfeits, the bot wins, the page shows it over.
 import { main, newPage, report, screenshot, signIn } from "./browser.mjs";
 
 await main(async (browser) => {
@@ -41,5 +42,14 @@ await main(async (browser) => {
   await cellIs("1,0", "");
   await page.waitForFunction((n) => document.querySelectorAll("#tf-hand .tile").length === n, hand.length);
   const handAfter = await page.locator("#tf-hand .tile").count();
-  report({ gameId, hand, refusal, placed, moved, progress, handAfter, letter: hand[index] });
+  // leave: asked first, then the seat forfeits; with one seat left the bot wins
+  let asked = "";
+  page.once("dialog", (dialog) => {
+    asked = dialog.message();
+    void dialog.accept();
+  });
+  await page.click("#tf-leave");
+  await page.waitForSelector('.tf[data-phase="over"]');
+  const leaveAfter = await page.locator("#tf-leave").count();
+  report({ gameId, hand, refusal, placed, moved, progress, handAfter, letter: hand[index], asked, leaveAfter });
 });

@@ -6,7 +6,7 @@ import { ApiError } from "../../src/api";
 import { connect4x4 } from "../../src/connect4x4";
 import { takefour } from "../../src/takefour";
 import { upwords } from "../../src/upwords";
-import { IN_PROGRESS_HEADING, openGamesRefusal, opponents, resigns } from "../../src/opengames";
+import { IN_PROGRESS_HEADING, leaves, openGamesRefusal, opponents, resigns } from "../../src/opengames";
 
 const KINDS = [connect4x4, takefour, upwords];
 const seat = (playerId: string, displayName = "") => ({ playerId, displayName });
@@ -34,11 +34,13 @@ test("too many open games is said in words, with the game, the most allowed and 
   assert.match(openGamesRefusal(tooMany("upwords", "1"), KINDS) ?? "", /^You already have 1 Upwords game in progress/);
 });
 
-test("a game the page cannot resign (Take Four) is to be played to its end", () => {
+test("a game whose seats leave instead of resigning (Take Four) is to be finished or left", () => {
   assert.equal(resigns(connect4x4), true);
   assert.equal(resigns(upwords), true);
   assert.equal(resigns(takefour), false);
-  assert.match(openGamesRefusal(tooMany("takefour"), KINDS) ?? "", /and play one of them to its end\.$/);
+  assert.equal(leaves(takefour), true);
+  assert.equal(leaves(connect4x4), false);
+  assert.match(openGamesRefusal(tooMany("takefour"), KINDS) ?? "", /and finish or leave one of them\.$/);
 });
 
 test("other refusals, and a game type the page does not know, are left to the usual line", () => {
