@@ -5,6 +5,8 @@ holds the id; ``publish_event`` reads that message (``STREAM.MSG.GET``) and rais
 ``ForeignDuplicate`` unless it is this event (see ``parlor.eventstore.bus``).
 ``check_stream`` gives the subject's last message (``STREAM.MSG.GET`` by subject) for the
 relay to check, and ``message_before`` the messages under it, one sequence at a time.
+``max_age`` is how long the stream keeps a message (0: for ever), and ``check_stream`` says
+how long the stream really does (``StreamCheck.max_age``), whoever set it.
 """
 
 from __future__ import annotations
@@ -301,6 +303,7 @@ class JetStreamBus:
         *,
         publish_timeout: float = 2.0,
         duplicate_window: float = DUPLICATE_WINDOW,
+        max_age: float = 0.0,
         consumer_check_interval: float = 5.0,
     ) -> None:
         self.nc = nc
@@ -309,6 +312,7 @@ class JetStreamBus:
         self.subjects = subjects or Subjects()
         self.publish_timeout = publish_timeout
         self.duplicate_window = duplicate_window
+        self.max_age = max_age
         self.ready = asyncio.Event()
         self._connections = 0
         self._opening: asyncio.Task[None] | None = None
@@ -449,14 +453,24 @@ class JetStreamBus:
     async def ensure_streams(self) -> None:
         await self.ensure_stream(self.subjects.stream, [self.subjects.all()])
 
-    async def ensure_stream(self, name: str, subjects: Sequence[str]) -> None:
-        """Create the stream, or update its subjects and dedupe window; safe to repeat."""
-        config = StreamConfig(
+    def stream_config(self, name: str, subjects: Sequence[str]) -> StreamConfig:
+        """The stream as this bus makes it: file storage, its dedupe window (no longer than
+        ``max_age``: JetStream requires it) and ``max_age``."""
+        window = self.duplicate_window
+        if self.max_age > 0:
+            window = min(window, self.max_age)
+        return StreamConfig(
             name=name,
             subjects=list(subjects),
             storage=StorageType.FILE,
-            duplicate_window=self.duplicate_window,
+            duplicate_window=window,
+            max_age=self.max_age,
         )
+
+    async def ensure_stream(self, name: str, subjects: Sequence[str]) -> None:
+        """Create the stream, or update its subjects, dedupe window and ``max_age``; safe to
+        repeat."""
+        config = self.stream_config(name, subjects)
         try:
             await self.js.add_stream(config)
         except nats.js.errors.BadRequestError:
@@ -491,7 +505,9 @@ class JetStreamBus:
                 reason="BUS_UNAVAILABLE",
             ) from exc
         created = info.created.isoformat() if info.created is not None else ""
-        return StreamCheck(created=created, last=last, made=made)
+        return StreamCheck(
+            created=created, last=last, made=made, max_age=float(info.config.max_age or 0.0)
+        )
 
     async def message_before(
         self, subject: str, sequence: int, within: int
