@@ -14,6 +14,7 @@ import nats
 import nats.js.errors
 import psycopg
 import pytest
+from nats.js.api import StorageType, StreamConfig
 from prometheus_client import REGISTRY
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -32,6 +33,7 @@ from parlor.eventstore import (
     Subjects,
 )
 from parlor.eventstore.events import NO_METADATA
+from parlor.eventstore.jetstream import DEFAULT_MAX_AGE, DUPLICATE_WINDOW
 from parlor.eventstore.relay import Lane
 from parlor.gamehost.outbox import category_lane, category_relay
 
@@ -1035,6 +1037,36 @@ async def backdate(store: PostgresEventStore, hours: float) -> None:
             text("UPDATE events SET recorded_at = recorded_at - :hours * interval '1 hour'"),
             {"hours": hours},
         )
+
+
+async def test_the_stream_keeps_max_age_of_messages_and_an_older_stream_is_given_it(
+    bus: JetStreamBus, nats_url: str, subjects: Subjects
+) -> None:
+    config = (await bus.js.stream_info(subjects.stream)).config
+    assert (config.max_age, config.duplicate_window) == (DEFAULT_MAX_AGE, DUPLICATE_WINDOW)
+    assert DEFAULT_MAX_AGE == 72 * 3600
+    assert (await bus.check_stream(subjects.all())).max_age == DEFAULT_MAX_AGE
+    # A stream as an earlier release made it keeps every message for ever: it is given the age.
+    await bus.js.delete_stream(subjects.stream)
+    unlimited = StreamConfig(
+        name=subjects.stream,
+        subjects=[subjects.all()],
+        storage=StorageType.FILE,
+        duplicate_window=DUPLICATE_WINDOW,
+    )
+    await bus.js.add_stream(unlimited)
+    assert (await bus.js.stream_info(subjects.stream)).config.max_age == 0
+    await bus.ensure_streams()
+    assert (await bus.js.stream_info(subjects.stream)).config.max_age == DEFAULT_MAX_AGE
+    # JetStream remembers ids no longer than it keeps messages: a shorter age cuts the window.
+    short = await JetStreamBus.connect(nats_url, subjects, max_age=2.0)
+    try:
+        await short.ensure_streams()
+        config = (await short.js.stream_info(subjects.stream)).config
+        assert (config.max_age, config.duplicate_window) == (2.0, 2.0)
+        assert (await short.check_stream(subjects.all())).max_age == 2.0
+    finally:
+        await short.close()
 
 
 async def test_a_lane_whose_messages_expired_publishes_nothing_again(
