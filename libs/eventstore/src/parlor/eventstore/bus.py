@@ -343,9 +343,10 @@ class Bus(Protocol):
         checked to be this event).
 
         Raises ``ForeignDuplicate`` when the message of that id is not this event,
-        ``Unavailable`` when the bus is away (reason ``STREAM_MISSING`` when it
-        answers but has no stream for the subject) and ``InvalidArgument`` (reason
-        ``BUS_REFUSED``) for a message it will never take, such as one over its max payload.
+        ``Unavailable`` when the bus is away or its storage is used up (reason
+        ``STREAM_MISSING`` when it answers but has no stream for the subject) and
+        ``InvalidArgument`` (reason ``BUS_REFUSED``) for a message it will never take, such
+        as one over its max payload.
         """
         ...
 

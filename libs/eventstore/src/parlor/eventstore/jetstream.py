@@ -244,6 +244,11 @@ async def _listening(url: str) -> bool:
 
 NO_RESPONDERS = "503"
 """The status of the reply NATS sends when nothing (no stream) took a request's subject."""
+STORAGE_USED_UP = frozenset({10002, 10023, 10047})
+"""JetStream's ``err_code``s for a publish refused because storage is used up: the account's
+limits (10002, status 400), the server's ``max_file_store`` (10023, 503; 10047, 500). A
+refusal for now, not of the message: the relay waits and tries again (as the stream's
+``max_age`` frees space) and sets nothing aside."""
 
 
 class _Acks:
@@ -641,12 +646,15 @@ class JetStreamBus:
         except nats.js.errors.NoStreamResponseError as exc:
             raise Unavailable(f"NATS has no stream for {subject}", reason="STREAM_MISSING") from exc
         except nats.js.errors.APIError as exc:
-            if exc.code is not None and 400 <= exc.code < 500:
+            refused = exc.code is not None and 400 <= exc.code < 500
+            if refused and exc.err_code not in STORAGE_USED_UP:
                 raise InvalidArgument(
                     f"JetStream refused the message ({exc.description})", reason="BUS_REFUSED"
                 ) from exc
             raise Unavailable(
-                f"NATS did not take the message ({type(exc).__name__})", reason="BUS_UNAVAILABLE"
+                f"NATS did not take the message ({exc.description or type(exc).__name__}, "
+                f"{exc.code}/{exc.err_code})",
+                reason="BUS_UNAVAILABLE",
             ) from exc
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             raise Unavailable(
