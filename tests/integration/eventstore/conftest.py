@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
@@ -107,28 +108,29 @@ class PrivateNats:
             self._proc = None
 
 
-@pytest.fixture
-def private_nats() -> Iterator[PrivateNats]:
-    server = PrivateNats()
+@contextlib.contextmanager
+def running(server: PrivateNats) -> Iterator[PrivateNats]:
+    """``server`` started; stopped, its store removed, at the end."""
     server.start()
     try:
         yield server
     finally:
         server.stop()
         shutil.rmtree(server.store_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def private_nats() -> Iterator[PrivateNats]:
+    with running(PrivateNats()) as server:
+        yield server
 
 
 @pytest.fixture
 def deployed_nats() -> Iterator[PrivateNats]:
     """A nats-server of this test's own, with the dev overlay's configuration (its users)."""
     config = Path(__file__).resolve().parents[3] / "deploy/kustomize/overlays/dev/nats.conf"
-    server = PrivateNats(config)
-    server.start()
-    try:
+    with running(PrivateNats(config)) as server:
         yield server
-    finally:
-        server.stop()
-        shutil.rmtree(server.store_dir, ignore_errors=True)
 
 
 SMALL_MAX_PAYLOAD = 8192
@@ -146,6 +148,28 @@ def late_small_nats(tmp_path: Path) -> Iterator[PrivateNats]:
     finally:
         server.stop()
         shutil.rmtree(server.store_dir, ignore_errors=True)
+
+
+SMALL_STORE = 64 * 1024
+SMALL_STORE_CONFIG = {
+    # the server's JetStream storage (JetStream answers 503, err_code 10023, when it is used up)
+    "server": f"jetstream {{ max_file_store: {SMALL_STORE} }}\n",
+    # an account's (400, err_code 10002)
+    "account": (
+        f"accounts {{ APP: {{ jetstream: {{ max_file: {SMALL_STORE}, max_mem: 0 }},"
+        " users: [{ user: app, password: app }] } }\n"
+    ),
+}
+
+
+@pytest.fixture(params=sorted(SMALL_STORE_CONFIG))
+def small_store_nats(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[PrivateNats]:
+    """A nats-server of this test's own whose JetStream storage is 64 KiB: the server's or,
+    for ``user`` app (password app), its account's."""
+    config = tmp_path / "nats.conf"
+    config.write_text(SMALL_STORE_CONFIG[request.param])
+    with running(PrivateNats(config)) as server:
+        yield server
 
 
 async def _eventually(check: Callable[[], bool], seconds: float = 10.0) -> None:

@@ -14,6 +14,7 @@ import nats
 import nats.js.errors
 import psycopg
 import pytest
+from nats.js.api import StorageType, StreamConfig
 from prometheus_client import REGISTRY
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -32,6 +33,7 @@ from parlor.eventstore import (
     Subjects,
 )
 from parlor.eventstore.events import NO_METADATA
+from parlor.eventstore.jetstream import DEFAULT_MAX_AGE, DUPLICATE_WINDOW
 from parlor.eventstore.relay import Lane
 from parlor.gamehost.outbox import category_lane, category_relay
 
@@ -1002,3 +1004,176 @@ async def test_a_stream_buried_in_forgeries_is_republished_from_the_last_positio
     finally:
         await fresh.stop()
     assert len(await on_stream(bus)) == 3 + VERIFY_LOOKBACK + 1  # all deduplicated
+
+
+# -- the stream's retention -----------------------------------------------------------------
+# The stream keeps ``max_age`` of messages: the bus is a transport, the store keeps every event.
+# What the stream let go by that limit is no loss (no rebuild); a real loss still is, and a
+# rebuild puts back only what the stream would still hold, not the store's whole history.
+
+
+class Verifying(Relay):
+    """A relay that counts its stream checks (``verify``) that reached the bus."""
+
+    verifies = 0
+
+    async def verify(self, conn: Any, lane: Lane | None = None) -> bool:
+        done = await super().verify(conn, lane)
+        self.verifies += int(done)
+        return done
+
+
+def checking(store: PostgresEventStore, bus: JetStreamBus) -> Verifying:
+    """A relay of everything that checks the stream every 0.2 s."""
+    return Verifying(
+        store, bus, name="games", poll_interval=0.2, takeover_interval=0.1, verify_interval=0.2
+    )
+
+
+async def backdate(store: PostgresEventStore, hours: float) -> None:
+    """Every event so far recorded ``hours`` earlier: as old to the relay as if it had been."""
+    async with store.engine.begin() as conn:
+        await conn.execute(
+            text("UPDATE events SET recorded_at = recorded_at - :hours * interval '1 hour'"),
+            {"hours": hours},
+        )
+
+
+async def test_the_stream_keeps_max_age_of_messages_and_an_older_stream_is_given_it(
+    bus: JetStreamBus, nats_url: str, subjects: Subjects
+) -> None:
+    config = (await bus.js.stream_info(subjects.stream)).config
+    assert (config.max_age, config.duplicate_window) == (DEFAULT_MAX_AGE, DUPLICATE_WINDOW)
+    assert DEFAULT_MAX_AGE == 72 * 3600
+    assert (await bus.check_stream(subjects.all())).max_age == DEFAULT_MAX_AGE
+    # A stream as an earlier release made it keeps every message for ever: it is given the age.
+    await bus.js.delete_stream(subjects.stream)
+    unlimited = StreamConfig(
+        name=subjects.stream,
+        subjects=[subjects.all()],
+        storage=StorageType.FILE,
+        duplicate_window=DUPLICATE_WINDOW,
+    )
+    await bus.js.add_stream(unlimited)
+    assert (await bus.js.stream_info(subjects.stream)).config.max_age == 0
+    await bus.ensure_streams()
+    assert (await bus.js.stream_info(subjects.stream)).config.max_age == DEFAULT_MAX_AGE
+    # JetStream remembers ids no longer than it keeps messages: a shorter age cuts the window.
+    short = await JetStreamBus.connect(nats_url, subjects, max_age=2.0)
+    try:
+        await short.ensure_streams()
+        config = (await short.js.stream_info(subjects.stream)).config
+        assert (config.max_age, config.duplicate_window) == (2.0, 2.0)
+        assert (await short.check_stream(subjects.all())).max_age == 2.0
+    finally:
+        await short.close()
+
+
+async def test_a_lane_whose_messages_expired_publishes_nothing_again(
+    store: PostgresEventStore, private_nats: Any, subjects: Subjects, eventually: Eventually
+) -> None:
+    """Its last message gone by the stream's max_age is no loss: no rebuild at its own checks,
+    by a new leader (nothing verified yet on the stream), nor after a reconnection (NATS
+    restarted with its store)."""
+    bus = await JetStreamBus.connect(private_nats.url, subjects, max_age=1.0)
+    await bus.ensure_streams()
+    try:
+        total = await play(store, games=1, moves=3)
+        first = checking(store, bus)
+        first.start()
+        try:
+            await eventually(lambda: first.published == total)
+            await eventually_async(lambda: stored(bus), 0)  # expired
+            checked = first.verifies
+            await eventually(lambda: first.verifies >= checked + 3)
+        finally:
+            await first.stop()
+        assert (first.rebuilds, first.published) == (0, total)
+
+        second = checking(store, bus)
+        second.start()
+        try:
+            await eventually(lambda: second.verifies >= 2)
+            connections = bus.connections
+            private_nats.stop()
+            private_nats.start()
+            lane = second.lanes["games"]
+            await eventually(lambda: lane.verified_connections == bus.connections > connections, 20)
+            checked = second.verifies
+            await eventually(lambda: second.verifies >= checked + 2)
+        finally:
+            await second.stop()
+        assert (second.rebuilds, second.published) == (0, 0)
+        assert await stored(bus) == 0
+    finally:
+        await bus.close()
+
+
+@pytest.mark.parametrize("loss", ["stream deleted", "stream purged"])
+async def test_a_lost_stream_gets_back_only_what_it_would_still_hold(
+    store: PostgresEventStore,
+    nats_url: str,
+    subjects: Subjects,
+    eventually: Eventually,
+    loss: str,
+) -> None:
+    """Events older than the stream's max_age are not published again after a loss (the
+    stream would not hold them: published anew, they would fill it again); younger ones are."""
+    bus = await JetStreamBus.connect(nats_url, subjects, max_age=3600.0)
+    await bus.ensure_streams()
+    try:
+        await play(store, games=1, moves=3, tag="old")
+        await backdate(store, hours=2)  # older than the stream's hour
+        await play(store, games=1, moves=2, tag="young")
+        r = checking(store, bus)
+        r.start()
+        try:
+            await eventually(lambda: r.published == 5)
+            if loss == "stream deleted":
+                await bus.js.delete_stream(subjects.stream)
+            else:
+                await bus.js.purge_stream(subjects.stream)
+            await eventually(lambda: r.rebuilds == 1 and r.published >= 7)
+            checked = r.verifies
+            await eventually(lambda: r.verifies >= checked + 2)  # nothing more to do
+        finally:
+            await r.stop()
+        assert (r.rebuilds, r.published) == (1, 7)
+        young = await store.read_all(4, 10)
+        found = await on_stream(bus)
+        assert [d for _, d in found] == [e.data for e in young]
+        # (after a purge JetStream still remembers the ids: they go under their redelivery ids)
+        assert all(i.startswith(e.message_id) for (i, _), e in zip(found, young, strict=True))
+    finally:
+        with contextlib.suppress(nats.js.errors.NotFoundError):
+            await bus.js.delete_stream(subjects.stream)
+        await bus.close()
+
+
+async def test_a_consumer_away_longer_than_max_age_gets_what_is_left_without_error(
+    nats_url: str, subjects: Subjects
+) -> None:
+    """JetStream passes over what expired before a durable consumer fetched it: no error,
+    no gap reported; the consumer goes on with the first message left (scoring is then
+    rebuilt from the store: docs/architecture.md, "How long the bus keeps an event")."""
+    bus = await JetStreamBus.connect(nats_url, subjects, max_age=1.0)
+    await bus.ensure_streams()
+
+    def moved(version: int) -> RecordedEvent:
+        return RecordedEvent(
+            "connect4x4-away", version, version, "Moved", b"m", 1, NO_METADATA, datetime.now(UTC)
+        )
+
+    try:
+        sub = await bus.subscribe("away", subjects.all())
+        for version in (1, 2, 3):
+            await bus.publish_event(moved(version))
+        await eventually_async(lambda: stored(bus), 0)  # expired before it was fetched
+        await bus.publish_event(moved(4))
+        deliveries = await sub.fetch(10, max_wait=1.0)
+        assert [d.message_id for d in deliveries] == ["connect4x4-away:4"]
+        await deliveries[0].ack()
+        await sub.close()
+    finally:
+        await bus.js.delete_stream(subjects.stream)
+        await bus.close()

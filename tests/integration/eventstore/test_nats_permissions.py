@@ -10,6 +10,7 @@ another's consumer is refused by the server, and nothing reaches the stream.
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,9 @@ def event(stream_id: str, kind: str) -> RecordedEvent:
     return RecordedEvent(stream_id, 1, 1, kind, b"x", 1, Metadata(), datetime.now(UTC))
 
 
-async def connect(url: str, user: str, password: str | None = None) -> JetStreamBus:
+async def connect(
+    url: str, user: str, password: str | None = None, **options: float
+) -> JetStreamBus:
     """As a service does: its NATS user and password from its settings."""
     settings = load(
         BackendSettings,
@@ -46,8 +49,13 @@ async def connect(url: str, user: str, password: str | None = None) -> JetStream
             "PARLOR_NATS_PASSWORD": passwords()[user] if password is None else password,
         },
     )
+    options.setdefault("max_age", settings.nats_stream_max_age)
     return await JetStreamBus.connect(
-        url, Subjects(), credentials=NatsCredentials.of(settings), publish_timeout=1.0
+        url,
+        Subjects(),
+        credentials=NatsCredentials.of(settings),
+        publish_timeout=1.0,
+        **options,
     )
 
 
@@ -94,3 +102,29 @@ async def test_a_service_reads_back_what_its_relay_published(deployed_nats: Any)
         assert check.last_position == sent.position
     finally:
         await upwords.close()
+
+
+async def test_a_stream_a_service_may_not_reconfigure_is_used_as_it_is_and_said(
+    deployed_nats: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stream an earlier release made (no max_age) cannot be given the age by a service
+    (no user may update the stream): the service uses it as it is, says what an operator
+    should change, and is ready; its relay reads the stream's own max_age."""
+    caplog.set_level(logging.WARNING, logger="parlor.eventstore.jetstream")
+    earlier = await connect(deployed_nats.url, "upwords", max_age=0.0)
+    try:
+        await earlier.ensure_streams()
+    finally:
+        await earlier.close()
+    upwords = await connect(deployed_nats.url, "upwords")
+    try:
+        await upwords.ensure_streams()  # no error: the service goes on
+        assert (await upwords.js.stream_info(upwords.subjects.stream)).config.max_age == 0
+        assert (await upwords.check_stream(upwords.subjects.category("upwords"))).max_age == 0
+        assert await upwords.publish_event(event("upwords-g3", "parlor.upwords.v1.TilesPlayed"))
+    finally:
+        await upwords.close()
+    assert any(
+        "keeps messages for ever" in m and "nats stream edit PARLOR_EVENTS --max-age 72h" in m
+        for m in caplog.messages
+    )

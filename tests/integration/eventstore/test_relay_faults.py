@@ -30,6 +30,7 @@ from parlor.eventstore import (
     Delivery,
     Inbox,
     JetStreamBus,
+    NatsCredentials,
     NewEvent,
     PostgresEventStore,
     RecordedEvent,
@@ -248,6 +249,46 @@ async def test_an_event_the_bus_refuses_is_set_aside_and_the_relay_goes_on(
     assert letters[0][4] == len(big)
     assert DEAD_LETTERS.labels("games")._value.get() == before + 1
     assert any("dead letter" in m and "connect4x4-b:1" in m for m in caplog.messages)
+
+
+async def test_a_jetstream_out_of_storage_holds_the_relay_back_and_sets_nothing_aside(
+    store: PostgresEventStore,
+    small_store_nats: Any,
+    subjects: Subjects,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """JetStream refuses publishes while its storage (the server's, or the account's) is used
+    up: a refusal for now, not of the events. The relay waits and tries again, sets nothing
+    aside, and goes on as the stream's max_age frees space; the messages that expired
+    meanwhile are no loss to its checks (no rebuild)."""
+    caplog.set_level(logging.WARNING, logger="parlor.eventstore.relay")
+    credentials = NatsCredentials(user="app", password="app")
+    if "accounts" not in small_store_nats.config.read_text():
+        credentials = NatsCredentials()
+    bus = await JetStreamBus.connect(
+        small_store_nats.url, subjects, credentials=credentials, publish_timeout=0.5, max_age=3.0
+    )
+    await bus.ensure_streams()
+    r = category_relay(store, bus, "connect4x4")
+    try:
+        total = await append(store, "connect4x4", games=4, moves=100)  # twice the storage
+        head = await store.head_position()
+        r.start()
+
+        async def all_published() -> bool:
+            return await r.checkpoint() == head
+
+        await until(all_published, 60)
+    finally:
+        await r.stop()
+        await bus.close()
+    assert await r.dead_letters() == []
+    assert (r.published, r.rebuilds) == (total, 0)
+    assert any(
+        "bus unavailable" in m
+        and ("insufficient resources" in m or "resource limits exceeded" in m)
+        for m in caplog.messages
+    )
 
 
 async def test_an_event_its_redaction_cannot_read_is_set_aside_unpublished_and_the_relay_goes_on(

@@ -115,6 +115,9 @@ class StreamCheck:
     """The last message on the subjects asked about (anyone's: a claim to check), if any."""
     made: bool
     """The stream was missing and ``check_stream`` has just created it."""
+    max_age: float = 0.0
+    """Seconds the stream keeps a message (its ``max_age``; 0: for ever): a message older than
+    that may be gone by the stream's own limit, which is no loss."""
 
     @property
     def last_position(self) -> int:
@@ -340,9 +343,10 @@ class Bus(Protocol):
         checked to be this event).
 
         Raises ``ForeignDuplicate`` when the message of that id is not this event,
-        ``Unavailable`` when the bus is away (reason ``STREAM_MISSING`` when it
-        answers but has no stream for the subject) and ``InvalidArgument`` (reason
-        ``BUS_REFUSED``) for a message it will never take, such as one over its max payload.
+        ``Unavailable`` when the bus is away or its storage is used up (reason
+        ``STREAM_MISSING`` when it answers but has no stream for the subject) and
+        ``InvalidArgument`` (reason ``BUS_REFUSED``) for a message it will never take, such
+        as one over its max payload.
         """
         ...
 

@@ -5,6 +5,14 @@ holds the id; ``publish_event`` reads that message (``STREAM.MSG.GET``) and rais
 ``ForeignDuplicate`` unless it is this event (see ``parlor.eventstore.bus``).
 ``check_stream`` gives the subject's last message (``STREAM.MSG.GET`` by subject) for the
 relay to check, and ``message_before`` the messages under it, one sequence at a time.
+
+**The stream keeps ``max_age`` seconds of messages** (``DEFAULT_MAX_AGE``, three days): the bus
+is a transport and PostgreSQL the record, so the stream need not hold every event ever
+published, and must not, or it fills NATS's storage and JetStream refuses every publish.
+``ensure_stream`` sets it on a stream it creates and updates a stream that has another; a
+stream this process's NATS user may not reconfigure (the deployed users may create the
+stream, never update it) is used as it is, with a WARNING naming what differs, and
+``check_stream`` says what ``max_age`` the stream really has (``StreamCheck.max_age``).
 """
 
 from __future__ import annotations
@@ -47,6 +55,9 @@ log = logging.getLogger(__name__)
 
 DUPLICATE_WINDOW = 600.0
 """Seconds JetStream remembers message ids; a relay replaying within it publishes nothing twice."""
+DEFAULT_MAX_AGE = 72 * 3600.0
+"""Seconds the stream keeps a message (``PARLOR_NATS_STREAM_MAX_AGE_HOURS``; 0: for ever): how long
+a consumer may be away and still find every event it missed (see docs/architecture.md)."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +211,15 @@ class JetStreamSubscription:
             await self._sub.unsubscribe()
 
 
+def _duration(seconds: float | None, *, flag: bool = False) -> str:
+    """Seconds as NATS's CLI takes them (``72h``, ``600s``); 0 or none is ``ever`` (``0``)."""
+    if not seconds:
+        return "0" if flag else "ever"
+    if seconds % 3600 == 0:
+        return f"{seconds / 3600:g}h"
+    return f"{seconds:g}s"
+
+
 def _servers(url: str) -> list[tuple[str, int]]:
     """(host, port) of every server in a NATS URL (``nats://a:4222,nats://b:4222``)."""
     found = []
@@ -224,6 +244,11 @@ async def _listening(url: str) -> bool:
 
 NO_RESPONDERS = "503"
 """The status of the reply NATS sends when nothing (no stream) took a request's subject."""
+STORAGE_USED_UP = frozenset({10002, 10023, 10047})
+"""JetStream's ``err_code``s for a publish refused because storage is used up: the account's
+limits (10002, status 400), the server's ``max_file_store`` (10023, 503; 10047, 500). A
+refusal for now, not of the message: the relay waits and tries again (as the stream's
+``max_age`` frees space) and sets nothing aside."""
 
 
 class _Acks:
@@ -301,6 +326,7 @@ class JetStreamBus:
         *,
         publish_timeout: float = 2.0,
         duplicate_window: float = DUPLICATE_WINDOW,
+        max_age: float = DEFAULT_MAX_AGE,
         consumer_check_interval: float = 5.0,
     ) -> None:
         self.nc = nc
@@ -309,6 +335,7 @@ class JetStreamBus:
         self.subjects = subjects or Subjects()
         self.publish_timeout = publish_timeout
         self.duplicate_window = duplicate_window
+        self.max_age = max_age
         self.ready = asyncio.Event()
         self._connections = 0
         self._opening: asyncio.Task[None] | None = None
@@ -449,23 +476,68 @@ class JetStreamBus:
     async def ensure_streams(self) -> None:
         await self.ensure_stream(self.subjects.stream, [self.subjects.all()])
 
-    async def ensure_stream(self, name: str, subjects: Sequence[str]) -> None:
-        """Create the stream, or update its subjects and dedupe window; safe to repeat."""
-        config = StreamConfig(
+    def stream_config(self, name: str, subjects: Sequence[str]) -> StreamConfig:
+        """The stream as this bus makes it: file storage, its dedupe window (no longer than
+        ``max_age``: JetStream requires it) and ``max_age``."""
+        window = self.duplicate_window
+        if self.max_age > 0:
+            window = min(window, self.max_age)
+        return StreamConfig(
             name=name,
             subjects=list(subjects),
             storage=StorageType.FILE,
-            duplicate_window=self.duplicate_window,
+            duplicate_window=window,
+            max_age=self.max_age,
         )
+
+    async def ensure_stream(self, name: str, subjects: Sequence[str]) -> None:
+        """Create the stream, or update its subjects, dedupe window and ``max_age``; safe to
+        repeat.
+
+        An update NATS does not take (the deployed users may create the stream, never
+        reconfigure it) leaves the stream as it is, with a WARNING naming what differs, if
+        it holds the subjects; else the stream is unusable (``Unavailable``).
+        """
+        config = self.stream_config(name, subjects)
         try:
-            await self.js.add_stream(config)
-        except nats.js.errors.BadRequestError:
-            await self.js.update_stream(config)
+            try:
+                await self.js.add_stream(config)
+                return
+            except nats.js.errors.BadRequestError:
+                pass  # there already, configured otherwise
+            try:
+                await self.js.update_stream(config)
+                return
+            except (nats.errors.Error, OSError, TimeoutError) as exc:
+                refused: Exception = exc
+            found = (await self.js.stream_info(name)).config
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             raise Unavailable(
                 f"NATS did not make the stream {name} ({type(exc).__name__})",
                 reason="BUS_UNAVAILABLE",
             ) from exc
+        held = found.subjects or ()
+        if not all(any(subject_matches(h, subject) for h in held) for subject in subjects):
+            raise Unavailable(
+                f"the stream {name} does not hold {', '.join(subjects)} and NATS did not "
+                f"update it ({type(refused).__name__})",
+                reason="BUS_UNAVAILABLE",
+            )
+        log.warning(
+            "the stream %s keeps messages for %s (dedupe window %s), not for %s (%s) as "
+            "configured; NATS did not update it (%s): an operator changes it with a NATS "
+            "login that may (nats stream edit %s --max-age %s --dupe-window %s)",
+            name,
+            _duration(found.max_age),
+            _duration(found.duplicate_window),
+            _duration(config.max_age),
+            _duration(config.duplicate_window),
+            str(refused) or type(refused).__name__,
+            name,
+            _duration(config.max_age, flag=True),
+            _duration(config.duplicate_window, flag=True),
+            extra={"stream": name},
+        )
 
     async def check_stream(self, subject: str) -> StreamCheck:
         self._require_connected()
@@ -491,7 +563,9 @@ class JetStreamBus:
                 reason="BUS_UNAVAILABLE",
             ) from exc
         created = info.created.isoformat() if info.created is not None else ""
-        return StreamCheck(created=created, last=last, made=made)
+        return StreamCheck(
+            created=created, last=last, made=made, max_age=float(info.config.max_age or 0.0)
+        )
 
     async def message_before(
         self, subject: str, sequence: int, within: int
@@ -572,12 +646,15 @@ class JetStreamBus:
         except nats.js.errors.NoStreamResponseError as exc:
             raise Unavailable(f"NATS has no stream for {subject}", reason="STREAM_MISSING") from exc
         except nats.js.errors.APIError as exc:
-            if exc.code is not None and 400 <= exc.code < 500:
+            refused = exc.code is not None and 400 <= exc.code < 500
+            if refused and exc.err_code not in STORAGE_USED_UP:
                 raise InvalidArgument(
                     f"JetStream refused the message ({exc.description})", reason="BUS_REFUSED"
                 ) from exc
             raise Unavailable(
-                f"NATS did not take the message ({type(exc).__name__})", reason="BUS_UNAVAILABLE"
+                f"NATS did not take the message ({exc.description or type(exc).__name__}, "
+                f"{exc.code}/{exc.err_code})",
+                reason="BUS_UNAVAILABLE",
             ) from exc
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             raise Unavailable(

@@ -33,6 +33,22 @@ than that, is made again if missing and republished from the store (from the
 beginning for a new stream, from its last event for one that is behind), with
 the metric ``parlor_relay_stream_rebuilds_total`` and a log line.
 
+**What the stream's own limit let go is no loss.** The stream keeps ``max_age`` of messages
+(``StreamCheck.max_age``; the bus is a transport, the store keeps every event), so a quiet
+lane's last message expires, and a new leader finds none of its lane's on the stream.
+``verify`` tells that from a loss by the store's clock: a message is published after its
+event is recorded, so a message the stream expired is always of an event recorded longer
+ago than ``max_age`` (``_aged_out``, less ``EXPIRY_MARGIN`` for the two servers' clocks). A
+lane whose missing messages are all of such events is not behind: nothing is republished
+merely because it expired. Anything missing of a younger event is a loss, found and
+republished as before, but a rebuild (of a lost stream too) starts no earlier than the
+last event that may have expired: it puts back what the stream would still hold, not the
+store's whole history, which, published anew, would stay another ``max_age`` and fill the
+stream again. It never skips what the lane has yet to publish, however old. Blind spot: an
+event published long after it was recorded (the relay behind, NATS away) whose message is
+then lost is taken as expired once the event is ``max_age`` old, though the stream would
+hold its message a while longer.
+
 The last message on the subjects only *claims* a position (anyone who may publish on them
 can write ``Parlor-Position``): ``verify`` believes it once the message is the lane's own,
 the store's event at that position, of the lane's category, under its id or a
@@ -41,8 +57,9 @@ which a later release's redaction may make otherwise). Messages that are not are
 passed over (an ERROR log, ``parlor_relay_forged_duplicates_total`` with ``found`` =
 ``forged position``), walking back at most ``VERIFY_LOOKBACK`` stream sequences. With
 nothing of the lane's in that reach, it believes the position it verified last on this
-stream (none yet, as on taking the lead: 0, so the lane is republished from the start;
-JetStream's dedupe window drops what is still there).
+stream (none yet, as on taking the lead: 0, so the lane is republished from the start,
+or from the last event the stream's ``max_age`` may have let go, see above; JetStream's
+dedupe window drops what is still there).
 
 **Rung, it lingers** ``linger`` seconds (5 ms) before it reads: the appends committed
 meanwhile come along in the same read and the same window of publishes, and its work
@@ -141,6 +158,10 @@ FORGED_POSITION = "forged position"
 the last on the lane's subjects, it is not the event at the position it claims."""
 VERIFY_LOOKBACK = 32
 """Stream sequences ``verify`` walks back past messages that are not the lane's own."""
+EXPIRY_MARGIN = 60.0
+"""Seconds (at most a tenth of the stream's ``max_age``) before an event is ``max_age`` old
+that ``verify`` already takes its message as one the stream may have let go: NATS's clock
+expires messages, PostgreSQL's recorded the events, and the two may disagree a little."""
 LEADERSHIPS = Counter(
     "parlor_relay_leaderships_total", "Times a relay replica took the lease.", ["relay"]
 )
@@ -205,6 +226,12 @@ _DEAD_LETTER = (
     "(name, position, stream_id, version, type, size, reason, recorded_at) "
     "SELECT %(name)s, %(position)s, %(stream_id)s, %(version)s, %(type)s, %(size)s, "
     f"%(reason)s, now() WHERE {_FENCE} ON CONFLICT (name, position) DO NOTHING"
+)
+# The first event at or after a position, and whether it is older than an age by the store's
+# own clock (the one that wrote recorded_at): one look up the primary key.
+_OLDER_THAN = (
+    "SELECT position, recorded_at < now() - make_interval(secs => %(age)s) FROM events "
+    "WHERE position >= %(position)s ORDER BY position LIMIT 1"
 )
 _COLUMNS = (
     "stream_id, version, position, type, data, schema_version, command_id, actor, "
@@ -570,6 +597,10 @@ class Relay:
     async def verify(self, conn: Connection, lane: Lane | None = None) -> bool:
         """Check the stream still holds what this lane published; rebuild it if not.
 
+        What the stream's own ``max_age`` may have let go is no loss: a rebuild republishes
+        only what the stream would still hold (``_aged_out``), and none is made when all that
+        is missing may have expired.
+
         False if the bus could not be asked (it is away: try again later).
         """
         lane = lane or next(iter(self.lanes.values()))
@@ -580,8 +611,9 @@ class Relay:
             log.warning("relay %s cannot check the stream (%s); retrying", lane.name, exc)
             return False
         known = lane.stream_created
+        lost = known is not None and check.created != known
         resume: int | None = None
-        if known is not None and check.created != known:
+        if lost:
             why, resume = "the stream was lost and made again", 0
         else:
             try:
@@ -600,6 +632,17 @@ class Relay:
                     last,
                 )
             lane.verified_position = last
+        if resume is not None and check.max_age > 0:
+            expired = await self._aged_out(conn, lane, check.max_age)
+            if expired > resume:
+                if expired >= lane.published_position and not lost:
+                    resume = None  # all that is missing may have expired: nothing was lost
+                else:
+                    why += (
+                        f"; up to position {expired} it may have expired "
+                        f"(max_age {check.max_age:g} s)"
+                    )
+                    resume = expired
         if resume is not None:
             await self._fenced(
                 conn, lane, _RESET_CHECKPOINT, position=resume, created=check.created
@@ -616,12 +659,38 @@ class Relay:
             )
         elif check.created != known:
             await self._fenced(conn, lane, _REMEMBER_STREAM, created=check.created)
-        if resume == 0:
+        if lost or resume == 0:
             lane.verified_position = 0
         lane.stream_created = check.created
         lane.verified_connections = connections
         lane.verify_due = asyncio.get_running_loop().time() + self.verify_interval
         return True
+
+    async def _aged_out(self, conn: Connection, lane: Lane, max_age: float) -> int:
+        """The last position, up to the lane's ``published_position``, whose message the
+        stream may have let go by its ``max_age``: its event was recorded longer ago than
+        that (less ``EXPIRY_MARGIN``), by the store's clock; 0 if none.
+
+        Sound because a message is published after its event is recorded: one the stream
+        expired is of an event older than ``max_age``. Recording times follow positions
+        (appends are serialised; an append's time is its transaction's start, so one that
+        waited for the append lock may be a little earlier than the one before), so a binary
+        search over positions finds it, each step one look up the primary key; the common
+        case (the lane's last message itself may have expired) is the first look.
+        """
+        age = max_age - min(EXPIRY_MARGIN, max_age / 10)
+        old, young = 0, lane.published_position + 1  # old: 0 or expired; from young on: not
+        probe = lane.published_position
+        while young - old > 1:
+            row = await (
+                await conn.execute(_OLDER_THAN, {"age": age, "position": probe})
+            ).fetchone()
+            if row is None or row[0] >= young or not row[1]:
+                young = probe
+            else:
+                old = int(row[0])
+            probe = (old + young) // 2
+        return old
 
     async def _last_of_ours(self, lane: Lane, last: StreamMessage | None) -> int | None:
         """The position of the last message on the lane's subject that is the lane's own

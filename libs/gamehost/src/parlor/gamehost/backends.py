@@ -123,7 +123,12 @@ async def process_outbox(
         try:
             # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
             credentials = NatsCredentials.of(settings)
-            bus = await JetStreamBus.open(settings.nats_url, subjects, credentials=credentials)
+            bus = await JetStreamBus.open(
+                settings.nats_url,
+                subjects,
+                credentials=credentials,
+                max_age=settings.nats_stream_max_age,
+            )
         except BaseException:
             await store.close()
             raise

@@ -9,6 +9,12 @@ The game id is the match id (a secure random id matchmaking draws, never a ticke
 and the command id is the match id too, so a redelivered or replayed ``MatchFormed``
 finds its game already created and changes nothing; several replicas share one
 durable consumer.
+
+It is the only way a match becomes a game (``once_created`` only waits for it, the
+sweeper's recovery only notes games that exist): a ``MatchFormed`` that expired from the
+stream before the service fetched it (every replica away longer than the stream's
+``max_age``) creates no game; its players get ``GAME_NOT_FOUND`` and queue again, and the
+match stays in the store.
 """
 
 from __future__ import annotations

@@ -124,6 +124,8 @@ def load(cls: type[T], environ: Mapping[str, str] | None = None) -> T:
 
 DEFAULT_DATABASE_POOL_SIZE = 10
 """One process's pool of each store; N workers share it out (``parlor.kit.main``)."""
+MIN_STREAM_MAX_AGE_HOURS = 1.0
+"""The shortest ``PARLOR_NATS_STREAM_MAX_AGE_HOURS`` but 0: above the relay's dedupe window."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,13 @@ class BackendSettings:
         "first tokens of every event subject: <prefix>.<game type>.<game id>.<event>",
         "parlor.events",
     )
+    nats_stream_max_age_hours: float = setting(
+        "PARLOR_NATS_STREAM_MAX_AGE_HOURS",
+        "hours the JetStream stream keeps each event (the store keeps them all): a consumer"
+        " away longer misses what expired meanwhile (0: for ever, the stream grows without"
+        " bound; else at least 1)",
+        72.0,
+    )
     nats_user: str = setting("PARLOR_NATS_USER", "this service's NATS user (empty: none)", "")
     nats_password: str = setting("PARLOR_NATS_PASSWORD", "the NATS user's password", "")
     nats_creds_file: str = setting(
@@ -158,3 +167,16 @@ class BackendSettings:
         "CA certificate that signs NATS's TLS certificate (use a tls:// PARLOR_NATS_URL)",
         "",
     )
+
+    def __post_init__(self) -> None:
+        hours = self.nats_stream_max_age_hours
+        if not (hours == 0 or hours >= MIN_STREAM_MAX_AGE_HOURS):
+            raise SettingsError(
+                f"PARLOR_NATS_STREAM_MAX_AGE_HOURS={hours:g} is invalid: 0 (for ever) or at"
+                f" least {MIN_STREAM_MAX_AGE_HOURS:g} (the relay's dedupe window is 10 minutes)"
+            )
+
+    @property
+    def nats_stream_max_age(self) -> float:
+        """The hours in seconds, as ``JetStreamBus(max_age=...)`` takes them."""
+        return self.nats_stream_max_age_hours * 3600.0

@@ -62,7 +62,10 @@ async def scoring() -> AsyncIterator[Component]:
     store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
     # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
     bus = await JetStreamBus.open(
-        backend.nats_url, bus_subjects(backend), credentials=NatsCredentials.of(backend)
+        backend.nats_url,
+        bus_subjects(backend),
+        credentials=NatsCredentials.of(backend),
+        max_age=backend.nats_stream_max_age,
     )
     scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
     servicer = ScoringServicer(store.engine, scorer, settings.game_types)
