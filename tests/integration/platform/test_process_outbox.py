@@ -25,7 +25,9 @@ async def test_games_in_one_process_share_a_bus_and_relay_each_with_its_own_lane
     ):
         assert c4.bus is uw.bus is again.bus
         assert c4.relay is uw.relay is again.relay
-        assert c4.store is not uw.store  # each game keeps its own pool (and group commit)
+        assert c4.store is not uw.store  # each game keeps its own store (and group commit)
+        # on the process's pools (one connection budget), which the relay's store shares
+        assert c4.store.pools is uw.store.pools is c4.outbox.store.pools
         assert sorted(c4.relay.lanes) == ["connect4x4", "upwords"]
         assert c4.relay.lanes["upwords"].redact is not c4.relay.lanes["connect4x4"].redact
         # every component's task runs the one relay; it stops with the last of them

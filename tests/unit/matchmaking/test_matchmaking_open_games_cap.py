@@ -41,30 +41,46 @@ class Counted:
         return min(self.held.get(player_id, 0), at_most)
 
 
-class Tickets:
-    async def create(self, *args: Any, **kwargs: Any) -> Any:
-        raise Stored
-
-
 class Engine:
-    """JoinLobby's transaction (it reads the lobby under its lock, then asks the count);
-    CreateLobby asks the count before it begins one."""
+    """The lobbies' transactions: JoinLobby asks the count, then reads the lobby under its
+    lock (the count's refusal comes after the lobby's own); CreateLobby asks the count
+    before it begins one."""
 
     def __init__(self) -> None:
         self.began = 0
+        self.inside = False
 
     @contextlib.asynccontextmanager
     async def begin(self) -> AsyncIterator[object]:
         self.began += 1
-        yield object()
+        self.inside = True
+        try:
+            yield object()
+        finally:
+            self.inside = False
+
+
+class Tickets:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def transaction(self) -> contextlib.AbstractAsyncContextManager[object]:
+        return self.engine.begin()
+
+    async def create(self, *args: Any, **kwargs: Any) -> Any:
+        raise Stored
 
 
 class Lobbies:
     def __init__(self) -> None:
         self.engine = Engine()
 
+    async def game_type(self, code: str) -> str | None:
+        return "connect4x4"
+
     async def lock(self, code: str, conn: object, player: str = "") -> Any:
         return SimpleNamespace(
+            code=code,
             match_id=None,
             host_waiting=True,
             others=0,
@@ -76,11 +92,14 @@ class Lobbies:
         )
 
 
-def servicer(counted: Counted, limit: int = 3) -> MatchmakingServicer:
+def servicer(
+    counted: Counted, limit: int = 3, lobbies: Lobbies | None = None
+) -> MatchmakingServicer:
     by_category = {GAME_TYPES["connect4x4"].category: counted}
+    lobbies = lobbies or Lobbies()
     return MatchmakingServicer(
-        Tickets(),  # type: ignore[arg-type]
-        Lobbies(),  # type: ignore[arg-type]
+        Tickets(lobbies.engine),  # type: ignore[arg-type]
+        lobbies,  # type: ignore[arg-type]
         tuple(GAME_TYPES),
         TicketBoard(None),  # type: ignore[arg-type]
         lambda game: by_category.get(game.category),
@@ -104,6 +123,25 @@ async def test_a_player_at_the_cap_gets_no_ticket_lobby_or_seat_in_a_lobby() -> 
         assert refused.value.metadata == {"max_open_games": "3", "game_type": "connect4x4"}
     assert counted.asked == [("ada", 3)] * 3
     assert engine.began == 1  # JoinLobby's, rolled back: CreateLobby refused before it began
+
+
+async def test_join_lobby_counts_before_its_transaction_holds_a_connection() -> None:
+    """A call holds one pooled connection at a time: the count (the directory's, a pooled
+    connection of its own) is asked before the lobby's transaction takes one, or calls each
+    holding one could take the whole pool and wait for each other's."""
+    lobbies = Lobbies()
+    inside: list[bool] = []
+
+    class Watched(Counted):
+        async def open_games(self, player_id: str, at_most: int) -> int:
+            inside.append(lobbies.engine.inside)
+            return await super().open_games(player_id, at_most)
+
+    mm = servicer(Watched({}), lobbies=lobbies)
+    with pytest.raises(Stored):
+        await as_("ada", mm.JoinLobby(pb.JoinLobbyRequest(code="ABCDEFGHJKMN"), None))
+    assert inside == [False]
+    assert lobbies.engine.began == 1
 
 
 async def test_under_the_cap_services_and_uncounted_game_types_reach_the_tickets() -> None:

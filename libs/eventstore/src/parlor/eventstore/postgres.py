@@ -18,11 +18,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, NoReturn
 
 import psycopg
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 from sqlalchemy import BigInteger, bindparam, func, literal_column, select
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from parlor.core.errors import Conflict, InvalidArgument, Unavailable, translate_with
 from parlor.eventstore.doorbell import Doorbell
@@ -50,10 +50,10 @@ from parlor.eventstore.group_commit import (
     batch_params,
     outcomes,
 )
+from parlor.eventstore.pools import Pools
 from parlor.eventstore.schema import events, snapshots
 from parlor.eventstore.tracing import traced_append
 from parlor.eventstore.upcasting import Upcasters
-from parlor.eventstore.urls import libpq_url, sqlalchemy_url
 
 log = logging.getLogger(__name__)
 
@@ -137,17 +137,6 @@ _LOAD_SNAPSHOT = _compiled(
 )
 
 
-def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> AsyncEngine:
-    """A pooled async engine for a plain ``postgresql://`` (or SQLAlchemy) URL."""
-    return create_async_engine(
-        sqlalchemy_url(url),
-        pool_size=pool_size,
-        max_overflow=max_overflow,
-        pool_timeout=10,
-        pool_recycle=1800,
-    )
-
-
 def unavailable(exc: BaseException) -> NoReturn:
     """Turn a lost or refused database connection into the retriable ``Unavailable``."""
     raise Unavailable(
@@ -199,33 +188,33 @@ class PostgresEventStore(EventSizeLimited):
         pool_timeout: float = 5.0,
         poll_interval: float = 1.0,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        pools: Pools | None = None,
     ) -> None:
         self.url = url
         # The largest event appended: the bus's max payload (``limit_events_to`` on connect).
         self._limit = EventLimit(max_event_bytes)
-        # Store calls are one statement each: autocommit connections from a psycopg pool
-        # (checkout ~10 us, against ~80 us through SQLAlchemy's pool, per the benchmark's
-        # profile). ``engine`` is SQLAlchemy's, for transactions that join an append.
-        self._pool = AsyncConnectionPool(
-            libpq_url(url),
-            kwargs={"autocommit": True},
-            min_size=1,
-            max_size=pool_size,
+        # Store calls are one statement each, on autocommit connections of the psycopg pool;
+        # ``engine`` is SQLAlchemy's, for transactions that join an append. A service's
+        # stores share their process's ``pools`` (``process_pools``: one connection budget
+        # for the process); a store made without them keeps pools of its own.
+        self._owns_pools = pools is None
+        self.pools = pools or Pools(
+            url,
+            statements=pool_size,
+            transactions=pool_size,
+            overflow=max_overflow,
             timeout=pool_timeout,
-            open=False,
-            name="parlor-eventstore",
+            engine_timeout=10.0,
         )
-        self._pool_opened = False
         self._group_commit = GroupCommit(self._fetch)
-        self.engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
+        self.engine = self.pools.engine
         self.upcasters = upcasters or Upcasters()
         self.poll_interval = poll_interval
 
     async def close(self) -> None:
         await self._group_commit.close()
-        if self._pool_opened:
-            await self._pool.close()
-        await self.engine.dispose()
+        if self._owns_pools:
+            await self.pools.close()
 
     async def __aenter__(self) -> PostgresEventStore:
         return self
@@ -236,14 +225,12 @@ class PostgresEventStore(EventSizeLimited):
     async def _fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         """One prepared statement on a pooled autocommit connection; binary rows as tuples."""
         try:
-            if not self._pool_opened:
-                self._pool_opened = True
-                await self._pool.open(wait=False)
-            async with self._pool.connection() as conn, conn.cursor(binary=True) as cursor:
-                await cursor.execute(sql, params, prepare=True)
-                return await cursor.fetchall()
+            return await self.pools.fetch(sql, params)
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout, OSError) as exc:
             unavailable(exc)
+
+    fetch = _fetch
+    """A statement of the caller's (the relay's monitoring) on the store's pool."""
 
     @traced_append
     async def append(

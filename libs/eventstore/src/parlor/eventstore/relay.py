@@ -983,16 +983,12 @@ class Relay:
             self._lost(lost, f"token {lost[0].token} is no longer the lease's")
 
     async def checkpoints(self) -> dict[str, int]:
-        """Each lane's last position published (for monitoring and tests)."""
-        async with await psycopg.AsyncConnection.connect(
-            libpq_url(self.store.url), autocommit=True
-        ) as conn:
-            rows = await (
-                await conn.execute(
-                    "SELECT name, position FROM relay_checkpoints WHERE name = ANY(%s)",
-                    (list(self.lanes),),
-                )
-            ).fetchall()
+        """Each lane's last position published (for monitoring and tests; on the store's
+        pool, within its process's connections)."""
+        rows = await self.store.fetch(
+            "SELECT name, position FROM relay_checkpoints WHERE name = ANY(%(names)s)",
+            {"names": list(self.lanes)},
+        )
         found = {str(name): int(position) for name, position in rows}
         return {name: found.get(name, 0) for name in self.lanes}
 
@@ -1005,16 +1001,11 @@ class Relay:
         self, lane: str | None = None
     ) -> list[tuple[int, str, int, str, int, str]]:
         """(position, stream, version, type, size, reason) of every event a lane set aside."""
-        async with await psycopg.AsyncConnection.connect(
-            libpq_url(self.store.url), autocommit=True
-        ) as conn:
-            rows = await (
-                await conn.execute(
-                    "SELECT position, stream_id, version, type, size, reason "
-                    "FROM relay_dead_letters WHERE name = %s ORDER BY position",
-                    (lane or next(iter(self.lanes)),),
-                )
-            ).fetchall()
+        rows = await self.store.fetch(
+            "SELECT position, stream_id, version, type, size, reason "
+            "FROM relay_dead_letters WHERE name = %(name)s ORDER BY position",
+            {"name": lane or next(iter(self.lanes))},
+        )
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     async def oldest_unpublished(self, lane: Lane, checkpoint: int) -> RecordedEvent | None:
@@ -1022,17 +1013,10 @@ class Relay:
         if lane.category is None:
             oldest = await self.store.read_all(checkpoint + 1, 1)
             return oldest[0] if oldest else None
-        async with (
-            await psycopg.AsyncConnection.connect(
-                libpq_url(self.store.url), autocommit=True
-            ) as conn,
-            conn.cursor(binary=True) as cursor,
-        ):
-            await cursor.execute(
-                _READ_CATEGORIES,
-                {"from_position": checkpoint + 1, "categories": [lane.category], "limit": 1},
-            )
-            rows = await cursor.fetchall()
+        rows = await self.store.fetch(
+            _READ_CATEGORIES,
+            {"from_position": checkpoint + 1, "categories": [lane.category], "limit": 1},
+        )
         return None if rows[0][1] is None else rows_to_events([rows[0][1:]])[0]
 
     async def lag(self) -> int:

@@ -1,5 +1,10 @@
 """What every game service connects to, set up one way: store, bus, relay, game bells.
 
+Every connection of a process to PostgreSQL comes from one budget,
+``PARLOR_DATABASE_POOL_SIZE`` (``parlor.kit.connections``): the process's pools
+(``database``: one statement pool and one engine, shared by every store of the process and
+the services' own tables) and the relay's session and LISTEN.
+
 The NATS connection and the relay are the process's (``ProcessOutbox``): a platform
 hosting several games reads the global order once and publishes every game's events,
 each through its own ``public`` redaction and under its own lease and checkpoint.
@@ -23,13 +28,34 @@ from dataclasses import dataclass
 from parlor.core.errors import Unavailable
 from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
 from parlor.eventstore.monitor import watch_relay
+from parlor.eventstore.pools import Pools, process_pools
 from parlor.eventstore.tasks import cancel_until_done
 from parlor.gamehost.bells import GameBells, ring_from_bus
 from parlor.gamehost.deadlines import PostgresDeadlines
 from parlor.gamehost.matches import CreateFromMatch, consume_matches
 from parlor.gamehost.outbox import Public, category_lane, everything
 from parlor.gamehost.sweeper import Sweeper
+from parlor.kit.connections import ConnectionBudget
 from parlor.kit.settings import BackendSettings, load
+
+POOL_TIMEOUT = 2.0
+"""How long a call waits for a pooled connection: with the pools all in use, or the database
+down, a player hears UNAVAILABLE within a couple of seconds (and the client's retries fit
+in its deadline)."""
+
+
+@contextlib.asynccontextmanager
+async def database(settings: BackendSettings) -> AsyncIterator[Pools]:
+    """This process's pools to its database, sized from its connection budget (the relay's
+    sessions left out): every store and table of the process draws on them."""
+    budget = ConnectionBudget(settings.database_pool_size)
+    async with process_pools(
+        settings.database_url,
+        statements=budget.statements,
+        transactions=budget.transactions,
+        wait=POOL_TIMEOUT,
+    ) as pools:
+        yield pools
 
 
 class ProcessOutbox:
@@ -42,10 +68,18 @@ class ProcessOutbox:
     It runs while any component's relay task runs; closes with its last component.
     """
 
-    def __init__(self, key: tuple[object, ...], store: PostgresEventStore, bus: JetStreamBus):
+    def __init__(
+        self,
+        key: tuple[object, ...],
+        store: PostgresEventStore,
+        bus: JetStreamBus,
+        resources: contextlib.AsyncExitStack | None = None,
+    ):
         self.key = key
         self.store = store
         self.bus = bus
+        self._resources = resources or contextlib.AsyncExitStack()
+        """The store and the process's pools, closed with the outbox."""
         self.relay = Relay(store, bus, lanes=[])
         self.users = 0
         self._runners = 0
@@ -97,7 +131,7 @@ class ProcessOutbox:
         try:
             await self.bus.close()
         finally:
-            await self.store.close()
+            await self._resources.aclose()
 
 
 _OUTBOXES: dict[tuple[object, ...], ProcessOutbox] = {}
@@ -118,9 +152,12 @@ async def process_outbox(
     )
     outbox = _OUTBOXES.get(key)
     if outbox is None:
-        # The relay's own reads go on its own connection; this pool is for the lag metric.
-        store = PostgresEventStore(settings.database_url, pool_size=2, pool_timeout=2.0)
-        try:
+        # The relay's own reads go on its own session; its store's pool (the process's) is
+        # for the lag metric.
+        async with contextlib.AsyncExitStack() as stack:
+            pools = await stack.enter_async_context(database(settings))
+            store = PostgresEventStore(settings.database_url, pools=pools)
+            stack.push_async_callback(store.close)
             # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
             credentials = NatsCredentials.of(settings)
             bus = await JetStreamBus.open(
@@ -129,13 +166,11 @@ async def process_outbox(
                 credentials=credentials,
                 max_age=settings.nats_stream_max_age,
             )
-        except BaseException:
-            await store.close()
-            raise
-        outbox = _OUTBOXES.setdefault(key, ProcessOutbox(key, store, bus))
-        if outbox.bus is not bus:  # another component opened it meanwhile
-            await bus.close()
-            await store.close()
+            outbox = _OUTBOXES.get(key)
+            if outbox is None:
+                outbox = _OUTBOXES[key] = ProcessOutbox(key, store, bus, stack.pop_all())
+            else:  # another component opened it meanwhile
+                await bus.close()
     if category not in outbox.relay.lanes:
         # (a second component of the same game in one process shares the first's lane)
         outbox.relay.add_lane(category_lane(category, public))
@@ -203,12 +238,11 @@ async def game_backends(
     """PostgreSQL and NATS from the settings; ``public`` strips what others may not see
     (None: a game that hides nothing, as ``GameType.public`` says)."""
     settings = load(BackendSettings)
-    async with process_outbox(settings, category, public or everything) as outbox:
-        # A short wait for a pooled connection: with the database down, a player hears
-        # UNAVAILABLE within a couple of seconds (and the client's retries fit in its deadline).
-        store = PostgresEventStore(
-            settings.database_url, pool_size=settings.database_pool_size, pool_timeout=2.0
-        )
+    async with (
+        database(settings) as pools,
+        process_outbox(settings, category, public or everything) as outbox,
+    ):
+        store = PostgresEventStore(settings.database_url, pools=pools)
         try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import os
 import sys
 from collections.abc import Callable
@@ -20,8 +19,9 @@ from importlib.metadata import EntryPoint, entry_points
 
 from parlor.kit import logs, tracing
 from parlor.kit.auth import AuthSettings, generate_private_key
+from parlor.kit.connections import worker_budget
 from parlor.kit.server import ComponentFactory, ServerSettings, serve
-from parlor.kit.settings import DEFAULT_DATABASE_POOL_SIZE, SettingsError, load
+from parlor.kit.settings import SettingsError, load
 from parlor.kit.workers import die_with_parent, run_workers
 
 
@@ -58,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     count = args.workers or settings.workers or 1
     if count > 1:
-        return serve_workers(args.services, count, settings)
+        try:
+            return serve_workers(args.services, count, settings)
+        except SettingsError as exc:
+            print(f"parlor-serve: {exc}", file=sys.stderr)
+            return 2
     return run("+".join(args.services), [known[name].load() for name in args.services])
 
 
@@ -79,20 +83,6 @@ def _positive(text: str) -> int:
     return value
 
 
-POOL_SIZE = "PARLOR_DATABASE_POOL_SIZE"
-MIN_WORKER_POOL = 2
-
-
-def worker_pools(count: int, environ: dict[str, str]) -> dict[str, str]:
-    """The pool size each of ``count`` workers gets, unless one is set: its share of one
-    process's default. Every service's store in every worker opens pools of this size, and
-    PostgreSQL's ``max_connections`` is shared by everyone; N workers each take 1/N of
-    the load, so together they keep what one process would, not N times as many."""
-    if count <= 1 or environ.get(POOL_SIZE, "").strip():
-        return {}
-    return {POOL_SIZE: str(max(MIN_WORKER_POOL, math.ceil(DEFAULT_DATABASE_POOL_SIZE / count)))}
-
-
 def serve_workers(
     names: list[str],
     count: int,
@@ -105,9 +95,10 @@ def serve_workers(
     Worker i is ``python -m <module> --worker-of <this process> <arguments(i)>`` (``names``
     for ``parlor-serve``), which must serve in its own process on the port it is given.
     """
-    logs.configure("+".join(names), settings.log_level, settings.log_format)
     env = dict(os.environ)
-    env.update(worker_pools(count, env))
+    # the server's connections to PostgreSQL, shared out (raises SettingsError if too few)
+    env.update(worker_budget(count, env))
+    logs.configure("+".join(names), settings.log_level, settings.log_format)
     keys = load(AuthSettings)
     if keys.dev_mode and not keys.private_key.strip() and not keys.public_keys.strip():
         # one throwaway key for all of them: a token one worker issued is good on the others

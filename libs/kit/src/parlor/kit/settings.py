@@ -123,7 +123,8 @@ def load(cls: type[T], environ: Mapping[str, str] | None = None) -> T:
 
 
 DEFAULT_DATABASE_POOL_SIZE = 10
-"""One process's pool of each store; N workers share it out (``parlor.kit.main``)."""
+"""A server's connections to PostgreSQL when none is set; N workers share it out, at least 5
+each (``parlor.kit.connections``)."""
 MIN_STREAM_MAX_AGE_HOURS = 1.0
 """The shortest ``PARLOR_NATS_STREAM_MAX_AGE_HOURS`` but 0: above the relay's dedupe window."""
 
@@ -138,8 +139,9 @@ class BackendSettings:
     nats_url: str = setting("PARLOR_NATS_URL", "NATS URL with JetStream, e.g. nats://host:4222")
     database_pool_size: int = setting(
         "PARLOR_DATABASE_POOL_SIZE",
-        "connections each service's store keeps to PostgreSQL (with --workers N and this"
-        " unset, each worker keeps its share: the default divided by N, at least 2)",
+        "the most connections a server opens to PostgreSQL: every pool, the relay and its"
+        " LISTEN of all its processes together (at least 5 a process; --workers N splits it,"
+        " and unset it is 10, or 5 a worker when N > 2)",
         DEFAULT_DATABASE_POOL_SIZE,
     )
     nats_stream: str = setting(

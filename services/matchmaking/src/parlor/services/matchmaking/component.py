@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.backends import process_outbox
+from parlor.gamehost.backends import database, process_outbox
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGamesSettings
@@ -64,12 +64,12 @@ async def matchmaking() -> AsyncIterator[Component]:
     settings = load(MatchmakingSettings)
     auth = load(AuthSettings)
     await migrate(backend.database_url)
-    store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    try:
-        # MatchFormed (it hides nothing) is relayed by the process's one relay, beside the
-        # games' lanes; a matchmaking pod's relay has only this lane. NATS may not be there
-        # yet: the bus keeps trying, the service reports NOT_SERVING.
-        async with process_outbox(backend, CATEGORY, everything) as outbox:
+    # MatchFormed (it hides nothing) is relayed by the process's one relay, beside the games'
+    # lanes; a matchmaking pod's relay has only this lane. NATS may not be there yet: the bus
+    # keeps trying, the service reports NOT_SERVING. The store draws on the process's pools.
+    async with database(backend) as pools, process_outbox(backend, CATEGORY, everything) as outbox:
+        store = PostgresEventStore(backend.database_url, pools=pools)
+        try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus
             store.limit_events_to(lambda: bus.max_payload)
@@ -131,5 +131,5 @@ async def matchmaking() -> AsyncIterator[Component]:
                     "retention": retention,
                 },
             )
-    finally:
-        await store.close()
+        finally:
+            await store.close()

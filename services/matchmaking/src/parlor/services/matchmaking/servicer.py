@@ -17,7 +17,12 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from parlor.core.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    PermissionDenied,
+    ResourceExhausted,
+)
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGames, check_open_games
 from parlor.kit import auth
@@ -177,7 +182,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         await self.check_open_games(game)
         # One transaction: a host who already waits with a ticket (TICKET_EXISTS) opens no
         # lobby, which no one could ever join or close.
-        async with self.lobbies.engine.begin() as conn:
+        async with self.tickets.transaction() as conn:
             lobby = await self.lobbies.open(game.name, low, high, me.player_id, control, conn)
             ticket = await self.tickets.create(
                 me.player_id,
@@ -198,9 +203,21 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         call sees the lobby closed (LOBBY_CLOSED, nothing written), never a ticket left
         waiting in a lobby whose game has started. A lobby takes at most its
         ``max_players`` waiting tickets (LOBBY_FULL), counted under the same lock, so
-        concurrent joins cannot overfill it and leave someone waiting after its game forms."""
+        concurrent joins cannot overfill it and leave someone waiting after its game forms.
+
+        The caller's unfinished games are counted first, outside the transaction: the count
+        takes a pooled connection of its own, and calls each holding one while waiting for
+        a second could take every connection of the pool and wait for each other. Its
+        refusal comes after the lobby's own (closed, full), as when it was counted inside."""
         me = auth.caller()
-        async with self.lobbies.engine.begin() as conn:
+        refused: ResourceExhausted | None = None
+        kind = await self.lobbies.game_type(request.code)  # a lobby's never changes
+        if kind is not None:
+            try:
+                await self.check_open_games(GAME_TYPES[kind])
+            except ResourceExhausted as exc:
+                refused = exc
+        async with self.tickets.transaction() as conn:
             lobby = await self.lobbies.lock(request.code, conn, me.player_id)
             if lobby.match_id is not None:
                 raise FailedPrecondition(
@@ -219,7 +236,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                     reason="LOBBY_FULL",
                     metadata={"max_players": str(lobby.max_players)},
                 )
-            await self.check_open_games(GAME_TYPES[lobby.game_type])
+            if refused is not None:
+                raise refused
             ticket = await self.tickets.create(
                 me.player_id,
                 me.name,

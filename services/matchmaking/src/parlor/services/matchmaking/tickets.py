@@ -152,6 +152,7 @@ class Tickets:
             raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
         display_name = shown_name(display_name, player_id)  # a token's name is a claim too
         ticket_id = uuid.uuid4().hex
+        own = conn is None
         try:
             async with _connected(self.autocommit, conn) as conn:
                 rated = rating is None and await self._has_ratings(conn)
@@ -174,12 +175,9 @@ class Tickets:
                     )
                 ).one()
         except IntegrityError:
-            waiting = await self.waiting_of(player_id)
-            raise AlreadyExists(
-                "you already have a waiting ticket; cancel it first",
-                reason="TICKET_EXISTS",
-                metadata={"ticket_id": waiting.ticket_id if waiting else ""},
-            ) from None
+            if not own:  # told by ``transaction`` once the caller's has ended
+                raise _TicketTaken(player_id) from None
+            raise await self._taken(player_id) from None
         return TicketRow(
             ticket_id,
             player_id,
@@ -198,6 +196,26 @@ class Tickets:
             bots_at_once,
             bot_level,
         )
+
+    async def _taken(self, player_id: str) -> AlreadyExists:
+        waiting = await self.waiting_of(player_id)
+        return AlreadyExists(
+            "you already have a waiting ticket; cancel it first",
+            reason="TICKET_EXISTS",
+            metadata={"ticket_id": waiting.ticket_id if waiting else ""},
+        )
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """A transaction to write a ticket in (``create`` with ``conn``). A waiting ticket it
+        meets is told (TICKET_EXISTS, naming that ticket) once it has ended, on a connection
+        of its own: a call holds one pooled connection at a time, so calls that each hold
+        one can never wait for each other's."""
+        try:
+            async with self.engine.begin() as conn:
+                yield conn
+        except _TicketTaken as taken:
+            raise await self._taken(taken.player_id) from None
 
     async def get(self, ticket_id: str) -> TicketRow:
         async with self.autocommit.connect() as conn:
@@ -299,6 +317,14 @@ class Tickets:
         return ticket.created_at + self.expires_after
 
 
+class _TicketTaken(Exception):
+    """The player has a waiting ticket already, found in the caller's transaction."""
+
+    def __init__(self, player_id: str) -> None:
+        super().__init__(player_id)
+        self.player_id = player_id
+
+
 @contextlib.asynccontextmanager
 async def _connected(
     autocommit: AsyncEngine, conn: AsyncConnection | None
@@ -376,6 +402,15 @@ class Lobbies:
                     return Lobby(
                         code, game_type, min_players, max_players, host, None, time_control
                     )
+
+    async def game_type(self, code: str) -> str | None:
+        """The game type of the lobby of this invite code (it never changes), or None."""
+        async with self.autocommit.connect() as conn:
+            found = await conn.execute(
+                text("SELECT game_type FROM mm_lobbies WHERE code = :c"),
+                {"c": code.strip().upper()},
+            )
+            return found.scalar()
 
     async def lock(self, code: str, conn: AsyncConnection, player: str = "") -> Lobby:
         """The lobby, its row locked until ``conn``'s transaction ends (JoinLobby writes its

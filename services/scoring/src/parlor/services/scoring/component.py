@@ -15,6 +15,7 @@ from parlor.eventstore import (
     Subjects,
     subscribe_with_retry,
 )
+from parlor.gamehost.backends import database
 from parlor.gamehost.games import games
 from parlor.kit.server import Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
@@ -59,28 +60,32 @@ async def scoring() -> AsyncIterator[Component]:
     backend = load(BackendSettings)
     settings = load(ScoringSettings)
     await migrate(backend.database_url)
-    store = PostgresEventStore(backend.database_url, pool_size=backend.database_pool_size)
-    # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
-    bus = await JetStreamBus.open(
-        backend.nats_url,
-        bus_subjects(backend),
-        credentials=NatsCredentials.of(backend),
-        max_age=backend.nats_stream_max_age,
-    )
-    scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
-    servicer = ScoringServicer(store.engine, scorer, settings.game_types)
-    inbox = Inbox(store.engine, CONSUMER)
-
-    async def consume() -> None:
-        subscription = await subscribe_with_retry(
-            bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished"
+    async with contextlib.AsyncExitStack() as stack:
+        # The process's pools (its connection budget), shared with its other components.
+        pools = await stack.enter_async_context(database(backend))
+        store = PostgresEventStore(backend.database_url, pools=pools)
+        stack.push_async_callback(store.close)
+        # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
+        bus = await JetStreamBus.open(
+            backend.nats_url,
+            bus_subjects(backend),
+            credentials=NatsCredentials.of(backend),
+            max_age=backend.nats_stream_max_age,
         )
-        try:
-            await inbox.run(subscription, scorer.on_game_finished)
-        finally:
-            await subscription.close()
+        stack.push_async_callback(bus.close)
+        scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
+        servicer = ScoringServicer(store.engine, scorer, settings.game_types)
+        inbox = Inbox(store.engine, CONSUMER)
 
-    try:
+        async def consume() -> None:
+            subscription = await subscribe_with_retry(
+                bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished"
+            )
+            try:
+                await inbox.run(subscription, scorer.on_game_finished)
+            finally:
+                await subscription.close()
+
         yield Component(
             name=CONSUMER,
             services=[
@@ -95,6 +100,3 @@ async def scoring() -> AsyncIterator[Component]:
             ready=[bus.ready],
             extra={"scorer": scorer},
         )
-    finally:
-        await bus.close()
-        await store.close()
