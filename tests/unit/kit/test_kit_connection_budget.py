@@ -38,13 +38,14 @@ def test_one_process_keeps_the_whole_budget() -> None:
 
 
 def test_each_of_n_workers_gets_its_share_of_the_default() -> None:
-    assert DEFAULT_DATABASE_POOL_SIZE == 10
-    assert worker_budget(2, {}) == {"PARLOR_DATABASE_POOL_SIZE": "5"}
+    assert DEFAULT_DATABASE_POOL_SIZE == 40
+    assert worker_budget(2, {}) == {"PARLOR_DATABASE_POOL_SIZE": "20"}
+    assert worker_budget(3, {}) == {"PARLOR_DATABASE_POOL_SIZE": "13"}
     # more workers than the default allows: 5 each (16 cores: 80 for the server)
-    assert worker_budget(3, {}) == {"PARLOR_DATABASE_POOL_SIZE": "5"}
+    assert worker_budget(9, {}) == {"PARLOR_DATABASE_POOL_SIZE": "5"}
     assert worker_budget(16, {}) == {"PARLOR_DATABASE_POOL_SIZE": "5"}
     assert worker_budget(4, {"PARLOR_DATABASE_POOL_SIZE": " "}) == {
-        "PARLOR_DATABASE_POOL_SIZE": "5"
+        "PARLOR_DATABASE_POOL_SIZE": "10"
     }
 
 

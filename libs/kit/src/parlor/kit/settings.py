@@ -122,9 +122,11 @@ def load(cls: type[T], environ: Mapping[str, str] | None = None) -> T:
     return cls(**values)
 
 
-DEFAULT_DATABASE_POOL_SIZE = 10
+DEFAULT_DATABASE_POOL_SIZE = 40
 """A server's connections to PostgreSQL when none is set; N workers share it out, at least 5
-each (``parlor.kit.connections``)."""
+each (``parlor.kit.connections``): ``make run``'s two workers 20 each, which a 500-game
+human-pace load needs (at 5 each its players' first reads waited out the pools' 2 s and
+heard UNAVAILABLE)."""
 MIN_STREAM_MAX_AGE_HOURS = 1.0
 """The shortest ``PARLOR_NATS_STREAM_MAX_AGE_HOURS`` but 0: above the relay's dedupe window."""
 
@@ -141,7 +143,7 @@ class BackendSettings:
         "PARLOR_DATABASE_POOL_SIZE",
         "the most connections a server opens to PostgreSQL: every pool, the relay and its"
         " LISTEN of all its processes together (at least 5 a process; --workers N splits it,"
-        " and unset it is 10, or 5 a worker when N > 2)",
+        " and unset it is 40, or 5 a worker when N > 8)",
         DEFAULT_DATABASE_POOL_SIZE,
     )
     nats_stream: str = setting(
