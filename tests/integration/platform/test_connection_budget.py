@@ -86,7 +86,9 @@ class Sampler:
             f"most connections: {self.most} of {budget} ({self.samples} samples); "
             f"calls answered UNAVAILABLE and retried: {call.unavailable}"
         )
-        assert self.samples > 100
+        # looked often while the work ran (each look 5-10 ms apart; the two workers' run
+        # takes about a second, and was seen 88-108 times on a loaded machine)
+        assert self.samples > 50
         assert self.most <= budget
 
     def __enter__(self) -> Sampler:

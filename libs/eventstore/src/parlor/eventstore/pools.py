@@ -105,14 +105,26 @@ _SHARED: dict[tuple[int, str], _Shared] = {}
 
 @contextlib.asynccontextmanager
 async def process_pools(
-    url: str, *, statements: int, transactions: int, wait: float
+    url: str,
+    *,
+    statements: int,
+    transactions: int,
+    wait: float,
+    transaction_wait: float | None = None,
 ) -> AsyncIterator[Pools]:
-    """This process's pools to ``url``: made by the first user (with its sizes, and ``wait``,
-    the seconds a caller waits for a connection), closed with the last."""
+    """This process's pools to ``url``: made by the first user (with its sizes, ``wait``, the
+    seconds a caller waits for a statement's connection, and ``transaction_wait`` for a
+    transaction's, ``wait`` if not given), closed with the last."""
     key = (id(asyncio.get_running_loop()), url)
     shared = _SHARED.get(key)
     if shared is None:
-        pools = Pools(url, statements=statements, transactions=transactions, timeout=wait)
+        pools = Pools(
+            url,
+            statements=statements,
+            transactions=transactions,
+            timeout=wait,
+            engine_timeout=transaction_wait,
+        )
         shared = _SHARED[key] = _Shared(pools)
     shared.users += 1
     try:

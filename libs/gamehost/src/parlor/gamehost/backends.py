@@ -39,9 +39,14 @@ from parlor.kit.connections import ConnectionBudget
 from parlor.kit.settings import BackendSettings, load
 
 POOL_TIMEOUT = 2.0
-"""How long a call waits for a pooled connection: with the pools all in use, or the database
-down, a player hears UNAVAILABLE within a couple of seconds (and the client's retries fit
-in its deadline)."""
+"""How long a call waits for a pooled connection for a statement (the event store's): with
+the pool all in use, or the database down, a player hears UNAVAILABLE within a couple of
+seconds (and the client's retries fit in its deadline)."""
+TRANSACTION_POOL_TIMEOUT = 10.0
+"""How long a call waits for a transaction's connection (tickets, lobbies, the directory):
+a surge of arrivals queues there (make bench's 500-game step had CreateTicket wait out
+2 s on a full machine and its players hear UNAVAILABLE), while a database that is down
+fails a transaction as it connects or runs, not by this wait."""
 
 
 @contextlib.asynccontextmanager
@@ -54,6 +59,7 @@ async def database(settings: BackendSettings) -> AsyncIterator[Pools]:
         statements=budget.statements,
         transactions=budget.transactions,
         wait=POOL_TIMEOUT,
+        transaction_wait=TRANSACTION_POOL_TIMEOUT,
     ) as pools:
         yield pools
 
