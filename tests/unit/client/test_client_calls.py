@@ -242,3 +242,30 @@ def test_each_game_is_found_by_its_descriptor() -> None:
     assert "Play" in pc.game_api("upwords").commands
     with pytest.raises(KeyError, match="chess"):
         pc.game_api("chess")
+
+
+async def test_export_reads_the_text_whatever_the_games_response_calls_it() -> None:
+    """Connect 4x4's and Upwords' ExportGameResponse carry ``text``, Take Four's ``notation``:
+    ``GameClient.export`` gives the game's record either way."""
+    from parlor.connect4x4.v1 import connect4x4_pb2 as c4
+    from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
+
+    class Connect4x4Exports(c4_grpc.Connect4x4ServiceServicer):
+        async def ExportGame(self, request: Any, context: Any) -> c4.ExportGameResponse:
+            return c4.ExportGameResponse(text=f'[Seat0 "Ada"]\n1. R df {request.game_id}')
+
+    class TakeFourExports(pb_grpc.TakeFourServiceServicer):
+        async def ExportGame(self, request: Any, context: Any) -> pb.ExportGameResponse:
+            return pb.ExportGameResponse(notation=f"takefour {request.game_id}")
+
+    server = grpc.aio.server()
+    c4_grpc.add_Connect4x4ServiceServicer_to_server(Connect4x4Exports(), server)
+    pb_grpc.add_TakeFourServiceServicer_to_server(TakeFourExports(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with pc.ParlorClient(f"127.0.0.1:{port}", "tok", retry=FAST) as parlor:
+            assert await parlor.connect4x4.export("g1") == '[Seat0 "Ada"]\n1. R df g1'
+            assert await parlor.takefour.export("g2") == "takefour g2"
+    finally:
+        await server.stop(None)
