@@ -225,6 +225,6 @@ export const takefour: GameKind<Game> = {
     );
   },
   async exportText(gameId) {
-    return (await unary(TakeFourService, "exportGame", { gameId })).notation;
+    return (await unary(TakeFourService, "exportGame", { gameId })).text;
   },
 };

@@ -244,9 +244,9 @@ def test_each_game_is_found_by_its_descriptor() -> None:
         pc.game_api("chess")
 
 
-async def test_export_reads_the_text_whatever_the_games_response_calls_it() -> None:
-    """Connect 4x4's and Upwords' ExportGameResponse carry ``text``, Take Four's ``notation``:
-    ``GameClient.export`` gives the game's record either way."""
+async def test_export_reads_every_games_text() -> None:
+    """Every game's ExportGameResponse carries ``text`` (Take Four's also its first name for
+    it, ``notation``): ``GameClient.export`` gives the game's record for each."""
     from parlor.connect4x4.v1 import connect4x4_pb2 as c4
     from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 
@@ -256,7 +256,8 @@ async def test_export_reads_the_text_whatever_the_games_response_calls_it() -> N
 
     class TakeFourExports(pb_grpc.TakeFourServiceServicer):
         async def ExportGame(self, request: Any, context: Any) -> pb.ExportGameResponse:
-            return pb.ExportGameResponse(notation=f"takefour {request.game_id}")
+            text = f"takefour {request.game_id}"
+            return pb.ExportGameResponse(text=text, notation=text)
 
     server = grpc.aio.server()
     c4_grpc.add_Connect4x4ServiceServicer_to_server(Connect4x4Exports(), server)

@@ -164,15 +164,13 @@ class GameClient(Generic[S]):
         return list(response.games)
 
     async def export(self, game_id: str) -> str:
-        """A finished game in the game's text notation (``ExportGame``, where the game has it):
-        its response's ``text`` (every game's, docs/adding-a-game.md), or ``notation``
-        (Take Four's)."""
+        """A finished game in the game's text notation (``ExportGame``'s ``text``, where the
+        game has it; Take Four's also under its older name, ``notation``)."""
         if "ExportGame" not in self.api.service.methods_by_name:
             raise ParlorError(grpc.StatusCode.UNIMPLEMENTED, f"{self.game_type} has no export")
         request = self.pb.ExportGameRequest(game_id=game_id)
         response = await self.client.call(self._method("ExportGame"), request, idempotent=True)
-        field = "text" if "text" in response.DESCRIPTOR.fields_by_name else "notation"
-        return str(getattr(response, field))
+        return str(response.text)
 
     async def watch(
         self, game_id: str, after_version: int = 0

@@ -103,7 +103,8 @@ class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceSer
                 "only a finished game can be exported: the text shows every tile",
                 reason="GAME_NOT_OVER",
             )
-        return pb.ExportGameResponse(notation=export(game_id, table.game.config.lexicon, events))
+        text = export(game_id, table.game.config.lexicon, events)
+        return pb.ExportGameResponse(text=text, notation=text)  # notation: older clients
 
     def next_command(self, table: State) -> FollowUp | None:
         """The next round is dealt right after the last one is scored (or the game created),
