@@ -256,8 +256,17 @@ async def component() -> AsyncIterator[Component]:
         sock.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """``parlor-web``: the web client and its bridge alone, with the kit's health and metrics."""
+    import argparse
+
     from parlor.kit.main import run
 
+    # no arguments, but `--help` answers (and anything else is refused) instead of serving
+    argparse.ArgumentParser(
+        prog="parlor-web",
+        description="The web client and its HTTP/JSON bridge to the gRPC services, alone. "
+        "Configured by environment: PARLOR_WEB_PORT, PARLOR_WEB_TARGET, PARLOR_WEB_ROUTES, "
+        "PARLOR_WEB_ALLOWED_HOSTS and the rest in deploy/README.md.",
+    ).parse_args(argv)
     return run("web", [component])
