@@ -452,6 +452,8 @@ async def test_dictionary_down_makes_the_play_unavailable_and_stores_nothing(
             )
             assert e.code() == grpc.StatusCode.UNAVAILABLE
             assert reason_of(e) == "DICTIONARY_UNAVAILABLE"
+            # gRPC's words name the dictionary's address: the log's, never the player's
+            assert "127.0.0.1" not in (e.details() or "")
             after = (await stub.GetGame(pb.GetGameRequest(game_id=game_id))).game
             assert after.version == game.version
     finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.kit import auth, bounds, client, inprocess, logs
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.settings import setting
-from parlor.kit.status import from_rpc_error
+from parlor.kit.status import INCIDENT_MESSAGE, from_rpc_error, reason_of
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +165,7 @@ class Dictionary:
             try:
                 return await getattr(self.stub, method)(request, timeout=self._deadline(remaining))
             except grpc.RpcError as exc:
-                raise _upstream(from_rpc_error(exc)) from None
+                raise _upstream(_answered(exc)) from None
         IN_PROCESS_CALLS.labels(method).inc()
         seconds = self._deadline(remaining)
         bound = auth.bind(self.identity)
@@ -252,6 +253,26 @@ class Dictionary:
         for i, word in enumerate(unique):
             found[word] = known[lexicon_id, word] = i not in invalid
         return found
+
+
+_INCIDENT = re.compile(re.escape(INCIDENT_MESSAGE).replace(r"\{\}", "[0-9a-f]{1,32}"))
+
+
+def _answered(error: grpc.RpcError) -> ParlorError:
+    """A failed call over the network as a ``ParlorError``: the dictionary's own answer (its
+    reason, or its incident id) in its words; anything else is gRPC's, whose words name the
+    dictionary's address inside the deployment ("failed to connect to all addresses; last
+    error: ... ipv4:10.244.3.17:50051: Connection refused"). The player hears those through
+    the game service, and a browser through the bridge, which passes a Parlor service's
+    words as they are: so they go to the log, and the caller is told only the code."""
+    said = error.details() or ""  # type: ignore[attr-defined]
+    if reason_of(error) is not None or _INCIDENT.fullmatch(said):
+        return from_rpc_error(error)
+    code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+    log.warning("dictionary call failed", extra={"code": code.name, "said": said})
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return DeadlineExceeded("the dictionary did not answer in time")
+    return Unavailable(f"no answer from it ({code.name}); try again shortly")
 
 
 def _upstream(error: ParlorError) -> ParlorError:
