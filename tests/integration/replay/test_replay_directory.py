@@ -4,6 +4,9 @@ checkpoint to the head."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 from sqlalchemy import text
 
@@ -148,5 +151,51 @@ async def test_open_games_catches_up_at_most_once_per_fresh_seconds(
         assert await directory.open_games("a", 20) == 0  # as of the catch-up 0.5 s ago
         clock[0] += 0.5
         assert await directory.open_games("a", 20) == 1  # a second on: caught up again
+    finally:
+        await store.close()
+
+
+class CountedDirectory(Directory):
+    """Counts its catch-ups; the first one, once done, waits for ``gate`` before returning."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.runs = 0
+        self.gate = asyncio.Event()
+        self.first_done = asyncio.Event()
+
+    async def catch_up(self) -> int:
+        self.runs += 1
+        folded = await super().catch_up()
+        if self.runs == 1:
+            self.first_done.set()
+            await self.gate.wait()
+        return folded
+
+
+async def test_concurrent_listings_share_a_catch_up_begun_after_each_was_asked(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    """A burst of listings in one process runs one catch-up (a transaction under the type's
+    lock, holding a pooled connection) at a time with at most one more waiting, not one each;
+    and a listing still sees every game that ended before it was asked, even while a
+    catch-up that began before that end is under way."""
+    category = f"burst{unique}"
+    store = PostgresEventStore(database_url)
+    try:
+        directory = CountedDirectory(store.engine, category)
+        await store.append(f"{category}-g1", [seated("a", "b")], NO_STREAM)
+        await store.append(f"{category}-g1", [finished("TIE")], 1)
+        first = asyncio.create_task(directory.list(finished=True))
+        await directory.first_done.wait()  # a catch-up has read the head and is still running
+        await store.append(f"{category}-g2", [seated("a", "c")], NO_STREAM)
+        await store.append(f"{category}-g2", [finished("RESIGNED")], 1)
+        burst = [asyncio.create_task(directory.list(finished=True)) for _ in range(50)]
+        await asyncio.sleep(0.05)
+        directory.gate.set()
+        assert "g1" in [g.game_id for g in await first]  # g2 too if the next ran first
+        for listing in await asyncio.gather(*burst):
+            assert [g.game_id for g in listing] == ["g2", "g1"]
+        assert directory.runs == 2
     finally:
         await store.close()

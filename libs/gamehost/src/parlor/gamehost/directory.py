@@ -20,6 +20,7 @@ directory's tables (the in-memory store of unit tests): what one lists, the othe
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as dt
 import time
@@ -158,6 +159,8 @@ class Directory:
         self.clock = clock
         self._ready = False
         self._caught_up_at: float | None = None  # monotonic time of the last catch-up
+        self._running = asyncio.Lock()  # one catch-up of this process at a time
+        self._next: asyncio.Task[int] | None = None  # the one not yet started, which callers join
 
     async def ensure(self) -> None:
         """Create the tables if missing (idempotent; serialised across processes)."""
@@ -167,6 +170,26 @@ class Directory:
             for statement in _SCHEMA:
                 await conn.execute(text(statement))
         self._ready = True
+
+    async def caught_up(self) -> None:
+        """Return after a catch-up that started after this call: what was committed before the
+        call is in the directory.
+
+        Concurrent callers in this process share one catch-up: the one waiting to start,
+        which every caller arriving before it starts joins. Each catch-up is a transaction
+        under the type's one lock, so a burst of listings (the lobby lists three times per
+        game type) used to queue one transaction each on the lock, each holding a pooled
+        connection the moves need; now a process runs one catch-up at a time with at most
+        one more waiting."""
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_task(self._catch_up_next())
+            self._next.add_done_callback(_retrieved)
+        await asyncio.shield(self._next)
+
+    async def _catch_up_next(self) -> int:
+        async with self._running:
+            self._next = None  # started: a caller from now on waits for the one after it
+            return await self.catch_up()
 
     async def catch_up(self) -> int:
         """Fold new ``SeatsTaken``/``GameFinished`` events into the directory; how many."""
@@ -251,7 +274,7 @@ class Directory:
         the partial indexes of unfinished rows), None: all; ``before`` (created_at, game_id)
         continues a previous page."""
         check_limit(limit)
-        await self.catch_up()
+        await self.caught_up()
         where = ["category = :category"]
         params: dict[str, Any] = {"category": self.category, "limit": limit}
         if player_id:
@@ -293,7 +316,7 @@ class Directory:
         games made for them in the last ``fresh_seconds``, which the rate limit bounds."""
         now = self.clock()
         if self._caught_up_at is None or now - self._caught_up_at >= self.fresh_seconds:
-            await self.catch_up()
+            await self.caught_up()
             self._caught_up_at = now
         async with self.engine.connect() as conn:
             count = (
@@ -305,7 +328,7 @@ class Directory:
 
     async def all_ids(self) -> Sequence[str]:
         """Every game id of this type, oldest first (for verification runs)."""
-        await self.catch_up()
+        await self.caught_up()
         async with self.engine.connect() as conn:
             rows = (
                 await conn.execute(
@@ -390,6 +413,13 @@ class EventScan:
         games = (await self._games()).values()
         held = sum(1 for game in games if player_id in game.players and not game.finished)
         return min(held, at_most)
+
+
+def _retrieved(task: asyncio.Task[int]) -> None:
+    """A shared catch-up's failure reaches its callers; this keeps asyncio from also logging it
+    as never retrieved when all of them were cancelled first."""
+    if not task.cancelled():
+        task.exception()
 
 
 def hash_category(category: str) -> int:
