@@ -110,3 +110,20 @@ async def test_the_pace_can_be_switched_off() -> None:
     game, clock = Tabled("ada", "bot:easy"), Clock()
     bots = runner(game, clock, human_pace=False)
     assert await steps_at(bots, clock, [0.0, 0.0]) == [True, True]
+
+
+async def test_once_every_person_has_left_the_bots_only_pause() -> None:
+    """Nobody is left to keep up with: the game is played out at the bots' own speed, not
+    at a person's (an hour of steps 3-8 s apart for a game its person walked away from)."""
+    game, clock = Tabled("ada", "bot:easy", "bot:hard"), Clock()
+    bots = runner(game, clock)
+    assert await steps_at(bots, clock, [0.0, 1.0]) == [False, False]  # paced beside ada
+    game.run(tf.Forfeit(0, "LEFT"))
+    assert await steps_at(bots, clock, [1.0, 1.0, 1.0]) == [True, True, True]
+
+
+async def test_a_person_still_playing_keeps_the_pace_when_another_leaves() -> None:
+    game, clock = Tabled("ada", "bob", "bot:easy"), Clock()
+    bots = runner(game, clock)
+    game.run(tf.Forfeit(0, "LEFT"))
+    assert await steps_at(bots, clock, [0.0, 7.9, 8.0]) == [False, False, True]

@@ -11,7 +11,9 @@ same id, so the step is applied once. A refused step makes the bot plan afresh.
 
 Pace: while a person sits at the table, each bot waits its level's time per step
 (``paces``), counted from its last command (and from the start of a round), so a person
-typing keeps up; bots among themselves only pause ``pause_seconds``. It is the runner's
+typing keeps up; bots among themselves only pause ``pause_seconds``, and so do bots whose
+people have all left the game (``BotGame.left``): nobody is left to keep up with, and the
+game ends in minutes, not at a person's pace. It is the runner's
 schedule: the engine never waits.
 
 What is the game's own is a ``BotGame``: its bots by level, the seat's view they plan
@@ -56,8 +58,8 @@ the other games; a bot's own search is bounded by its budget instead."""
 PAUSE_HELP = "pause between two steps of one bot (0: as fast as it can plan)"
 IDLE_HELP = "how often the bot runner looks at its games when nothing woke it"
 HUMAN_PACE_HELP = (
-    "while a person plays, each bot level waits its own time per step (the game's paces;"
-    " false: only the pause)"
+    "while a person plays (has not left), each bot level waits its own time per step"
+    " (the game's paces; false: only the pause)"
 )
 """What a game's pace settings say (``PaceSettings``; the env names are the game's own)."""
 
@@ -110,6 +112,9 @@ class BotGame(Protocol[S_contra, C_co]):
 
     def round(self, state: S_contra) -> int: ...
 
+    def left(self, state: S_contra, seat: int) -> bool:
+        """Whether the seat has left the game (forfeited, resigned): it plays no more."""
+
 
 class ContractBots(Generic[S, C, T]):
     """A ``BotGame`` read from the game's contract (``parlor.core.game.GameContract``): a seat
@@ -118,7 +123,8 @@ class ContractBots(Generic[S, C, T]):
 
     The game gives its bots: ``shared()`` builds what every bot plays from (a word index:
     seconds, so built once, off the event loop, as the runner starts), ``seat_bot(shared,
-    level)`` makes one seat's, and ``round`` numbers the hands (in a new one bots re-plan).
+    level)`` makes one seat's, ``round`` numbers the hands (in a new one bots re-plan), and
+    ``left`` says which seats have left the game (none, if not given).
     """
 
     def __init__(
@@ -127,11 +133,13 @@ class ContractBots(Generic[S, C, T]):
         shared: Callable[[], T],
         seat_bot: Callable[[T, str], SeatBot[C]],
         round: Callable[[S], int],
+        left: Callable[[S, int], bool] | None = None,
     ) -> None:
         self.engine = engine
         self._shared = BuiltOnce(shared)
         self._seat_bot = seat_bot
         self._round = round
+        self._left = left
 
     async def prepare(self) -> None:
         await self._shared.get()
@@ -150,6 +158,9 @@ class ContractBots(Generic[S, C, T]):
 
     def round(self, state: S) -> int:
         return self._round(state)
+
+    def left(self, state: S, seat: int) -> bool:
+        return self._left is not None and self._left(state, seat)
 
 
 @dataclass
@@ -264,6 +275,13 @@ class BotRunner(Generic[S, C]):
         if self.game.over(state):
             self._games.pop(game_id, None)
             return False
+        # a person still playing holds the bots to their pace; once all have left, it is off
+        people = any(
+            not self.game.left(state, seat) for seat in range(len(seats)) if seat not in game.levels
+        )
+        if game.people and not people:
+            game.next_step.clear()  # the steps were due at a person's pace: due now
+        game.people = people
         if self.game.between_rounds(state):
             async with asyncio.timeout(STEP_SECONDS):
                 await self.start_round(game_id)

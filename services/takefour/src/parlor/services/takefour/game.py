@@ -48,8 +48,15 @@ Bots = ContractBots[tf.TakeFourState, tf.TakeFourCommand, WordIndex]
 
 def bots(words: Callable[[], Iterable[str] | WordIndex] = ENABLE) -> Bots:
     """Take Four's bots as the runner plays them: a bot per seat of its level (the rules'
-    ``bot.seat_bot``), all on one word index of ``words`` (``ENABLE``)."""
-    return ContractBots(ENGINE, lambda: WordIndex.of(words()), seat_bot, lambda s: s.round)
+    ``bot.seat_bot``), all on one word index of ``words`` (``ENABLE``); a seat that forfeited
+    (left, or out of time) has left the game."""
+    return ContractBots(
+        ENGINE,
+        lambda: WordIndex.of(words()),
+        seat_bot,
+        lambda s: s.round,
+        left=lambda s, seat: s.players[seat].forfeited,
+    )
 
 
 GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
