@@ -199,3 +199,61 @@ async def test_concurrent_listings_share_a_catch_up_begun_after_each_was_asked(
         assert directory.runs == 2
     finally:
         await store.close()
+
+
+async def test_a_player_who_left_a_game_the_others_play_on_no_longer_holds_it_open(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    """The game's departures (here Connect 4x4's resignation and timeout) mark the seat's
+    player as gone: the game stops counting among their open games, not among the others',
+    and is listed as before (still in progress, with them seated). A directory of the type
+    made by ``game_directory`` folds them."""
+    from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
+    from parlor.gamehost.directory import game_directory
+    from parlor.services.connect4x4.game import GAME as C4
+
+    category = C4.category
+    store = PostgresEventStore(database_url)
+    try:
+        directory = game_directory(store.engine, C4)
+        directory.fresh_seconds = 0
+        game = f"left{unique}"
+        resigned = NewEvent(
+            c4pb.PlayerResigned.DESCRIPTOR.full_name,
+            c4pb.PlayerResigned(seat=0).SerializeToString(),
+        )
+        timed_out = NewEvent(
+            c4pb.PlayerTimedOut.DESCRIPTOR.full_name,
+            c4pb.PlayerTimedOut(seat=1).SerializeToString(),
+        )
+        await store.append(
+            f"{category}-{game}", [seated(f"a{unique}", f"b{unique}", f"c{unique}")], NO_STREAM
+        )
+        assert await directory.open_games(f"a{unique}", 20) == 1
+        await store.append(f"{category}-{game}", [resigned, resigned], 1)  # a repeat is no news
+        assert await directory.open_games(f"a{unique}", 20) == 0
+        assert await directory.open_games(f"b{unique}", 20) == 1
+        await store.append(f"{category}-{game}", [timed_out], 3)
+        assert await directory.open_games(f"b{unique}", 20) == 0
+        assert await directory.open_games(f"c{unique}", 20) == 1
+        (listed,) = await directory.list(player_id=f"a{unique}", finished=False)
+        assert listed.game_id == game
+        assert listed.departed == (f"a{unique}", f"b{unique}")
+    finally:
+        await store.close()
+
+
+async def test_a_directory_made_before_departures_gains_their_column(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    store = PostgresEventStore(database_url)
+    try:
+        await Directory(store.engine, f"old{unique}").ensure()
+        async with store.engine.begin() as conn:
+            await conn.execute(text("ALTER TABLE game_directory DROP COLUMN departed"))
+        await store.append(f"old{unique}-g1", [seated("a")], NO_STREAM)
+        directory = Directory(store.engine, f"old{unique}", fresh_seconds=0)
+        assert await directory.open_games("a", 20) == 1
+        assert (await directory.list())[0].departed == ()
+    finally:
+        await store.close()

@@ -45,6 +45,24 @@ def test_every_declaration_takes_its_name_and_seat_range_from_its_engine() -> No
         assert game.service.startswith(f"parlor.{name}.")
 
 
+def test_every_departure_is_an_event_of_the_game_naming_a_seat() -> None:
+    """What the game directory folds to stop counting a game against a player who left it:
+    each a body of the game's ``GameEvent`` with a ``seat``; every game whose players can
+    leave while the others play on declares them."""
+    for name, game in games().items():
+        assert game.proto is not None
+        bodies = {
+            f.message_type.full_name
+            for f in game.proto.GameEvent.DESCRIPTOR.fields
+            if f.containing_oneof is not None
+        }
+        for departure in game.departures:
+            assert departure.DESCRIPTOR.full_name in bodies, (name, departure)
+            assert "seat" in departure.DESCRIPTOR.fields_by_name, (name, departure)
+        if game.max_seats > 2:
+            assert game.departures, name
+
+
 def test_the_proto_gives_the_grpc_registration() -> None:
     assert generated_register(C4) is c4grpc.add_Connect4x4ServiceServicer_to_server
 

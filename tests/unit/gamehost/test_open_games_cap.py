@@ -32,7 +32,7 @@ def make(limit: int) -> tuple[InMemoryEventStore, Connect4x4Servicer]:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
     servicer = Connect4x4Servicer(
-        host, open_games=EventScan(store, C4.category), max_open_games=limit
+        host, open_games=EventScan(store, C4.category, C4.departures), max_open_games=limit
     )
     return store, servicer
 
@@ -84,3 +84,23 @@ async def test_a_cap_of_zero_is_no_cap_and_the_default_is_one_people_never_reach
         await as_("ada", servicer.CreateGame(create(f"g{n}"), None))
     assert load(OpenGamesSettings, {}).max_per_player == 20
     assert load(OpenGamesSettings, {"PARLOR_MAX_OPEN_GAMES_PER_PLAYER": "0"}).max_per_player == 0
+
+
+async def test_a_game_the_player_left_while_the_others_play_on_frees_its_slot() -> None:
+    """Resigning from a game of three ends it for the resigner alone: the others may play on
+    (untimed, for as long as they like) and the resigner can do nothing more there, so it no
+    longer counts among their open games; it still does for those who stay."""
+    _, servicer = make(limit=1)
+    three = create("g1")
+    del three.seats[:]
+    three.seats.extend(common_pb2.Seat(player_id=p) for p in ("ada", "bob", "cat"))
+    three.config.players = 3
+    await as_(SERVICE, servicer.CreateGame(three, None))  # a tournament's table of three
+    with pytest.raises(ResourceExhausted):
+        await as_("ada", servicer.CreateGame(create("g2"), None))
+    resigned = await as_("ada", servicer.Resign(c4pb.ResignRequest(game_id="g1"), None))
+    assert resigned.game.status == c4pb.STATUS_IN_PROGRESS  # bob and cat play on
+    created = await as_("ada", servicer.CreateGame(create("g2"), None))
+    assert created.game.game_id == "g2"
+    with pytest.raises(ResourceExhausted):  # bob still holds g1
+        await as_("bob", servicer.CreateGame(create("b1", "bob"), None))

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.directory import Directory
+from parlor.gamehost.directory import game_directory
 from parlor.gamehost.replay import GameType
 from parlor.gamehost.timecheck import stamps_of
 from parlor.gamehost.verify import Verdict, unreadable, verify_history
@@ -51,7 +51,7 @@ async def verify_games(
             if game_id is not None:
                 work.append((game_type, game_id))
             else:
-                ids = await Directory(store.engine, game_type.category).all_ids()
+                ids = await game_directory(store.engine, game_type).all_ids()
                 work += [(game_type, i) for i in ids]
         if on_total is not None:
             on_total(len(work))

@@ -27,7 +27,7 @@ from typing import Any, cast
 import grpc
 
 from parlor.gamehost.backends import game_backends
-from parlor.gamehost.directory import Directory
+from parlor.gamehost.directory import Directory, game_directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.service import GameService
@@ -79,7 +79,7 @@ async def game_component(
         host: GameHost[Any, Any, Any] = GameHost(
             game.category, game.decider, game.codec, store, deadlines=backends.deadlines
         )
-        served = make(host, Directory(store.engine, game.category))
+        served = make(host, game_directory(store.engine, game))
         servicer = served.servicer
         async with backends.ringing(host.bells), contextlib.aclosing(servicer):
             yield Component(

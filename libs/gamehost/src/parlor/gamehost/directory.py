@@ -1,4 +1,5 @@
-"""The list of games: a small projection of each stream's ``SeatsTaken`` and ``GameFinished``.
+"""The list of games: a small projection of each stream's ``SeatsTaken`` and ``GameFinished``
+(and of its departures: the game's events by which a seat leaves a game the others play on).
 
 Listing games by player or time from the events table alone would mean decoding
 the first event of every stream. Instead ``game_directory`` keeps one row per
@@ -10,7 +11,11 @@ so a quiet game type does not rescan other types' events) and writes rows and
 checkpoint in one transaction, under an advisory lock per game type, so replicas
 may catch up concurrently and a listing right after a game ends already shows it
 (``list`` catches up first). ``open_games`` counts a player's unfinished games (the cap
-on them: ``parlor.gamehost.opengames``), caught up first too. Unfinished rows have partial
+on them: ``parlor.gamehost.opengames``), caught up first too, leaving out those the player
+has left (``GameType.departures``: resigned from a game of three, left a race): the others
+may play on for as long as they like, and the player can do nothing more there. Every
+directory of a game type must be made with the type's departures (``game_directory``):
+they share one checkpoint. Unfinished rows have partial
 indexes of their own (by time, by player): a player's games in progress, and everyone's, are
 found without reading the finished ones, which outnumber them more every day.
 
@@ -26,8 +31,9 @@ import datetime as dt
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from google.protobuf.message import Message
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -35,6 +41,9 @@ from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import EventStore
 from parlor.gamehost.opengames import OpenGames
+
+if TYPE_CHECKING:
+    from parlor.gamehost.games import GameType
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
@@ -71,11 +80,14 @@ _SCHEMA = [
         ON game_directory USING gin (players) WHERE finished_at IS NULL""",
     """CREATE TABLE IF NOT EXISTS game_directory_checkpoints (
         category text PRIMARY KEY, position bigint NOT NULL)""",
+    # The players who left a game others play on (added after the table: games left before
+    # it count as before, until they finish).
+    """ALTER TABLE game_directory ADD COLUMN IF NOT EXISTS departed text[] NOT NULL DEFAULT '{}'""",
 ]
 
 _NEW = text(
     "SELECT position, stream_id, version, type, data, recorded_at FROM events "
-    "WHERE position > :after AND position <= :head AND type IN (:seats, :finished) "
+    "WHERE position > :after AND position <= :head AND type = ANY(:types) "
     "AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
 )
 _LOCK = text("SELECT pg_advisory_xact_lock(CAST(:kind AS integer), CAST(:key AS integer))")
@@ -89,9 +101,15 @@ _FINISHED = text(
     "UPDATE game_directory SET finished_at = :at, finish_reason = :reason,"
     " last_version = :version WHERE stream_id = :stream_id"
 )
+_DEPARTED = text(
+    "UPDATE game_directory SET departed = array_append(departed, players[:seat])"
+    " WHERE stream_id = :stream_id AND players[:seat] IS NOT NULL"
+    " AND NOT departed @> ARRAY[players[:seat]]"
+)
 _OPEN = text(
     "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category"
-    " AND players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL LIMIT :limit) AS open"
+    " AND players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL"
+    " AND NOT departed @> ARRAY[CAST(:player AS text)] LIMIT :limit) AS open"
 )
 _CHECKPOINT = text(
     "INSERT INTO game_directory_checkpoints (category, position) VALUES (:category, :position)"
@@ -111,6 +129,8 @@ class Listed:
     finished_at: dt.datetime | None
     finish_reason: str
     last_version: int
+    departed: tuple[str, ...] = ()
+    """The players who left it while the others played on (``GameType.departures``)."""
 
     @property
     def finished(self) -> bool:
@@ -151,9 +171,11 @@ class Directory:
         batch: int = 2000,
         fresh_seconds: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        departures: Sequence[type[Message]] = (),
     ) -> None:
         self.engine = engine
         self.category = category
+        self.departures = _by_type(departures)
         self.batch = batch
         self.fresh_seconds = fresh_seconds
         self.clock = clock
@@ -218,8 +240,7 @@ class Directory:
                         {
                             "after": after,
                             "head": head,
-                            "seats": SEATS_TAKEN,
-                            "finished": GAME_FINISHED,
+                            "types": [SEATS_TAKEN, GAME_FINISHED, *self.departures],
                             "prefix": self.category.replace("_", r"\_") + "-%",
                             "limit": self.batch,
                         },
@@ -253,12 +274,15 @@ class Directory:
                     "version": version,
                 },
             )
-        else:
+        elif type_ == GAME_FINISHED:
             finished = common_pb2.GameFinished.FromString(data)
             await conn.execute(
                 _FINISHED,
                 {"stream_id": stream_id, "at": at, "reason": finished.reason, "version": version},
             )
+        else:  # a departure: PostgreSQL's arrays count from 1
+            seat = self.departures[type_].FromString(data).seat  # type: ignore[attr-defined]
+            await conn.execute(_DEPARTED, {"stream_id": stream_id, "seat": int(seat) + 1})
 
     async def list(
         self,
@@ -294,14 +318,23 @@ class Directory:
             params["before_stream"] = f"{self.category}-{before[1]}"
         query = text(
             "SELECT game_id, players, names, created_at, finished_at, finish_reason,"
-            " last_version FROM game_directory WHERE "
+            " last_version, departed FROM game_directory WHERE "
             + " AND ".join(where)
             + " ORDER BY created_at DESC, stream_id DESC LIMIT :limit"
         )
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query, params)).all()
         return [
-            Listed(row[0], tuple(row[1]), tuple(row[2]), row[3], row[4], row[5] or "", row[6])
+            Listed(
+                row[0],
+                tuple(row[1]),
+                tuple(row[2]),
+                row[3],
+                row[4],
+                row[5] or "",
+                row[6],
+                tuple(row[7]),
+            )
             for row in rows
         ]
 
@@ -346,9 +379,12 @@ class EventScan:
     """The directory read from every event of the store at each call (no tables needed):
     for the in-memory store of unit tests, where a scan costs nothing worth saving."""
 
-    def __init__(self, store: EventStore, category: str) -> None:
+    def __init__(
+        self, store: EventStore, category: str, departures: Sequence[type[Message]] = ()
+    ) -> None:
         self.store = store
         self.prefix = category + "-"
+        self.departures = _by_type(departures)
 
     async def _games(self) -> dict[str, Listed]:
         """Every game of the type by stream id, folded as ``Directory._fold`` folds them."""
@@ -379,6 +415,14 @@ class EventScan:
                         finish_reason=reason,
                         last_version=event.version,
                     )
+                elif event.type in self.departures and stream_id in games:
+                    game = games[stream_id]
+                    seat = self.departures[event.type].FromString(event.data).seat  # type: ignore[attr-defined]
+                    player = game.players[seat] if 0 <= seat < len(game.players) else None
+                    if player is not None and player not in game.departed:
+                        games[stream_id] = dataclasses.replace(
+                            game, departed=(*game.departed, player)
+                        )
         return games
 
     async def list(
@@ -411,8 +455,22 @@ class EventScan:
 
     async def open_games(self, player_id: str, at_most: int) -> int:
         games = (await self._games()).values()
-        held = sum(1 for game in games if player_id in game.players and not game.finished)
+        held = sum(
+            1
+            for game in games
+            if player_id in game.players and not game.finished and player_id not in game.departed
+        )
         return min(held, at_most)
+
+
+def _by_type(departures: Sequence[type[Message]]) -> dict[str, type[Message]]:
+    return {message.DESCRIPTOR.full_name: message for message in departures}
+
+
+def game_directory(engine: AsyncEngine, game: GameType[Any, Any, Any]) -> Directory:
+    """The directory of ``game``'s games, folding its departures as every other of the type
+    must (they share the type's checkpoint: one that skipped them would move it past them)."""
+    return Directory(engine, game.category, departures=game.departures)
 
 
 def _retrieved(task: asyncio.Task[int]) -> None:

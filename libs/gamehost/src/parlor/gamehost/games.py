@@ -17,6 +17,8 @@ from functools import cached_property
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast
 
+from google.protobuf.message import Message
+
 from parlor.core.decider import Decider
 from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
@@ -61,7 +63,10 @@ class GameType(Generic[S, C, E]):
     matching level); ``default_time_control`` and ``time_controls`` the time control a
     game gets when none is named and the ones offered to clients; ``public`` gives the type
     and payload the relay may publish of an event, what anyone may see of it during play
-    (None: the game hides nothing).
+    (None: the game hides nothing); ``departures`` the messages of the events by which a
+    seat leaves a game the others play on (resigning in a game of three, leaving a race),
+    each with a ``seat`` field: the game then no longer counts among that player's open
+    games (``parlor.gamehost.directory``).
     """
 
     engine: GameContract[Any, Any, Any]
@@ -82,6 +87,7 @@ class GameType(Generic[S, C, E]):
     own (the word games call ``"dictionary"``, the component's name): ``parlor-keys`` makes
     that key, whose JWK may sign tokens for these services only (``aud``), and the
     deployment gives it the key's Secret (``parlor.devinfra.gameservices``)."""
+    departures: tuple[type[Message], ...] = ()
 
     @property
     def category(self) -> str:

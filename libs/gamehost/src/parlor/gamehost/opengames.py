@@ -14,7 +14,10 @@ written:
 
 The count is the game directory's (``Directory.open_games``: rows seating the player with
 no ``GameFinished`` yet, caught up to the store's head first), so it holds across replicas
-and services; a game that finishes (won, drawn, resigned, timed out) frees its slot.
+and services; a game that finishes (won, drawn, resigned, timed out) frees its slot, and so
+does one the player has left while the others play on (``GameType.departures``: resigned
+from a game of three, left a Take Four race, ran out of time there), where they can do
+nothing more and the others could otherwise hold the slot for as long as they liked.
 Services (token role ``service``) and bots are not capped, and a match is always made into
 its game (``create_from_match``): a player who reached the cap while their one waiting
 ticket waited (``TICKET_EXISTS`` allows one) gets that game too. The count and the create

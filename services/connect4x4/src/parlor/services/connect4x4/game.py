@@ -32,6 +32,7 @@ GAME: GameType[Table[c4.State], Any, Event] = GameType(
     connect4x4_pb2,
     bots=("random", "greedy", "strong"),
     rules_page="docs/rules/connect4x4.md",
+    departures=(connect4x4_pb2.PlayerResigned, connect4x4_pb2.PlayerTimedOut),
     default_time_control=TimeControl.fischer(300, 3),
     time_controls=(
         TimeControl.per_move(30),

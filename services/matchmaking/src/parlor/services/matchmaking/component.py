@@ -11,7 +11,7 @@ from typing import Any
 
 from parlor.eventstore import PostgresEventStore
 from parlor.gamehost.backends import database, process_outbox
-from parlor.gamehost.directory import Directory
+from parlor.gamehost.directory import Directory, game_directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGamesSettings
 from parlor.gamehost.outbox import everything
@@ -86,7 +86,7 @@ async def matchmaking() -> AsyncIterator[Component]:
 
             def open_games(game: GameType[Any, Any, Any]) -> Directory:
                 if game.category not in directories:
-                    directories[game.category] = Directory(store.engine, game.category)
+                    directories[game.category] = game_directory(store.engine, game)
                 return directories[game.category]
 
             servicer = MatchmakingServicer(

@@ -70,6 +70,7 @@ GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
     public=public,
     rules_page="docs/rules/takefour.md",
     calls=("dictionary",),
+    departures=(takefour_pb2.SeatForfeited,),
     default_time_control=TimeControl.per_move(120),
     time_controls=(
         TimeControl.per_move(60),

@@ -34,6 +34,7 @@ GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
     public=public,
     rules_page="docs/rules/upwords.md",
     calls=("dictionary",),
+    departures=(upwords_pb2.PlayerResigned, upwords_pb2.PlayerTimedOut),
     default_time_control=TimeControl.fischer(600, 5),
     time_controls=(
         TimeControl.per_move(90),
