@@ -205,9 +205,9 @@ async def test_a_player_who_left_a_game_the_others_play_on_no_longer_holds_it_op
     migrated: None, database_url: str, unique: str
 ) -> None:
     """The game's departures (here Connect 4x4's resignation and timeout) mark the seat's
-    player as gone: the game stops counting among their open games, not among the others',
-    and is listed as before (still in progress, with them seated). A directory of the type
-    made by ``game_directory`` folds them."""
+    player as gone: the game stops counting among their open games and their games in
+    progress, not among the others', and is otherwise listed as before (still in progress,
+    with them seated). A directory of the type made by ``game_directory`` folds them."""
     from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
     from parlor.gamehost.directory import game_directory
     from parlor.services.connect4x4.game import GAME as C4
@@ -236,9 +236,11 @@ async def test_a_player_who_left_a_game_the_others_play_on_no_longer_holds_it_op
         await store.append(f"{category}-{game}", [timed_out], 3)
         assert await directory.open_games(f"b{unique}", 20) == 0
         assert await directory.open_games(f"c{unique}", 20) == 1
-        (listed,) = await directory.list(player_id=f"a{unique}", finished=False)
+        assert await directory.list(player_id=f"a{unique}", finished=False) == []
+        (listed,) = await directory.list(player_id=f"c{unique}", finished=False)
         assert listed.game_id == game
         assert listed.departed == (f"a{unique}", f"b{unique}")
+        assert [g.game_id for g in await directory.list(player_id=f"a{unique}")] == [game]
     finally:
         await store.close()
 

@@ -28,7 +28,9 @@ SERVICE = auth.Identity("service:tournaments", roles=(auth.SERVICE_ROLE,))
 def make() -> Connect4x4Servicer:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
-    return Connect4x4Servicer(host, directory=EventScan(store, C4.category), max_open_games=0)
+    return Connect4x4Servicer(
+        host, directory=EventScan(store, C4.category, C4.departures), max_open_games=0
+    )
 
 
 async def create(servicer: Connect4x4Servicer, game_id: str, *players: str) -> None:
@@ -42,6 +44,21 @@ async def create(servicer: Connect4x4Servicer, game_id: str, *players: str) -> N
 async def listed(servicer: Connect4x4Servicer, **fields: Any) -> list[str]:
     response = await as_("ada", servicer.ListGames(c4pb.ListGamesRequest(**fields), None))
     return [g.game_id for g in response.games]
+
+
+async def test_a_game_the_player_left_while_the_others_play_on_is_not_theirs_in_progress() -> None:
+    """Resigned from a game of three that bob and carol play on: ada has nothing to resume
+    there (nor does the open-games cap count it), but it is still a game seating her, and
+    still in progress for everyone else's listing."""
+    servicer = make()
+    await create(servicer, "g1", "ada", "bob", "carol")
+    await create(servicer, "g2", "ada", "bot:random")
+    await as_("ada", servicer.Resign(c4pb.ResignRequest(game_id="g1"), None))
+
+    assert await listed(servicer, player_id="ada", in_progress_only=True) == ["g2"]
+    assert await listed(servicer, player_id="ada") == ["g2", "g1"]
+    assert await listed(servicer, player_id="bob", in_progress_only=True) == ["g1"]
+    assert await listed(servicer, in_progress_only=True) == ["g2", "g1"]
 
 
 async def test_a_players_games_in_progress_are_listed_alone_newest_first() -> None:

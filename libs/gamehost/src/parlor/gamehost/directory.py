@@ -295,7 +295,8 @@ class Directory:
         before: tuple[dt.datetime, str] | None = None,
     ) -> list[Listed]:
         """Newest first; ``finished`` True: finished games only, False: in progress only (on
-        the partial indexes of unfinished rows), None: all; ``before`` (created_at, game_id)
+        the partial indexes of unfinished rows; with ``player_id``, those the player still
+        plays, as ``open_games`` counts them), None: all; ``before`` (created_at, game_id)
         continues a previous page."""
         check_limit(limit)
         await self.caught_up()
@@ -312,6 +313,8 @@ class Directory:
             params["until"] = until
         if finished is not None:
             where.append("finished_at IS NOT NULL" if finished else "finished_at IS NULL")
+        if player_id and finished is False:  # the games they still play: not those they left
+            where.append("NOT departed @> ARRAY[CAST(:player AS text)]")
         if before is not None:
             where.append("(created_at, stream_id) < (:before_at, :before_stream)")
             params["before_at"] = before[0]
@@ -443,6 +446,7 @@ class EventScan:
                 (game.created_at, stream_id, game)
                 for stream_id, game in (await self._games()).items()
                 if (not player_id or player_id in game.players)
+                and not (player_id and finished is False and player_id in game.departed)
                 and (since is None or game.created_at >= since)
                 and (until is None or game.created_at < until)
                 and (finished is None or game.finished == finished)
