@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from kits.callers import as_
 
-from parlor.core.errors import ResourceExhausted
+from parlor.core.errors import PermissionDenied, ResourceExhausted
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
@@ -160,3 +160,14 @@ async def test_under_the_cap_services_and_uncounted_game_types_reach_the_tickets
                 pb.CreateTicketRequest(game_type="connect4x4"), None
             ),
         )
+
+
+async def test_what_only_a_service_may_ask_is_refused_as_such_whatever_the_count() -> None:
+    """A player asking for another player's ticket hears SERVICE_ONLY, the refusal that says
+    what is wrong with the call, not TOO_MANY_OPEN_GAMES, which would send them to finish
+    games for a call that can never pass."""
+    mm = servicer(Counted({"ada": 3}))
+    request = pb.CreateTicketRequest(game_type="connect4x4", player_id="bob")
+    with pytest.raises(PermissionDenied) as refused:
+        await as_("ada", mm.CreateTicket(request, None))
+    assert refused.value.reason == "SERVICE_ONLY"

@@ -115,7 +115,6 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         low, high = check_counts(game, request.min_players, request.max_players)
         control = time_control_of(game, request.time_control)
         bot_level(game, request.bot_level)  # UNKNOWN_BOT_LEVEL before anything is stored
-        await self.check_open_games(game)
         level = request.bot_level.removeprefix("bot:") or None
         player, name = me.player_id, me.name
         rating: float | None = None
@@ -133,6 +132,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 )
             name = request.display_name or player
             rating = request.rating if request.HasField("rating") else None
+        await self.check_open_games(game)  # after what a caller may not ask at all
         ticket = await self.tickets.create(
             player,
             name or player,
