@@ -185,3 +185,17 @@ def test_a_command_the_rules_do_not_know_is_unknown_command() -> None:
     with pytest.raises(InvalidArgument) as refused:
         TAKE_FOUR.decide(dealt(), object())  # type: ignore[arg-type]
     assert refused.value.reason == "UNKNOWN_COMMAND"
+
+
+def test_a_command_for_another_round_of_a_game_that_is_over_hears_the_game_is_over() -> None:
+    """The round check comes first for a game in play (``ROUND_CHANGED``: look again); once
+    the game is over, what the caller needs to hear is that (``GAME_OVER``), not the round."""
+    from parlor.rules.takefour import check_round
+
+    over = play(dealt(), Forfeit(1))
+    assert TAKE_FOUR.is_terminal(over)
+    check_round(over, over.round + 1)  # not refused here: the engine refuses it as over
+    assert refused_rule(over, PlaceTile(0, 0, 0, 0)) == "GAME_OVER"
+    with pytest.raises(RuleViolation) as refused:
+        check_round(dealt(), 2)
+    assert refused.value.reason == "ROUND_CHANGED"

@@ -71,8 +71,10 @@ NO_SUCH_SEAT = "NO_SUCH_SEAT"
 
 def check_round(state: TakeFourState, meant_for: int) -> None:
     """A command meant for another round than the game's is refused (it was written for
-    that one: a caller names the round it last saw; 0 names none, and nothing is checked)."""
-    if meant_for and meant_for != state.round:
+    that one: a caller names the round it last saw; 0 names none, and nothing is checked).
+    A game that is over is left to refuse the command as over (``GAME_OVER``): that, not the
+    round, is what the caller needs to hear."""
+    if meant_for and meant_for != state.round and state.phase is not Phase.OVER:
         raise RuleViolation(
             "ROUND_CHANGED",
             f"this command was meant for round {meant_for}, and the game is in round"
