@@ -339,6 +339,26 @@ def _invalid(why: str) -> Unauthenticated:
     return Unauthenticated(f"the token is invalid: {why}", reason="TOKEN_INVALID")
 
 
+# Where a client whose token is refused gets another one.
+_GET_ANOTHER = "get a new one from IdentityService/IssueGuestToken (or `parlor token`)"
+
+
+def _unreadable(exc: jwt.InvalidTokenError) -> Unauthenticated:
+    """TOKEN_INVALID in words a client can show its user: PyJWT's own text for a token it
+    cannot read (``Invalid crypto padding``, a codec's complaint quoting a byte of what was
+    sent) says nothing a user can act on."""
+    if isinstance(exc, jwt.InvalidSignatureError):
+        why = (
+            "its signature is not this platform's (a token of another platform, "
+            "or of this one before its signing key changed)"
+        )
+    elif isinstance(exc, jwt.DecodeError):
+        why = "it is not a token this platform issued (not a well-formed JWT)"
+    else:  # a claim PyJWT names in words: the issuer, a token not valid yet, a missing claim
+        why = str(exc)
+    return _invalid(f"{why}; {_GET_ANOTHER}")
+
+
 def _wrong_audience(why: str) -> Unauthenticated:
     return Unauthenticated(
         f"this service token is not for this service: {why}", reason=WRONG_AUDIENCE
@@ -395,9 +415,9 @@ def _verify(
         # against the service it is presented to. The signature is checked below.
         unverified = jwt.decode(token, options={"verify_signature": False})
     except jwt.InvalidTokenError as exc:
-        raise _invalid(str(exc)) from None
+        raise _unreadable(exc) from None
     if not isinstance(kid, str) or kid not in ring.verifying:
-        raise _invalid("signed by no key this service trusts")
+        raise _invalid(f"signed by no key this service trusts; {_GET_ANOTHER}")
     scoped = "aud" in unverified or SERVICE_ROLE in _roles(unverified)
     checked = scoped and audience is not None
     key = ring.verifying[kid]
@@ -417,14 +437,14 @@ def _verify(
         raise Unauthenticated("the token has expired", reason="TOKEN_EXPIRED") from None
     except (jwt.MissingRequiredClaimError, jwt.InvalidAudienceError) as exc:
         if isinstance(exc, jwt.MissingRequiredClaimError) and exc.claim != "aud":
-            raise _invalid(str(exc)) from None
+            raise _unreadable(exc) from None
         # PyJWT checks the signature before any claim: these claims are the signer's
         _check_key(ring, kid, unverified)
         named = _audience(unverified)
         why = f"it is for {_names(named)}, not {audience or 'this method'!r}"
         raise _wrong_audience(why if named else _UNNAMED) from None
     except jwt.InvalidTokenError as exc:
-        raise _invalid(str(exc)) from None
+        raise _unreadable(exc) from None
     _check_key(ring, kid, claims)
     roles, aud, subject = _roles(claims), _audience(claims), str(claims["sub"])
     if SERVICE_ROLE in roles and not aud:
