@@ -65,3 +65,14 @@ def test_a_refused_token_is_told_in_plain_words_with_where_to_get_a_new_one(what
     assert message.startswith("the token is invalid: "), message
     assert not [w for w in LIBRARY_WORDS if w.lower() in message.lower()], message
     assert "IssueGuestToken" in message, message
+
+
+def test_an_expired_token_is_told_where_a_new_one_comes_from() -> None:
+    expired = issue_token(AUTH, "ada", ttl_seconds=1, now=1_000_000)  # long past
+    with pytest.raises(Unauthenticated) as caught:
+        verify_token(AUTH, expired)
+    assert caught.value.reason == "TOKEN_EXPIRED"
+    message = str(caught.value)
+    assert message.startswith("the token has expired"), message
+    assert "IssueGuestToken" in message, message
+    assert "RefreshToken" in message, message

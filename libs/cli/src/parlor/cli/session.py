@@ -111,8 +111,10 @@ def claims(token: str) -> Claims:
     """The token's claims; ValueError when it is not a JWT at all."""
     try:
         raw = jwt.decode(token, options={"verify_signature": False})
-    except jwt.PyJWTError as exc:
-        raise ValueError(f"not a token: {exc}") from None
+    except jwt.PyJWTError:
+        raise ValueError(
+            "not a token (not a well-formed JWT): get one with `parlor token`"
+        ) from None
     if not raw.get("sub"):
         raise ValueError("not a Parlor token: it has no subject (sub)")
     expires = raw.get("exp")

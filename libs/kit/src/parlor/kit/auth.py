@@ -434,7 +434,11 @@ def _verify(
             },
         )
     except jwt.ExpiredSignatureError:
-        raise Unauthenticated("the token has expired", reason="TOKEN_EXPIRED") from None
+        raise Unauthenticated(
+            f"the token has expired; {_GET_ANOTHER} (a client keeps one fresh with"
+            " IdentityService/RefreshToken before it expires)",
+            reason="TOKEN_EXPIRED",
+        ) from None
     except (jwt.MissingRequiredClaimError, jwt.InvalidAudienceError) as exc:
         if isinstance(exc, jwt.MissingRequiredClaimError) and exc.claim != "aud":
             raise _unreadable(exc) from None
