@@ -126,3 +126,20 @@ def test_a_game_that_hides_nothing_shows_every_viewer_one_picture_per_version() 
     seen = [servicer.game_message("g", 2, table, viewer, False) for viewer in (0, 1, None)]
     assert seen[0] is seen[1] is seen[2]
     assert servicer.game_message("g", 3, table, 0, False) is not seen[0]
+
+
+async def test_the_callers_own_seat_named_by_no_display_name_takes_their_tokens_name() -> None:
+    """A client that signed in as "Ada" and seats itself by id alone is shown as Ada, as a
+    match seats her, not as her guest id; other seats keep their ids."""
+    host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
+    servicer = Connect4x4Servicer(host)
+    seats = [common_pb2.Seat(player_id="guest-1"), common_pb2.Seat(player_id="bot:random")]
+    request = c4pb.CreateGameRequest(seats=seats, config=c4pb.Config(players=2, first_seat=0))
+    ada = auth.Identity("guest-1", name="Ada")
+    created = await as_(ada, servicer.CreateGame(request, None))
+    assert [s.display_name for s in created.game.seats] == ["Ada", "bot:random"]
+    named = c4pb.CreateGameRequest()
+    named.CopyFrom(request)
+    named.seats[0].display_name = "Ada L."
+    created = await as_(ada, servicer.CreateGame(named, None))
+    assert created.game.seats[0].display_name == "Ada L."

@@ -453,7 +453,9 @@ class GameService(Generic[T, E]):
 
     async def CreateGame(self, request: Any, context: Any) -> Any:
         me = auth.caller()
-        seats = tuple(Seat(s.player_id, s.display_name or s.player_id) for s in request.seats)
+        seats = tuple(
+            Seat(s.player_id, s.display_name or _name(s.player_id, me)) for s in request.seats
+        )
         self.check_bots(seats)
         game_id = request.game_id or secrets.token_hex(16)
         requested = request.time_control if _has(request, "time_control") else None
@@ -841,3 +843,9 @@ class GameService(Generic[T, E]):
             log.warning("bots not moved after retries", extra={"game_id": game_id})
         finally:
             self._retries.pop(game_id, None)
+
+
+def _name(player_id: str, me: auth.Identity) -> str:
+    """A seat named by no display name: the caller's own, under the name their token carries
+    (a guest's chosen name), as matchmaking seats them; any other seat under its id."""
+    return me.name if player_id == me.player_id and me.name else player_id
