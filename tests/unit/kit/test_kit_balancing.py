@@ -1,5 +1,6 @@
 """Calls between services are balanced per call: the kit's channels pick ``round_robin`` over
-every address their target resolves to (deploy/README.md, "gRPC load balancing").
+every address their target resolves to, and a server may end its connections after an age
+so that its clients resolve the target again (deploy/README.md, "gRPC load balancing").
 
 The servers here are dictionary-like: real grpc.aio servers of ``DictionaryService`` whose
 one lexicon names the server that answered.
@@ -7,6 +8,7 @@ one lexicon names the server that answered.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -17,6 +19,8 @@ import pytest
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.kit import client
+from parlor.kit.server import ServerSettings, grpc_options
+from parlor.kit.settings import SettingsError, load
 
 
 class Named(dpb_grpc.DictionaryServiceServicer):
@@ -128,3 +132,51 @@ async def test_channels_to_one_port_of_several_workers_are_spread_over_them() ->
     finally:
         await first.stop(None)
         await second.stop(None)
+
+
+def test_the_server_ends_connections_after_the_max_age_only_when_one_is_set() -> None:
+    off = dict(grpc_options(ServerSettings()))
+    assert "grpc.max_connection_age_ms" not in off
+    assert "grpc.max_connection_age_grace_ms" not in off
+    assert ServerSettings().max_connection_age_seconds == 0
+
+    aged = load(
+        ServerSettings,
+        {"PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS": "60", "PARLOR_SHUTDOWN_GRACE_SECONDS": "20"},
+    )
+    options = dict(grpc_options(aged))
+    assert options["grpc.max_connection_age_ms"] == 60_000
+    # calls in flight when the connection ends get the shutdown grace
+    assert options["grpc.max_connection_age_grace_ms"] == 20_000
+    # the rest is as without an age
+    assert {k: v for k, v in options.items() if "max_connection_age" not in k} == off
+
+    zero = load(ServerSettings, {"PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS": "0"})
+    assert dict(grpc_options(zero)) == off
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+def test_a_max_age_that_is_not_a_duration_is_refused_naming_the_setting(value: str) -> None:
+    with pytest.raises(SettingsError, match="PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS"):
+        load(ServerSettings, {"PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS": value})
+
+
+@pytest.mark.parametrize(("age", "connections"), [(0.3, "several"), (0.0, "one")])
+async def test_a_server_with_a_max_age_makes_its_clients_connect_again(
+    age: float, connections: str
+) -> None:
+    """Each new connection resolves the target again: where a scaled-up Service's new pods
+    are found. Without an age, one connection serves every call."""
+    settings = ServerSettings(max_connection_age_seconds=age, grace_seconds=1)
+    dictionary = Named("aged")
+    server, port = await serve(dictionary, "127.0.0.1:0", grpc_options(settings))
+    try:
+        async with client.channel(f"127.0.0.1:{port}") as channel:
+            for _ in range(15):  # 1.5 s: five ages of 0.3 s
+                await answered_by(channel)
+                await asyncio.sleep(0.1)
+    finally:
+        await server.stop(None)
+    peers = set(dictionary.peers)  # ipv4:127.0.0.1:<the client's port>: one per connection
+    assert len(dictionary.peers) == 15
+    assert (len(peers) > 1) == (connections == "several"), peers
