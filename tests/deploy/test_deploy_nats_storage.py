@@ -1,4 +1,5 @@
-"""NATS's storage holds the event stream for as long as the services keep it there.
+"""NATS's storage holds the event stream for as long as the services keep it there, on every
+server the stream is replicated to.
 
 The stream keeps ``PARLOR_NATS_STREAM_MAX_AGE_HOURS`` of events (its ``max_age``). JetStream
 refuses every publish once its storage (``max_file_store``) is used up, and a volume that fills
@@ -32,17 +33,31 @@ def size(value: Any) -> int:
     return int(found[1]) * UNITS[found[2] or ""]
 
 
-def max_age_hours(overlay: str) -> float:
-    """PARLOR_NATS_STREAM_MAX_AGE_HOURS as every service that reads it gets it (one value)."""
+def stream_setting(overlay: str, name: str) -> str:
+    """A setting of the stream as every service with a bus gets it (one value)."""
     objects = rendered(overlay)
     values = set()
     for deployment in of_kind(objects, "Deployment").values():
         env = environment(parlor_container(deployment), objects, overlay)
         if "PARLOR_NATS_URL" in env:
-            assert "PARLOR_NATS_STREAM_MAX_AGE_HOURS" in env, deployment["metadata"]["name"]
-            values.add(env["PARLOR_NATS_STREAM_MAX_AGE_HOURS"].value)
-    assert len(values) == 1, f"services keep the stream for different times: {values}"
-    return float(values.pop())
+            assert name in env, deployment["metadata"]["name"]
+            values.add(env[name].value)
+    assert len(values) == 1, f"services configure the stream differently: {name} {values}"
+    return str(values.pop())
+
+
+def max_age_hours(overlay: str) -> float:
+    """PARLOR_NATS_STREAM_MAX_AGE_HOURS as every service that reads it gets it (one value)."""
+    return float(stream_setting(overlay, "PARLOR_NATS_STREAM_MAX_AGE_HOURS"))
+
+
+def nats_servers(overlay: str) -> int:
+    """The JetStream servers of an overlay's NATS: dev's StatefulSet, prod's chart cluster."""
+    if overlay == "dev":
+        return int(of_kind(rendered("dev"), "StatefulSet")["nats"]["spec"].get("replicas", 1))
+    values = yaml.safe_load((OVERLAYS["prod"] / "nats" / "values.yaml").read_text())
+    cluster = values["config"]["cluster"]
+    return int(cluster["replicas"]) if cluster.get("enabled") else 1
 
 
 def storage(overlay: str) -> tuple[int, int]:
@@ -76,3 +91,19 @@ def test_the_readme_gives_the_sizing_rule_and_each_overlays_figures() -> None:
     limit, volume = storage("prod")
     assert f"`maxSize: {limit // 2**30}Gi`" in section
     assert f"{volume // 2**30}Gi" in section
+
+
+@pytest.mark.parametrize(("overlay", "replicas"), [("dev", 1), ("prod", 3)])
+def test_the_stream_is_on_every_nats_server_of_the_cluster(overlay: str, replicas: int) -> None:
+    """PARLOR_NATS_STREAM_REPLICAS: prod's stream outlives a node of its 3; a NATS places no
+    stream on more servers than it has (a lone server: 1), so the setting never exceeds them.
+    Each replica holds the whole stream: the storage above is each server's."""
+    assert int(stream_setting(overlay, "PARLOR_NATS_STREAM_REPLICAS")) == replicas
+    assert replicas <= nats_servers(overlay)
+    assert nats_servers("prod") == 3
+
+
+def test_the_readme_says_each_overlays_replicas() -> None:
+    readme = (DEPLOY / "README.md").read_text()
+    section = readme.split("### How long NATS keeps events", 1)[1].split("\n#", 1)[0]
+    assert "PARLOR_NATS_STREAM_REPLICAS" in section

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -69,8 +69,9 @@ def _nats_server_binary() -> str:
 class PrivateNats:
     """A nats-server of this test's own, so the test may stop and restart it."""
 
-    def __init__(self, config: Path | None = None) -> None:
+    def __init__(self, config: Path | None = None, args: Sequence[str] = ()) -> None:
         self.config = config  # a nats-server configuration file (users, permissions)
+        self.args = list(args)  # more of nats-server's flags (a cluster's)
         self.port = _free_port()
         self.store_dir = tempfile.mkdtemp(prefix="parlor-nats-")
         self.url = f"nats://127.0.0.1:{self.port}"
@@ -88,6 +89,7 @@ class PrivateNats:
                 str(self.port),
                 "-sd",
                 self.store_dir,
+                *self.args,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -131,6 +133,45 @@ def deployed_nats() -> Iterator[PrivateNats]:
     config = Path(__file__).resolve().parents[3] / "deploy/kustomize/overlays/dev/nats.conf"
     with running(PrivateNats(config)) as server:
         yield server
+
+
+@contextlib.contextmanager
+def cluster(size: int, config: Path | None = None) -> Iterator[list[PrivateNats]]:
+    """``size`` nats-servers of this test's own routed into one cluster (JetStream elects its
+    leader a few seconds after they start), stopped and removed at the end."""
+    routes = [_free_port() for _ in range(size)]
+    servers = [
+        PrivateNats(
+            config,
+            [
+                *("--name", f"parlor-{i}", "--cluster_name", "parlor"),
+                *("--cluster", f"nats://127.0.0.1:{routes[i]}"),
+                "--routes",
+                ",".join(f"nats://127.0.0.1:{p}" for j, p in enumerate(routes) if j != i),
+            ],
+        )
+        for i in range(size)
+    ]
+    with contextlib.ExitStack() as stack:
+        for server in servers:
+            stack.enter_context(running(server))
+        yield servers
+
+
+@pytest.fixture
+def nats_cluster() -> Iterator[list[PrivateNats]]:
+    """A NATS cluster of 3, as the prod overlay's chart runs (no users)."""
+    with cluster(3) as servers:
+        yield servers
+
+
+@pytest.fixture
+def deployed_nats_cluster() -> Iterator[list[PrivateNats]]:
+    """A NATS cluster of 3 with the dev overlay's configuration (its users, who may create
+    the stream, never update it)."""
+    config = Path(__file__).resolve().parents[3] / "deploy/kustomize/overlays/dev/nats.conf"
+    with cluster(3, config) as servers:
+        yield servers
 
 
 SMALL_MAX_PAYLOAD = 8192

@@ -1,11 +1,11 @@
-"""The backends' settings: how long the bus's stream keeps an event."""
+"""The backends' settings: how long the bus's stream keeps an event, and on how many servers."""
 
 from __future__ import annotations
 
 import pytest
 
-from parlor.eventstore.jetstream import DEFAULT_MAX_AGE
-from parlor.kit.settings import BackendSettings, SettingsError, load
+from parlor.eventstore.jetstream import DEFAULT_MAX_AGE, MAX_REPLICAS
+from parlor.kit.settings import MAX_STREAM_REPLICAS, BackendSettings, SettingsError, load
 
 BACKENDS = {"PARLOR_DATABASE_URL": "postgresql://db/parlor", "PARLOR_NATS_URL": "nats://nats"}
 
@@ -20,3 +20,14 @@ def test_the_stream_keeps_72_hours_unless_told_for_ever_or_at_least_an_hour() ->
         short = {**BACKENDS, "PARLOR_NATS_STREAM_MAX_AGE_HOURS": hours}
         with pytest.raises(SettingsError, match="PARLOR_NATS_STREAM_MAX_AGE_HOURS"):
             load(BackendSettings, short)
+
+
+def test_the_stream_is_on_one_server_unless_told_up_to_five() -> None:
+    assert load(BackendSettings, BACKENDS).nats_stream_replicas == 1
+    told = {**BACKENDS, "PARLOR_NATS_STREAM_REPLICAS": "3"}
+    assert load(BackendSettings, told).nats_stream_replicas == 3
+    assert MAX_STREAM_REPLICAS == MAX_REPLICAS == 5  # JetStream's own limit
+    for replicas in ("0", "6", "-1"):
+        wrong = {**BACKENDS, "PARLOR_NATS_STREAM_REPLICAS": replicas}
+        with pytest.raises(SettingsError, match="PARLOR_NATS_STREAM_REPLICAS"):
+            load(BackendSettings, wrong)

@@ -13,6 +13,12 @@ published, and must not, or it fills NATS's storage and JetStream refuses every 
 stream this process's NATS user may not reconfigure (the deployed users may create the
 stream, never update it) is used as it is, with a WARNING naming what differs, and
 ``check_stream`` says what ``max_age`` the stream really has (``StreamCheck.max_age``).
+
+**The stream is kept on ``replicas`` servers** (``PARLOR_NATS_STREAM_REPLICAS``: 1, or 3 on
+a 3-node cluster, so that the stream outlives a node), set and updated alike. A NATS that
+cannot place that many (a server without a cluster takes 1 only; a cluster with fewer
+JetStream servers up) makes no stream: ``ensure_stream`` raises ``Unavailable`` naming the
+setting, and a service stays NOT_SERVING, saying so, until NATS can.
 """
 
 from __future__ import annotations
@@ -220,6 +226,12 @@ def _duration(seconds: float | None, *, flag: bool = False) -> str:
     return f"{seconds:g}s"
 
 
+def _replicas(count: int | None) -> str:
+    """``1 replica``, ``3 replicas`` (none: JetStream's default, 1)."""
+    count = count or 1
+    return f"{count} replica{'s' if count != 1 else ''}"
+
+
 def _servers(url: str) -> list[tuple[str, int]]:
     """(host, port) of every server in a NATS URL (``nats://a:4222,nats://b:4222``)."""
     found = []
@@ -244,6 +256,11 @@ async def _listening(url: str) -> bool:
 
 NO_RESPONDERS = "503"
 """The status of the reply NATS sends when nothing (no stream) took a request's subject."""
+REPLICAS_REFUSED = frozenset({10074, 10005})
+"""JetStream's ``err_code``s for a stream it cannot place on its replicas: more than 1 on a
+server without a cluster (10074, status 500), no servers enough for them (10005, 400)."""
+MAX_REPLICAS = 5
+"""JetStream keeps a stream on 5 servers at most."""
 STORAGE_USED_UP = frozenset({10002, 10023, 10047})
 """JetStream's ``err_code``s for a publish refused because storage is used up: the account's
 limits (10002, status 400), the server's ``max_file_store`` (10023, 503; 10047, 500). A
@@ -327,6 +344,7 @@ class JetStreamBus:
         publish_timeout: float = 2.0,
         duplicate_window: float = DUPLICATE_WINDOW,
         max_age: float = DEFAULT_MAX_AGE,
+        replicas: int = 1,
         consumer_check_interval: float = 5.0,
     ) -> None:
         self.nc = nc
@@ -336,6 +354,7 @@ class JetStreamBus:
         self.publish_timeout = publish_timeout
         self.duplicate_window = duplicate_window
         self.max_age = max_age
+        self.replicas = replicas
         self.ready = asyncio.Event()
         self._connections = 0
         self._opening: asyncio.Task[None] | None = None
@@ -353,7 +372,7 @@ class JetStreamBus:
         subjects: Subjects | None = None,
         *,
         credentials: NatsCredentials | None = None,
-        **options: float,
+        **options: Any,
     ) -> JetStreamBus:
         """Connect now (and keep reconnecting forever if NATS goes away later).
 
@@ -374,7 +393,7 @@ class JetStreamBus:
         *,
         credentials: NatsCredentials | None = None,
         max_backoff: float = 5.0,
-        **options: float,
+        **options: Any,
     ) -> JetStreamBus:
         """Connect now if NATS answers, else in the background with backoff (see ``ready``)."""
         bus = cls(Client(), subjects, **options)
@@ -478,7 +497,7 @@ class JetStreamBus:
 
     def stream_config(self, name: str, subjects: Sequence[str]) -> StreamConfig:
         """The stream as this bus makes it: file storage, its dedupe window (no longer than
-        ``max_age``: JetStream requires it) and ``max_age``."""
+        ``max_age``: JetStream requires it), ``max_age`` and ``replicas``."""
         window = self.duplicate_window
         if self.max_age > 0:
             window = min(window, self.max_age)
@@ -488,23 +507,29 @@ class JetStreamBus:
             storage=StorageType.FILE,
             duplicate_window=window,
             max_age=self.max_age,
+            num_replicas=self.replicas,
         )
 
     async def ensure_stream(self, name: str, subjects: Sequence[str]) -> None:
-        """Create the stream, or update its subjects, dedupe window and ``max_age``; safe to
-        repeat.
+        """Create the stream, or update its subjects, dedupe window, ``max_age`` and replicas;
+        safe to repeat.
 
         An update NATS does not take (the deployed users may create the stream, never
         reconfigure it) leaves the stream as it is, with a WARNING naming what differs, if
-        it holds the subjects; else the stream is unusable (``Unavailable``).
+        it holds the subjects; else the stream is unusable (``Unavailable``). So is a stream
+        NATS cannot place on ``replicas`` servers (``Unavailable`` naming the setting).
         """
         config = self.stream_config(name, subjects)
         try:
             try:
                 await self.js.add_stream(config)
                 return
-            except nats.js.errors.BadRequestError:
-                pass  # there already, configured otherwise
+            except nats.js.errors.APIError as exc:
+                if exc.err_code in REPLICAS_REFUSED:
+                    raise self._replicas_refused(name, exc) from exc
+                if not isinstance(exc, nats.js.errors.BadRequestError):
+                    raise
+                # there already, configured otherwise
             try:
                 await self.js.update_stream(config)
                 return
@@ -523,20 +548,39 @@ class JetStreamBus:
                 f"update it ({type(refused).__name__})",
                 reason="BUS_UNAVAILABLE",
             )
+        placing = (
+            isinstance(refused, nats.js.errors.APIError) and refused.err_code in REPLICAS_REFUSED
+        )
         log.warning(
-            "the stream %s keeps messages for %s (dedupe window %s), not for %s (%s) as "
-            "configured; NATS did not update it (%s): an operator changes it with a NATS "
-            "login that may (nats stream edit %s --max-age %s --dupe-window %s)",
+            "the stream %s keeps messages for %s (dedupe window %s) on %s, not for %s (%s) "
+            "on %s as configured; NATS did not update it (%s)%s: an operator changes it with a "
+            "NATS login that may (nats stream edit %s --max-age %s --dupe-window %s "
+            "--replicas %d)",
             name,
             _duration(found.max_age),
             _duration(found.duplicate_window),
+            _replicas(found.num_replicas),
             _duration(config.max_age),
             _duration(config.duplicate_window),
+            _replicas(config.num_replicas),
             str(refused) or type(refused).__name__,
+            f"; PARLOR_NATS_STREAM_REPLICAS={self.replicas} is more than NATS can place"
+            if placing
+            else "",
             name,
             _duration(config.max_age, flag=True),
             _duration(config.duplicate_window, flag=True),
+            config.num_replicas or 1,
             extra={"stream": name},
+        )
+
+    def _replicas_refused(self, name: str, refused: nats.js.errors.APIError) -> Unavailable:
+        return Unavailable(
+            f"NATS cannot keep the stream {name} on {_replicas(self.replicas)} "
+            f"(PARLOR_NATS_STREAM_REPLICAS={self.replicas}): {refused.description} "
+            f"({refused.code}/{refused.err_code}); the setting must be at most the JetStream "
+            "servers of NATS's cluster that are up, 1 for a NATS without a cluster",
+            reason="BUS_UNAVAILABLE",
         )
 
     async def check_stream(self, subject: str) -> StreamCheck:

@@ -171,6 +171,7 @@ async def process_outbox(
                 subjects,
                 credentials=credentials,
                 max_age=settings.nats_stream_max_age,
+                replicas=settings.nats_stream_replicas,
             )
             outbox = _OUTBOXES.get(key)
             if outbox is None:

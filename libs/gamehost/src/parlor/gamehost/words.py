@@ -77,8 +77,9 @@ class LocalDictionary(Protocol):
 class DictionarySettings:
     target: str = setting(
         "PARLOR_DICTIONARY_TARGET",
-        "host:port of the dictionary service the word games check words with"
-        " (where this very process serves it, it is asked directly)",
+        "gRPC target (host:port, dns:///name:port) of the dictionary service the word games"
+        " check words with, each call to the next address it resolves to (where this very"
+        " process serves it, it is asked directly)",
         "localhost:50051",
     )
     timeout_seconds: float = setting(

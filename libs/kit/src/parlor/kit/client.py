@@ -5,6 +5,14 @@ bridge, and by tests and benchmarks. Transient ``UNAVAILABLE`` failures are retr
 gRPC itself (service config), so a restarting dependency is ridden out; keepalive pings
 (``parlor.kit.keepalive``) end the calls to a peer that died without closing the
 connection, which nothing else would.
+
+Calls are balanced per call over every address the target resolves to (``round_robin``):
+gRPC keeps one HTTP/2 connection open, so with its default (``pick_first``) a client sends
+every call to the one server its connection reached. A target naming every server (a
+headless Service, ``dns:///dictionary-pods:50051``) then spreads the calls over all of them;
+a target with one address (a ClusterIP Service, ``make run``'s own port) is one connection,
+as before. New servers are found when the target is resolved again, which a connection's
+end brings about: a server with ``PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS`` ends its own.
 """
 
 from __future__ import annotations
@@ -19,7 +27,10 @@ from parlor.kit import metrics, tracing
 from parlor.kit.keepalive import KeepaliveSettings
 from parlor.kit.settings import load
 
-RETRY_POLICY = {
+SERVICE_CONFIG = {
+    # every address of the target, a call each in turn (gRPC's default, pick_first, sends
+    # every call to the first address that answers)
+    "loadBalancingConfig": [{"round_robin": {}}],
     "methodConfig": [
         {
             "name": [{}],
@@ -31,7 +42,7 @@ RETRY_POLICY = {
                 "retryableStatusCodes": ["UNAVAILABLE"],
             },
         }
-    ]
+    ],
 }
 
 
@@ -77,10 +88,11 @@ def channel(
         target,
         interceptors=interceptors,
         options=[
-            ("grpc.service_config", json.dumps(RETRY_POLICY)),
+            ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
             ("grpc.enable_retries", 1),
-            # a connection of its own: channels of one process to a server run by several
-            # workers are spread over them (a shared one would pin them all to one worker)
+            # a connection of its own (round_robin: one per address): channels of one process
+            # to a server run by several workers are spread over them (a shared one would pin
+            # them all to one worker)
             ("grpc.use_local_subchannel_pool", 1),
             *keepalive.channel_options(),
         ],

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from parlor.kit.interceptor import ServerInterceptor
 from parlor.kit.keepalive import KeepaliveSettings
 from parlor.kit.metrics import serve_metrics
 from parlor.kit.ratelimit import RateLimiter, RateLimitSettings
-from parlor.kit.settings import load, setting
+from parlor.kit.settings import SettingsError, load, setting
 
 log = logging.getLogger("parlor.kit.server")
 
@@ -63,6 +64,51 @@ class ServerSettings:
         " parlor-platform, 1 for parlor-serve",
         0,
     )
+    max_connection_age_seconds: float = setting(
+        "PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS",
+        "how long a client's connection may stay open (about: gRPC adds up to 10 % either way)"
+        " before the server ends it (GOAWAY: new calls go on a new connection, calls in flight"
+        " get PARLOR_SHUTDOWN_GRACE_SECONDS), so that clients balancing over every server"
+        " resolve its name again and find servers added since; 0: for ever. Only for servers"
+        " of short calls: a stream open longer is cut",
+        0.0,
+    )
+
+    def __post_init__(self) -> None:
+        age = self.max_connection_age_seconds
+        if not 0 <= age < math.inf:  # nan too
+            raise SettingsError(
+                f"PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS: must be 0 (for ever) or a number of"
+                f" seconds above 0, got {age!r}"
+            )
+
+    def connection_age_options(self) -> list[tuple[str, int]]:
+        """The server's options ending each connection after ``max_connection_age_seconds``
+        (none when 0), calls in flight given the shutdown grace to finish."""
+        if not self.max_connection_age_seconds:
+            return []
+        return [
+            ("grpc.max_connection_age_ms", _ms(self.max_connection_age_seconds)),
+            ("grpc.max_connection_age_grace_ms", _ms(self.grace_seconds)),
+        ]
+
+
+def grpc_options(settings: ServerSettings) -> list[tuple[str, int]]:
+    """The options of a server with ``settings``."""
+    return [
+        ("grpc.max_receive_message_length", settings.max_message_bytes),
+        ("grpc.max_send_message_length", settings.max_message_bytes),
+        # the workers of one server share its port; a lone server refuses to share
+        ("grpc.so_reuseport", 1 if (settings.workers or 1) > 1 else 0),
+        # ping clients (a dead one's streams end) and take their pings
+        *load(KeepaliveSettings).server_options(),
+        # clients re-resolve and find new servers (PARLOR_GRPC_MAX_CONNECTION_AGE_SECONDS)
+        *settings.connection_age_options(),
+    ]
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
 
 
 @dataclass(frozen=True)
@@ -118,14 +164,7 @@ class Server:
                     {s.name: c.name for c in components for s in c.services},
                 ),
             ],
-            options=[
-                ("grpc.max_receive_message_length", settings.max_message_bytes),
-                ("grpc.max_send_message_length", settings.max_message_bytes),
-                # the workers of one server share its port; a lone server refuses to share
-                ("grpc.so_reuseport", 1 if (settings.workers or 1) > 1 else 0),
-                # ping clients (a dead one's streams end) and take their pings
-                *load(KeepaliveSettings).server_options(),
-            ],
+            options=grpc_options(settings),
         )
         self._tasks: list[asyncio.Task[None]] = []
         self._waiting: list[asyncio.Task[None]] = []

@@ -129,6 +129,8 @@ human-pace load needs (at 5 each its players' first reads waited out the pools' 
 heard UNAVAILABLE)."""
 MIN_STREAM_MAX_AGE_HOURS = 1.0
 """The shortest ``PARLOR_NATS_STREAM_MAX_AGE_HOURS`` but 0: above the relay's dedupe window."""
+MAX_STREAM_REPLICAS = 5
+"""The most servers JetStream keeps a stream on (``PARLOR_NATS_STREAM_REPLICAS``)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,13 @@ class BackendSettings:
         " bound; else at least 1)",
         72.0,
     )
+    nats_stream_replicas: int = setting(
+        "PARLOR_NATS_STREAM_REPLICAS",
+        "servers of NATS's cluster the JetStream stream is kept on (its replicas, 1 to 5): 3 on"
+        " a 3-node cluster outlives a node; at most the cluster's JetStream servers, 1 for a"
+        " NATS without a cluster (NATS makes no stream otherwise)",
+        1,
+    )
     nats_user: str = setting("PARLOR_NATS_USER", "this service's NATS user (empty: none)", "")
     nats_password: str = setting("PARLOR_NATS_PASSWORD", "the NATS user's password", "")
     nats_creds_file: str = setting(
@@ -178,6 +187,11 @@ class BackendSettings:
             raise SettingsError(
                 f"PARLOR_NATS_STREAM_MAX_AGE_HOURS={hours:g} is invalid: 0 (for ever) or at"
                 f" least {MIN_STREAM_MAX_AGE_HOURS:g} (the relay's dedupe window is 10 minutes)"
+            )
+        if not 1 <= self.nats_stream_replicas <= MAX_STREAM_REPLICAS:
+            raise SettingsError(
+                f"PARLOR_NATS_STREAM_REPLICAS={self.nats_stream_replicas} is invalid: JetStream"
+                f" keeps a stream on 1 to {MAX_STREAM_REPLICAS} servers"
             )
 
     @property

@@ -71,6 +71,7 @@ async def scoring() -> AsyncIterator[Component]:
             bus_subjects(backend),
             credentials=NatsCredentials.of(backend),
             max_age=backend.nats_stream_max_age,
+            replicas=backend.nats_stream_replicas,
         )
         stack.push_async_callback(bus.close)
         scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
