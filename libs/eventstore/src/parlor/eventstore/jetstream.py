@@ -442,7 +442,8 @@ class JetStreamBus:
         try:
             await asyncio.wait_for(
                 self.nc.connect(
-                    url,
+                    # nats-py reads a string as one server: a list of them is split here
+                    [server.strip() for server in url.split(",") if server.strip()],
                     max_reconnect_attempts=-1,
                     reconnect_time_wait=0.25,  # type: ignore[arg-type]
                     connect_timeout=2,

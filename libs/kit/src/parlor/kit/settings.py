@@ -140,7 +140,10 @@ class BackendSettings:
     database_url: str = setting(
         "PARLOR_DATABASE_URL", "PostgreSQL URL, e.g. postgresql://user:pass@host:5432/parlor"
     )
-    nats_url: str = setting("PARLOR_NATS_URL", "NATS URL with JetStream, e.g. nats://host:4222")
+    nats_url: str = setting(
+        "PARLOR_NATS_URL",
+        "NATS URL with JetStream, e.g. nats://host:4222; several servers comma-separated",
+    )
     database_pool_size: int = setting(
         "PARLOR_DATABASE_POOL_SIZE",
         "the most connections a server opens to PostgreSQL: every pool, the relay and its"
