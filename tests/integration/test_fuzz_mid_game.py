@@ -497,8 +497,10 @@ class Driver:
             request.config.word_checking = rng.choice(
                 [upb.WORD_CHECKING_AUTO, upb.WORD_CHECKING_CHALLENGE]
             )
+            request.config.rules_version = rng.choice([0, 3])  # the current, by name or not
         elif game.category == "takefour":
             request.config.CopyFrom(self.takefour_config(len(game.seats)))
+            request.config.rules_version = rng.choice([0, 3])  # the current, by name or not
         timed = rng.random() < 0.5
         if timed:
             request.time_control.CopyFrom(
@@ -521,7 +523,9 @@ class Driver:
         # a player seats only themselves and bots; people together: a platform service
         alone = len(game.people) == 1
         who = game.people[0] if alone and rng.random() < 0.7 else SERVICE
-        return await self.call(game, "CreateGame", request, who, action="create")
+        answer = await self.call(game, "CreateGame", request, who, action="create")
+        game.sent.append(Sent("CreateGame", request, who, answer))
+        return answer
 
     def takefour_config(self, players: int) -> tpb.Config:
         rng = self.rng
@@ -676,6 +680,7 @@ class Driver:
             self.reads,
             self.reads,
             self.departed_acts,
+            self.crafted,
         ]
         if game.timed:
             kinds.append(self.late)
@@ -755,6 +760,29 @@ class Driver:
         first = self._sent(game, ok=True)
         if first is None:
             return
+        if first.name == "CreateGame":  # the same game, created otherwise
+            request = type(first.request)()
+            request.CopyFrom(first.request)
+            request.seats.reverse()  # type: ignore[attr-defined]
+            request.ClearField("time_control")
+            request.seats.add(
+                player_id=rng.choice(
+                    ["bot:" + level for level in self.served[game.category].servicer.bot_levels]
+                )
+            )  # type: ignore[attr-defined]
+            answer = await self.call(
+                game, "CreateGame", request, first.who, action="reused-id", must_refuse=True
+            )
+            if answer.error is not None and answer.reason not in (
+                "COMMAND_ID_REUSED",
+                "INVALID_PLAYER_COUNT",
+                "INVALID_SEATS",
+                "TOO_MANY_SEATS",
+            ):
+                self.problem(
+                    f"{game.category} {game.game_id} reused-id: CreateGame {answer.describe()}"
+                )
+            return
         made = await self.some_move(game, first.who)
         if made is None:
             return
@@ -791,9 +819,15 @@ class Driver:
             was, now = first.answer.items[0], answer.items[0]
             if list(was.events) != list(now.events):  # type: ignore[attr-defined]
                 self.problem(f"{where}: other events than the first answer's")
-            if was.game.version != now.game.version:  # type: ignore[attr-defined]
+            was_game, now_game = type(was.game)(), type(now.game)()  # type: ignore[attr-defined]
+            was_game.CopyFrom(was.game)  # type: ignore[attr-defined]
+            now_game.CopyFrom(now.game)  # type: ignore[attr-defined]
+            was_game.ClearField("clocks")
+            now_game.ClearField("clocks")
+            if was_game != now_game:
                 self.problem(
-                    f"{where}: the game at version {now.game.version}, first at {was.game.version}"  # type: ignore[attr-defined]
+                    f"{where}: another game than the first answer's"
+                    f" (version {now_game.version}, first {was_game.version})"  # type: ignore[attr-defined]
                 )
 
     async def taken_id(self, game: Game) -> None:
@@ -801,10 +835,12 @@ class Driver:
         rng = self.rng
         first = self._sent(game, ok=True)
         others = [p for p in game.people if p != first.who] if first else []
+        if first is not None and first.name == "CreateGame":
+            others = [p for p in game.people if p != first.who]
         if first is None or not others:
             return
         who = rng.choice(others)
-        if rng.random() < 0.5:
+        if rng.random() < 0.5 or first.name == "CreateGame":
             request: Message = first.request
             name = first.name
         else:
@@ -858,6 +894,53 @@ class Driver:
         if rng.random() < 0.5:
             request.command_id = cid(rng)  # type: ignore[attr-defined]
         await self.call(game, name, request, who, action="departed", must_refuse=True)
+
+    async def crafted(self, game: Game) -> None:
+        """Fields naming what is not the caller's: a Take Four tile id of another hand or the
+        bag, an Upwords tile not in the rack. The refusal is the same wherever it is."""
+        rng = self.rng
+        if not game.people or game.category == "connect4x4":
+            await self.departed_acts(game)
+            return
+        who = rng.choice(game.people)
+        me = await self.view(game, who)
+        if me is None:
+            return
+        seat = game.seats.index(who)
+        gid = game.game_id
+        if game.category == "takefour":
+            held = {t.id for t in me.seats[seat].hand} | {g.tile for g in me.seats[seat].grid}
+            size = sum(t.count for t in me.config.tiles.letters) + me.config.tiles.jokers
+            others = [t for t in range(size + 2) if t not in held]
+            if not others:
+                return
+            tile = rng.choice(others)
+            x, y = self._free({(g.x, g.y) for g in me.seats[seat].grid})
+            name = rng.choice(["PlaceTile", "SwapJoker"])
+            if name == "PlaceTile":
+                request: Message = tpb.PlaceTileRequest(
+                    game_id=gid, tile=tile, x=x, y=y, letter="E", round=me.round
+                )
+            else:
+                grid = list(me.seats[seat].grid) or [tpb.GridTile(x=0, y=0)]
+                g = rng.choice(grid)
+                request = tpb.SwapJokerRequest(
+                    game_id=gid, tile=tile, cell=tpb.Cell(x=g.x, y=g.y), round=me.round
+                )
+        else:
+            rack = list(me.rack)
+            missing = [t for t in uw.DISTRIBUTION if t not in rack] or ["E"]
+            if rng.random() < 0.5:
+                name, request = (
+                    "Exchange",
+                    upb.ExchangeRequest(game_id=gid, tile=rng.choice(missing)),
+                )
+            else:
+                placements = [
+                    upb.Placement(row=4, col=4 + i, tile=rng.choice(missing)) for i in range(2)
+                ]
+                name, request = "Play", upb.PlayRequest(game_id=gid, placements=placements)
+        await self.call(game, name, request, who, action="crafted", must_refuse=True)
 
     async def late(self, game: Game) -> None:
         """The clock runs past a deadline; the next command finds the timeouts due."""
