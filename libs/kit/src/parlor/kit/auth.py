@@ -19,7 +19,9 @@ keys, each named by a key id (``kid``, in the token's header):
   ``PARLOR_JWT_PUBLIC_KEYS``) and with the public half of its own key.
 
 Audiences. A service token (role ``service``) holds powers no player has: it may seat
-anyone, act for any seat, make tickets for others, and is not rate-limited. So it names
+anyone in a game it creates, make tickets for others, and is not rate-limited (it moves
+in a game only for a seat it holds itself: no token moves for a player but the player's).
+So it names
 the services it is for (the JWT ``aud`` claim: component names, ``dictionary``,
 ``matchmaking``, ``upwords``...), and a server takes it only for a method of one of
 those components (``verify_token``'s ``audience``; PyJWT checks the claim). Anything
