@@ -69,6 +69,17 @@ def test_spectators_see_only_public_facts() -> None:
     assert seen.bag_count == 100 - 12
 
 
+def test_a_viewer_that_is_no_seat_of_the_table_sees_what_a_spectator_sees() -> None:
+    """Out of range, negative (which Python would index from the end) or a bool (True equals
+    seat 1): none is a seat of this table, so none sees a hand or a grid."""
+    state = _mid_game()
+    spectator = view(state, None)
+    for viewer in (3, 99, -1, True, False):
+        seen = view(state, viewer)
+        assert seen.me is None
+        assert seen.seats == spectator.seats
+
+
 def test_public_event_strips_every_secret_field_for_others() -> None:
     events = playout(3, TakeFourConfig(target=60), seed=11).events
     assert any(secret_fields(type(e)) for e in events)

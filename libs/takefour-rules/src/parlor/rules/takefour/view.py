@@ -77,6 +77,10 @@ def view(state: TakeFourState, viewer: Viewer, *, reveal: bool = False) -> TakeF
     ``reveal`` shows every hand and grid at any point of a game that has since ended (a
     replay of a finished game shows each step with everything, as its history does).
     """
+    if viewer is not None and (
+        isinstance(viewer, bool) or not 0 <= viewer < len(state.players)
+    ):  # not a seat of this table (True would equal seat 1): seen as a spectator sees it
+        viewer = None
     over = reveal or state.phase is Phase.OVER
     seats = tuple(
         SeatView(
