@@ -16,9 +16,9 @@ people and bots, timed and untimed. Between their moves, at random:
 - every read (GetGame now and before, GetHistory, WatchGame, ReplayGame, ExportGame,
   ListGames) from every kind of caller.
 
-Each call goes through the real interceptor's wrapping (``parlor.kit.interceptor``: token
-checked, request bounds and fingerprint bound, errors mapped to statuses with ErrorInfo), on a
-stand-in for gRPC's servicer context, so what is checked is what a client would receive:
+Each call goes over gRPC to a server in this process running the servicers behind the kit's
+interceptor (``parlor.kit.interceptor``: token checked, request bounds and fingerprint bound,
+errors mapped to statuses with ErrorInfo), so what is checked is what a client receives:
 
 - the status is never UNKNOWN, INTERNAL or UNIMPLEMENTED, and every refusal has a reason;
 - a refusal appends nothing (the stream's version; only the clock's timeouts may come due);
@@ -56,6 +56,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as cpb
 from parlor.eventstore import PostgresEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.botrunner import service_runner
+from parlor.gamehost.component import generated_register
 from parlor.gamehost.directory import game_directory
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
@@ -63,7 +64,7 @@ from parlor.gamehost.words import SERVICE as DICTIONARY_SERVICE
 from parlor.gamehost.words import Dictionary
 from parlor.kit import inprocess
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
-from parlor.kit.interceptor import ServerInterceptor, _tolerant, _wrap_stream, _wrap_unary
+from parlor.kit.interceptor import ServerInterceptor
 from parlor.lexicon import Registry, enable1
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
@@ -89,45 +90,26 @@ DICTIONARY_AT = "127.0.0.1:50998"  # where this process says it serves the dicti
 AUTH = AuthSettings(private_key=generate_private_key())
 
 
-# --- calling a servicer as gRPC would: the interceptor's wrapping, a stand-in context ---------
+# --- what a client receives ------------------------------------------------------------------
 
 
-class Aborted(grpc.aio.AbortError):
-    """What ``context.abort`` raises: the status the client would receive."""
+@dataclass(frozen=True)
+class Refusal:
+    """A call's status other than OK, as the client received it."""
 
-    def __init__(self, code: grpc.StatusCode, details: str, metadata: Any) -> None:
-        super().__init__(code, details)
-        self.code = code
-        self.details = details
-        self.metadata = tuple(metadata or ())
+    code: grpc.StatusCode
+    details: str
+    metadata: tuple[tuple[str, Any], ...]
 
-
-class Context:
-    """The parts of ``grpc.aio.ServicerContext`` the interceptor and servicers use."""
-
-    def __init__(self, token: str | None) -> None:
-        self.metadata = (("authorization", f"Bearer {token}"),) if token else ()
-
-    def invocation_metadata(self) -> Any:
-        return self.metadata
-
-    def peer(self) -> str:
-        return "ipv4:127.0.0.1:40000"
-
-    def time_remaining(self) -> float:
-        return 10.0
-
-    def code(self) -> None:
-        return None
-
-    async def abort(self, code: grpc.StatusCode, details: str = "", metadata: Any = ()) -> None:
-        raise Aborted(code, details, metadata)
+    @classmethod
+    def of(cls, error: grpc.aio.AioRpcError) -> Refusal:
+        return cls(error.code(), error.details() or "", tuple(error.trailing_metadata() or ()))
 
 
 @dataclass
 class Answer:
     items: list[Message]
-    error: Aborted | None = None
+    error: Refusal | None = None
 
     @property
     def code(self) -> grpc.StatusCode:
@@ -174,6 +156,7 @@ class Served:
     host: Any
     servicer: Any
     service: Any  # its ServiceDescriptor
+    register: Any  # its generated add_<Service>Servicer_to_server
     runner: Any = None
 
 
@@ -231,15 +214,22 @@ async def serving(
                 stack.push_async_callback(servicer.aclose)
                 assert game.proto is not None
                 service = game.proto.DESCRIPTOR.services_by_name[game.service.rpartition(".")[2]]
-                served[game.category] = Served(game.category, host, servicer, service, runner)
+                served[game.category] = Served(
+                    game.category, host, servicer, service, generated_register(game), runner
+                )
             yield served, words_file
     finally:
         unregister()
         folder.cleanup()
 
 
+def _serialized(message: Message) -> bytes:
+    return message.SerializeToString()
+
+
 class Caller:
-    """Calls any RPC of the served games as any caller, through the interceptor's wrapping."""
+    """Calls any RPC of the served games as any caller, over gRPC to a server in this process
+    that runs their servicers behind the kit's interceptor (``async with``)."""
 
     def __init__(self, served: dict[str, Served]) -> None:
         self.served = served
@@ -256,48 +246,58 @@ class Caller:
         self.tokens[EXPIRED] = issue_token(AUTH, "ada", now=time.time() - 10 * 86400)
         self.tokens[FORGED] = issue_token(forged, "ada")
 
+    async def __aenter__(self) -> Caller:
+        self.server = grpc.aio.server(interceptors=[self.interceptor])
+        for served in self.served.values():
+            served.register(served.servicer, self.server)
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.channel.close()
+        await self.server.stop(None)
+
     async def call(
         self, category: str, name: str, request: Message, who: str, until: int | None = None
     ) -> Answer:
         """``until``: a stream is read up to the item of this version (then closed)."""
-        return await asyncio.create_task(self._call(category, name, request, who, until))
-
-    async def _call(
-        self, category: str, name: str, request: Message, who: str, until: int | None
-    ) -> Answer:
         served = self.served[category]
         method = served.service.methods_by_name[name]
         path = f"/{served.service.full_name}/{name}"
-        authenticate = self.interceptor._authenticator(path)
-        # the bytes a client sends, decoded as the server decodes them
-        decoded = _tolerant(GetMessageClass(method.input_type).FromString)(
-            request.SerializeToString()
-        )
-        context = Context(self.tokens[who])
-        inner = getattr(served.servicer, name)
+        token = self.tokens[who]
+        metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        output = GetMessageClass(method.output_type).FromString
         items: list[Message] = []
-        try:
-            if not method.server_streaming:
-                handler = _wrap_unary(path, inner, authenticate)
-                items.append(await handler(decoded, context))
-                return Answer(items)
-            stream = _wrap_stream(path, inner, authenticate, None)(decoded, context)
+        if not method.server_streaming:
+            unary = self.channel.unary_unary(
+                path, request_serializer=_serialized, response_deserializer=output
+            )
             try:
-                while len(items) < 1000:
-                    wait = 2.0 if until is None or until > 0 else 0.05
-                    try:
-                        item = await asyncio.wait_for(anext(stream), wait)
-                    except StopAsyncIteration:
-                        break
-                    except TimeoutError:
-                        break  # a game in progress: its watch waits for the next event
-                    items.append(item)
-                    if until is not None and item.event.info.version >= until:  # type: ignore[attr-defined]
-                        break
-            finally:
-                await stream.aclose()
-        except Aborted as aborted:
-            return Answer(items, aborted)
+                items.append(await unary(request, metadata=metadata, timeout=10))
+            except grpc.aio.AioRpcError as error:
+                return Answer(items, Refusal.of(error))
+            return Answer(items)
+        stream = self.channel.unary_stream(
+            path, request_serializer=_serialized, response_deserializer=output
+        )(request, metadata=metadata)
+        try:
+            while len(items) < 1000:
+                wait = 2.0 if until is None or until > 0 else 0.05
+                try:
+                    item = await asyncio.wait_for(stream.read(), wait)
+                except TimeoutError:
+                    break  # a game in progress: its watch waits for the next event
+                if item is grpc.aio.EOF:
+                    break
+                items.append(item)
+                if until is not None and item.event.info.version >= until:  # type: ignore[attr-defined]
+                    break
+        except grpc.aio.AioRpcError as error:
+            return Answer(items, Refusal.of(error))
+        finally:
+            stream.cancel()
         return Answer(items)
 
 
@@ -376,10 +376,15 @@ def cid(rng: random.Random) -> str:
 
 class Driver:
     def __init__(
-        self, served: dict[str, Served], clock: FakeNow, rng: random.Random, tally: Tally
+        self,
+        served: dict[str, Served],
+        caller: Caller,
+        clock: FakeNow,
+        rng: random.Random,
+        tally: Tally,
     ) -> None:
         self.served = served
-        self.caller = Caller(served)
+        self.caller = caller
         self.clock = clock
         self.rng = rng
         self.tally = tally
@@ -993,8 +998,11 @@ async def explore(database_url: str, games: int, seed: int, chance: random.Rando
     clock = FakeNow()
     tally = Tally()
     rng = random.Random(seed)
-    async with serving(database_url, clock, chance) as (served, words_file):
-        driver = Driver(served, clock, rng, tally)
+    async with (
+        serving(database_url, clock, chance) as (served, words_file),
+        Caller(served) as caller,
+    ):
+        driver = Driver(served, caller, clock, rng, tally)
         driver.bot = built_index(UpwordsBot, str(words_file))  # the people's, as the bots'
         for number, category in zip(range(games), itertools.cycle(CATEGORIES), strict=False):
             await driver.play(category, number)
