@@ -82,7 +82,15 @@ _SCHEMA = [
         category text PRIMARY KEY, position bigint NOT NULL)""",
     # The players who left a game others play on (added after the table: games left before
     # it count as before, until they finish).
-    """ALTER TABLE game_directory ADD COLUMN IF NOT EXISTS departed text[] NOT NULL DEFAULT '{}'""",
+    # Looked up first: ALTER TABLE takes the table's exclusive lock even when the column is
+    # there, and every process runs this as it starts, beside other replicas' listings.
+    """DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                       WHERE table_schema = current_schema() AND table_name = 'game_directory'
+                       AND column_name = 'departed') THEN
+            ALTER TABLE game_directory ADD COLUMN departed text[] NOT NULL DEFAULT '{}';
+        END IF;
+    END $$""",
 ]
 
 _NEW = text(
