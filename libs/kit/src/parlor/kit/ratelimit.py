@@ -19,10 +19,12 @@ A tokenless call passes every bucket of a hierarchy, or takes from none of them:
   address alone one customer could take every guest token there is;
 - one global ceiling for all tokenless calls together (``PARLOR_ANONYMOUS_*``,
   ``ANONYMOUS_LIMITED``), so many networks cannot mint guests without end. Its last share
-  (``PARLOR_ANONYMOUS_RESERVED_SHARE``) goes only to callers whose site has made few
-  tokenless calls lately (at most one address's burst): networks that flood, however many,
-  drain the ceiling only down to that reserve, and new visitors from anywhere else are
-  still served from it.
+  (``PARLOR_ANONYMOUS_RESERVED_SHARE``) goes only to callers whose site has asked no more
+  than one address may lately (a meter of every call, refused or not): sites that flood,
+  however many, drain the ceiling only down to that reserve, and new visitors from anywhere
+  else are still served from it. A flood's first calls from a new site look like a new
+  visitor's, and many sites each asking like one visitor (a botnet) are many visitors: the
+  ceiling bounds those.
 
 A refused call takes no token from any bucket (a visitor refused by the ceiling keeps its
 own), and is told the longest wait of the buckets that refused it.
@@ -131,8 +133,8 @@ class RateLimitSettings:
     anonymous_reserved_share: float = setting(
         "PARLOR_ANONYMOUS_RESERVED_SHARE",
         "share of the global tokenless bucket (PARLOR_ANONYMOUS_BURST) kept for callers whose"
-        " site has made few tokenless calls lately, so flooding networks cannot take it (0 to"
-        " 0.9)",
+        " site has asked no more than one address may lately, so flooding networks cannot take"
+        " it (0 to 0.9)",
         0.25,
     )
     ipv6_prefix: int = setting(
