@@ -205,3 +205,155 @@ def test_the_ipv6_network_is_a_setting_and_an_ipv4_mapped_proxy_is_trusted() -> 
     )
     hop = (("x-forwarded-for", "203.0.113.9, ::ffff:10.1.9.9"),)
     assert client_address("ipv6:[::ffff:10.1.2.3]:4000", hop, settings) == "203.0.113.9"
+
+
+@pytest.mark.parametrize(
+    ("key", "wider"),
+    [
+        ("2001:db8:7:1::/64", ("2001:db8:7::/56", "2001:db8:7::/48")),
+        ("2001:db8:7:1:2:3:4:5/128", ("2001:db8:7::/56", "2001:db8:7::/48")),
+        ("2001:db8:7::/48", ("2001:db8:7::/48", "2001:db8:7::/48")),  # already a site
+        ("203.0.113.7", ("203.0.113.0/24", "203.0.0.0/16")),
+        ("unix:/run/parlor.sock", None),
+        ("unknown", None),
+    ],
+)
+def test_a_caller_key_lies_in_a_network_and_a_site(key: str, wider: tuple[str, str]) -> None:
+    from parlor.kit.ratelimit import wider_keys
+
+    assert wider_keys(key) == wider
+
+
+def _issue(limiter: RateLimiter, address: str) -> str:
+    from parlor.kit.ratelimit import client_address
+
+    try:
+        limiter.check_anonymous(client_address(f"ipv6:[{address}]:443", (), limiter.settings))
+    except ResourceExhausted as refusal:
+        return refusal.reason
+    return "OK"
+
+
+def _flood(limiter: RateLimiter, clock: Clock, addresses: list[str], calls: int) -> list[str]:
+    """``calls`` guest tokens asked from each address in turn, 200 calls a second."""
+    codes = []
+    for _ in range(calls):
+        for address in addresses:
+            clock.now += 0.005
+            codes.append(_issue(limiter, address))
+    return codes
+
+
+def test_one_56_flooding_from_its_128_64s_leaves_guest_tokens_for_everyone_else() -> None:
+    """Issue 37.4: 128 /64s x 6 calls took 113 of the tokens, then 10 of 10 new visitors
+    were refused. The /56 has a bucket of its own now, and the others are untouched."""
+    clock = Clock()
+    limiter = RateLimiter(RateLimitSettings(), clock)  # the defaults, as deployed
+    flood = _flood(limiter, clock, [f"2001:db8:7:{n:x}::1" for n in range(128)], 6)
+    seconds = clock.now
+    issued = flood.count("OK")
+    assert issued <= 10 + 2 * seconds + 1  # the network's burst, then 2 a second
+    assert set(flood) == {"OK", "RATE_LIMITED"}  # refused as one network, not as everyone
+    visitors = [f"2001:db8:{100 + n:x}::1" for n in range(10)]
+    assert [_issue(limiter, v) for v in visitors] == ["OK"] * 10
+
+
+def test_one_ipv4_24_flooding_from_every_address_leaves_guest_tokens_for_everyone_else() -> None:
+    from parlor.kit.ratelimit import client_address
+
+    clock = Clock()
+    limiter = RateLimiter(RateLimitSettings(), clock)
+    codes = []
+    for _ in range(6):
+        for host in range(128):
+            clock.now += 0.005
+            try:
+                limiter.check_anonymous(
+                    client_address(f"ipv4:198.51.100.{host}:443", (), limiter.settings)
+                )
+                codes.append("OK")
+            except ResourceExhausted as refusal:
+                codes.append(refusal.reason)
+    assert codes.count("OK") <= 10 + 2 * clock.now + 1
+    for n in range(10):  # one visitor in each of ten other networks
+        limiter.check_anonymous(f"203.0.{n}.7")
+
+
+def test_a_48_flooding_from_its_56s_is_held_by_the_sites_bucket() -> None:
+    clock = Clock()
+    limiter = RateLimiter(RateLimitSettings(), clock)
+    flood = _flood(limiter, clock, [f"2001:db8:7:{n:x}00::1" for n in range(256)], 2)
+    assert flood.count("OK") <= 25 + 5 * clock.now + 1  # the site's burst, then 5 a second
+    assert [_issue(limiter, f"2001:db8:{8 + n:x}::1") for n in range(10)] == ["OK"] * 10
+
+
+def test_many_flooding_sites_leave_the_ceilings_reserve_to_new_visitors() -> None:
+    """However many sites flood, together they drain the shared bucket only down to its
+    reserve, which callers whose site has been quiet are still served from. At the flood's
+    start each site is a newcomer too, until it has asked more than one address may (5
+    calls): after that, every new visitor is served."""
+    clock = Clock()
+    settings = RateLimitSettings(
+        anonymous_per_second=20, anonymous_burst=100, anonymous_reserved_share=0.25
+    )
+    limiter = RateLimiter(settings, clock)
+    sites = [f"2001:db8:{n:x}:{m:x}00::1" for n in range(40) for m in range(4)]  # 40 /48s
+    flood: list[str] = []
+    visitors: list[str] = []
+    for step in range(2000):  # 200 calls a second for 10 s, a new visitor every 0.5 s
+        clock.now += 0.005
+        flood.append(_issue(limiter, sites[step % len(sites)]))
+        if step % 100 == 99:
+            visitors.append(_issue(limiter, f"2001:db8:{1000 + step:x}::1"))
+    assert flood.count("ANONYMOUS_LIMITED") > 1000  # the flood was held by the ceiling
+    assert visitors[4:] == ["OK"] * 16  # from 2.5 s on
+    with pytest.raises(ResourceExhausted) as refused:
+        limiter.check_anonymous("2001:db8:1:100::/64")  # a flooding site asks again
+    assert refused.value.reason == "ANONYMOUS_LIMITED"
+    assert "kept for networks that have made few" in str(refused.value)
+    assert float(refused.value.metadata["retry_after_seconds"]) > 0
+
+
+def test_a_call_refused_by_a_wide_bucket_takes_nothing_from_the_callers_own() -> None:
+    clock = Clock()
+    limiter = RateLimiter(
+        RateLimitSettings(anonymous_per_second=1, anonymous_burst=2, anonymous_reserved_share=0),
+        clock,
+    )
+    limiter.check_anonymous("203.0.113.1")
+    limiter.check_anonymous("198.51.100.1")
+    for _ in range(10):  # the ceiling is empty: refused, and its own bucket keeps its 5
+        with pytest.raises(ResourceExhausted) as refused:
+            limiter.check_anonymous("192.0.2.1")
+        assert refused.value.reason == "ANONYMOUS_LIMITED"
+        assert float(refused.value.metadata["retry_after_seconds"]) == pytest.approx(1.0)
+    clock.now += 5  # the ceiling refilled (2): two calls from it pass, its own bucket held
+    limiter.check_anonymous("192.0.2.1")
+    limiter.check_anonymous("192.0.2.1")
+
+
+def test_the_wait_told_is_the_longest_of_the_buckets_that_refused() -> None:
+    clock = Clock()
+    limiter = RateLimiter(
+        RateLimitSettings(
+            guest_per_address_per_second=1,
+            guest_per_address_burst=1,
+            anonymous_per_second=0.1,
+            anonymous_burst=1,
+            anonymous_reserved_share=0,
+        ),
+        clock,
+    )
+    limiter.check_anonymous("203.0.113.1")
+    with pytest.raises(ResourceExhausted) as refused:
+        limiter.check_anonymous("203.0.113.1")
+    assert refused.value.reason == "RATE_LIMITED"  # the narrowest that refused says why
+    assert float(refused.value.metadata["retry_after_seconds"]) == pytest.approx(10.0)
+
+
+def test_the_reserved_share_is_bounded() -> None:
+    from parlor.kit.settings import SettingsError, load
+
+    for bad in ("-0.1", "0.95", "1"):
+        with pytest.raises(SettingsError, match="PARLOR_ANONYMOUS_RESERVED_SHARE"):
+            load(RateLimitSettings, {"PARLOR_ANONYMOUS_RESERVED_SHARE": bad})

@@ -7,11 +7,27 @@ the seconds to wait in the error's metadata.
 Calls without a token (guest tokens) are keyed by the client's address without its source
 port, so new connections do not get new buckets; behind a proxy (a Kubernetes ingress) the
 address is read from the header the proxy sets, and only when the call comes from one of
-the trusted proxies (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``). All
-tokenless calls together also share one global bucket (``ANONYMOUS_LIMITED``), so many
-addresses cannot mint guests without end. Each address first passes its own small guest
-bucket (``PARLOR_GUEST_PER_ADDRESS_PER_SECOND``, ``PARLOR_GUEST_PER_ADDRESS_BURST``), so
-one client looping on guest tokens is refused before it can drain the shared bucket.
+the trusted proxies (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``).
+
+A tokenless call passes every bucket of a hierarchy, or takes from none of them:
+
+- the caller's address, like a player (``PARLOR_RATE_LIMIT_PER_SECOND``), and its own small
+  guest bucket (``PARLOR_GUEST_PER_ADDRESS_PER_SECOND``, ``PARLOR_GUEST_PER_ADDRESS_BURST``);
+- its network, an IPv4 /24 or IPv6 /56 (``PARLOR_GUEST_PER_NETWORK_*``), and its site, an
+  IPv4 /16 or IPv6 /48 (``PARLOR_GUEST_PER_SITE_*``): one customer is usually given a /56 or
+  a /48, 256 or 65,536 /64s, and one cloud tenant a run of IPv4 addresses, so keyed by the
+  address alone one customer could take every guest token there is;
+- one global ceiling for all tokenless calls together (``PARLOR_ANONYMOUS_*``,
+  ``ANONYMOUS_LIMITED``), so many networks cannot mint guests without end. Its last share
+  (``PARLOR_ANONYMOUS_RESERVED_SHARE``) goes only to callers whose site has asked no more
+  than one address may lately (a meter of every call, refused or not): sites that flood,
+  however many, drain the ceiling only down to that reserve, and new visitors from anywhere
+  else are still served from it. A flood's first calls from a new site look like a new
+  visitor's, and many sites each asking like one visitor (a botnet) are many visitors: the
+  ceiling bounds those.
+
+A refused call takes no token from any bucket (a visitor refused by the ceiling keeps its
+own), and is told the longest wait of the buckets that refused it.
 
 An address is keyed as one customer holds it (``limit_key``): IPv4 by the address, IPv6 by
 its /64 (``PARLOR_RATE_LIMIT_IPV6_PREFIX``), the network one customer is usually given, which
@@ -30,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -91,6 +108,35 @@ class RateLimitSettings:
         "a server stream that sends nothing for this long is ended (0: never)",
         60.0,
     )
+    guest_per_network_per_second: float = setting(
+        "PARLOR_GUEST_PER_NETWORK_PER_SECOND",
+        "tokenless calls (guest tokens) per second from one network, an IPv4 /24 or an IPv6 /56,"
+        " all its addresses together (0: no limit)",
+        2.0,
+    )
+    guest_per_network_burst: int = setting(
+        "PARLOR_GUEST_PER_NETWORK_BURST",
+        "tokenless calls one network (IPv4 /24, IPv6 /56) may make at once",
+        10,
+    )
+    guest_per_site_per_second: float = setting(
+        "PARLOR_GUEST_PER_SITE_PER_SECOND",
+        "tokenless calls (guest tokens) per second from one site, an IPv4 /16 or an IPv6 /48,"
+        " all its networks together (0: no limit)",
+        5.0,
+    )
+    guest_per_site_burst: int = setting(
+        "PARLOR_GUEST_PER_SITE_BURST",
+        "tokenless calls one site (IPv4 /16, IPv6 /48) may make at once",
+        25,
+    )
+    anonymous_reserved_share: float = setting(
+        "PARLOR_ANONYMOUS_RESERVED_SHARE",
+        "share of the global tokenless bucket (PARLOR_ANONYMOUS_BURST) kept for callers whose"
+        " site has asked no more than one address may lately, so flooding networks cannot take"
+        " it (0 to 0.9)",
+        0.25,
+    )
     ipv6_prefix: int = setting(
         "PARLOR_RATE_LIMIT_IPV6_PREFIX",
         "per-address limits count an IPv6 client by its network of this many bits (64: the"
@@ -103,6 +149,12 @@ class RateLimitSettings:
         if not 48 <= self.ipv6_prefix <= 128:
             raise SettingsError(
                 f"PARLOR_RATE_LIMIT_IPV6_PREFIX: must be 48 to 128 bits, got {self.ipv6_prefix}"
+            )
+        # all of it reserved would refuse every caller of a busy site, however long it waited
+        if not 0 <= self.anonymous_reserved_share <= 0.9:
+            raise SettingsError(
+                "PARLOR_ANONYMOUS_RESERVED_SHARE: must be 0 to 0.9, got"
+                f" {self.anonymous_reserved_share}"
             )
 
 
@@ -144,6 +196,31 @@ def limit_key(address: str, ipv6_prefix: int = 64) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         return str(ipaddress.IPv6Network((ip, ipv6_prefix), strict=False))
     return str(ip)
+
+
+NETWORK_PREFIXES = (24, 56)
+"""An IPv4 /24 and an IPv6 /56: a network, what one customer (a home, a small tenant) is often
+given; its tokenless calls share a bucket (``PARLOR_GUEST_PER_NETWORK_*``)."""
+SITE_PREFIXES = (16, 48)
+"""An IPv4 /16 and an IPv6 /48: a site, the most one customer is usually given (an IPv6 /48
+is 65,536 /64s); its networks share a bucket (``PARLOR_GUEST_PER_SITE_*``)."""
+
+
+def wider_keys(key: str) -> tuple[str, str] | None:
+    """The network and the site (``NETWORK_PREFIXES``, ``SITE_PREFIXES``) that hold a caller
+    keyed by ``limit_key``, e.g. ``("2001:db8:7::/56", "2001:db8:7::/48")``; a key already
+    wider (a /48 per-address key) is its own network. None for a caller that is no IP address
+    (a unix socket, ``unknown``): it has no neighbours to share with."""
+    try:
+        network = ipaddress.ip_network(key, strict=False)
+    except ValueError:
+        return None
+    v6 = network.version == 6
+    network_key, site_key = (
+        str(network.supernet(new_prefix=min(network.prefixlen, prefixes[v6])))
+        for prefixes in (NETWORK_PREFIXES, SITE_PREFIXES)
+    )
+    return network_key, site_key
 
 
 def _within(
@@ -215,6 +292,20 @@ def _trusted(
     return _TRUSTED[entries]
 
 
+@dataclass(frozen=True)
+class _Bucket:
+    """One token bucket a call must take from: refilled at ``rate`` a second up to ``burst``."""
+
+    key: str
+    rate: float
+    burst: float
+    what: str
+    reason: str = "RATE_LIMITED"
+    keep: float = 0.0
+    """Tokens this caller may not take: the global bucket's reserve, for a caller whose site
+    floods."""
+
+
 class RateLimiter:
     """Token buckets keyed by caller; the least recently seen are forgotten beyond ``max_keys``."""
 
@@ -236,44 +327,118 @@ class RateLimiter:
 
     def check(self, key: str) -> None:
         """Take one token for ``key`` or raise ResourceExhausted."""
-        self._take(key, self.rate, self.burst, "too many calls")
+        self._take([_Bucket(key, self.rate, self.burst, "too many calls")])
 
     def check_anonymous(self, address: str) -> None:
-        """A tokenless call from ``address``: its own buckets, then the one all such calls share."""
-        self.check(f"address:{address}")
-        self._take(
-            f"guest:{address}",
-            self.settings.guest_per_address_per_second,
-            float(self.settings.guest_per_address_burst),
-            "too many calls without a token from this address",
-        )
-        self._take(
-            "anonymous:*",
-            self.settings.anonymous_per_second,
-            float(self.settings.anonymous_burst),
-            "too many calls without a token from all clients together",
-            reason="ANONYMOUS_LIMITED",
-        )
+        """A tokenless call from ``address`` (a ``limit_key``): a token from each of its
+        buckets, the address's, its network's, its site's and the global one, or from none.
 
-    def _take(
-        self, key: str, rate: float, burst: float, what: str, reason: str = "RATE_LIMITED"
-    ) -> None:
-        if rate <= 0:
-            return
+        The global bucket's reserve is left to callers whose site has asked no more than
+        one address may lately, so that sites that flood, however many of their networks
+        they use, drain the ceiling only down to the reserve, which new visitors elsewhere
+        are served from.
+        """
+        s = self.settings
+        buckets = [
+            _Bucket(f"address:{address}", self.rate, self.burst, "too many calls"),
+            _Bucket(
+                f"guest:{address}",
+                s.guest_per_address_per_second,
+                float(s.guest_per_address_burst),
+                "too many calls without a token from this address",
+            ),
+        ]
+        wider = wider_keys(address)
+        if wider is not None:
+            network, site = wider
+            buckets += [
+                _Bucket(
+                    f"guest-network:{network}",
+                    s.guest_per_network_per_second,
+                    float(s.guest_per_network_burst),
+                    f"too many calls without a token from the network {network}",
+                ),
+                _Bucket(
+                    f"guest-site:{site}",
+                    s.guest_per_site_per_second,
+                    float(s.guest_per_site_burst),
+                    f"too many calls without a token from the network {site}",
+                ),
+            ]
+        what = "too many calls without a token from all clients together"
+        reserve = 0.0
+        if not self._quiet(address if wider is None else wider[1]):
+            reserve = s.anonymous_reserved_share * s.anonymous_burst
+            what += "; the rest is kept for networks that have made few such calls lately"
+        buckets.append(
+            _Bucket(
+                "anonymous:*",
+                s.anonymous_per_second,
+                float(s.anonymous_burst),
+                what,
+                reason="ANONYMOUS_LIMITED",
+                keep=reserve,
+            )
+        )
+        self._take(buckets)
+
+    def _quiet(self, where: str) -> bool:
+        """Whether ``where`` (a caller's site, or its address if it is no IP) has asked for
+        no more than one address may lately (``PARLOR_GUEST_PER_ADDRESS_*``), this call
+        counted: a caller so quiet may take the global bucket's reserve.
+
+        What is asked is metered apart from what is taken (a bucket of its own, ``asked:``,
+        emptied by every call, refused or not): a site whose calls the global bucket
+        refuses takes nothing from its own buckets, and would look quiet again at once.
+        """
+        s = self.settings
+        if s.guest_per_address_per_second <= 0:
+            return True
+        asked = _Bucket(
+            f"asked:{where}", s.guest_per_address_per_second, float(s.guest_per_address_burst), ""
+        )
         now = self.clock()
-        tokens, last = self._buckets.pop(key, (burst, now))
-        tokens = min(burst, tokens + (now - last) * rate)
-        if tokens < 1:
-            self._buckets[key] = (tokens, now)
-            wait = (1 - tokens) / rate
+        level = self._level(asked, now)
+        self._store(asked.key, max(0.0, level - 1), now)
+        return level >= 1
+
+    def _store(self, key: str, tokens: float, now: float) -> None:
+        """A bucket's level, as the most recently used; the least recently used forgotten."""
+        self._buckets.pop(key, None)
+        self._buckets[key] = (tokens, now)
+        while len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)
+
+    def _level(self, bucket: _Bucket, now: float) -> float:
+        tokens, last = self._buckets.get(bucket.key, (bucket.burst, now))
+        return min(bucket.burst, tokens + (now - last) * bucket.rate)
+
+    def _take(self, buckets: Sequence[_Bucket]) -> None:
+        """One token from every bucket, or, if any of them is short (below 1 plus what it
+        keeps for others), none: a caller refused by a wide bucket keeps its own tokens. The
+        refusal names the narrowest bucket that refused and the longest wait among them."""
+        now = self.clock()
+        levels: list[tuple[_Bucket, float]] = []
+        refusing: _Bucket | None = None
+        wait = 0.0
+        for bucket in buckets:
+            if bucket.rate <= 0:
+                continue
+            tokens = self._level(bucket, now)
+            levels.append((bucket, tokens))
+            if tokens < 1 + bucket.keep:
+                wait = max(wait, (1 + bucket.keep - tokens) / bucket.rate)
+                refusing = refusing or bucket
+        taken = 0 if refusing else 1
+        for bucket, tokens in levels:
+            self._store(bucket.key, tokens - taken, now)
+        if refusing is not None:
+            wait = math.ceil(wait * 1000) / 1000  # never "retry in 0": a bucket just short
             raise ResourceExhausted(
-                f"{what}: at most {rate:g} per second; retry in {wait:.2f} s",
-                reason=reason,
+                f"{refusing.what}: at most {refusing.rate:g} per second; retry in {wait:.2f} s",
+                reason=refusing.reason,
                 metadata={"retry_after_seconds": f"{wait:.3f}"},
             )
-        self._buckets[key] = (tokens - 1, now)
-        if len(self._buckets) > self.max_keys:
-            self._buckets.popitem(last=False)
 
     @contextlib.contextmanager
     def stream(self, key: str, address: str | None = None) -> Iterator[None]:
