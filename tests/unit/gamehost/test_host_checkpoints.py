@@ -104,3 +104,14 @@ async def test_the_length_cap_refuses_a_move_and_lets_a_seat_leave() -> None:
     assert (await host.load("g"))[1] == last + 1
     left = await host.execute("g", tf.Forfeit(0, "LEFT"), actor="ada")
     assert left.version > last + 1
+
+
+async def test_a_game_played_here_keeps_its_states_as_it_is_played() -> None:
+    host = await long_game(InMemoryEventStore(), 300)
+    last = (await host.load("g"))[1]
+    at, kept = host.checkpoints.nearest("g", last)
+    assert at == last - last % EVERY
+    assert kept == host.fold(await host.history("g", 1, at))
+    folds = counting(host)
+    await host.load("g", at + 5)
+    assert folds[0] == 5

@@ -671,7 +671,10 @@ class GameHost(Generic[S, C, E]):
 
     def _remember(self, game_id: str, state: S, version: int) -> None:
         """Keep the newest state seen; a slow read finishing after a newer append must not
-        put an older state back (commands would then be decided, and refused, on it)."""
+        put an older state back (commands would then be decided, and refused, on it).
+        A state at a version ``checkpoints`` keeps is kept there too: a game played on this
+        replica from its start needs no fold to be read at a version."""
+        self.checkpoints.keep(game_id, version, state)
         cached = self._cache.get(game_id)
         if cached is not None and cached[1] > version:
             return
