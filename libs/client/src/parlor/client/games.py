@@ -140,10 +140,16 @@ class GameClient(Generic[S]):
         request = self.pb.GetGameRequest(game_id=game_id, version=version)
         return (await self.client.call(self._method("GetGame"), request, idempotent=True)).game
 
-    async def history(self, game_id: str) -> list[Any]:
-        request = self.pb.GetHistoryRequest(game_id=game_id)
-        response = await self.client.call(self._method("GetHistory"), request, idempotent=True)
-        return list(response.events)
+    async def history(self, game_id: str, from_version: int = 1) -> list[Any]:
+        """Every event of the game from ``from_version`` on, a page at a time (the server
+        answers at most 1,000 events a call and says where the next page starts)."""
+        events: list[Any] = []
+        while from_version:
+            request = self.pb.GetHistoryRequest(game_id=game_id, from_version=from_version)
+            response = await self.client.call(self._method("GetHistory"), request, idempotent=True)
+            events += response.events
+            from_version = getattr(response, "next_from_version", 0)
+        return events
 
     async def list_games(
         self,

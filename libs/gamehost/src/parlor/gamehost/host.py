@@ -50,20 +50,27 @@ from parlor.core.errors import (
 from parlor.eventstore import NO_STREAM, AppendResult, EventStore, Metadata, NewEvent, RecordedEvent
 from parlor.eventstore.events import command_id_reused
 from parlor.gamehost.bells import GameBells
+from parlor.gamehost.checkpoints import Checkpoints
 from parlor.gamehost.clocks import Now, Preempted, Stamp, Timed, stamp_of, system_now
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.length import MAX_EVENTS_PER_GAME, LengthCapped
 from parlor.gamehost.observe import observed_execute, traced_decider, watched
 from parlor.kit.fingerprint import request_fingerprint
 
 S = TypeVar("S")
 C = TypeVar("C")
 E = TypeVar("E")
+R = TypeVar("R")
 
 MAX_ID_LENGTH = 128
 STATE_REFUSALS = (FailedPrecondition, PermissionDenied, InvalidArgument)
 """Refusals that depend on the game's state, so a stale cached state could cause them.
 Outages (``Unavailable``) and the rest are not worth deciding again."""
 MAX_VERSION = 2**62  # far beyond any game; keeps client numbers inside PostgreSQL's bigint
+READ_PAGE = 256
+"""Events a long read takes from the store at a time."""
+FOLD_SLICE = 32
+"""Events a long read folds between yields to the event loop (some milliseconds at most)."""
 
 
 def check_version(value: int, what: str = "version") -> int:
@@ -160,6 +167,7 @@ class GameHost(Generic[S, C, E]):
         max_attempts: int = 32,
         now: Now = system_now,
         deadlines: Any = None,
+        max_events: int = MAX_EVENTS_PER_GAME,
     ) -> None:
         self.category = category
         # Clocks (``Seated`` with a timing): the time of each command, from ``now``, is
@@ -172,11 +180,14 @@ class GameHost(Generic[S, C, E]):
         )
         self.decider = traced_decider(decider, category)
         self.codec = codec
-        self.store = store
+        # A game holds at most ``max_events`` events (``parlor.gamehost.length``).
+        self.store: EventStore = LengthCapped(store, max_events)
         self.bells = bells or GameBells()
         self.cache_size = cache_size
         self.max_attempts = max_attempts
         self._cache: OrderedDict[str, tuple[S, int]] = OrderedDict()
+        self.checkpoints: Checkpoints[S] = Checkpoints()
+        self._warming: dict[str, asyncio.Lock] = {}
 
     def stream_id(self, game_id: str) -> str:
         return f"{self.category}-{check_id(game_id, 'game_id')}"
@@ -189,15 +200,86 @@ class GameHost(Generic[S, C, E]):
             check_version(version)
             if version < 1:
                 raise InvalidArgument("version must be 1 or more", reason="INVALID_VERSION")
-            events = await self.history(game_id, 1, version)
-            if not events:
-                raise self._not_found(game_id)
-            if events[-1].version < version:
-                raise NotFound(
-                    f"game {game_id} has only {events[-1].version} events", reason="NO_SUCH_VERSION"
-                )
-            return self.fold(events), version
+            return await self.state_at(game_id, version), version
         return await self._current(game_id, fresh=True)
+
+    async def state_at(self, game_id: str, version: int) -> S:
+        """The game's state at ``version`` (1 or more): the cached latest state if that is
+        the one, else folded from the nearest kept state before it (``replayed``)."""
+        cached = self._cache.get(game_id)
+        if cached is not None and cached[1] == version:
+            return cached[0]
+        async with contextlib.aclosing(self.replayed(game_id, version, version)) as one:
+            async for recorded in one:
+                return cast(S, recorded.after)
+        last = await self.store.stream_version(self.stream_id(game_id))
+        if last == 0:
+            raise self._not_found(game_id)
+        raise NotFound(f"game {game_id} has only {last} events", reason="NO_SUCH_VERSION")
+
+    async def replayed(
+        self, game_id: str, first: int = 1, last: int | None = None
+    ) -> AsyncGenerator[Recorded[E], None]:
+        """Events ``first..last`` (None: to the stream's end), each with the state before
+        and after it (``Recorded.before``, ``after``): folded from the nearest kept state at
+        or before ``first - 1`` (``checkpoints``), never from event 1 again once a game has
+        been read, ``READ_PAGE`` events read and folded at a time, the event loop free
+        between pages. What a read costs is then what it returns, and no read folds a long
+        stream on the loop in one go."""
+        check_version(first, "from_version")
+        if last is not None:
+            check_version(last, "to_version")
+        version, state = await self._warmed(game_id, first - 1)
+        async with contextlib.aclosing(self._folding(game_id, version, state, last)) as folding:
+            async for recorded in folding:
+                if recorded.version >= first:
+                    yield recorded
+
+    async def _folding(
+        self, game_id: str, version: int, state: S, last: int | None
+    ) -> AsyncGenerator[Recorded[E], None]:
+        """The events after ``version`` (whose state is ``state``) up to ``last``, each with
+        the states before and after it, read a page at a time; the states at the versions
+        ``checkpoints`` keeps are kept on the way."""
+        keep = self.checkpoints.keep
+        while last is None or version < last:
+            upto = version + READ_PAGE if last is None else min(last, version + READ_PAGE)
+            asked = upto - version
+            page = await self.history(game_id, version + 1, upto)
+            for i, r in enumerate(page):
+                if i and not i % FOLD_SLICE:
+                    await asyncio.sleep(0)
+                after = self._evolve(state, r)
+                keep(game_id, r.version, after)
+                yield replace(r, before=state, after=after)
+                state, version = after, r.version
+            if len(page) < asked:
+                return
+            await asyncio.sleep(0)
+
+    async def _warmed(self, game_id: str, version: int) -> tuple[int, S]:
+        """The nearest kept state at or before ``version`` and its version (0 and the
+        initial state: none), after folding the game's kept states up to ``version`` if
+        they were missing: one fold a game at a time, the others waiting for its states,
+        so many readers of a game this process has not read yet fold it once."""
+        every = self.checkpoints.every
+        at, state = self.checkpoints.nearest(game_id, version)
+        if version - at >= every:
+            lock = self._warming.setdefault(game_id, asyncio.Lock())
+            async with lock:
+                at, state = self.checkpoints.nearest(game_id, version)
+                if version - at >= every:
+                    start = state if state is not None else self.decider.initial_state()
+                    last = version - version % every
+                    async with contextlib.aclosing(
+                        self._folding(game_id, at, start, last)
+                    ) as folding:
+                        async for _ in folding:
+                            pass
+                    at, state = self.checkpoints.nearest(game_id, version)
+            if not lock.locked():
+                self._warming.pop(game_id, None)
+        return at, state if state is not None else self.decider.initial_state()
 
     async def latest(self, game_id: str) -> tuple[S, int]:
         """The newest state this replica knows of a game: its cache, else read from the store
@@ -222,8 +304,19 @@ class GameHost(Generic[S, C, E]):
         known = {r.version: r for outcome in outcomes for r in outcome.records}
         if all(v in known for v in range(first, last + 1)):
             return [known[v] for v in range(first, last + 1)]
-        records, _ = self._with_befores(await self.history(game_id, 1, last), first)
-        return records
+        async with contextlib.aclosing(self.replayed(game_id, first, last)) as records:
+            return [r async for r in records]
+
+    async def events(self, game_id: str) -> list[E]:
+        """Every event of a game, read a page at a time with the event loop free between
+        pages (an export's; the game's length is bounded)."""
+        out: list[E] = []
+        while True:
+            page = await self.history(game_id, len(out) + 1, len(out) + READ_PAGE)
+            out += [r.event for r in page]
+            if len(page) < READ_PAGE:
+                return out
+            await asyncio.sleep(0)
 
     async def exists(self, game_id: str) -> bool:
         return await self.store.stream_version(self.stream_id(game_id)) > 0
@@ -233,12 +326,13 @@ class GameHost(Generic[S, C, E]):
     ) -> AsyncIterator[Recorded[E]]:
         """Every event after ``after_version``, then each new one as it is appended; never ends."""
         check_version(after_version, "after_version")
-        news, following = await self._opened(game_id, after_version, poll_seconds)
-        for recorded in news:
-            yield recorded
-        async with contextlib.aclosing(following):
-            async for recorded in following:
+        _, _, past, following = await self.opening(game_id, after_version, poll_seconds)
+        async with contextlib.aclosing(past), contextlib.aclosing(following):
+            async for recorded in past:
                 yield recorded
+            async for recorded in following:
+                if recorded.version > after_version:
+                    yield recorded
 
     async def created(self, game_id: str, seconds: float) -> bool:
         """Whether the game exists, or comes to within ``seconds``: woken by its bell (its
@@ -256,25 +350,39 @@ class GameHost(Generic[S, C, E]):
             await self.bells.wait(bell, min(left, 0.5))
 
     async def opening(
-        self, game_id: str, poll_seconds: float = 5.0
-    ) -> tuple[list[Recorded[E]], AsyncGenerator[Recorded[E], None]]:
-        """A game's every event so far, read once, and then each new one as it is appended:
-        for a watch that needs the game as it stands before it sends anything (the
-        watcher's seat in it), without reading the game twice and folding it twice."""
-        return await self._opened(game_id, 0, poll_seconds)
+        self, game_id: str, after_version: int = 0, poll_seconds: float = 5.0
+    ) -> tuple[S, int, AsyncGenerator[Recorded[E], None], AsyncGenerator[Recorded[E], None]]:
+        """A game as it stands (fresh from the store) and its version; the events after
+        ``after_version`` up to that version, each with the states before and after it; and
+        then each new event as it is appended: for a watch that needs the game as it stands
+        before it sends anything (the watcher's seat in it).
 
-    async def _opened(
-        self, game_id: str, after_version: int, poll_seconds: float
-    ) -> tuple[list[Recorded[E]], AsyncGenerator[Recorded[E], None]]:
-        """The events after ``after_version``, read once, and the ones that follow them."""
+        The state is folded from the nearest kept state at or before ``after_version``
+        (``checkpoints``): when the rest of the game is one page (``READ_PAGE`` events), it
+        is read once and folded once; else the game is caught up a page at a time, and the
+        past events are ``replayed``'s, each page read as the watcher takes it."""
+        check_version(after_version, "after_version")
         bell = self.bells.bell(game_id)
         hinted = self.bells.hinted(game_id)
-        news = await self.history(game_id, after_version + 1)
-        # a game's first read says whether it exists; a watch from later on asks apart
-        if not news and (after_version == 0 or not await self.exists(game_id)):
-            raise self._not_found(game_id)
-        last = news[-1].version if news else after_version
-        return news, self._after(game_id, last, hinted, bell, poll_seconds)
+        at, state = await self._warmed(game_id, after_version)
+        page = await self.history(game_id, at + 1, at + READ_PAGE)
+        if len(page) < READ_PAGE:
+            if not page and at == 0:
+                raise self._not_found(game_id)
+            past: list[Recorded[E]] = []
+            for r in page:
+                after = self._evolve(state, r)
+                self.checkpoints.keep(game_id, r.version, after)
+                if r.version > after_version:
+                    past.append(replace(r, before=state, after=after))
+                state = after
+            version = page[-1].version if page else at
+            self._remember(game_id, state, version)
+            following = self._after(game_id, version, hinted, bell, poll_seconds)
+            return state, version, _listed(past), following
+        state, version = await self._current(game_id, fresh=True)
+        following = self._after(game_id, version, hinted, bell, poll_seconds)
+        return state, version, self.replayed(game_id, after_version + 1, version), following
 
     @watched
     async def _after(
@@ -525,19 +633,6 @@ class GameHost(Generic[S, C, E]):
             states.append(state)
         return states
 
-    def _with_befores(
-        self, records: Iterable[Recorded[E]], first: int = 1
-    ) -> tuple[list[Recorded[E]], S]:
-        """A stream's events from its first, folded once: those from version ``first`` on,
-        each with the state before it, and the state after the last."""
-        state = self.decider.initial_state()
-        out: list[Recorded[E]] = []
-        for r in records:
-            if r.version >= first:
-                out.append(replace(r, before=state))
-            state = self._evolve(state, r)
-        return out, state
-
     async def _append_timeout(
         self, game_id: str, state: S, version: int, late: Preempted, at: datetime
     ) -> bool:
@@ -576,7 +671,10 @@ class GameHost(Generic[S, C, E]):
 
     def _remember(self, game_id: str, state: S, version: int) -> None:
         """Keep the newest state seen; a slow read finishing after a newer append must not
-        put an older state back (commands would then be decided, and refused, on it)."""
+        put an older state back (commands would then be decided, and refused, on it).
+        A state at a version ``checkpoints`` keeps is kept there too: a game played on this
+        replica from its start needs no fold to be read at a version."""
+        self.checkpoints.keep(game_id, version, state)
         cached = self._cache.get(game_id)
         if cached is not None and cached[1] > version:
             return
@@ -601,10 +699,24 @@ class GameHost(Generic[S, C, E]):
         if cached is not None and not fresh:
             return cached
         state, version = cached if cached is not None else (self.decider.initial_state(), 0)
-        newer = await self.history(game_id, version + 1)
-        if newer:
-            state = self.fold(newer, state)
-            version = newer[-1].version
+        if cached is not None:
+            # What is newer than the cached state, usually a page or less.
+            page = await self.history(game_id, version + 1, version + READ_PAGE)
+            for r in page:
+                state = self._evolve(state, r)
+                self.checkpoints.keep(game_id, r.version, state)
+                version = r.version
+            if len(page) < READ_PAGE:
+                self._remember(game_id, state, version)
+                return state, version
+        # Not read here lately, or far behind: from the latest kept state, the kept ones made
+        # first (``_warmed``: one fold a game for every reader), the rest a page at a time.
+        at, kept = await self._warmed(game_id, MAX_VERSION)
+        if at > version:
+            state, version = kept, at
+        async with contextlib.aclosing(self._folding(game_id, version, state, None)) as newer:
+            async for recorded in newer:
+                state, version = cast(S, recorded.after), recorded.version
         if version == 0:
             raise self._not_found(game_id)
         self._remember(game_id, state, version)
@@ -666,16 +778,15 @@ class GameHost(Generic[S, C, E]):
         self, game_id: str, result: AppendResult, actor: str | None
     ) -> Outcome[S, E]:
         """A repeated command's first outcome, for the actor who sent it and no one else."""
-        events = await self.history(game_id, 1, result.last_version)
-        first = next(r for r in events if r.version == result.first_version)
+        records = tuple(await self.recorded(game_id, result.first_version, result.last_version))
+        first = records[0]
         if actor is not None and first.record.metadata.actor not in (None, actor):
             raise AlreadyExists(
                 "this command_id was already used in this game by someone else;"
                 " choose a new one (a random UUID)",
                 reason="COMMAND_ID_TAKEN",
             )
-        folded, state = self._with_befores(events, result.first_version)
-        records = tuple(folded)
+        state = cast(S, records[-1].after)
         mine = tuple(r.event for r in records)
         return Outcome(state, result.last_version, mine, duplicate=True, records=records)
 
@@ -687,6 +798,11 @@ def _not_before(arrived: datetime, state: Any) -> datetime:
     clock = getattr(state, "clock", None)
     last = getattr(clock, "at", None)
     return last if isinstance(last, datetime) and last > arrived else arrived
+
+
+async def _listed(items: Iterable[R]) -> AsyncGenerator[R, None]:
+    for item in items:
+        yield item
 
 
 async def _decided(command: C | Callable[[S], Awaitable[C]], state: S) -> C:

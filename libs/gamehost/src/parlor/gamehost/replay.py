@@ -16,6 +16,7 @@ version.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -81,28 +82,22 @@ async def play_back(
 ) -> AsyncIterator[tuple[Recorded[E], S]]:
     """A finished game's events with the state after each, ``pace_ms`` apart."""
     delay = check_pace(pace_ms)
-    history = await host.history(game_id)
-    if not history:
-        raise host._not_found(game_id)
-    check_seen(game_id, from_version - 1, history[-1].version)
-    state = host.decider.initial_state()
-    states: list[S] = []
-    for recorded in history:
-        state = host.fold((recorded,), state)
-        states.append(state)
+    state, last = await host.load(game_id)
+    check_seen(game_id, from_version - 1, last)
     if not host.decider.is_terminal(state):
         raise FailedPrecondition(
             "only finished games are replayed; watch a game in progress instead",
             reason="GAME_NOT_FINISHED",
         )
+    # From the nearest kept state before ``from_version``, a page at a time (``replayed``):
+    # a replay from late in a long game folds only what it sends, with the loop free.
     sent = 0
-    for recorded, after in zip(history, states, strict=True):
-        if recorded.version < from_version:
-            continue
-        if sent and delay:
-            await asyncio.sleep(delay)
-        sent += 1
-        yield recorded, after
+    async with contextlib.aclosing(host.replayed(game_id, from_version, last)) as records:
+        async for recorded in records:
+            if sent and delay:
+                await asyncio.sleep(delay)
+            sent += 1
+            yield recorded, recorded.after
 
 
 def decode_all(codec: EventCodec[E], records: Sequence[Any]) -> list[E]:

@@ -66,6 +66,10 @@ R = TypeVar("R")
 
 log = logging.getLogger("parlor.gamehost.service")
 
+MAX_HISTORY_PAGE = 1000
+"""The most events one ``GetHistory`` response holds (its ``page_size``; 0 means this):
+a longer range is answered a page at a time (``next_from_version``)."""
+
 BotCommand = Callable[[Any], Awaitable[Any]]
 SeatCommand = Callable[[T, int], Any]
 """A move RPC's command, built from the state it is decided on and the caller's seat: the
@@ -430,14 +434,10 @@ class GameService(Generic[T, E]):
         """Events ``first..last`` as ``viewer`` sees them, each with the game before it."""
         if last < first:
             return []
-        if first > 1:
-            before, _ = await self.host.load(game_id, first - 1)
-        else:
-            before = self.host.decider.initial_state()
         out: list[Message] = []
-        for recorded in await self.host.history(game_id, first, last):
-            out.append(self.event_message(recorded, before, viewer, everything))
-            before = self.host.fold((recorded,), before)
+        async with contextlib.aclosing(self.host.replayed(game_id, first, last)) as records:
+            async for recorded in records:
+                out.append(self.event_message(recorded, recorded.before, viewer, everything))
         return out
 
     def check_bots(self, seats: Sequence[Seat]) -> None:
@@ -536,36 +536,39 @@ class GameService(Generic[T, E]):
         return self._response("GetGameResponse", game=game)
 
     async def GetHistory(self, request: Any, context: Any) -> Any:
+        """Events ``from_version..to_version``, at most ``page_size`` of them (at most
+        ``MAX_HISTORY_PAGE``); ``next_from_version`` says where the next page starts."""
         me = auth.caller()
+        size = getattr(request, "page_size", 0)
+        if not 0 <= size <= MAX_HISTORY_PAGE:
+            raise InvalidArgument(
+                f"page_size must be 0 to {MAX_HISTORY_PAGE}",
+                reason="INVALID_PAGE_SIZE",
+                metadata={"field": "page_size", "limit": str(MAX_HISTORY_PAGE)},
+            )
         if request.to_version and request.to_version < request.from_version:
             raise InvalidArgument("to_version comes before from_version", reason="INVALID_RANGE")
         current, now = await self.host.load(request.game_id)
-        check_seen(request.game_id, (request.from_version or 1) - 1, now)
+        first = request.from_version or 1
+        check_seen(request.game_id, first - 1, now)
         seen = entitlement(self.over(current), viewer_seat(current, me))
-        events = await self.events_seen(
-            request.game_id,
-            request.from_version or 1,
-            min(request.to_version or now, now),
-            seen.viewer,
-            seen.everything,
+        last = min(request.to_version or now, now)
+        end = min(last, first + (size or MAX_HISTORY_PAGE) - 1)
+        events = await self.events_seen(request.game_id, first, end, seen.viewer, seen.everything)
+        return self._response(
+            "GetHistoryResponse", events=events, next_from_version=end + 1 if end < last else 0
         )
-        return self._response("GetHistoryResponse", events=events)
 
     async def WatchGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
         """Every event after ``after_version`` with the game after it, live, until the end;
         an ``after_version`` the game does not have is refused (``check_seen``)."""
         me = auth.caller()
-        # One read of the game: who the caller is in it, as it stands, decides what they see
-        # of every event, the past ones too.
-        so_far, following = await self.once_created(
-            request.game_id, lambda: self.host.opening(request.game_id)
+        # The game as it stands (cached, caught up with the store): who the caller is in it
+        # decides what they see of every event, the past ones too.
+        table, now, past, following = await self.once_created(
+            request.game_id, lambda: self.host.opening(request.game_id, request.after_version)
         )
-        check_seen(request.game_id, request.after_version, so_far[-1].version)
-        folded: list[tuple[Recorded[Any], T, T]] = []
-        table = self.host.decider.initial_state()
-        for recorded in so_far:
-            before, table = table, self.host.fold((recorded,), table)
-            folded.append((recorded, before, table))
+        check_seen(request.game_id, request.after_version, now)
         over_already = self.over(table)
         viewer = viewer_seat(table, me)
 
@@ -579,12 +582,17 @@ class GameService(Generic[T, E]):
                 ),
             )
 
-        async with contextlib.aclosing(following):
-            for recorded, before, after in folded:
-                if recorded.version > request.after_version:
-                    yield shown(recorded, before, after)
+        async with contextlib.aclosing(past), contextlib.aclosing(following):
+            # The events the watcher has not seen, up to now: from the nearest kept state, a
+            # page at a time (``opening``), each picture built as it is sent (and shared with
+            # the other watchers of that version: ``game_message``), the loop free after each.
+            async for recorded in past:
+                yield shown(recorded, recorded.before, recorded.after)
                 if isinstance(recorded.event, GameFinished):
                     return
+                await asyncio.sleep(0)
+            if over_already:
+                return  # a finished game has nothing more to send
             async for recorded in following:
                 before, table = table, self.host.folded(recorded, table)
                 if recorded.version > request.after_version:
@@ -601,30 +609,22 @@ class GameService(Generic[T, E]):
         """A finished game played back, everything shown (``play_back`` refuses a game in
         progress before anything is sent)."""
         me = auth.caller()
-        previous: T | None = None
         async for recorded, table in play_back(
             self.host, request.game_id, request.pace_ms, request.from_version or 1
         ):
-            if previous is None:
-                previous = (
-                    (await self.host.load(request.game_id, recorded.version - 1))[0]
-                    if recorded.version > 1
-                    else self.host.decider.initial_state()
-                )
             seen = entitlement(True, viewer_seat(table, me))
             yield self._response(
                 "ReplayGameResponse",
-                event=self.event_message(recorded, previous, seen.viewer, seen.everything),
+                event=self.event_message(recorded, recorded.before, seen.viewer, seen.everything),
                 game=self.game_message(
                     request.game_id, recorded.version, table, seen.viewer, seen.everything
                 ),
             )
-            previous = table
 
     async def ExportGame(self, request: Any, context: Any) -> Any:
         auth.caller()
-        table, _ = await self.host.load(request.game_id)
-        events = [r.event for r in await self.host.history(request.game_id)]
+        table, version = await self.host.load(request.game_id)
+        events = (await self.host.events(request.game_id))[:version]
         return self.export_message(request.game_id, table, events)
 
     # -- moves -----------------------------------------------------------------------------
