@@ -12,8 +12,12 @@ checkpoint in one transaction, under an advisory lock per game type, so replicas
 may catch up concurrently and a listing right after a game ends already shows it
 (``list`` catches up first). ``open_games`` counts a player's unfinished games (the cap
 on them: ``parlor.gamehost.opengames``), caught up first too, leaving out those the player
-has left (``GameType.departures``: resigned from a game of three, left a race): the others
-may play on for as long as they like, and the player can do nothing more there. Every
+has left (``GameType.departures``: resigned from a game of three, left a race) while another
+person plays on there: the others may play on for as long as they like, and the player can do
+nothing more there. A game the player left where only bots (or people who left too) play on
+still counts: it costs the platform until it ends. ``claiming`` serialises one player's
+creations across processes (an advisory lock of the player's) and counts the games claimed
+but not yet folded here (``game_open_claims``), so the cap holds under a burst. Every
 directory of a game type must be made with the type's departures (``game_directory``):
 they share one checkpoint. Unfinished rows have partial
 indexes of their own (by time, by player): a player's games in progress, and everyone's, are
@@ -26,10 +30,11 @@ directory's tables (the in-memory store of unit tests): what one lists, the othe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -40,7 +45,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import EventStore
-from parlor.gamehost.opengames import OpenGames
+from parlor.gamehost.opengames import Claims
+from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.seating import BOT_PREFIX
 
 if TYPE_CHECKING:
     from parlor.gamehost.games import GameType
@@ -51,6 +58,8 @@ GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
 # one-key locks (appends, migrations, relays). Object 0 guards the tables' creation;
 # otherwise one catch-up per category at a time.
 DIRECTORY_LOCK_CLASS = 0x70617264  # "pard"
+# One player's creations of one game type at a time (``claiming``), keyed by both.
+CLAIM_LOCK_CLASS = 0x70617263  # "parc"
 MAX_PAGE = 500
 
 _SCHEMA = [
@@ -80,6 +89,14 @@ _SCHEMA = [
         ON game_directory USING gin (players) WHERE finished_at IS NULL""",
     """CREATE TABLE IF NOT EXISTS game_directory_checkpoints (
         category text PRIMARY KEY, position bigint NOT NULL)""",
+    # Games created for a player under the cap (``claiming``) that the directory may not have
+    # folded yet: counted until it has (then deleted), each only once its events exist.
+    """CREATE TABLE IF NOT EXISTS game_open_claims (
+        category text NOT NULL,
+        player_id text NOT NULL,
+        stream_id text NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (category, player_id, stream_id))""",
     # The players who left a game others play on (added after the table: games left before
     # it count as before, until they finish).
     # Looked up first: ALTER TABLE takes the table's exclusive lock even when the column is
@@ -114,10 +131,34 @@ _DEPARTED = text(
     " WHERE stream_id = :stream_id AND players[:seat] IS NOT NULL"
     " AND NOT departed @> ARRAY[players[:seat]]"
 )
+# A game the player holds: unfinished, and not one they left while another person plays on.
+_HOLDS = (
+    "players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL"
+    " AND (NOT departed @> ARRAY[CAST(:player AS text)] OR NOT EXISTS ("
+    "SELECT 1 FROM unnest(players) AS seated(p) WHERE p NOT LIKE 'bot:%'"
+    " AND NOT p = ANY(departed)))"
+)
 _OPEN = text(
-    "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category"
-    " AND players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL"
-    " AND NOT departed @> ARRAY[CAST(:player AS text)] LIMIT :limit) AS open"
+    "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category AND "
+    + _HOLDS
+    + " LIMIT :limit) AS open"
+)
+# Claims the directory has folded (counted there now) or whose create never committed.
+_SETTLED = text(
+    "DELETE FROM game_open_claims c WHERE c.category = :category AND c.player_id = :player"
+    " AND (EXISTS (SELECT 1 FROM game_directory d WHERE d.stream_id = c.stream_id)"
+    " OR (c.claimed_at < now() - interval '10 minutes'"
+    " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)))"
+)
+_CLAIMED = text(
+    "SELECT count(*) FROM game_open_claims c WHERE c.category = :category"
+    " AND c.player_id = :player AND c.stream_id <> :stream_id"
+    " AND EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)"
+    " AND NOT EXISTS (SELECT 1 FROM game_directory d WHERE d.stream_id = c.stream_id)"
+)
+_CLAIM = text(
+    "INSERT INTO game_open_claims (category, player_id, stream_id)"
+    " VALUES (:category, :player, :stream_id) ON CONFLICT DO NOTHING"
 )
 _CHECKPOINT = text(
     "INSERT INTO game_directory_checkpoints (category, position) VALUES (:category, :position)"
@@ -145,7 +186,7 @@ class Listed:
         return self.finished_at is not None
 
 
-class GameList(OpenGames, Protocol):
+class GameList(Claims, Protocol):
     """Where a game type's games are listed and a player's unfinished ones counted: the
     directory's tables (``Directory``) or the events themselves (``EventScan``)."""
 
@@ -191,6 +232,7 @@ class Directory:
         self._caught_up_at: float | None = None  # monotonic time of the last catch-up
         self._running = asyncio.Lock()  # one catch-up of this process at a time
         self._next: asyncio.Task[int] | None = None  # the one not yet started, which callers join
+        self._players = GameQueue()  # this process's claims: one at a time per player
 
     async def ensure(self) -> None:
         """Create the tables if missing (idempotent; serialised across processes)."""
@@ -321,8 +363,8 @@ class Directory:
             params["until"] = until
         if finished is not None:
             where.append("finished_at IS NOT NULL" if finished else "finished_at IS NULL")
-        if player_id and finished is False:  # the games they still play: not those they left
-            where.append("NOT departed @> ARRAY[CAST(:player AS text)]")
+        if player_id and finished is False:  # the games they hold, as ``open_games`` counts
+            where.append(_HOLDS)
         if before is not None:
             where.append("(created_at, stream_id) < (:before_at, :before_stream)")
             params["before_at"] = before[0]
@@ -350,18 +392,15 @@ class Directory:
         ]
 
     async def open_games(self, player_id: str, at_most: int) -> int:
-        """How many of this type's games seat ``player_id`` and have not finished, as of a
-        catch-up at most ``fresh_seconds`` old (counting stops at ``at_most``).
+        """How many of this type's games the player holds (unfinished; not left while another
+        person plays on), as of a catch-up at most ``fresh_seconds`` old (counting stops at
+        ``at_most``).
 
         Asked at every game creation and ticket, it catches up only when the last catch-up
         is older than that: a catch-up is a transaction under the type's one lock, which
-        every creation of a burst would otherwise queue for. The cap was soft already
-        (counting and creating are not one transaction); this lets a player pass it by the
-        games made for them in the last ``fresh_seconds``, which the rate limit bounds."""
-        now = self.clock()
-        if self._caught_up_at is None or now - self._caught_up_at >= self.fresh_seconds:
-            await self.caught_up()
-            self._caught_up_at = now
+        every creation of a burst would otherwise queue for. The games made since are
+        counted by their claims (``claiming``), which ``CreateGame`` takes."""
+        await self._fresh()
         async with self.engine.connect() as conn:
             count = (
                 await conn.execute(
@@ -369,6 +408,39 @@ class Directory:
                 )
             ).scalar()
         return int(count or 0)
+
+    async def _fresh(self) -> None:
+        """Catch up if the last catch-up is older than ``fresh_seconds``."""
+        now = self.clock()
+        if self._caught_up_at is None or now - self._caught_up_at >= self.fresh_seconds:
+            await self.caught_up()
+            self._caught_up_at = now
+
+    @contextlib.asynccontextmanager
+    async def claiming(self, player_id: str, game_id: str, at_most: int) -> AsyncIterator[int]:
+        """As ``OpenGames.claiming``: a transaction holding the player's advisory lock of this
+        type, counting the directory's games (``open_games``) and the claims it has not folded
+        yet, adding this game's claim, committed after the body (the game's create) returns.
+
+        One caller per player waits on the lock per process (the others queue in-process), so
+        a burst of one player's creations holds one pooled connection, not one each."""
+        await self.ensure()
+        async with self._players.turn(player_id):
+            await self._fresh()
+            params = {
+                "category": self.category,
+                "player": player_id,
+                "stream_id": f"{self.category}-{game_id}",
+                "limit": at_most,
+            }
+            key = hash_category(f"{self.category}\x1f{player_id}")
+            async with self.engine.begin() as conn:
+                await conn.execute(_LOCK, {"kind": CLAIM_LOCK_CLASS, "key": key})
+                await conn.execute(_SETTLED, params)
+                listed = (await conn.execute(_OPEN, params)).scalar() or 0
+                claimed = (await conn.execute(_CLAIMED, params)).scalar() or 0
+                await conn.execute(_CLAIM, params)
+                yield min(int(listed) + int(claimed), at_most)
 
     async def all_ids(self) -> Sequence[str]:
         """Every game id of this type, oldest first (for verification runs)."""
@@ -396,6 +468,7 @@ class EventScan:
         self.store = store
         self.prefix = category + "-"
         self.departures = _by_type(departures)
+        self._players = GameQueue()  # one claim at a time per player
 
     async def _games(self) -> dict[str, Listed]:
         """Every game of the type by stream id, folded as ``Directory._fold`` folds them."""
@@ -454,7 +527,7 @@ class EventScan:
                 (game.created_at, stream_id, game)
                 for stream_id, game in (await self._games()).items()
                 if (not player_id or player_id in game.players)
-                and not (player_id and finished is False and player_id in game.departed)
+                and not (player_id and finished is False and not holds(game, player_id))
                 and (since is None or game.created_at >= since)
                 and (until is None or game.created_at < until)
                 and (finished is None or game.finished == finished)
@@ -467,12 +540,25 @@ class EventScan:
 
     async def open_games(self, player_id: str, at_most: int) -> int:
         games = (await self._games()).values()
-        held = sum(
-            1
-            for game in games
-            if player_id in game.players and not game.finished and player_id not in game.departed
-        )
+        held = sum(1 for game in games if player_id in game.players and holds(game, player_id))
         return min(held, at_most)
+
+    @contextlib.asynccontextmanager
+    async def claiming(self, player_id: str, game_id: str, at_most: int) -> AsyncIterator[int]:
+        """As ``OpenGames.claiming``: one process holds the store, and a game it creates is
+        in its events at once, so one creation per player at a time is the whole claim."""
+        async with self._players.turn(player_id):
+            yield await self.open_games(player_id, at_most)
+
+
+def holds(game: Listed, player_id: str) -> bool:
+    """Whether ``game`` counts among ``player_id``'s open games (``_HOLDS``): unfinished, and
+    not one they left while another person (no bot, not departed) plays on."""
+    if game.finished:
+        return False
+    if player_id not in game.departed:
+        return True
+    return not any(not p.startswith(BOT_PREFIX) and p not in game.departed for p in game.players)
 
 
 def _by_type(departures: Sequence[type[Message]]) -> dict[str, type[Message]]:

@@ -50,7 +50,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_seats, recorded_match
-from parlor.gamehost.opengames import OpenGames, OpenGamesSettings, check_open_games
+from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
@@ -189,13 +189,13 @@ class GameService(Generic[T, E]):
         directory: GameList | None = None,
         queue: GameQueue | None = None,
         *,
-        open_games: OpenGames | None = None,
+        open_games: Claims | None = None,
         max_open_games: int | None = None,
     ) -> None:
         self.host = host
         self.directory = directory
         self.queue = queue
-        self.open_games: OpenGames | None = open_games if open_games is not None else directory
+        self.open_games: Claims | None = open_games if open_games is not None else directory
         """Where a creator's unfinished games are counted (``opengames``; None: not counted)."""
         self.max_open_games = (
             load(OpenGamesSettings).max_per_player if max_open_games is None else max_open_games
@@ -360,31 +360,38 @@ class GameService(Generic[T, E]):
         a refusal of a ``create_retry_reasons`` reason draws the command again (Upwords
         shuffles again when the first-player draw runs out), up to ``create_attempts``.
         ``capped``: the caller whose unfinished games are counted first (``TOO_MANY_OPEN_GAMES``
-        at ``max_open_games``; a retry already answered is not refused)."""
+        at ``max_open_games``, under their claim: ``opengames.within_cap``; a retry already
+        answered is not refused)."""
         if command_id is not None and await self.host.exists(game_id):
             # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
             # (COMMAND_ID_REUSED otherwise).
             prior = await self.host.prior(game_id, command_id, actor)
             if prior is not None:
                 return prior
-        if capped is not None:
-            await check_open_games(self.open_games, capped, self.max_open_games, self.game.name)
-        last = self.create_attempts
-        for attempt in range(1, last + 1):
-            command = await self.create_command(config, seats, deadline)
-            try:
-                return await self.host.create(
-                    game_id,
-                    OpenTable(seats, command, time_control, matched),
-                    command_id=command_id,
-                    actor=actor,
-                    correlation_id=correlation_id,
-                    extra=extra,
-                )
-            except ParlorError as refused:
-                if refused.reason not in self.create_retry_reasons or attempt == last:
-                    raise
-        raise AssertionError("unreachable")
+
+        async def create() -> Outcome[T, E]:
+            last = self.create_attempts
+            for attempt in range(1, last + 1):
+                command = await self.create_command(config, seats, deadline)
+                try:
+                    return await self.host.create(
+                        game_id,
+                        OpenTable(seats, command, time_control, matched),
+                        command_id=command_id,
+                        actor=actor,
+                        correlation_id=correlation_id,
+                        extra=extra,
+                    )
+                except ParlorError as refused:
+                    if refused.reason not in self.create_retry_reasons or attempt == last:
+                        raise
+            raise AssertionError("unreachable")
+
+        if capped is None:
+            return await create()
+        return await within_cap(
+            self.open_games, capped, self.max_open_games, self.game.name, game_id, create
+        )
 
     def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
