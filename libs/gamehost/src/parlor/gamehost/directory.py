@@ -46,6 +46,7 @@ from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import EventStore
 from parlor.gamehost.opengames import Claims
+from parlor.gamehost.privacy import Privacy
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import BOT_PREFIX
 
@@ -108,10 +109,20 @@ _SCHEMA = [
             ALTER TABLE game_directory ADD COLUMN departed text[] NOT NULL DEFAULT '{}';
         END IF;
     END $$""",
+    # A game's privacy (``parlor.gamehost.privacy``: added after the table; games before it
+    # are public, and no one is findable in them by player id).
+    """DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                       WHERE table_schema = current_schema() AND table_name = 'game_directory'
+                       AND column_name = 'findable') THEN
+            ALTER TABLE game_directory ADD COLUMN private boolean NOT NULL DEFAULT false,
+                ADD COLUMN findable text[] NOT NULL DEFAULT '{}';
+        END IF;
+    END $$""",
 ]
 
 _NEW = text(
-    "SELECT position, stream_id, version, type, data, recorded_at FROM events "
+    "SELECT position, stream_id, version, type, data, recorded_at, extra FROM events "
     "WHERE position > :after AND position <= :head AND type = ANY(:types) "
     "AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
 )
@@ -119,8 +130,8 @@ _LOCK = text("SELECT pg_advisory_xact_lock(CAST(:kind AS integer), CAST(:key AS 
 _HEAD = text("SELECT max(position) FROM events")
 _SEATED = text(
     "INSERT INTO game_directory (stream_id, category, game_id, players, names, created_at,"
-    " last_version) VALUES (:stream_id, :category, :game_id, :players, :names, :at, :version)"
-    " ON CONFLICT (stream_id) DO NOTHING"
+    " last_version, private, findable) VALUES (:stream_id, :category, :game_id, :players,"
+    " :names, :at, :version, :private, :findable) ON CONFLICT (stream_id) DO NOTHING"
 )
 _FINISHED = text(
     "UPDATE game_directory SET finished_at = :at, finish_reason = :reason,"
@@ -180,6 +191,19 @@ class Listed:
     last_version: int
     departed: tuple[str, ...] = ()
     """The players who left it while the others played on (``GameType.departures``)."""
+    private: bool = False
+    findable: tuple[str, ...] = ()
+    """The players who chose to be found in it by their id (``parlor.gamehost.privacy``)."""
+
+    def shown_to(self, viewer: str | None, player_id: str | None) -> bool:
+        """Whether a listing for ``viewer`` (None: a service, who sees all) filtered by
+        ``player_id`` shows the game: a private one only to its seats; another player's
+        games only where they chose to be findable."""
+        if viewer is None:
+            return True
+        if self.private and viewer not in self.players:
+            return False
+        return not player_id or player_id == viewer or player_id in self.findable
 
     @property
     def finished(self) -> bool:
@@ -199,9 +223,11 @@ class GameList(Claims, Protocol):
         finished: bool | None = None,
         limit: int = 50,
         before: tuple[dt.datetime, str] | None = None,
+        viewer: str | None = None,
     ) -> list[Listed]:
         """Newest first; ``finished`` True: finished games only, False: in progress only,
-        None: all; ``before`` (created_at, game_id) continues a previous page."""
+        None: all; ``before`` (created_at, game_id) continues a previous page; ``viewer`` the
+        player the listing is for (``Listed.shown_to``; None: a service, everything)."""
         ...
 
 
@@ -296,8 +322,10 @@ class Directory:
                         },
                     )
                 ).all()
-                for position, stream_id, version, type_, data, recorded_at in rows:
-                    await self._fold(conn, stream_id, version, type_, bytes(data), recorded_at)
+                for position, stream_id, version, type_, data, recorded_at, extra in rows:
+                    await self._fold(
+                        conn, stream_id, version, type_, bytes(data), recorded_at, extra
+                    )
                     after = position
                 if len(rows) < self.batch:
                     after = max(after, head)
@@ -307,11 +335,19 @@ class Directory:
                 return total
 
     async def _fold(
-        self, conn: Any, stream_id: str, version: int, type_: str, data: bytes, at: dt.datetime
+        self,
+        conn: Any,
+        stream_id: str,
+        version: int,
+        type_: str,
+        data: bytes,
+        at: dt.datetime,
+        extra: Any = None,
     ) -> None:
         game_id = stream_id[len(self.category) + 1 :]
         if type_ == SEATS_TAKEN:
             seats = common_pb2.SeatsTaken.FromString(data).seats
+            privacy = Privacy.of(extra if isinstance(extra, dict) else None)
             await conn.execute(
                 _SEATED,
                 {
@@ -322,6 +358,8 @@ class Directory:
                     "names": [s.display_name for s in seats],
                     "at": at,
                     "version": version,
+                    "private": privacy.private,
+                    "findable": list(privacy.findable),
                 },
             )
         elif type_ == GAME_FINISHED:
@@ -343,6 +381,7 @@ class Directory:
         finished: bool | None = None,
         limit: int = 50,
         before: tuple[dt.datetime, str] | None = None,
+        viewer: str | None = None,
     ) -> list[Listed]:
         """Newest first; ``finished`` True: finished games only, False: in progress only (on
         the partial indexes of unfinished rows; with ``player_id``, those the player still
@@ -365,13 +404,18 @@ class Directory:
             where.append("finished_at IS NOT NULL" if finished else "finished_at IS NULL")
         if player_id and finished is False:  # the games they hold, as ``open_games`` counts
             where.append(_HOLDS)
+        if viewer is not None:  # as ``Listed.shown_to``
+            params["viewer"] = viewer
+            where.append("(NOT private OR players @> ARRAY[CAST(:viewer AS text)])")
+            if player_id and player_id != viewer:
+                where.append("findable @> ARRAY[CAST(:player AS text)]")
         if before is not None:
             where.append("(created_at, stream_id) < (:before_at, :before_stream)")
             params["before_at"] = before[0]
             params["before_stream"] = f"{self.category}-{before[1]}"
         query = text(
             "SELECT game_id, players, names, created_at, finished_at, finish_reason,"
-            " last_version, departed FROM game_directory WHERE "
+            " last_version, departed, private, findable FROM game_directory WHERE "
             + " AND ".join(where)
             + " ORDER BY created_at DESC, stream_id DESC LIMIT :limit"
         )
@@ -387,6 +431,8 @@ class Directory:
                 row[5] or "",
                 row[6],
                 tuple(row[7]),
+                row[8],
+                tuple(row[9]),
             )
             for row in rows
         ]
@@ -482,6 +528,7 @@ class EventScan:
                     continue
                 if event.type == SEATS_TAKEN and stream_id not in games:
                     seats = common_pb2.SeatsTaken.FromString(event.data).seats
+                    privacy = Privacy.of(event.metadata.extra)
                     games[stream_id] = Listed(
                         stream_id[len(self.prefix) :],
                         tuple(s.player_id for s in seats),
@@ -490,6 +537,8 @@ class EventScan:
                         None,
                         "",
                         event.version,
+                        private=privacy.private,
+                        findable=privacy.findable,
                     )
                 elif event.type == GAME_FINISHED and stream_id in games:
                     reason = common_pb2.GameFinished.FromString(event.data).reason
@@ -518,6 +567,7 @@ class EventScan:
         finished: bool | None = None,
         limit: int = 50,
         before: tuple[dt.datetime, str] | None = None,
+        viewer: str | None = None,
     ) -> list[Listed]:
         """As ``Directory.list``."""
         check_limit(limit)
@@ -532,6 +582,7 @@ class EventScan:
                 and (until is None or game.created_at < until)
                 and (finished is None or game.finished == finished)
                 and (after is None or (game.created_at, stream_id) < after)
+                and game.shown_to(viewer, player_id)
             ),
             key=lambda row: (row[0], row[1]),
             reverse=True,
