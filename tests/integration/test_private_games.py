@@ -167,3 +167,29 @@ async def test_a_private_lobbys_game_is_private(start_platform: Any, monkeypatch
         for read in reads(outsider, game_id):
             await refused_as_missing(read())
         await outsider.GetGame(pb.GetGameRequest(game_id=game_id, invite=got.spectator_invite))
+
+
+async def test_the_client_library_makes_shares_and_watches_a_private_game(
+    start_platform: Any,
+) -> None:
+    from parlor.client import NotFound, ParlorClient
+
+    ada, cy = (f"{n}-{secrets.token_hex(4)}" for n in ("ada", "cy"))
+    async with start_platform("connect4x4") as platform:
+        async with (
+            ParlorClient(platform.target, platform.token(ada)) as owner,
+            ParlorClient(platform.target, platform.token(cy)) as friend,
+        ):
+            game = await owner.connect4x4.create_game([ada, "bot:random"], private=True)
+            invite = await owner.connect4x4.spectator_invite(game.game_id)
+            assert invite
+            with pytest.raises(NotFound):
+                await friend.connect4x4.get_game(game.game_id)
+            seen = await friend.connect4x4.get_game(game.game_id, invite=invite)
+            assert seen.game_id == game.game_id
+            assert len(await friend.connect4x4.history(game.game_id, invite=invite)) >= 2
+            async for event, _ in friend.connect4x4.watch(game.game_id, invite=invite):
+                assert event.info.version == 1
+                break
+            with pytest.raises(NotFound):  # only a seat is given the invite
+                await friend.connect4x4.spectator_invite(game.game_id)
