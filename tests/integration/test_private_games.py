@@ -137,6 +137,16 @@ async def test_a_player_is_found_by_id_only_where_they_chose_to_be(start_platfor
         assert {hidden, found} <= await listed(other)  # both public: in everyone's listing
 
 
+async def matched(tickets: Any, ticket_id: str) -> str:
+    """The game id of the ticket's match, once matched."""
+    for _ in range(300):
+        ticket = (await tickets.GetTicket(mm.GetTicketRequest(ticket_id=ticket_id))).ticket
+        if ticket.status == mm.TICKET_STATUS_MATCHED:
+            return str(ticket.match_id)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"ticket {ticket_id} not matched")
+
+
 async def test_a_private_lobbys_game_is_private(start_platform: Any, monkeypatch: Any) -> None:
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
     monkeypatch.setenv("PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS", "0")
@@ -149,15 +159,8 @@ async def test_a_private_lobbys_game_is_private(start_platform: Any, monkeypatch
     ):
         host, guest = mm_grpc.MatchmakingServiceStub(a_ch), mm_grpc.MatchmakingServiceStub(b_ch)
         lobby = await host.CreateLobby(mm.CreateLobbyRequest(game_type="connect4x4"))
-        await guest.JoinLobby(mm.JoinLobbyRequest(code=lobby.code))
-        for _ in range(300):
-            ticket = (
-                await host.GetTicket(mm.GetTicketRequest(ticket_id=lobby.ticket.ticket_id))
-            ).ticket
-            if ticket.status == mm.TICKET_STATUS_MATCHED:
-                break
-            await asyncio.sleep(0.05)
-        game_id = ticket.match_id
+        await guest.JoinLobby(mm.JoinLobbyRequest(code=lobby.code, findable=True))
+        game_id = await matched(host, lobby.ticket.ticket_id)
         seat = pb_grpc.Connect4x4ServiceStub(a_ch)
         outsider = pb_grpc.Connect4x4ServiceStub(c_ch)
         got = await seat.GetGame(pb.GetGameRequest(game_id=game_id))
@@ -167,6 +170,42 @@ async def test_a_private_lobbys_game_is_private(start_platform: Any, monkeypatch
         for read in reads(outsider, game_id):
             await refused_as_missing(read())
         await outsider.GetGame(pb.GetGameRequest(game_id=game_id, invite=got.spectator_invite))
+        # bob chose to be findable: his fellow seat finds the game by his id; ada did not, so
+        # not even bob finds it by hers; an outsider by neither (the game is private).
+        assert game_id in await listed(seat, bob)
+        assert game_id not in await listed(pb_grpc.Connect4x4ServiceStub(b_ch), ada)
+        assert game_id not in await listed(outsider, bob)
+
+
+async def test_a_ticket_chooses_whether_its_player_is_findable_in_the_matchs_game(
+    start_platform: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS", "0")
+    ada, cy = (f"{n}-{secrets.token_hex(4)}" for n in ("ada", "cy"))
+    async with (
+        start_platform("matchmaking", "connect4x4") as platform,
+        platform.channel(ada) as a_ch,
+        platform.channel(cy) as c_ch,
+    ):
+        tickets = mm_grpc.MatchmakingServiceStub(a_ch)
+        outsider = pb_grpc.Connect4x4ServiceStub(c_ch)
+        found = []
+        for findable in (True, False):
+            made = await tickets.CreateTicket(
+                mm.CreateTicketRequest(game_type="connect4x4", bots_at_once=True, findable=findable)
+            )
+            game_id = await matched(tickets, made.ticket.ticket_id)
+            for _ in range(100):  # the game service makes the match's game
+                if game_id in await listed(pb_grpc.Connect4x4ServiceStub(a_ch), ada):
+                    break
+                await asyncio.sleep(0.05)
+            found.append(game_id)
+        chose, did_not = found
+        by_id = await listed(outsider, ada)
+        assert chose in by_id
+        assert did_not not in by_id
+        assert {chose, did_not} <= await listed(outsider)  # public games, both
 
 
 async def test_the_client_library_makes_shares_and_watches_a_private_game(

@@ -63,8 +63,8 @@ def from_match(match: events_pb2.MatchFormed) -> MatchCreate:
 
 def match_privacy(match: events_pb2.MatchFormed) -> Privacy:
     """A match's game is public; a private lobby's is private (``parlor.gamehost.privacy``).
-    No seat of a match is findable by player id."""
-    return Privacy.chosen(private=bool(match.lobby))
+    Its players are findable by id where their tickets chose to be."""
+    return Privacy.chosen(private=bool(match.lobby), findable=match.findable_players)
 
 
 def match_seats(match: events_pb2.MatchFormed) -> tuple[Seat, ...]:
