@@ -245,7 +245,7 @@ async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
     async with start_web("matchmaking", "connect4x4") as web:
         report = await run_script("lobby.mjs", web)
-        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.service_channel())  # a private game
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
     assert len(report["code"]) == 12
     assert report["games"][0] == report["games"][1]
@@ -264,7 +264,7 @@ async def test_a_private_lobby_is_played_on_the_time_control_its_host_picked(
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
     async with start_web("matchmaking", "connect4x4") as web:
         report = await run_script("timecontrol.mjs", web)
-        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.service_channel())  # a private game
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
     assert report["preselected"] == "5+3"  # the game type's default
     assert "3+2" in report["offered"]
@@ -298,7 +298,7 @@ async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
     async with start_web("matchmaking", "connect4x4") as web:
         report = await run_script("clocks.mjs", web)
-        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.service_channel())  # a private game
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"]))).game
     assert game.clocks.time_control.kind == 3  # a matched game: the default, Fischer 5+3
     assert report["timeControl"] == "5+3"
