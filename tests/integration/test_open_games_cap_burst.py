@@ -87,3 +87,28 @@ async def test_a_burst_across_two_servers_sharing_a_database_makes_exactly_the_c
             "created": CAP,
             "RESOURCE_EXHAUSTED TOO_MANY_OPEN_GAMES": BURST - CAP,
         }
+
+
+async def test_many_players_creating_at_once_are_all_served(
+    capped: None, start_platform: Any
+) -> None:
+    """Claims of different players run side by side, holding at most half the transaction
+    pool between them: 80 players' creates at once all succeed, none UNAVAILABLE."""
+    async with start_platform("connect4x4") as platform:
+        players = [f"many-{secrets.token_hex(6)}" for _ in range(80)]
+        channels = [platform.channel(p) for p in players]
+        try:
+
+            async def one(i: int) -> str:
+                stub = pb_grpc.Connect4x4ServiceStub(channels[i])
+                try:
+                    await stub.CreateGame(create(players[i]), timeout=60)
+                except grpc.aio.AioRpcError as exc:
+                    return f"{exc.code().name} {reason_of(exc)}"
+                return "created"
+
+            outcomes = Counter(await asyncio.gather(*(one(i) for i in range(len(players)))))
+        finally:
+            for channel in channels:
+                await channel.close()
+        assert outcomes == {"created": len(players)}

@@ -259,6 +259,7 @@ class Directory:
         self._running = asyncio.Lock()  # one catch-up of this process at a time
         self._next: asyncio.Task[int] | None = None  # the one not yet started, which callers join
         self._players = GameQueue()  # this process's claims: one at a time per player
+        self._slots: asyncio.Semaphore | None = None  # ``_claim_slots``
 
     async def ensure(self) -> None:
         """Create the tables if missing (idempotent; serialised across processes)."""
@@ -469,9 +470,12 @@ class Directory:
         yet, adding this game's claim, committed after the body (the game's create) returns.
 
         One caller per player waits on the lock per process (the others queue in-process), so
-        a burst of one player's creations holds one pooled connection, not one each."""
+        a burst of one player's creations holds one pooled connection, not one each; and the
+        claims of a process together hold at most half of its transaction pool
+        (``_claim_slots``), as a create may wait on a dependency (the dictionary) meanwhile:
+        the directory's catch-ups and the other tables' transactions keep the rest."""
         await self.ensure()
-        async with self._players.turn(player_id):
+        async with self._players.turn(player_id), self._claim_slots():
             await self._fresh()
             params = {
                 "category": self.category,
@@ -487,6 +491,13 @@ class Directory:
                 claimed = (await conn.execute(_CLAIMED, params)).scalar() or 0
                 await conn.execute(_CLAIM, params)
                 yield min(int(listed) + int(claimed), at_most)
+
+    def _claim_slots(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            size = getattr(self.engine.pool, "size", None)
+            pooled = size() if callable(size) else 0
+            self._slots = asyncio.Semaphore(max(1, int(pooled) // 2) if pooled else 4)
+        return self._slots
 
     async def all_ids(self) -> Sequence[str]:
         """Every game id of this type, oldest first (for verification runs)."""
