@@ -20,10 +20,16 @@ descriptors (an RPC added later is checked without editing this file):
   RPC, IssueGuestToken, is named and checked as such).
 - seats: every RPC that acts (its request has ``seat`` or ``command_id``) is refused
   with PERMISSION_DENIED when bob names ada's seat or a spectator acts, and stores nothing.
+- private games: in a private game of every game type between ada and bob, every RPC of its
+  service naming the game answers cyd (no seat, no invite, or a wrong one) as it answers a
+  game that does not exist (NOT_FOUND GAME_NOT_FOUND, or the request's own fault); no
+  answer to cyd (ListGames included) names the game, and neither any answer to cyd nor any
+  message on NATS carries its spectator invite.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import importlib
 import os
@@ -123,6 +129,11 @@ ACTING_CASES = [
     for category in SEATED
     for m in game_service(category).methods
     if {"seat", "command_id"} & set(m.input_type.fields_by_name)
+]
+PRIVATE_CASES = [
+    pytest.param(category, m.name, id=f"{category}.{m.name}")
+    for category in SEATED
+    for m in game_service(category).methods
 ]
 TOKEN_CASES = [
     pytest.param(m.full_name, id=m.full_name.removeprefix("parlor."))
@@ -698,6 +709,83 @@ async def test_nats_carries_no_hidden_tile(
     finally:
         await nc.close()
     assert checked >= 10
+
+
+# --- private games: every RPC of every game service, as an outsider --------------------------
+
+
+@pytest.fixture(scope="module")
+def private_games(client: Client) -> dict[str, tuple[str, str]]:
+    """A private game per game type between ada and bob: (game id, spectator invite)."""
+    made = {}
+    for category in SEATED:
+        game_id = f"private-{uuid.uuid4().hex[:12]}"
+        request = generic(method(category, "CreateGame"), game_id)
+        request.seats.extend(seats("ada", "bob"))  # type: ignore[attr-defined]
+        request.private = True  # type: ignore[attr-defined]
+        created = client.ok(category, "CreateGame", request, "service")
+        assert created.spectator_invite
+        made[category] = (game_id, created.spectator_invite)
+    return made
+
+
+@pytest.mark.parametrize(("category", "name"), PRIVATE_CASES)
+def test_no_rpc_shows_an_outsider_a_private_game(
+    client: Client, private_games: dict[str, tuple[str, str]], category: str, name: str
+) -> None:
+    game_id, invite = private_games[category]
+    m = method(category, name)
+    names_game = "game_id" in m.input_type.fields_by_name and name != "CreateGame"
+    for wrong in ("", invite[:-1] + ("A" if invite[-1] != "A" else "B")):
+        request = generic(m, game_id)
+        if wrong and "invite" in m.input_type.fields_by_name:
+            request.invite = wrong  # type: ignore[attr-defined]
+        outcome = client.call(m, request, "cyd")
+        assert outcome.code not in UNCHECKED, f"{name}: {outcome.describe()}"
+        if names_game:  # answered as a game that does not exist is
+            request.game_id = f"missing-{uuid.uuid4().hex[:12]}"  # type: ignore[attr-defined]
+            missing = client.call(m, request, "cyd")
+            assert outcome.code != grpc.StatusCode.OK, name
+            assert (outcome.code, reason_of(outcome.error)) == (  # type: ignore[arg-type]
+                missing.code,
+                reason_of(missing.error),  # type: ignore[arg-type]
+            ), f"{name}: {outcome.describe()} / missing: {missing.describe()}"
+        said = " ".join(str(item) for item in outcome.items)
+        if outcome.error is not None:
+            said += f" {outcome.error.details()} {outcome.error.trailing_metadata()}"  # type: ignore[attr-defined]
+        assert invite not in said, name
+        if not names_game:
+            assert game_id not in said, name
+    # ... and its seats see it (the invite too, in GetGame).
+    if name == "GetGame":
+        seen = client.ok(category, "GetGame", generic(m, game_id), "bob")
+        assert seen.spectator_invite == invite
+        invited = generic(m, game_id)
+        invited.invite = invite  # type: ignore[attr-defined]
+        assert client.ok(category, "GetGame", invited, "cyd").spectator_invite == ""
+
+
+async def test_nats_carries_no_spectator_invite(
+    private_games: dict[str, tuple[str, str]], nats_url: str, subject_prefix: str
+) -> None:
+    nc = await nats.connect(nats_url)
+    try:
+        for category, (game_id, invite) in private_games.items():
+            sub = await nc.jetstream().subscribe(
+                f"{subject_prefix}.{category}.{game_id}.*", ordered_consumer=True
+            )
+            first = await sub.next_msg(timeout=10)  # the creating events carry the record
+            seen = [first]
+            with contextlib.suppress(nats.errors.TimeoutError):
+                while True:
+                    seen.append(await sub.next_msg(timeout=0.3))
+            await sub.unsubscribe()
+            for msg in seen:
+                assert invite not in str(msg.headers), msg.subject
+                assert invite.encode() not in msg.data, msg.subject
+            assert "private" in str(first.headers)  # the record travels, without the invite
+    finally:
+        await nc.close()
 
 
 # --- tokens: every RPC of every installed service --------------------------------------------

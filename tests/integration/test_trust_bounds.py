@@ -199,6 +199,18 @@ async def test_class_4_unbounded_input_is_refused_at_the_edge_and_nothing_is_sto
                 cpb.PlayMoveRequest(game_id=game, move="m" * 1_000_000),
                 "FIELD_TOO_LONG",
             ),
+            (
+                "1 MB spectator invite",
+                connect.GetGame,
+                cpb.GetGameRequest(game_id=game, invite="i" * 1_000_000),
+                "INVALID_INVITE",
+            ),
+            (
+                "a spectator invite one past its bound",
+                takefour.GetHistory,
+                tpb.GetHistoryRequest(game_id=game, invite="i" * 65),
+                "INVALID_INVITE",
+            ),
         ]
         before = events_stored(database_url, me)
         async with published(nats_url, subject_prefix) as messages:

@@ -506,3 +506,55 @@ async def test_a_stream_from_a_service_that_stops_answering_ends_with_an_error_e
                 bridge.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await bridge
+
+
+async def test_a_private_game_through_the_bridge_is_seen_by_its_seat_and_invitees_only(
+    start_web: Any,
+) -> None:
+    """The bridge decides nothing: a private game is a missing game to an outsider (404,
+    GAME_NOT_FOUND), in JSON and in a watch's event stream, and readable with its invite."""
+    async with start_web("matchmaking", "connect4x4") as web:
+        async with httpx.AsyncClient(base_url=web.url, timeout=30) as client:
+            ada, bob = await guest(client, "Ada"), await guest(client, "Bob")
+            seats = [{"playerId": ada["playerId"]}, {"playerId": "bot:random"}]
+            created = await client.post(
+                f"{C4}/CreateGame",
+                json={"seats": seats, "private": True},
+                headers=bearer(ada["token"]),
+            )
+            assert created.status_code == 200, created.text
+            game_id = created.json()["game"]["gameId"]
+            invite = created.json()["spectatorInvite"]
+            assert invite
+
+            hidden = await client.post(
+                f"{C4}/GetGame", json={"gameId": game_id}, headers=bearer(bob["token"])
+            )
+            assert hidden.status_code == 404
+            assert hidden.json()["reason"] == "GAME_NOT_FOUND"
+            assert invite not in hidden.text
+            listed = await client.post(f"{C4}/ListGames", json={}, headers=bearer(bob["token"]))
+            assert game_id not in listed.text
+            watched = await collect(
+                client, f"{C4}/WatchGame", {"gameId": game_id}, bearer(bob["token"])
+            )
+            assert [e["event"] for e in watched] == ["error"]
+            assert watched[0]["data"]["reason"] == "GAME_NOT_FOUND"
+
+            seen = await client.post(
+                f"{C4}/GetGame",
+                json={"gameId": game_id, "invite": invite},
+                headers=bearer(bob["token"]),
+            )
+            assert seen.status_code == 200, seen.text
+            assert "spectatorInvite" not in seen.json()
+            async with client.stream(
+                "POST",
+                f"{C4}/WatchGame",
+                json={"gameId": game_id, "invite": invite},
+                headers=bearer(bob["token"]),
+            ) as response:
+                async for event in events(response):
+                    assert event["event"] == "message"
+                    assert event["id"] == "1"
+                    break

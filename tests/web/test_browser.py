@@ -245,7 +245,7 @@ async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
     async with start_web("matchmaking", "connect4x4") as web:
         report = await run_script("lobby.mjs", web)
-        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.service_channel())  # a private game
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
     assert len(report["code"]) == 12
     assert report["games"][0] == report["games"][1]
@@ -264,7 +264,7 @@ async def test_a_private_lobby_is_played_on_the_time_control_its_host_picked(
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
     async with start_web("matchmaking", "connect4x4") as web:
         report = await run_script("timecontrol.mjs", web)
-        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.service_channel())  # a private game
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["games"][0]))).game
     assert report["preselected"] == "5+3"  # the game type's default
     assert "3+2" in report["offered"]
@@ -298,7 +298,7 @@ async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
     async with start_web("matchmaking", "connect4x4") as web:
         report = await run_script("clocks.mjs", web)
-        stub = c4_grpc.Connect4x4ServiceStub(web.platform.channel("anyone"))
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.service_channel())  # a private game
         game = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"]))).game
     assert game.clocks.time_control.kind == 3  # a matched game: the default, Fischer 5+3
     assert report["timeControl"] == "5+3"
@@ -368,7 +368,8 @@ async def test_a_guest_finds_a_game_left_in_progress_in_the_lobby_and_resigns_it
         assert report["after"]["inProgress"] == 0
         assert report["after"]["openText"] == "None: every game you started has ended."
         assert report["after"]["finished"].endswith("(resignation)")
-        channel = web.platform.channel("anyone")
+        # the player's own listing (anyone else finds them by id only where they chose to be)
+        channel = web.platform.channel(player)
         stub = c4_grpc.Connect4x4ServiceStub(channel)
         going = c4.ListGamesRequest(player_id=player, in_progress_only=True)
         assert list((await stub.ListGames(going)).games) == []

@@ -1,5 +1,6 @@
 // Parlor in the browser: guest sign-in, the lobby, and each game's live and replay pages.
-// Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>.
+// Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>;
+// a private game's spectator invite is a last part of the two (#/play/<type>/<id>/<invite>).
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
 import type { TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
@@ -77,10 +78,11 @@ function route(): void {
     " · ",
     h("button", { class: "link", id: "sign-out", onclick: () => { session.clear(); go("#/"); } }, "Sign out"),
   );
-  const [, page, type, id] = location.hash.split("/");
+  const [, page, type, id, invite] = location.hash.split("/");
   const kind = type ? kindOf(type) : undefined;
-  if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId);
-  else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId);
+  const shared = invite ? decodeURIComponent(invite) : "";
+  if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
+  else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else leave = lobby(me);
 }
 

@@ -48,8 +48,9 @@ export interface GameKind<G extends GameLike> {
   status(game: G, view: View): string;
   finished(game: G): boolean;
   board(game: G, view: View): Node;
-  // The record of a finished game as text (a game's own notation), when its service has one.
-  exportText?(gameId: string): Promise<string>;
+  // The record of a finished game as text (a game's own notation), when its service has one;
+  // `invite`: a private game's spectator invite, for a viewer holding no seat.
+  exportText?(gameId: string, invite?: string): Promise<string>;
   // Refusals that mean the command was meant for an older game than the server's (Take
   // Four's ROUND_CHANGED: the round on the screen is over; Upwords' PLAY_CHANGED: another
   // play is pending than the one answered): the page shows the refusal and draws the game as
@@ -121,7 +122,15 @@ function commandId(): string {
 export { commandId };
 
 // The live page: the game as it happens, for a player or a spectator.
-export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string): () => void {
+// A page's address: `invite` (a private game's spectator invite, for a viewer holding no seat)
+// rides as the route's last part, `#/play/<type>/<id>/<invite>`.
+export function gameHref(page: "play" | "replay", type: string, gameId: string, invite = ""): string {
+  return `#/${page}/${type}/${encodeURIComponent(gameId)}${invite ? `/${encodeURIComponent(invite)}` : ""}`;
+}
+
+// The live page: the game as it happens, for a player or a spectator (of a private game: one
+// who came by its seats' spectator link, `invite`).
+export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = ""): () => void {
   let game: G | undefined;
   const log: string[] = [];
   const boardEl = h("div", { class: "board-area" });
@@ -163,7 +172,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   // The game as the server has it now, drawn (after a refusal that says the screen is behind).
   async function refresh(): Promise<void> {
     try {
-      const answer = (await unary(kind.service, "getGame", { gameId })) as unknown as { game?: G };
+      const answer = (await unary(kind.service, "getGame", { gameId, invite })) as unknown as { game?: G };
       if (answer.game) apply(answer.game);
     } catch {
       // the watch stream brings the game as it is anyway; the refusal is on the screen
@@ -186,7 +195,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     synced = true;
     try {
       const sent = localNow();
-      const answer = (await unary(kind.service, "getGame", { gameId })) as unknown as { game?: G };
+      const answer = (await unary(kind.service, "getGame", { gameId, invite })) as unknown as { game?: G };
       const received = localNow();
       const asOf = millis(answer.game?.clocks?.asOf);
       if (answer.game && asOf !== undefined && !kind.finished(answer.game)) serverTime.roundTrip(asOf, sent, received);
@@ -212,11 +221,29 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     replace(boardEl, kind.board(game, view));
     replace(logEl, log.map((n) => h("li", {}, n)));
     if (kind.finished(game)) {
-      replace(links, h("a", { href: `#/replay/${kind.type}/${gameId}`, id: "replay-link" }, "Replay this game"));
+      replace(links, h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game"));
     } else if (view.seat === undefined) {
       replace(links, h("span", { class: "spectating" }, "You are watching."));
+    } else if (shared) {
+      replace(links, h("a", { href: gameHref("play", kind.type, gameId, shared), id: "spectator-link" }, "Spectator link (this game is private: share it with whoever may watch)"));
     } else {
       replace(links);
+      if (!askedInvite) void askInvite();
+    }
+  }
+
+  // A seat of a private game is given its spectator invite (GetGame): the page offers the
+  // link that lets others watch. A public game has none; anyone may watch it.
+  let shared = "";
+  let askedInvite = false;
+  async function askInvite(): Promise<void> {
+    askedInvite = true;
+    try {
+      const answer = (await unary(kind.service, "getGame", { gameId })) as unknown as { spectatorInvite?: string };
+      shared = answer.spectatorInvite ?? "";
+      if (shared) draw();
+    } catch {
+      // the link is a convenience; the game plays on without it
     }
   }
 
@@ -226,7 +253,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   let waits = 0;
   let closed = false;
   const follow = (): void => {
-    watch = stream(kind.service, "watchGame", { gameId, afterVersion: 0n }, {
+    watch = stream(kind.service, "watchGame", { gameId, afterVersion: 0n, invite }, {
       message(item) {
         const frame = item as unknown as Frame<G>;
         if (frame.event?.notation) log.push(frame.event.notation);
@@ -262,7 +289,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
 }
 
 // The replay page: every event of a finished game with the game after it; a slider and steps.
-export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string): () => void {
+export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = ""): () => void {
   const frames: Frame<G>[] = [];
   const slider = h("input", { type: "range", min: 0, max: 0, value: 0, id: "replay-slider" }) as HTMLInputElement;
   const counter = h("span", { id: "replay-counter" });
@@ -315,7 +342,7 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
   async function download(): Promise<void> {
     try {
       const text = kind.exportText
-        ? await kind.exportText(gameId)
+        ? await kind.exportText(gameId, invite)
         : frames.map((f) => JSON.stringify({ version: String(f.event?.info?.version ?? ""), type: f.event?.info?.type, notation: f.event?.notation })).join("\n") + "\n";
       const blob = new Blob([text], { type: "text/plain" });
       const a = h("a", { href: URL.createObjectURL(blob), download: `${kind.type}-${gameId}.${kind.exportText ? "txt" : "jsonl"}` });
@@ -327,7 +354,7 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     }
   }
 
-  const replay = stream(kind.service, "replayGame", { gameId, paceMs: 0 }, {
+  const replay = stream(kind.service, "replayGame", { gameId, paceMs: 0, invite }, {
     message(item) {
       frames.push(item as unknown as Frame<G>);
       slider.max = String(frames.length - 1);

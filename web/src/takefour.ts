@@ -224,7 +224,7 @@ export const takefour: GameKind<Game> = {
       others,
     );
   },
-  async exportText(gameId) {
-    return (await unary(TakeFourService, "exportGame", { gameId })).text;
+  async exportText(gameId, invite = "") {
+    return (await unary(TakeFourService, "exportGame", { gameId, invite })).text;
   },
 };

@@ -173,7 +173,7 @@ export const upwords: GameKind<Game> = {
       h("ul", { class: "scores" }, scores, h("li", { id: "bag" }, `Bag: ${game.bagCount} tiles`)),
     );
   },
-  async exportText(gameId) {
-    return (await unary(UpwordsService, "exportGame", { gameId })).text;
+  async exportText(gameId, invite = "") {
+    return (await unary(UpwordsService, "exportGame", { gameId, invite })).text;
   },
 };

@@ -1,7 +1,8 @@
 // A timed game's clocks: two guests meet in a private lobby (a matched Connect 4x4 game has
 // the game type's default time control, 5+3), and each page shows both seats' clocks. The
 // clock of the seat to move counts down in the browser, the other stands still; after a move
-// they switch. A spectator who opens the game later counts from the server's moment (its
+// they switch. A spectator who opens the game later (by the spectator link its seats are
+// offered: a lobby's game is private) counts from the server's moment (its
 // GetGame agrees), not from when the stream's old pictures reached it.
 import { BASE, main, meetInLobby, newPage, report, screenshot, signIn } from "./browser.mjs";
 
@@ -22,18 +23,18 @@ const clocksOf = (page) =>
   );
 
 // The game's clocks from the server, as of this call (GetGame through the bridge, the page's token).
-const serverClocks = (page, gameId) =>
-  page.evaluate(async (id) => {
+const serverClocks = (page, gameId, invite = "") =>
+  page.evaluate(async ([id, invite]) => {
     const { token } = JSON.parse(localStorage.getItem("parlor.session"));
     const r = await fetch("/api/parlor.connect4x4.v1.Connect4x4Service/GetGame", {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      body: JSON.stringify({ gameId: id }),
+      body: JSON.stringify({ gameId: id, invite }),
     });
     const seconds = (d) => (d ? parseFloat(d) : 0); // proto3 JSON Duration: "292.500s"
     const { game } = await r.json();
     return game.clocks.seats.map((s) => ({ seat: s.seat ?? 0, ms: Math.round(seconds(s.remaining) * 1000), running: Boolean(s.running) }));
-  }, gameId);
+  }, [gameId, invite]);
 
 // Watch the clocks for a while: what each page showed before and after.
 async function watched(pages, ms) {
@@ -57,10 +58,13 @@ await main(async (browser) => {
   await sleep(1500);
   const cy = await newPage(browser);
   await signIn(cy, "Cy");
-  await cy.goto(`${BASE}/#/play/connect4x4/${encodeURIComponent(gameId)}`);
+  // a lobby's game is private: the spectator comes by the link its seats are offered
+  const link = await ada.getAttribute("#spectator-link", "href");
+  const invite = decodeURIComponent(link.split("/").pop());
+  await cy.goto(`${BASE}/${link}`);
   await cy.waitForFunction(() => document.querySelectorAll(".clock[data-ms]").length === 2);
   await sleep(500); // its GetGame answered
-  const spectator = { page: await clocksOf(cy), server: await serverClocks(cy, gameId) };
+  const spectator = { page: await clocksOf(cy), server: await serverClocks(cy, gameId, invite) };
 
   // the seat to move moves; the clocks switch on both pages
   const pages = [ada, bob];

@@ -54,6 +54,8 @@ export interface WatchOptions extends StreamOptions {
    * is refused GAME_NOT_FOUND. Ask again for this long before giving up. Default 0.
    */
   waitForGameMs?: number;
+  /** A private game's spectator invite (its seats are given it: GetGameResponse.spectatorInvite), for a watcher holding no seat. */
+  invite?: string;
 }
 
 // The game clients are properties of ParlorClient (one per game of GAME_SERVICES), set in its
@@ -208,7 +210,7 @@ export class ParlorClient {
     for (;;) {
       try {
         const method = (GAME_SERVICES[type] as GenService<GenServiceMethods>).method["watchGame"];
-        for await (const update of this.transport.stream(method, { gameId, afterVersion: after }, options)) {
+        for await (const update of this.transport.stream(method, { gameId, afterVersion: after, invite: options.invite ?? "" }, options)) {
           const version = (update as { event?: { info?: { version: bigint } } }).event?.info?.version;
           if (version !== undefined) after = version;
           yield update as GameUpdate<T>;

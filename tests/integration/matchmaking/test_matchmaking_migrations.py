@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 @pytest.mark.parametrize(
     ("command", "version_table", "table", "head"),
     [
-        ("parlor-matchmaking-migrate", "parlor_matchmaking_alembic_version", "mm_tickets", "0004"),
+        ("parlor-matchmaking-migrate", "parlor_matchmaking_alembic_version", "mm_tickets", "0005"),
         ("parlor-scoring-migrate", "parlor_scoring_alembic_version", "scoring_ratings", "0001"),
     ],
 )

@@ -259,3 +259,40 @@ async def test_a_directory_made_before_departures_gains_their_column(
         assert (await directory.list())[0].departed == ()
     finally:
         await store.close()
+
+
+async def test_a_game_left_to_bots_still_counts_for_the_player_who_left(
+    migrated: None, database_url: str, unique: str
+) -> None:
+    """Only bots (or people who left too) play on: the game still costs the platform, so it
+    still counts among the open games of those who left it, in the directory as in a scan of
+    the events (``EventScan``), until it ends."""
+    from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
+    from parlor.gamehost.directory import EventScan, game_directory
+    from parlor.services.connect4x4.game import GAME as C4
+
+    def resigned(seat: int) -> NewEvent:
+        return NewEvent(
+            c4pb.PlayerResigned.DESCRIPTOR.full_name,
+            c4pb.PlayerResigned(seat=seat).SerializeToString(),
+        )
+
+    store = PostgresEventStore(database_url)
+    try:
+        directory = game_directory(store.engine, C4)
+        directory.fresh_seconds = 0
+        scan = EventScan(store, C4.category, C4.departures)
+        a, b = f"a{unique}", f"b{unique}"
+        stream = f"{C4.category}-bots{unique}"
+        await store.append(stream, [seated(a, b, "bot:random")], NO_STREAM)
+        await store.append(stream, [resigned(0)], 1)
+        for games in (directory, scan):
+            assert await games.open_games(a, 20) == 0  # b, a person, plays on
+        await store.append(stream, [resigned(1)], 2)
+        for games in (directory, scan):
+            assert await games.open_games(a, 20) == 1  # only the bot plays on now
+            assert await games.open_games(b, 20) == 1
+            listed = await games.list(player_id=a, finished=False)
+            assert [g.game_id for g in listed] == [f"bots{unique}"]
+    finally:
+        await store.close()

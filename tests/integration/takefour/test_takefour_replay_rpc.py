@@ -26,6 +26,7 @@ from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 pytestmark = pytest.mark.integration
 
 SUMMARY_FIELDS = {"game_id", "seats", "created_at", "finished_at", "finish_reason", "version"}
+SUMMARY_FIELDS |= {"private"}  # whether it is listed to its seats only
 
 
 def seats(*players: str) -> list[common_pb2.Seat]:
@@ -183,7 +184,11 @@ async def test_list_games_by_player_time_end_and_pages_with_no_tile_in_sight(
         assert [g.game_id for g in done.games] == [finished]
         going = pb.ListGamesRequest(player_id=player, in_progress_only=True)
         assert [g.game_id for g in (await dora.ListGames(going)).games] == [*reversed(ids)]
+        # Another player's games only where they chose to be found (CreateGame's findable):
+        # the player themself finds them all.
         theirs = await dora.ListGames(pb.ListGamesRequest(player_id=other))
+        assert [g.game_id for g in theirs.games] == []
+        theirs = await eve.ListGames(pb.ListGamesRequest(player_id=other))
         assert [g.game_id for g in theirs.games] == [finished]
 
         first = await dora.ListGames(pb.ListGamesRequest(player_id=player, page_size=3))

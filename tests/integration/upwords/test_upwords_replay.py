@@ -27,6 +27,7 @@ from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 pytestmark = pytest.mark.integration
 
 SUMMARY_FIELDS = {"game_id", "seats", "created_at", "finished_at", "finish_reason", "version"}
+SUMMARY_FIELDS |= {"private"}  # whether it is listed to its seats only
 
 
 def seats(*players: str) -> list[common_pb2.Seat]:
@@ -153,7 +154,9 @@ async def test_a_game_in_progress_is_not_replayed_and_shows_no_rack(upwords: Any
             said = f"{refused.value.details()} {refused.value.trailing_metadata()}"
             assert not any(s in said for s in spellings), who
 
-            listed = await stub.ListGames(pb.ListGamesRequest(player_id="ada"))
+            # ada finds her own games by her id; the others find the public game in everyone's
+            mine = "ada" if who == "ada" else ""
+            listed = await stub.ListGames(pb.ListGamesRequest(player_id=mine, page_size=500))
             (summary,) = [g for g in listed.games if g.game_id == game_id]
             assert {f.name for f in summary.DESCRIPTOR.fields} == SUMMARY_FIELDS
             assert {f.name for f, _ in summary.ListFields()} <= SUMMARY_FIELDS - {"finished_at"}
@@ -207,7 +210,11 @@ async def test_list_games_by_player_finished_and_pages(upwords: Any) -> None:
         assert [g.game_id for g in done.games] == [finished]
         going = pb.ListGamesRequest(player_id=player, in_progress_only=True)
         assert [g.game_id for g in (await dora.ListGames(going)).games] == [*reversed(ids)]
+        # Another player's games only where they chose to be found (CreateGame's findable):
+        # the player themself finds them all.
         theirs = await dora.ListGames(pb.ListGamesRequest(player_id=other))
+        assert [g.game_id for g in theirs.games] == []
+        theirs = await eve.ListGames(pb.ListGamesRequest(player_id=other))
         assert [g.game_id for g in theirs.games] == [finished]
 
         first = await dora.ListGames(pb.ListGamesRequest(player_id=player, page_size=2))

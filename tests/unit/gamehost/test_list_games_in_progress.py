@@ -42,7 +42,10 @@ async def create(servicer: Connect4x4Servicer, game_id: str, *players: str) -> N
 
 
 async def listed(servicer: Connect4x4Servicer, **fields: Any) -> list[str]:
-    response = await as_("ada", servicer.ListGames(c4pb.ListGamesRequest(**fields), None))
+    """A listing as the player it filters by asks for it (others find a player only where
+    they chose to be found), else as ada."""
+    caller = fields.get("player_id") or "ada"
+    response = await as_(caller, servicer.ListGames(c4pb.ListGamesRequest(**fields), None))
     return [g.game_id for g in response.games]
 
 

@@ -136,16 +136,27 @@ class GameClient(Generic[S]):
 
     # -- reading -------------------------------------------------------------------------------
 
-    async def get_game(self, game_id: str, version: int = 0) -> Any:
-        request = self.pb.GetGameRequest(game_id=game_id, version=version)
+    async def get_game(self, game_id: str, version: int = 0, *, invite: str = "") -> Any:
+        """The game now (or at ``version``); ``invite``: a private game's spectator invite,
+        for a caller who holds no seat in it."""
+        request = _invited(self.pb.GetGameRequest(game_id=game_id, version=version), invite)
         return (await self.client.call(self._method("GetGame"), request, idempotent=True)).game
 
-    async def history(self, game_id: str, from_version: int = 1) -> list[Any]:
+    async def spectator_invite(self, game_id: str) -> str:
+        """A private game's spectator invite, for one of its seats to share (empty for a
+        public game; a private one is NOT_FOUND to anyone else)."""
+        request = self.pb.GetGameRequest(game_id=game_id)
+        response = await self.client.call(self._method("GetGame"), request, idempotent=True)
+        return str(getattr(response, "spectator_invite", ""))
+
+    async def history(self, game_id: str, from_version: int = 1, *, invite: str = "") -> list[Any]:
         """Every event of the game from ``from_version`` on, a page at a time (the server
         answers at most 1,000 events a call and says where the next page starts)."""
         events: list[Any] = []
         while from_version:
-            request = self.pb.GetHistoryRequest(game_id=game_id, from_version=from_version)
+            request = _invited(
+                self.pb.GetHistoryRequest(game_id=game_id, from_version=from_version), invite
+            )
             response = await self.client.call(self._method("GetHistory"), request, idempotent=True)
             events += response.events
             from_version = getattr(response, "next_from_version", 0)
@@ -169,17 +180,17 @@ class GameClient(Generic[S]):
         response = await self.client.call(self._method("ListGames"), request, idempotent=True)
         return list(response.games)
 
-    async def export(self, game_id: str) -> str:
+    async def export(self, game_id: str, *, invite: str = "") -> str:
         """A finished game in the game's text notation (``ExportGame``'s ``text``, where the
         game has it; Take Four's also under its older name, ``notation``)."""
         if "ExportGame" not in self.api.service.methods_by_name:
             raise ParlorError(grpc.StatusCode.UNIMPLEMENTED, f"{self.game_type} has no export")
-        request = self.pb.ExportGameRequest(game_id=game_id)
+        request = _invited(self.pb.ExportGameRequest(game_id=game_id), invite)
         response = await self.client.call(self._method("ExportGame"), request, idempotent=True)
         return str(response.text)
 
     async def watch(
-        self, game_id: str, after_version: int = 0
+        self, game_id: str, after_version: int = 0, *, invite: str = ""
     ) -> AsyncGenerator[tuple[Any, Any], None]:
         """Every event after ``after_version`` with the game after it, then each new one.
 
@@ -190,7 +201,9 @@ class GameClient(Generic[S]):
         seen = after_version
 
         def open_stream() -> Any:
-            request = self.pb.WatchGameRequest(game_id=game_id, after_version=seen)
+            request = _invited(
+                self.pb.WatchGameRequest(game_id=game_id, after_version=seen), invite
+            )
             return self._method("WatchGame")(request, metadata=self.client.metadata, timeout=None)
 
         async with aclosing(resumed(open_stream, self.client.retry)) as items:
@@ -198,9 +211,11 @@ class GameClient(Generic[S]):
                 seen = int(item.event.info.version)
                 yield item.event, item.game
 
-    async def replay(self, game_id: str, pace_ms: int = 0) -> AsyncGenerator[tuple[Any, Any], None]:
+    async def replay(
+        self, game_id: str, pace_ms: int = 0, *, invite: str = ""
+    ) -> AsyncGenerator[tuple[Any, Any], None]:
         """A finished game played back, event by event with the game after it."""
-        request = self.pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms)
+        request = _invited(self.pb.ReplayGameRequest(game_id=game_id, pace_ms=pace_ms), invite)
         async with aclosing(self.client.stream(self._method("ReplayGame"), request)) as items:
             async for item in items:
                 yield item.event, item.game
@@ -212,3 +227,11 @@ def _messages(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["GAME_TYPES", "GameApi", "GameClient", "game_api", "seats_of"]
+
+
+def _invited(request: Any, invite: str) -> Any:
+    """``request`` naming a private game's spectator invite, if one is given (a game's proto
+    from before invites has no such field: a game of it is never private)."""
+    if invite:
+        request.invite = invite
+    return request

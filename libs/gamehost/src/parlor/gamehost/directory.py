@@ -12,8 +12,12 @@ checkpoint in one transaction, under an advisory lock per game type, so replicas
 may catch up concurrently and a listing right after a game ends already shows it
 (``list`` catches up first). ``open_games`` counts a player's unfinished games (the cap
 on them: ``parlor.gamehost.opengames``), caught up first too, leaving out those the player
-has left (``GameType.departures``: resigned from a game of three, left a race): the others
-may play on for as long as they like, and the player can do nothing more there. Every
+has left (``GameType.departures``: resigned from a game of three, left a race) while another
+person plays on there: the others may play on for as long as they like, and the player can do
+nothing more there. A game the player left where only bots (or people who left too) play on
+still counts: it costs the platform until it ends. ``claiming`` serialises one player's
+creations across processes (an advisory lock of the player's) and counts the games claimed
+but not yet folded here (``game_open_claims``), so the cap holds under a burst. Every
 directory of a game type must be made with the type's departures (``game_directory``):
 they share one checkpoint. Unfinished rows have partial
 indexes of their own (by time, by player): a player's games in progress, and everyone's, are
@@ -26,10 +30,11 @@ directory's tables (the in-memory store of unit tests): what one lists, the othe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -40,7 +45,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import EventStore
-from parlor.gamehost.opengames import OpenGames
+from parlor.gamehost.opengames import Claims
+from parlor.gamehost.privacy import Privacy
+from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.seating import BOT_PREFIX
 
 if TYPE_CHECKING:
     from parlor.gamehost.games import GameType
@@ -51,6 +59,8 @@ GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
 # one-key locks (appends, migrations, relays). Object 0 guards the tables' creation;
 # otherwise one catch-up per category at a time.
 DIRECTORY_LOCK_CLASS = 0x70617264  # "pard"
+# One player's creations of one game type at a time (``claiming``), keyed by both.
+CLAIM_LOCK_CLASS = 0x70617263  # "parc"
 MAX_PAGE = 500
 
 _SCHEMA = [
@@ -80,6 +90,14 @@ _SCHEMA = [
         ON game_directory USING gin (players) WHERE finished_at IS NULL""",
     """CREATE TABLE IF NOT EXISTS game_directory_checkpoints (
         category text PRIMARY KEY, position bigint NOT NULL)""",
+    # Games created for a player under the cap (``claiming``) that the directory may not have
+    # folded yet: counted until it has (then deleted), each only once its events exist.
+    """CREATE TABLE IF NOT EXISTS game_open_claims (
+        category text NOT NULL,
+        player_id text NOT NULL,
+        stream_id text NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (category, player_id, stream_id))""",
     # The players who left a game others play on (added after the table: games left before
     # it count as before, until they finish).
     # Looked up first: ALTER TABLE takes the table's exclusive lock even when the column is
@@ -91,10 +109,20 @@ _SCHEMA = [
             ALTER TABLE game_directory ADD COLUMN departed text[] NOT NULL DEFAULT '{}';
         END IF;
     END $$""",
+    # A game's privacy (``parlor.gamehost.privacy``: added after the table; games before it
+    # are public, and no one is findable in them by player id).
+    """DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                       WHERE table_schema = current_schema() AND table_name = 'game_directory'
+                       AND column_name = 'findable') THEN
+            ALTER TABLE game_directory ADD COLUMN private boolean NOT NULL DEFAULT false,
+                ADD COLUMN findable text[] NOT NULL DEFAULT '{}';
+        END IF;
+    END $$""",
 ]
 
 _NEW = text(
-    "SELECT position, stream_id, version, type, data, recorded_at FROM events "
+    "SELECT position, stream_id, version, type, data, recorded_at, extra FROM events "
     "WHERE position > :after AND position <= :head AND type = ANY(:types) "
     "AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
 )
@@ -102,8 +130,8 @@ _LOCK = text("SELECT pg_advisory_xact_lock(CAST(:kind AS integer), CAST(:key AS 
 _HEAD = text("SELECT max(position) FROM events")
 _SEATED = text(
     "INSERT INTO game_directory (stream_id, category, game_id, players, names, created_at,"
-    " last_version) VALUES (:stream_id, :category, :game_id, :players, :names, :at, :version)"
-    " ON CONFLICT (stream_id) DO NOTHING"
+    " last_version, private, findable) VALUES (:stream_id, :category, :game_id, :players,"
+    " :names, :at, :version, :private, :findable) ON CONFLICT (stream_id) DO NOTHING"
 )
 _FINISHED = text(
     "UPDATE game_directory SET finished_at = :at, finish_reason = :reason,"
@@ -114,10 +142,34 @@ _DEPARTED = text(
     " WHERE stream_id = :stream_id AND players[:seat] IS NOT NULL"
     " AND NOT departed @> ARRAY[players[:seat]]"
 )
+# A game the player holds: unfinished, and not one they left while another person plays on.
+_HOLDS = (
+    "players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL"
+    " AND (NOT departed @> ARRAY[CAST(:player AS text)] OR NOT EXISTS ("
+    "SELECT 1 FROM unnest(players) AS seated(p) WHERE p NOT LIKE 'bot:%'"
+    " AND NOT p = ANY(departed)))"
+)
 _OPEN = text(
-    "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category"
-    " AND players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL"
-    " AND NOT departed @> ARRAY[CAST(:player AS text)] LIMIT :limit) AS open"
+    "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category AND "
+    + _HOLDS
+    + " LIMIT :limit) AS open"
+)
+# Claims the directory has folded (counted there now) or whose create never committed.
+_SETTLED = text(
+    "DELETE FROM game_open_claims c WHERE c.category = :category AND c.player_id = :player"
+    " AND (EXISTS (SELECT 1 FROM game_directory d WHERE d.stream_id = c.stream_id)"
+    " OR (c.claimed_at < now() - interval '10 minutes'"
+    " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)))"
+)
+_CLAIMED = text(
+    "SELECT count(*) FROM game_open_claims c WHERE c.category = :category"
+    " AND c.player_id = :player AND c.stream_id <> :stream_id"
+    " AND EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)"
+    " AND NOT EXISTS (SELECT 1 FROM game_directory d WHERE d.stream_id = c.stream_id)"
+)
+_CLAIM = text(
+    "INSERT INTO game_open_claims (category, player_id, stream_id)"
+    " VALUES (:category, :player, :stream_id) ON CONFLICT DO NOTHING"
 )
 _CHECKPOINT = text(
     "INSERT INTO game_directory_checkpoints (category, position) VALUES (:category, :position)"
@@ -139,13 +191,26 @@ class Listed:
     last_version: int
     departed: tuple[str, ...] = ()
     """The players who left it while the others played on (``GameType.departures``)."""
+    private: bool = False
+    findable: tuple[str, ...] = ()
+    """The players who chose to be found in it by their id (``parlor.gamehost.privacy``)."""
+
+    def shown_to(self, viewer: str | None, player_id: str | None) -> bool:
+        """Whether a listing for ``viewer`` (None: a service, who sees all) filtered by
+        ``player_id`` shows the game: a private one only to its seats; another player's
+        games only where they chose to be findable."""
+        if viewer is None:
+            return True
+        if self.private and viewer not in self.players:
+            return False
+        return not player_id or player_id == viewer or player_id in self.findable
 
     @property
     def finished(self) -> bool:
         return self.finished_at is not None
 
 
-class GameList(OpenGames, Protocol):
+class GameList(Claims, Protocol):
     """Where a game type's games are listed and a player's unfinished ones counted: the
     directory's tables (``Directory``) or the events themselves (``EventScan``)."""
 
@@ -158,9 +223,11 @@ class GameList(OpenGames, Protocol):
         finished: bool | None = None,
         limit: int = 50,
         before: tuple[dt.datetime, str] | None = None,
+        viewer: str | None = None,
     ) -> list[Listed]:
         """Newest first; ``finished`` True: finished games only, False: in progress only,
-        None: all; ``before`` (created_at, game_id) continues a previous page."""
+        None: all; ``before`` (created_at, game_id) continues a previous page; ``viewer`` the
+        player the listing is for (``Listed.shown_to``; None: a service, everything)."""
         ...
 
 
@@ -191,6 +258,8 @@ class Directory:
         self._caught_up_at: float | None = None  # monotonic time of the last catch-up
         self._running = asyncio.Lock()  # one catch-up of this process at a time
         self._next: asyncio.Task[int] | None = None  # the one not yet started, which callers join
+        self._players = GameQueue()  # this process's claims: one at a time per player
+        self._slots: asyncio.Semaphore | None = None  # ``_claim_slots``
 
     async def ensure(self) -> None:
         """Create the tables if missing (idempotent; serialised across processes)."""
@@ -254,8 +323,10 @@ class Directory:
                         },
                     )
                 ).all()
-                for position, stream_id, version, type_, data, recorded_at in rows:
-                    await self._fold(conn, stream_id, version, type_, bytes(data), recorded_at)
+                for position, stream_id, version, type_, data, recorded_at, extra in rows:
+                    await self._fold(
+                        conn, stream_id, version, type_, bytes(data), recorded_at, extra
+                    )
                     after = position
                 if len(rows) < self.batch:
                     after = max(after, head)
@@ -265,11 +336,19 @@ class Directory:
                 return total
 
     async def _fold(
-        self, conn: Any, stream_id: str, version: int, type_: str, data: bytes, at: dt.datetime
+        self,
+        conn: Any,
+        stream_id: str,
+        version: int,
+        type_: str,
+        data: bytes,
+        at: dt.datetime,
+        extra: Any = None,
     ) -> None:
         game_id = stream_id[len(self.category) + 1 :]
         if type_ == SEATS_TAKEN:
             seats = common_pb2.SeatsTaken.FromString(data).seats
+            privacy = Privacy.of(extra if isinstance(extra, dict) else None)
             await conn.execute(
                 _SEATED,
                 {
@@ -280,6 +359,8 @@ class Directory:
                     "names": [s.display_name for s in seats],
                     "at": at,
                     "version": version,
+                    "private": privacy.private,
+                    "findable": list(privacy.findable),
                 },
             )
         elif type_ == GAME_FINISHED:
@@ -301,6 +382,7 @@ class Directory:
         finished: bool | None = None,
         limit: int = 50,
         before: tuple[dt.datetime, str] | None = None,
+        viewer: str | None = None,
     ) -> list[Listed]:
         """Newest first; ``finished`` True: finished games only, False: in progress only (on
         the partial indexes of unfinished rows; with ``player_id``, those the player still
@@ -321,15 +403,20 @@ class Directory:
             params["until"] = until
         if finished is not None:
             where.append("finished_at IS NOT NULL" if finished else "finished_at IS NULL")
-        if player_id and finished is False:  # the games they still play: not those they left
-            where.append("NOT departed @> ARRAY[CAST(:player AS text)]")
+        if player_id and finished is False:  # the games they hold, as ``open_games`` counts
+            where.append(_HOLDS)
+        if viewer is not None:  # as ``Listed.shown_to``
+            params["viewer"] = viewer
+            where.append("(NOT private OR players @> ARRAY[CAST(:viewer AS text)])")
+            if player_id and player_id != viewer:
+                where.append("findable @> ARRAY[CAST(:player AS text)]")
         if before is not None:
             where.append("(created_at, stream_id) < (:before_at, :before_stream)")
             params["before_at"] = before[0]
             params["before_stream"] = f"{self.category}-{before[1]}"
         query = text(
             "SELECT game_id, players, names, created_at, finished_at, finish_reason,"
-            " last_version, departed FROM game_directory WHERE "
+            " last_version, departed, private, findable FROM game_directory WHERE "
             + " AND ".join(where)
             + " ORDER BY created_at DESC, stream_id DESC LIMIT :limit"
         )
@@ -345,23 +432,22 @@ class Directory:
                 row[5] or "",
                 row[6],
                 tuple(row[7]),
+                row[8],
+                tuple(row[9]),
             )
             for row in rows
         ]
 
     async def open_games(self, player_id: str, at_most: int) -> int:
-        """How many of this type's games seat ``player_id`` and have not finished, as of a
-        catch-up at most ``fresh_seconds`` old (counting stops at ``at_most``).
+        """How many of this type's games the player holds (unfinished; not left while another
+        person plays on), as of a catch-up at most ``fresh_seconds`` old (counting stops at
+        ``at_most``).
 
         Asked at every game creation and ticket, it catches up only when the last catch-up
         is older than that: a catch-up is a transaction under the type's one lock, which
-        every creation of a burst would otherwise queue for. The cap was soft already
-        (counting and creating are not one transaction); this lets a player pass it by the
-        games made for them in the last ``fresh_seconds``, which the rate limit bounds."""
-        now = self.clock()
-        if self._caught_up_at is None or now - self._caught_up_at >= self.fresh_seconds:
-            await self.caught_up()
-            self._caught_up_at = now
+        every creation of a burst would otherwise queue for. The games made since are
+        counted by their claims (``claiming``), which ``CreateGame`` takes."""
+        await self._fresh()
         async with self.engine.connect() as conn:
             count = (
                 await conn.execute(
@@ -369,6 +455,49 @@ class Directory:
                 )
             ).scalar()
         return int(count or 0)
+
+    async def _fresh(self) -> None:
+        """Catch up if the last catch-up is older than ``fresh_seconds``."""
+        now = self.clock()
+        if self._caught_up_at is None or now - self._caught_up_at >= self.fresh_seconds:
+            await self.caught_up()
+            self._caught_up_at = now
+
+    @contextlib.asynccontextmanager
+    async def claiming(self, player_id: str, game_id: str, at_most: int) -> AsyncIterator[int]:
+        """As ``OpenGames.claiming``: a transaction holding the player's advisory lock of this
+        type, counting the directory's games (``open_games``) and the claims it has not folded
+        yet, adding this game's claim, committed after the body (the game's create) returns.
+
+        One caller per player waits on the lock per process (the others queue in-process), so
+        a burst of one player's creations holds one pooled connection, not one each; and the
+        claims of a process together hold at most half of its transaction pool
+        (``_claim_slots``), as a create may wait on a dependency (the dictionary) meanwhile:
+        the directory's catch-ups and the other tables' transactions keep the rest."""
+        await self.ensure()
+        async with self._players.turn(player_id), self._claim_slots():
+            await self._fresh()
+            params = {
+                "category": self.category,
+                "player": player_id,
+                "stream_id": f"{self.category}-{game_id}",
+                "limit": at_most,
+            }
+            key = hash_category(f"{self.category}\x1f{player_id}")
+            async with self.engine.begin() as conn:
+                await conn.execute(_LOCK, {"kind": CLAIM_LOCK_CLASS, "key": key})
+                await conn.execute(_SETTLED, params)
+                listed = (await conn.execute(_OPEN, params)).scalar() or 0
+                claimed = (await conn.execute(_CLAIMED, params)).scalar() or 0
+                await conn.execute(_CLAIM, params)
+                yield min(int(listed) + int(claimed), at_most)
+
+    def _claim_slots(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            size = getattr(self.engine.pool, "size", None)
+            pooled = size() if callable(size) else 0
+            self._slots = asyncio.Semaphore(max(1, int(pooled) // 2) if pooled else 4)
+        return self._slots
 
     async def all_ids(self) -> Sequence[str]:
         """Every game id of this type, oldest first (for verification runs)."""
@@ -396,6 +525,7 @@ class EventScan:
         self.store = store
         self.prefix = category + "-"
         self.departures = _by_type(departures)
+        self._players = GameQueue()  # one claim at a time per player
 
     async def _games(self) -> dict[str, Listed]:
         """Every game of the type by stream id, folded as ``Directory._fold`` folds them."""
@@ -409,6 +539,7 @@ class EventScan:
                     continue
                 if event.type == SEATS_TAKEN and stream_id not in games:
                     seats = common_pb2.SeatsTaken.FromString(event.data).seats
+                    privacy = Privacy.of(event.metadata.extra)
                     games[stream_id] = Listed(
                         stream_id[len(self.prefix) :],
                         tuple(s.player_id for s in seats),
@@ -417,6 +548,8 @@ class EventScan:
                         None,
                         "",
                         event.version,
+                        private=privacy.private,
+                        findable=privacy.findable,
                     )
                 elif event.type == GAME_FINISHED and stream_id in games:
                     reason = common_pb2.GameFinished.FromString(event.data).reason
@@ -445,6 +578,7 @@ class EventScan:
         finished: bool | None = None,
         limit: int = 50,
         before: tuple[dt.datetime, str] | None = None,
+        viewer: str | None = None,
     ) -> list[Listed]:
         """As ``Directory.list``."""
         check_limit(limit)
@@ -454,11 +588,12 @@ class EventScan:
                 (game.created_at, stream_id, game)
                 for stream_id, game in (await self._games()).items()
                 if (not player_id or player_id in game.players)
-                and not (player_id and finished is False and player_id in game.departed)
+                and not (player_id and finished is False and not holds(game, player_id))
                 and (since is None or game.created_at >= since)
                 and (until is None or game.created_at < until)
                 and (finished is None or game.finished == finished)
                 and (after is None or (game.created_at, stream_id) < after)
+                and game.shown_to(viewer, player_id)
             ),
             key=lambda row: (row[0], row[1]),
             reverse=True,
@@ -467,12 +602,25 @@ class EventScan:
 
     async def open_games(self, player_id: str, at_most: int) -> int:
         games = (await self._games()).values()
-        held = sum(
-            1
-            for game in games
-            if player_id in game.players and not game.finished and player_id not in game.departed
-        )
+        held = sum(1 for game in games if player_id in game.players and holds(game, player_id))
         return min(held, at_most)
+
+    @contextlib.asynccontextmanager
+    async def claiming(self, player_id: str, game_id: str, at_most: int) -> AsyncIterator[int]:
+        """As ``OpenGames.claiming``: one process holds the store, and a game it creates is
+        in its events at once, so one creation per player at a time is the whole claim."""
+        async with self._players.turn(player_id):
+            yield await self.open_games(player_id, at_most)
+
+
+def holds(game: Listed, player_id: str) -> bool:
+    """Whether ``game`` counts among ``player_id``'s open games (``_HOLDS``): unfinished, and
+    not one they left while another person (no bot, not departed) plays on."""
+    if game.finished:
+        return False
+    if player_id not in game.departed:
+        return True
+    return not any(not p.startswith(BOT_PREFIX) and p not in game.departed for p in game.players)
 
 
 def _by_type(departures: Sequence[type[Message]]) -> dict[str, type[Message]]:

@@ -16,6 +16,7 @@ from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.gamehost.directory import GameList, Listed
 from parlor.gamehost.timestamps import set_timestamp
+from parlor.kit.auth import Identity
 
 R = TypeVar("R")
 
@@ -91,14 +92,20 @@ def fill_summary(out: Any, game: Listed) -> None:
         for i, (p, n) in enumerate(zip(game.players, game.names, strict=True))
     )
     out.finish_reason = game.finish_reason
+    if "private" in out.DESCRIPTOR.fields_by_name:
+        out.private = game.private
     out.version = game.last_version
     set_timestamp(out.created_at, game.created_at)
     if game.finished_at is not None:
         set_timestamp(out.finished_at, game.finished_at)
 
 
-async def list_games(directory: GameList | None, request: Any, response: type[R]) -> R:
-    """Answer a ``ListGamesRequest`` from ``directory`` with a ``response`` message."""
+async def list_games(
+    directory: GameList | None, request: Any, response: type[R], caller: Identity
+) -> R:
+    """Answer ``caller``'s ``ListGamesRequest`` from ``directory`` with a ``response`` message:
+    what they may see of it (``Listed.shown_to``: private games to their seats, a player by
+    id where they chose to be found; services everything)."""
     if directory is None:
         raise Unavailable("this replica keeps no game directory", reason="NO_DIRECTORY")
     size = request.page_size or 50
@@ -109,6 +116,7 @@ async def list_games(directory: GameList | None, request: Any, response: type[R]
         finished=finished_filter(request),
         limit=size,
         before=page_cursor(request.page_token),
+        viewer=None if caller.is_service else caller.player_id,
     )
     out: Any = response()
     for game in listed:

@@ -32,6 +32,7 @@ from parlor.eventstore import Bus, EventStore, subscribe_with_retry
 from parlor.eventstore.tracing import consuming
 from parlor.gamehost.consent import MATCH_CATEGORY, match_consent, match_stream
 from parlor.gamehost.host import check_id, system_command_id
+from parlor.gamehost.privacy import Privacy
 from parlor.gamehost.seating import Seat
 from parlor.matchmaking.v1 import events_pb2
 from parlor.telemetry.metrics import set_aside
@@ -58,6 +59,12 @@ def from_match(match: events_pb2.MatchFormed) -> MatchCreate:
         correlation_id=match.match_id,
         extra=match_consent(match.match_id),
     )
+
+
+def match_privacy(match: events_pb2.MatchFormed) -> Privacy:
+    """A match's game is public; a private lobby's is private (``parlor.gamehost.privacy``).
+    Its players are findable by id where their tickets chose to be."""
+    return Privacy.chosen(private=bool(match.lobby), findable=match.findable_players)
 
 
 def match_seats(match: events_pb2.MatchFormed) -> tuple[Seat, ...]:

@@ -7,8 +7,10 @@ hands, the bag) stripped, and the type it is shown as, where its own would tell 
 hidden (a Take Four joker swap is shown as a ``TileMoved``: its own type would tell that a
 joker is now in that hand). The subject (``<prefix>.<category>.<id>.<type>``) and the
 ``Parlor-Event-Type`` header name the type shown; ``Nats-Msg-Id`` (``<stream>:<version>``),
-the stream, version and position stay the event's own. So nothing secret ever reaches NATS,
-whoever subscribes. Each lane has a lease and a checkpoint named after its category: the
+the stream, version and position stay the event's own. A private game's spectator invite,
+kept in its creating events' metadata, is left out of the headers
+(``parlor.gamehost.privacy.redacted``). So nothing secret ever reaches NATS, whoever
+subscribes. Each lane has a lease and a checkpoint named after its category: the
 replicas hosting a category elect one publisher for it among themselves, whether a replica
 hosts that game alone (``--only connect4x4``, a pod) or beside others (the platform), where
 one relay reads the global order once for all of them (``parlor.gamehost.backends``).
@@ -21,6 +23,7 @@ from collections.abc import Callable
 
 from parlor.eventstore import Bus, PostgresEventStore, RecordedEvent, Relay
 from parlor.eventstore.relay import Lane
+from parlor.gamehost.privacy import redacted
 
 Public = Callable[[str, bytes], tuple[str, bytes] | None]
 """(event type, payload) -> the (type, payload) anyone may see, or None to publish nothing."""
@@ -38,6 +41,10 @@ def category_lane(category: str, public: Public = everything) -> Lane:
         if shown is None:
             return None
         event_type, data = shown
+        extra = redacted(event.metadata.extra)
+        if extra is not event.metadata.extra:
+            metadata = dataclasses.replace(event.metadata, extra=extra)
+            event = dataclasses.replace(event, metadata=metadata)
         if event_type == event.type and data == event.data:
             return event
         return dataclasses.replace(event, type=event_type, data=data)

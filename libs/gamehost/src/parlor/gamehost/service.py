@@ -44,13 +44,14 @@ from parlor.core.errors import InvalidArgument, NotFound, ParlorError, Permissio
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.consent import create_consent
-from parlor.gamehost.directory import GameList
+from parlor.gamehost.directory import SEATS_TAKEN, GameList
 from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
-from parlor.gamehost.matches import from_match, match_seats, recorded_match
-from parlor.gamehost.opengames import OpenGames, OpenGamesSettings, check_open_games
+from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
+from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
+from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
@@ -65,6 +66,8 @@ E = TypeVar("E")
 R = TypeVar("R")
 
 log = logging.getLogger("parlor.gamehost.service")
+MAX_PRIVACY_KEPT = 10_000
+"""Games whose ``privacy`` a service keeps read (all forgotten when full)."""
 
 MAX_HISTORY_PAGE = 1000
 """The most events one ``GetHistory`` response holds (its ``page_size``; 0 means this):
@@ -193,13 +196,13 @@ class GameService(Generic[T, E]):
         directory: GameList | None = None,
         queue: GameQueue | None = None,
         *,
-        open_games: OpenGames | None = None,
+        open_games: Claims | None = None,
         max_open_games: int | None = None,
     ) -> None:
         self.host = host
         self.directory = directory
         self.queue = queue
-        self.open_games: OpenGames | None = open_games if open_games is not None else directory
+        self.open_games: Claims | None = open_games if open_games is not None else directory
         """Where a creator's unfinished games are counted (``opengames``; None: not counted)."""
         self.max_open_games = (
             load(OpenGamesSettings).max_per_player if max_open_games is None else max_open_games
@@ -208,6 +211,7 @@ class GameService(Generic[T, E]):
         may hold (0: no cap)."""
         self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
+        self._privacy: dict[str, tuple[Privacy, tuple[str, ...]]] = {}
         self.watchers: list[Callable[[str, T], None]] = []
         """Told of each game's state after a command or create and what followed it (a bot
         runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
@@ -364,31 +368,38 @@ class GameService(Generic[T, E]):
         a refusal of a ``create_retry_reasons`` reason draws the command again (Upwords
         shuffles again when the first-player draw runs out), up to ``create_attempts``.
         ``capped``: the caller whose unfinished games are counted first (``TOO_MANY_OPEN_GAMES``
-        at ``max_open_games``; a retry already answered is not refused)."""
+        at ``max_open_games``, under their claim: ``opengames.within_cap``; a retry already
+        answered is not refused)."""
         if command_id is not None and await self.host.exists(game_id):
             # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
             # (COMMAND_ID_REUSED otherwise).
             prior = await self.host.prior(game_id, command_id, actor)
             if prior is not None:
                 return prior
-        if capped is not None:
-            await check_open_games(self.open_games, capped, self.max_open_games, self.game.name)
-        last = self.create_attempts
-        for attempt in range(1, last + 1):
-            command = await self.create_command(config, seats, deadline)
-            try:
-                return await self.host.create(
-                    game_id,
-                    OpenTable(seats, command, time_control, matched),
-                    command_id=command_id,
-                    actor=actor,
-                    correlation_id=correlation_id,
-                    extra=extra,
-                )
-            except ParlorError as refused:
-                if refused.reason not in self.create_retry_reasons or attempt == last:
-                    raise
-        raise AssertionError("unreachable")
+
+        async def create() -> Outcome[T, E]:
+            last = self.create_attempts
+            for attempt in range(1, last + 1):
+                command = await self.create_command(config, seats, deadline)
+                try:
+                    return await self.host.create(
+                        game_id,
+                        OpenTable(seats, command, time_control, matched),
+                        command_id=command_id,
+                        actor=actor,
+                        correlation_id=correlation_id,
+                        extra=extra,
+                    )
+                except ParlorError as refused:
+                    if refused.reason not in self.create_retry_reasons or attempt == last:
+                        raise
+            raise AssertionError("unreachable")
+
+        if capped is None:
+            return await create()
+        return await within_cap(
+            self.open_games, capped, self.max_open_games, self.game.name, game_id, create
+        )
 
     def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
@@ -461,13 +472,17 @@ class GameService(Generic[T, E]):
         requested = request.time_control if _has(request, "time_control") else None
         control = self.time_control(requested, seats)
         consent = await create_consent(self.host.store, game_id, seats, me)
+        privacy = Privacy.chosen(
+            getattr(request, "private", False),
+            [me.player_id] if getattr(request, "findable", False) else [],
+        )
         outcome = await self.open(
             game_id,
             seats,
             request.config,
             command_id=request.command_id or None,
             actor=me.player_id,
-            extra=consent,
+            extra={**consent, **privacy.extra()},
             deadline=deadline(context),
             time_control=control,
             capped=me,
@@ -479,6 +494,8 @@ class GameService(Generic[T, E]):
         }
         if "events" in self.pb.CreateGameResponse.DESCRIPTOR.fields_by_name:
             fields["events"] = await self.events_seen(game_id, 1, outcome.version, viewer, over)
+        # A retried create answers with the game's invite as first made, not this call's draw.
+        fields["spectator_invite"] = (await self.admit(game_id, me)).invite
         return self._response("CreateGameResponse", **fields)
 
     async def create_from_match(self, match: MatchFormed) -> None:
@@ -486,17 +503,43 @@ class GameService(Generic[T, E]):
         default rules, bots move at once."""
         seats = match_seats(match)
         requested = match.time_control if _has(match, "time_control") else None
+        made = from_match(match)
+        made["extra"] = {**made["extra"], **match_privacy(match).extra()}
         outcome = await self.open(
             match.match_id,
             seats,
             None,
-            **from_match(match),
+            **made,
             time_control=self.time_control(requested, seats),
             matched=True,
         )
         await self.after(match.match_id, outcome)
 
     # -- reading ---------------------------------------------------------------------------
+
+    async def admit(self, game_id: str, me: auth.Identity, invite: str = "") -> Privacy:
+        """The game's ``privacy``, if ``me`` may read it; ``unknown_game`` (a missing game's
+        ``GAME_NOT_FOUND``) if it is private and they are no seat, service or invitee. A game
+        not created yet passes (its read then finds it missing)."""
+        privacy, players = await self.privacy(game_id)
+        if not privacy.admits(me, players, invite):
+            raise unknown_game(self.host.category, game_id)
+        return privacy
+
+    async def privacy(self, game_id: str) -> tuple[Privacy, tuple[str, ...]]:
+        """A game's choices and players, from its first event (read once: they never change)."""
+        known = self._privacy.get(game_id)
+        if known is not None:
+            return known
+        first = await self.host.store.read_stream(self.host.stream_id(game_id), 1, 1)
+        if not first or first[0].type != SEATS_TAKEN:
+            return Privacy(), ()
+        seats = common_pb2.SeatsTaken.FromString(first[0].data).seats
+        known = (Privacy.of(first[0].metadata.extra), tuple(s.player_id for s in seats))
+        if len(self._privacy) >= MAX_PRIVACY_KEPT:
+            self._privacy.clear()
+        self._privacy[game_id] = known
+        return known
 
     async def once_created(self, game_id: str, read: Callable[[], Awaitable[R]]) -> R:
         """``read()`` of a game; a game matchmaking has formed but this service has not
@@ -521,6 +564,7 @@ class GameService(Generic[T, E]):
         current, now = await self.once_created(
             request.game_id, lambda: self.host.load(request.game_id)
         )
+        privacy = await self.admit(request.game_id, me, _invite(request))
         if request.version and request.version != now:
             table, version = await self.host.load(request.game_id, request.version)
         else:
@@ -533,7 +577,8 @@ class GameService(Generic[T, E]):
             copy = type(game)()
             copy.CopyFrom(game)
             game = self.with_clocks(copy, table, self.host.now())
-        return self._response("GetGameResponse", game=game)
+        invite = privacy.invite if current.seats_of(me.player_id) else ""
+        return self._response("GetGameResponse", game=game, spectator_invite=invite)
 
     async def GetHistory(self, request: Any, context: Any) -> Any:
         """Events ``from_version..to_version``, at most ``page_size`` of them (at most
@@ -548,6 +593,7 @@ class GameService(Generic[T, E]):
             )
         if request.to_version and request.to_version < request.from_version:
             raise InvalidArgument("to_version comes before from_version", reason="INVALID_RANGE")
+        await self.admit(request.game_id, me, _invite(request))
         current, now = await self.host.load(request.game_id)
         first = request.from_version or 1
         check_seen(request.game_id, first - 1, now)
@@ -568,6 +614,7 @@ class GameService(Generic[T, E]):
         table, now, past, following = await self.once_created(
             request.game_id, lambda: self.host.opening(request.game_id, request.after_version)
         )
+        await self.admit(request.game_id, me, _invite(request))
         check_seen(request.game_id, request.after_version, now)
         over_already = self.over(table)
         viewer = viewer_seat(table, me)
@@ -601,14 +648,16 @@ class GameService(Generic[T, E]):
                     return
 
     async def ListGames(self, request: Any, context: Any) -> Any:
-        """Summaries from the game directory: seats and times only, nothing hidden."""
-        auth.caller()
-        return await list_games(self.directory, request, self.pb.ListGamesResponse)
+        """Summaries from the game directory: seats and times only, nothing hidden; private
+        games to their seats only, a player by id where they chose to be found (``privacy``)."""
+        me = auth.caller()
+        return await list_games(self.directory, request, self.pb.ListGamesResponse, me)
 
     async def ReplayGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
         """A finished game played back, everything shown (``play_back`` refuses a game in
         progress before anything is sent)."""
         me = auth.caller()
+        await self.admit(request.game_id, me, _invite(request))
         async for recorded, table in play_back(
             self.host, request.game_id, request.pace_ms, request.from_version or 1
         ):
@@ -622,7 +671,7 @@ class GameService(Generic[T, E]):
             )
 
     async def ExportGame(self, request: Any, context: Any) -> Any:
-        auth.caller()
+        await self.admit(request.game_id, auth.caller(), _invite(request))
         table, version = await self.host.load(request.game_id)
         events = (await self.host.events(request.game_id))[:version]
         return self.export_message(request.game_id, table, events)
@@ -723,6 +772,8 @@ class GameService(Generic[T, E]):
         # on it ahead of its players (each holding its turn for reads of the store).
         table, _ = await self.host.latest(game_id)
         if table.seats and not table.seats_of(player_id):
+            if (await self.privacy(game_id))[0].private:
+                raise unknown_game(self.host.category, game_id)
             table.seat_of(player_id, requested)  # refuses: NOT_SEATED, NOT_YOUR_SEAT, ...
             raise AssertionError("seat_of gave a seat to a player holding none")
         try:
@@ -849,3 +900,8 @@ def _name(player_id: str, me: auth.Identity) -> str:
     """A seat named by no display name: the caller's own, under the name their token carries
     (a guest's chosen name), as matchmaking seats them; any other seat under its id."""
     return me.name if player_id == me.player_id and me.name else player_id
+
+
+def _invite(request: Any) -> str:
+    """The spectator invite a read request names (a game's proto from before: none)."""
+    return str(getattr(request, "invite", ""))

@@ -59,6 +59,8 @@ class Formed:
     match: Match
     seats: tuple[tuple[str, str], ...]
     seat_of: dict[str, int]
+    findable: tuple[str, ...] = ()
+    """The players whose tickets chose to be findable by id in the game."""
 
 
 def new_match_id() -> str:
@@ -68,7 +70,11 @@ def new_match_id() -> str:
 
 
 def seat_match(
-    match: Match, names: dict[str, str], rng: secrets.SystemRandom, match_id: str
+    match: Match,
+    names: dict[str, str],
+    rng: secrets.SystemRandom,
+    match_id: str,
+    findable: frozenset[str] = frozenset(),
 ) -> Formed:
     """Shuffle the seats (seat 0 starts in every game) with the secure random source."""
     entries: list[tuple[str, str, str | None]] = []
@@ -82,7 +88,8 @@ def seat_match(
     rng.shuffle(entries)
     seats = tuple((player, name) for player, name, _ in entries)
     seat_of = {ticket: i for i, (_, _, ticket) in enumerate(entries) if ticket is not None}
-    return Formed(match_id, match, seats, seat_of)
+    found = tuple(p for p, _, t in entries if t is not None and t in findable)
+    return Formed(match_id, match, seats, seat_of, found)
 
 
 def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
@@ -101,6 +108,7 @@ def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
         ticket_ids=list(formed.match.tickets),
         lobby=formed.match.lobby or "",
         time_control=control.to_proto(),
+        findable_players=formed.findable,
     )
 
 
@@ -124,15 +132,15 @@ async def _locked_lobbies(conn: AsyncConnection, game_type: str) -> dict[str, st
 
 async def _locked_tickets(
     conn: AsyncConnection, game_type: str, lobbies: Mapping[str, str]
-) -> tuple[list[Ticket], dict[str, str]]:
+) -> tuple[list[Ticket], dict[str, str], frozenset[str]]:
     """Lock this game type's waiting tickets: public ones, those of ``lobbies`` (locked by
     this round; each ticket names its lobby's host, so a lobby whose host is not waiting
     in it, or expires now, closes) and any whose lobby row is gone (nothing can join it),
-    so they expire."""
+    so they expire. With each ticket's display name, and the findable tickets."""
     rows = await conn.execute(
         text(
             "SELECT ticket_id, player_id, display_name, min_players, max_players, rating,"
-            " created_at, lobby, time_control, bots_at_once, bot_level"
+            " created_at, lobby, time_control, bots_at_once, bot_level, findable"
             " FROM mm_tickets t WHERE game_type = :g AND status = 'waiting'"
             " AND (lobby IS NULL OR lobby = ANY(:lobbies)"
             " OR NOT EXISTS (SELECT 1 FROM mm_lobbies l WHERE l.code = t.lobby))"
@@ -144,7 +152,13 @@ async def _locked_tickets(
     bots = game.bots if game is not None else ()
     tickets: list[Ticket] = []
     names: dict[str, str] = {}
-    for ticket_id, player, name, low, high, rating, created, lobby, control, at_once, level in rows:
+    findable: set[str] = set()
+    for row in rows:
+        ticket_id, player, name, low, high, rating, created, lobby, control, at_once, level = row[
+            :11
+        ]
+        if row[11]:
+            findable.add(ticket_id)
         tickets.append(
             Ticket(
                 ticket_id,
@@ -163,7 +177,7 @@ async def _locked_tickets(
             )
         )
         names[ticket_id] = name
-    return tickets, names
+    return tickets, names, frozenset(findable)
 
 
 async def _close(conn: AsyncConnection, ids: Sequence[str], status: str, now: datetime) -> None:
@@ -348,7 +362,7 @@ class Rounds:
             if not locked:
                 return None
             lobbies = await _locked_lobbies(conn, game_type)
-            tickets, names = await _locked_tickets(conn, game_type, lobbies)
+            tickets, names, findable = await _locked_tickets(conn, game_type, lobbies)
             # The clock after the rows are locked: every ticket was created before it.
             now = (await conn.execute(text("SELECT clock_timestamp()"))).scalar_one()
             if not tickets:
@@ -356,7 +370,8 @@ class Rounds:
             round_ = Pool.from_tickets(tickets, self.policy).match(now)
             ids = await free_ids(conn, game_type, len(round_.matches), self.new_id)
             formed = [
-                seat_match(m, names, self.rng, i) for m, i in zip(round_.matches, ids, strict=True)
+                seat_match(m, names, self.rng, i, findable)
+                for m, i in zip(round_.matches, ids, strict=True)
             ]
             await _close(conn, round_.expired, "expired", now)
             await _close(conn, round_.withdrawn, "withdrawn", now)

@@ -143,6 +143,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             time_control=control,
             bots_at_once=request.bots_at_once,
             bot_level=level,
+            findable=request.findable,
         )
         return pb.CreateTicketResponse(ticket=self.ticket_pb(ticket))
 
@@ -193,6 +194,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 None,
                 lobby.code,
                 time_control=control,
+                findable=request.findable,
                 conn=conn,
             )
         return pb.CreateLobbyResponse(code=lobby.code, ticket=self.ticket_pb(ticket))
@@ -247,6 +249,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 None,
                 lobby.code,
                 time_control=lobby.time_control,
+                findable=request.findable,
                 conn=conn,
             )
         return pb.JoinLobbyResponse(ticket=self.ticket_pb(ticket))

@@ -100,8 +100,9 @@ RATINGS_TABLE = "scoring_ratings"
 
 _INSERT = (
     "INSERT INTO mm_tickets (ticket_id, player_id, display_name, game_type, min_players,"
-    " max_players, rating, lobby, time_control, bots_at_once, bot_level)"
-    " VALUES (:id, :p, :n, :g, :lo, :hi, {rating}, :lobby, CAST(:tc AS jsonb), :at_once, :level)"
+    " max_players, rating, lobby, time_control, bots_at_once, bot_level, findable)"
+    " VALUES (:id, :p, :n, :g, :lo, :hi, {rating}, :lobby, CAST(:tc AS jsonb), :at_once, :level,"
+    " :findable)"
     " RETURNING created_at, rating"
 )
 _GIVEN = text(_INSERT.format(rating="CAST(:r AS double precision)"))
@@ -143,11 +144,13 @@ class Tickets:
         time_control: TimeControl,
         bots_at_once: bool = False,
         bot_level: str | None = None,
+        findable: bool = False,
         conn: AsyncConnection | None = None,
     ) -> TicketRow:
         """A waiting ticket, in one statement: rated as given, else by scoring's rating of
         the player (a newcomer's if none). ``conn``: within the caller's transaction (a
-        lobby's host ticket, written with its lobby), else on its own."""
+        lobby's host ticket, written with its lobby), else on its own. ``findable``: the
+        player may be found in the match's game by their id (``parlor.gamehost.privacy``)."""
         if rating is not None and not (math.isfinite(rating) and 0 <= rating <= 10_000):
             raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
         display_name = shown_name(display_name, player_id)  # a token's name is a claim too
@@ -171,6 +174,7 @@ class Tickets:
                             "tc": json.dumps(time_control_json(time_control)),
                             "at_once": bots_at_once,
                             "level": bot_level,
+                            "findable": findable,
                         },
                     )
                 ).one()
