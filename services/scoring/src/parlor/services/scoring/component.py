@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from parlor.eventstore import (
+    DurableConsumer,
     Inbox,
     JetStreamBus,
     NatsCredentials,
     PostgresEventStore,
     Subjects,
-    subscribe_with_retry,
 )
 from parlor.gamehost.backends import database
 from parlor.gamehost.games import games
@@ -77,15 +77,14 @@ async def scoring() -> AsyncIterator[Component]:
         scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
         servicer = ScoringServicer(store.engine, scorer, settings.game_types)
         inbox = Inbox(store.engine, CONSUMER)
+        # Subscribes again whatever NATS loses (the consumer made again if NATS lost it).
+        finished = DurableConsumer(bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished")
 
         async def consume() -> None:
-            subscription = await subscribe_with_retry(
-                bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished"
-            )
             try:
-                await inbox.run(subscription, scorer.on_game_finished)
+                await inbox.run(finished, scorer.on_game_finished)
             finally:
-                await subscription.close()
+                await finished.close()
 
         yield Component(
             name=CONSUMER,
