@@ -225,8 +225,13 @@ class _Pull:
         raise self.failure
 
 
+class _Nc:
+    is_connected = True
+
+
 class _JsBus:
     def __init__(self, info: BaseException | None) -> None:
+        self.nc = _Nc()
         self.js = _Js(info)
         self.subjects = Subjects()
         self.consumer_check_interval = 0.0
@@ -252,7 +257,10 @@ async def test_a_jetstream_fetch_that_times_out_looks_the_consumer_up(
         await sub.fetch(1, max_wait=0.01)
     away: Any = _JsBus(nats.errors.ConnectionClosedError())
     sub = JetStreamSubscription(_Pull(expired), away, "away")  # type: ignore[arg-type]
-    assert await sub.fetch(1, max_wait=0.01) == [], "NATS away: the fetches will tell"
+    assert await sub.fetch(1, max_wait=0.01) == [], "the connection is up: the fetches will tell"
+    away.nc.is_connected = False
+    with pytest.raises(Unavailable, match="not connected"):
+        await sub.fetch(1, max_wait=0.01)
 
 
 @pytest.mark.parametrize(

@@ -174,7 +174,9 @@ class JetStreamSubscription:
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
-        except TimeoutError:  # nats-py raises its own and asyncio's: both mean "nothing yet"
+        except TimeoutError:  # nats-py raises its own and asyncio's: "nothing yet", if connected
+            if not self._bus.nc.is_connected:  # (nats-py's fetch waits out a reconnect)
+                raise Unavailable("NATS is not connected", reason="BUS_UNAVAILABLE") from None
             CONSUMER_PENDING.labels(self._durable).set(0)
             await self._check_consumer()
             return []
