@@ -18,7 +18,7 @@ stream, never update it) is used as it is, with a WARNING naming what differs, a
 a 3-node cluster, so that the stream outlives a node), set and updated alike. A NATS that
 cannot place that many (a server without a cluster takes 1 only; a cluster with fewer
 JetStream servers up) makes no stream: ``ensure_stream`` raises ``Unavailable`` naming the
-setting, and a service stays NOT_SERVING, saying so, until NATS can.
+setting, and the health name ``parlor.bus`` stays NOT_SERVING, saying so, until NATS can.
 """
 
 from __future__ import annotations
