@@ -22,6 +22,8 @@ MONITORING = KUSTOMIZE / "components" / "monitoring"
 NEEDED_ALERTS = {
     "ParlorRelayLagging",  # relay lag over a threshold
     "ParlorConsumerStuck",  # a consumer stuck
+    "ParlorConsumerDown",  # a consumer that cannot fetch (issue 38)
+    "ParlorBusUnavailable",  # parlor.bus NOT_SERVING: NATS away from a pod
     "ParlorRpcErrors",  # error rate per RPC
     "ParlorRelayWithoutLeader",  # no leader for a category
     "ParlorMoveLatencyHigh",  # p99 move latency

@@ -21,6 +21,7 @@ from deploy_facts import (
     of_kind,
     parlor_container,
     proto_services,
+    rendered,
     service_distributions,
     workloads,
 )
@@ -74,6 +75,18 @@ def test_every_service_has_grpc_readiness_and_liveness_probes(
     for probe in ("livenessProbe", "startupProbe"):
         assert container[probe]["grpc"] == {"port": GRPC_PORT}, probe
     assert container["livenessProbe"]["failureThreshold"] >= 3
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_no_probe_asks_for_the_bus(overlay: str) -> None:
+    """``parlor.bus`` (NATS and the consumers) is for metrics and alerts: a probe asking for
+    it would take every pod out of service, or restart it, for a NATS outage the services
+    work through (issue 38). Readiness asks for the service's own name, the rest for ""."""
+    for name, found in of_kind(rendered(overlay), "Deployment").items():
+        for container in found["spec"]["template"]["spec"]["containers"]:
+            for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+                asked = container.get(probe, {}).get("grpc", {}).get("service", "")
+                assert not asked.startswith("parlor.bus"), f"{name}: {probe} asks for {asked}"
 
 
 @pytest.mark.parametrize("name", SERVICES)

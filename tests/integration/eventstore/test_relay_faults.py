@@ -28,6 +28,7 @@ from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.eventstore import (
     NO_STREAM,
     Delivery,
+    DurableConsumer,
     Inbox,
     JetStreamBus,
     NatsCredentials,
@@ -135,7 +136,8 @@ async def test_after_nats_loses_its_store_every_event_is_on_the_new_stream_exact
             return [r[0] for r in await conn.execute(text("SELECT message_id FROM seen"))]
 
     stop = asyncio.Event()
-    sub = await bus.subscribe("tally", subjects.all(), ack_wait=2)
+    # (a DurableConsumer: it subscribes again, and so makes the consumer again, after the wipe)
+    sub = DurableConsumer(bus, "tally", subjects.all(), ack_wait=2, max_backoff=0.5)
     consumer = asyncio.create_task(
         Inbox(store.engine, "tally").run(sub, record, fetch_wait=0.2, retry_delay=0.1, stop=stop)
     )

@@ -77,3 +77,44 @@ def test_a_failed_fetch_and_a_lost_ack_do_not_end_the_consumer() -> None:
         await asyncio.gather(task, return_exceptions=True)
 
     asyncio.run(go())
+
+
+def test_matches_formed_after_the_bus_lost_everything_are_created() -> None:
+    """Issue 38: NATS came back without its store (``wipe``) and the consumer was never made
+    again: matches formed after it created no game. It is made again, once per match."""
+
+    async def go() -> None:
+        store, bus = InMemoryEventStore(), InMemoryBus()
+        created: list[str] = []
+
+        async def create(match: events_pb2.MatchFormed) -> None:
+            created.append(match.match_id)
+
+        async def formed(match_id: str) -> None:
+            match = events_pb2.MatchFormed()
+            match.CopyFrom(MATCH)
+            match.match_id = match_id
+            data = match.SerializeToString()
+            await store.append(match_stream(match_id), [NewEvent(MATCH_FORMED, data)], 0)
+            await bus.publish(match_subject(), data, message_id=match_id)
+
+        async def until_created(want: list[str]) -> None:
+            for _ in range(500):
+                if created == want:
+                    return
+                await asyncio.sleep(0.01)
+            raise AssertionError(f"created {created}, not {want}")
+
+        task = asyncio.create_task(consume_matches(bus, store, "connect4x4", create))
+        await formed("m1")
+        await until_created(["m1"])
+        for i in range(2, 5):
+            bus.wipe()
+            await bus.ensure_streams()  # as the relay does, finding the stream gone
+            await formed(f"m{i}")
+            await until_created([f"m{n}" for n in range(1, i + 1)])
+        assert not task.done()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(go())

@@ -131,6 +131,17 @@ ROWS: list[tuple[str, list[dict[str, Any]]]] = [
                 ("max by (consumer) (parlor_consumer_pending)", "{{consumer}}"),
             ),
             panel(
+                "Consumers fetching (replicas up)",
+                "short",
+                ("sum by (consumer) (parlor_consumer_up)", "{{consumer}}"),
+                (
+                    "count by (consumer) (parlor_consumer_up == 0)",
+                    "{{consumer}}: replicas that cannot fetch",
+                ),
+                description="Replicas whose durable consumer fetches; one that cannot is "
+                "subscribing again (NATS away, or the consumer lost) and parlor.bus says why.",
+            ),
+            panel(
                 "Messages handled",
                 "ops",
                 (

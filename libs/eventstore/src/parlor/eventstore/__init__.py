@@ -2,6 +2,7 @@
 
 from parlor.eventstore.bus import (
     Bus,
+    ConsumerLost,
     Delivery,
     StreamCheck,
     StreamMessage,
@@ -9,8 +10,8 @@ from parlor.eventstore.bus import (
     Subscription,
     decode_event,
     event_headers,
-    subscribe_with_retry,
 )
+from parlor.eventstore.consumers import BusHealth, DurableConsumer
 from parlor.eventstore.events import (
     ANY_VERSION,
     NO_STREAM,
@@ -34,7 +35,10 @@ __all__ = [
     "NO_STREAM",
     "AppendResult",
     "Bus",
+    "BusHealth",
+    "ConsumerLost",
     "Delivery",
+    "DurableConsumer",
     "EventStore",
     "InMemoryBus",
     "InMemoryEventStore",
@@ -57,5 +61,4 @@ __all__ = [
     "decode_event",
     "event_headers",
     "migrate",
-    "subscribe_with_retry",
 ]

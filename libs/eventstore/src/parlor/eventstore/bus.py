@@ -29,7 +29,6 @@ back (``message_before``) past messages that are not its own.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -316,8 +315,25 @@ class Delivery(Protocol):
         ...
 
 
+class ConsumerLost(Unavailable):
+    """The bus no longer has this durable consumer (NATS lost its store, the stream or the
+    consumer was deleted): subscribing again makes it again (see ``DurableConsumer``)."""
+
+    def __init__(self, durable: str, detail: str = "") -> None:
+        super().__init__(
+            f"the consumer {durable} is gone from the bus{f' ({detail})' if detail else ''}",
+            reason="CONSUMER_LOST",
+        )
+        self.durable = durable
+
+
 class Subscription(Protocol):
-    """A durable pull consumer: fetch, handle, ack."""
+    """A durable pull consumer: fetch, handle, ack.
+
+    A fetch raises when the bus fails it (``ConsumerLost``, ``Unavailable``, or whatever the
+    client library raises): consumers fetch through ``DurableConsumer``, which subscribes
+    again, never through a bare subscription.
+    """
 
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[Delivery]:
         """Up to ``batch`` messages; empty after ``max_wait`` seconds with nothing to give."""
@@ -360,6 +376,12 @@ class Bus(Protocol):
         """Whether the bus was closed: it publishes nothing again (a relay on it stops)."""
         ...
 
+    @property
+    def connected(self) -> bool:
+        """Whether the bus answers now (connected, its streams made): the health of
+        ``parlor.bus``, never of a service's readiness."""
+        ...
+
     async def check_stream(self, subject: str) -> StreamCheck:
         """Make the stream if missing; say which stream it is and its last message on
         ``subject``."""
@@ -393,17 +415,3 @@ class Bus(Protocol):
     ) -> Subscription:
         """A durable pull consumer with explicit acks; the same name resumes where it was."""
         ...
-
-
-async def subscribe_with_retry(
-    bus: Bus, durable: str, filter_subject: str, *, ack_wait: float = 30.0, max_backoff: float = 5.0
-) -> Subscription:
-    """``bus.subscribe``, tried again with backoff while the bus is away (at start-up, say)."""
-    delay = 0.1
-    while True:
-        try:
-            return await bus.subscribe(durable, filter_subject, ack_wait=ack_wait)
-        except Unavailable as exc:
-            log.warning("consumer %s cannot subscribe (%s); retrying", durable, exc)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, max_backoff)

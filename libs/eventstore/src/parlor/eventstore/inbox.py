@@ -102,8 +102,11 @@ class Inbox:
         """Consume until ``stop`` is set; failures are retried, never skipped (but a
         message its handler ``SetAside`` is acked and handled no more).
 
-        A failing message is nak'ed (or, if even that fails, left to ``ack_wait``);
-        a bus or database outage pauses the loop for ``retry_delay`` seconds.
+        A failing message is nak'ed (or, if even that fails, left to ``ack_wait``); a
+        database outage pauses the loop for ``retry_delay`` seconds. What the bus loses is
+        the subscription's to recover: give a ``DurableConsumer`` (it subscribes again,
+        making the consumer again where NATS lost it); a bare subscription that fails is
+        only fetched from again, and stays lost if the server lost its consumer.
         """
         while stop is None or not stop.is_set():
             try:

@@ -18,7 +18,7 @@ stream, never update it) is used as it is, with a WARNING naming what differs, a
 a 3-node cluster, so that the stream outlives a node), set and updated alike. A NATS that
 cannot place that many (a server without a cluster takes 1 only; a cluster with fewer
 JetStream servers up) makes no stream: ``ensure_stream`` raises ``Unavailable`` naming the
-setting, and a service stays NOT_SERVING, saying so, until NATS can.
+setting, and the health name ``parlor.bus`` stays NOT_SERVING, saying so, until NATS can.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, Header, StorageType, StreamCo
 from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
     MSG_ID,
+    ConsumerLost,
     ForeignDuplicate,
     StreamCheck,
     StreamMessage,
@@ -150,10 +151,13 @@ class JetStreamDelivery:
 
 
 class JetStreamSubscription:
-    """A durable pull consumer; made again if the server lost it (a NATS without its store).
+    """A bound durable pull consumer; what goes wrong it raises, for ``DurableConsumer`` to
+    subscribe again (which makes the consumer again where the server lost it).
 
-    An empty fetch alone cannot tell "nothing new" from "no consumer any more", so after
-    empty fetches the consumer is looked up, at most every ``check_interval`` seconds.
+    A fetch from a consumer that is gone usually fails (``ServiceUnavailableError``: no
+    responders), but an empty fetch alone cannot tell "nothing new" from "no consumer any
+    more", so after empty fetches the consumer is looked up, at most every
+    ``check_interval`` seconds, and ``ConsumerLost`` raised if the server does not have it.
     """
 
     def __init__(
@@ -161,23 +165,23 @@ class JetStreamSubscription:
         sub: nats.js.JetStreamContext.PullSubscription,
         bus: JetStreamBus,
         durable: str,
-        filter_subject: str,
-        config: ConsumerConfig,
     ) -> None:
         self._sub = sub
         self._bus = bus
         self._durable = durable
-        self._filter_subject = filter_subject
-        self._config = config
         self._next_check = 0.0
 
     async def fetch(self, batch: int = 100, max_wait: float = 1.0) -> Sequence[JetStreamDelivery]:
         try:
             msgs = await self._sub.fetch(batch, timeout=max_wait)
-        except TimeoutError:  # nats-py raises its own and asyncio's: both mean "nothing yet"
+        except TimeoutError:  # nats-py raises its own and asyncio's: "nothing yet", if connected
+            if not self._bus.nc.is_connected:  # (nats-py's fetch waits out a reconnect)
+                raise Unavailable("NATS is not connected", reason="BUS_UNAVAILABLE") from None
             CONSUMER_PENDING.labels(self._durable).set(0)
             await self._check_consumer()
             return []
+        except nats.js.errors.NotFoundError as exc:
+            raise ConsumerLost(self._durable, exc.description or "not found") from exc
         if msgs:  # what the server still holds after the last message it gave us
             CONSUMER_PENDING.labels(self._durable).set(msgs[-1].metadata.num_pending)
         return [JetStreamDelivery(m, self._durable) for m in msgs]
@@ -189,27 +193,10 @@ class JetStreamSubscription:
         self._next_check = now + self._bus.consumer_check_interval
         try:
             await self._bus.js.consumer_info(self._bus.subjects.stream, self._durable)
-            return
-        except nats.js.errors.NotFoundError:
-            pass
+        except nats.js.errors.NotFoundError as exc:  # the consumer, or its stream
+            raise ConsumerLost(self._durable, exc.description or "not found") from exc
         except (nats.errors.Error, OSError, TimeoutError):
-            return  # NATS is away: look again later
-        log.warning(
-            "consumer %s is gone from the stream (did NATS lose its store?); making it again",
-            self._durable,
-        )
-        try:
-            await self._bus.ensure_streams()
-            sub = await self._bus.js.pull_subscribe(
-                self._filter_subject, durable=self._durable, config=self._config
-            )
-        except (Unavailable, nats.errors.Error, OSError, TimeoutError) as exc:
-            log.warning("consumer %s not made again yet (%s)", self._durable, exc)
-            self._next_check = now  # try again at the next empty fetch
-            return
-        with contextlib.suppress(Exception):
-            await self._sub.unsubscribe()
-        self._sub = sub
+            return  # NATS is away: nothing to tell yet, the fetches will say
 
     async def close(self) -> None:
         """Stop fetching; the durable consumer stays on the server and resumes later."""
@@ -489,6 +476,10 @@ class JetStreamBus:
         with contextlib.suppress(Exception):
             await self.nc.close()
 
+    @property
+    def connected(self) -> bool:
+        return self.ready.is_set() and self.nc.is_connected and not self._closed
+
     def _require_connected(self) -> None:
         if not self.ready.is_set():
             raise Unavailable("NATS has not answered yet", reason="BUS_UNAVAILABLE")
@@ -722,11 +713,21 @@ class JetStreamBus:
             max_deliver=max_deliver,
             filter_subject=filter_subject,
         )
+        stream = self.subjects.stream
         try:
-            sub = await self.js.pull_subscribe(filter_subject, durable=durable, config=config)
+            try:
+                sub = await self.js.pull_subscribe(
+                    filter_subject, durable=durable, stream=stream, config=config
+                )
+            except nats.js.errors.NotFoundError:
+                # The stream is gone (NATS lost its store): make it, as the relay would.
+                await self.ensure_streams()
+                sub = await self.js.pull_subscribe(
+                    filter_subject, durable=durable, stream=stream, config=config
+                )
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             raise Unavailable(
                 f"NATS did not make the consumer {durable} ({type(exc).__name__})",
                 reason="BUS_UNAVAILABLE",
             ) from exc
-        return JetStreamSubscription(sub, self, durable, filter_subject, config)
+        return JetStreamSubscription(sub, self, durable)

@@ -13,6 +13,7 @@ from parlor.core.errors import Conflict, InvalidArgument, Unavailable
 from parlor.eventstore.bus import (
     MSG_ID,
     Bus,
+    ConsumerLost,
     ForeignDuplicate,
     StreamCheck,
     StreamMessage,
@@ -238,13 +239,16 @@ class InMemoryDelivery:
         return decode_event(self._msg.headers, self._msg.data)
 
     async def ack(self) -> None:
-        self._bus._consumers[self._durable].in_flight.pop(self._msg.sequence, None)
+        # (to a consumer the bus lost since: goes nowhere, as on NATS)
+        consumer = self._bus._consumers.get(self._durable)
+        if consumer is not None:
+            consumer.in_flight.pop(self._msg.sequence, None)
         CONSUMER_HANDLED.labels(self._durable, "ack").inc()
 
     async def nak(self, delay: float | None = None) -> None:
         CONSUMER_HANDLED.labels(self._durable, "nak").inc()
-        consumer = self._bus._consumers[self._durable]
-        if self._msg.sequence in consumer.in_flight:
+        consumer = self._bus._consumers.get(self._durable)
+        if consumer is not None and self._msg.sequence in consumer.in_flight:
             due = self._bus._now() + (delay or 0.0)
             consumer.in_flight[self._msg.sequence] = (due, self._count)
 
@@ -294,6 +298,10 @@ class InMemoryBus:
     @property
     def connections(self) -> int:
         return self._generation
+
+    @property
+    def connected(self) -> bool:
+        return not self.closed
 
     def wipe(self) -> None:
         """The server came back without its store: no stream, no messages, no consumers."""
@@ -378,6 +386,9 @@ class InMemoryBus:
         ack_wait: float = 30.0,
         max_deliver: int = -1,
     ) -> InMemorySubscription:
+        if self.closed:
+            raise Unavailable("the bus is closed", reason="BUS_UNAVAILABLE")
+        self._exists = True  # as JetStreamBus does, a consumer makes a missing stream
         self._consumers.setdefault(durable, _Consumer(filter_subject, ack_wait, max_deliver))
         return InMemorySubscription(self, durable)
 
@@ -387,7 +398,11 @@ class InMemoryBus:
         return [e for e in found if e is not None]
 
     def _take(self, durable: str, batch: int) -> list[InMemoryDelivery]:
-        consumer = self._consumers[durable]
+        if self.closed:
+            raise Unavailable("the bus is closed", reason="BUS_UNAVAILABLE")
+        consumer = self._consumers.get(durable)
+        if consumer is None:  # wiped: as NATS without its store, the consumer is no more
+            raise ConsumerLost(durable)
         now = self._now()
         taken: list[InMemoryDelivery] = []
         for seq, (due, count) in sorted(consumer.in_flight.items()):

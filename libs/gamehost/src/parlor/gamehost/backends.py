@@ -23,19 +23,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from parlor.core.errors import Unavailable
-from parlor.eventstore import JetStreamBus, NatsCredentials, PostgresEventStore, Relay, Subjects
+from parlor.eventstore import (
+    BusHealth,
+    JetStreamBus,
+    NatsCredentials,
+    PostgresEventStore,
+    Relay,
+    Subjects,
+)
 from parlor.eventstore.monitor import watch_relay
 from parlor.eventstore.pools import Pools, process_pools
 from parlor.eventstore.tasks import cancel_until_done
 from parlor.gamehost.bells import GameBells, ring_from_bus
 from parlor.gamehost.deadlines import PostgresDeadlines
-from parlor.gamehost.matches import CreateFromMatch, consume_matches
+from parlor.gamehost.matches import CreateFromMatch, consume_matches, match_consumer
 from parlor.gamehost.outbox import Public, category_lane, everything
 from parlor.gamehost.sweeper import Sweeper
 from parlor.kit.connections import ConnectionBudget
+from parlor.kit.server import BUS_HEALTH, HealthCheck
 from parlor.kit.settings import BackendSettings, load
 
 POOL_TIMEOUT = 2.0
@@ -201,6 +209,11 @@ class GameBackends:
     outbox: ProcessOutbox
     deadlines: PostgresDeadlines
     """When each timed game next needs its clock: give it to the host, and the sweeper."""
+    bus_health: BusHealth = field(init=False)
+    """NATS and this game's consumers, as the health name ``parlor.bus`` reports them."""
+
+    def __post_init__(self) -> None:
+        self.bus_health = BusHealth(self.bus)
 
     @property
     def relay(self) -> Relay:
@@ -209,8 +222,14 @@ class GameBackends:
 
     @property
     def ready(self) -> list[asyncio.Event]:
-        """Set once NATS has answered (for ``Component.ready``)."""
-        return [self.bus.ready]
+        """Nothing to wait for (``Component.ready``): a game service stores commands while
+        NATS is away, and the relay publishes them once it answers (see ``checks``)."""
+        return []
+
+    @property
+    def checks(self) -> dict[str, HealthCheck]:
+        """``parlor.bus``: NATS and the MatchFormed consumer (``Component.checks``)."""
+        return {BUS_HEALTH: self.bus_health.problems}
 
     @contextlib.asynccontextmanager
     async def ringing(self, bells: GameBells) -> AsyncIterator[None]:
@@ -228,9 +247,10 @@ class GameBackends:
         metrics; one for every game of the process), its MatchFormed consumer (which
         believes only matches the store holds) and its clock sweeper (timeouts of games
         nobody touches; every replica sweeps)."""
+        matches = match_consumer(self.bus, self.category, self.bus_health)
         tasks: list[Callable[[], Awaitable[None]]] = [
             self.outbox.run,
-            lambda: consume_matches(self.bus, self.store, self.category, create_from_match),
+            lambda: consume_matches(matches, self.store, self.category, create_from_match),
         ]
         if sweeper is not None:
             tasks.append(sweeper.run)

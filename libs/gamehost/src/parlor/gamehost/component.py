@@ -92,6 +92,7 @@ async def game_component(
                     *served.tasks,
                 ],
                 ready=backends.ready,
+                checks=backends.checks,
                 services=[GrpcService(game.service, lambda server: add(servicer, server))],
                 extra={"store": store, "host": host, "servicer": servicer, **served.extra},
             )

@@ -19,7 +19,6 @@ match stays in the store.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -28,7 +27,7 @@ from typing import TypedDict
 from google.protobuf.message import DecodeError
 
 from parlor.core.errors import ParlorError, Unavailable
-from parlor.eventstore import Bus, EventStore, subscribe_with_retry
+from parlor.eventstore import Bus, BusHealth, Delivery, DurableConsumer, EventStore
 from parlor.eventstore.tracing import consuming
 from parlor.gamehost.consent import MATCH_CATEGORY, match_consent, match_stream
 from parlor.gamehost.host import check_id, system_command_id
@@ -100,51 +99,59 @@ async def recorded_match(store: EventStore, match_id: str) -> events_pb2.MatchFo
     return match if match.match_id == match_id else None
 
 
+def match_consumer(bus: Bus, game_type: str, health: BusHealth | None = None) -> DurableConsumer:
+    """The durable consumer of ``game_type``'s matches (``<game_type>-matches``), shared by
+    the service's replicas; made through ``health`` so that ``parlor.bus`` reports it."""
+    made = DurableConsumer(bus, f"{game_type}-matches", match_subject(bus.subjects.prefix))
+    return made if health is None else health.track(made)
+
+
 async def consume_matches(
-    bus: Bus, store: EventStore, game_type: str, create: CreateFromMatch
+    bus: Bus | DurableConsumer, store: EventStore, game_type: str, create: CreateFromMatch
 ) -> None:
-    """Run forever: create a game for every confirmed match of ``game_type``; ack when created."""
-    consumer = f"{game_type}-matches"
-    sub = await subscribe_with_retry(bus, consumer, match_subject(bus.subjects.prefix))
+    """Run forever: create a game for every confirmed match of ``game_type``; ack when created.
+
+    The consumer (``match_consumer``, made here from a bus) subscribes again whatever NATS
+    loses; this task is the service's only consumer of matches and never ends on a bus's
+    failure (were it to end, the supervisor would take the whole process down with it).
+    """
+    sub = bus if isinstance(bus, DurableConsumer) else match_consumer(bus, game_type)
+    consumer = sub.durable
     try:
         while True:
-            try:
-                deliveries = await sub.fetch(batch=50, max_wait=1.0)
-            except Exception as exc:
-                # NATS away or restarting (an error status, a closed connection): this task
-                # is the service's only consumer of matches, so it waits and goes on; were it
-                # to end, the supervisor would take the whole process down with it.
-                log.warning("consumer %s cannot fetch (%s); retrying", consumer, exc)
-                await asyncio.sleep(1.0)
-                continue
-            for delivery in deliveries:
-                try:
-                    with consuming(delivery, consumer):
-                        match = await confirmed_match(store, delivery.data)
-                        if match is None:
-                            log.warning(
-                                "MatchFormed not in the event store: ignored",
-                                extra={"subject": delivery.subject},
-                            )
-                            set_aside(consumer, "MATCH_NOT_IN_STORE")
-                        elif match.game_type == game_type:
-                            await create(match)
-                except Unavailable:
-                    # the store is down: try again later (a nak lost with NATS: at ack_wait)
-                    with contextlib.suppress(Exception):
-                        await delivery.nak(delay=1.0)
-                    continue
-                except ParlorError as exc:
-                    # A match this service refuses (bad seats) never succeeds: log, drop it.
-                    log.error(
-                        "cannot create game from match",
-                        extra={"subject": delivery.subject, "reason": exc.reason},
-                    )
-                    set_aside(consumer, exc.reason)
-                with contextlib.suppress(Exception):
-                    # an ack lost with NATS means a redelivery, which creates nothing twice
-                    await delivery.ack()
-    except asyncio.CancelledError:
-        raise
+            for delivery in await sub.fetch(batch=50, max_wait=1.0):
+                await _create_from(delivery, consumer, store, game_type, create)
     finally:
         await sub.close()
+
+
+async def _create_from(
+    delivery: Delivery, consumer: str, store: EventStore, game_type: str, create: CreateFromMatch
+) -> None:
+    """Create the game of one delivered ``MatchFormed`` if the store bears it out; ack."""
+    try:
+        with consuming(delivery, consumer):
+            match = await confirmed_match(store, delivery.data)
+            if match is None:
+                log.warning(
+                    "MatchFormed not in the event store: ignored",
+                    extra={"subject": delivery.subject},
+                )
+                set_aside(consumer, "MATCH_NOT_IN_STORE")
+            elif match.game_type == game_type:
+                await create(match)
+    except Unavailable:
+        # the store is down: try again later (a nak lost with NATS: at ack_wait)
+        with contextlib.suppress(Exception):
+            await delivery.nak(delay=1.0)
+        return
+    except ParlorError as exc:
+        # A match this service refuses (bad seats) never succeeds: log, drop it.
+        log.error(
+            "cannot create game from match",
+            extra={"subject": delivery.subject, "reason": exc.reason},
+        )
+        set_aside(consumer, exc.reason)
+    with contextlib.suppress(Exception):
+        # an ack lost with NATS means a redelivery, which creates nothing twice
+        await delivery.ack()

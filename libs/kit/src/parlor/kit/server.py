@@ -6,6 +6,14 @@ component; the all-in-one development platform runs them all on one server.
 Both go through ``Server`` here, so they run the same code. A component's name is also
 the audience its methods take service tokens for (``parlor.kit.auth``): on a shared
 server, a call is checked for the component serving the called method.
+
+**Health says what the process can do, one name per question** (``grpc.health.v1``):
+``""`` is the process (alive: liveness and start-up probes); each service's name is its
+readiness, SERVING once what it needs to take commands answers (``Component.ready``);
+names of their own (``Component.checks``, ``BUS_HEALTH``) report dependencies a service
+works without, NATS above all: a game service stores moves while NATS is away and the
+relay publishes them later, so a NATS outage must not take every pod out of service. Each
+name's status is also the gauge ``parlor_health_serving``.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import contextlib
 import logging
 import math
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +39,7 @@ from parlor.kit.keepalive import KeepaliveSettings
 from parlor.kit.metrics import serve_metrics
 from parlor.kit.ratelimit import RateLimiter, RateLimitSettings
 from parlor.kit.settings import SettingsError, load, setting
+from parlor.telemetry.metrics import HEALTH_SERVING
 
 log = logging.getLogger("parlor.kit.server")
 
@@ -111,6 +120,14 @@ def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
 
+HealthCheck = Callable[[], Sequence[str]]
+"""What is wrong with a dependency now (empty: nothing), for a health name of its own."""
+BUS_HEALTH = "parlor.bus"
+"""The health name of the bus: NATS connected and every durable consumer fetching."""
+HEALTH_INTERVAL = 1.0
+"""Seconds between two polls of the components' ``checks``."""
+
+
 @dataclass(frozen=True)
 class GrpcService:
     """One gRPC service of a component: its full name and how to add it to a server."""
@@ -132,8 +149,15 @@ class Component:
     # full method names ("/pkg.Service/Method") callable without a token
     public_methods: frozenset[str] = frozenset()
     extra: dict[str, Any] = field(default_factory=dict)
-    # set when a dependency answers (NATS, say); the services report NOT_SERVING until all are
     ready: Sequence[asyncio.Event] = ()
+    """Set when what the services need to take commands answers: they report NOT_SERVING
+    until all are (their readiness). Not NATS: a service that stores commands while NATS is
+    away (the relay publishes later) reports the bus under ``checks`` instead."""
+    checks: Mapping[str, HealthCheck] = field(default_factory=dict)
+    """Health names of their own beside the services' (``BUS_HEALTH``: NATS and the
+    consumers on it), polled every ``HEALTH_INTERVAL``: SERVING while the check finds no
+    problem (every component's check of a name, on a shared server). No probe takes a
+    pod out of service over them; metrics (``parlor_health_serving``) and alerts do."""
 
 
 class Server:
@@ -145,8 +169,10 @@ class Server:
         components: Sequence[Component],
         auth_settings: AuthSettings | None = None,
         rate_limits: RateLimitSettings | None = None,
+        health_interval: float = HEALTH_INTERVAL,
     ) -> None:
         self.settings = settings
+        self.health_interval = health_interval
         self.components = list(components)
         self.health = (
             health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
@@ -171,10 +197,45 @@ class Server:
         self.port = 0
         self.metrics_port = 0
         self._in_process: list[Callable[[], None]] = []
+        self.checks: dict[str, list[HealthCheck]] = {}
+        for component in self.components:
+            for name, check in component.checks.items():
+                self.checks.setdefault(name, []).append(check)
+        self._checking: asyncio.Task[None] | None = None
+        self._status: dict[str, int] = {}
 
     @property
     def service_names(self) -> list[str]:
         return [s.name for c in self.components for s in c.services]
+
+    async def check_health(self) -> dict[str, list[str]]:
+        """Poll every health name of ``checks`` once and set its status; its problems."""
+        found: dict[str, list[str]] = {}
+        for name, checks in self.checks.items():
+            problems = found[name] = []
+            for check in checks:
+                try:
+                    problems.extend(check())
+                except Exception as exc:  # a check that fails is a problem, not a crash
+                    problems.append(f"the check failed: {type(exc).__name__}: {exc}")
+            serving = health_pb2.HealthCheckResponse.SERVING
+            status = serving if not problems else health_pb2.HealthCheckResponse.NOT_SERVING
+            if self._status.get(name) != status:
+                if problems:
+                    log.warning("%s: NOT_SERVING: %s", name, "; ".join(problems)[:1000])
+                elif name in self._status:
+                    log.info("%s: SERVING again", name)
+            await self._set(name, status)
+        return found
+
+    async def _keep_checking(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            await self.check_health()
+
+    async def _set(self, name: str, status: int) -> None:
+        self._status[name] = status
+        await _set_health(self.health, name, status)
 
     async def start(self) -> None:
         for component in self.components:
@@ -191,7 +252,9 @@ class Server:
         for component in self.components:
             for task in component.tasks:
                 self._tasks.append(asyncio.create_task(_supervised(component.name, task)))
-        await _set_health(self.health, "", health_pb2.HealthCheckResponse.SERVING)
+        await self._set("", health_pb2.HealthCheckResponse.SERVING)
+        await self.check_health()
+        self._checking = asyncio.create_task(self._keep_checking(self.health_interval))
         for component in self.components:
             if all(event.is_set() for event in component.ready):
                 await self._serving(component)
@@ -214,7 +277,7 @@ class Server:
         self, component: Component, status: int = health_pb2.HealthCheckResponse.SERVING
     ) -> None:
         for service in component.services:
-            await _set_health(self.health, service.name, status)
+            await self._set(service.name, status)
 
     async def _when_ready(self, component: Component) -> None:
         log.warning("waiting for dependencies", extra={"component": component.name})
@@ -234,8 +297,11 @@ class Server:
         """Stop taking calls, let in-flight calls finish within the grace, then stop tasks."""
         for waiting in self._waiting:
             waiting.cancel()
-        for name in ["", *self.service_names]:
-            await _set_health(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        if self._checking is not None:
+            self._checking.cancel()
+            await asyncio.wait([self._checking])  # no poll sets a status after these
+        for name in ["", *self.service_names, *self.checks]:
+            await self._set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self._grpc.stop(self.settings.grace_seconds)
         # (after the grace: a call finishing meanwhile still asks this process's services)
         self._unregister()
@@ -258,6 +324,7 @@ class Server:
 
 
 async def _set_health(servicer: Any, name: str, status: int) -> None:
+    HEALTH_SERVING.labels(name).set(1 if status == health_pb2.HealthCheckResponse.SERVING else 0)
     result = servicer.set(name, status)
     if asyncio.iscoroutine(result):
         await result

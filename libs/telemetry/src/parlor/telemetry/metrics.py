@@ -65,6 +65,18 @@ CONSUMER_HANDLED = Counter(
     "Messages a durable consumer finished: acked, or nak'ed for redelivery.",
     ["consumer", "outcome"],
 )
+CONSUMER_UP = Gauge(
+    "parlor_consumer_up",
+    "1 while a durable consumer's fetches succeed (empty ones too), 0 while they fail and it "
+    "subscribes again (NATS away, or the consumer, its stream or the server's store lost).",
+    ["consumer"],
+)
+CONSUMER_RECOVERIES = Counter(
+    "parlor_consumer_recoveries_total",
+    "Times a durable consumer was subscribed again (the consumer and stream made again where "
+    "missing) after its fetches failed, by the class of the first failure.",
+    ["consumer", "error"],
+)
 EVENTS_SET_ASIDE = Counter(
     "parlor_events_set_aside_total",
     "Messages a consumer or relay gave up on (dead letters, refused matches), by reason.",
@@ -75,6 +87,17 @@ EVENTS_SET_ASIDE = Counter(
 def set_aside(consumer: str, reason: str) -> None:
     """Count one message set aside (dead-lettered or dropped) by ``consumer``."""
     EVENTS_SET_ASIDE.labels(consumer, reason).inc()
+
+
+# -- health -----------------------------------------------------------------------------------
+
+HEALTH_SERVING = Gauge(
+    "parlor_health_serving",
+    "1 while a gRPC health name of this process reports SERVING, else 0: '' (the process), "
+    "each service's name (its readiness: it takes commands), 'parlor.bus' (NATS and the "
+    "consumers on it).",
+    ["service"],
+)
 
 
 # -- games ------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
-from parlor.eventstore import PostgresEventStore
+from parlor.eventstore import BusHealth, PostgresEventStore
 from parlor.gamehost.backends import database, process_outbox
 from parlor.gamehost.directory import Directory, game_directory
 from parlor.gamehost.games import GameType
@@ -17,7 +17,7 @@ from parlor.gamehost.opengames import OpenGamesSettings
 from parlor.gamehost.outbox import everything
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
-from parlor.kit.server import Component, GrpcService
+from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.board import TicketBoard
@@ -66,7 +66,8 @@ async def matchmaking() -> AsyncIterator[Component]:
     await migrate(backend.database_url)
     # MatchFormed (it hides nothing) is relayed by the process's one relay, beside the games'
     # lanes; a matchmaking pod's relay has only this lane. NATS may not be there yet: the bus
-    # keeps trying, the service reports NOT_SERVING. The store draws on the process's pools.
+    # keeps trying and parlor.bus reports NOT_SERVING, while tickets and matches go on (the
+    # relay publishes the matches once NATS answers). The store draws on the process's pools.
     async with database(backend) as pools, process_outbox(backend, CATEGORY, everything) as outbox:
         store = PostgresEventStore(backend.database_url, pools=pools)
         try:
@@ -123,7 +124,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     lambda: run_sweeps(retention),
                 ],
                 public_methods=frozenset({GUEST_TOKEN_METHOD}),
-                ready=[outbox.bus.ready],
+                checks={BUS_HEALTH: BusHealth(outbox.bus).problems},
                 extra={
                     "rounds": rounds,
                     "tickets": tickets,

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from parlor.eventstore import (
+    BusHealth,
+    DurableConsumer,
     Inbox,
     JetStreamBus,
     NatsCredentials,
     PostgresEventStore,
     Subjects,
-    subscribe_with_retry,
 )
 from parlor.gamehost.backends import database
 from parlor.gamehost.games import games
-from parlor.kit.server import Component, GrpcService
+from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
 from parlor.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from parlor.services.scoring.migrate import migrate
@@ -65,7 +66,7 @@ async def scoring() -> AsyncIterator[Component]:
         pools = await stack.enter_async_context(database(backend))
         store = PostgresEventStore(backend.database_url, pools=pools)
         stack.push_async_callback(store.close)
-        # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
+        # NATS may not be there yet: the bus keeps trying, parlor.bus reports NOT_SERVING.
         bus = await JetStreamBus.open(
             backend.nats_url,
             bus_subjects(backend),
@@ -77,15 +78,18 @@ async def scoring() -> AsyncIterator[Component]:
         scorer = Scorer(store, timedelta(seconds=settings.period_seconds))
         servicer = ScoringServicer(store.engine, scorer, settings.game_types)
         inbox = Inbox(store.engine, CONSUMER)
+        # Subscribes again whatever NATS loses; reported under parlor.bus, not the service's
+        # readiness: the scores already kept are served with NATS away.
+        bus_health = BusHealth(bus)
+        finished = bus_health.track(
+            DurableConsumer(bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished")
+        )
 
         async def consume() -> None:
-            subscription = await subscribe_with_retry(
-                bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished"
-            )
             try:
-                await inbox.run(subscription, scorer.on_game_finished)
+                await inbox.run(finished, scorer.on_game_finished)
             finally:
-                await subscription.close()
+                await finished.close()
 
         yield Component(
             name=CONSUMER,
@@ -98,6 +102,6 @@ async def scoring() -> AsyncIterator[Component]:
                 )
             ],
             tasks=[consume],
-            ready=[bus.ready],
+            checks={BUS_HEALTH: bus_health.problems},
             extra={"scorer": scorer},
         )
