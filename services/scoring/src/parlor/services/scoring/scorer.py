@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import Delivery, PostgresEventStore, RecordedEvent, SetAside
 from parlor.eventstore.bus import is_id_of
-from parlor.services.scoring.ratings import fold
+from parlor.services.scoring.ratings import fold, recorded
 from parlor.services.scoring.sheet import (
     GAME_FINISHED,
     SEATS_TAKEN,
@@ -22,7 +22,7 @@ from parlor.services.scoring.sheet import (
     seats_agreed,
     seats_of,
 )
-from parlor.services.scoring.tables import has_game, insert_games, lock, record_game, upsert_scores
+from parlor.services.scoring.tables import has_game, insert_games, lock, record_game, write_folded
 
 log = logging.getLogger("parlor.services.scoring")
 
@@ -75,6 +75,8 @@ class Scorer:
             )
             return
         game = finished_game(event, seats_of(first[0]))
+        if not recorded(game):
+            return  # aborted: scoring neither rates nor records it (no scoresheet either)
         await lock(conn)
         if await has_game(conn, game.stream_id):
             return  # the rebuild (or another replica) already scored it
@@ -110,13 +112,17 @@ class Scorer:
                     if is_type(event, SEATS_TAKEN) and await seats_agreed(self.store, event):
                         seats[event.stream_id] = seats_of(event)
                     elif is_type(event, GAME_FINISHED) and event.stream_id in seats:
-                        games.append(finished_game(event, seats.pop(event.stream_id)))
+                        game = finished_game(event, seats.pop(event.stream_id))
+                        if recorded(game):
+                            games.append(game)
                     head = event.position
                 if len(batch) < READ_BATCH:
                     break
                 position = batch[-1].position + 1
-            table = fold(games, self.period)
-            await conn.execute(text("TRUNCATE scoring_results, scoring_games, scoring_ratings"))
+            folded = fold(games, self.period)
+            await conn.execute(
+                text("TRUNCATE scoring_results, scoring_games, scoring_ratings, scoring_pairs")
+            )
             await insert_games(conn, games)
-            await upsert_scores(conn, [(t, s) for (t, _), s in sorted(table.items())])
+            await write_folded(conn, folded)
         return Rebuilt(len(games), head)

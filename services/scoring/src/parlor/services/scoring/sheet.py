@@ -31,6 +31,11 @@ class SeatResult:
     display_name: str
     rank: int
     score: int
+    timed_out: bool = False
+    """The seat ran out of time (``GameFinished`` says so since clocks)."""
+    departure: str = ""
+    """Why the seat left before the end (``parlor.core.game.DEPARTURES``), "" if it did not
+    or the game was stored before departures were recorded."""
 
     @property
     def is_bot(self) -> bool:
@@ -77,7 +82,17 @@ def finished_game(event: RecordedEvent, seats: tuple[tuple[str, str], ...]) -> F
     for i, result in enumerate(finished.results):
         index = result.seat.index if result.HasField("seat") else i
         player, name = seats[index] if index < len(seats) else (f"seat:{index}", "")
-        results.append(SeatResult(index, player, name, result.rank, result.score))
+        results.append(
+            SeatResult(
+                index,
+                player,
+                name,
+                result.rank,
+                result.score,
+                result.timed_out,
+                result.departure,
+            )
+        )
     return FinishedGame(
         stream_id=event.stream_id,
         game_type=finished.game_type or game_type,
