@@ -16,6 +16,8 @@ from typing import Any
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
@@ -57,9 +59,25 @@ async def scoresheet(
 
 
 async def refused(call: Awaitable[Any]) -> tuple[grpc.StatusCode, str | None, str]:
+    code, reason, details, _ = await refusal(call)
+    return code, reason, details
+
+
+async def refusal(
+    call: Awaitable[Any],
+) -> tuple[grpc.StatusCode, str | None, str, dict[str, str]]:
+    """The refusal's code, reason, message and ErrorInfo metadata."""
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await call
-    return caught.value.code(), reason_of(caught.value), caught.value.details() or ""
+    error = caught.value
+    info: dict[str, str] = {}
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            unpacked = error_details_pb2.ErrorInfo()
+            detail.Unpack(unpacked)
+            info = dict(unpacked.metadata)
+    return error.code(), reason_of(error), error.details() or "", info
 
 
 async def test_a_timed_out_connect4x4_seat_is_told_it_ran_out_and_the_scoresheet_says_so(
@@ -101,8 +119,9 @@ async def test_a_timed_out_connect4x4_seat_is_told_it_ran_out_and_the_scoresheet
                 games[bob].PlayMove(c4.PlayMoveRequest(game_id=game_id, move="bf")),
                 games[bob].Resign(c4.ResignRequest(game_id=game_id)),
             ):
-                code, reason, details = await refused(attempt)
+                code, reason, details, info = await refusal(attempt)
                 assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "SEAT_TIMED_OUT")
+                assert info.get("departure") == "TIMED_OUT"
                 assert "ran out of time" in details
                 assert "resign" not in details
             now = (await games[cy].GetGame(c4.GetGameRequest(game_id=game_id))).game

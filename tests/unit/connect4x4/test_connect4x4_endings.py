@@ -175,6 +175,7 @@ def test_a_seat_out_of_time_with_three_players_is_skipped_and_the_game_goes_on()
         with pytest.raises(RuleViolation) as refused:
             decide(state, command)
         assert refused.value.rule == "SEAT_TIMED_OUT"
+        assert refused.value.metadata == {"departure": "TIMED_OUT"}
         assert "ran out of time" in str(refused.value)
     for event in decide(state, DropChecker(2, 0, Side.FRONT)):
         state = evolve(state, event)

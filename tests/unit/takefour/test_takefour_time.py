@@ -122,6 +122,16 @@ def test_a_seat_forfeited_on_time_and_one_that_left_say_so_apart() -> None:
     ]
 
 
+def test_a_seat_that_forfeited_is_refused_saying_why() -> None:
+    state = play(start(create(4)), Forfeit(0, "TIMEOUT"), Forfeit(1, "LEFT"))
+    for seat, why, words in ((0, "FORFEITED", "ran out of time"), (1, "LEFT", "left")):
+        with pytest.raises(RuleViolation) as refused:
+            events_of(state, Forfeit(seat, "LEFT"))
+        assert refused.value.rule == "FORFEITED"
+        assert refused.value.metadata == {"departure": why}
+        assert words in str(refused.value)
+
+
 def test_the_last_seat_racing_is_the_result_s_winner_whatever_the_totals() -> None:
     """Forfeits ending the game: the result names the seat left racing (as GameEnded and
     the standings do), for the reason FORFEIT, even when the seat that left had less."""

@@ -39,6 +39,7 @@ def test_a_dropped_out_seat_can_no_longer_act() -> None:
     with pytest.raises(RuleViolation) as refused:
         run(s, Pass(0))
     assert refused.value.rule == "SEAT_TIMED_OUT"
+    assert refused.value.metadata == {"departure": "TIMED_OUT"}
 
 
 def test_all_passed_counts_only_the_seats_still_playing() -> None:

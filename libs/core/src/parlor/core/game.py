@@ -89,6 +89,12 @@ ABORTED = "ABORTED"
 DEPARTURES = (RESIGNED, TIMED_OUT, FORFEITED, LEFT, ABORTED)
 
 
+def departed(why: str) -> dict[str, str]:
+    """The ErrorInfo metadata of a refusal of a seat that left: ``{"departure": why}``, so a
+    client tells a resignation from a timeout whatever the game names its reason."""
+    return {"departure": why}
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     """How one seat finished: rank 1 wins (equal ranks share a place); score if the game has one.

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Final, TypeVar
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
+from parlor.core.game import RESIGNED, TIMED_OUT, departed
 from parlor.rules.connect4x4.board import (
     COLUMNS,
     ROWS,
@@ -156,9 +157,13 @@ def _check_may_move(state: State, seat: int) -> None:
 def _check_in_game(state: State, seat: int, already: str = "") -> None:
     """Refuse a seat that left the game, saying why it left (resigned or ran out of time)."""
     if state.has_timed_out(seat):
-        raise RuleViolation(SEAT_TIMED_OUT, f"seat {seat} ran out of time and is out")
+        raise RuleViolation(
+            SEAT_TIMED_OUT, f"seat {seat} ran out of time and is out", metadata=departed(TIMED_OUT)
+        )
     if state.has_resigned(seat):
-        raise RuleViolation(PLAYER_RESIGNED, f"seat {seat} has {already}resigned")
+        raise RuleViolation(
+            PLAYER_RESIGNED, f"seat {seat} has {already}resigned", metadata=departed(RESIGNED)
+        )
 
 
 def _drop_checker(state: State, command: DropChecker) -> list[Event]:
