@@ -99,13 +99,14 @@ async def test_six_puppets_that_move_once_and_resign_lift_nobody(
 
             farmed = await eventually(scored)
             print(f"farmer after {PUPPETS} puppets: {farmed.rating:.1f} (RD {farmed.rd:.1f})")
-            assert (farmed.wins, farmed.opponents) == (PUPPETS, PUPPETS)
+            assert farmed.wins == PUPPETS
             assert abs(farmed.rating - 1500.0) < 1.0  # the issue: 1914
-            assert farmed.provisional
             board = await scoring.GetLeaderboard(
                 sc.GetLeaderboardRequest(game_type="connect4x4", limit=100)
             )
-            assert farmer not in [e.rating.player_id for e in board.entries]
+            assert farmer not in [e.rating.player_id for e in board.entries]  # the issue: first
+            assert farmed.provisional
+            assert farmed.opponents == PUPPETS
         finally:
             await farm.close()
 
