@@ -92,10 +92,6 @@ class PairHistory:
         return sum(1 for t in self.recent if timedelta(0) <= at - t < REPEAT_WINDOW)
 
 
-def pair(a: str, b: str) -> Pair:
-    return (a, b) if a < b else (b, a)
-
-
 def humans(game: FinishedGame) -> dict[str, SeatResult]:
     """Each human once, with their best seat (lowest rank, then lowest seat)."""
     best: dict[str, SeatResult] = {}

@@ -146,7 +146,7 @@ async def upsert_pairs(
     rows = list(pairs)
     if not rows:
         return
-    # Arrays of arrays of different lengths do not unnest: one row per statement part.
+    # One parameter set a row (executemany): arrays of arrays of unequal lengths cannot unnest.
     await conn.execute(
         text(
             "INSERT INTO scoring_pairs (game_type, player_a, player_b, games, recent)"
