@@ -3,8 +3,9 @@
 Issue 37 item 5: six private-lobby games against fresh guest tokens that move once and
 resign took a player from 1500 to 1914 and to first place on the leaderboard in about 4 s.
 A result now counts only as far as the opponent is someone (scoring's README, "Ratings
-that mean something"): a fresh identity is no one yet, and the same pair again within a
-day counts half as much each time. People who do meet each other are still rated, and
+that mean something"): a fresh identity is no one yet, a game in which a person made fewer
+than two moves rates nobody, and the same pair again within a day counts half as much
+each time. People who do meet each other are still rated, and
 ``Rebuild`` folds the history to the same numbers, the pairs' histories included.
 """
 
@@ -106,7 +107,7 @@ async def test_six_puppets_that_move_once_and_resign_lift_nobody(
             )
             assert farmer not in [e.rating.player_id for e in board.entries]  # the issue: first
             assert farmed.provisional
-            assert farmed.opponents == PUPPETS
+            assert farmed.opponents == 0  # one move and a resignation: nobody was met
         finally:
             await farm.close()
 
@@ -114,9 +115,11 @@ async def test_six_puppets_that_move_once_and_resign_lift_nobody(
 async def test_people_who_meet_are_rated_repeats_count_less_and_a_rebuild_agrees(
     start_platform, database_url: str
 ) -> None:
-    """Six people play a round robin, seated as matchmaking seats people who agreed (the
-    first seat wins each game): a result counts as far as the opponent had met others; the
-    admin's rebuild gives every row back, floats and pairs' histories exactly."""
+    """Six people play a round robin, seated as matchmaking seats people who agreed (two
+    moves each, then the second seat resigns): a result counts as far as the opponent had
+    met others; the admin's rebuild gives every row back, floats and pairs' histories
+    exactly. Then the farmer's trick once more between two of them: one move and a
+    resignation rates nobody."""
     tag = uuid.uuid4().hex[:6]
     people = [f"p{i}-{tag}" for i in range(6)]
     async with start_platform("scoring", "connect4x4") as platform:
@@ -135,8 +138,11 @@ async def test_people_who_meet_are_rated_repeats_count_less_and_a_rebuild_agrees
                     )
                 )
                 game_id = created.game.game_id
-                await games[first].PlayMove(c4.PlayMoveRequest(game_id=game_id, move="af"))
-                await games[second].PlayMove(c4.PlayMoveRequest(game_id=game_id, move="bf"))
+                # Two moves each (a game with fewer rates nobody), then the second resigns.
+                for n, move in enumerate(("af", "bf", "cf", "df")):
+                    await games[(first, second)[n % 2]].PlayMove(
+                        c4.PlayMoveRequest(game_id=game_id, move=move)
+                    )
                 await games[second].Resign(c4.ResignRequest(game_id=game_id))
 
             pairs = list(itertools.combinations(people, 2))
@@ -163,6 +169,20 @@ async def test_people_who_meet_are_rated_repeats_count_less_and_a_rebuild_agrees
             assert again.rating > first.rating
             assert again.rated
             assert again.opponents == first.opponents
+
+            # One move each and a resignation: counted in the records, rated for nobody.
+            quick = await c4_grpc.Connect4x4ServiceStub(seater).CreateGame(
+                c4.CreateGameRequest(
+                    seats=[common_pb2.Seat(player_id=p) for p in (people[0], people[5])]
+                )
+            )
+            quick_id = quick.game.game_id
+            await games[people[0]].PlayMove(c4.PlayMoveRequest(game_id=quick_id, move="af"))
+            await games[people[5]].PlayMove(c4.PlayMoveRequest(game_id=quick_id, move="bf"))
+            await games[people[5]].Resign(c4.ResignRequest(game_id=quick_id))
+            short = await eventually(lambda: _with_games(scoring, people[0], len(people) + 1))
+            assert short.wins == again.wins + 1
+            assert (short.rating, short.rd) == (again.rating, again.rd)
 
             live = snapshot(database_url)
             admin = client.channel(platform.target, platform.token("root", roles=("admin",)))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from parlor.eventstore import Metadata, RecordedEvent
 from parlor.rating import Rating, Record, apply_game, apply_weighted_game, idle
 from parlor.services.scoring.ratings import (
     ESTABLISHED_OPPONENTS,
@@ -16,7 +18,7 @@ from parlor.services.scoring.ratings import (
     fold,
     score_game,
 )
-from parlor.services.scoring.sheet import FinishedGame, SeatResult
+from parlor.services.scoring.sheet import FinishedGame, Moves, SeatResult
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 WEEK = timedelta(days=7)
@@ -115,6 +117,51 @@ def test_the_same_pair_counts_half_as_much_each_time_within_a_day() -> None:
     third, _ = score_game(second, game(3, ("ann", 1), ("bob", 2), at=next_day), WEEK, met)
     full = apply_game({p: second[p].rating for p in ("ann", "bob")}, [("ann", 1), ("bob", 2)])
     assert third["ann"].rating == full["ann"]  # a day after the first, one earlier game
+
+
+def test_a_game_a_person_left_after_one_move_rates_nobody_but_counts_in_records() -> None:
+    before = {"ann": known("ann"), "bob": known("bob")}
+    short = game(1, ("ann", 1), ("bob", 2))
+    short = replace(
+        short, results=(replace(short.results[0], moves=3), replace(short.results[1], moves=1))
+    )
+    after, met = score_game(before, short, WEEK)
+    assert (after["ann"].rating, after["bob"].rating) == (STEADY, STEADY)
+    assert (after["ann"].record.wins, after["bob"].record.losses) == (11, 11)
+    assert met == {}
+    assert after["ann"].opponents == 10  # nobody met in a game that rated nobody
+    played = replace(short, results=tuple(replace(r, moves=2) for r in short.results))
+    rated, _ = score_game(before, played, WEEK)
+    assert (
+        rated["ann"].rating
+        == apply_game({"ann": STEADY, "bob": STEADY}, [("ann", 1), ("bob", 2)])["ann"]
+    )
+
+
+def stamped(seat: int | None, at: str) -> RecordedEvent:
+    extra = {"clock_at": at} | ({} if seat is None else {"clock_seat": str(seat)})
+    return RecordedEvent("g-1", 1, 1, "e", b"", 1, Metadata(extra=extra), T0)
+
+
+def test_moves_are_counted_from_the_clock_stamps_leaving_out_the_command_that_ended_it() -> None:
+    moves = Moves()
+    for event in (
+        stamped(None, "t0"),  # the game's creation: no acting seat
+        stamped(0, "t1"),
+        stamped(1, "t2"),
+        stamped(0, "t3"),
+        stamped(1, "t4"),  # seat 1 resigns: PlayerResigned, GameWon...
+        stamped(None, "t4"),
+    ):
+        moves.add(event)
+    finished = stamped(None, "t4")
+    assert (moves.of(finished, 0), moves.of(finished, 1), moves.of(finished, 2)) == (2, 1, 0)
+    # Ended by a timeout the sweeper fired later: every move counts.
+    assert moves.of(stamped(None, "t9"), 1) == 2
+    # An untimed game has no stamps: moves not known.
+    untimed = Moves()
+    untimed.add(RecordedEvent("g-1", 2, 2, "e", b"", 1, Metadata(), T0))
+    assert untimed.of(finished, 0) is None
 
 
 def test_bots_count_in_records_but_are_never_rated() -> None:

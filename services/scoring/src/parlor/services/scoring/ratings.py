@@ -21,6 +21,9 @@ the opponent is someone. Each pairwise result's weight (``result_weight``) is
 - by repetition: halved for every earlier game of the same pair within
   ``REPEAT_WINDOW`` (1, 1/2, 1/4, ...).
 
+A game in which a person made fewer than ``MIN_MOVES`` moves rates nobody (and meets
+nobody: the count of opponents and the pairs skip it); it counts in the records.
+
 A rating is provisional while its RD is above ``ESTABLISHED_RD`` (lichess's "?") or its
 player has met fewer than ``ESTABLISHED_OPPONENTS`` distinct people in rated games;
 leaderboards list established players only. Every input is in the event history (the
@@ -52,6 +55,10 @@ ESTABLISHED_OPPONENTS = 5
 and before a result against them counts in full for a provisional player."""
 REPEAT_WINDOW = timedelta(hours=24)
 """Games of the same pair within this time of each other count less: each earlier one halves."""
+MIN_MOVES = 2
+"""Moves each person must have made (not counting the one that ended the game) for a game
+to rate: shorter games (one move and a resignation, no move at all before running out of
+time) count in the records only, as lichess aborts a game before both sides have moved."""
 
 Pair = tuple[str, str]
 """Two player ids, the smaller first: one row of ``scoring_pairs``."""
@@ -101,9 +108,15 @@ def humans(game: FinishedGame) -> dict[str, SeatResult]:
     return best
 
 
+def played_out(game: FinishedGame) -> bool:
+    """Whether every person made ``MIN_MOVES`` moves (or their moves are not known)."""
+    return all(r.moves is None or r.moves >= MIN_MOVES for r in game.results if not r.is_bot)
+
+
 def pairs_of(game: FinishedGame) -> list[Pair]:
-    """The pairs of people the game rates (none in a game that rates nobody)."""
-    if not recorded(game):
+    """The pairs of people the game rates (none in a game that rates nobody: an aborted
+    one, or one too short: ``MIN_MOVES``)."""
+    if not recorded(game) or not played_out(game):
         return []
     players = sorted(humans(game))
     return [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
@@ -161,7 +174,8 @@ def score_game(
             for player in seated
             if player in before
         }
-        weights: dict[tuple[str, str], float] = {}
+    if len(seated) >= 2 and played_out(game):
+        weights: dict[tuple[str, str], float] = {}  # every pair's, both ways: none missing
         for a, b in pairs_of(game):
             history = pairs.get((a, b))
             weights[(a, b)] = result_weight(before.get(a), before.get(b), history, at)

@@ -78,10 +78,10 @@ async def insert_games(conn: AsyncConnection, games: Sequence[FinishedGame]) -> 
         await conn.execute(
             text(
                 "INSERT INTO scoring_results (stream_id, seat, player_id, display_name, rank,"
-                " score, timed_out, departure) SELECT * FROM unnest(CAST(:s AS text[]),"
+                " score, timed_out, departure, moves) SELECT * FROM unnest(CAST(:s AS text[]),"
                 " CAST(:seat AS int[]), CAST(:p AS text[]), CAST(:n AS text[]),"
                 " CAST(:r AS int[]), CAST(:sc AS bigint[]), CAST(:to AS bool[]),"
-                " CAST(:d AS text[]))"
+                " CAST(:d AS text[]), CAST(:m AS int[]))"
             ),
             {
                 "s": [s for s, _ in rows],
@@ -92,6 +92,7 @@ async def insert_games(conn: AsyncConnection, games: Sequence[FinishedGame]) -> 
                 "sc": [r.score for _, r in rows],
                 "to": [r.timed_out for _, r in rows],
                 "d": [r.departure for _, r in rows],
+                "m": [r.moves for _, r in rows],
             },
         )
 
@@ -194,7 +195,8 @@ async def games_of_type(conn: AsyncConnection, game_type: str) -> list[FinishedG
     rows = await conn.execute(
         text(
             "SELECT g.stream_id, g.game_id, g.position, g.finished_at, g.reason,"
-            " r.seat, r.player_id, r.display_name, r.rank, r.score, r.timed_out, r.departure"
+            " r.seat, r.player_id, r.display_name, r.rank, r.score, r.timed_out, r.departure,"
+            " r.moves"
             " FROM scoring_games g JOIN scoring_results r USING (stream_id)"
             " WHERE g.game_type = :t ORDER BY g.position, r.seat"
         ),
@@ -207,7 +209,9 @@ async def games_of_type(conn: AsyncConnection, game_type: str) -> list[FinishedG
         if stream not in games:
             games[stream] = FinishedGame(stream, game_type, game_id, position, finished, reason, ())
             results[stream] = []
-        results[stream].append(SeatResult(seat, player, name, rank, score, row[10], row[11]))
+        results[stream].append(
+            SeatResult(seat, player, name, rank, score, row[10], row[11], row[12])
+        )
     return [
         FinishedGame(
             g.stream_id, g.game_type, g.game_id, g.position, g.finished_at, g.reason, tuple(rs)

@@ -5,11 +5,11 @@ Revises: 0001
 Create Date: 2026-12-07
 
 ``scoring_results`` keeps each seat's ``timed_out`` and ``departure`` from ``GameFinished``
-(the scoresheet showed neither). ``scoring_ratings`` keeps how many distinct people a
-player met (``opponents``) and whether the rating is ``provisional``; ``scoring_pairs``
-when two players last met. Ratings scored before this revision were folded without
-those weights: ``parlor-scoring-rebuild`` refolds them (until then every row is
-provisional, so leaderboards are empty).
+(the scoresheet showed neither) and the moves it made (null: not known, an untimed game).
+``scoring_ratings`` keeps how many distinct people a player met (``opponents``) and whether
+the rating is ``provisional``; ``scoring_pairs`` when two players last met. Ratings scored
+before this revision were folded without those weights: ``parlor-scoring-rebuild`` refolds
+them (until then every row is provisional, so leaderboards are empty).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ depends_on = None
 def upgrade() -> None:
     op.execute(
         "ALTER TABLE scoring_results ADD COLUMN IF NOT EXISTS timed_out boolean NOT NULL"
-        " DEFAULT false, ADD COLUMN IF NOT EXISTS departure text NOT NULL DEFAULT ''"
+        " DEFAULT false, ADD COLUMN IF NOT EXISTS departure text NOT NULL DEFAULT '',"
+        " ADD COLUMN IF NOT EXISTS moves integer"
     )
     op.execute(
         "ALTER TABLE scoring_ratings ADD COLUMN IF NOT EXISTS opponents integer NOT NULL"
@@ -58,4 +59,7 @@ def downgrade() -> None:
     )
     op.execute("DROP TABLE IF EXISTS scoring_pairs")
     op.execute("ALTER TABLE scoring_ratings DROP COLUMN opponents, DROP COLUMN provisional")
-    op.execute("ALTER TABLE scoring_results DROP COLUMN timed_out, DROP COLUMN departure")
+    op.execute(
+        "ALTER TABLE scoring_results DROP COLUMN timed_out, DROP COLUMN departure,"
+        " DROP COLUMN moves"
+    )
