@@ -52,8 +52,10 @@ async def test_six_puppets_that_move_once_and_resign_lift_nobody(
     start_platform, monkeypatch, database_url: str
 ) -> None:
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
-    # The attacker of the issue mints guests from many addresses; here all come from one.
-    monkeypatch.setenv("PARLOR_GUEST_PER_ADDRESS_BURST", "50")
+    # The attacker of the issue mints guests from many addresses; here all come from one
+    # (and one network, one site: the per-network limits are not what this test is about).
+    for limit in ("ADDRESS", "NETWORK", "SITE"):
+        monkeypatch.setenv(f"PARLOR_GUEST_PER_{limit}_BURST", "50")
     with psycopg.connect(database_url, autocommit=True) as conn:
         if conn.execute("SELECT to_regclass('mm_tickets')").fetchone() != (None,):
             conn.execute("UPDATE mm_tickets SET status = 'cancelled' WHERE status = 'waiting'")
