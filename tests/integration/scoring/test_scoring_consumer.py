@@ -122,6 +122,15 @@ def rows(database_url: str, category: str) -> list[tuple[Any, ...]]:
         ).fetchall()
 
 
+def pair_rows(database_url: str, category: str) -> list[tuple[Any, ...]]:
+    """Scoring's record of who met whom, and when lately (what the repeat weights read)."""
+    with psycopg.connect(database_url) as conn:
+        return conn.execute(
+            "SELECT * FROM scoring_pairs WHERE game_type = %s ORDER BY player_a, player_b",
+            (category,),
+        ).fetchall()
+
+
 async def test_late_and_repeated_deliveries_give_the_same_numbers_as_a_rebuild(
     store: PostgresEventStore, database_url: str
 ) -> None:
@@ -139,10 +148,17 @@ async def test_late_and_repeated_deliveries_give_the_same_numbers_as_a_rebuild(
     assert fresh == [True, True, True, False, True, False]
     live = rows(database_url, category)
     assert [(r[1], r[7]) for r in live] == [("ann", 4), ("bob", 3), ("cy", 2)]  # games played
+    met = pair_rows(database_url, category)
+    assert [(a, b, n) for _, a, b, n, _ in met] == [
+        ("ann", "bob", 3),
+        ("ann", "cy", 2),
+        ("bob", "cy", 1),
+    ]
 
     rebuilt = await scorer.rebuild()
     assert rebuilt.games >= len(games)
     assert rows(database_url, category) == live
+    assert pair_rows(database_url, category) == met
 
 
 async def test_rebuild_command_wipes_and_rebuilds_to_the_same_rows(

@@ -138,6 +138,8 @@ def old_game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int 
         blockers_left=list(v.blockers_left),
         resigned=list(v.resigned),
         timed_out=list(table.game.timed_out),
+        # Added since, with the departures (why each seat left): views only, no stored bytes.
+        departures=[table.game.departure(seat) for seat in range(table.game.players)],
         winner=v.winner or 0,
         line=_positions(v.line),
         end_reason=v.end_reason or "",

@@ -26,6 +26,7 @@ from parlor.rules.connect4x4 import (
     play,
     result,
 )
+from parlor.rules.connect4x4.standings import standings
 
 # Found by line-avoiding random play, kept as golden games.
 ALL_CHECKERS_GAME = (
@@ -116,9 +117,11 @@ def test_resign_with_three_players_the_resigner_is_skipped_from_then_on() -> Non
     assert events == [PlayerResigned(1)]
     state = evolve(state, events[0])
     assert state.turn == 2
-    with pytest.raises(RuleViolation) as refused:
-        decide(state, DropChecker(1, 0, Side.FRONT))
-    assert refused.value.rule == "PLAYER_RESIGNED"
+    assert [state.departure(seat) for seat in range(3)] == ["", "RESIGNED", ""]
+    for command in (DropChecker(1, 0, Side.FRONT), Resign(1), TimeOut(1)):
+        with pytest.raises(RuleViolation) as refused:
+            decide(state, command)
+        assert refused.value.rule == "PLAYER_RESIGNED"
     for event in decide(state, DropChecker(2, 0, Side.FRONT)):
         state = evolve(state, event)
     assert state.turn == 0  # seat 1 is passed over
@@ -165,15 +168,32 @@ def test_a_seat_out_of_time_with_three_players_is_skipped_and_the_game_goes_on()
     assert events == [PlayerTimedOut(1)]
     state = evolve(state, events[0])
     assert (state.turn, state.timed_out) == (2, (False, True, False))
-    with pytest.raises(RuleViolation) as refused:
-        decide(state, DropChecker(1, 0, Side.FRONT))
-    assert refused.value.rule == "PLAYER_RESIGNED"
+    # Out of time, not resigned: it is told so, whatever it tries (issue 38 item 3).
+    assert state.resigned == (False, False, False)
+    assert [state.departure(seat) for seat in range(3)] == ["", "TIMED_OUT", ""]
+    for command in (DropChecker(1, 0, Side.FRONT), Resign(1), TimeOut(1)):
+        with pytest.raises(RuleViolation) as refused:
+            decide(state, command)
+        assert refused.value.rule == "SEAT_TIMED_OUT"
+        assert refused.value.metadata == {"departure": "TIMED_OUT"}
+        assert "ran out of time" in str(refused.value)
     for event in decide(state, DropChecker(2, 0, Side.FRONT)):
         state = evolve(state, event)
     assert state.turn == 0
     events = decide(state, TimeOut(0))  # one seat left: it wins on time
     assert events == [PlayerTimedOut(0), GameWon(2, (), "TIMEOUT")]
     assert result(evolve(evolve(state, events[0]), events[1])) == Ending(2, "TIMEOUT")
+
+
+def test_each_seat_that_left_says_why_in_the_standings() -> None:
+    state, _ = play("af", Config(players=3))
+    for command in (Resign(2), TimeOut(0)):
+        for event in decide(state, command):
+            state = evolve(state, event)
+    reason, ranked = standings(state)
+    assert (reason, [s.rank for s in ranked]) == ("TIMEOUT", [2, 1, 2])
+    assert [s.departure for s in ranked] == ["TIMED_OUT", "", "RESIGNED"]
+    assert (state.resigned, state.timed_out) == ((False, False, True), (True, False, False))
 
 
 def test_a_game_over_or_a_seat_gone_takes_no_timeout() -> None:

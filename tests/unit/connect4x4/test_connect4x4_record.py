@@ -5,6 +5,7 @@ from parlor.rules.connect4x4 import (
     GameTied,
     GameWon,
     PlayerResigned,
+    PlayerTimedOut,
     Side,
     event_notation,
     play,
@@ -23,3 +24,8 @@ def test_a_resignation_and_the_end_close_the_record() -> None:
     events = [dropped, PlayerResigned(0), GameWon(1, (), "RESIGNED")]
     assert record(events) == ["1 ab", "0 resign", "# won 1 RESIGNED"]
     assert record([GameTied("BOARD_FULL")]) == ["# tied BOARD_FULL"]
+
+
+def test_a_seat_out_of_time_is_recorded_as_a_timeout_not_a_resignation() -> None:
+    events = [PlayerTimedOut(2), PlayerResigned(0), GameWon(1, (), "RESIGNATION")]
+    assert record(events) == ["2 timeout", "0 resign", "# won 1 RESIGNATION"]

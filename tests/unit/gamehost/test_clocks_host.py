@@ -292,6 +292,8 @@ def test_a_matched_game_whose_first_move_is_not_made_is_aborted() -> None:
         assert await Sweeper(host, index).sweep() == 1
         events = [r.event for r in await host.history("g")]
         assert events[-1] == GameFinished("ABORTED", (c4_rank1(), c4_rank1()))
+        # Every seat left because the game was aborted, and the stored event says so.
+        assert [s.departure for s in events[-1].standings] == ["ABORTED", "ABORTED"]
         table, _ = await host.load("g")
         assert C4.decider.is_terminal(table)
         assert table.aborted

@@ -277,4 +277,4 @@ def test_a_move_stored_for_a_seat_not_to_move_is_refused_by_the_rules() -> None:
     verdict = tfs.verify()
     assert verdict.divergence is not None
     assert (verdict.divergence.version, verdict.divergence.reason) == (after + 1, COMMAND_REFUSED)
-    assert "seat 1 has forfeited the game" in verdict.divergence.detail
+    assert "seat 1 left: it is out of the game" in verdict.divergence.detail

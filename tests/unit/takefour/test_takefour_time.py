@@ -106,6 +106,30 @@ def test_a_seat_that_forfeited_never_wins_even_with_the_lowest_total() -> None:
     assert engine is not None
     assert engine.winners == (1,)
     assert [s.rank for s in standings(state)[1]] == [2, 1, 3]
+    assert [s.departure for s in standings(state)[1]] == ["", "", "LEFT"]
+
+
+def test_a_seat_forfeited_on_time_and_one_that_left_say_so_apart() -> None:
+    state = play(start(create(3)), Forfeit(0, "TIMEOUT"), Forfeit(1, "LEFT"))
+    reason, ranked = standings(state)
+    assert reason == "FORFEIT"
+    assert [s.departure for s in ranked] == ["FORFEITED", "LEFT", ""]
+    assert [p.timed_out for p in state.players] == [True, False, False]
+    assert [seat.departure for seat in TAKE_FOUR.view(state, None).seats] == [
+        "FORFEITED",
+        "LEFT",
+        "",
+    ]
+
+
+def test_a_seat_that_forfeited_is_refused_saying_why() -> None:
+    state = play(start(create(4)), Forfeit(0, "TIMEOUT"), Forfeit(1, "LEFT"))
+    for seat, why, words in ((0, "FORFEITED", "ran out of time"), (1, "LEFT", "left")):
+        with pytest.raises(RuleViolation) as refused:
+            events_of(state, Forfeit(seat, "LEFT"))
+        assert refused.value.rule == "FORFEITED"
+        assert refused.value.metadata == {"departure": why}
+        assert words in str(refused.value)
 
 
 def test_the_last_seat_racing_is_the_result_s_winner_whatever_the_totals() -> None:

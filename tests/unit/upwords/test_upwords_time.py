@@ -6,7 +6,7 @@ import pytest
 from upwords_testkit import approved, board, run, state
 
 from parlor.core.errors import RuleViolation
-from parlor.rules.upwords import GameEnded, Pass, PlayerTimedOut, TimeOut, UpwordsConfig
+from parlor.rules.upwords import GameEnded, Pass, PlayerTimedOut, Resign, TimeOut, UpwordsConfig
 from parlor.rules.upwords.standings import standings
 from parlor.rules.upwords.state import Phase
 
@@ -39,6 +39,7 @@ def test_a_dropped_out_seat_can_no_longer_act() -> None:
     with pytest.raises(RuleViolation) as refused:
         run(s, Pass(0))
     assert refused.value.rule == "SEAT_TIMED_OUT"
+    assert refused.value.metadata == {"departure": "TIMED_OUT"}
 
 
 def test_all_passed_counts_only_the_seats_still_playing() -> None:
@@ -72,6 +73,16 @@ def test_a_seat_out_of_time_ranks_behind_every_seat_that_played_on() -> None:
     reason, ranked = standings(s)
     assert reason == "ALL_PASSED"
     assert [r.rank for r in ranked] == [3, 2, 1]  # 45 points, but it ran out of time
+    assert [r.departure for r in ranked] == ["TIMED_OUT", "", ""]
+
+
+def test_each_seat_that_left_says_why_resigned_or_out_of_time() -> None:
+    s = state(racks=("CATXYZE", "ABCDEFG", "HIJKLMN", "OPQRSTU"))
+    s, _ = run(s, TimeOut(0), Resign(1))
+    assert [s.departure(seat) for seat in range(4)] == ["TIMED_OUT", "RESIGNED", "", ""]
+    s, _ = run(s, Resign(2))
+    _, ranked = standings(s)
+    assert [r.departure for r in ranked] == ["TIMED_OUT", "RESIGNED", "RESIGNED", ""]
 
 
 def test_rules_2_games_rank_a_seat_out_of_time_by_its_score() -> None:

@@ -244,6 +244,8 @@ def old_game_pb(
         winners=list(v.winners),
         board_text=render(table.game, viewer) if table.seats else "",
         timed_out=list(table.game.out),
+        # Added since, with the departures (why each seat left): views only, no stored bytes.
+        departures=[table.game.departure(seat) for seat in range(table.game.players)],
     )
     out.board.extend(pb.Stack(tiles=list(s)) for s in v.board.stacks)
     if viewer is not None:

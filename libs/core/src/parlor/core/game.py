@@ -76,6 +76,25 @@ class Result:
     scores: tuple[int, ...] = ()
 
 
+RESIGNED = "RESIGNED"
+"""Why a seat left a game before its end (``Standing.departure``): it resigned,"""
+TIMED_OUT = "TIMED_OUT"
+"""it ran out of time,"""
+FORFEITED = "FORFEITED"
+"""it forfeited on time (Take Four: idle past the second limit),"""
+LEFT = "LEFT"
+"""it left (Take Four's ``Forfeit``: leaving the table),"""
+ABORTED = "ABORTED"
+"""or the game was aborted (a matched game a seat did not start in time): every seat."""
+DEPARTURES = (RESIGNED, TIMED_OUT, FORFEITED, LEFT, ABORTED)
+
+
+def departed(why: str) -> dict[str, str]:
+    """The ErrorInfo metadata of a refusal of a seat that left: ``{"departure": why}``, so a
+    client tells a resignation from a timeout whatever the game names its reason."""
+    return {"departure": why}
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     """How one seat finished: rank 1 wins (equal ranks share a place); score if the game has one.
@@ -88,6 +107,10 @@ class Standing:
     score: int = 0
     timed_out: bool = False
     """The seat ran out of time (scoring rates it as the loss it is)."""
+    departure: str = dataclasses.field(default="", compare=False)
+    """Why the seat left before the end (one of ``DEPARTURES``); "" for a seat that played on.
+    Not compared: ``GameFinished`` events stored before departures were recorded have none,
+    and the rules deciding them again (``parlor verify``) name them; the rank says the rest."""
 
 
 @runtime_checkable

@@ -152,7 +152,11 @@ def table_event_pb(event: object, game_type: str) -> Message | None:
             reason=event.reason,
             results=[
                 common_pb2.SeatResult(
-                    seat=common_pb2.Seat(index=i), score=s.score, rank=s.rank, timed_out=s.timed_out
+                    seat=common_pb2.Seat(index=i),
+                    score=s.score,
+                    rank=s.rank,
+                    timed_out=s.timed_out,
+                    departure=s.departure,
                 )
                 for i, s in enumerate(event.standings)
             ],
@@ -170,6 +174,7 @@ def table_event_of(message: Message) -> SeatsTaken | GameFinished | None:
         )
     if isinstance(message, common_pb2.GameFinished):
         return GameFinished(
-            message.reason, tuple(Standing(r.rank, r.score, r.timed_out) for r in message.results)
+            message.reason,
+            tuple(Standing(r.rank, r.score, r.timed_out, r.departure) for r in message.results),
         )
     return None

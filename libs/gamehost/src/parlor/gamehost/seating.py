@@ -266,7 +266,7 @@ class Seated(Generic[S, C, E]):
         self._with_finish(fold, self.engine.decide(fold.table.game, command.create), at, None)
 
     def _aborted(self, state: Table[S]) -> GameFinished:
-        return GameFinished(ABORTED, tuple(Standing(1) for _ in state.seats))
+        return GameFinished(ABORTED, tuple(Standing(1, departure=ABORTED) for _ in state.seats))
 
     def _abort(self, state: Table[S]) -> GameFinished:
         """``Abort``: only a game still going, formed by matchmaking, that a seat has not
@@ -344,7 +344,7 @@ class Seated(Generic[S, C, E]):
             if self.timing is not None:
                 timing = self.timing
                 standings = tuple(
-                    Standing(s.rank, s.score, True) if timing.out(after, i) else s
+                    Standing(s.rank, s.score, True, s.departure) if timing.out(after, i) else s
                     for i, s in enumerate(standings)
                 )
             fold.add(GameFinished(reason, standings), _stamp(at))

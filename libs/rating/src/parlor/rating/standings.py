@@ -9,6 +9,7 @@ exactly Glicko-2. See ``libs/rating/README.md`` for why.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from enum import Enum
 
@@ -83,6 +84,40 @@ def apply_game(
             if opponent != player
         ]
         after[player] = rate(before[player], results, tau=tau)
+    return after
+
+
+def apply_weighted_game(
+    ratings: Mapping[str, Rating],
+    standings: Sequence[Standing],
+    weights: Mapping[tuple[str, str], float],
+    *,
+    tau: float = TAU,
+) -> dict[str, Rating]:
+    """``apply_game`` with each pairwise result weighed: ``weights[(player, opponent)]`` (in
+    [0, 1], missing: 1) multiplies the 1/(n-1) of ``player``'s result against ``opponent``.
+
+    A result of weight 0 is left out; a player left with no result keeps their rating and is
+    not in the answer (no rating period passes for them: nothing was learnt). With every
+    weight 1 this is ``apply_game``, bit for bit (the same sums in the same order).
+    """
+    ordered = canonical(standings)
+    before = {player: ratings.get(player, Rating()) for player, _ in ordered}
+    base = 1.0 / (len(ordered) - 1)
+    after: dict[str, Rating] = {}
+    for player, rank in ordered:
+        results = []
+        for opponent, opponent_rank in ordered:
+            if opponent == player:
+                continue
+            weight = weights.get((player, opponent), 1.0)
+            if not (math.isfinite(weight) and 0.0 <= weight <= 1.0):
+                raise InvalidArgument("a result's weight lies between 0 and 1", reason="BAD_WEIGHT")
+            if weight > 0.0:
+                score = pairwise_score(rank, opponent_rank)
+                results.append(Result(before[opponent], score, base * weight))
+        if results:
+            after[player] = rate(before[player], results, tau=tau)
     return after
 
 

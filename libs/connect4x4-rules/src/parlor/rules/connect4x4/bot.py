@@ -114,7 +114,7 @@ class _Board:
             heights=list(state.heights),
             checkers_left=list(state.checkers_left),
             blockers_left=list(state.blockers_left),
-            active=[not out for out in state.resigned],
+            active=[not state.is_out(seat) for seat in range(state.players)],
         )
 
     def active_seats(self) -> list[int]:

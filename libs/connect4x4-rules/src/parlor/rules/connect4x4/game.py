@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Final, TypeVar
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
+from parlor.core.game import RESIGNED, TIMED_OUT, departed
 from parlor.rules.connect4x4.board import (
     COLUMNS,
     ROWS,
@@ -64,6 +65,8 @@ GAME_NOT_STARTED: Final = "GAME_NOT_STARTED"
 GAME_ALREADY_CREATED: Final = "GAME_ALREADY_CREATED"
 GAME_OVER: Final = "GAME_OVER"
 PLAYER_RESIGNED: Final = "PLAYER_RESIGNED"
+SEAT_TIMED_OUT: Final = "SEAT_TIMED_OUT"
+"""A seat that ran out of time acts (Upwords' reason for the same): it is out of the game."""
 NOT_YOUR_TURN: Final = "NOT_YOUR_TURN"
 NO_CHECKERS_LEFT: Final = "NO_CHECKERS_LEFT"
 NO_BLOCKERS_LEFT: Final = "NO_BLOCKERS_LEFT"
@@ -146,10 +149,21 @@ def _check_column(column: int) -> None:
 def _check_may_move(state: State, seat: int) -> None:
     if state.over:
         raise RuleViolation(GAME_OVER, "the game is over")
-    if state.resigned[seat]:
-        raise RuleViolation(PLAYER_RESIGNED, f"seat {seat} has resigned")
+    _check_in_game(state, seat)
     if seat != state.turn:
         raise PermissionDenied(f"it is seat {state.turn}'s turn", reason=NOT_YOUR_TURN)
+
+
+def _check_in_game(state: State, seat: int, already: str = "") -> None:
+    """Refuse a seat that left the game, saying why it left (resigned or ran out of time)."""
+    if state.has_timed_out(seat):
+        raise RuleViolation(
+            SEAT_TIMED_OUT, f"seat {seat} ran out of time and is out", metadata=departed(TIMED_OUT)
+        )
+    if state.has_resigned(seat):
+        raise RuleViolation(
+            PLAYER_RESIGNED, f"seat {seat} has {already}resigned", metadata=departed(RESIGNED)
+        )
 
 
 def _drop_checker(state: State, command: DropChecker) -> list[Event]:
@@ -186,8 +200,7 @@ def _drop_blocker(state: State, command: DropBlocker) -> list[Event]:
 def _resign(state: State, seat: int) -> list[Event]:
     if state.over:
         raise RuleViolation(GAME_OVER, "the game is over")
-    if state.resigned[seat]:
-        raise RuleViolation(PLAYER_RESIGNED, f"seat {seat} has already resigned")
+    _check_in_game(state, seat, "already ")
     event = PlayerResigned(seat)
     return [event, *_aftermath(evolve(state, event), seat, None)]
 
@@ -197,8 +210,7 @@ def _time_out(state: State, seat: int) -> list[Event]:
     its turns are skipped and the game goes on (docs/rules/connect4x4.md, "Time")."""
     if state.over:
         raise RuleViolation(GAME_OVER, "the game is over")
-    if state.resigned[seat]:
-        raise RuleViolation(PLAYER_RESIGNED, f"seat {seat} has already left the game")
+    _check_in_game(state, seat, "already ")
     event = PlayerTimedOut(seat)
     return [event, *_aftermath(evolve(state, event), seat, None, TIMEOUT)]
 
@@ -282,11 +294,12 @@ def evolve(state: State, event: Event) -> State:
         )
     if isinstance(event, PlayerSkipped):
         return replace(state, turn=state.next_active(event.seat))
-    if isinstance(event, PlayerResigned | PlayerTimedOut):
+    if isinstance(event, PlayerResigned):
         state = replace(state, resigned=_with(state.resigned, event.seat, True))
-        if isinstance(event, PlayerTimedOut):
-            timed_out = state.timed_out or (False,) * state.players
-            state = replace(state, timed_out=_with(timed_out, event.seat, True))
+    if isinstance(event, PlayerTimedOut):
+        timed_out = state.timed_out or (False,) * state.players
+        state = replace(state, timed_out=_with(timed_out, event.seat, True))
+    if isinstance(event, PlayerResigned | PlayerTimedOut):
         if state.turn == event.seat:
             state = replace(state, turn=state.next_active(event.seat))
         return state

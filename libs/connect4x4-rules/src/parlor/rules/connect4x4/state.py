@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from parlor.core.game import RESIGNED, TIMED_OUT
 from parlor.rules.connect4x4.board import COLUMNS, ROWS, Position, Side
 from parlor.rules.connect4x4.commands import Config
 
@@ -37,8 +38,9 @@ class State:
     checkers_left: tuple[int, ...] = ()
     blockers_left: tuple[int, ...] = ()
     resigned: tuple[bool, ...] = ()
+    """Seats that resigned (not those that ran out of time: ``timed_out``)."""
     timed_out: tuple[bool, ...] = ()
-    """Seats that ran out of time (also in ``resigned``: they left the game)."""
+    """Seats that ran out of time. Both kinds left the game (``is_out``); why is kept apart."""
     winner: int | None = None
     line: tuple[Position, ...] = ()
     end_reason: str | None = None
@@ -81,14 +83,30 @@ class State:
             pieces |= self.blockers[seat]
         return pieces
 
+    def has_timed_out(self, seat: int) -> bool:
+        return bool(self.timed_out) and self.timed_out[seat]
+
+    def has_resigned(self, seat: int) -> bool:
+        return bool(self.resigned) and self.resigned[seat] and not self.has_timed_out(seat)
+
+    def is_out(self, seat: int) -> bool:
+        """The seat left the game: it resigned or ran out of time (its turns are skipped)."""
+        return (bool(self.resigned) and self.resigned[seat]) or self.has_timed_out(seat)
+
+    def departure(self, seat: int) -> str:
+        """Why the seat left the game (``RESIGNED``, ``TIMED_OUT``), or "" if it is still in."""
+        if self.has_timed_out(seat):
+            return TIMED_OUT
+        return RESIGNED if self.has_resigned(seat) else ""
+
     def active_seats(self) -> tuple[int, ...]:
-        return tuple(seat for seat in range(self.players) if not self.resigned[seat])
+        return tuple(seat for seat in range(self.players) if not self.is_out(seat))
 
     def next_active(self, seat: int) -> int:
         """The first seat after ``seat`` (in seat order) still in the game."""
         for step in range(1, self.players + 1):
             candidate = (seat + step) % self.players
-            if not self.resigned[candidate]:
+            if not self.is_out(candidate):
                 return candidate
         return seat
 

@@ -14,6 +14,7 @@ from parlor.rules.connect4x4.events import (
     GameTied,
     GameWon,
     PlayerResigned,
+    PlayerTimedOut,
 )
 from parlor.rules.connect4x4.game import GAME_OVER, decide, evolve, initial_state
 from parlor.rules.connect4x4.notation import event_notation, parse_move
@@ -38,7 +39,8 @@ def play(moves: str | Iterable[str], config: Config | None = None) -> tuple[Stat
 
 
 def record(events: Iterable[object]) -> list[str]:
-    """A game's record, one line per move: ``<seat> <notation>`` or ``<seat> resign``; then,
+    """A game's record, one line per move: ``<seat> <notation>``, ``<seat> resign`` or, for
+    a seat that ran out of time, ``<seat> timeout`` (two ways of leaving, told apart); then,
     once it is over, how it ended: ``# won <seat> <reason>`` or ``# tied <reason>``."""
     lines: list[str] = []
     for event in events:
@@ -47,6 +49,8 @@ def record(events: Iterable[object]) -> list[str]:
                 lines.append(f"{seat} {event_notation(event)}")
             case PlayerResigned(seat):
                 lines.append(f"{seat} resign")
+            case PlayerTimedOut(seat):
+                lines.append(f"{seat} timeout")
             case GameWon(seat, _, reason):
                 lines.append(f"# won {seat} {reason}")
             case GameTied(reason):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from parlor.core.game import TIMED_OUT
 from parlor.rules.connect4x4.board import (
     COLUMN_LETTERS,
     COLUMNS,
@@ -138,7 +139,7 @@ def view(state: State, viewer: int | None = None) -> GameView:
         back=_side(state, Side.BACK) if started else _EMPTY_SIDE,
         checkers_left=state.checkers_left,
         blockers_left=state.blockers_left,
-        resigned=state.resigned,
+        resigned=tuple(state.has_resigned(seat) for seat in range(state.players)),
         winner=state.winner,
         line=state.line,
         end_reason=state.end_reason,
@@ -190,7 +191,8 @@ def render(state: State, seen: GameView | None = None) -> str:
     letters = " ".join(COLUMN_LETTERS)
     lines.append(f"   {letters}     {letters}")
     for seat in range(state.players):
-        out = "  (resigned)" if state.resigned[seat] else ""
+        why = state.departure(seat)
+        out = "  (out of time)" if why == TIMED_OUT else "  (resigned)" if why else ""
         lines.append(
             f"{SEAT_SYMBOLS[seat]} seat {seat}: {state.checkers_left[seat]} checkers, "
             f"{state.blockers_left[seat]} blockers{out}"

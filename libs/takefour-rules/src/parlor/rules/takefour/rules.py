@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from parlor.core.errors import InvalidArgument, RuleViolation
+from parlor.core.game import FORFEITED, departed
 from parlor.rules.takefour.commands import (
     AgreeToDeal,
     CallDone,
@@ -330,9 +331,19 @@ def _player(state: TakeFourState, seat: int) -> Player:
         raise RuleViolation("ROUND_NOT_IN_PLAY", "no round is being played")
     if not 0 <= seat < len(state.players):
         raise InvalidArgument(f"no seat {seat} in this game", reason=NO_SUCH_SEAT)
-    if state.players[seat].forfeited:
-        raise RuleViolation("FORFEITED", f"seat {seat} has forfeited the game")
+    _check_racing(state, seat)
     return state.players[seat]
+
+
+def _check_racing(state: TakeFourState, seat: int) -> None:
+    """Refuse a seat that forfeited (``FORFEITED``), saying why: on time, or it left (the
+    ErrorInfo metadata ``departure``: ``FORFEITED`` or ``LEFT``)."""
+    p = state.players[seat]
+    if p.forfeited:
+        why = "ran out of time and forfeited" if p.departure == FORFEITED else "left"
+        raise RuleViolation(
+            "FORFEITED", f"seat {seat} {why}: it is out of the game", metadata=departed(p.departure)
+        )
 
 
 def _cell(x: int, y: int) -> Cell:
@@ -547,8 +558,7 @@ def _forfeit(state: TakeFourState, command: Forfeit) -> list[TakeFourEvent]:
         raise RuleViolation("GAME_OVER", "the game is over")
     if not 0 <= command.seat < len(state.players):
         raise InvalidArgument(f"no seat {command.seat} in this game", reason=NO_SUCH_SEAT)
-    if state.players[command.seat].forfeited:
-        raise RuleViolation("FORFEITED", f"seat {command.seat} has forfeited the game")
+    _check_racing(state, command.seat)
     event = SeatForfeited(command.seat, command.reason)
     after = TAKE_FOUR.evolve(state, event)
     racing = tuple(seat for seat, p in enumerate(after.players) if not p.forfeited)

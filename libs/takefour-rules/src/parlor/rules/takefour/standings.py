@@ -8,12 +8,16 @@ from parlor.rules import takefour as tf
 
 def standings(state: tf.TakeFourState) -> tuple[str, tuple[Standing, ...]]:
     """Lowest total wins (rank 1, shared on ties); each seat's score is its total. Seats
-    that forfeited rank behind every seat still racing."""
+    that forfeited rank behind every seat still racing, and say why they left
+    (``Standing.departure``: on time or by leaving)."""
     totals = state.totals
     gone = tuple(p.forfeited for p in state.players)
     keys = [(g, t) for g, t in zip(gone, totals, strict=True)]
     return finish_reason(state), tuple(
-        Standing(rank=1 + sum(1 for other in keys if other < key), score=key[1]) for key in keys
+        Standing(
+            rank=1 + sum(1 for other in keys if other < key), score=key[1], departure=p.departure
+        )
+        for key, p in zip(keys, state.players, strict=True)
     )
 
 

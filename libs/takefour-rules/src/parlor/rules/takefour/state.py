@@ -9,6 +9,7 @@ from typing import Literal
 
 from parlor.core import game
 from parlor.core.errors import InvalidArgument
+from parlor.core.game import FORFEITED, LEFT
 from parlor.rules.takefour.crossword import Cell
 from parlor.rules.takefour.tiles import STANDARD_TILES, TileSet
 
@@ -118,6 +119,13 @@ class Player:
     """Out of the game (idle past the second limit, or left): its tiles score as unplaced."""
     timed_out: bool = False
     """Forfeited because it ran out of time (``TIMEOUT``), not because it left."""
+
+    @property
+    def departure(self) -> str:
+        """Why it is out: ``FORFEITED`` (on time), ``LEFT`` (it left), "" while it races."""
+        if not self.forfeited:
+            return ""
+        return FORFEITED if self.timed_out else LEFT
 
     @property
     def agrees(self) -> bool:

@@ -48,6 +48,8 @@ class SeatView:
     idle: bool = False
     forfeited: bool = False
     grid: Mapping[Cell, Placement] | None = None
+    departure: str = ""
+    """Why it forfeited (``Player.departure``: ``FORFEITED`` on time, ``LEFT``), or ""."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ def view(state: TakeFourState, viewer: Viewer, *, reveal: bool = False) -> TakeF
             grid=dict(p.grid) if over or seat == viewer else None,
             idle=p.idle,
             forfeited=p.forfeited,
+            departure=p.departure,
         )
         for seat, p in enumerate(state.players)
     )

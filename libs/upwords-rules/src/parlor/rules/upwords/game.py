@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from parlor.core.errors import InvalidArgument, PermissionDenied, RuleViolation
+from parlor.core.game import RESIGNED, TIMED_OUT, departed
 from parlor.rules.upwords import tiles
 from parlor.rules.upwords.config import RULES_VERSION, UpwordsConfig, WordChecking
 from parlor.rules.upwords.crossword import validate_play
@@ -127,9 +128,15 @@ class UpwordsDecider:
             raise RuleViolation("GAME_NOT_IN_PROGRESS", "the game is not in progress")
         seat = getattr(command, "seat", None)
         if isinstance(seat, int) and 0 <= seat < state.players and state.has_resigned(seat):
-            raise RuleViolation("SEAT_RESIGNED", f"seat {seat} resigned and is out")
+            raise RuleViolation(
+                "SEAT_RESIGNED", f"seat {seat} resigned and is out", metadata=departed(RESIGNED)
+            )
         if isinstance(seat, int) and 0 <= seat < state.players and state.is_out(seat):
-            raise RuleViolation("SEAT_TIMED_OUT", f"seat {seat} ran out of time and is out")
+            raise RuleViolation(
+                "SEAT_TIMED_OUT",
+                f"seat {seat} ran out of time and is out",
+                metadata=departed(TIMED_OUT),
+            )
         if isinstance(command, TimeOut):
             return self._time_out(state, command.seat)
         if isinstance(command, Play):

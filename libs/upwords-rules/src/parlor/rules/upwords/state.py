@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from parlor.core.game import RESIGNED, TIMED_OUT
 from parlor.rules.upwords.board import EMPTY_BOARD, Board
 from parlor.rules.upwords.config import UpwordsConfig
 from parlor.rules.upwords.moves import Placement
@@ -73,6 +74,15 @@ class UpwordsState:
 
     def has_resigned(self, seat: int) -> bool:
         return bool(self.resigned) and self.resigned[seat]
+
+    def has_timed_out(self, seat: int) -> bool:
+        return bool(self.out) and self.out[seat]
+
+    def departure(self, seat: int) -> str:
+        """Why the seat left the game (``RESIGNED``, ``TIMED_OUT``), or "" if it plays on."""
+        if self.has_resigned(seat):
+            return RESIGNED
+        return TIMED_OUT if self.has_timed_out(seat) else ""
 
     @property
     def active(self) -> int:

@@ -59,6 +59,7 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
         pb.Game,
         **game_fields(game_id, version, table.seats),
         timed_out=table.game.timed_out,
+        departures=[table.game.departure(seat) for seat in range(table.game.players)],
         board_text=c4.render(table.game, v),
         seats_to_move=ENGINE.to_move(table.game),
         winners=outcome.winners if outcome is not None else (),

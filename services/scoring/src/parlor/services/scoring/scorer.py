@@ -12,17 +12,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import Delivery, PostgresEventStore, RecordedEvent, SetAside
 from parlor.eventstore.bus import is_id_of
-from parlor.services.scoring.ratings import fold
+from parlor.services.scoring.ratings import fold, recorded
 from parlor.services.scoring.sheet import (
     GAME_FINISHED,
     SEATS_TAKEN,
     FinishedGame,
+    Moves,
     finished_game,
     is_type,
     seats_agreed,
     seats_of,
 )
-from parlor.services.scoring.tables import has_game, insert_games, lock, record_game, upsert_scores
+from parlor.services.scoring.tables import has_game, insert_games, lock, record_game, write_folded
 
 log = logging.getLogger("parlor.services.scoring")
 
@@ -63,7 +64,9 @@ class Scorer:
             # event that really has it. (Its own id, or the id the relay publishes it under
             # when a forgery took its own: ``redelivery_id``, which no other event has.)
             raise SetAside("MESSAGE_ID_MISMATCH", f"{event.message_id} sent under another id")
-        first = await self.store.read_stream(event.stream_id, 1, 1)
+        # The whole game before its end: who sat where (its first event) and how many moves
+        # each seat made (a game is at most the platform's cap on a game's length).
+        first = await self.store.read_stream(event.stream_id, 1, event.version - 1)
         if not first or not is_type(first[0], SEATS_TAKEN):
             log.warning(
                 "GameFinished without seats in the store", extra={"stream": event.stream_id}
@@ -74,7 +77,12 @@ class Scorer:
                 "a game not every player agreed to: not rated", extra={"stream": event.stream_id}
             )
             return
-        game = finished_game(event, seats_of(first[0]))
+        moves = Moves()
+        for before in first[1:]:
+            moves.add(before)
+        game = finished_game(event, seats_of(first[0]), moves)
+        if not recorded(game):
+            return  # aborted: scoring neither rates nor records it (no scoresheet either)
         await lock(conn)
         if await has_game(conn, game.stream_id):
             return  # the rebuild (or another replica) already scored it
@@ -102,21 +110,30 @@ class Scorer:
         async with self.store.engine.begin() as conn:
             await lock(conn)
             seats: dict[str, tuple[tuple[str, str], ...]] = {}
+            moves: dict[str, Moves] = {}
             games: list[FinishedGame] = []
             position = head = 0
             while True:
                 batch = await self.store.read_all(position, READ_BATCH)
                 for event in batch:
+                    stream = event.stream_id
                     if is_type(event, SEATS_TAKEN) and await seats_agreed(self.store, event):
-                        seats[event.stream_id] = seats_of(event)
-                    elif is_type(event, GAME_FINISHED) and event.stream_id in seats:
-                        games.append(finished_game(event, seats.pop(event.stream_id)))
+                        seats[stream] = seats_of(event)
+                        moves[stream] = Moves()
+                    elif is_type(event, GAME_FINISHED) and stream in seats:
+                        game = finished_game(event, seats.pop(stream), moves.pop(stream))
+                        if recorded(game):
+                            games.append(game)
+                    elif stream in moves:
+                        moves[stream].add(event)
                     head = event.position
                 if len(batch) < READ_BATCH:
                     break
                 position = batch[-1].position + 1
-            table = fold(games, self.period)
-            await conn.execute(text("TRUNCATE scoring_results, scoring_games, scoring_ratings"))
+            folded = fold(games, self.period)
+            await conn.execute(
+                text("TRUNCATE scoring_results, scoring_games, scoring_ratings, scoring_pairs")
+            )
             await insert_games(conn, games)
-            await upsert_scores(conn, [(t, s) for (t, _), s in sorted(table.items())])
+            await write_folded(conn, folded)
         return Rebuilt(len(games), head)

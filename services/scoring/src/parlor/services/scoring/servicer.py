@@ -33,6 +33,7 @@ def rating_pb(game_type: str, score: PlayerScore | None, player_id: str) -> pb.P
             volatility=rating.volatility,
             conservative=rating.conservative,
             rated=False,
+            provisional=True,
         )
     rating, record = score.rating, score.record
     out = pb.PlayerRating(
@@ -48,6 +49,8 @@ def rating_pb(game_type: str, score: PlayerScore | None, player_id: str) -> pb.P
         losses=record.losses,
         total_score=score.total_score,
         rated=score.rated,
+        provisional=score.provisional,
+        opponents=score.opponents,
     )
     out.last_played.FromDatetime(score.last_played)
     return out
@@ -98,7 +101,7 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
             rows = await conn.execute(
                 text(
                     f"SELECT {RATING_COLUMNS} FROM scoring_ratings WHERE game_type = :t AND rated"
-                    " ORDER BY conservative DESC, player_id LIMIT :n"
+                    " AND NOT provisional ORDER BY conservative DESC, player_id LIMIT :n"
                 ),
                 {"t": game_type, "n": limit},
             )
@@ -146,8 +149,8 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
                 )
             seats = await conn.execute(
                 text(
-                    "SELECT seat, player_id, display_name, rank, score FROM scoring_results"
-                    " WHERE stream_id = :s ORDER BY seat"
+                    "SELECT seat, player_id, display_name, rank, score, timed_out, departure"
+                    " FROM scoring_results WHERE stream_id = :s ORDER BY seat"
                 ),
                 {"s": stream_id},
             )
@@ -156,8 +159,10 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
                     seat=common_pb2.Seat(index=seat, player_id=player, display_name=name),
                     rank=rank,
                     score=score,
+                    timed_out=timed_out,
+                    departure=departure,
                 )
-                for seat, player, name, rank, score in seats
+                for seat, player, name, rank, score, timed_out, departure in seats
             ]
         sheet = pb.Scoresheet(
             game_type=game_type,

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import EventStore, RecordedEvent
+from parlor.gamehost.clocks import AT, SEAT
 from parlor.gamehost.consent import rated
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
@@ -31,6 +32,14 @@ class SeatResult:
     display_name: str
     rank: int
     score: int
+    timed_out: bool = False
+    """The seat ran out of time (``GameFinished`` says so since clocks)."""
+    departure: str = ""
+    """Why the seat left before the end (``parlor.core.game.DEPARTURES``), "" if it did not
+    or the game was stored before departures were recorded."""
+    moves: int | None = None
+    """Commands the seat made that did not end the game (``Moves``); None: not known (an
+    untimed game records no acting seat)."""
 
     @property
     def is_bot(self) -> bool:
@@ -69,15 +78,66 @@ async def seats_agreed(store: EventStore, event: RecordedEvent) -> bool:
     return await rated(store, meta.extra, meta.actor, players, (game_type, game_id))
 
 
-def finished_game(event: RecordedEvent, seats: tuple[tuple[str, str], ...]) -> FinishedGame:
-    """The scoresheet; the time is the event's recorded time (never the wall clock)."""
+class Moves:
+    """How many commands each seat made, from the stamps the game host records with a timed
+    game's events (``clock_seat`` on a command's first event: the seat that acted; ``clock_at``
+    on every event: the command's time), fed the game's events in order.
+
+    The command that ended the game (its time is the ``GameFinished``'s) does not count: a
+    seat that moves once and resigns made one move. A timeout has no acting seat. An untimed
+    game has no stamps: its moves are not known (None).
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[int, int] = {}
+        self.last: tuple[int, str] | None = None
+        self.stamped = False
+
+    def add(self, event: RecordedEvent) -> None:
+        extra = event.metadata.extra
+        at = extra.get(AT)
+        if at is None:
+            return
+        self.stamped = True
+        seat = extra.get(SEAT, "")
+        if seat.isdigit():
+            self.counts[int(seat)] = self.counts.get(int(seat), 0) + 1
+            self.last = (int(seat), at)
+
+    def of(self, finished: RecordedEvent, seat: int) -> int | None:
+        """The seat's moves once ``finished`` (the game's GameFinished) ended the game."""
+        if not self.stamped:
+            return None
+        made = self.counts.get(seat, 0)
+        last = self.last
+        if last is not None and last[0] == seat and finished.metadata.extra.get(AT) == last[1]:
+            made -= 1
+        return made
+
+
+def finished_game(
+    event: RecordedEvent, seats: tuple[tuple[str, str], ...], moves: Moves | None = None
+) -> FinishedGame:
+    """The scoresheet; the time is the event's recorded time (never the wall clock).
+    ``moves``: the game's events before ``event``, counted (None: not known)."""
     finished = common_pb2.GameFinished.FromString(event.data)
     game_type, _, game_id = event.stream_id.partition("-")
     results = []
     for i, result in enumerate(finished.results):
         index = result.seat.index if result.HasField("seat") else i
         player, name = seats[index] if index < len(seats) else (f"seat:{index}", "")
-        results.append(SeatResult(index, player, name, result.rank, result.score))
+        results.append(
+            SeatResult(
+                index,
+                player,
+                name,
+                result.rank,
+                result.score,
+                result.timed_out,
+                result.departure,
+                None if moves is None else moves.of(event, index),
+            )
+        )
     return FinishedGame(
         stream_id=event.stream_id,
         game_type=finished.game_type or game_type,

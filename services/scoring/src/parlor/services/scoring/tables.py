@@ -10,14 +10,23 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from parlor.rating import Rating, Record
-from parlor.services.scoring.ratings import PlayerScore, fold, humans, score_game
+from parlor.services.scoring.ratings import (
+    Folded,
+    Pair,
+    PairHistory,
+    PlayerScore,
+    fold,
+    humans,
+    pairs_of,
+    score_game,
+)
 from parlor.services.scoring.sheet import FinishedGame, SeatResult
 
 SCORING_LOCK = 0x7061726C_6F72_53  # "parlor" + "S": one writer of scoring's tables at a time
 
 RATING_COLUMNS = (
     "player_id, rating, rd, volatility, rated, games, wins, draws, losses, total_score,"
-    " last_played, game_type"
+    " last_played, game_type, opponents"
 )
 
 
@@ -30,6 +39,7 @@ def player_score(row: Sequence[Any]) -> PlayerScore:
         Record(games, wins, draws, losses),
         total,
         last,
+        row[12],
     )
 
 
@@ -68,9 +78,10 @@ async def insert_games(conn: AsyncConnection, games: Sequence[FinishedGame]) -> 
         await conn.execute(
             text(
                 "INSERT INTO scoring_results (stream_id, seat, player_id, display_name, rank,"
-                " score) SELECT * FROM unnest(CAST(:s AS text[]), CAST(:seat AS int[]),"
-                " CAST(:p AS text[]), CAST(:n AS text[]), CAST(:r AS int[]),"
-                " CAST(:sc AS bigint[]))"
+                " score, timed_out, departure, moves) SELECT * FROM unnest(CAST(:s AS text[]),"
+                " CAST(:seat AS int[]), CAST(:p AS text[]), CAST(:n AS text[]),"
+                " CAST(:r AS int[]), CAST(:sc AS bigint[]), CAST(:to AS bool[]),"
+                " CAST(:d AS text[]), CAST(:m AS int[]))"
             ),
             {
                 "s": [s for s, _ in rows],
@@ -79,6 +90,9 @@ async def insert_games(conn: AsyncConnection, games: Sequence[FinishedGame]) -> 
                 "n": [r.display_name for _, r in rows],
                 "r": [r.rank for _, r in rows],
                 "sc": [r.score for _, r in rows],
+                "to": [r.timed_out for _, r in rows],
+                "d": [r.departure for _, r in rows],
+                "m": [r.moves for _, r in rows],
             },
         )
 
@@ -90,18 +104,21 @@ async def upsert_scores(conn: AsyncConnection, scores: Iterable[tuple[str, Playe
     await conn.execute(
         text(
             "INSERT INTO scoring_ratings (game_type, player_id, rating, rd, volatility,"
-            " conservative, rated, games, wins, draws, losses, total_score, last_played)"
+            " conservative, rated, games, wins, draws, losses, total_score, last_played,"
+            " opponents, provisional)"
             " SELECT * FROM unnest(CAST(:t AS text[]), CAST(:p AS text[]),"
             " CAST(:rating AS float8[]), CAST(:rd AS float8[]), CAST(:vol AS float8[]),"
             " CAST(:cons AS float8[]), CAST(:rated AS bool[]), CAST(:games AS int[]),"
             " CAST(:wins AS int[]), CAST(:draws AS int[]), CAST(:losses AS int[]),"
-            " CAST(:total AS bigint[]), CAST(:last AS timestamptz[]))"
+            " CAST(:total AS bigint[]), CAST(:last AS timestamptz[]),"
+            " CAST(:opponents AS int[]), CAST(:provisional AS bool[]))"
             " ON CONFLICT (game_type, player_id) DO UPDATE SET rating = EXCLUDED.rating,"
             " rd = EXCLUDED.rd, volatility = EXCLUDED.volatility,"
             " conservative = EXCLUDED.conservative, rated = EXCLUDED.rated,"
             " games = EXCLUDED.games, wins = EXCLUDED.wins, draws = EXCLUDED.draws,"
             " losses = EXCLUDED.losses, total_score = EXCLUDED.total_score,"
-            " last_played = EXCLUDED.last_played"
+            " last_played = EXCLUDED.last_played, opponents = EXCLUDED.opponents,"
+            " provisional = EXCLUDED.provisional"
         ),
         {
             "t": [t for t, _ in rows],
@@ -117,8 +134,48 @@ async def upsert_scores(conn: AsyncConnection, scores: Iterable[tuple[str, Playe
             "losses": [s.record.losses for _, s in rows],
             "total": [s.total_score for _, s in rows],
             "last": [s.last_played for _, s in rows],
+            "opponents": [s.opponents for _, s in rows],
+            "provisional": [s.provisional for _, s in rows],
         },
     )
+
+
+async def upsert_pairs(
+    conn: AsyncConnection, pairs: Iterable[tuple[str, Pair, PairHistory]]
+) -> None:
+    """Write pairs' histories (game type, (a, b) with a < b, history)."""
+    rows = list(pairs)
+    if not rows:
+        return
+    # One parameter set a row (executemany): arrays of arrays of unequal lengths cannot unnest.
+    await conn.execute(
+        text(
+            "INSERT INTO scoring_pairs (game_type, player_a, player_b, games, recent)"
+            " VALUES (:t, :a, :b, :games, CAST(:recent AS timestamptz[]))"
+            " ON CONFLICT (game_type, player_a, player_b) DO UPDATE SET"
+            " games = EXCLUDED.games, recent = EXCLUDED.recent"
+        ),
+        [
+            {"t": t, "a": a, "b": b, "games": h.games, "recent": list(h.recent)}
+            for t, (a, b), h in rows
+        ],
+    )
+
+
+async def pairs_of_players(
+    conn: AsyncConnection, game_type: str, pairs: Sequence[Pair]
+) -> dict[Pair, PairHistory]:
+    if not pairs:
+        return {}
+    rows = await conn.execute(
+        text(
+            "SELECT player_a, player_b, games, recent FROM scoring_pairs WHERE game_type = :t"
+            " AND (player_a, player_b) IN (SELECT * FROM unnest(CAST(:a AS text[]),"
+            " CAST(:b AS text[])))"
+        ),
+        {"t": game_type, "a": [a for a, _ in pairs], "b": [b for _, b in pairs]},
+    )
+    return {(a, b): PairHistory(games, tuple(recent)) for a, b, games, recent in rows}
 
 
 async def scores_of(
@@ -138,7 +195,8 @@ async def games_of_type(conn: AsyncConnection, game_type: str) -> list[FinishedG
     rows = await conn.execute(
         text(
             "SELECT g.stream_id, g.game_id, g.position, g.finished_at, g.reason,"
-            " r.seat, r.player_id, r.display_name, r.rank, r.score"
+            " r.seat, r.player_id, r.display_name, r.rank, r.score, r.timed_out, r.departure,"
+            " r.moves"
             " FROM scoring_games g JOIN scoring_results r USING (stream_id)"
             " WHERE g.game_type = :t ORDER BY g.position, r.seat"
         ),
@@ -146,11 +204,14 @@ async def games_of_type(conn: AsyncConnection, game_type: str) -> list[FinishedG
     )
     games: dict[str, FinishedGame] = {}
     results: dict[str, list[SeatResult]] = {}
-    for stream, game_id, position, finished, reason, seat, player, name, rank, score in rows:
+    for row in rows:
+        stream, game_id, position, finished, reason, seat, player, name, rank, score = row[:10]
         if stream not in games:
             games[stream] = FinishedGame(stream, game_type, game_id, position, finished, reason, ())
             results[stream] = []
-        results[stream].append(SeatResult(seat, player, name, rank, score))
+        results[stream].append(
+            SeatResult(seat, player, name, rank, score, row[10], row[11], row[12])
+        )
     return [
         FinishedGame(
             g.stream_id, g.game_type, g.game_id, g.position, g.finished_at, g.reason, tuple(rs)
@@ -168,14 +229,21 @@ async def record_game(conn: AsyncConnection, game: FinishedGame, period: timedel
         )
     ).scalar()
     await insert_games(conn, [game])
+    kind = game.game_type
     if latest is None or game.position > latest:
-        before = await scores_of(conn, game.game_type, list(humans(game)))
-        after = score_game(before, game, period)
-        await upsert_scores(conn, [(game.game_type, s) for s in after.values()])
+        before = await scores_of(conn, kind, list(humans(game)))
+        known = await pairs_of_players(conn, kind, pairs_of(game))
+        after, met = score_game(before, game, period, known)
+        await upsert_scores(conn, [(kind, s) for s in after.values()])
+        await upsert_pairs(conn, [(kind, p, h) for p, h in sorted(met.items())])
         return
     # A game older than one already applied (a redelivery after a failure): refold the type.
-    await conn.execute(
-        text("DELETE FROM scoring_ratings WHERE game_type = :t"), {"t": game.game_type}
-    )
-    table = fold(await games_of_type(conn, game.game_type), period)
-    await upsert_scores(conn, [(t, s) for (t, _), s in sorted(table.items())])
+    for table in ("scoring_ratings", "scoring_pairs"):
+        await conn.execute(text(f"DELETE FROM {table} WHERE game_type = :t"), {"t": kind})
+    await write_folded(conn, fold(await games_of_type(conn, kind), period))
+
+
+async def write_folded(conn: AsyncConnection, folded: Folded) -> None:
+    """A fold's scores and pairs (into tables emptied of what it covers)."""
+    await upsert_scores(conn, [(t, s) for (t, _), s in sorted(folded.scores.items())])
+    await upsert_pairs(conn, [(t, (a, b), h) for (t, a, b), h in sorted(folded.pairs.items())])

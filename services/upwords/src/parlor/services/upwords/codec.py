@@ -124,6 +124,7 @@ def game_pb(
         bag=bag,
         board_text=render(table.game, viewer) if table.seats else "",
         timed_out=table.game.out,
+        departures=[table.game.departure(seat) for seat in range(table.game.players)],
         viewer_seat=viewer,
     )
     _BOARD.merge_into(out, v.board.stacks)
