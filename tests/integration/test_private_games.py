@@ -232,3 +232,70 @@ async def test_the_client_library_makes_shares_and_watches_a_private_game(
                 break
             with pytest.raises(NotFound):  # only a seat is given the invite
                 await friend.connect4x4.spectator_invite(game.game_id)
+
+
+async def test_a_private_game_s_scoresheet_is_read_only_by_its_seats_and_invitees(
+    start_platform: Any,
+) -> None:
+    """Scoring keeps a private game as the game service does: its scoresheet is NOT_FOUND
+    (SCORESHEET_NOT_FOUND, the words of a game never scored) to an outsider, and read by a
+    seat and by whoever holds the game's spectator invite."""
+    from parlor.kit import client
+    from parlor.scoring.v1 import scoring_pb2 as sc
+    from parlor.scoring.v1 import scoring_pb2_grpc as sc_grpc
+
+    ada, bob, cy = (f"{n}-{secrets.token_hex(4)}" for n in ("ada", "bob", "cy"))
+    async with start_platform("scoring", "connect4x4") as platform:
+        # As matchmaking seats two people who agreed to play: a game scoring records.
+        service = client.channel(
+            platform.target, platform.token("service:matchmaking", roles=("service",))
+        )
+        chans = {p: platform.channel(p) for p in (ada, bob, cy)}
+        try:
+            made = await pb_grpc.Connect4x4ServiceStub(service).CreateGame(
+                pb.CreateGameRequest(
+                    seats=[common_pb2.Seat(player_id=p) for p in (ada, bob)],
+                    config=pb.Config(players=2, first_seat=0),
+                    private=True,
+                )
+            )
+            game_id = made.game.game_id
+            seat = pb_grpc.Connect4x4ServiceStub(chans[ada])
+            invite = (await seat.GetGame(pb.GetGameRequest(game_id=game_id))).spectator_invite
+            assert invite
+            await seat.Resign(pb.ResignRequest(game_id=game_id))
+
+            def sheet(player: str, invite: str = "") -> Awaitable[Any]:
+                return sc_grpc.ScoringServiceStub(chans[player]).GetScoresheet(
+                    sc.GetScoresheetRequest(game_type="connect4x4", game_id=game_id, invite=invite)
+                )
+
+            deadline = asyncio.get_running_loop().time() + 30
+            while True:  # until scoring has consumed the game's end
+                try:
+                    mine = (await sheet(ada)).scoresheet
+                    break
+                except grpc.aio.AioRpcError as exc:
+                    assert exc.code() == grpc.StatusCode.NOT_FOUND
+                    assert asyncio.get_running_loop().time() < deadline, "never scored"
+                    await asyncio.sleep(0.1)
+            assert [r.seat.player_id for r in mine.results] == [ada, bob]
+            assert (await sheet(bob)).scoresheet == mine
+            assert (await sheet(cy, invite)).scoresheet == mine
+            never = f"{game_id[:-4]}beef" if not game_id.endswith("beef") else f"{game_id[:-4]}cafe"
+            for refused_call in (sheet(cy), sheet(cy, "x" * 43), sheet(cy, invite + "x")):
+                with pytest.raises(grpc.aio.AioRpcError) as outsider:
+                    await refused_call
+                assert outsider.value.code() == grpc.StatusCode.NOT_FOUND
+                assert reason_of(outsider.value) == "SCORESHEET_NOT_FOUND"
+                with pytest.raises(grpc.aio.AioRpcError) as missing:
+                    await sc_grpc.ScoringServiceStub(chans[cy]).GetScoresheet(
+                        sc.GetScoresheetRequest(game_type="connect4x4", game_id=never)
+                    )
+                assert outsider.value.details() == missing.value.details().replace(
+                    never, game_id
+                )
+        finally:
+            await service.close()
+            for chan in chans.values():
+                await chan.close()

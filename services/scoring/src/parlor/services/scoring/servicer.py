@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound, PermissionDenied
+from parlor.gamehost.privacy import Privacy
 from parlor.kit import auth
 from parlor.rating import Rating
 from parlor.scoring.v1 import scoring_pb2 as pb
@@ -143,10 +144,7 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
                 )
             ).first()
             if game is None:
-                raise NotFound(
-                    f"no finished {game_type} game {request.game_id!r}",
-                    reason="SCORESHEET_NOT_FOUND",
-                )
+                raise _no_scoresheet(game_type, request.game_id)
             seats = await conn.execute(
                 text(
                     "SELECT seat, player_id, display_name, rank, score, timed_out, departure"
@@ -164,6 +162,7 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
                 )
                 for seat, player, name, rank, score, timed_out, departure in seats
             ]
+        await self._admit(game_type, request, [r.seat.player_id for r in results])
         sheet = pb.Scoresheet(
             game_type=game_type,
             game_id=game[0],
@@ -174,6 +173,18 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
         sheet.finished_at.FromDatetime(game[2])
         sheet.rounds.extend(await self._rounds(stream_id))
         return pb.GetScoresheetResponse(scoresheet=sheet)
+
+    async def _admit(
+        self, game_type: str, request: pb.GetScoresheetRequest, players: list[str]
+    ) -> None:
+        """Refuse a private game's scoresheet to a caller who may not read the game, as a
+        game never scored is refused: its existence is not revealed (``parlor.gamehost.privacy``;
+        the choice is in the metadata of the game's first event, which only the store holds)."""
+        stream_id = f"{game_type}-{request.game_id}"
+        first = await self.scorer.store.read_stream(stream_id, 1, 1)
+        privacy = Privacy.of(first[0].metadata.extra if first else None)
+        if not privacy.admits(auth.caller(), players, request.invite):
+            raise _no_scoresheet(game_type, request.game_id)
 
     async def _rounds(self, stream_id: str) -> list[pb.RoundResult]:
         """Per-round results, read from the game's own stream (public fields only)."""
@@ -197,3 +208,7 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
             raise PermissionDenied("only an admin may rebuild scoring", reason="ADMIN_ONLY")
         rebuilt = await self.scorer.rebuild()
         return pb.RebuildResponse(games=rebuilt.games, head_position=rebuilt.head_position)
+
+
+def _no_scoresheet(game_type: str, game_id: str) -> NotFound:
+    return NotFound(f"no finished {game_type} game {game_id!r}", reason="SCORESHEET_NOT_FOUND")
