@@ -292,9 +292,7 @@ async def test_a_private_game_s_scoresheet_is_read_only_by_its_seats_and_invitee
                     await sc_grpc.ScoringServiceStub(chans[cy]).GetScoresheet(
                         sc.GetScoresheetRequest(game_type="connect4x4", game_id=never)
                     )
-                assert outsider.value.details() == missing.value.details().replace(
-                    never, game_id
-                )
+                assert outsider.value.details() == missing.value.details().replace(never, game_id)
         finally:
             await service.close()
             for chan in chans.values():
