@@ -343,6 +343,7 @@ class GameHost(Generic[S, C, E]):
         outside answers (the dictionary) about the very state they are decided on.
         """
         fingerprint = None
+        platforms = isinstance(command_id, SystemCommandId) and inspect.iscoroutinefunction(command)
         if command_id is not None:
             # A client's command is fingerprinted by the RPC that carries it; the
             # platform's own ids are unique by construction.
@@ -351,8 +352,9 @@ class GameHost(Generic[S, C, E]):
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
-        # The command is timed when it arrives: a retry after a conflict (another writer
-        # first, the dictionary asked again) is the server's time, not the seat's.
+        # A seat's command is timed when it arrives: a retry after a conflict (another writer
+        # first, the dictionary asked again) is the server's time, not the seat's. The
+        # platform's own (a system command id) is timed when it is decided (below).
         arrived = self.now()
         for attempt in range(self.max_attempts):
             if create:
@@ -365,6 +367,11 @@ class GameHost(Generic[S, C, E]):
             stamped = False
             try:
                 decided = await _decided(command, state)
+                if platforms:
+                    # The platform's own command (a bot's move, a round dealt) is timed when
+                    # it is decided, not when its planning began: the seat it gives the turn
+                    # to starts then, and is never charged the platform's thinking.
+                    at = _not_before(self.now(), state)
                 stamped = self._timed(state, decided)
                 asked: Any = Timed(decided, at) if stamped else decided
                 answer = self.decider.decide(state, asked)
