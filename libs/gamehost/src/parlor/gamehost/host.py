@@ -34,7 +34,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar, cast
 
 from parlor.core.decider import Decider
@@ -147,7 +147,14 @@ def check_command_id(command_id: str) -> str:
     return check_id(command_id, "command_id")
 
 
+WALKED_AWAY = timedelta(hours=24)
+"""How long an untimed game with bots waits on a person's turn before that person has walked
+away (``GameHost.walk_away``; docs/bounds.md, "Every game ends")."""
+
+
 class GameHost(Generic[S, C, E]):
+    walked_away = WALKED_AWAY
+
     def __init__(
         self,
         category: str,
@@ -571,12 +578,59 @@ class GameHost(Generic[S, C, E]):
         return True
 
     async def schedule(self, game_id: str, state: S, version: int) -> None:
-        """Tell the deadline index when this game next needs the clock (None: never)."""
-        if self.deadlines is None or getattr(state, "clock", None) is None:
+        """Tell the deadline index when this game next needs the clock (None: never). An
+        untimed game with bots is noted too: when its person to move will have walked away
+        (``walked_away`` from now; None once it waits on no person)."""
+        if self.deadlines is None:
+            return
+        if getattr(state, "clock", None) is None:
+            if not any(seat.is_bot for seat in getattr(state, "seats", ())):
+                return
+            away = self.now() + self.walked_away if self._waits_on(state) else None
+            await self.deadlines.schedule(self.category, game_id, away, version)
             return
         next_deadline = getattr(self.decider, "next_deadline", None)
         due = next_deadline(state) if next_deadline is not None else None
         await self.deadlines.schedule(self.category, game_id, due, version)
+
+    def _waits_on(self, state: S) -> list[int]:
+        """The people an untimed game with bots waits on (their turn, still in it): a game
+        that only bots play beside them. Empty for any other game."""
+        timing = getattr(self.decider, "timing", None)
+        seats = getattr(state, "seats", ())
+        if (
+            timing is None
+            or getattr(state, "clock", None) is not None
+            or not any(seat.is_bot for seat in seats)
+            or self.decider.is_terminal(state)
+        ):
+            return []
+        game = getattr(state, "game", None)
+        return [s for s in timing.running(game) if not seats[s].is_bot and not timing.out(game, s)]
+
+    async def walk_away(self, game_id: str, actor: str | None = None) -> Outcome[S, E] | None:
+        """Time out the person an untimed game with bots has waited on for ``walked_away``
+        (the game's own timeout command, as the clock would fire it, under the platform's
+        id ``parlor:walkaway-<version>``): the game then goes on without them, and its bots
+        finish it. None if it waits on no person, or they acted within ``walked_away`` (the
+        time of the game's last event says: the note the sweeper read may be older)."""
+        state, version = await self._current(game_id, fresh=True)
+        waited = self._waits_on(state)
+        if not waited:
+            return None
+        last = await self.store.read_stream(self.stream_id(game_id), version, version)
+        if last and self.now() - last[-1].recorded_at < self.walked_away:
+            return None
+        timing: Any = getattr(self.decider, "timing", None)
+
+        async def timeout(current: S) -> Any:
+            if self._waits_on(current) != waited:
+                raise FailedPrecondition("the game has moved on", reason="NOT_WALKED_AWAY")
+            return timing.timeout(getattr(current, "game", None), waited[0])
+
+        return await self.execute(
+            game_id, timeout, command_id=system_command_id("walkaway", version), actor=actor
+        )
 
     def _not_found(self, game_id: str) -> NotFound:
         return NotFound(f"no {self.category} game with id {game_id}", reason="GAME_NOT_FOUND")
