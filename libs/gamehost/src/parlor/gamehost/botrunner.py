@@ -79,6 +79,13 @@ HUMAN_PACE_HELP = (
     "while a person plays (has not left), each bot level waits its own time per step"
     " (the game's paces; false: only the pause)"
 )
+ALONE_HELP = (
+    "how long bots play on at a table no person is at before they leave it, which ends the game"
+)
+ABANDON_HELP = (
+    "how long a person may go without acting while bots play before their seat leaves the"
+    " game (ABANDONED)"
+)
 """What a game's pace settings say (``PaceSettings``; the env names are the game's own)."""
 
 
@@ -229,12 +236,11 @@ class BotRunner(Generic[S, C]):
         start_round: Callable[[str], Awaitable[None]],
         paces: Mapping[str, float] | None = None,
         clock: Callable[[], float] | None = None,
-        abandon_seconds: float = ABANDON_SECONDS,
-        alone_seconds: float = ALONE_SECONDS,
     ) -> None:
         self.game = game
-        self.abandon_seconds = abandon_seconds
-        self.alone_seconds = alone_seconds
+        # The game's settings may set both (Take Four: PARLOR_TAKEFOUR_BOT_ALONE_SECONDS...).
+        self.abandon_seconds: float = getattr(settings, "abandon_seconds", ABANDON_SECONDS)
+        self.alone_seconds: float = getattr(settings, "alone_seconds", ALONE_SECONDS)
         self.settings = settings
         self.paces = paces or {}
         self._clock = clock
