@@ -15,6 +15,7 @@ from typing import Any
 
 from kits.callers import as_
 from kits.clock import FakeNow, timed_host
+from kits.takefour import tile_set
 from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
@@ -23,10 +24,13 @@ from parlor.gamehost.seating import OpenTable, Seat
 from parlor.gamehost.service import BotCommand
 from parlor.gamehost.sweeper import Sweeper
 from parlor.rules import connect4x4 as c4
+from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.servicer import Connect4x4Servicer
+from parlor.services.takefour.game import GAME as TF
+from parlor.services.takefour.servicer import engine_seats
 from parlor.services.upwords.game import GAME as UW
 from parlor.services.upwords.servicer import UpwordsServicer, UpwordsTable
 
@@ -100,3 +104,15 @@ async def test_a_game_of_people_only_is_never_noted() -> None:
     now.advance(WALKED_AWAY.total_seconds() * 10)
     assert await Sweeper(host, host.deadlines).sweep() == 0
     assert not await host.deadlines.due(C4.category, now() + timedelta(days=365))
+
+
+async def test_a_game_without_turns_is_left_to_its_bot_runner() -> None:
+    """Take Four's bots step many times a second: a note at each would cost a write each;
+    its runner takes a person who walked away from the table instead (botrunner)."""
+    now = real_now()
+    host = timed_host(TF, now)
+    seats = (Seat("ada"), Seat("bot:hard"))
+    config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
+    await host.create("t", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))
+    await host.execute("t", tf.StartRound(tuple(range(8))))
+    assert not host.deadlines._rows  # nothing noted, not even a marker

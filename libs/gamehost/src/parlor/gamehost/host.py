@@ -584,7 +584,7 @@ class GameHost(Generic[S, C, E]):
         if self.deadlines is None:
             return
         if getattr(state, "clock", None) is None:
-            if not any(seat.is_bot for seat in getattr(state, "seats", ())):
+            if not self._walks_away(state):
                 return
             away = self.now() + self.walked_away if self._waits_on(state) else None
             await self.deadlines.schedule(self.category, game_id, away, version)
@@ -593,18 +593,25 @@ class GameHost(Generic[S, C, E]):
         due = next_deadline(state) if next_deadline is not None else None
         await self.deadlines.schedule(self.category, game_id, due, version)
 
+    def _walks_away(self, state: S) -> bool:
+        """Whether a person can walk away from this game, leaving its bots waiting: an
+        untimed game with turns and bots (a game without turns, Take Four, has its bot
+        runner for that; a timed one, its clock)."""
+        timing = getattr(self.decider, "timing", None)
+        return (
+            timing is not None
+            and not timing.idle
+            and getattr(state, "clock", None) is None
+            and any(seat.is_bot for seat in getattr(state, "seats", ()))
+        )
+
     def _waits_on(self, state: S) -> list[int]:
         """The people an untimed game with bots waits on (their turn, still in it): a game
         that only bots play beside them. Empty for any other game."""
-        timing = getattr(self.decider, "timing", None)
-        seats = getattr(state, "seats", ())
-        if (
-            timing is None
-            or getattr(state, "clock", None) is not None
-            or not any(seat.is_bot for seat in seats)
-            or self.decider.is_terminal(state)
-        ):
+        if not self._walks_away(state) or self.decider.is_terminal(state):
             return []
+        timing: Any = getattr(self.decider, "timing", None)
+        seats = getattr(state, "seats", ())
         game = getattr(state, "game", None)
         return [s for s in timing.running(game) if not seats[s].is_bot and not timing.out(game, s)]
 
