@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from parlor.core.errors import Unavailable
+from parlor.core.errors import RuleViolation, Unavailable
 from parlor.gamehost.thinking import Thinking
 
 
@@ -27,5 +27,25 @@ async def test_a_search_that_outlives_its_time_is_given_up() -> None:
         with pytest.raises(Unavailable) as slow:
             await pool.think(time.sleep, 0.5)
         assert slow.value.reason == "BOT_TOO_SLOW"
+    finally:
+        pool.close(wait=True)
+
+
+def refuse(rule: str) -> None:
+    raise RuleViolation(rule, f"the rules say no: {rule}")
+
+
+async def test_a_searchs_refusal_comes_back_whole_and_the_pool_goes_on() -> None:
+    """A rule's refusal cannot be pickled as it is (``RuleViolation`` takes a rule first):
+    it came back as a broken pool, and every later search failed."""
+    pool = Thinking(workers=1)
+    try:
+        with pytest.raises(RuleViolation) as refused:
+            await pool.think(refuse, "GAME_OVER")
+        assert (refused.value.reason, refused.value.message) == (
+            "GAME_OVER",
+            "the rules say no: GAME_OVER",
+        )
+        assert await pool.think(os.getpid) != os.getpid()
     finally:
         pool.close(wait=True)

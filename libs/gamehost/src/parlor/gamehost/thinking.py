@@ -30,10 +30,11 @@ import concurrent.futures
 import multiprocessing
 import threading
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from parlor.core.errors import Unavailable
+from parlor.core.errors import ParlorError, Unavailable
 from parlor.kit.settings import load, setting
 
 T = TypeVar("T")
@@ -53,6 +54,37 @@ class ThinkingSettings:
         " tried again later",
         30.0,
     )
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """A search's error as a worker sends it back: its class and fields, never the exception
+    itself (an error whose ``__init__`` takes other arguments than ``args``, as the rules'
+    ``RuleViolation``, cannot be unpickled, and the pool would be broken by it)."""
+
+    kind: type[BaseException]
+    message: str
+    reason: str | None = None
+    metadata: dict[str, str] | None = None
+
+    def error(self) -> BaseException:
+        if issubclass(self.kind, ParlorError):
+            error = self.kind.__new__(self.kind)
+            Exception.__init__(error, self.message)
+            error.message, error.metadata = self.message, dict(self.metadata or {})
+            error.reason = self.reason or self.kind.default_reason
+            return error
+        return RuntimeError(f"{self.kind.__name__}: {self.message}")
+
+
+def _carried(fn: Callable[..., T], *args: Any) -> T | _Failure:
+    """``fn(*args)`` in a worker, its error sent back as a ``_Failure``."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        if isinstance(exc, ParlorError):
+            return _Failure(type(exc), exc.message, exc.reason, exc.metadata)
+        return _Failure(type(exc), str(exc))
 
 
 class Thinking:
@@ -81,18 +113,21 @@ class Thinking:
 
     async def think(self, fn: Callable[..., T], *args: Any, in_thread: bool = False) -> T:
         """``fn(*args)`` in the pool, within ``think_seconds`` (else ``Unavailable``)."""
-        future = self._pool(in_thread).submit(fn, *args)
+        future = self._pool(in_thread).submit(_carried, fn, *args)
         try:
             async with asyncio.timeout(self.think_seconds):
-                return await asyncio.wrap_future(future)
+                done = await asyncio.wrap_future(future)
         except TimeoutError:
             future.cancel()  # still queued: never run; running: its result is dropped
             raise Unavailable(
                 f"a bot took over {self.think_seconds} s to think", reason="BOT_TOO_SLOW"
             ) from None
-        except concurrent.futures.process.BrokenProcessPool:
+        except BrokenProcessPool:
             self._broken()
             raise Unavailable("the bots' worker died", reason="BOT_UNAVAILABLE") from None
+        if isinstance(done, _Failure):
+            raise done.error()
+        return done
 
     def _broken(self) -> None:
         """A worker died (killed, out of memory): the next search starts a new pool."""
