@@ -11,6 +11,7 @@ person's turn began ``SLOW`` seconds before they were given it.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -21,6 +22,7 @@ from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.botrunner import service_runner
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.gamehost.service import BotCommand
 from parlor.gamehost.timecontrol import TimeControl
@@ -36,10 +38,12 @@ from parlor.services.takefour.game import bots as takefour_bots
 from parlor.services.takefour.servicer import TakeFourServicer, engine_seats
 from parlor.services.upwords.game import GAME as UW
 from parlor.services.upwords.servicer import UpwordsServicer, UpwordsTable
+from parlor.takefour.v1 import takefour_pb2 as tfpb
 from parlor.upwords.v1 import upwords_pb2 as uwpb
 
 SLOW = 7.0
 """Seconds a slow bot thinks (on the hand-moved clock)."""
+PER_MOVE = TimeControl.per_move(120)
 
 
 class SlowConnect4x4(Connect4x4Servicer):
@@ -156,7 +160,7 @@ async def test_takefour_a_slow_bots_step_leaves_the_persons_deadline_where_it_wa
     seats = (Seat("ada"), Seat("bot:hard"))
     config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
     create = tf.CreateGame(config, engine_seats(seats))
-    outcome = await host.create("g", OpenTable(seats, create, TimeControl.per_move(120)))
+    outcome = await host.create("g", OpenTable(seats, create, PER_MOVE))
     await servicer.follow_up("g", outcome)  # the first round is dealt
     table, _ = await host.load("g")
     before = TF.decider.deadlines(table)
@@ -169,3 +173,29 @@ async def test_takefour_a_slow_bots_step_leaves_the_persons_deadline_where_it_wa
     assert len(table.game.players[1].grid) == 1  # the bot placed its tile
     assert table.clock.at == now()  # stamped when it decided, after its thinking
     assert TF.decider.deadlines(table) == before
+
+
+async def test_takefour_a_persons_wait_in_the_games_queue_is_not_charged_to_them() -> None:
+    """Commands on one Take Four game queue in a replica (``GameQueue``): a person's command
+    waiting behind others' (bots' steps and their dictionary calls) is timed when it
+    arrived, not when its turn in the queue came. On main the wait was the person's."""
+    now = FakeNow()
+    host = timed_host(TF, now)
+    queue = GameQueue()
+    servicer = TakeFourServicer(host, EveryWord(), queue=queue)
+    seats = (Seat("ada"), Seat("bot:hard"))
+    config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
+    create = tf.CreateGame(config, engine_seats(seats))
+    await servicer.follow_up("g", await host.create("g", OpenTable(seats, create, PER_MOVE)))
+    table, _ = await host.load("g")
+    tile = table.game.players[0].hand[0]
+    now.advance(10)
+    arrived = now()
+    async with queue.turn("g"):  # the platform holds the game's turn meanwhile
+        place = tfpb.PlaceTileRequest(game_id="g", tile=tile, x=0, y=0)
+        placing = asyncio.ensure_future(as_("ada", servicer.PlaceTile(place, None)))
+        await asyncio.sleep(0)
+        now.advance(SLOW)
+    await placing
+    table, _ = await host.load("g")
+    assert table.clock.seats[0].since == arrived  # ada's clock restarted as she acted

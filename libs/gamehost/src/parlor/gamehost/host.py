@@ -343,11 +343,14 @@ class GameHost(Generic[S, C, E]):
         correlation_id: str | None = None,
         extra: Mapping[str, str] | None = None,
         create: bool = False,
+        arrived: datetime | None = None,
     ) -> Outcome[S, E]:
         """Decide a command on the latest state and append its events; retried on conflicts.
 
         ``command`` may be a coroutine function of the state, for commands that need
         outside answers (the dictionary) about the very state they are decided on.
+        ``arrived``: when a seat's command reached the server, if it waited before this
+        call (a game's queue): the time it is charged to (default: now).
         """
         fingerprint = None
         platforms = isinstance(command_id, SystemCommandId) and inspect.iscoroutinefunction(command)
@@ -359,10 +362,11 @@ class GameHost(Generic[S, C, E]):
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
-        # A seat's command is timed when it arrives: a retry after a conflict (another writer
-        # first, the dictionary asked again) is the server's time, not the seat's. The
-        # platform's own (a system command id) is timed when it is decided (below).
-        arrived = self.now()
+        # A seat's command is timed when it arrives (before a queue it waited in): a retry
+        # after a conflict (another writer first, the dictionary asked again) is the
+        # server's time, not the seat's. The platform's own (a system command id) is timed
+        # when it is decided (below).
+        arrived = arrived if arrived is not None else self.now()
         for attempt in range(self.max_attempts):
             if create:
                 state, version = self.decider.initial_state(), NO_STREAM
