@@ -12,6 +12,7 @@ person's turn began ``SLOW`` seconds before they were given it.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
@@ -189,13 +190,50 @@ async def test_takefour_a_persons_wait_in_the_games_queue_is_not_charged_to_them
     await servicer.follow_up("g", await host.create("g", OpenTable(seats, create, PER_MOVE)))
     table, _ = await host.load("g")
     tile = table.game.players[0].hand[0]
-    now.advance(10)
-    arrived = now()
-    async with queue.turn("g"):  # the platform holds the game's turn meanwhile
+    now.advance(110)  # ada acts 10 s before her limit...
+    async with queue.turn("g"):  # ...while the platform holds the game's turn for 15 s
         place = tfpb.PlaceTileRequest(game_id="g", tile=tile, x=0, y=0)
         placing = asyncio.ensure_future(as_("ada", servicer.PlaceTile(place, None)))
         await asyncio.sleep(0)
-        now.advance(SLOW)
+        now.advance(15)
     await placing
     table, _ = await host.load("g")
-    assert table.clock.seats[0].since == arrived  # ada's clock restarted as she acted
+    events = [r.event for r in await host.history("g")]
+    assert not any(isinstance(e, tf.SeatIdle) for e in events)  # in time: not marked idle
+    assert len(table.game.players[0].grid) == 1
+    assert table.clock.seats[0].since == now()  # her clock restarts as her turn is given
+
+
+class SlowDictionary(EveryWord):
+    """Every word is good, after ``SLOW`` seconds (on the hand-moved clock)."""
+
+    def __init__(self, now: FakeNow) -> None:
+        self.now = now
+
+    async def verdicts(
+        self, lexicon_id: str, words: Collection[str], remaining: float | None = None
+    ) -> dict[str, bool]:
+        self.now.advance(SLOW)
+        return await super().verdicts(lexicon_id, words, remaining)
+
+
+async def test_upwords_the_dictionarys_time_is_neither_the_movers_nor_the_next_persons() -> None:
+    """Ada's play waits on the dictionary (its verdicts, ``SLOW`` s): she is charged to when
+    her play arrived, and Bob's clock starts when the play was decided, as he gets the turn;
+    the fold of the stored events (a replica loading the game) agrees."""
+    now = FakeNow()
+    host = timed_host(UW, now)
+    servicer = UpwordsServicer(host, SlowDictionary(now))
+    names = ("ada", "bob")
+    bag = tiles.full_bag()
+    create = uw.CreateGame(uw.UpwordsConfig(), names, bag, bag)
+    seats = tuple(Seat(n) for n in names)
+    await host.create("u", OpenTable(seats, create, TimeControl.fischer(600, 5)))
+    now.advance(10)
+    aa = [uwpb.Placement(row=4, col=4, tile="A"), uwpb.Placement(row=4, col=5, tile="A")]
+    await as_("ada", servicer.Play(uwpb.PlayRequest(game_id="u", placements=aa), None))
+    table, _ = await host.load("u")
+    assert table.game.to_move == 1
+    assert table.clock.seats[0].bank == 595.0  # 600 - 10 + 5: not the dictionary's 7 s
+    assert UW.decider.deadlines(table) == {1: now() + timedelta(seconds=600)}
+    assert host.fold(await host.history("u")) == table

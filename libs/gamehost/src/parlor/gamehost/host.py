@@ -147,6 +147,11 @@ def check_command_id(command_id: str) -> str:
     return check_id(command_id, "command_id")
 
 
+GIVEN_AFTER = timedelta(milliseconds=1)
+"""A seat's command decided this long or longer after it arrived (the dictionary asked)
+records when it was decided too (``Stamp.given``): the turn it gives starts then. Below
+it, the time it arrived serves for both (no metadata, no fold again)."""
+
 WALKED_AWAY = timedelta(hours=24)
 """How long an untimed game with bots waits on a person's turn before that person has walked
 away (``GameHost.walk_away``; docs/bounds.md, "Every game ends")."""
@@ -353,7 +358,8 @@ class GameHost(Generic[S, C, E]):
         call (a game's queue): the time it is charged to (default: now).
         """
         fingerprint = None
-        platforms = isinstance(command_id, SystemCommandId) and inspect.iscoroutinefunction(command)
+        asks = inspect.iscoroutinefunction(command)  # decided on outside answers (awaited)
+        platforms = isinstance(command_id, SystemCommandId) and asks
         if command_id is not None:
             # A client's command is fingerprinted by the RPC that carries it; the
             # platform's own ids are unique by construction.
@@ -378,6 +384,7 @@ class GameHost(Generic[S, C, E]):
             stamped = False
             try:
                 decided = await _decided(command, state)
+                given = self.now() if asks else None  # the platform's time ends here
                 if platforms:
                     # The platform's own command (a bot's move, a round dealt) is timed when
                     # it is decided, not when its planning began: the seat it gives the turn
@@ -424,6 +431,12 @@ class GameHost(Generic[S, C, E]):
             if stamps is None:
                 seat = getattr(decided, "seat", None)
                 stamps = self._stamps(events, at, seat, stamped, getattr(answer, "fired", 0))
+            folded = getattr(answer, "states", None)
+            if stamped and given is not None and given - at >= GIVEN_AFTER:
+                # A seat's command that waited on the dictionary: charged to its arrival,
+                # the turn it gives starting now (the fold again, with that time).
+                stamps = [replace(st, given=given) if st is not None else st for st in stamps]
+                folded = None
             try:
                 result = await self.store.append(
                     stream_id,
@@ -453,7 +466,7 @@ class GameHost(Generic[S, C, E]):
                 continue
             if result.duplicate:
                 return await self._outcome_of(game_id, result, actor)
-            states = getattr(answer, "states", None) or self._folded(events, stamps, state)
+            states = folded or self._folded(events, stamps, state)
             new_state = states[-1]
             self._remember(game_id, new_state, result.last_version)
             befores = (state, *states[:-1])
