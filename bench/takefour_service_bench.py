@@ -182,7 +182,7 @@ async def serve_and_measure(queue_per_game: bool, seconds: float) -> dict[str, A
                     pb.CreateGameRequest(
                         game_id=game_id,
                         seats=[common_pb2.Seat(player_id=p) for p in PLAYERS],
-                        config=pb.Config(tiles=tiles_pb(TILES), target=1_000_000),
+                        config=pb.Config(tiles=tiles_pb(TILES), target=1_000_000, max_rounds=1_000),
                     )
                 )
             store = server.components[0].extra["store"]
@@ -235,7 +235,7 @@ def engine_command(seat: int, kind: str, args: tuple[Any, ...]) -> tf.TakeFourCo
 
 def engine_baseline(seconds: float) -> tuple[int, float]:
     """The same policy applied in process: decide + evolve, verdicts from a pseudo-lexicon."""
-    config = tf.TakeFourConfig(tiles=TILES, target=1_000_000)
+    config = tf.TakeFourConfig(tiles=TILES, target=1_000_000, max_rounds=1_000)
     state, _ = execute(
         tf.TAKE_FOUR, tf.TAKE_FOUR.initial_state(), tf.CreateGame(config, tuple(PLAYERS))
     )

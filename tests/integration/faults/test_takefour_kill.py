@@ -117,7 +117,7 @@ async def test_four_seats_acting_at_once_through_a_kill_lose_and_double_nothing(
                     pb.CreateGameRequest(
                         game_id=game_id,
                         seats=[common_pb2.Seat(player_id=p) for p in PLAYERS],
-                        config=pb.Config(tiles=tiles_pb(TILES), target=100_000),
+                        config=pb.Config(tiles=tiles_pb(TILES), target=100_000, max_rounds=1_000),
                         # untimed: the pictures compared below are the codec's, without clocks
                         time_control=common_pb2.TimeControl(kind=common_pb2.TimeControl.KIND_NONE),
                     ),

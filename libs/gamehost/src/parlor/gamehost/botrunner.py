@@ -4,17 +4,22 @@ of the games this replica knows.
 Play is simultaneous, so bots cannot answer "on their turn" (``GameService.play_bots`` is
 for games with turns). The runner wakes when a game it knows changes (any command through
 this replica) or on a short timer, and lets each bot seat take one step: plan from its own
-view only (the game's ``SeatBot``, in a worker thread so a long search never holds up the
-event loop), then send the next command like any player, with a command id made of the
-seat and the version it was planned on. Another replica planning the same step sends the
-same id, so the step is applied once. A refused step makes the bot plan afresh.
+view only (the game's ``SeatBot``, in the process's shared bot pool, ``thinking``, so a
+long search never holds up the event loop and the bots of many games share its workers),
+then send the next command like any player, with a command id made of the seat and the
+version it was planned on. Another replica planning the same step sends the same id, so
+the step is applied once. A refused step makes the bot plan afresh.
 
 Pace: while a person sits at the table, each bot waits its level's time per step
 (``paces``), counted from its last command (and from the start of a round), so a person
 typing keeps up; bots among themselves only pause ``pause_seconds``, and so do bots whose
-people have all left the game (``BotGame.left``): nobody is left to keep up with, and the
-game ends in minutes, not at a person's pace. It is the runner's
-schedule: the engine never waits.
+people have all left the game (``BotGame.left``): nobody is left to keep up with. It is
+the runner's schedule: the engine never waits.
+
+Every game ends (docs/bounds.md): bots play on at a table no person is at (all left, or
+none ever sat) for ``ALONE_SECONDS`` at most, then leave it one by one (``BotGame.leave``),
+which ends it; a person who has not acted (``BotGame.mark``) for ``ABANDON_SECONDS`` while
+bots play has walked away, and their seat leaves (``ABANDONED``) before the bots do.
 
 What is the game's own is a ``BotGame``: its bots by level, the seat's view they plan
 from, and the phases the runner tells apart (over, between rounds, the round); a
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,6 +42,7 @@ from parlor.core.errors import NotFound, ParlorError
 from parlor.core.game import GameContract
 from parlor.gamehost.host import GameHost, Outcome, system_command_id
 from parlor.gamehost.once import BuiltOnce
+from parlor.gamehost.thinking import think
 
 log = logging.getLogger("parlor.gamehost.botrunner")
 
@@ -50,6 +57,17 @@ Act = Callable[[str, str, int, C, str], Awaitable[None]]
 Load = Callable[[str], Awaitable[tuple[tuple[str, ...], S, int]]]
 """game id -> (seat player ids, engine state, version)."""
 
+ALONE_SECONDS = 60.0
+"""How long bots play on at a table no person is left at (all left, or none ever sat): then
+they leave it, which ends it. A game of bots is watchable for a minute, and one player's
+tables of bots cost the platform a minute each, not days (docs/bounds.md)."""
+
+ABANDON_SECONDS = 900.0
+"""A person who has not acted for this long while only bots play has walked away from the
+game (an untimed game, or one whose clock does not end it): the runner makes their seat
+leave (``ABANDONED``), and then, no person being left, its bots leave too, which ends it
+(docs/bounds.md, "Every game ends")."""
+
 STEP_SECONDS = 10.0
 """The longest a bot's call (load, act, start a round) may take before the runner goes on to
 the other games; a bot's own search is bounded by its budget instead."""
@@ -60,6 +78,13 @@ IDLE_HELP = "how often the bot runner looks at its games when nothing woke it"
 HUMAN_PACE_HELP = (
     "while a person plays (has not left), each bot level waits its own time per step"
     " (the game's paces; false: only the pause)"
+)
+ALONE_HELP = (
+    "how long bots play on at a table no person is at before they leave it, which ends the game"
+)
+ABANDON_HELP = (
+    "how long a person may go without acting while bots play before their seat leaves the"
+    " game (ABANDONED)"
 )
 """What a game's pace settings say (``PaceSettings``; the env names are the game's own)."""
 
@@ -92,6 +117,10 @@ class SeatBot(Protocol[C_co]):
     def new_round(self) -> None:
         """A new hand: forget the plan."""
 
+    # A seat bot may also have ``async def think(seen)``: its next command, planned in the
+    # bot workers itself (``thinking.think`` of a picklable function); the runner then
+    # awaits that instead of running ``next_command`` in the bot thread.
+
 
 class BotGame(Protocol[S_contra, C_co]):
     """A game of simultaneous play as the runner plays it."""
@@ -115,6 +144,15 @@ class BotGame(Protocol[S_contra, C_co]):
     def left(self, state: S_contra, seat: int) -> bool:
         """Whether the seat has left the game (forfeited, resigned): it plays no more."""
 
+    def leave(self, state: S_contra, seat: int, why: str) -> Any | None:
+        """The command by which the seat leaves the game (``why``: ``LEFT`` for a bot at a
+        table no person sits at, ``ABANDONED`` for a person idle too long); None: the game
+        has none (the runner then only stops playing it)."""
+
+    def mark(self, state: S_contra, seat: int) -> Any:
+        """What changes when the seat acts (compared between steps: a person who has not
+        acted for ``ABANDON_SECONDS`` while bots play has walked away)."""
+
 
 class ContractBots(Generic[S, C, T]):
     """A ``BotGame`` read from the game's contract (``parlor.core.game.GameContract``): a seat
@@ -134,12 +172,16 @@ class ContractBots(Generic[S, C, T]):
         seat_bot: Callable[[T, str], SeatBot[C]],
         round: Callable[[S], int],
         left: Callable[[S, int], bool] | None = None,
+        leave: Callable[[S, int, str], C | None] | None = None,
+        mark: Callable[[S, int], Any] | None = None,
     ) -> None:
         self.engine = engine
         self._shared = BuiltOnce(shared)
         self._seat_bot = seat_bot
         self._round = round
         self._left = left
+        self._leave = leave
+        self._mark = mark
 
     async def prepare(self) -> None:
         await self._shared.get()
@@ -162,6 +204,12 @@ class ContractBots(Generic[S, C, T]):
     def left(self, state: S, seat: int) -> bool:
         return self._left is not None and self._left(state, seat)
 
+    def leave(self, state: S, seat: int, why: str) -> C | None:
+        return self._leave(state, seat, why) if self._leave is not None else None
+
+    def mark(self, state: S, seat: int) -> Any:
+        return self._mark(state, seat) if self._mark is not None else None
+
 
 @dataclass
 class _Game(Generic[C]):
@@ -171,6 +219,11 @@ class _Game(Generic[C]):
     rounds: dict[int, int] = field(default_factory=dict)
     next_step: dict[int, float] = field(default_factory=dict)
     last: int = -1
+    marks: dict[int, Any] = field(default_factory=dict)
+    """Each person's ``BotGame.mark`` when last seen to change, and when (``since``)."""
+    since: float | None = None
+    alone: float | None = None
+    """Since when no person is left at the table (None: one is)."""
 
 
 class BotRunner(Generic[S, C]):
@@ -185,6 +238,9 @@ class BotRunner(Generic[S, C]):
         clock: Callable[[], float] | None = None,
     ) -> None:
         self.game = game
+        # The game's settings may set both (Take Four: PARLOR_TAKEFOUR_BOT_ALONE_SECONDS...).
+        self.abandon_seconds: float = getattr(settings, "abandon_seconds", ABANDON_SECONDS)
+        self.alone_seconds: float = getattr(settings, "alone_seconds", ALONE_SECONDS)
         self.settings = settings
         self.paces = paces or {}
         self._clock = clock
@@ -255,6 +311,61 @@ class BotRunner(Generic[S, C]):
                 except Exception:
                     log.exception("bot step failed", extra={"game_id": game_id})
 
+    async def _walked_away(
+        self, game_id: str, game: _Game[C], seats: tuple[str, ...], state: S, present: list[int]
+    ) -> bool:
+        """Whether the people still seated have walked away: none of them has acted
+        (``BotGame.mark``) for ``abandon_seconds``. Their seats then leave (``ABANDONED``), as
+        the platform's own commands; True if one did."""
+        marks = {seat: self.game.mark(state, seat) for seat in present}
+        if None in marks.values():
+            return False  # the game does not say when a person acts
+        now = self.now()
+        if game.since is None or marks != game.marks:
+            game.marks, game.since = marks, now
+            return False
+        if now - game.since < self.abandon_seconds:
+            return False
+        acted = False
+        for seat in present:
+            command = self.game.leave(state, seat, "ABANDONED")
+            if command is None:
+                continue
+            log.info("a person walked away: their seat leaves", extra={"game_id": game_id})
+            with contextlib.suppress(ParlorError):
+                async with asyncio.timeout(STEP_SECONDS):
+                    await self.act(
+                        game_id, seats[seat], seat, command, system_command_id("abandon", seat)
+                    )
+                acted = True
+        if acted:
+            self._wake.set()
+        return acted
+
+    async def _bots_leave(
+        self, game_id: str, game: _Game[C], seats: tuple[str, ...], state: S
+    ) -> bool:
+        """No person has been at the table for ``alone_seconds``: its bots leave it one by
+        one (``BotGame.leave``), which ends it (a game left with one seat racing is won by
+        it), instead of playing on among themselves for as long as the game's rules allow.
+        True if one left."""
+        for seat in sorted(game.levels):
+            if self.game.left(state, seat):
+                continue
+            command = self.game.leave(state, seat, "LEFT")
+            if command is None:
+                return False
+            try:
+                async with asyncio.timeout(STEP_SECONDS):
+                    await self.act(
+                        game_id, seats[seat], seat, command, system_command_id(f"leave{seat}")
+                    )
+            except ParlorError:
+                continue  # the game ended meanwhile, or another replica's bot left first
+            self._wake.set()
+            return True
+        return False
+
     async def _bot(self, game: _Game[C], seat: int) -> SeatBot[C]:
         bot = game.bots.get(seat)
         if bot is None:
@@ -276,12 +387,25 @@ class BotRunner(Generic[S, C]):
             self._games.pop(game_id, None)
             return False
         # a person still playing holds the bots to their pace; once all have left, it is off
-        people = any(
-            not self.game.left(state, seat) for seat in range(len(seats)) if seat not in game.levels
-        )
+        present = [
+            seat
+            for seat in range(len(seats))
+            if seat not in game.levels and not self.game.left(state, seat)
+        ]
+        if present and await self._walked_away(game_id, game, seats, state, present):
+            return True
+        people = bool(present)
         if game.people and not people:
             game.next_step.clear()  # the steps were due at a person's pace: due now
         game.people = people
+        if people:
+            game.alone = None
+        else:
+            game.alone = self.now() if game.alone is None else game.alone
+            if self.now() - game.alone >= self.alone_seconds and await self._bots_leave(
+                game_id, game, seats, state
+            ):
+                return True
         if self.game.between_rounds(state):
             async with asyncio.timeout(STEP_SECONDS):
                 await self.start_round(game_id)
@@ -302,7 +426,7 @@ class BotRunner(Generic[S, C]):
                     game.next_step[seat] = self.now() + self.pace(game, seat)
                     if game.next_step[seat] > self.now():
                         continue
-            command = await asyncio.to_thread(bot.next_command, self.game.view(state, seat))
+            command = await _thought(bot, self.game.view(state, seat))
             if command is None:
                 continue
             try:
@@ -325,6 +449,17 @@ class BotRunner(Generic[S, C]):
         if acted:
             self._wake.set()
         return acted
+
+
+async def _thought(bot: SeatBot[C], seen: Any) -> C | None:
+    """The bot's next command, thought in the process's shared bot pool (``thinking``): in
+    its workers if the bot plans there itself (``think``), else in its one thread. Either
+    way, off the event loop, and the bots of N games never take N cores."""
+    planner = getattr(bot, "think", None)
+    if planner is not None and inspect.iscoroutinefunction(planner):
+        thought: C | None = await planner(seen)
+        return thought
+    return await think(bot.next_command, seen, in_thread=True)
 
 
 class BotService(Protocol):

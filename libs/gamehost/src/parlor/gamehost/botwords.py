@@ -2,8 +2,11 @@
 
 A bot's index of its words (Upwords' word graph, Take Four's crossword index) takes seconds
 to build, so it is built once per process and word list, however many services start (tests
-start many); a service gets it off the event loop the first time a bot moves (``index_once``).
-The dictionary service still judges every word a bot plays.
+start many). The bots search in the process's bot workers (``thinking``), so that is where
+the games build it (``built_index`` inside the search function, the first time a worker
+searches for that word list); ``index_once`` gets one in a thread, for what must have it in
+the serving process (a benchmark's helper player). The dictionary service still judges every
+word a bot plays.
 """
 
 from __future__ import annotations

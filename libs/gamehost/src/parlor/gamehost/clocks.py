@@ -4,9 +4,12 @@ The host reads the server's time once per command, when it arrives (an injectabl
 ``Now``, so tests need no sleeps; a retry after a conflict keeps that time, never earlier
 than the game's last stamp) and records it, with the seat that acted, in the metadata of
 the events the command appends (``clock_at`` on every event, ``clock_seat`` on the
-first). Nothing here reads a clock: ``advance`` folds one event with its ``Stamp`` into
-the ``Clock``, so live play, replay, ``parlor verify`` and exports compute the same
-clocks from the same events.
+first). A seat's command that waited on the platform after it arrived (the dictionary's
+verdicts) also records when it was decided (``clock_given``): the seat is charged to its
+arrival, the seats it gives the turn to start when it was decided. The platform's own
+commands (bots' moves) are timed when they are decided. Nothing here reads a clock:
+``advance`` folds one event with its ``Stamp`` into the ``Clock``, so live play, replay,
+``parlor verify`` and exports compute the same clocks from the same events.
 
 Whose clock runs is the game's to say (``Timing.running``): in turn-based games the seat
 to move; in Take Four every seat still racing. A seat's clock starts when it starts
@@ -46,6 +49,10 @@ AT = "clock_at"
 """Metadata key: the server time of the command that appended the event (ISO 8601, UTC)."""
 SEAT = "clock_seat"
 """Metadata key, on a command's first event only: the seat the command acted for."""
+GIVEN = "clock_given"
+"""Metadata key, where it differs from ``clock_at``: when the command was decided, after
+what the platform did for it once it arrived (the dictionary's answer): the seats it gives
+the turn to start then, never charged the platform's time."""
 
 TIMED_OUT = "TIMED_OUT"
 GAME_OVER = "GAME_OVER"
@@ -63,11 +70,21 @@ class Stamp:
     at: datetime
     seat: int | None = None
     first: bool = False
+    given: datetime | None = None
+    """When the clocks the event starts start (None: ``at``): a seat's command is charged
+    to its arrival (``at``), the seats it gives the turn to start when it was decided."""
+
+    @property
+    def starts(self) -> datetime:
+        """When the clocks this event starts (or restarts) start."""
+        return self.given if self.given is not None and self.given > self.at else self.at
 
     def extra(self) -> dict[str, str]:
         out = {AT: self.at.isoformat()}
         if self.first and self.seat is not None:
             out[SEAT] = str(self.seat)
+        if self.starts != self.at:
+            out[GIVEN] = self.starts.isoformat()
         return out
 
 
@@ -77,7 +94,13 @@ def stamp_of(extra: Mapping[str, str]) -> Stamp | None:
     if at is None:
         return None
     seat = extra.get(SEAT)
-    return Stamp(datetime.fromisoformat(at), int(seat) if seat is not None else None, True)
+    given = extra.get(GIVEN)
+    return Stamp(
+        datetime.fromisoformat(at),
+        int(seat) if seat is not None else None,
+        True,
+        datetime.fromisoformat(given) if given is not None else None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +219,7 @@ def advance(
 ) -> Clock:
     """The clock after one event stamped ``stamp`` that took the running seats from
     ``before`` to ``after``."""
-    control, at = clock.control, stamp.at
+    control, at, starts = clock.control, stamp.at, stamp.starts
     seats = list(clock.seats)
     actor = stamp.seat if stamp.first else None
     for seat in set(before) | set(after):
@@ -209,13 +232,13 @@ def advance(
             if _banked(control, idle):
                 ran = max(0.0, (at - time.since).total_seconds()) if time.since else 0.0
                 bank = max(0.0, bank - ran) + (control.increment_seconds if acting else 0)
-            time = SeatTime(bank, at if seat in after else None, time.acted or acting)
+            time = SeatTime(bank, starts if seat in after else None, time.acted or acting)
         elif seat in after and seat not in before:
-            time = SeatTime(time.bank, at, time.acted)
+            time = SeatTime(time.bank, starts, time.acted)
         seats[seat] = time
     if actor is not None and 0 <= actor < len(seats) and not seats[actor].acted:
         seats[actor] = replace(seats[actor], acted=True)
-    return replace(clock, seats=tuple(seats), at=at)
+    return replace(clock, seats=tuple(seats), at=starts)
 
 
 def stopped(clock: Clock, at: datetime | None, idle: bool) -> Clock:

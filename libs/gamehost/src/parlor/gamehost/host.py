@@ -34,7 +34,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar, cast
 
 from parlor.core.decider import Decider
@@ -154,7 +154,19 @@ def check_command_id(command_id: str) -> str:
     return check_id(command_id, "command_id")
 
 
+GIVEN_AFTER = timedelta(milliseconds=1)
+"""A seat's command decided this long or longer after it arrived (the dictionary asked)
+records when it was decided too (``Stamp.given``): the turn it gives starts then. Below
+it, the time it arrived serves for both (no metadata, no fold again)."""
+
+WALKED_AWAY = timedelta(hours=24)
+"""How long an untimed game with bots waits on a person's turn before that person has walked
+away (``GameHost.walk_away``; docs/bounds.md, "Every game ends")."""
+
+
 class GameHost(Generic[S, C, E]):
+    walked_away = WALKED_AWAY
+
     def __init__(
         self,
         category: str,
@@ -444,13 +456,18 @@ class GameHost(Generic[S, C, E]):
         correlation_id: str | None = None,
         extra: Mapping[str, str] | None = None,
         create: bool = False,
+        arrived: datetime | None = None,
     ) -> Outcome[S, E]:
         """Decide a command on the latest state and append its events; retried on conflicts.
 
         ``command`` may be a coroutine function of the state, for commands that need
         outside answers (the dictionary) about the very state they are decided on.
+        ``arrived``: when a seat's command reached the server, if it waited before this
+        call (a game's queue): the time it is charged to (default: now).
         """
         fingerprint = None
+        asks = inspect.iscoroutinefunction(command)  # decided on outside answers (awaited)
+        platforms = isinstance(command_id, SystemCommandId) and asks
         if command_id is not None:
             # A client's command is fingerprinted by the RPC that carries it; the
             # platform's own ids are unique by construction.
@@ -459,9 +476,11 @@ class GameHost(Generic[S, C, E]):
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
-        # The command is timed when it arrives: a retry after a conflict (another writer
-        # first, the dictionary asked again) is the server's time, not the seat's.
-        arrived = self.now()
+        # A seat's command is timed when it arrives (before a queue it waited in): a retry
+        # after a conflict (another writer first, the dictionary asked again) is the
+        # server's time, not the seat's. The platform's own (a system command id) is timed
+        # when it is decided (below).
+        arrived = arrived if arrived is not None else self.now()
         for attempt in range(self.max_attempts):
             if create:
                 state, version = self.decider.initial_state(), NO_STREAM
@@ -473,6 +492,12 @@ class GameHost(Generic[S, C, E]):
             stamped = False
             try:
                 decided = await _decided(command, state)
+                given = self.now() if asks else None  # the platform's time ends here
+                if platforms:
+                    # The platform's own command (a bot's move, a round dealt) is timed when
+                    # it is decided, not when its planning began: the seat it gives the turn
+                    # to starts then, and is never charged the platform's thinking.
+                    at = _not_before(self.now(), state)
                 stamped = self._timed(state, decided)
                 asked: Any = Timed(decided, at) if stamped else decided
                 answer = self.decider.decide(state, asked)
@@ -514,6 +539,12 @@ class GameHost(Generic[S, C, E]):
             if stamps is None:
                 seat = getattr(decided, "seat", None)
                 stamps = self._stamps(events, at, seat, stamped, getattr(answer, "fired", 0))
+            folded = getattr(answer, "states", None)
+            if stamped and given is not None and given - at >= GIVEN_AFTER:
+                # A seat's command that waited on the dictionary: charged to its arrival,
+                # the turn it gives starting now (the fold again, with that time).
+                stamps = [replace(st, given=given) if st is not None else st for st in stamps]
+                folded = None
             try:
                 result = await self.store.append(
                     stream_id,
@@ -543,7 +574,7 @@ class GameHost(Generic[S, C, E]):
                 continue
             if result.duplicate:
                 return await self._outcome_of(game_id, result, actor)
-            states = getattr(answer, "states", None) or self._folded(events, stamps, state)
+            states = folded or self._folded(events, stamps, state)
             new_state = states[-1]
             self._remember(game_id, new_state, result.last_version)
             befores = (state, *states[:-1])
@@ -659,12 +690,66 @@ class GameHost(Generic[S, C, E]):
         return True
 
     async def schedule(self, game_id: str, state: S, version: int) -> None:
-        """Tell the deadline index when this game next needs the clock (None: never)."""
-        if self.deadlines is None or getattr(state, "clock", None) is None:
+        """Tell the deadline index when this game next needs the clock (None: never). An
+        untimed game with bots is noted too: when its person to move will have walked away
+        (``walked_away`` from now; None once it waits on no person)."""
+        if self.deadlines is None:
+            return
+        if getattr(state, "clock", None) is None:
+            if not self._walks_away(state):
+                return
+            away = self.now() + self.walked_away if self._waits_on(state) else None
+            await self.deadlines.schedule(self.category, game_id, away, version)
             return
         next_deadline = getattr(self.decider, "next_deadline", None)
         due = next_deadline(state) if next_deadline is not None else None
         await self.deadlines.schedule(self.category, game_id, due, version)
+
+    def _walks_away(self, state: S) -> bool:
+        """Whether a person can walk away from this game, leaving its bots waiting: an
+        untimed game with turns and bots (a game without turns, Take Four, has its bot
+        runner for that; a timed one, its clock)."""
+        timing = getattr(self.decider, "timing", None)
+        return (
+            timing is not None
+            and not timing.idle
+            and getattr(state, "clock", None) is None
+            and any(seat.is_bot for seat in getattr(state, "seats", ()))
+        )
+
+    def _waits_on(self, state: S) -> list[int]:
+        """The people an untimed game with bots waits on (their turn, still in it): a game
+        that only bots play beside them. Empty for any other game."""
+        if not self._walks_away(state) or self.decider.is_terminal(state):
+            return []
+        timing: Any = getattr(self.decider, "timing", None)
+        seats = getattr(state, "seats", ())
+        game = getattr(state, "game", None)
+        return [s for s in timing.running(game) if not seats[s].is_bot and not timing.out(game, s)]
+
+    async def walk_away(self, game_id: str, actor: str | None = None) -> Outcome[S, E] | None:
+        """Time out the person an untimed game with bots has waited on for ``walked_away``
+        (the game's own timeout command, as the clock would fire it, under the platform's
+        id ``parlor:walkaway-<version>``): the game then goes on without them, and its bots
+        finish it. None if it waits on no person, or they acted within ``walked_away`` (the
+        time of the game's last event says: the note the sweeper read may be older)."""
+        state, version = await self._current(game_id, fresh=True)
+        waited = self._waits_on(state)
+        if not waited:
+            return None
+        last = await self.store.read_stream(self.stream_id(game_id), version, version)
+        if last and self.now() - last[-1].recorded_at < self.walked_away:
+            return None
+        timing: Any = getattr(self.decider, "timing", None)
+
+        async def timeout(current: S) -> Any:
+            if self._waits_on(current) != waited:
+                raise FailedPrecondition("the game has moved on", reason="NOT_WALKED_AWAY")
+            return timing.timeout(getattr(current, "game", None), waited[0])
+
+        return await self.execute(
+            game_id, timeout, command_id=system_command_id("walkaway", version), actor=actor
+        )
 
     def _not_found(self, game_id: str) -> NotFound:
         return NotFound(f"no {self.category} game with id {game_id}", reason="GAME_NOT_FOUND")

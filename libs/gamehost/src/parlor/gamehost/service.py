@@ -776,10 +776,11 @@ class GameService(Generic[T, E]):
                 raise unknown_game(self.host.category, game_id)
             table.seat_of(player_id, requested)  # refuses: NOT_SEATED, NOT_YOUR_SEAT, ...
             raise AssertionError("seat_of gave a seat to a player holding none")
+        arrived = self.host.now()  # the seat is not charged its wait for the game's turn
         try:
             async with self.turn(game_id):
                 moved = await self.host.execute(
-                    game_id, decided, command_id=command_id, actor=player_id
+                    game_id, decided, command_id=command_id, actor=player_id, arrived=arrived
                 )
         except ParlorError:
             await self._bots_owed(game_id)

@@ -1,5 +1,10 @@
 """The sweeper: fires the timeouts of games nobody touches, on every replica.
 
+It also ends the waits of untimed games with bots: the host notes such a game while its
+person to move keeps the bots waiting, due ``GameHost.walked_away`` (24 h) after its last
+move; once due, that person has walked away and their seat times out (``walk_away``), and
+the bots play the game to its end.
+
 Every ``interval`` seconds (``PARLOR_CLOCK_SWEEP_SECONDS``, 2 by default) it reads the
 games whose deadline is due from the deadline index and sends each a ``Tick`` through
 the game host: the clock layer decides the timeouts on the game's own events and the
@@ -151,6 +156,12 @@ class Sweeper:
             await self.deadlines.postpone(self.host.category, game_id, seen, None)
             return 0
         fired = 1 if outcome.events else 0
+        if getattr(outcome.state, "clock", None) is None:
+            # An untimed game is noted only while a person keeps its bots waiting: if they
+            # have walked away, their seat times out and the bots finish the game.
+            left = await self.host.walk_away(game_id, CLOCK_ACTOR)
+            if left is not None:
+                outcome, fired = left, 1
         if self.after is not None and not self.host.decider.is_terminal(outcome.state):
             # A bot's turn (after a timeout, or a late command's), Take Four's next round.
             try:

@@ -21,6 +21,10 @@ MAX_PLAYERS = 8
 MAX_TARGET = 1_000_000
 MAX_ROUNDS = 1_000
 MAX_DEAL_SIZE = 100
+MAX_TARGET_WITHOUT_ROUNDS = 1_000
+"""The highest target of a game without a round limit: a round adds some dozens to a total
+(none at all to a player who uses every tile), so a target of a million without one is a
+game of tens of thousands of rounds that bots would play for days (``GAME_UNBOUNDED``)."""
 BAD_CONFIG = "BAD_CONFIG"
 """Why a config the rules cannot play is refused (one past a bound: ``CONFIG_OUT_OF_RANGE``)."""
 COORDINATE_LIMIT = 1000
@@ -79,6 +83,12 @@ class TakeFourConfig:
         if not 1 <= self.rules <= RULES_VERSION:
             raise InvalidArgument(
                 f"rules must be a version from 1 to {RULES_VERSION}", reason=BAD_CONFIG
+            )
+        if self.max_rounds is None and self.target > MAX_TARGET_WITHOUT_ROUNDS:
+            raise InvalidArgument(
+                f"a target above {MAX_TARGET_WITHOUT_ROUNDS} needs a round limit (max_rounds):"
+                " without one the game would not end in any sensible time",
+                reason="GAME_UNBOUNDED",
             )
         for name, value, most in (
             ("target", self.target, MAX_TARGET),

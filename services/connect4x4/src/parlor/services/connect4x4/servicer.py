@@ -7,6 +7,7 @@ Nothing is hidden, so one picture per version serves every watcher and reply.
 
 from __future__ import annotations
 
+import functools
 import random
 import secrets
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 from parlor.core.errors import InvalidArgument
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, GameService, Move
+from parlor.gamehost.thinking import think
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot
 from parlor.services.connect4x4.codec import Event, config_of, game_event_pb, game_pb
@@ -62,8 +64,12 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
         return c4.record(moves)
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
+        """The bot's search runs in the process's bot workers (``thinking``), never on the
+        event loop: a strong bot's search of a second would stall every other caller."""
+
         async def move(table: C4Table) -> c4.Move:
             rng = random.Random(secrets.randbits(64))
-            return bot.choose_move(table.game, level or "random", rng, budget=self.bot_budget)
+            search = functools.partial(bot.choose_move, budget=self.bot_budget)
+            return await think(search, table.game, level or "random", rng)
 
         return move

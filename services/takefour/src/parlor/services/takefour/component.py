@@ -7,7 +7,16 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from parlor.gamehost.botrunner import HUMAN_PACE_HELP, IDLE_HELP, PAUSE_HELP, service_runner
+from parlor.gamehost.botrunner import (
+    ABANDON_HELP,
+    ABANDON_SECONDS,
+    ALONE_HELP,
+    ALONE_SECONDS,
+    HUMAN_PACE_HELP,
+    IDLE_HELP,
+    PAUSE_HELP,
+    service_runner,
+)
 from parlor.gamehost.component import Served
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.queue import PER_GAME_HELP, GameQueue
@@ -31,6 +40,10 @@ class TakeFourSettings:
     pause_seconds: float = setting("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", PAUSE_HELP, 0.5)
     idle_seconds: float = setting("PARLOR_TAKEFOUR_BOT_IDLE_SECONDS", IDLE_HELP, 1.0)
     human_pace: bool = setting("PARLOR_TAKEFOUR_BOT_HUMAN_PACE", HUMAN_PACE_HELP, True)
+    alone_seconds: float = setting("PARLOR_TAKEFOUR_BOT_ALONE_SECONDS", ALONE_HELP, ALONE_SECONDS)
+    abandon_seconds: float = setting(
+        "PARLOR_TAKEFOUR_BOT_ABANDON_SECONDS", ABANDON_HELP, ABANDON_SECONDS
+    )
 
 
 @contextlib.asynccontextmanager

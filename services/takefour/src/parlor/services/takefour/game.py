@@ -26,10 +26,11 @@ from parlor.gamehost.botrunner import ContractBots
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
+from parlor.gamehost.thinking import think
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import WordIndex, replay
-from parlor.rules.takefour.bot import LEVELS, seat_bot
+from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, seat_bot
 from parlor.rules.takefour.contract import ENGINE
 from parlor.rules.takefour.standings import standings as standings  # the component's too
 from parlor.rules.takefour.timing import Timing
@@ -43,20 +44,70 @@ ENABLE = functools.partial(built_index, WordIndex)
 """The bots' own word index: the packaged ENABLE list (built once per process)."""
 
 
-Bots = ContractBots[tf.TakeFourState, tf.TakeFourCommand, WordIndex]
+Bots = ContractBots[tf.TakeFourState, tf.TakeFourCommand, WordIndex | None]
+
+
+def planned(budget: int, seen: tf.TakeFourView) -> list[tf.TakeFourCommand]:
+    """A bot's plan as a bot worker thinks it (``gamehost.thinking``): on the worker's own
+    ENABLE index, built there once and never sent; a bot of its own per plan, so nothing a
+    worker keeps grows with the games it plans for."""
+    return TakeFourBot(ENABLE(), budget).plan(seen)
+
+
+class PooledSeat:
+    """A bot in a seat whose plans are thought in the process's bot workers (``think``: off
+    the event loop and its GIL), then run to their end one command at a time (as the rules'
+    ``BotSeat``)."""
+
+    def __init__(self, level: str) -> None:
+        self.budget = LEVELS.get(level, LEVELS["medium"])
+        self._pending: list[tf.TakeFourCommand] = []
+
+    async def think(self, seen: tf.TakeFourView) -> tf.TakeFourCommand | None:
+        if not self._pending:
+            self._pending = await think(planned, self.budget, seen)
+        return self._pending.pop(0) if self._pending else None
+
+    def next_command(self, seen: tf.TakeFourView) -> tf.TakeFourCommand | None:
+        """Planned here, in the caller's thread (for a runner without the bot workers)."""
+        if not self._pending:
+            self._pending = planned(self.budget, seen)
+        return self._pending.pop(0) if self._pending else None
+
+    def refused(self) -> None:
+        self._pending = []
+
+    def new_round(self) -> None:
+        self._pending = []
+
+
+def _seat_bot(index: WordIndex | None, level: str) -> PooledSeat | BotSeat:
+    return PooledSeat(level) if index is None else seat_bot(index, level)
 
 
 def bots(words: Callable[[], Iterable[str] | WordIndex] = ENABLE) -> Bots:
     """Take Four's bots as the runner plays them: a bot per seat of its level (the rules'
-    ``bot.seat_bot``), all on one word index of ``words`` (``ENABLE``); a seat that forfeited
-    (left, or out of time) has left the game."""
+    ``bot.seat_bot``), all on one word index of ``words`` (``ENABLE``: planned in the bot
+    workers, each with an index of its own, so this process builds none; another word list,
+    a test's: planned in the bot thread on an index built here); a seat that forfeited
+    (left, or out of time) has left the game, and a seat leaves by forfeiting (its bots, once
+    no person is left; a person's, once they walked away: ``botrunner``)."""
     return ContractBots(
         ENGINE,
-        lambda: WordIndex.of(words()),
-        seat_bot,
+        (lambda: None) if words is ENABLE else (lambda: WordIndex.of(words())),
+        _seat_bot,
         lambda s: s.round,
         left=lambda s, seat: s.players[seat].forfeited,
+        leave=lambda s, seat, why: tf.Forfeit(seat, why),
+        mark=_mark,
     )
+
+
+def _mark(state: tf.TakeFourState, seat: int) -> object:
+    """What the seat's own actions change: its grid, its agreement to deal, its calls (a
+    deal changes its hand, not this; a new round empties the grid once)."""
+    player = state.players[seat]
+    return (tuple(sorted(player.grid.items())), player.agrees_to_deal, player.calls)
 
 
 GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(

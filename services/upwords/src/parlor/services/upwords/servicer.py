@@ -10,7 +10,6 @@ game's declaration (``GAME``); the bots' strategy is the rules' (``parlor.rules.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import random
 import secrets
@@ -20,10 +19,11 @@ from typing import Any
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost
-from parlor.gamehost.botwords import index_once
+from parlor.gamehost.botwords import built_index
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import BotCommand, Move, deadline
+from parlor.gamehost.thinking import think
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
@@ -54,6 +54,16 @@ def _meant_play(request: pb.ChallengeRequest | pb.AcceptPlayRequest, table: Upwo
     uw.check_meant_play(table.game, request.play)
 
 
+def thought_turn(
+    words_file: str, game: uw.UpwordsState, seat: int, level: str, seed: int
+) -> uw.Challenge | uw.AcceptPlay | Offer:
+    """A bot's turn as a bot worker thinks it (``thinking``): from the worker's own word
+    graph of ``words_file``, built there once, never sent to it; ``seed`` draws its choices
+    (a level below ``best`` plays at random)."""
+    bot = built_index(UpwordsBot, words_file)
+    return bot_turn(bot, game, seat, level, random.Random(seed))
+
+
 class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     game = GAME
     word_checks = verdicts
@@ -77,7 +87,7 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     ) -> None:
         """``bot_words``: the word list file the bots play from (empty: the packaged ENABLE)."""
         super().__init__(host, dictionary, directory)
-        self.bots = index_once(UpwordsBot, bot_words)
+        self.bot_words = bot_words
         self.random = secrets.SystemRandom()
 
     # -- the game's own mapping --------------------------------------------------------------
@@ -111,14 +121,15 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
         only its seat's view, from its own word graph (built once per process, about 2 s,
-        the first time a bot moves). The dictionary judges a bot's words like anyone's: it
+        the first time a bot moves), in the process's bot workers (``thinking``: off the event
+        loop and its GIL). The dictionary judges a bot's words like anyone's: it
         offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid. Its
         answer to a pending play is made on the very state it is decided on, so it always
         means the play pending then and names none (``play`` is for callers from outside)."""
 
         async def command(table: UpwordsTable) -> uw.Command:
-            game, bot = table.game, await self.bots.get()
-            turn = await asyncio.to_thread(bot_turn, bot, game, seat, level or "best", self.random)
+            game, seed = table.game, self.random.getrandbits(64)
+            turn = await think(thought_turn, self.bot_words, game, seat, level or "best", seed)
             if not isinstance(turn, Offer):
                 return await self.with_verdicts(game, turn)
             asked = turn.words
