@@ -106,6 +106,37 @@ async def test_the_length_cap_refuses_a_move_and_lets_a_seat_leave() -> None:
     assert left.version > last + 1
 
 
+@pytest.mark.parametrize(
+    ("event_type", "leaves"),
+    [
+        ("parlor.connect4x4.v1.PlayerTimedOut", True),
+        ("parlor.upwords.v1.PlayerTimedOut", True),
+        ("parlor.takefour.v1.SeatIdle", True),
+        ("parlor.takefour.v1.SeatForfeited", True),
+        ("parlor.upwords.v1.PlayerResigned", True),
+        ("parlor.common.v1.GameFinished", True),
+        ("parlor.takefour.v1.TilePlaced", False),
+        ("parlor.connect4x4.v1.PiecePlaced", False),
+    ],
+)
+def test_a_timeout_may_go_past_the_cap_as_leaving_does(event_type: str, leaves: bool) -> None:
+    """A timed game at its cap still ends: its timeouts (and Take Four's idle steps towards
+    a forfeit) are appended past the cap, within the reserve; a move is not."""
+    from parlor.eventstore import NewEvent
+    from parlor.gamehost.length import LEAVING_RESERVE, LengthCapped
+
+    capped = LengthCapped(InMemoryEventStore(), max_events=10)
+    events = [NewEvent(type=event_type, data=b"")]
+    if leaves:
+        capped.check("g", 10, events)
+        capped.check("g", 10 + LEAVING_RESERVE - 1, events)
+    else:
+        with pytest.raises(ResourceExhausted):
+            capped.check("g", 10, events)
+    with pytest.raises(ResourceExhausted):
+        capped.check("g", 10 + LEAVING_RESERVE, events)
+
+
 async def test_a_game_played_here_keeps_its_states_as_it_is_played() -> None:
     host = await long_game(InMemoryEventStore(), 300)
     last = (await host.load("g"))[1]

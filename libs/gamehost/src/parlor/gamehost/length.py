@@ -8,9 +8,10 @@ with ``RESOURCE_EXHAUSTED`` ``GAME_TOO_LONG`` (metadata ``max_events``), nothing
 
 A game at its cap can still be left and finished: an append that ends the game or takes a
 seat out of it (one of its events a ``GameFinished``, a resignation, a forfeit: Take Four's
-``Leave``), with what follows from that in the same decision, may go up to
-``LEAVING_RESERVE`` events past the cap, so a player is never held in a game they cannot
-resign (it counts among their open games until then).
+``Leave``, a timeout, or Take Four's idle step towards a forfeit on time), with what follows
+from that in the same decision, may go up to ``LEAVING_RESERVE`` events past the cap, so a
+player is never held in a game they cannot resign (it counts among their open games until
+then), and the clocks and the walked-away rule still end a game nobody resigns.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ hundreds in all."""
 LEAVING_RESERVE = 100
 """Events past the cap that ending the game or leaving it may still append."""
 
-_LEAVING_SUFFIXES = ("GameFinished", "Resigned", "Forfeited")
+_LEAVING_SUFFIXES = ("GameFinished", "Resigned", "Forfeited", "TimedOut", "SeatIdle")
 """The event types (by the last part of their protobuf name) that end a game or take a seat
-out of it: the platform's ``GameFinished``, every game's resignation, Take Four's forfeit."""
+out of it: the platform's ``GameFinished``, every game's resignation and timeout, Take Four's
+forfeit and the idle steps (at most three a seat) that lead to its forfeit on time. Without
+the timeouts a timed game at its cap could never end: its sweeper's timeout was refused."""
 
 
 def leaving(event_type: str) -> bool:
