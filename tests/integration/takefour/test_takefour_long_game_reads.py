@@ -17,6 +17,7 @@ import dataclasses
 import statistics
 import time
 import uuid
+from datetime import datetime, timedelta
 from typing import Any
 
 import grpc
@@ -25,6 +26,7 @@ from takefour_actions import game_of_ada_and_bob
 
 from parlor.eventstore import NewEvent, PostgresEventStore
 from parlor.gamehost.checkpoints import EVERY
+from parlor.gamehost.clocks import AT
 from parlor.kit.status import reason_of
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
@@ -52,15 +54,24 @@ async def long_game(platform: Any, database_url: str, game_id: str, length: int 
         stored = await store.read_stream(f"takefour-{game_id}")
         pair = stored[-2:]
         assert [r.type.rsplit(".", 1)[-1] for r in pair] == ["TilePlaced", "TileTakenBack"]
-        again = [
-            NewEvent(
-                r.type, r.data, r.schema_version, dataclasses.replace(r.metadata, command_id=None)
-            )
-            for r in pair
-        ]
+        # Each copy is its own decision, a microsecond after the one before it, as the host
+        # would stamp it: the history stays one ``parlor verify`` passes (a copy keeping its
+        # pair's time would go back in time, and later tests verify every stored game).
+        at = datetime.fromisoformat(pair[-1].metadata.extra[AT])
+
+        def again(count: int) -> list[NewEvent]:
+            nonlocal at
+            copies = []
+            for r in pair * count:
+                at += timedelta(microseconds=1)
+                extra = {**r.metadata.extra, AT: at.isoformat()}
+                meta = dataclasses.replace(r.metadata, command_id=None, extra=extra)
+                copies.append(NewEvent(r.type, r.data, r.schema_version, meta))
+            return copies
+
         version = stored[-1].version
         while version + 2 <= length:
-            batch = again * min(250, (length - version) // 2)
+            batch = again(min(250, (length - version) // 2))
             result = await store.append(f"takefour-{game_id}", batch, expected_version=version)
             version = result.last_version
     return version
