@@ -22,8 +22,9 @@ import contextlib
 import hashlib
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from parlor.accounts import (
     ACCOUNTS,
@@ -57,6 +58,9 @@ PLAYER_PREFIX = "acct-"
 STALE_CLAIM_SECONDS = 60.0
 RETRIES = 5
 
+S = TypeVar("S")
+E = TypeVar("E")
+
 
 def new_player_id() -> str:
     """128 random bits: never derived from a handle, an identity or a time."""
@@ -76,6 +80,34 @@ def identity_stream(identity: ExternalIdentity) -> str:
 
 def handle_stream(key: str) -> str:
     return f"{HANDLE}-{key}"
+
+
+async def append(
+    store: EventStore, stream: str, events: Sequence[object], version: int, actor: str
+) -> None:
+    """Append dataclass events (``parlor.accounts.encode``) after ``version``."""
+    new = []
+    for event in events:
+        kind, data = encode(event)
+        new.append(NewEvent(kind, data, metadata=Metadata(actor=actor)))
+    await store.append(stream, new, version)
+
+
+async def fold(
+    store: EventStore,
+    stream: str,
+    types: Mapping[str, type[E]],
+    state: S,
+    evolve: Callable[[S, E], S],
+) -> tuple[S, int, float]:
+    """A stream folded from ``state``: the state, the stream's version (``NO_STREAM`` if it
+    has none) and when its last event was recorded (seconds since the epoch; 0 if none)."""
+    events = await store.read_stream(stream)
+    for event in events:
+        state = evolve(state, decode(dict(types), event.type, event.data))
+    if not events:
+        return state, NO_STREAM, 0.0
+    return state, events[-1].version, events[-1].recorded_at.timestamp()
 
 
 def _handle_taken(handle: str) -> AlreadyExists:
@@ -102,11 +134,14 @@ class Accounts:
 
     async def load(self, player_id: str) -> tuple[Account, int]:
         """The account (``exists`` False if there is none) and its stream's version."""
-        events = await self.store.read_stream(account_stream(player_id))
-        state = ACCOUNTS.initial_state()
-        for event in events:
-            state = ACCOUNTS.evolve(state, decode(EVENT_TYPES, event.type, event.data))
-        return state, events[-1].version if events else NO_STREAM
+        state, version, _ = await fold(
+            self.store,
+            account_stream(player_id),
+            EVENT_TYPES,
+            ACCOUNTS.initial_state(),
+            ACCOUNTS.evolve,
+        )
+        return state, version
 
     async def get(self, player_id: str) -> Account:
         account, _ = await self.load(player_id)
@@ -116,12 +151,7 @@ class Accounts:
 
     async def _claim_state(self, stream: str) -> tuple[Claim, int, float]:
         """A claim, its version and when it was last changed (seconds since the epoch)."""
-        events = await self.store.read_stream(stream)
-        state = Claim()
-        for event in events:
-            state = evolve_claim(state, decode(CLAIM_EVENT_TYPES, event.type, event.data))
-        changed = events[-1].recorded_at.timestamp() if events else 0.0
-        return state, events[-1].version if events else NO_STREAM, changed
+        return await fold(self.store, stream, CLAIM_EVENT_TYPES, Claim(), evolve_claim)
 
     async def find_by_identity(self, identity: ExternalIdentity) -> str | None:
         """The player id of the account this identity signs into, if it is linked."""
@@ -177,20 +207,11 @@ class Accounts:
             if not events:
                 return
             try:
-                await self._append(stream, events, version, player_id)
+                await append(self.store, stream, events, version, player_id)
                 return
             except Conflict:
                 continue
         raise Conflict("the claim kept changing under this call; retry", reason="CONFLICT")
-
-    async def _append(
-        self, stream: str, events: Sequence[object], version: int, actor: str
-    ) -> None:
-        new = []
-        for event in events:
-            kind, data = encode(event)
-            new.append(NewEvent(kind, data, metadata=Metadata(actor=actor)))
-        await self.store.append(stream, new, version)
 
     # -- commands --------------------------------------------------------------------------
 
@@ -202,7 +223,7 @@ class Accounts:
             if not events:
                 return state
             try:
-                await self._append(account_stream(player_id), events, version, player_id)
+                await append(self.store, account_stream(player_id), events, version, player_id)
             except Conflict:
                 continue
             for event in events:
