@@ -66,7 +66,7 @@ async def sign_in(
     answer = await play_user(begun.authorization_url, login, username)
     assert answer["state"] == begun.state
     done = await stub.CompleteSignIn(
-        pb.CompleteSignInRequest(state=begun.state, code=answer["code"])
+        pb.CompleteSignInRequest(state=begun.state, code=answer["code"], iss=answer["iss"])
     )
     return done, begun.state, answer["code"]
 
@@ -152,7 +152,8 @@ async def test_closing_an_account_ends_its_sessions(platform: Any, unique: str) 
         )
         answer = await play_user(begun.authorization_url, f"cl-{unique}")
         assert await refusal(
-            stub.CompleteSignIn, pb.CompleteSignInRequest(state=begun.state, code=answer["code"])
+            stub.CompleteSignIn,
+            pb.CompleteSignInRequest(state=begun.state, code=answer["code"], iss=answer["iss"]),
         ) == (grpc.StatusCode.PERMISSION_DENIED, "ACCOUNT_CLOSED")
 
 

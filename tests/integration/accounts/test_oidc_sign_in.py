@@ -94,11 +94,12 @@ async def sign_ins(store: EventStore, idp: OidcProvider, clock: Clock) -> AsyncI
 
 async def begin_and_play(
     sign_ins: SignIns, login: str, username: str | None = None
-) -> tuple[str, str]:
+) -> tuple[str, str, str]:
+    """A sign-in begun and played at the provider: the state, code and iss it sent back."""
     url, state, _ = await sign_ins.begin("test", REDIRECT_URI)
     answer = await play_user(url, login, username)
     assert answer["state"] == state
-    return state, answer["code"]
+    return state, answer["code"], answer["iss"]
 
 
 async def sign_in(sign_ins: SignIns, login: str, username: str | None = None) -> SignedIn:
@@ -142,40 +143,40 @@ class TestSignIn:
         assert third.account.handle == ""
 
     async def test_a_tampered_state_is_refused(self, sign_ins: SignIns, unique: str) -> None:
-        state, code = await begin_and_play(sign_ins, f"t-{unique}")
+        state, code, iss = await begin_and_play(sign_ins, f"t-{unique}")
         with pytest.raises(ParlorError) as error:
-            await sign_ins.complete(state[:-1] + ("A" if state[-1] != "A" else "B"), code)
+            await sign_ins.complete(state[:-1] + ("A" if state[-1] != "A" else "B"), code, iss)
         refused(error, Unauthenticated, "STATE_UNKNOWN")
 
     async def test_a_replayed_state_is_refused(self, sign_ins: SignIns, unique: str) -> None:
-        state, code = await begin_and_play(sign_ins, f"r-{unique}")
-        await sign_ins.complete(state, code)
+        state, code, iss = await begin_and_play(sign_ins, f"r-{unique}")
+        await sign_ins.complete(state, code, iss)
         with pytest.raises(ParlorError) as error:
-            await sign_ins.complete(state, code)
+            await sign_ins.complete(state, code, iss)
         refused(error, Unauthenticated, "STATE_USED")
 
     async def test_a_sign_in_completed_late_is_refused(
         self, sign_ins: SignIns, clock: Clock, unique: str
     ) -> None:
-        state, code = await begin_and_play(sign_ins, f"late-{unique}")
+        state, code, iss = await begin_and_play(sign_ins, f"late-{unique}")
         clock.offset = sign_ins.settings.sign_in_seconds + 1
         with pytest.raises(ParlorError) as error:
-            await sign_ins.complete(state, code)
+            await sign_ins.complete(state, code, iss)
         refused(error, Unauthenticated, "STATE_EXPIRED")
 
     async def test_a_reused_code_is_refused_by_the_provider(
         self, sign_ins: SignIns, unique: str
     ) -> None:
-        _, code = await begin_and_play(sign_ins, f"c-{unique}")
-        state, _ = await begin_and_play(sign_ins, f"c-{unique}")
+        _, code, iss = await begin_and_play(sign_ins, f"c-{unique}")
+        state, _, _ = await begin_and_play(sign_ins, f"c-{unique}")
         # the first sign-in's code, used with the second's state (its own PKCE verifier)
         with pytest.raises(ParlorError) as error:
-            await sign_ins.complete(state, code)
+            await sign_ins.complete(state, code, iss)
         refused(error, Unauthenticated, "CODE_REJECTED")
 
     async def test_a_used_code_cannot_be_used_again(self, sign_ins: SignIns, unique: str) -> None:
-        state, code = await begin_and_play(sign_ins, f"u-{unique}")
-        await sign_ins.complete(state, code)
+        state, code, iss = await begin_and_play(sign_ins, f"u-{unique}")
+        await sign_ins.complete(state, code, iss)
         # replayed at the provider itself, with the verifier it was issued for
         begun = await sign_ins.store.read_stream(sign_in_stream(state))
         verifier = json.loads(begun[0].data)["code_verifier"]
@@ -183,6 +184,15 @@ class TestSignIn:
         with pytest.raises(ParlorError) as error:
             await provider.exchange(code, verifier, REDIRECT_URI)
         refused(error, Unauthenticated, "CODE_REJECTED")
+
+    async def test_an_answer_of_another_issuer_or_without_the_iss_sent_is_refused(
+        self, sign_ins: SignIns, unique: str
+    ) -> None:
+        for iss in ("https://another.example", ""):
+            state, code, _ = await begin_and_play(sign_ins, f"mix-{unique}")
+            with pytest.raises(ParlorError) as error:
+                await sign_ins.complete(state, code, iss)
+            refused(error, Unauthenticated, "ISSUER_MISMATCH")
 
     async def test_unknown_providers_and_redirect_uris_are_refused(self, sign_ins: SignIns) -> None:
         with pytest.raises(ParlorError) as error:

@@ -108,7 +108,7 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
             raise InvalidArgument("the provider's state is needed", reason="STATE_UNKNOWN")
         if not request.code:
             raise InvalidArgument("the provider's code is needed", reason="CODE_REJECTED")
-        signed_in = await self.sign_ins.complete(request.state, request.code)
+        signed_in = await self.sign_ins.complete(request.state, request.code, request.iss)
         response = pb.CompleteSignInResponse(
             account=account_message(signed_in.account), created=signed_in.created
         )

@@ -17,6 +17,9 @@ For each configured provider (``PARLOR_OIDC_PROVIDERS``, secrets from
   an HMAC), ``iss`` the provider's, ``aud`` holding the client id (and ``azp`` it when
   there are several), not expired (60 s leeway), ``nonce`` the one sent, ``sub`` present.
 
+The authorisation response's ``iss`` (RFC 9207) must be the provider's, and be there if the
+provider's metadata says it sends one (``ISSUER_MISMATCH``).
+
 Every refusal is a ParlorError with a reason: the provider's own refusals of a code
 (reused, swapped, expired: ``CODE_REJECTED``), ID tokens (``ID_TOKEN_WRONG_ISSUER``,
 ``ID_TOKEN_WRONG_AUDIENCE``, ``ID_TOKEN_EXPIRED``, ``ID_TOKEN_NONCE_MISMATCH``,
@@ -237,6 +240,21 @@ class Provider:
                 endpoint, state=state, nonce=nonce, code_verifier=code_verifier
             )
         return str(url)
+
+    async def check_response_issuer(self, iss: str) -> None:
+        """The authorisation response's ``iss`` (RFC 9207): the provider's own, and present
+        if the provider says it sends one, so another provider's answer is never taken for
+        this one's (a mix-up attack)."""
+        if iss:
+            sent = iss == self.config.issuer
+        else:
+            sent = not (await self.metadata()).get("authorization_response_iss_parameter_supported")
+        if not sent:
+            raise _refused(
+                "the answer came from another issuer than the provider's (or without the iss"
+                " the provider sends)",
+                "ISSUER_MISMATCH",
+            )
 
     async def exchange(self, code: str, code_verifier: str, redirect_uri: str) -> str:
         """The ID token the provider gives for ``code`` (not yet checked)."""

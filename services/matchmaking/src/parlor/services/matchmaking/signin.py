@@ -161,9 +161,11 @@ class SignIns:
         assert sign_in.begun is not None
         return sign_in.begun
 
-    async def complete(self, state: str, code: str) -> SignedIn:
+    async def complete(self, state: str, code: str, iss: str = "") -> SignedIn:
+        """Finish a sign-in with the provider's answer (``iss``: RFC 9207's, if sent)."""
         begun = await self._use(state)
         provider = self.providers.get(begun.provider)
+        await provider.check_response_issuer(iss)
         id_token = await provider.exchange(code, begun.code_verifier, begun.redirect_uri)
         claims = await provider.verify_id_token(id_token, begun.nonce)
         identity = ExternalIdentity(str(claims["iss"]), str(claims["sub"]))
