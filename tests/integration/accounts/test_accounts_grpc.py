@@ -3,11 +3,13 @@ through a real OpenID Connect provider process, each refusal a gRPC code and a r
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import grpc
+import nats
 import pytest
 from oidc_provider import (
     CLIENT_ID,
@@ -23,6 +25,8 @@ from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import client
 from parlor.kit.status import reason_of
+from parlor.matchmaking.v1 import matchmaking_pb2 as mpb
+from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mpb_grpc
 
 pytestmark = [pytest.mark.integration]
 
@@ -47,6 +51,7 @@ async def platform(
     # which a test of many sign-ins from one address would exhaust
     for scope in ("ADDRESS", "NETWORK", "SITE"):
         monkeypatch.setenv(f"PARLOR_GUEST_PER_{scope}_PER_SECOND", "0")
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
     async with start_platform("matchmaking") as running:
         yield running
 
@@ -183,3 +188,39 @@ async def test_an_operator_closes_any_account_and_guests_have_none(
             grpc.StatusCode.FAILED_PRECONDITION,
             "NOT_AN_ACCOUNT",
         )
+
+
+async def test_no_handle_name_or_subject_reaches_the_bus(
+    platform: Any, nats_url: str, subject_prefix: str, unique: str
+) -> None:
+    """An account plays: its match is published (the bus is watched), naming the player by
+    the player id alone; its handle, name and the provider's subject are nowhere on it."""
+    seen: list[bytes] = []
+    bus = await nats.connect(nats_url)
+
+    async def note(msg: Any) -> None:
+        seen.append(msg.subject.encode() + b" " + bytes(msg.data) + repr(msg.headers).encode())
+
+    await bus.subscribe(f"{subject_prefix}.>", cb=note)
+    try:
+        async with client.channel(platform.target, None) as anonymous:
+            subject = f"subject-{unique}"
+            handle = f"hd{unique[:10]}"
+            done, _, _ = await sign_in(pb_grpc.IdentityServiceStub(anonymous), subject, handle)
+        assert done.account.handle == handle
+        player_id = done.account.player_id
+        async with client.channel(platform.target, done.access_token) as signed_in:
+            await mpb_grpc.MatchmakingServiceStub(signed_in).CreateTicket(
+                mpb.CreateTicketRequest(game_type="connect4x4", bots_at_once=True)
+            )
+        for _ in range(100):  # the match is formed and relayed: the bus is watched
+            if any(player_id.encode() in m for m in seen):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError(f"no message named {player_id}: {seen}")
+        await asyncio.sleep(0.5)
+        for personal in (handle, subject):
+            assert not [m for m in seen if personal.encode() in m], personal
+    finally:
+        await bus.close()

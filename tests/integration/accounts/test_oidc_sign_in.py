@@ -124,7 +124,8 @@ class TestSignIn:
         assert account.handle == handle  # proposed from preferred_username: free and valid
         assert [i.subject for i in account.identities] == [f"ann-{unique}"]
         caller = verify_token(AUTH, first.tokens.access_token)
-        assert (caller.player_id, caller.name) == (account.player_id, handle)
+        # the token names the player id alone: no handle flows into tickets and game seats
+        assert (caller.player_id, caller.name) == (account.player_id, account.player_id)
 
         again = await sign_in(sign_ins, f"ann-{unique}", "someone-else")
         assert not again.created

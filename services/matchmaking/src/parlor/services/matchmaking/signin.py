@@ -12,7 +12,8 @@ Both live in the event store beside the accounts (never relayed to the bus):
   token one wins and the other finds it rotated away: a replay, which revokes the family.
 
 Parlor's own access tokens (``parlor.kit.auth.issue_token``, short-lived) name the account's
-player id; every service checks them as before, knowing nothing of accounts.
+player id, and only that (no handle, no display name: a token's name flows into tickets and
+game seats); every service checks them as before, knowing nothing of accounts.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ from parlor.core.errors import (
 )
 from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore
 from parlor.kit.auth import AuthSettings, issue_token
-from parlor.kit.bounds import shown_name
 from parlor.services.matchmaking.accounts import Accounts, append, fold
 from parlor.services.matchmaking.oidc import OidcSettings, Providers
 
@@ -199,8 +199,10 @@ class SignIns:
     # -- sessions --------------------------------------------------------------------------
 
     def _access_token(self, account: Account, now: int) -> tuple[str, int]:
-        name = shown_name(account.handle or account.display_name, account.player_id)
-        token = issue_token(self.auth, account.player_id, name, (), now=now)
+        """A short-lived token naming the player by the player id alone: a token's name is
+        what tickets and games take as the seat's name when the client names none, and
+        handles and display names must stay out of game events (erasure leaves those)."""
+        token = issue_token(self.auth, account.player_id, account.player_id, (), now=now)
         return token, now + self.auth.token_ttl_seconds
 
     async def _start_session(self, account: Account) -> Tokens:
