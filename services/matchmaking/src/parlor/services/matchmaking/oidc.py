@@ -122,8 +122,10 @@ def provider_configs(settings: OidcSettings) -> dict[str, ProviderConfig]:
             raise SettingsError(
                 f"PARLOR_OIDC_PROVIDERS: {name!r} needs issuer, client_id and redirect_uris"
             ) from None
-        if urlsplit(issuer).scheme not in ("https", "http") or not uris:
+        if urlsplit(issuer).scheme not in ("https", "http"):
             raise SettingsError(f"PARLOR_OIDC_PROVIDERS: {name!r} needs an http(s) issuer URL")
+        if not uris:
+            raise SettingsError(f"PARLOR_OIDC_PROVIDERS: {name!r} needs a redirect URI at least")
         secret = secrets.get(name)
         if not isinstance(secret, str) or not secret:
             raise SettingsError(f"PARLOR_OIDC_CLIENT_SECRETS has no secret for {name!r}")
