@@ -156,6 +156,23 @@ class TestSignIn:
             await sign_ins.complete(state, code, iss)
         refused(error, Unauthenticated, "STATE_USED")
 
+    async def test_a_state_completed_at_once_on_two_replicas_signs_in_once(
+        self, store: EventStore, sign_ins: SignIns, unique: str
+    ) -> None:
+        state, code, iss = await begin_and_play(sign_ins, f"two-{unique}")
+        replica = SignIns(
+            store, Accounts(store), sign_ins.providers, AUTH, sign_ins.settings, sign_ins.clock
+        )
+        results = await asyncio.gather(
+            sign_ins.complete(state, code, iss),
+            replica.complete(state, code, iss),
+            return_exceptions=True,
+        )
+        won = [r for r in results if isinstance(r, SignedIn)]
+        lost = [r for r in results if isinstance(r, ParlorError)]
+        assert (len(won), len(lost)) == (1, 1), results
+        assert lost[0].reason == "STATE_USED"
+
     async def test_a_sign_in_completed_late_is_refused(
         self, sign_ins: SignIns, clock: Clock, unique: str
     ) -> None:
