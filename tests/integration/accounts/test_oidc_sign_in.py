@@ -35,6 +35,7 @@ from parlor.core.errors import (
 )
 from parlor.eventstore import EventStore
 from parlor.kit.auth import AuthSettings, generate_private_key, verify_token
+from parlor.kit.status import status_code
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.oidc import (
     JWKS_REFETCH_SECONDS,
@@ -107,7 +108,10 @@ async def sign_in(sign_ins: SignIns, login: str, username: str | None = None) ->
 
 
 def refused(error: pytest.ExceptionInfo[ParlorError], kind: type[ParlorError], reason: str) -> None:
+    """The refusal is ``kind`` with ``reason``: over gRPC, ``kind``'s status code (the kit's
+    interceptor maps it) with the reason in the ErrorInfo."""
     assert isinstance(error.value, kind), error.value
+    assert status_code(error.value).name == kind.code
     assert error.value.reason == reason, error.value
 
 
