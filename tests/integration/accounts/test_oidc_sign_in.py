@@ -403,6 +403,14 @@ class TestIdToken:
                 await provider.verify_id_token(token, other_nonce)
             refused(error, Unauthenticated, "ID_TOKEN_UNKNOWN_KEY")
         assert provider.jwks_fetches == fetched + 1  # one refetch, not one per token
+        # ten at once, when a refetch is allowed again: still one
+        clock.offset += JWKS_REFETCH_SECONDS + 1
+        results = await asyncio.gather(
+            *(provider.verify_id_token(token, other_nonce) for _ in range(10)),
+            return_exceptions=True,
+        )
+        assert all(getattr(r, "reason", None) == "ID_TOKEN_UNKNOWN_KEY" for r in results)
+        assert provider.jwks_fetches == fetched + 2
 
     async def test_a_tampered_token_is_refused(self, relying_party: Providers, unique: str) -> None:
         provider = relying_party.get("test")
@@ -428,7 +436,7 @@ async def test_rotated_provider_keys_are_fetched_again(unique: str) -> None:
         await provider.verify_id_token(token, nonce)
     try:
         with running_provider(signing_keys("new-key"), port=port):
-            provider._keys.fetched -= JWKS_REFETCH_SECONDS + 1  # the last fetch a while ago
+            provider._refetched -= JWKS_REFETCH_SECONDS + 1  # the last fetch a while ago
             token, nonce = await id_token_of(provider, f"new-{unique}")
             claims = await provider.verify_id_token(token, nonce)
             assert claims["sub"] == f"new-{unique}"

@@ -29,6 +29,7 @@ that cannot be reached (``UNAVAILABLE PROVIDER_UNAVAILABLE``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -164,6 +165,8 @@ class Provider:
         self.clock = clock
         self._metadata = _Cached()
         self._keys = _Cached()
+        self._fetching = asyncio.Lock()
+        self._refetched = -1e18
         self.jwks_fetches = 0
 
     async def _get_json(self, url: str, what: str) -> dict[str, Any]:
@@ -198,21 +201,28 @@ class Provider:
         return dict(self._metadata.value)
 
     async def _key_set(self, kid: str | None) -> KeySet:
-        """The provider's keys; fetched again if ``kid`` is unknown, within the rate bound."""
-        now = self.clock()
-        keys: KeySet | None = self._keys.value
-        stale = now - self._keys.fetched > JWKS_SECONDS
-        unknown = keys is not None and kid is not None and not _holds(keys, kid)
-        if keys is None or stale or (unknown and now - self._keys.fetched > JWKS_REFETCH_SECONDS):
-            document = await self._get_json((await self.metadata())["jwks_uri"], "keys")
-            try:
-                keys = KeySet.import_key_set(document)  # type: ignore[arg-type]
-            except (JoseError, ValueError, KeyError, TypeError) as exc:
-                raise _unavailable("keys", exc) from None
-            self._keys = _Cached(keys, now)
-            self.jwks_fetches += 1
-        assert keys is not None
-        return keys
+        """The provider's keys; fetched again if ``kid`` is unknown, within the rate bound.
+
+        One lookup at a time (a lock; no I/O while the keys are fresh), so many ID tokens
+        naming a new key at once make one fetch, and a refetch is tried at most once per
+        ``JWKS_REFETCH_SECONDS`` whether it worked or not."""
+        async with self._fetching:
+            now = self.clock()
+            keys: KeySet | None = self._keys.value
+            stale = now - self._keys.fetched > JWKS_SECONDS
+            unknown = keys is not None and kid is not None and not _holds(keys, kid)
+            refetch = unknown and now - self._refetched > JWKS_REFETCH_SECONDS
+            if keys is None or stale or refetch:
+                self._refetched = now
+                document = await self._get_json((await self.metadata())["jwks_uri"], "keys")
+                try:
+                    keys = KeySet.import_key_set(document)  # type: ignore[arg-type]
+                except (JoseError, ValueError, KeyError, TypeError) as exc:
+                    raise _unavailable("keys", exc) from None
+                self._keys = _Cached(keys, now)
+                self.jwks_fetches += 1
+            assert keys is not None
+            return keys
 
     def _client(self, redirect_uri: str) -> AsyncOAuth2Client:
         return AsyncOAuth2Client(
