@@ -232,6 +232,12 @@ async def test_class_4_unbounded_input_is_refused_at_the_edge_and_nothing_is_sto
                 ipb.RenewSessionRequest(refresh_token="r" * 1_000_000),
                 "REFRESH_TOKEN_INVALID",
             ),
+            (
+                "101 players looked up",
+                identity.GetPlayers,
+                ipb.GetPlayersRequest(player_ids=[f"acct-{n}" for n in range(101)]),
+                "TOO_MANY_ITEMS",
+            ),
         ]
         before = events_stored(database_url, me)
         async with published(nats_url, subject_prefix) as messages:

@@ -125,6 +125,15 @@ async def test_sign_in_choose_a_handle_renew_and_sign_out(platform: Any, unique:
             assert await refusal(
                 theirs.CloseAccount, pb.CloseAccountRequest(player_id=player_id)
             ) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_ACCOUNT")
+            # everyone who plays sees the handle, looked up by player id
+            shown = await theirs.GetPlayers(
+                pb.GetPlayersRequest(player_ids=[player_id, other.account.player_id, "bot:easy"])
+            )
+            assert [(p.player_id, p.handle) for p in shown.players] == [
+                (player_id, handle),
+                (other.account.player_id, ""),
+                ("bot:easy", ""),
+            ]
 
         # renew rotates; the old token coming back revokes the family
         renewed = await stub.RenewSession(pb.RenewSessionRequest(refresh_token=done.refresh_token))

@@ -143,6 +143,26 @@ class TestAccounts:
         bob = await accounts.create(identity=identity(unique))
         assert await accounts.find_by_identity(identity(unique)) == bob.player_id
 
+    async def test_handles_are_looked_up_by_player_id(self, store: EventStore, unique: str) -> None:
+        accounts = Accounts(store)
+        ann = await accounts.create(identity=identity(unique), handle=handle(unique, "lk"))
+        bare = await accounts.create(identity=identity(unique, 1))
+        asked = [
+            "bot:easy",
+            ann.player_id,
+            "guest-0123456789abcdef",
+            bare.player_id,
+            ann.player_id,
+            "acct-" + "0" * 32,
+        ]
+        assert await accounts.handles(asked) == {
+            "bot:easy": "",
+            ann.player_id: handle(unique, "lk"),
+            "guest-0123456789abcdef": "",
+            bare.player_id: "",
+            "acct-" + "0" * 32: "",
+        }
+
     async def test_no_personal_data_in_stream_ids(self, store: EventStore, unique: str) -> None:
         who = identity(unique)
         assert who.subject not in identity_stream(who)

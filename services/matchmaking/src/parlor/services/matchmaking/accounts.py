@@ -18,6 +18,7 @@ after ``STALE_CLAIM_SECONDS`` another account may take it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import secrets
@@ -160,6 +161,15 @@ class Accounts:
             return None
         account, _ = await self.load(state.holder)
         return state.holder if identity in account.identities else None
+
+    async def handles(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The handle of each distinct id, in the order given: empty for guests, bots,
+        unknown ids and accounts without one yet."""
+        wanted = list(dict.fromkeys(player_ids))
+        accounts = [p for p in wanted if p.startswith(PLAYER_PREFIX) and len(p) <= 64]
+        loaded = await asyncio.gather(*(self.load(p) for p in accounts))
+        found = {p: account.handle for p, (account, _) in zip(accounts, loaded, strict=True)}
+        return {p: found.get(p, "") for p in wanted}
 
     async def handle_holder(self, handle: str) -> str | None:
         """The player id holding ``handle`` or a look-alike of it."""

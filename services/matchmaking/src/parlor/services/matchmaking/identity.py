@@ -152,6 +152,15 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         await self.accounts.close(player_id, reason)
         return pb.CloseAccountResponse()
 
+    async def GetPlayers(
+        self, request: pb.GetPlayersRequest, context: Any
+    ) -> pb.GetPlayersResponse:
+        tokens.caller()  # any token: a handle is shown to everyone who plays
+        handles = await self.accounts.handles(list(request.player_ids))
+        return pb.GetPlayersResponse(
+            players=[pb.Player(player_id=p, handle=h) for p, h in handles.items()]
+        )
+
 
 def _fill_tokens(response: Any, issued: Tokens) -> None:
     response.access_token = issued.access_token
