@@ -61,7 +61,12 @@ FIXED_REPLICAS: frozenset[str] = frozenset()
 # Settings that are secrets: only ever from a Secret, never a ConfigMap or a literal (but for
 # an explicitly empty value: a service that holds no signing key).
 SECRET_SETTINGS = frozenset(
-    {"PARLOR_JWT_PRIVATE_KEY", "PARLOR_DATABASE_URL", "PARLOR_NATS_PASSWORD"}
+    {
+        "PARLOR_JWT_PRIVATE_KEY",
+        "PARLOR_DATABASE_URL",
+        "PARLOR_NATS_PASSWORD",
+        "PARLOR_OIDC_CLIENT_SECRETS",
+    }
 )
 # Services with a NATS user of their own, and the services holding a token signing key.
 NATS_USERS = (*GAMES, "matchmaking", "scoring")
@@ -75,6 +80,7 @@ EXTERNAL_SECRETS = {
     "prod": {
         **{secret: frozenset({"private-key"}) for _, secret in SIGNING_KEYS.values()},
         "parlor-jwks": frozenset({"jwks.json"}),
+        "parlor-oidc": frozenset({"client-secrets.json"}),
         "parlor-nats": frozenset(f"{user}-password" for user in NATS_USERS),
     }
 }

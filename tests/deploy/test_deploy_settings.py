@@ -35,6 +35,7 @@ PLACEHOLDER = {
     "PARLOR_JWT_PRIVATE_KEY": "-----BEGIN PRIVATE KEY-----",
     "PARLOR_JWT_PUBLIC_KEYS": '{"keys": []}',
     "PARLOR_NATS_PASSWORD": "a-password",
+    "PARLOR_OIDC_CLIENT_SECRETS": "{}",
 }
 
 

@@ -16,8 +16,8 @@ descriptors (an RPC added later is checked without editing this file):
 - the search is shown to work: fed the unredacted views and events, and run against
   the live services with their redaction switched off, it finds the secrets.
 - tokens: every RPC of every installed service, without a token and with a token
-  signed by another secret, is UNAUTHENTICATED and stores nothing (the one public
-  RPC, IssueGuestToken, is named and checked as such).
+  signed by another secret, is UNAUTHENTICATED and stores nothing (the public
+  RPCs, IssueGuestToken and the sign-in calls, are named and checked as such).
 - seats: every RPC that acts (its request has ``seat`` or ``command_id``) is refused
   with PERMISSION_DENIED when bob names ada's seat or a spectator acts, and stores nothing.
 - private games: in a private game of every game type between ada and bob, every RPC of its
@@ -87,9 +87,17 @@ HIDDEN = tuple(name for name, game in games().items() if game.hides)
 ADAS_COMMAND = "ada-creates-the-game"
 """The command id every game is created with (for ada and bob, by a platform service): a
 command id someone else may learn or guess."""
-PUBLIC_METHODS = {"/parlor.identity.v1.IdentityService/IssueGuestToken"}
-"""Callable without a token, on purpose: a new client needs it to get its first token (the
-platform can switch it off with PARLOR_GUEST_TOKENS=false). A token sent to it is still checked."""
+GUEST_TOKEN_METHOD = "/parlor.identity.v1.IdentityService/IssueGuestToken"
+SIGN_IN_METHODS = {
+    f"/parlor.identity.v1.IdentityService/{name}"
+    for name in ("BeginSignIn", "CompleteSignIn", "RenewSession", "SignOut")
+}
+PUBLIC_METHODS = {GUEST_TOKEN_METHOD, *SIGN_IN_METHODS}
+"""Callable without a token, on purpose: a new client needs IssueGuestToken to get its first
+token (the platform can switch it off with PARLOR_GUEST_TOKENS=false), and a player signs in
+before holding one; the sign-in calls' credentials are in the request (a provider's state and
+code, a refresh token), so without them they are refused for their own reasons, never for want
+of a token. A token sent to any of them is still checked."""
 
 
 # --- discovery: every service in every installed proto package -------------------------------
@@ -809,8 +817,14 @@ def test_every_rpc_needs_a_good_token(games: Games, database_url: str, full_name
     for who in ("none", "forged"):
         before = stored_position(database_url)
         outcome = games.client.call(m, request, who)
-        if path in PUBLIC_METHODS and who == "none":
+        if path == GUEST_TOKEN_METHOD and who == "none":
             assert outcome.error is None, outcome.describe()
+        elif path in SIGN_IN_METHODS and who == "none":
+            # served, and refused for what the request lacks (no provider, state or token)
+            assert outcome.error is not None, outcome.describe()
+            assert reason_of(outcome.error) not in {"TOKEN_MISSING", "TOKEN_INVALID"}, (
+                outcome.describe()
+            )
         else:
             assert outcome.code == grpc.StatusCode.UNAUTHENTICATED, f"{who}: {outcome.describe()}"
             assert reason_of(outcome.error) in {"TOKEN_MISSING", "TOKEN_INVALID"}  # type: ignore[arg-type]

@@ -1,8 +1,9 @@
 """Issue 15, classes 4, 7 and 9, attacked on a running platform (real PostgreSQL and NATS).
 
-4. Unbounded input: huge names, ids, moves, tile sets, jokers and tile values are refused
-   at the edge (INVALID_ARGUMENT with a reason, the input not echoed), and no event larger
-   than the bus carries can be appended.
+4. Unbounded input: huge names, ids, moves, tile sets, jokers and tile values, handles,
+   sign-in states, codes and refresh tokens are refused at the edge (INVALID_ARGUMENT
+   with a reason, the input not echoed), and no event larger than the bus carries can be
+   appended.
 7. Rate limits: guest tokens are limited per client address (not per connection), all
    guests together have a cap, and each player holds a bounded number of streams, which
    end when idle.
@@ -147,6 +148,7 @@ async def test_class_4_unbounded_input_is_refused_at_the_edge_and_nothing_is_sto
     ):
         takefour = tpb_grpc.TakeFourServiceStub(channel)
         connect = cpb_grpc.Connect4x4ServiceStub(channel)
+        identity = ipb_grpc.IdentityServiceStub(channel)
         game = uuid.uuid4().hex
         big_tiles = tpb.TileSet(
             letters=[tpb.LetterTiles(letter=c, count=1000, value=1) for c in "ABCDE"]
@@ -210,6 +212,43 @@ async def test_class_4_unbounded_input_is_refused_at_the_edge_and_nothing_is_sto
                 takefour.GetHistory,
                 tpb.GetHistoryRequest(game_id=game, invite="i" * 65),
                 "INVALID_INVITE",
+            ),
+            # accounts: each field refused with the reason the service's own check gives
+            (
+                "1 MB handle",
+                identity.SetHandle,
+                ipb.SetHandleRequest(handle="h" * 1_000_000),
+                "HANDLE_TOO_LONG",
+            ),
+            (
+                "1 MB redirect URI",
+                identity.BeginSignIn,
+                ipb.BeginSignInRequest(provider="p", redirect_uri="u" * 1_000_000),
+                "REDIRECT_URI_NOT_ALLOWED",
+            ),
+            (
+                "1 MB sign-in state",
+                identity.CompleteSignIn,
+                ipb.CompleteSignInRequest(state="s" * 1_000_000, code="c"),
+                "STATE_UNKNOWN",
+            ),
+            (
+                "1 MB authorisation code",
+                identity.CompleteSignIn,
+                ipb.CompleteSignInRequest(state="s", code="c" * 1_000_000),
+                "CODE_REJECTED",
+            ),
+            (
+                "1 MB refresh token",
+                identity.RenewSession,
+                ipb.RenewSessionRequest(refresh_token="r" * 1_000_000),
+                "REFRESH_TOKEN_INVALID",
+            ),
+            (
+                "101 players looked up",
+                identity.GetPlayers,
+                ipb.GetPlayersRequest(player_ids=[f"acct-{n}" for n in range(101)]),
+                "TOO_MANY_ITEMS",
             ),
         ]
         before = events_stored(database_url, me)

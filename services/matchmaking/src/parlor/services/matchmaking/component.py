@@ -20,20 +20,28 @@ from parlor.kit.auth import AuthSettings
 from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
+from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
 from parlor.services.matchmaking.retention import Retention, run_sweeps
 from parlor.services.matchmaking.rounds import CATEGORY, Rounds
 from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
+from parlor.services.matchmaking.signin import SignIns
 from parlor.services.matchmaking.tickets import Lobbies, Tickets
 
 log = logging.getLogger("parlor.services.matchmaking")
 
 MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
-GUEST_TOKEN_METHOD = f"/{IDENTITY_SERVICE}/IssueGuestToken"
+PUBLIC_METHODS = frozenset(
+    f"/{IDENTITY_SERVICE}/{name}"
+    for name in ("IssueGuestToken", "BeginSignIn", "CompleteSignIn", "RenewSession", "SignOut")
+)
+"""Callable without a token: getting a first token, signing in, and the calls whose
+credential is a refresh token (all under the limits of tokenless calls)."""
 
 
 async def run_rounds(
@@ -63,6 +71,8 @@ async def matchmaking() -> AsyncIterator[Component]:
     backend = load(BackendSettings)
     settings = load(MatchmakingSettings)
     auth = load(AuthSettings)
+    oidc = load(OidcSettings)
+    provider_configs(oidc)  # a malformed provider setting stops the start, naming it
     await migrate(backend.database_url)
     # MatchFormed (it hides nothing) is relayed by the process's one relay, beside the games'
     # lanes; a matchmaking pod's relay has only this lane. NATS may not be there yet: the bus
@@ -98,7 +108,13 @@ async def matchmaking() -> AsyncIterator[Component]:
                 open_games,
                 load(OpenGamesSettings).max_per_player,
             )
-            identity = IdentityServicer(auth)
+            # Accounts and their sign-ins live in the same event store (their streams are
+            # not relayed); the OpenID Connect providers share one HTTP client.
+            accounts = Accounts(store)
+            providers = Providers(provider_configs(oidc))
+            identity = IdentityServicer(
+                auth, accounts, SignIns(store, accounts, providers, auth, oidc)
+            )
             yield Component(
                 name=CATEGORY,
                 services=[
@@ -123,14 +139,17 @@ async def matchmaking() -> AsyncIterator[Component]:
                     board.run,
                     lambda: run_sweeps(retention),
                 ],
-                public_methods=frozenset({GUEST_TOKEN_METHOD}),
+                public_methods=PUBLIC_METHODS,
                 checks={BUS_HEALTH: BusHealth(outbox.bus).problems},
                 extra={
                     "rounds": rounds,
                     "tickets": tickets,
                     "board": board,
                     "retention": retention,
+                    "accounts": accounts,
+                    "providers": providers,
                 },
             )
         finally:
+            await providers.close()
             await store.close()

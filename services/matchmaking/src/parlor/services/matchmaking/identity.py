@@ -1,7 +1,9 @@
-"""Guest tokens (a fresh player id and a token for it) and refreshes of short-lived tokens.
+"""The identity service: guest tokens, refreshes of short-lived tokens, and accounts.
 
 The identity service is the only one holding the identity signing key (see
-``parlor.kit.auth``): it signs every player token.
+``parlor.kit.auth``): it signs every player token. Accounts (``accounts``, ``signin``;
+docs/accounts.md) are signed into through OpenID Connect providers and kept in the
+event store.
 """
 
 from __future__ import annotations
@@ -10,18 +12,49 @@ import time
 import uuid
 from typing import Any
 
-from parlor.core.errors import InvalidArgument, PermissionDenied
+from parlor.accounts import Account
+from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
+from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
+from parlor.services.matchmaking.signin import SignIns, Tokens
 
 MAX_NAME = 64
+ADMIN_ROLE = "admin"
+
+
+def account_message(account: Account) -> pb.Account:
+    message = pb.Account(
+        player_id=account.player_id,
+        handle=account.handle,
+        display_name=account.display_name,
+        identities=[
+            pb.LinkedIdentity(issuer=i.issuer, subject=i.subject) for i in account.identities
+        ],
+        closed=account.closed,
+    )
+    message.created_at.FromSeconds(account.created_at)
+    return message
+
+
+def _account_caller() -> str:
+    """The caller's player id, if it is an account's (not a guest's or a service's)."""
+    player_id = tokens.caller().player_id
+    if not player_id.startswith(PLAYER_PREFIX):
+        raise FailedPrecondition(
+            "this call is for accounts; a guest signs in first (BeginSignIn)",
+            reason="NOT_AN_ACCOUNT",
+        )
+    return player_id
 
 
 class IdentityServicer(pb_grpc.IdentityServiceServicer):
-    def __init__(self, auth: AuthSettings) -> None:
+    def __init__(self, auth: AuthSettings, accounts: Accounts, sign_ins: SignIns) -> None:
         self.auth = auth
+        self.accounts = accounts
+        self.sign_ins = sign_ins
 
     async def IssueGuestToken(
         self, request: pb.IssueGuestTokenRequest, context: Any
@@ -46,7 +79,91 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         self, request: pb.RefreshTokenRequest, context: Any
     ) -> pb.RefreshTokenResponse:
         now = time.time()
-        token = tokens.refresh_token(self.auth, tokens.caller(), now)
+        identity = tokens.caller()
+        if identity.player_id.startswith(PLAYER_PREFIX):
+            # an account's sessions are its refresh tokens, which closing the account revokes
+            raise FailedPrecondition(
+                "an account's token is renewed with its refresh token (RenewSession)",
+                reason="USE_RENEW_SESSION",
+            )
+        token = tokens.refresh_token(self.auth, identity, now)
         response = pb.RefreshTokenResponse(token=token)
         response.expires_at.FromSeconds(int(now) + self.auth.token_ttl_seconds)
         return response
+
+    # -- accounts --------------------------------------------------------------------------
+
+    async def BeginSignIn(
+        self, request: pb.BeginSignInRequest, context: Any
+    ) -> pb.BeginSignInResponse:
+        url, state, expires = await self.sign_ins.begin(request.provider, request.redirect_uri)
+        response = pb.BeginSignInResponse(authorization_url=url, state=state)
+        response.expires_at.FromSeconds(expires)
+        return response
+
+    async def CompleteSignIn(
+        self, request: pb.CompleteSignInRequest, context: Any
+    ) -> pb.CompleteSignInResponse:
+        if not request.state:
+            raise InvalidArgument("the provider's state is needed", reason="STATE_UNKNOWN")
+        if not request.code:
+            raise InvalidArgument("the provider's code is needed", reason="CODE_REJECTED")
+        signed_in = await self.sign_ins.complete(request.state, request.code, request.iss)
+        response = pb.CompleteSignInResponse(
+            account=account_message(signed_in.account), created=signed_in.created
+        )
+        _fill_tokens(response, signed_in.tokens)
+        return response
+
+    async def RenewSession(
+        self, request: pb.RenewSessionRequest, context: Any
+    ) -> pb.RenewSessionResponse:
+        response = pb.RenewSessionResponse()
+        _fill_tokens(response, await self.sign_ins.renew(request.refresh_token))
+        return response
+
+    async def SignOut(self, request: pb.SignOutRequest, context: Any) -> pb.SignOutResponse:
+        await self.sign_ins.sign_out(request.refresh_token)
+        return pb.SignOutResponse()
+
+    async def GetAccount(
+        self, request: pb.GetAccountRequest, context: Any
+    ) -> pb.GetAccountResponse:
+        account = await self.accounts.get(_account_caller())
+        return pb.GetAccountResponse(account=account_message(account))
+
+    async def SetHandle(self, request: pb.SetHandleRequest, context: Any) -> pb.SetHandleResponse:
+        account = await self.accounts.set_handle(_account_caller(), request.handle)
+        return pb.SetHandleResponse(account=account_message(account))
+
+    async def CloseAccount(
+        self, request: pb.CloseAccountRequest, context: Any
+    ) -> pb.CloseAccountResponse:
+        caller = tokens.caller()
+        player_id = request.player_id or _account_caller()
+        if player_id != caller.player_id and ADMIN_ROLE not in caller.roles:
+            raise PermissionDenied(
+                "only an operator (role admin) closes another's account",
+                reason="NOT_YOUR_ACCOUNT",
+            )
+        reason = (
+            "closed by its player" if player_id == caller.player_id else "closed by an operator"
+        )
+        await self.accounts.close(player_id, reason)
+        return pb.CloseAccountResponse()
+
+    async def GetPlayers(
+        self, request: pb.GetPlayersRequest, context: Any
+    ) -> pb.GetPlayersResponse:
+        tokens.caller()  # any token: a handle is shown to everyone who plays
+        handles = await self.accounts.handles(list(request.player_ids))
+        return pb.GetPlayersResponse(
+            players=[pb.Player(player_id=p, handle=h) for p, h in handles.items()]
+        )
+
+
+def _fill_tokens(response: Any, issued: Tokens) -> None:
+    response.access_token = issued.access_token
+    response.access_expires_at.FromSeconds(issued.access_expires_at)
+    response.refresh_token = issued.refresh_token
+    response.refresh_expires_at.FromSeconds(issued.refresh_expires_at)
