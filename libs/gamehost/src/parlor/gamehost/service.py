@@ -415,11 +415,7 @@ class GameService(Generic[T, E]):
 
     def clocks(self, table: T, as_of: Any = None) -> common_pb2.Clocks:
         """The game's clocks (``Seated.clocks``): as of its last event, or ``as_of``."""
-        clocks = getattr(self.host.decider, "clocks", None)
-        if clocks is None:
-            return common_pb2.Clocks()
-        message: common_pb2.Clocks = clocks(table, as_of)
-        return message
+        return self.host.decider.clocks(table, as_of)
 
     def with_clocks(self, game: Any, table: T, as_of: Any = None) -> Any:
         """``game`` (a ``Game`` message) with the clocks of ``table`` in it."""
