@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import inspect
 import re
 from collections import OrderedDict
@@ -154,6 +155,14 @@ def check_command_id(command_id: str) -> str:
         return str(command_id)
     return check_id(command_id, "command_id")
 
+
+class FromRequest(enum.Enum):
+    """The fingerprint of the request being served (a caller that built no ``Command``)."""
+
+    FROM_REQUEST = "from-request"
+
+
+FROM_REQUEST = FromRequest.FROM_REQUEST
 
 GIVEN_AFTER = timedelta(milliseconds=1)
 """A seat's command decided this long or longer after it arrived (the dictionary asked)
@@ -455,6 +464,7 @@ class GameHost(Generic[S, C, E]):
         extra: Mapping[str, str] | None = None,
         create: bool = False,
         arrived: datetime | None = None,
+        fingerprint: str | FromRequest | None = FROM_REQUEST,
     ) -> Outcome[S, E]:
         """Decide a command on the latest state and append its events; retried on conflicts.
 
@@ -462,7 +472,10 @@ class GameHost(Generic[S, C, E]):
         outside answers (the dictionary) about the very state they are decided on.
         ``arrived``: when a seat's command reached the server, if it waited before this
         call (a game's queue): the time it is charged to (default: now).
+        ``fingerprint``: what makes a client's command id's command "the same" (a
+        ``Command``'s, given by the pipeline); by default the request being served's.
         """
+        given_print = fingerprint
         fingerprint = None
         asks = inspect.iscoroutinefunction(command)  # decided on outside answers (awaited)
         platforms = isinstance(command_id, SystemCommandId) and asks
@@ -470,7 +483,9 @@ class GameHost(Generic[S, C, E]):
             # A client's command is fingerprinted by the RPC that carries it; the
             # platform's own ids are unique by construction.
             if not isinstance(command_id, SystemCommandId):
-                fingerprint = request_fingerprint()
+                fingerprint = (
+                    request_fingerprint() if isinstance(given_print, FromRequest) else given_print
+                )
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
@@ -43,6 +43,7 @@ from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound, ParlorError, PermissionDenied
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
+from parlor.gamehost.command import Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import SEATS_TAKEN, GameList
 from parlor.gamehost.export import with_seat_tags
@@ -51,6 +52,7 @@ from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
 from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
+from parlor.gamehost.pipeline import Answer, Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
@@ -58,6 +60,7 @@ from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, T
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
+from parlor.kit.fingerprint import request_fingerprint
 from parlor.kit.settings import load
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
@@ -74,9 +77,6 @@ MAX_HISTORY_PAGE = 1000
 a longer range is answered a page at a time (``next_from_version``)."""
 
 BotCommand = Callable[[Any], Awaitable[Any]]
-SeatCommand = Callable[[T, int], Any]
-"""A move RPC's command, built from the state it is decided on and the caller's seat: the
-command, or an awaitable of it (for outside answers about that very state: the dictionary)."""
 MoveCommand = Callable[[Any, Any, int], Any]
 """A declared move's command: (request, table, seat) -> the seat's command (as ``SeatCommand``)."""
 MoveCheck = Callable[[Any, Any], None]
@@ -674,31 +674,41 @@ class GameService(Generic[T, E]):
 
     # -- moves -----------------------------------------------------------------------------
 
+    @cached_property
+    def pipeline(self) -> Pipeline[T, E]:
+        """The game's command path (``Pipeline.handle``), given what it needs of this service
+        (each looked up when used: a test may set them on a live service)."""
+
+        async def private(game_id: str) -> bool:
+            return (await self.privacy(game_id))[0].private
+
+        return Pipeline(
+            self.host,
+            turn=lambda game_id: self.turn(game_id),
+            private=private,
+            not_found=lambda game_id: unknown_game(self.host.category, game_id),
+            after=lambda game_id, outcome: self.after(game_id, outcome),
+            refused=lambda game_id: self._bots_owed(game_id),
+            answer=self.outside_answers(),
+            simultaneous=self.simultaneous,
+        )
+
+    def outside_answers(self) -> Answer | None:
+        """What gives a command the outside answers it needs (``Command.asks``): none here;
+        a word game's dictionary verdicts (``parlor.gamehost.wordgame``)."""
+        return None
+
     async def declared_move(self, declared: Move, request: Any, context: Any) -> Any:
         """A declared move (``Move``) served: ``move`` with its command and check."""
-        check = declared.check
+        check, build = declared.check, declared.command
         return await self.move(
             request,
-            self.seat_command(declared.command, request, context),
+            lambda table, seat: build(request, table, seat),
             getattr(self.pb, f"{declared.name}Response"),
             None if check is None else lambda table: check(request, table),
+            asks=True,
+            context=context,
         )
-
-    def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[T]:
-        """A declared move's command as ``move`` decides it: ``checked`` within the caller's
-        time left."""
-        return self.checked(
-            lambda table, seat: command(request, table, seat), lambda: deadline(context)
-        )
-
-    def checked(
-        self, build: SeatCommand[T], remaining: Callable[[], float | None] = lambda: None
-    ) -> SeatCommand[T]:
-        """A seat's command as the host decides it: ``build`` itself here; a game whose
-        commands need outside answers about that very state adds them (a word game's
-        dictionary verdicts, ``parlor.gamehost.wordgame``), bounded by ``remaining``, the
-        caller's time left."""
-        return build
 
     async def act(
         self,
@@ -709,102 +719,49 @@ class GameService(Generic[T, E]):
         command_id: str | None,
     ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
         """One command, ``build(seat)``, for the player's seat, through the path of move RPCs
-        (``play``, ``checked``): how a bot runner's bots act (``botrunner.BotService``).
-        Returns the outcome, the seat and the events a reply would carry."""
-        command = self.checked(lambda table, seat: build(seat))
-        return await self.play(game_id, player_id, requested, command, command_id)
+        (``Pipeline.handle``, with its outside answers): how a bot runner's bots act
+        (``botrunner.BotService``). Returns the outcome, the seat and the events a reply
+        would carry."""
+        command = Command(
+            player_id, lambda table, seat: build(seat), requested, command_id, asks=True
+        )
+        handled = await self.pipeline.handle(game_id, command)
+        return handled.outcome, handled.seat, handled.records
 
     async def move(
         self,
         request: Any,
-        command: SeatCommand[T],
+        body: Body,
         response: Callable[..., R],
-        check: Callable[[T], None] | None = None,
+        check: Check | None = None,
+        *,
+        asks: bool = False,
+        context: Any = None,
     ) -> R:
-        """A move RPC: the caller's command for their seat (``request.seat``, if they name
-        one), what follows it, and the reply ``response(game=..., events=...)``: the game
-        after the follow-ups and the events of the command and of those follow-ups, as the
-        caller's seat sees them (everything, once the game is over)."""
-        me = auth.caller()
-        followed, seat, records = await self.play(
-            request.game_id,
-            me.player_id,
+        """A move RPC: the caller's ``Command`` for their seat (``request.seat``, if they name
+        one), built here, at the edge, from the request and the interceptor's context (who
+        calls, the request's fingerprint, the time they have left), then handled
+        (``Pipeline.handle``); the reply ``response(game=..., events=...)``: the game after
+        what followed the command and the events of both, as the caller's seat sees them
+        (everything, once the game is over)."""
+        command_id = request.command_id or None
+        command = Command(
+            auth.caller().player_id,
+            body,
             requested_seat(request),
-            command,
-            request.command_id or None,
-            check,
+            command_id,
+            fingerprint=request_fingerprint() if command_id is not None else None,
+            check=check,
+            asks=asks,
+            expires=expires_in(deadline(context)),
         )
+        handled = await self.pipeline.handle(request.game_id, command)
+        followed, seat = handled.outcome, handled.seat
         over = self.over(followed.state)
         return response(
             game=self.game_message(request.game_id, followed.version, followed.state, seat, over),
-            events=self.reply_events(records, seat, over),
+            events=self.reply_events(handled.records, seat, over),
         )
-
-    async def play(
-        self,
-        game_id: str,
-        player_id: str,
-        requested: int | None,
-        command: SeatCommand[T],
-        command_id: str | None,
-        check: Callable[[T], None] | None = None,
-    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
-        """Decide one seat's command, then what follows it (``after``): the outcome after
-        both, the seat, and the events a reply carries (``reply_records``).
-
-        ``command(table, seat)`` is decided on the latest state, for the seat ``player_id``
-        holds there; ``check(table)``, first, refuses a command that state has made stale
-        (Take Four: one meant for another round).
-        """
-
-        async def decided(table: T) -> Any:
-            if check is not None:
-                check(table)
-            made = command(table, table.seat_of(player_id, requested))
-            return await made if inspect.isawaitable(made) else made
-
-        # Seats never change once the game is created: a caller with none is refused here,
-        # before waiting for the game's turn, so no one outside a game can queue commands
-        # on it ahead of its players (each holding its turn for reads of the store).
-        table, _ = await self.host.latest(game_id)
-        if table.seats and not table.seats_of(player_id):
-            if (await self.privacy(game_id))[0].private:
-                raise unknown_game(self.host.category, game_id)
-            table.seat_of(player_id, requested)  # refuses: NOT_SEATED, NOT_YOUR_SEAT, ...
-            raise AssertionError("seat_of gave a seat to a player holding none")
-        arrived = self.host.now()  # the seat is not charged its wait for the game's turn
-        try:
-            async with self.turn(game_id):
-                moved = await self.host.execute(
-                    game_id, decided, command_id=command_id, actor=player_id, arrived=arrived
-                )
-        except ParlorError:
-            await self._bots_owed(game_id)
-            raise
-        # A command id already in the stream is answered with its stored outcome, even when
-        # deciding again failed (another's seat, no seat): only a holder of the seat may
-        # have that answer, or a replayed id would show them someone else's rack.
-        seat = moved.state.seat_of(player_id, requested)
-        followed = await self.after(game_id, moved)
-        return followed, seat, await self.reply_records(game_id, moved, followed)
-
-    async def reply_records(
-        self, game_id: str, moved: Outcome[T, E], followed: Outcome[T, E]
-    ) -> list[Recorded[E]]:
-        """The events a move's reply carries: every one from the command's first to the
-        last of what followed it (bots' moves, timeouts on the way), from the outcomes'
-        records where they hold them. In a game where seats act at once (``simultaneous``),
-        only the command's own events and those of its follow-up, not others' between."""
-        first = moved.version - len(moved.events) + 1
-        if not self.simultaneous:
-            return await self.host.recorded(game_id, first, followed.version, moved, followed)
-        mine: list[Recorded[E]] = []
-        if moved.events:
-            mine = await self.host.recorded(game_id, first, moved.version, moved)
-        if followed.events and followed is not moved:
-            then = followed.version - len(followed.events) + 1
-            mine += await self.host.recorded(game_id, then, followed.version, followed)
-        return mine
 
     def reply_events(
         self, records: Sequence[Recorded[E]], viewer: int | None, everything: bool
