@@ -74,12 +74,12 @@ async def test_the_first_round_is_dealt_right_after_creation() -> None:
     seats = (Seat("ada"), Seat("bob"))
     config = tf.TakeFourConfig(tiles=TILES)
     outcome = await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))
-    outcome = await servicer.follow_up("g", outcome)
+    outcome = await servicer.pipeline.follow_up("g", outcome)
     assert outcome.state.game.phase is tf.Phase.PLAYING
     assert sorted(
         outcome.state.game.bag + sum((p.hand for p in outcome.state.game.players), ())
     ) == list(range(8))
-    again = await servicer.follow_up("g", outcome)
+    again = await servicer.pipeline.follow_up("g", outcome)
     assert again.version == outcome.version
 
 

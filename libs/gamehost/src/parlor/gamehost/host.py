@@ -113,7 +113,7 @@ class Outcome(Generic[S, E]):
     records: tuple[Recorded[E], ...] = ()
     """The appended events as stored (versions, positions, times), each with the state before
     it, when known without a read: a reply's events come from here (``GameHost.recorded``).
-    After ``GameService.after`` it holds the bots' moves too."""
+    After ``Pipeline.after`` it holds the bots' moves too."""
 
 
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]+")

@@ -32,7 +32,6 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from functools import cached_property
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
@@ -40,7 +39,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast, overload
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import InvalidArgument, NotFound, ParlorError, PermissionDenied
+from parlor.core.errors import InvalidArgument, NotFound, ParlorError
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.command import Body, Check, Command, expires_in
@@ -48,11 +47,11 @@ from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import SEATS_TAKEN, GameList
 from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.games import GameType
-from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
+from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
 from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
-from parlor.gamehost.pipeline import Answer, Pipeline
+from parlor.gamehost.pipeline import Answer, BotCommand, FollowUp, Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
@@ -76,23 +75,10 @@ MAX_HISTORY_PAGE = 1000
 """The most events one ``GetHistory`` response holds (its ``page_size``; 0 means this):
 a longer range is answered a page at a time (``next_from_version``)."""
 
-BotCommand = Callable[[Any], Awaitable[Any]]
 MoveCommand = Callable[[Any, Any, int], Any]
 """A declared move's command: (request, table, seat) -> the seat's command (as ``SeatCommand``)."""
 MoveCheck = Callable[[Any, Any], None]
 """A declared move's check: (request, table) refuses a command that state has made stale."""
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    """A command the game issues itself right after a state (Take Four deals its next round
-    once the last is scored): ``command`` is a coroutine function of the state it is decided
-    on, made under ``system_command_id(name, number)``, so whoever tries it (the call that led
-    to it, a retry, a bot runner, another replica) makes it once."""
-
-    name: str
-    number: int
-    command: BotCommand
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -209,12 +195,8 @@ class GameService(Generic[T, E]):
         )
         """``PARLOR_MAX_OPEN_GAMES_PER_PLAYER``: the unfinished games a ``CreateGame`` caller
         may hold (0: no cap)."""
-        self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
         self._privacy: dict[str, tuple[Privacy, tuple[str, ...]]] = {}
-        self.watchers: list[Callable[[str, T], None]] = []
-        """Told of each game's state after a command or create and what followed it (a bot
-        runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
 
     @property
     def pb(self) -> ModuleType:
@@ -321,32 +303,6 @@ class GameService(Generic[T, E]):
     def next_command(self, table: T) -> FollowUp | None:
         """The command the game issues itself after ``table`` (None: none follows)."""
         return None
-
-    async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """What follows a command or a create at once: the game's own command, if one
-        follows (``follow_up``), the ``watchers`` told, then the bots' turns."""
-        outcome = await self.follow_up(game_id, outcome)
-        for watcher in self.watchers:
-            watcher(game_id, outcome.state)
-        return await self.play_bots(game_id, outcome)
-
-    async def follow_up(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """Make the command the game issues itself after ``outcome`` (``next_command``) under
-        its system command id; if it is refused (made already, by another), the latest state."""
-        follow = self.next_command(outcome.state)
-        if follow is None:
-            return outcome
-        try:
-            async with self.turn(game_id):
-                return await self.host.execute(
-                    game_id,
-                    follow.command,
-                    command_id=system_command_id(follow.name, follow.number),
-                    actor=self.game.name,
-                )
-        except ParlorError:
-            table, version = await self.host.load(game_id)
-            return Outcome(table, version, ())
 
     async def open(
         self,
@@ -483,7 +439,7 @@ class GameService(Generic[T, E]):
             time_control=control,
             capped=me,
         )
-        outcome = await self.after(game_id, outcome)
+        outcome = await self.pipeline.after(game_id, outcome)
         viewer, over = viewer_seat(outcome.state, me), self.over(outcome.state)
         fields: dict[str, Any] = {
             "game": self.game_message(game_id, outcome.version, outcome.state, viewer, over)
@@ -509,7 +465,7 @@ class GameService(Generic[T, E]):
             time_control=self.time_control(requested, seats),
             matched=True,
         )
-        await self.after(match.match_id, outcome)
+        await self.pipeline.after(match.match_id, outcome)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -684,11 +640,10 @@ class GameService(Generic[T, E]):
 
         return Pipeline(
             self.host,
+            self,
             turn=lambda game_id: self.turn(game_id),
             private=private,
             not_found=lambda game_id: unknown_game(self.host.category, game_id),
-            after=lambda game_id, outcome: self.after(game_id, outcome),
-            refused=lambda game_id: self._bots_owed(game_id),
             answer=self.outside_answers(),
             simultaneous=self.simultaneous,
         )
@@ -770,84 +725,11 @@ class GameService(Generic[T, E]):
         command's fold left it (``Recorded.before``): no read, and no fold again."""
         return [self.event_message(r, r.before, viewer, everything) for r in records]
 
-    # -- bots ------------------------------------------------------------------------------
-
-    async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """Let bots whose turn it is move, each move its own idempotent platform command."""
-        for _ in range(self.max_bot_moves):
-            seat = self.bot_to_move(outcome.state)
-            if seat is None:
-                return outcome
-            bot = outcome.state.seats[seat]
-            chosen = self.bot_command(seat, bot.bot_level or "")
-
-            async def command(table: T, seat: int = seat, chosen: BotCommand = chosen) -> Any:
-                if self.bot_to_move(table) != seat:
-                    raise PermissionDenied("it is not the bot's turn", reason="NOT_YOUR_TURN")
-                return await chosen(table)
-
-            try:
-                moved = await self.host.execute(
-                    game_id,
-                    command,
-                    command_id=system_command_id("bot", outcome.version),
-                    actor=bot.player_id,
-                )
-                outcome = replace(moved, records=outcome.records + moved.records)
-            except ParlorError as exc:
-                # Another replica moved for this bot first, or a dependency is down: the
-                # caller sees the latest state; the bot moves again when next asked.
-                log.info("bot move not made", extra={"game_id": game_id, "reason": exc.reason})
-                self.retry_bots(game_id)
-                table, version = await self.host.load(game_id)
-                return Outcome(table, version, ())
-        return outcome
-
-    async def _bots_owed(self, game_id: str) -> None:
-        """After a refused command: if a bot is to move there (its move failed earlier, and
-        the retries of a replica since stopped are gone), let it move in the background, so a
-        person waiting on a bot is never stuck; a read never does this, a command may."""
-        if game_id in self._retries or not self.bot_retry_seconds:
-            return
-        try:
-            table, _ = await self.host.load(game_id)
-        except ParlorError:
-            return
-        if self.bot_to_move(table) is not None:
-            self.retry_bots(game_id)
-
-    def retry_bots(self, game_id: str) -> None:
-        """Try the game's bots again later, in the background (one retry task a game)."""
-        if game_id not in self._retries and self.bot_retry_seconds:
-            task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
-            self._retries[game_id] = task
+    # -- the platform's own turns (``Pipeline.after``) --------------------------------------
 
     async def aclose(self) -> None:
-        """Stop the bots' pending retries (the component is stopping; another replica, or
-        this one once started again, moves those bots when next asked)."""
-        tasks = list(self._retries.values())
-        self._retries.clear()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _retry_bots(self, game_id: str) -> None:
-        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
-        try:
-            for delay in self.bot_retry_seconds:
-                await asyncio.sleep(delay)
-                try:
-                    table, version = await self.host.load(game_id)
-                    if self.bot_to_move(table) is not None:
-                        table = (await self.play_bots(game_id, Outcome(table, version, ()))).state
-                except ParlorError as exc:
-                    log.info("bot retry failed", extra={"game_id": game_id, "reason": exc.reason})
-                    continue
-                if self.bot_to_move(table) is None:
-                    return
-            log.warning("bots not moved after retries", extra={"game_id": game_id})
-        finally:
-            self._retries.pop(game_id, None)
+        """Stop the bots' pending retries (``Pipeline.aclose``)."""
+        await self.pipeline.aclose()
 
 
 def _name(player_id: str, me: auth.Identity) -> str:

@@ -21,8 +21,9 @@ from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.pipeline import BotCommand
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import BotCommand, Move
+from parlor.gamehost.service import Move
 from parlor.gamehost.thinking import think
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
