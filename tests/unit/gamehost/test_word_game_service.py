@@ -14,6 +14,7 @@ import pytest
 
 from parlor.gamehost.botwords import index_once
 from parlor.gamehost.command import Command, expires_in
+from parlor.gamehost.pipeline import built
 from parlor.gamehost.service import deadline
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
@@ -73,7 +74,7 @@ async def test_a_declared_moves_command_carries_the_verdicts_on_its_words_in_one
         asks=True,
         expires=expires_in(deadline(Context())),
     )
-    said = await service.pipeline.built(command, table("lex-1"), 1)
+    said = await built(command, table("lex-1"), 1, service.outside_answers())
     assert said == Say(1, ("cat", "zzz"), {"cat": True, "zzz": False})
     # the game's lexicon, the caller's time left (2.5 s at the edge, less by now)
     assert words.asked == [("lex-1", ("cat", "zzz"), pytest.approx(2.5, abs=0.5))]
@@ -83,7 +84,7 @@ async def test_a_command_that_needs_no_words_asks_the_dictionary_nothing() -> No
     words = Words()
     service = SayService(host=None, dictionary=words)  # type: ignore[arg-type]
     command = Command("ada", lambda table, seat: Say(seat), asks=True)
-    assert await service.pipeline.built(command, table("lex-1"), 0) == Say(0)
+    assert await built(command, table("lex-1"), 0, service.outside_answers()) == Say(0)
     assert await service.with_verdicts(table("lex-2").game, Say(3, ("dog",))) == Say(
         3, ("dog",), {"dog": True}
     )

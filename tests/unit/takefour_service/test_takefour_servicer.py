@@ -228,7 +228,7 @@ async def test_a_caller_with_no_seat_is_refused_without_waiting_for_the_games_tu
     held, release = asyncio.Event(), asyncio.Event()
 
     async def a_players_command() -> None:
-        async with servicer.turn("g"):
+        async with servicer.pipeline.turn("g"):
             held.set()
             await release.wait()
 

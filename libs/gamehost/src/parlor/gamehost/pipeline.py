@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from parlor.core.errors import ParlorError, PermissionDenied
 from parlor.gamehost.command import Command
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
 
 T = TypeVar("T", bound=Table[Any])
@@ -53,7 +54,7 @@ class FollowUp:
 
 class OwnTurns(Protocol[T_contra]):
     """The turns a game takes itself, as it declares them (its servicer's hooks, today):
-    the command that follows a state, the bot to move and its command."""
+    the command that follows a state, and a bot's command."""
 
     @property
     def max_bot_moves(self) -> int: ...
@@ -62,8 +63,6 @@ class OwnTurns(Protocol[T_contra]):
     def bot_retry_seconds(self) -> Sequence[float]: ...
 
     def next_command(self, table: T_contra) -> FollowUp | None: ...
-
-    def bot_to_move(self, table: T_contra) -> int | None: ...
 
     def bot_command(self, seat: int, level: str) -> BotCommand: ...
 
@@ -83,7 +82,8 @@ class Pipeline(Generic[T, E]):
     platform's own that follow them (``after``), each of those under a system command id.
 
     ``game`` says which turns the game takes itself (``OwnTurns``, made as the game);
-    ``turn(game_id)`` is held around the decision (a game's queue, Take Four's); ``private``
+    ``to_move`` the seats the engine waits on in a game's state (a bot's turn: ``bot_to_move``);
+    ``queue``, if given, serialises this replica's writes to a game (Take Four's); ``private``
     says whether a game is hidden from those outside it (they hear ``not_found``);
     ``answer`` gets a command's outside answers (None: the game needs none);
     ``simultaneous``: seats act at once, a reply shows only the sender's own events.
@@ -94,7 +94,8 @@ class Pipeline(Generic[T, E]):
         host: GameHost[T, Any, E],
         game: OwnTurns[T],
         *,
-        turn: Callable[[str], contextlib.AbstractAsyncContextManager[None]],
+        to_move: Callable[[Any], Sequence[int]],
+        queue: GameQueue | None = None,
         private: Callable[[str], Awaitable[bool]],
         not_found: Callable[[str], ParlorError],
         answer: Answer | None = None,
@@ -102,7 +103,8 @@ class Pipeline(Generic[T, E]):
     ) -> None:
         self.host = host
         self.game = game
-        self.turn = turn
+        self.to_move = to_move
+        self.queue = queue
         self.private = private
         self.not_found = not_found
         self.answer = answer
@@ -142,7 +144,7 @@ class Pipeline(Generic[T, E]):
             if unseated is not None:
                 raise unseated
             assert seat is not None
-            return await self.built(command, state, seat)
+            return await built(command, state, seat, self.answer)
 
         arrived = command.arrived or self.host.now()  # not charged its wait for the turn
         try:
@@ -164,15 +166,10 @@ class Pipeline(Generic[T, E]):
         followed = await self.after(game_id, moved)
         return Handled(followed, seat, await self.reply_records(game_id, moved, followed))
 
-    async def built(self, command: Command, state: T, seat: int) -> Any:
-        """The engine's command ``command`` asks for on ``state``, for ``seat``: its body,
-        with the outside answers it needs about that very state (``asks``), bounded by the
-        caller's time left (a retry after a conflict asks again, so no answer is stale)."""
-        made = command.body(state, seat)
-        built = await made if inspect.isawaitable(made) else made
-        if command.asks and self.answer is not None:
-            built = await self.answer(state.game, built, command.remaining)
-        return built
+    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
+        them (Take Four); else writers race and the host decides again after a conflict."""
+        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
 
     async def reply_records(
         self, game_id: str, moved: Outcome[T, E], followed: Outcome[T, E]
@@ -221,18 +218,27 @@ class Pipeline(Generic[T, E]):
             table, version = await self.host.load(game_id)
             return Outcome(table, version, ())
 
+    def bot_to_move(self, table: T) -> int | None:
+        """The seat of a bot whose turn it is, played at once (None: no bot to move): the
+        engine's one seat to move (``to_move``), if a bot holds it. Where seats act at once
+        (``simultaneous``) a runner plays the bots."""
+        if self.simultaneous or not any(seat.is_bot for seat in table.seats):
+            return None
+        seats = self.to_move(table.game)
+        return seats[0] if len(seats) == 1 and table.seats[seats[0]].is_bot else None
+
     async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
         """Let bots whose turn it is move, each move its own idempotent platform command."""
         game = self.game
         for _ in range(game.max_bot_moves):
-            seat = game.bot_to_move(outcome.state)
+            seat = self.bot_to_move(outcome.state)
             if seat is None:
                 return outcome
             bot = outcome.state.seats[seat]
             chosen = game.bot_command(seat, bot.bot_level or "")
 
             async def command(table: T, seat: int = seat, chosen: BotCommand = chosen) -> Any:
-                if game.bot_to_move(table) != seat:
+                if self.bot_to_move(table) != seat:
                     raise PermissionDenied("it is not the bot's turn", reason="NOT_YOUR_TURN")
                 return await chosen(table)
 
@@ -263,7 +269,7 @@ class Pipeline(Generic[T, E]):
             table, _ = await self.host.load(game_id)
         except ParlorError:
             return
-        if self.game.bot_to_move(table) is not None:
+        if self.bot_to_move(table) is not None:
             self.retry_bots(game_id)
 
     def retry_bots(self, game_id: str) -> None:
@@ -289,13 +295,25 @@ class Pipeline(Generic[T, E]):
                 await asyncio.sleep(delay)
                 try:
                     table, version = await self.host.load(game_id)
-                    if game.bot_to_move(table) is not None:
+                    if self.bot_to_move(table) is not None:
                         table = (await self.play_bots(game_id, Outcome(table, version, ()))).state
                 except ParlorError as exc:
                     log.info("bot retry failed", extra={"game_id": game_id, "reason": exc.reason})
                     continue
-                if game.bot_to_move(table) is None:
+                if self.bot_to_move(table) is None:
                     return
             log.warning("bots not moved after retries", extra={"game_id": game_id})
         finally:
             self._retries.pop(game_id, None)
+
+
+async def built(command: Command, state: Any, seat: int, answer: Answer | None) -> Any:
+    """The engine's command ``command`` asks for on ``state``, for ``seat``: its body, with
+    the outside answers it needs about that very state (``asks``, given by ``answer``),
+    bounded by the caller's time left (a retry after a conflict asks again: no answer is
+    stale)."""
+    made = command.body(state, seat)
+    made = await made if inspect.isawaitable(made) else made
+    if command.asks and answer is not None:
+        made = await answer(state.game, made, command.remaining)
+    return made

@@ -32,7 +32,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
@@ -287,15 +287,6 @@ class GameService(Generic[T, E]):
             response.seats.extend(seat_pb(i, s) for i, s in enumerate(table.seats))
         return response  # type: ignore[no-any-return]
 
-    def bot_to_move(self, table: T) -> int | None:
-        """The seat of a bot whose turn it is, played at once (None: no bot to move): the
-        engine's one seat to move (``to_move``), if a bot holds it. Where seats act at once
-        (``simultaneous``) a runner plays the bots."""
-        if self.simultaneous or not table.seats:
-            return None
-        seats = self.game.engine.to_move(table.game)
-        return seats[0] if len(seats) == 1 and table.seats[seats[0]].is_bot else None
-
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """The bot's command, as a coroutine function of the state it is decided on."""
         raise NotImplementedError
@@ -356,11 +347,6 @@ class GameService(Generic[T, E]):
         return await within_cap(
             self.open_games, capped, self.max_open_games, self.game.name, game_id, create
         )
-
-    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
-        """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
-        them (Take Four); else writers race and the host decides again after a conflict."""
-        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
 
     # -- shared helpers --------------------------------------------------------------------
 
@@ -641,7 +627,8 @@ class GameService(Generic[T, E]):
         return Pipeline(
             self.host,
             self,
-            turn=lambda game_id: self.turn(game_id),
+            to_move=self.game.engine.to_move,
+            queue=self.queue,
             private=private,
             not_found=lambda game_id: unknown_game(self.host.category, game_id),
             answer=self.outside_answers(),
@@ -655,12 +642,12 @@ class GameService(Generic[T, E]):
 
     async def declared_move(self, declared: Move, request: Any, context: Any) -> Any:
         """A declared move (``Move``) served: ``move`` with its command and check."""
-        check, build = declared.check, declared.command
+        check = declared.check
         return await self.move(
             request,
-            lambda table, seat: build(request, table, seat),
+            partial(declared.command, request),
             getattr(self.pb, f"{declared.name}Response"),
-            None if check is None else lambda table: check(request, table),
+            None if check is None else partial(check, request),
             asks=True,
             context=context,
         )
