@@ -2,8 +2,8 @@
 
 The host decides, folds, stamps and schedules a game through its rules (``Seated``: an
 engine with its seats and clocks). It used to find out what those rules could do by
-probing them (``getattr(decider, "evolve_at", None)``, ``getattr(answer, "stamps", None)``
-...), so neither a reader nor mypy could tell what a game must offer. ``SeatedDecider``
+looking their attributes up by name (``evolve_at``, an answer's ``stamps`` ...), so
+neither a reader nor mypy could tell what a game must offer. ``SeatedDecider``
 says it, once, and ``Seated`` implements it by name; ``Decided`` is the answer it gives
 to a command.
 """
