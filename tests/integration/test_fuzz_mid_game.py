@@ -208,7 +208,7 @@ async def serving(
                     servicer.random = chance
                 else:
                     servicer = TakeFourServicer(host, dictionary, directory, GameQueue())
-                    runner = service_runner(servicer, bots(lambda: words), BotPace())
+                    runner = service_runner(servicer.pipeline, bots(lambda: words), BotPace())
                     await runner.game.prepare()
                 servicer.bot_retry_seconds = ()  # nothing moves behind the driver's back
                 stack.push_async_callback(servicer.aclose)

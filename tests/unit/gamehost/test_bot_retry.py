@@ -18,7 +18,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.service import BotCommand
+from parlor.gamehost.pipeline import BotCommand
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.servicer import C4Table, Connect4x4Servicer
@@ -65,7 +65,7 @@ async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_move
     servicer.bot_retry_seconds = (0.3, 0.01)  # the reads below come well before the first
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     assert list(created.game.seats_to_move) == [0]  # the bot's move failed: still its turn
-    task = servicer._retries["g"]
+    task = servicer.pipeline._retries["g"]
     for _ in range(3):
         assert (await get(servicer, "g")).version == created.game.version
     await asyncio.wait_for(task, 5)  # the retry fails once more, then the bot moves
@@ -73,19 +73,19 @@ async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_move
     assert moved.version == created.game.version + 1
     assert list(moved.seats_to_move) == [1]
     assert servicer.failures == 0
-    assert "g" not in servicer._retries
+    assert "g" not in servicer.pipeline._retries
 
 
 async def test_the_retry_gives_up_after_its_delays_and_a_later_failure_retries_again() -> None:
     servicer = FlakyBots(failures=10)
     created = await as_("ada", servicer.CreateGame(create("g"), None))
-    await asyncio.wait_for(servicer._retries["g"], 5)
+    await asyncio.wait_for(servicer.pipeline._retries["g"], 5)
     assert (await get(servicer, "g")).version == created.game.version
     assert servicer.failures == 10 - 1 - len(FlakyBots.bot_retry_seconds)
-    assert "g" not in servicer._retries
+    assert "g" not in servicer.pipeline._retries
     servicer.failures = 0
-    servicer.retry_bots("g")
-    await asyncio.wait_for(servicer._retries["g"], 5)
+    servicer.pipeline.retry_bots("g")
+    await asyncio.wait_for(servicer.pipeline._retries["g"], 5)
     assert list((await get(servicer, "g")).seats_to_move) == [1]
 
 
@@ -93,10 +93,10 @@ async def test_closing_the_servicer_stops_its_pending_retries() -> None:
     servicer = FlakyBots(failures=10)
     servicer.bot_retry_seconds = (30.0,)
     await as_("ada", servicer.CreateGame(create("g"), None))
-    task = servicer._retries["g"]
+    task = servicer.pipeline._retries["g"]
     await servicer.aclose()  # as the component does when it stops
     assert task.cancelled()
-    assert "g" not in servicer._retries
+    assert "g" not in servicer.pipeline._retries
 
 
 async def test_a_persons_refused_move_lets_a_bot_owed_its_move_move_again() -> None:
@@ -108,5 +108,5 @@ async def test_a_persons_refused_move_lets_a_bot_owed_its_move_move_again() -> N
     move = c4pb.PlayMoveRequest(game_id="g", move="af")
     with pytest.raises(PermissionDenied):  # not ada's turn: refused, as before
         await as_("ada", servicer.PlayMove(move, None))
-    await asyncio.wait_for(servicer._retries["g"], 5)  # the refusal set the bot going
+    await asyncio.wait_for(servicer.pipeline._retries["g"], 5)  # the refusal set the bot going
     assert list((await get(servicer, "g")).seats_to_move) == [1]

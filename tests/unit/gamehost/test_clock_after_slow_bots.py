@@ -23,9 +23,9 @@ from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.botrunner import service_runner
+from parlor.gamehost.pipeline import BotCommand
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import OpenTable, Seat
-from parlor.gamehost.service import BotCommand
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
@@ -162,12 +162,12 @@ async def test_takefour_a_slow_bots_step_leaves_the_persons_deadline_where_it_wa
     config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
     create = tf.CreateGame(config, engine_seats(seats))
     outcome = await host.create("g", OpenTable(seats, create, PER_MOVE))
-    await servicer.follow_up("g", outcome)  # the first round is dealt
+    await servicer.pipeline.follow_up("g", outcome)  # the first round is dealt
     table, _ = await host.load("g")
     before = TF.decider.deadlines(table)
     assert set(before) == {0}
     settings = TakeFourSettings(pause_seconds=0.0, idle_seconds=1.0, human_pace=False)
-    runner = service_runner(servicer, SlowBots(now), settings)
+    runner = service_runner(servicer.pipeline, SlowBots(now), settings)
     runner.track("g", tuple(s.player_id for s in table.seats), over=False)
     assert await runner.step("g")
     table, _ = await host.load("g")
@@ -187,7 +187,9 @@ async def test_takefour_a_persons_wait_in_the_games_queue_is_not_charged_to_them
     seats = (Seat("ada"), Seat("bot:hard"))
     config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
     create = tf.CreateGame(config, engine_seats(seats))
-    await servicer.follow_up("g", await host.create("g", OpenTable(seats, create, PER_MOVE)))
+    await servicer.pipeline.follow_up(
+        "g", await host.create("g", OpenTable(seats, create, PER_MOVE))
+    )
     table, _ = await host.load("g")
     tile = table.game.players[0].hand[0]
     now.advance(110)  # ada acts 10 s before her limit...

@@ -113,9 +113,9 @@ def c4_table(*players: str) -> Table[c4.State]:
 def test_the_bot_to_move_is_the_engines_one_seat_to_move_if_a_bot_holds_it() -> None:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
     servicer = Connect4x4Servicer(host)
-    assert servicer.bot_to_move(c4_table("ada", "bot:random")) == 1  # seat 1 moves first
-    assert servicer.bot_to_move(c4_table("bot:random", "ada")) is None
-    assert servicer.bot_to_move(Table((), c4.initial_state())) is None
+    assert servicer.pipeline.bot_to_move(c4_table("ada", "bot:random")) == 1  # seat 1 moves first
+    assert servicer.pipeline.bot_to_move(c4_table("bot:random", "ada")) is None
+    assert servicer.pipeline.bot_to_move(Table((), c4.initial_state())) is None
     assert TakeFourServicer.simultaneous  # its bots are the runner's: never played here
 
 

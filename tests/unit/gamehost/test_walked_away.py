@@ -20,8 +20,8 @@ from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.host import WALKED_AWAY
+from parlor.gamehost.pipeline import BotCommand
 from parlor.gamehost.seating import OpenTable, Seat
-from parlor.gamehost.service import BotCommand
 from parlor.gamehost.sweeper import Sweeper
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
@@ -46,7 +46,7 @@ async def connect4x4(now: FakeNow) -> tuple[Connect4x4Servicer, Sweeper]:
     seats = (Seat("ada"), Seat("bot:random"), Seat("bot:random"))
     create = c4.CreateGame(c4.Config(players=3, first_seat=0))
     await servicer.host.create("g", OpenTable(seats, create))
-    return servicer, Sweeper(servicer.host, servicer.host.deadlines, servicer.after)
+    return servicer, Sweeper(servicer.host, servicer.host.deadlines, servicer.pipeline.after)
 
 
 async def test_connect4x4_a_person_who_walked_away_times_out_and_the_bots_finish() -> None:
@@ -88,7 +88,7 @@ async def test_upwords_a_person_who_walked_away_times_out_and_the_game_ends() ->
     bag = tiles.full_bag()
     create = uw.CreateGame(uw.UpwordsConfig(), names, bag, bag)
     await servicer.host.create("u", OpenTable(tuple(Seat(n) for n in names), create))
-    sweeper: Any = Sweeper(servicer.host, servicer.host.deadlines, servicer.after)
+    sweeper: Any = Sweeper(servicer.host, servicer.host.deadlines, servicer.pipeline.after)
     now.advance(WALKED_AWAY.total_seconds() + 1)
     assert await sweeper.sweep() == 1
     table, _ = await servicer.host.load("u")

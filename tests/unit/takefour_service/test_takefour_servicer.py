@@ -74,12 +74,12 @@ async def test_the_first_round_is_dealt_right_after_creation() -> None:
     seats = (Seat("ada"), Seat("bob"))
     config = tf.TakeFourConfig(tiles=TILES)
     outcome = await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))
-    outcome = await servicer.follow_up("g", outcome)
+    outcome = await servicer.pipeline.follow_up("g", outcome)
     assert outcome.state.game.phase is tf.Phase.PLAYING
     assert sorted(
         outcome.state.game.bag + sum((p.hand for p in outcome.state.game.players), ())
     ) == list(range(8))
-    again = await servicer.follow_up("g", outcome)
+    again = await servicer.pipeline.follow_up("g", outcome)
     assert again.version == outcome.version
 
 
@@ -228,7 +228,7 @@ async def test_a_caller_with_no_seat_is_refused_without_waiting_for_the_games_tu
     held, release = asyncio.Event(), asyncio.Event()
 
     async def a_players_command() -> None:
-        async with servicer.turn("g"):
+        async with servicer.pipeline.turn("g"):
             held.set()
             await release.wait()
 

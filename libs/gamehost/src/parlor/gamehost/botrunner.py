@@ -1,7 +1,7 @@
 """Bots in seats of a game of simultaneous play: a background runner plays for every bot seat
 of the games this replica knows.
 
-Play is simultaneous, so bots cannot answer "on their turn" (``GameService.play_bots`` is
+Play is simultaneous, so bots cannot answer "on their turn" (``Pipeline.play_bots`` is
 for games with turns). The runner wakes when a game it knows changes (any command through
 this replica) or on a short timer, and lets each bot seat take one step: plan from its own
 view only (the game's ``SeatBot``, in the process's shared bot pool, ``thinking``, so a
@@ -24,8 +24,8 @@ bots play has walked away, and their seat leaves (``ABANDONED``) before the bots
 What is the game's own is a ``BotGame``: its bots by level, the seat's view they plan
 from, and the phases the runner tells apart (over, between rounds, the round); a
 ``ContractBots`` reads all but the bots and the round from the game's contract.
-``service_runner`` wires a runner to a game service (``BotService``): it loads games from
-the service's host, acts through the service's own path and starts rounds by its follow-up.
+``service_runner`` wires a runner to a game's command pipeline: it loads games from the
+pipeline's host, acts through its ``handle`` and starts rounds by its ``after``.
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from parlor.core.errors import NotFound, ParlorError
 from parlor.core.game import GameContract
-from parlor.gamehost.host import GameHost, Outcome, system_command_id
+from parlor.gamehost.command import Command
+from parlor.gamehost.host import Outcome, system_command_id
 from parlor.gamehost.once import BuiltOnce
+from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.thinking import think
 
 log = logging.getLogger("parlor.gamehost.botrunner")
@@ -462,59 +464,36 @@ async def _thought(bot: SeatBot[C], seen: Any) -> C | None:
     return await think(bot.next_command, seen, in_thread=True)
 
 
-class BotService(Protocol):
-    """What a game service of simultaneous play gives its runner (``GameService`` and ``act``)."""
-
-    @property
-    def host(self) -> GameHost[Any, Any, Any]: ...
-
-    async def act(
-        self,
-        game_id: str,
-        player_id: str,
-        requested: int | None,
-        build: Callable[[int], Any],
-        command_id: str | None,
-    ) -> Any:
-        """Decide one command for the player's seat, through the path players' take."""
-
-    @property
-    def watchers(self) -> list[Callable[[str, Any], None]]:
-        """Told of a game's state after each command and what followed it."""
-
-    async def after(self, game_id: str, outcome: Outcome[Any, Any]) -> Any:
-        """What follows a command at once (the next round dealt, the watchers told)."""
-
-    def over(self, table: Any) -> bool:
-        """Whether the game has ended."""
-
-
 def service_runner(
-    service: BotService,
+    pipeline: Pipeline[Any, Any],
     game: BotGame[S, C],
     settings: PaceSettings,
     paces: Mapping[str, float] | None = None,
 ) -> BotRunner[S, C]:
-    """A runner playing ``service``'s bot seats: bots act through the same path as players
-    (seat check, dictionary verdicts, follow-up rounds); it tracks every game the service
-    tells its ``watchers`` of."""
-    host = service.host
+    """A runner playing the bot seats of ``pipeline``'s game: bots act through the same
+    path as players (``Pipeline.handle``: seat check, dictionary verdicts, follow-up
+    rounds), and a round is started by the platform's own turns (``Pipeline.after``); it
+    tracks every game the pipeline tells its ``watchers`` of. The runner is given the
+    pipeline, never the servicer: nothing calls it back."""
+    host = pipeline.host
 
     async def load(game_id: str) -> tuple[tuple[str, ...], S, int]:
         table, version = await host.load(game_id)
         return tuple(s.player_id for s in table.seats), table.game, version
 
     async def act(game_id: str, player_id: str, seat: int, command: C, command_id: str) -> None:
-        await service.act(game_id, player_id, seat, lambda _: command, command_id)
+        made = Command(player_id, lambda table, _: command, seat, command_id, asks=True)
+        await pipeline.handle(game_id, made)
 
     async def start_round(game_id: str) -> None:
         table, version = await host.load(game_id)
-        await service.after(game_id, Outcome(table, version, ()))
+        await pipeline.after(game_id, Outcome(table, version, ()))
 
     runner = BotRunner(game, settings, load, act, start_round, paces=paces)
 
     def track(game_id: str, table: Any) -> None:
-        runner.track(game_id, tuple(s.player_id for s in table.seats), service.over(table))
+        over = host.decider.is_terminal(table)
+        runner.track(game_id, tuple(s.player_id for s in table.seats), over)
 
-    service.watchers.append(track)
+    pipeline.watchers.append(track)
     return runner

@@ -87,7 +87,7 @@ async def game_component(
                 tasks=[
                     *backends.tasks(
                         servicer.create_from_match,
-                        Sweeper(host, backends.deadlines, servicer.after),
+                        Sweeper(host, backends.deadlines, servicer.pipeline.after),
                     ),
                     *served.tasks,
                 ],

@@ -19,7 +19,6 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 
 from google.protobuf.message import Message
 
-from parlor.core.decider import Decider
 from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
 from parlor.gamehost.clocks import Timing
@@ -112,9 +111,9 @@ class GameType(Generic[S, C, E]):
         )
 
     @cached_property
-    def decider(self) -> Decider[S, C, E]:
+    def decider(self) -> Seated[S, C, E]:
         """The rules the game host decides with (``rules()``, made once)."""
-        return cast(Decider[S, C, E], self.rules())
+        return self.rules()
 
     @cached_property
     def command_of(self) -> CommandOf[S, E, C]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import inspect
 import re
 from collections import OrderedDict
@@ -37,7 +38,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar, cast
 
-from parlor.core.decider import Decider
 from parlor.core.errors import (
     AlreadyExists,
     Conflict,
@@ -53,11 +53,13 @@ from parlor.gamehost.bells import GameBells
 from parlor.gamehost.checkpoints import Checkpoints
 from parlor.gamehost.clocks import Now, Preempted, Stamp, Timed, stamp_of, system_now
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.decider import SeatedDecider
 from parlor.gamehost.length import MAX_EVENTS_PER_GAME, LengthCapped
 from parlor.gamehost.observe import observed_execute, traced_decider, watched
+from parlor.gamehost.seating import OpenTable, Table
 from parlor.kit.fingerprint import request_fingerprint
 
-S = TypeVar("S")
+S = TypeVar("S", bound=Table[Any])
 C = TypeVar("C")
 E = TypeVar("E")
 R = TypeVar("R")
@@ -111,7 +113,7 @@ class Outcome(Generic[S, E]):
     records: tuple[Recorded[E], ...] = ()
     """The appended events as stored (versions, positions, times), each with the state before
     it, when known without a read: a reply's events come from here (``GameHost.recorded``).
-    After ``GameService.after`` it holds the bots' moves too."""
+    After ``Pipeline.after`` it holds the bots' moves too."""
 
 
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]+")
@@ -154,6 +156,14 @@ def check_command_id(command_id: str) -> str:
     return check_id(command_id, "command_id")
 
 
+class FromRequest(enum.Enum):
+    """The fingerprint of the request being served (a caller that built no ``Command``)."""
+
+    FROM_REQUEST = "from-request"
+
+
+FROM_REQUEST = FromRequest.FROM_REQUEST
+
 GIVEN_AFTER = timedelta(milliseconds=1)
 """A seat's command decided this long or longer after it arrived (the dictionary asked)
 records when it was decided too (``Stamp.given``): the turn it gives starts then. Below
@@ -170,7 +180,7 @@ class GameHost(Generic[S, C, E]):
     def __init__(
         self,
         category: str,
-        decider: Decider[S, C, E],
+        decider: SeatedDecider[S, C, E],
         codec: EventCodec[E],
         store: EventStore,
         *,
@@ -187,10 +197,7 @@ class GameHost(Generic[S, C, E]):
         # ``deadlines`` (a ``DeadlineIndex``) learns each timed game's next deadline.
         self.now = now
         self.deadlines = deadlines
-        self._evolve_at: Callable[[S, E, Stamp | None], S] | None = getattr(
-            decider, "evolve_at", None
-        )
-        self.decider = traced_decider(decider, category)
+        self.decider: SeatedDecider[S, C, E] = traced_decider(decider, category)
         self.codec = codec
         # A game holds at most ``max_events`` events (``parlor.gamehost.length``).
         self.store: EventStore = LengthCapped(store, max_events)
@@ -457,6 +464,7 @@ class GameHost(Generic[S, C, E]):
         extra: Mapping[str, str] | None = None,
         create: bool = False,
         arrived: datetime | None = None,
+        fingerprint: str | FromRequest | None = FROM_REQUEST,
     ) -> Outcome[S, E]:
         """Decide a command on the latest state and append its events; retried on conflicts.
 
@@ -464,7 +472,10 @@ class GameHost(Generic[S, C, E]):
         outside answers (the dictionary) about the very state they are decided on.
         ``arrived``: when a seat's command reached the server, if it waited before this
         call (a game's queue): the time it is charged to (default: now).
+        ``fingerprint``: what makes a client's command id's command "the same" (a
+        ``Command``'s, given by the pipeline); by default the request being served's.
         """
+        given_print = fingerprint
         fingerprint = None
         asks = inspect.iscoroutinefunction(command)  # decided on outside answers (awaited)
         platforms = isinstance(command_id, SystemCommandId) and asks
@@ -472,7 +483,9 @@ class GameHost(Generic[S, C, E]):
             # A client's command is fingerprinted by the RPC that carries it; the
             # platform's own ids are unique by construction.
             if not isinstance(command_id, SystemCommandId):
-                fingerprint = request_fingerprint()
+                fingerprint = (
+                    request_fingerprint() if isinstance(given_print, FromRequest) else given_print
+                )
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
@@ -534,12 +547,9 @@ class GameHost(Generic[S, C, E]):
             if not events:
                 return Outcome(state, version, ())
             # ``Seated`` folds each event once, as it decides it: its answer holds how each is
-            # stamped and the state after each; another decider's events are folded here.
-            stamps = getattr(answer, "stamps", None)
-            if stamps is None:
-                seat = getattr(decided, "seat", None)
-                stamps = self._stamps(events, at, seat, stamped, getattr(answer, "fired", 0))
-            folded = getattr(answer, "states", None)
+            # stamped and the state after each (``Decided``).
+            stamps: Sequence[Stamp | None] = answer.stamps
+            folded: Sequence[S] | None = answer.states
             if stamped and given is not None and given - at >= GIVEN_AFTER:
                 # A seat's command that waited on the dictionary: charged to its arrival,
                 # the turn it gives starting now (the fold again, with that time).
@@ -627,40 +637,20 @@ class GameHost(Generic[S, C, E]):
         return after if after is not None else self._evolve(state, recorded)
 
     def _evolve(self, state: S, r: Recorded[E]) -> S:
-        evolve_at = self._evolve_at
-        if evolve_at is None:
-            return self.decider.evolve(state, r.event)
         extra = r.record.metadata.extra
-        return evolve_at(state, r.event, stamp_of(extra) if extra else None)
+        return self.decider.evolve_at(state, r.event, stamp_of(extra) if extra else None)
 
-    def _timed(self, state: S, command: Any) -> bool:
+    def _timed(self, state: S, command: object) -> bool:
         """Whether a command is decided with the time (a game with clocks, or opening one)."""
-        if self._evolve_at is None:
-            return False
-        if getattr(state, "clock", None) is not None:
+        if state.clock is not None:
             return True
-        control = getattr(command, "time_control", None)
-        return bool(getattr(control, "timed", False))
-
-    def _stamps(
-        self, events: Sequence[E], at: datetime, seat: Any, stamped: bool, fired: int = 0
-    ) -> list[Stamp | None]:
-        """Every event stamped ``at``; the acting seat on the first event of the command's
-        own, after the ``fired`` timeouts it set off (those are no seat's action)."""
-        if not stamped:
-            return [None] * len(events)
-        actor = seat if isinstance(seat, int) else None
-        return [Stamp(at, actor, i == fired) for i in range(len(events))]
+        return isinstance(command, OpenTable) and command.time_control.timed
 
     def _folded(self, events: Sequence[E], stamps: Sequence[Stamp | None], state: S) -> list[S]:
-        """The state after each event, for a decider whose answer does not hold them."""
-        evolve_at = self._evolve_at
+        """The state after each event, folded again with the times they are stamped with."""
         states: list[S] = []
         for event, stamp in zip(events, stamps, strict=True):
-            if evolve_at is None:
-                state = self.decider.evolve(state, event)
-            else:
-                state = evolve_at(state, event, stamp)
+            state = self.decider.evolve_at(state, event, stamp)
             states.append(state)
         return states
 
@@ -695,36 +685,34 @@ class GameHost(Generic[S, C, E]):
         (``walked_away`` from now; None once it waits on no person)."""
         if self.deadlines is None:
             return
-        if getattr(state, "clock", None) is None:
+        if state.clock is None:
             if not self._walks_away(state):
                 return
             away = self.now() + self.walked_away if self._waits_on(state) else None
             await self.deadlines.schedule(self.category, game_id, away, version)
             return
-        next_deadline = getattr(self.decider, "next_deadline", None)
-        due = next_deadline(state) if next_deadline is not None else None
+        due = self.decider.next_deadline(state)
         await self.deadlines.schedule(self.category, game_id, due, version)
 
     def _walks_away(self, state: S) -> bool:
         """Whether a person can walk away from this game, leaving its bots waiting: an
         untimed game with turns and bots (a game without turns, Take Four, has its bot
         runner for that; a timed one, its clock)."""
-        timing = getattr(self.decider, "timing", None)
+        timing = self.decider.timing
         return (
             timing is not None
             and not timing.idle
-            and getattr(state, "clock", None) is None
-            and any(seat.is_bot for seat in getattr(state, "seats", ()))
+            and state.clock is None
+            and any(seat.is_bot for seat in state.seats)
         )
 
     def _waits_on(self, state: S) -> list[int]:
         """The people an untimed game with bots waits on (their turn, still in it): a game
         that only bots play beside them. Empty for any other game."""
-        if not self._walks_away(state) or self.decider.is_terminal(state):
+        timing = self.decider.timing
+        if timing is None or not self._walks_away(state) or self.decider.is_terminal(state):
             return []
-        timing: Any = getattr(self.decider, "timing", None)
-        seats = getattr(state, "seats", ())
-        game = getattr(state, "game", None)
+        seats, game = state.seats, state.game
         return [s for s in timing.running(game) if not seats[s].is_bot and not timing.out(game, s)]
 
     async def walk_away(self, game_id: str, actor: str | None = None) -> Outcome[S, E] | None:
@@ -740,12 +728,13 @@ class GameHost(Generic[S, C, E]):
         last = await self.store.read_stream(self.stream_id(game_id), version, version)
         if last and self.now() - last[-1].recorded_at < self.walked_away:
             return None
-        timing: Any = getattr(self.decider, "timing", None)
+        timing = self.decider.timing
+        assert timing is not None  # a game that waits on a person has a timing
 
         async def timeout(current: S) -> Any:
             if self._waits_on(current) != waited:
                 raise FailedPrecondition("the game has moved on", reason="NOT_WALKED_AWAY")
-            return timing.timeout(getattr(current, "game", None), waited[0])
+            return timing.timeout(current.game, waited[0])
 
         return await self.execute(
             game_id, timeout, command_id=system_command_id("walkaway", version), actor=actor
@@ -876,13 +865,12 @@ class GameHost(Generic[S, C, E]):
         return Outcome(state, result.last_version, mine, duplicate=True, records=records)
 
 
-def _not_before(arrived: datetime, state: Any) -> datetime:
+def _not_before(arrived: datetime, state: Table[Any]) -> datetime:
     """``arrived``, or the time of the state's last stamped event if that is later (the
     writer that came first stamped after this command arrived): a stream's stamps never go
     back. A seat whose deadline fell between the two was timed out by that writer."""
-    clock = getattr(state, "clock", None)
-    last = getattr(clock, "at", None)
-    return last if isinstance(last, datetime) and last > arrived else arrived
+    last = state.clock.at if state.clock is not None else None
+    return last if last is not None and last > arrived else arrived
 
 
 async def _listed(items: Iterable[R]) -> AsyncGenerator[R, None]:

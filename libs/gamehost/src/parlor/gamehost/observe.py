@@ -20,12 +20,12 @@ from __future__ import annotations
 import functools
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from parlor import telemetry
-from parlor.core.decider import Decider
 from parlor.core.errors import ParlorError
+from parlor.gamehost.decider import Decided, SeatedDecider
 from parlor.gamehost.seating import GameFinished
 from parlor.telemetry import logcontext
 from parlor.telemetry.metrics import (
@@ -77,29 +77,30 @@ async def game_trace(host: GameHost[Any, Any, Any], game_id: str) -> Mapping[str
 class TracedDecider(Generic[S, C, E]):
     """A decider whose ``decide`` is a span; replay (``evolve``) runs the engine's own."""
 
-    def __init__(self, decider: Decider[S, C, E], category: str) -> None:
+    def __init__(self, decider: SeatedDecider[S, C, E], category: str) -> None:
         self.inner = decider
         self.category = category
+        self.timing = decider.timing
         self.initial_state = decider.initial_state
         self.evolve = decider.evolve
+        self.evolve_at = decider.evolve_at
         self.is_terminal = decider.is_terminal
+        self.next_deadline = decider.next_deadline
+        self.clocks = decider.clocks
 
-    def decide(self, state: S, command: C) -> Sequence[E]:
+    def decide(self, state: S, command: C) -> Decided:
         with telemetry.span(
             f"{self.category} decide",
             tracer=TRACER,
             attributes={"parlor.command": type(command).__name__},
         ) as span:
-            events = self.inner.decide(state, command)
+            decided = self.inner.decide(state, command)
             if span is not None:
-                span.set_attribute("parlor.events", len(events))
-            return events
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+                span.set_attribute("parlor.events", len(decided))
+            return decided
 
 
-def traced_decider(decider: Decider[S, C, E], category: str) -> Decider[S, C, E]:
+def traced_decider(decider: SeatedDecider[S, C, E], category: str) -> SeatedDecider[S, C, E]:
     """``decider`` itself while tracing is off (so replay and decide cost nothing more)."""
     if not telemetry.enabled():
         return decider

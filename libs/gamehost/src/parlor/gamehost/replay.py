@@ -28,7 +28,7 @@ from parlor.gamehost.games import game_types as game_types
 from parlor.gamehost.host import GameHost, Recorded
 from parlor.gamehost.seating import Table
 
-S = TypeVar("S")
+S = TypeVar("S", bound=Table[Any])
 C = TypeVar("C")
 E = TypeVar("E")
 

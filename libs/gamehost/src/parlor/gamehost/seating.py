@@ -32,6 +32,7 @@ from parlor.gamehost.clocks import (
     deadline,
     stopped,
 )
+from parlor.gamehost.decider import Decided, SeatedDecider
 from parlor.gamehost.timecontrol import TimeControl
 
 S = TypeVar("S")
@@ -119,25 +120,6 @@ Standings = Callable[[S], tuple[str, tuple[Standing, ...]]]
 TableEvent = SeatsTaken | GameFinished
 
 
-class Decided(list[Any]):
-    """A command's events as ``Seated`` decided them: first the ``fired`` timeouts that were
-    due, then the command's own. Each was folded once, as it was decided: ``stamps`` are
-    what the host records with each (None: an untimed game; the acting seat on the first
-    of the command's own, ``Stamp.first``), ``states`` the table after each."""
-
-    def __init__(
-        self,
-        events: Sequence[Any],
-        fired: int,
-        stamps: Sequence[Stamp | None],
-        states: Sequence[Any],
-    ) -> None:
-        super().__init__(events)
-        self.fired = fired
-        self.stamps = tuple(stamps)
-        self.states = tuple(states)
-
-
 class _Fold(Generic[S]):
     """Events as they are decided, each folded into the table once, where it is decided."""
 
@@ -158,7 +140,7 @@ class _Fold(Generic[S]):
         return Decided(self.events, fired, self.stamps, self.states)
 
 
-class Seated(Generic[S, C, E]):
+class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
     """The engine with its seats and clocks: commands other than ``OpenTable`` go to the engine.
 
     When the engine's game ends, ``GameFinished`` (from ``standings``) follows its

@@ -29,28 +29,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from functools import cached_property, partial
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import InvalidArgument, NotFound, ParlorError, PermissionDenied
+from parlor.core.errors import InvalidArgument, NotFound, ParlorError
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
+from parlor.gamehost.command import Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import SEATS_TAKEN, GameList
 from parlor.gamehost.export import with_seat_tags
 from parlor.gamehost.games import GameType
-from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
+from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
 from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
+from parlor.gamehost.pipeline import Answer, BotCommand, FollowUp, Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
@@ -58,6 +59,7 @@ from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, T
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
+from parlor.kit.fingerprint import request_fingerprint
 from parlor.kit.settings import load
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
@@ -73,26 +75,10 @@ MAX_HISTORY_PAGE = 1000
 """The most events one ``GetHistory`` response holds (its ``page_size``; 0 means this):
 a longer range is answered a page at a time (``next_from_version``)."""
 
-BotCommand = Callable[[Any], Awaitable[Any]]
-SeatCommand = Callable[[T, int], Any]
-"""A move RPC's command, built from the state it is decided on and the caller's seat: the
-command, or an awaitable of it (for outside answers about that very state: the dictionary)."""
 MoveCommand = Callable[[Any, Any, int], Any]
 """A declared move's command: (request, table, seat) -> the seat's command (as ``SeatCommand``)."""
 MoveCheck = Callable[[Any, Any], None]
 """A declared move's check: (request, table) refuses a command that state has made stale."""
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    """A command the game issues itself right after a state (Take Four deals its next round
-    once the last is scored): ``command`` is a coroutine function of the state it is decided
-    on, made under ``system_command_id(name, number)``, so whoever tries it (the call that led
-    to it, a retry, a bot runner, another replica) makes it once."""
-
-    name: str
-    number: int
-    command: BotCommand
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -209,12 +195,8 @@ class GameService(Generic[T, E]):
         )
         """``PARLOR_MAX_OPEN_GAMES_PER_PLAYER``: the unfinished games a ``CreateGame`` caller
         may hold (0: no cap)."""
-        self._retries: dict[str, asyncio.Task[None]] = {}
         self._views: ViewCache[Message] = ViewCache()
         self._privacy: dict[str, tuple[Privacy, tuple[str, ...]]] = {}
-        self.watchers: list[Callable[[str, T], None]] = []
-        """Told of each game's state after a command or create and what followed it (a bot
-        runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
 
     @property
     def pb(self) -> ModuleType:
@@ -305,15 +287,6 @@ class GameService(Generic[T, E]):
             response.seats.extend(seat_pb(i, s) for i, s in enumerate(table.seats))
         return response  # type: ignore[no-any-return]
 
-    def bot_to_move(self, table: T) -> int | None:
-        """The seat of a bot whose turn it is, played at once (None: no bot to move): the
-        engine's one seat to move (``to_move``), if a bot holds it. Where seats act at once
-        (``simultaneous``) a runner plays the bots."""
-        if self.simultaneous or not table.seats:
-            return None
-        seats = self.game.engine.to_move(table.game)
-        return seats[0] if len(seats) == 1 and table.seats[seats[0]].is_bot else None
-
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """The bot's command, as a coroutine function of the state it is decided on."""
         raise NotImplementedError
@@ -321,32 +294,6 @@ class GameService(Generic[T, E]):
     def next_command(self, table: T) -> FollowUp | None:
         """The command the game issues itself after ``table`` (None: none follows)."""
         return None
-
-    async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """What follows a command or a create at once: the game's own command, if one
-        follows (``follow_up``), the ``watchers`` told, then the bots' turns."""
-        outcome = await self.follow_up(game_id, outcome)
-        for watcher in self.watchers:
-            watcher(game_id, outcome.state)
-        return await self.play_bots(game_id, outcome)
-
-    async def follow_up(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """Make the command the game issues itself after ``outcome`` (``next_command``) under
-        its system command id; if it is refused (made already, by another), the latest state."""
-        follow = self.next_command(outcome.state)
-        if follow is None:
-            return outcome
-        try:
-            async with self.turn(game_id):
-                return await self.host.execute(
-                    game_id,
-                    follow.command,
-                    command_id=system_command_id(follow.name, follow.number),
-                    actor=self.game.name,
-                )
-        except ParlorError:
-            table, version = await self.host.load(game_id)
-            return Outcome(table, version, ())
 
     async def open(
         self,
@@ -401,11 +348,6 @@ class GameService(Generic[T, E]):
             self.open_games, capped, self.max_open_games, self.game.name, game_id, create
         )
 
-    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
-        """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
-        them (Take Four); else writers race and the host decides again after a conflict."""
-        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
-
     # -- shared helpers --------------------------------------------------------------------
 
     def over(self, table: T) -> bool:
@@ -415,11 +357,7 @@ class GameService(Generic[T, E]):
 
     def clocks(self, table: T, as_of: Any = None) -> common_pb2.Clocks:
         """The game's clocks (``Seated.clocks``): as of its last event, or ``as_of``."""
-        clocks = getattr(self.host.decider, "clocks", None)
-        if clocks is None:
-            return common_pb2.Clocks()
-        message: common_pb2.Clocks = clocks(table, as_of)
-        return message
+        return self.host.decider.clocks(table, as_of)
 
     def with_clocks(self, game: Any, table: T, as_of: Any = None) -> Any:
         """``game`` (a ``Game`` message) with the clocks of ``table`` in it."""
@@ -487,7 +425,7 @@ class GameService(Generic[T, E]):
             time_control=control,
             capped=me,
         )
-        outcome = await self.after(game_id, outcome)
+        outcome = await self.pipeline.after(game_id, outcome)
         viewer, over = viewer_seat(outcome.state, me), self.over(outcome.state)
         fields: dict[str, Any] = {
             "game": self.game_message(game_id, outcome.version, outcome.state, viewer, over)
@@ -513,7 +451,7 @@ class GameService(Generic[T, E]):
             time_control=self.time_control(requested, seats),
             matched=True,
         )
-        await self.after(match.match_id, outcome)
+        await self.pipeline.after(match.match_id, outcome)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -678,31 +616,41 @@ class GameService(Generic[T, E]):
 
     # -- moves -----------------------------------------------------------------------------
 
+    @cached_property
+    def pipeline(self) -> Pipeline[T, E]:
+        """The game's command path (``Pipeline.handle``), given what it needs of this service
+        (each looked up when used: a test may set them on a live service)."""
+
+        async def private(game_id: str) -> bool:
+            return (await self.privacy(game_id))[0].private
+
+        return Pipeline(
+            self.host,
+            self,
+            to_move=self.game.engine.to_move,
+            queue=self.queue,
+            private=private,
+            not_found=lambda game_id: unknown_game(self.host.category, game_id),
+            answer=self.outside_answers(),
+            simultaneous=self.simultaneous,
+        )
+
+    def outside_answers(self) -> Answer | None:
+        """What gives a command the outside answers it needs (``Command.asks``): none here;
+        a word game's dictionary verdicts (``parlor.gamehost.wordgame``)."""
+        return None
+
     async def declared_move(self, declared: Move, request: Any, context: Any) -> Any:
         """A declared move (``Move``) served: ``move`` with its command and check."""
         check = declared.check
         return await self.move(
             request,
-            self.seat_command(declared.command, request, context),
+            partial(declared.command, request),
             getattr(self.pb, f"{declared.name}Response"),
-            None if check is None else lambda table: check(request, table),
+            None if check is None else partial(check, request),
+            asks=True,
+            context=context,
         )
-
-    def seat_command(self, command: MoveCommand, request: Any, context: Any) -> SeatCommand[T]:
-        """A declared move's command as ``move`` decides it: ``checked`` within the caller's
-        time left."""
-        return self.checked(
-            lambda table, seat: command(request, table, seat), lambda: deadline(context)
-        )
-
-    def checked(
-        self, build: SeatCommand[T], remaining: Callable[[], float | None] = lambda: None
-    ) -> SeatCommand[T]:
-        """A seat's command as the host decides it: ``build`` itself here; a game whose
-        commands need outside answers about that very state adds them (a word game's
-        dictionary verdicts, ``parlor.gamehost.wordgame``), bounded by ``remaining``, the
-        caller's time left."""
-        return build
 
     async def act(
         self,
@@ -713,102 +661,49 @@ class GameService(Generic[T, E]):
         command_id: str | None,
     ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
         """One command, ``build(seat)``, for the player's seat, through the path of move RPCs
-        (``play``, ``checked``): how a bot runner's bots act (``botrunner.BotService``).
-        Returns the outcome, the seat and the events a reply would carry."""
-        command = self.checked(lambda table, seat: build(seat))
-        return await self.play(game_id, player_id, requested, command, command_id)
+        (``Pipeline.handle``, with its outside answers): how a bot runner's bots act
+        (``botrunner.BotService``). Returns the outcome, the seat and the events a reply
+        would carry."""
+        command = Command(
+            player_id, lambda table, seat: build(seat), requested, command_id, asks=True
+        )
+        handled = await self.pipeline.handle(game_id, command)
+        return handled.outcome, handled.seat, handled.records
 
     async def move(
         self,
         request: Any,
-        command: SeatCommand[T],
+        body: Body,
         response: Callable[..., R],
-        check: Callable[[T], None] | None = None,
+        check: Check | None = None,
+        *,
+        asks: bool = False,
+        context: Any = None,
     ) -> R:
-        """A move RPC: the caller's command for their seat (``request.seat``, if they name
-        one), what follows it, and the reply ``response(game=..., events=...)``: the game
-        after the follow-ups and the events of the command and of those follow-ups, as the
-        caller's seat sees them (everything, once the game is over)."""
-        me = auth.caller()
-        followed, seat, records = await self.play(
-            request.game_id,
-            me.player_id,
+        """A move RPC: the caller's ``Command`` for their seat (``request.seat``, if they name
+        one), built here, at the edge, from the request and the interceptor's context (who
+        calls, the request's fingerprint, the time they have left), then handled
+        (``Pipeline.handle``); the reply ``response(game=..., events=...)``: the game after
+        what followed the command and the events of both, as the caller's seat sees them
+        (everything, once the game is over)."""
+        command_id = request.command_id or None
+        command = Command(
+            auth.caller().player_id,
+            body,
             requested_seat(request),
-            command,
-            request.command_id or None,
-            check,
+            command_id,
+            fingerprint=request_fingerprint() if command_id is not None else None,
+            check=check,
+            asks=asks,
+            expires=expires_in(deadline(context)),
         )
+        handled = await self.pipeline.handle(request.game_id, command)
+        followed, seat = handled.outcome, handled.seat
         over = self.over(followed.state)
         return response(
             game=self.game_message(request.game_id, followed.version, followed.state, seat, over),
-            events=self.reply_events(records, seat, over),
+            events=self.reply_events(handled.records, seat, over),
         )
-
-    async def play(
-        self,
-        game_id: str,
-        player_id: str,
-        requested: int | None,
-        command: SeatCommand[T],
-        command_id: str | None,
-        check: Callable[[T], None] | None = None,
-    ) -> tuple[Outcome[T, E], int, list[Recorded[E]]]:
-        """Decide one seat's command, then what follows it (``after``): the outcome after
-        both, the seat, and the events a reply carries (``reply_records``).
-
-        ``command(table, seat)`` is decided on the latest state, for the seat ``player_id``
-        holds there; ``check(table)``, first, refuses a command that state has made stale
-        (Take Four: one meant for another round).
-        """
-
-        async def decided(table: T) -> Any:
-            if check is not None:
-                check(table)
-            made = command(table, table.seat_of(player_id, requested))
-            return await made if inspect.isawaitable(made) else made
-
-        # Seats never change once the game is created: a caller with none is refused here,
-        # before waiting for the game's turn, so no one outside a game can queue commands
-        # on it ahead of its players (each holding its turn for reads of the store).
-        table, _ = await self.host.latest(game_id)
-        if table.seats and not table.seats_of(player_id):
-            if (await self.privacy(game_id))[0].private:
-                raise unknown_game(self.host.category, game_id)
-            table.seat_of(player_id, requested)  # refuses: NOT_SEATED, NOT_YOUR_SEAT, ...
-            raise AssertionError("seat_of gave a seat to a player holding none")
-        arrived = self.host.now()  # the seat is not charged its wait for the game's turn
-        try:
-            async with self.turn(game_id):
-                moved = await self.host.execute(
-                    game_id, decided, command_id=command_id, actor=player_id, arrived=arrived
-                )
-        except ParlorError:
-            await self._bots_owed(game_id)
-            raise
-        # A command id already in the stream is answered with its stored outcome, even when
-        # deciding again failed (another's seat, no seat): only a holder of the seat may
-        # have that answer, or a replayed id would show them someone else's rack.
-        seat = moved.state.seat_of(player_id, requested)
-        followed = await self.after(game_id, moved)
-        return followed, seat, await self.reply_records(game_id, moved, followed)
-
-    async def reply_records(
-        self, game_id: str, moved: Outcome[T, E], followed: Outcome[T, E]
-    ) -> list[Recorded[E]]:
-        """The events a move's reply carries: every one from the command's first to the
-        last of what followed it (bots' moves, timeouts on the way), from the outcomes'
-        records where they hold them. In a game where seats act at once (``simultaneous``),
-        only the command's own events and those of its follow-up, not others' between."""
-        first = moved.version - len(moved.events) + 1
-        if not self.simultaneous:
-            return await self.host.recorded(game_id, first, followed.version, moved, followed)
-        mine: list[Recorded[E]] = []
-        if moved.events:
-            mine = await self.host.recorded(game_id, first, moved.version, moved)
-        if followed.events and followed is not moved:
-            then = followed.version - len(followed.events) + 1
-            mine += await self.host.recorded(game_id, then, followed.version, followed)
-        return mine
 
     def reply_events(
         self, records: Sequence[Recorded[E]], viewer: int | None, everything: bool
@@ -817,84 +712,11 @@ class GameService(Generic[T, E]):
         command's fold left it (``Recorded.before``): no read, and no fold again."""
         return [self.event_message(r, r.before, viewer, everything) for r in records]
 
-    # -- bots ------------------------------------------------------------------------------
-
-    async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """Let bots whose turn it is move, each move its own idempotent platform command."""
-        for _ in range(self.max_bot_moves):
-            seat = self.bot_to_move(outcome.state)
-            if seat is None:
-                return outcome
-            bot = outcome.state.seats[seat]
-            chosen = self.bot_command(seat, bot.bot_level or "")
-
-            async def command(table: T, seat: int = seat, chosen: BotCommand = chosen) -> Any:
-                if self.bot_to_move(table) != seat:
-                    raise PermissionDenied("it is not the bot's turn", reason="NOT_YOUR_TURN")
-                return await chosen(table)
-
-            try:
-                moved = await self.host.execute(
-                    game_id,
-                    command,
-                    command_id=system_command_id("bot", outcome.version),
-                    actor=bot.player_id,
-                )
-                outcome = replace(moved, records=outcome.records + moved.records)
-            except ParlorError as exc:
-                # Another replica moved for this bot first, or a dependency is down: the
-                # caller sees the latest state; the bot moves again when next asked.
-                log.info("bot move not made", extra={"game_id": game_id, "reason": exc.reason})
-                self.retry_bots(game_id)
-                table, version = await self.host.load(game_id)
-                return Outcome(table, version, ())
-        return outcome
-
-    async def _bots_owed(self, game_id: str) -> None:
-        """After a refused command: if a bot is to move there (its move failed earlier, and
-        the retries of a replica since stopped are gone), let it move in the background, so a
-        person waiting on a bot is never stuck; a read never does this, a command may."""
-        if game_id in self._retries or not self.bot_retry_seconds:
-            return
-        try:
-            table, _ = await self.host.load(game_id)
-        except ParlorError:
-            return
-        if self.bot_to_move(table) is not None:
-            self.retry_bots(game_id)
-
-    def retry_bots(self, game_id: str) -> None:
-        """Try the game's bots again later, in the background (one retry task a game)."""
-        if game_id not in self._retries and self.bot_retry_seconds:
-            task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
-            self._retries[game_id] = task
+    # -- the platform's own turns (``Pipeline.after``) --------------------------------------
 
     async def aclose(self) -> None:
-        """Stop the bots' pending retries (the component is stopping; another replica, or
-        this one once started again, moves those bots when next asked)."""
-        tasks = list(self._retries.values())
-        self._retries.clear()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _retry_bots(self, game_id: str) -> None:
-        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
-        try:
-            for delay in self.bot_retry_seconds:
-                await asyncio.sleep(delay)
-                try:
-                    table, version = await self.host.load(game_id)
-                    if self.bot_to_move(table) is not None:
-                        table = (await self.play_bots(game_id, Outcome(table, version, ()))).state
-                except ParlorError as exc:
-                    log.info("bot retry failed", extra={"game_id": game_id, "reason": exc.reason})
-                    continue
-                if self.bot_to_move(table) is None:
-                    return
-            log.warning("bots not moved after retries", extra={"game_id": game_id})
-        finally:
-            self._retries.pop(game_id, None)
+        """Stop the bots' pending retries (``Pipeline.aclose``)."""
+        await self.pipeline.aclose()
 
 
 def _name(player_id: str, me: auth.Identity) -> str:

@@ -156,7 +156,7 @@ class Sweeper:
             await self.deadlines.postpone(self.host.category, game_id, seen, None)
             return 0
         fired = 1 if outcome.events else 0
-        if getattr(outcome.state, "clock", None) is None:
+        if outcome.state.clock is None:
             # An untimed game is noted only while a person keeps its bots waiting: if they
             # have walked away, their seat times out and the bots finish the game.
             left = await self.host.walk_away(game_id, CLOCK_ACTOR)

@@ -14,7 +14,6 @@ stale). Its component gets a dictionary client with a token of the service's own
 from __future__ import annotations
 
 import contextlib
-import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -23,9 +22,10 @@ from parlor.gamehost.component import Served, game_component
 from parlor.gamehost.directory import Directory, GameList
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
+from parlor.gamehost.pipeline import Answer
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
-from parlor.gamehost.service import GameService, SeatCommand
+from parlor.gamehost.service import GameService
 from parlor.gamehost.words import AUDIENCE, Dictionary, DictionarySettings, WordChecks
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import Component
@@ -70,17 +70,11 @@ class WordGameService(GameService[T, E]):
         lexicon = game.config.lexicon
         return await self.dictionary.attach(self.word_checks, lexicon, game, command, remaining)
 
-    def checked(self, build: SeatCommand[T], remaining: Remaining = lambda: None) -> SeatCommand[T]:
-        """The seat's command ``build`` makes (or its awaitable), with its verdicts on the
-        state it is decided on: every declared move's, a bot runner's (``act``) and a move
-        written out by hand."""
-
-        async def command(table: T, seat: int) -> Any:
-            made = build(table, seat)
-            built = await made if inspect.isawaitable(made) else made
-            return await self.with_verdicts(table.game, built, remaining)
-
-        return command
+    def outside_answers(self) -> Answer:
+        """Every command that asks (``Command.asks``: every declared move's, a bot runner's,
+        a move written out by hand that says so) carries its verdicts on the state it is
+        decided on."""
+        return self.with_verdicts
 
 
 @contextlib.asynccontextmanager

@@ -12,8 +12,9 @@ from parlor.common.v1 import common_pb2
 from parlor.examples.tictactoe import rules as ttt
 from parlor.examples.tictactoe.codec import Event, game_event_pb, game_pb
 from parlor.examples.tictactoe.game import GAME
+from parlor.gamehost.pipeline import BotCommand
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import BotCommand, GameService, Move
+from parlor.gamehost.service import GameService, Move
 from parlor.tictactoe.v1 import tictactoe_pb2 as pb
 from parlor.tictactoe.v1 import tictactoe_pb2_grpc as pb_grpc
 

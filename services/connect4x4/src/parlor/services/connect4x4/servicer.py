@@ -18,8 +18,9 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 from parlor.core.errors import InvalidArgument
+from parlor.gamehost.pipeline import BotCommand
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import BotCommand, GameService, Move
+from parlor.gamehost.service import GameService, Move
 from parlor.gamehost.thinking import think
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import bot

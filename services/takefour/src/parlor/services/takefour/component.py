@@ -53,7 +53,7 @@ async def takefour() -> AsyncIterator[Component]:
 
     def serve(host: TakeFourHost, directory: Directory, dictionary: Dictionary) -> Served:
         servicer = TakeFourServicer(host, dictionary, directory, queue)
-        runner = service_runner(servicer, bots(), settings, paces=BOT_PACE_SECONDS)
+        runner = service_runner(servicer.pipeline, bots(), settings, paces=BOT_PACE_SECONDS)
         return Served(servicer, [runner.run], {"bots": runner})
 
     # hands, grids stay home

@@ -16,8 +16,9 @@ from parlor.gamehost import GameHost, Recorded
 from parlor.gamehost.chance import shuffled
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.export import export_parts
+from parlor.gamehost.pipeline import FollowUp
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import FollowUp, Move
+from parlor.gamehost.service import Move
 from parlor.gamehost.wordgame import WordGameService
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import notation

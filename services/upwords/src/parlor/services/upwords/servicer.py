@@ -21,8 +21,9 @@ from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.directory import Directory
+from parlor.gamehost.pipeline import BotCommand
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import BotCommand, Move, deadline
+from parlor.gamehost.service import Move
 from parlor.gamehost.thinking import think
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
@@ -73,7 +74,7 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     # Both name the play they mean (``play``): refused if another is pending (PLAY_CHANGED).
     AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat), _meant_play)
     Resign = Move(lambda request, table, seat: uw.Resign(seat))
-    Challenge = Move(  # the verdicts go in as seat_command decides it
+    Challenge = Move(  # the verdicts go in as the pipeline builds it
         lambda request, table, seat: uw.Challenge(seat, {}), _meant_play
     )
 
@@ -153,8 +154,7 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
             notation.check_kept(table.game.board, play.kept)
             return uw.Play(seat, play.placements)  # every board rule first, then one batch
 
-        checked = self.checked(build, lambda: deadline(context))
-        return await self.move(request, checked, pb.PlayResponse)
+        return await self.move(request, build, pb.PlayResponse, asks=True, context=context)
 
     async def Exchange(self, request: pb.ExchangeRequest, context: Any) -> pb.ExchangeResponse:
         tile = notation.tile_of(request.tile)

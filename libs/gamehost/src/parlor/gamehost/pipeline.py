@@ -1,0 +1,319 @@
+"""One seat's command, from its arrival to what followed it, read top to bottom in one place.
+
+``Pipeline.handle(game_id, command)`` is the path of every command a seat sends, a
+person's through gRPC or a bot runner's bot: the gate (no seat in the game: refused before
+it waits for the game's turn), the seat resolved once, the game's turn, the decision on the
+latest state (``GameHost.execute``: the body built for the seat, the outside answers it
+declares it needs, the clocks), then the platform's own turns that follow it (``after``:
+the game's next command, the bots). Before it, a move went to and fro between the
+servicer and the host as a closure, and its seat was resolved three times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Generic, Protocol, TypeVar
+
+from parlor.core.errors import ParlorError, PermissionDenied
+from parlor.gamehost.command import Command
+from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
+from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.seating import Table
+
+T = TypeVar("T", bound=Table[Any])
+T_contra = TypeVar("T_contra", bound=Table[Any], contravariant=True)
+E = TypeVar("E")
+
+log = logging.getLogger("parlor.gamehost.pipeline")
+
+BotCommand = Callable[[Any], Awaitable[Any]]
+"""A command the platform makes itself, as a coroutine function of the state it is decided
+on (a bot's move, a round dealt)."""
+
+Answer = Callable[[Any, Any, Callable[[], float | None]], Awaitable[Any]]
+"""The game's outside answers: (game state, engine command, time left) -> the command
+carrying them (a word game's dictionary verdicts on the words it is decided by)."""
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A command the game issues itself right after a state (Take Four deals its next round
+    once the last is scored): ``command`` is a coroutine function of the state it is decided
+    on, made under ``system_command_id(name, number)``, so whoever tries it (the call that led
+    to it, a retry, a bot runner, another replica) makes it once."""
+
+    name: str
+    number: int
+    command: BotCommand
+
+
+class OwnTurns(Protocol[T_contra]):
+    """The turns a game takes itself, as it declares them (its servicer's hooks, today):
+    the command that follows a state, and a bot's command."""
+
+    @property
+    def max_bot_moves(self) -> int: ...
+
+    @property
+    def bot_retry_seconds(self) -> Sequence[float]: ...
+
+    def next_command(self, table: T_contra) -> FollowUp | None: ...
+
+    def bot_command(self, seat: int, level: str) -> BotCommand: ...
+
+
+@dataclass(frozen=True)
+class Handled(Generic[T, E]):
+    """What a command did: the outcome after it and what followed it, the seat it acted
+    for, and the events a reply to its sender carries (``Pipeline.reply_records``)."""
+
+    outcome: Outcome[T, E]
+    seat: int
+    records: list[Recorded[E]]
+
+
+class Pipeline(Generic[T, E]):
+    """The command path of one game type: a seat's commands (``handle``) and the
+    platform's own that follow them (``after``), each of those under a system command id.
+
+    ``game`` says which turns the game takes itself (``OwnTurns``, made as the game);
+    ``to_move`` the seats the engine waits on in a game's state (a bot's turn: ``bot_to_move``);
+    ``queue``, if given, serialises this replica's writes to a game (Take Four's); ``private``
+    says whether a game is hidden from those outside it (they hear ``not_found``);
+    ``answer`` gets a command's outside answers (None: the game needs none);
+    ``simultaneous``: seats act at once, a reply shows only the sender's own events.
+    """
+
+    def __init__(
+        self,
+        host: GameHost[T, Any, E],
+        game: OwnTurns[T],
+        *,
+        to_move: Callable[[Any], Sequence[int]],
+        queue: GameQueue | None = None,
+        private: Callable[[str], Awaitable[bool]],
+        not_found: Callable[[str], ParlorError],
+        answer: Answer | None = None,
+        simultaneous: bool = False,
+    ) -> None:
+        self.host = host
+        self.game = game
+        self.to_move = to_move
+        self.queue = queue
+        self.private = private
+        self.not_found = not_found
+        self.answer = answer
+        self.simultaneous = simultaneous
+        self.watchers: list[Callable[[str, T], None]] = []
+        """Told of each game's state after a command or create and what followed it (a bot
+        runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
+        self._retries: dict[str, asyncio.Task[None]] = {}
+
+    async def handle(self, game_id: str, command: Command) -> Handled[T, E]:
+        """Decide ``command`` for its seat, then what follows it (``after``).
+
+        A command id already in the stream is answered with its stored outcome, even when
+        deciding again failed, but only to a holder of the seat: a seat the actor may not
+        act for is refused as it was when first resolved, or a replayed id would show them
+        someone else's rack.
+        """
+        # Seats never change once the game is created: a caller with none is refused here,
+        # before waiting for the game's turn, so no one outside a game can queue commands
+        # on it ahead of its players (each holding its turn for reads of the store).
+        table, _ = await self.host.latest(game_id)
+        outside = bool(table.seats) and not table.seats_of(command.actor)
+        if outside and await self.private(game_id):
+            raise self.not_found(game_id)
+        seat: int | None = None
+        unseated: ParlorError | None = None
+        try:
+            seat = table.seat_of(command.actor, command.seat)  # the one resolution
+        except ParlorError as refusal:
+            if outside:
+                raise  # NOT_SEATED and the like: before the game's turn
+            unseated = refusal  # a seat not theirs: refused by the decision, as any refusal
+
+        async def decided(state: T) -> Any:
+            if command.check is not None:
+                command.check(state)
+            if unseated is not None:
+                raise unseated
+            assert seat is not None
+            return await built(command, state, seat, self.answer)
+
+        arrived = command.arrived or self.host.now()  # not charged its wait for the turn
+        try:
+            async with self.turn(game_id):
+                moved = await self.host.execute(
+                    game_id,
+                    decided,
+                    command_id=command.command_id,
+                    actor=command.actor,
+                    arrived=arrived,
+                    fingerprint=command.fingerprint,
+                )
+        except ParlorError:
+            await self._bots_owed(game_id)
+            raise
+        if unseated is not None:
+            raise unseated  # a stored outcome, of a seat the caller may not act for
+        assert seat is not None
+        followed = await self.after(game_id, moved)
+        return Handled(followed, seat, await self.reply_records(game_id, moved, followed))
+
+    def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
+        them (Take Four); else writers race and the host decides again after a conflict."""
+        return self.queue.turn(game_id) if self.queue is not None else contextlib.nullcontext()
+
+    async def reply_records(
+        self, game_id: str, moved: Outcome[T, E], followed: Outcome[T, E]
+    ) -> list[Recorded[E]]:
+        """The events a command's reply carries: every one from the command's first to the
+        last of what followed it (bots' moves, timeouts on the way), from the outcomes'
+        records where they hold them. In a game where seats act at once (``simultaneous``),
+        only the command's own events and those of its follow-up, not others' between."""
+        first = moved.version - len(moved.events) + 1
+        if not self.simultaneous:
+            return await self.host.recorded(game_id, first, followed.version, moved, followed)
+        mine: list[Recorded[E]] = []
+        if moved.events:
+            mine = await self.host.recorded(game_id, first, moved.version, moved)
+        if followed.events and followed is not moved:
+            then = followed.version - len(followed.events) + 1
+            mine += await self.host.recorded(game_id, then, followed.version, followed)
+        return mine
+
+    # -- the platform's own turns ---------------------------------------------------------
+
+    async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
+        """What follows a command or a create at once: the game's own command, if one
+        follows (``follow_up``), the ``watchers`` told, then the bots' turns. The sweeper
+        and the bot runner call it too, after a timeout or to start a round."""
+        outcome = await self.follow_up(game_id, outcome)
+        for watcher in self.watchers:
+            watcher(game_id, outcome.state)
+        return await self.play_bots(game_id, outcome)
+
+    async def follow_up(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
+        """Make the command the game issues itself after ``outcome`` (``next_command``) under
+        its system command id; if it is refused (made already, by another), the latest state."""
+        follow = self.game.next_command(outcome.state)
+        if follow is None:
+            return outcome
+        try:
+            async with self.turn(game_id):
+                return await self.host.execute(
+                    game_id,
+                    follow.command,
+                    command_id=system_command_id(follow.name, follow.number),
+                    actor=self.host.category,  # the game's name: the game's own command
+                )
+        except ParlorError:
+            table, version = await self.host.load(game_id)
+            return Outcome(table, version, ())
+
+    def bot_to_move(self, table: T) -> int | None:
+        """The seat of a bot whose turn it is, played at once (None: no bot to move): the
+        engine's one seat to move (``to_move``), if a bot holds it. Where seats act at once
+        (``simultaneous``) a runner plays the bots."""
+        if self.simultaneous or not any(seat.is_bot for seat in table.seats):
+            return None
+        seats = self.to_move(table.game)
+        return seats[0] if len(seats) == 1 and table.seats[seats[0]].is_bot else None
+
+    async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
+        """Let bots whose turn it is move, each move its own idempotent platform command."""
+        game = self.game
+        for _ in range(game.max_bot_moves):
+            seat = self.bot_to_move(outcome.state)
+            if seat is None:
+                return outcome
+            bot = outcome.state.seats[seat]
+            chosen = game.bot_command(seat, bot.bot_level or "")
+
+            async def command(table: T, seat: int = seat, chosen: BotCommand = chosen) -> Any:
+                if self.bot_to_move(table) != seat:
+                    raise PermissionDenied("it is not the bot's turn", reason="NOT_YOUR_TURN")
+                return await chosen(table)
+
+            try:
+                moved = await self.host.execute(
+                    game_id,
+                    command,
+                    command_id=system_command_id("bot", outcome.version),
+                    actor=bot.player_id,
+                )
+                outcome = replace(moved, records=outcome.records + moved.records)
+            except ParlorError as exc:
+                # Another replica moved for this bot first, or a dependency is down: the
+                # caller sees the latest state; the bot moves again when next asked.
+                log.info("bot move not made", extra={"game_id": game_id, "reason": exc.reason})
+                self.retry_bots(game_id)
+                table, version = await self.host.load(game_id)
+                return Outcome(table, version, ())
+        return outcome
+
+    async def _bots_owed(self, game_id: str) -> None:
+        """After a refused command: if a bot is to move there (its move failed earlier, and
+        the retries of a replica since stopped are gone), let it move in the background, so a
+        person waiting on a bot is never stuck; a read never does this, a command may."""
+        if game_id in self._retries or not self.game.bot_retry_seconds:
+            return
+        try:
+            table, _ = await self.host.load(game_id)
+        except ParlorError:
+            return
+        if self.bot_to_move(table) is not None:
+            self.retry_bots(game_id)
+
+    def retry_bots(self, game_id: str) -> None:
+        """Try the game's bots again later, in the background (one retry task a game)."""
+        if game_id not in self._retries and self.game.bot_retry_seconds:
+            task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
+            self._retries[game_id] = task
+
+    async def aclose(self) -> None:
+        """Stop the bots' pending retries (the component is stopping; another replica, or
+        this one once started again, moves those bots when next asked)."""
+        tasks = list(self._retries.values())
+        self._retries.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _retry_bots(self, game_id: str) -> None:
+        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
+        game = self.game
+        try:
+            for delay in game.bot_retry_seconds:
+                await asyncio.sleep(delay)
+                try:
+                    table, version = await self.host.load(game_id)
+                    if self.bot_to_move(table) is not None:
+                        table = (await self.play_bots(game_id, Outcome(table, version, ()))).state
+                except ParlorError as exc:
+                    log.info("bot retry failed", extra={"game_id": game_id, "reason": exc.reason})
+                    continue
+                if self.bot_to_move(table) is None:
+                    return
+            log.warning("bots not moved after retries", extra={"game_id": game_id})
+        finally:
+            self._retries.pop(game_id, None)
+
+
+async def built(command: Command, state: Any, seat: int, answer: Answer | None) -> Any:
+    """The engine's command ``command`` asks for on ``state``, for ``seat``: its body, with
+    the outside answers it needs about that very state (``asks``, given by ``answer``),
+    bounded by the caller's time left (a retry after a conflict asks again: no answer is
+    stale)."""
+    made = command.body(state, seat)
+    made = await made if inspect.isawaitable(made) else made
+    if command.asks and answer is not None:
+        made = await answer(state.game, made, command.remaining)
+    return made
