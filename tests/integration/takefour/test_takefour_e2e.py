@@ -245,6 +245,9 @@ def shared_headers(headers: dict[str, str]) -> dict[str, Any]:
     shared: dict[str, Any] = {k: v for k, v in headers.items() if k not in own}
     extra = json.loads(shared.pop("Parlor-Extra", "{}"))
     extra.pop("clock_at", None)  # when the command was decided
+    # when the turn it gives began, recorded when deciding took 1 ms or more (the server's
+    # load, not the command: either event may have it)
+    extra.pop("clock_given", None)
     return {**shared, "Parlor-Extra": extra}
 
 
