@@ -147,6 +147,20 @@ async def matched(tickets: Any, ticket_id: str) -> str:
     raise AssertionError(f"ticket {ticket_id} not matched")
 
 
+async def made(seat: Any, game_id: str, seconds: float = 30.0) -> Any:
+    """The matched game, once its service has made it from the match (consumed from NATS:
+    a moment after the ticket says matched, longer on a loaded machine)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        try:
+            return await seat.GetGame(pb.GetGameRequest(game_id=game_id))
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+        assert asyncio.get_running_loop().time() < deadline, f"game {game_id} never made"
+        await asyncio.sleep(0.05)
+
+
 async def test_a_private_lobbys_game_is_private(start_platform: Any, monkeypatch: Any) -> None:
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
     monkeypatch.setenv("PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS", "0")
@@ -163,7 +177,7 @@ async def test_a_private_lobbys_game_is_private(start_platform: Any, monkeypatch
         game_id = await matched(host, lobby.ticket.ticket_id)
         seat = pb_grpc.Connect4x4ServiceStub(a_ch)
         outsider = pb_grpc.Connect4x4ServiceStub(c_ch)
-        got = await seat.GetGame(pb.GetGameRequest(game_id=game_id))
+        got = await made(seat, game_id)
         assert got.spectator_invite
         assert game_id in await listed(seat, ada)
         assert game_id not in await listed(outsider)
@@ -196,10 +210,12 @@ async def test_a_ticket_chooses_whether_its_player_is_findable_in_the_matchs_gam
                 mm.CreateTicketRequest(game_type="connect4x4", bots_at_once=True, findable=findable)
             )
             game_id = await matched(tickets, made.ticket.ticket_id)
-            for _ in range(100):  # the game service makes the match's game
+            for _ in range(600):  # the game service makes the match's game
                 if game_id in await listed(pb_grpc.Connect4x4ServiceStub(a_ch), ada):
                     break
                 await asyncio.sleep(0.05)
+            else:
+                raise AssertionError(f"the match's game {game_id} never listed")
             found.append(game_id)
         chose, did_not = found
         by_id = await listed(outsider, ada)
