@@ -3,6 +3,11 @@
 Followers (subscriptions, the relay) clear it, read, and wait on it only when
 they found nothing new; a slow poll timeout is the safety net for a lost
 notification.
+
+The store rings it (``Ringer``) after an append has committed, not inside the append's
+transaction: PostgreSQL makes a notifying transaction hold one lock for the whole cluster
+from its commit until the commit returns (a synchronous standby's round trip included),
+which would serialise every append of the deployment (docs/scale.md).
 """
 
 from __future__ import annotations
@@ -73,15 +78,8 @@ class Doorbell:
         return waiter in done
 
     async def close(self) -> None:
-        try:
-            if self._task is not None:
-                await cancel_until_done(self._task)
-                self._task = None
-        finally:
-            if self._conn is not None:
-                with contextlib.suppress(Exception):
-                    await self._conn.close()
-                self._conn = None
+        task, conn, self._task, self._conn = self._task, self._conn, None, None
+        await _stop(task, conn)
 
     async def __aenter__(self) -> Doorbell:
         await self.open()
@@ -89,3 +87,71 @@ class Doorbell:
 
     async def __aexit__(self, *_: object) -> None:
         await self.close()
+
+
+class Ringer:
+    """Rings the doorbell after appends commit, one ``NOTIFY`` at a time: appends that
+    commit while one is on its way share the next. Its connection's commits do not wait
+    for a standby or the disk (``synchronous_commit = off``: a ring needs no durability),
+    so it holds the notification lock for microseconds. A ring that fails is logged and
+    dropped (followers poll); the next one connects again."""
+
+    def __init__(self, url: str) -> None:
+        self._url = libpq_url(url)
+        self._conn: psycopg.AsyncConnection[object] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._again = False
+        self.rings = 0
+        """``NOTIFY``s sent."""
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The PostgreSQL backend its ``NOTIFY``s come from (None before the first)."""
+        conn = self._conn
+        return None if conn is None or conn.closed else conn.info.backend_pid
+
+    def ring(self) -> None:
+        """After a commit: make sure a ``NOTIFY`` goes after it."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name="parlor-doorbell-ringer"
+            )
+        else:
+            self._again = True
+
+    async def _run(self) -> None:
+        while True:
+            self._again = False
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+                    await self._conn.execute("SET synchronous_commit = off")
+                await self._conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
+                self.rings += 1
+            except (psycopg.Error, OSError) as exc:
+                log.warning("could not ring the doorbell (%s); followers will poll", exc)
+                await self._drop()
+                return
+            if not self._again:
+                return
+
+    async def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        await _stop(None, conn)
+
+    async def close(self) -> None:
+        task, conn, self._task, self._conn = self._task, self._conn, None, None
+        await _stop(task, conn)
+
+
+async def _stop(
+    task: asyncio.Task[None] | None, conn: psycopg.AsyncConnection[object] | None
+) -> None:
+    """Cancel a doorbell's task, then close its connection, whatever the cancel raised."""
+    try:
+        if task is not None:
+            await cancel_until_done(task)
+    finally:
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
