@@ -4,10 +4,11 @@ Followers (subscriptions, the relay) clear it, read, and wait on it only when
 they found nothing new; a slow poll timeout is the safety net for a lost
 notification.
 
-The store rings it (``Ringer``) after an append has committed, not inside the append's
-transaction: PostgreSQL makes a notifying transaction hold one lock for the whole cluster
-from its commit until the commit returns (a synchronous standby's round trip included),
-which would serialise every append of the deployment (docs/scale.md).
+The store rings it (``Ringer``, on its statement pool) after an append has committed, not
+inside the append's transaction: PostgreSQL makes a notifying transaction hold one lock
+for the whole cluster from its commit until the commit returns (a synchronous standby's
+round trip included), which would serialise every append of the deployment
+(docs/scale.md).
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import psycopg
+from psycopg_pool import PoolTimeout
 
 from parlor.eventstore.schema import NOTIFY_CHANNEL
 from parlor.eventstore.tasks import cancel_until_done
@@ -89,26 +93,31 @@ class Doorbell:
         await self.close()
 
 
-class Ringer:
-    """Rings the doorbell after appends commit, one ``NOTIFY`` at a time: appends that
-    commit while one is on its way share the next. Its connection's commits do not wait
-    for a standby or the disk (``synchronous_commit = off``: a ring needs no durability),
-    so it holds the notification lock for microseconds. A ring that fails is logged and
-    dropped (followers poll); the next one connects again."""
+Fetch = Callable[[str, dict[str, Any]], Awaitable[list[tuple[Any, ...]]]]
 
-    def __init__(self, url: str) -> None:
-        self._url = libpq_url(url)
-        self._conn: psycopg.AsyncConnection[object] | None = None
+# A ring's transaction does not wait for a standby or the disk (``set_config`` local to the
+# statement's own transaction: a ring needs no durability), so it holds the notification
+# lock for microseconds; the backend's pid names the ring for the tests.
+_RING = (
+    "SELECT pg_backend_pid(), set_config('synchronous_commit', 'off', true),"
+    f" pg_notify('{NOTIFY_CHANNEL}', '')"
+)
+
+
+class Ringer:
+    """Rings the doorbell after appends commit, one ``NOTIFY`` at a time on the store's
+    statement pool (inside the process's connection budget): appends that commit while one
+    is on its way share the next. A ring that fails is logged and dropped (followers poll);
+    the next append rings again."""
+
+    def __init__(self, fetch: Fetch) -> None:
+        self._fetch = fetch
         self._task: asyncio.Task[None] | None = None
         self._again = False
         self.rings = 0
         """``NOTIFY``s sent."""
-
-    @property
-    def backend_pid(self) -> int | None:
-        """The PostgreSQL backend its ``NOTIFY``s come from (None before the first)."""
-        conn = self._conn
-        return None if conn is None or conn.closed else conn.info.backend_pid
+        self.backend_pid: int | None = None
+        """The PostgreSQL backend the last ring came from."""
 
     def ring(self) -> None:
         """After a commit: make sure a ``NOTIFY`` goes after it."""
@@ -123,25 +132,18 @@ class Ringer:
         while True:
             self._again = False
             try:
-                if self._conn is None or self._conn.closed:
-                    self._conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
-                    await self._conn.execute("SET synchronous_commit = off")
-                await self._conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
-                self.rings += 1
-            except (psycopg.Error, OSError) as exc:
+                rows = await self._fetch(_RING, {})
+            except (psycopg.Error, PoolTimeout, OSError) as exc:
                 log.warning("could not ring the doorbell (%s); followers will poll", exc)
-                await self._drop()
                 return
+            self.backend_pid = int(rows[0][0])
+            self.rings += 1
             if not self._again:
                 return
 
-    async def _drop(self) -> None:
-        conn, self._conn = self._conn, None
-        await _stop(None, conn)
-
     async def close(self) -> None:
-        task, conn, self._task, self._conn = self._task, self._conn, None, None
-        await _stop(task, conn)
+        task, self._task = self._task, None
+        await _stop(task, None)
 
 
 async def _stop(

@@ -209,7 +209,7 @@ class PostgresEventStore(EventSizeLimited):
             engine_timeout=10.0,
         )
         self._group_commit = GroupCommit(self._fetch)
-        self.ringer = Ringer(url)
+        self.ringer = Ringer(self.pools.fetch)
         """Rings the doorbell once an append has committed (see ``doorbell``)."""
         self.engine = self.pools.engine
         self.upcasters = upcasters or Upcasters()
