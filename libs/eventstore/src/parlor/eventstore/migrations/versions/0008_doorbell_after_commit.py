@@ -7,7 +7,7 @@ order) and hold it until the commit has returned, which behind a synchronous sta
 includes the round trip to it: every append of the deployment queued on that lock as
 well as on the append lock, and no split of the append lock could lift anything
 (docs/scale.md). The store now rings the doorbell itself once the append has committed,
-from a connection of its own whose commits do not wait for a standby; an append joined
+in a statement of its own whose transaction waits for no standby; an append joined
 to a caller's transaction (``append(connection=...)``) notifies in that transaction, as
 before. Processes of the release before this one ring nothing: their appends are found
 by the followers' poll (``poll_interval``, 1 s) until they are replaced.
