@@ -241,12 +241,17 @@ async def serve_unary(
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     print(f"parlor: serving {service} on port {port}", flush=True)
+    await until_signalled()
+    await server.stop(None)
+
+
+async def until_signalled() -> None:
+    """Return at SIGTERM or SIGINT: how a helper server of a benchmark waits to stop."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    await server.stop(None)
 
 
 async def _echo(request: bytes, context: object) -> bytes:

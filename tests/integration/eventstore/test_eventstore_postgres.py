@@ -169,13 +169,90 @@ async def test_append_joined_to_a_rolled_back_transaction_leaves_nothing(
     assert not again.duplicate
 
 
+@pytest.fixture
+async def listener(migrated_url: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """A connection that LISTENs on the doorbell's channel."""
+    conn = await psycopg.AsyncConnection.connect(migrated_url, autocommit=True)
+    try:
+        await conn.execute("LISTEN parlor_events")
+        yield conn
+    finally:
+        await conn.close()
+
+
+async def _next_ring(conn: psycopg.AsyncConnection[Any], seconds: float) -> psycopg.Notify | None:
+    """The next notification on the doorbell's channel, or None after ``seconds``."""
+    try:
+        async with asyncio.timeout(seconds):
+            async for notify in conn.notifies():
+                return notify
+    except TimeoutError:
+        return None
+    return None
+
+
+async def test_appends_ring_the_doorbell_after_their_commit_not_inside_it(
+    store: PostgresEventStore, listener: psycopg.AsyncConnection[Any], unique: str
+) -> None:
+    """The NOTIFY comes from the store's ringer, once the append has committed: a notifying
+    transaction holds PostgreSQL's cluster-wide notification lock until its commit returns,
+    so a NOTIFY inside the append would serialise every append (docs/scale.md)."""
+    await store.append(f"game-{unique}", [NewEvent("A", b"")], NO_STREAM)
+    ring = await _next_ring(listener, 5)
+    assert ring is not None, "an append rang nobody"
+    for _ in range(200):  # the ring reaches the listener before its statement returns
+        if store.ringer.backend_pid is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert ring.pid == store.ringer.backend_pid  # a ring's own statement, after the commit
+    # a burst of appends shares rings: one at a time, the next after the last commit
+    before = store.ringer.rings
+    await asyncio.gather(
+        *(store.append(f"game-{unique}-{n}", [NewEvent("A", b"")], NO_STREAM) for n in range(40))
+    )
+    assert await _next_ring(listener, 5) is not None
+    assert 1 <= store.ringer.rings - before <= 40
+
+
+async def test_an_append_joined_to_a_transaction_rings_when_that_transaction_commits(
+    store: PostgresEventStore, listener: psycopg.AsyncConnection[Any], unique: str
+) -> None:
+    async with store.engine.connect() as conn:
+        transaction = await conn.begin()
+        await store.append(f"game-{unique}", [NewEvent("A", b"")], NO_STREAM, connection=conn)
+        assert await _next_ring(listener, 0.3) is None  # not committed yet
+        await transaction.commit()
+    assert await _next_ring(listener, 5) is not None
+
+
+async def test_a_ring_whose_connection_died_is_rung_again_at_the_next_append(
+    store: PostgresEventStore, listener: psycopg.AsyncConnection[Any], unique: str
+) -> None:
+    await store.append(f"game-{unique}", [NewEvent("A", b"")], NO_STREAM)
+    assert await _next_ring(listener, 5) is not None
+    dead = store.ringer.backend_pid
+    await listener.execute("SELECT pg_terminate_backend(%s)", (dead,))
+    rung, version = None, 1
+    for _ in range(6):  # the first ring after the kill may be lost (logged)
+        try:
+            await store.append(f"game-{unique}", [NewEvent("A", b"")], version)
+        except Unavailable:
+            continue  # the append met the killed connection first: retried, as clients do
+        version += 1
+        rung = await _next_ring(listener, 2)
+        if rung is not None:
+            break
+    assert rung is not None
+    assert rung.pid != dead
+
+
 async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url: str) -> None:
     await asyncio.gather(*(migrate(fresh_url) for _ in range(4)))
     await migrate(fresh_url)
     assert migrate_cli([fresh_url]) == 0
     with psycopg.connect(fresh_url) as conn:
         versions = conn.execute("SELECT version_num FROM parlor_eventstore_alembic_version")
-        assert versions.fetchall() == [("0007",)]  # the head revision
+        assert versions.fetchall() == [("0008",)]  # the head revision
         tables = {
             r[0]
             for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")

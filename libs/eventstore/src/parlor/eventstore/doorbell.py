@@ -3,6 +3,12 @@
 Followers (subscriptions, the relay) clear it, read, and wait on it only when
 they found nothing new; a slow poll timeout is the safety net for a lost
 notification.
+
+The store rings it (``Ringer``, on its statement pool) after an append has committed, not
+inside the append's transaction: PostgreSQL makes a notifying transaction hold one lock
+for the whole cluster from its commit until the commit returns (a synchronous standby's
+round trip included), which would serialise every append of the deployment
+(docs/scale.md).
 """
 
 from __future__ import annotations
@@ -10,8 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import psycopg
+from psycopg_pool import PoolTimeout
 
 from parlor.eventstore.schema import NOTIFY_CHANNEL
 from parlor.eventstore.tasks import cancel_until_done
@@ -73,15 +82,8 @@ class Doorbell:
         return waiter in done
 
     async def close(self) -> None:
-        try:
-            if self._task is not None:
-                await cancel_until_done(self._task)
-                self._task = None
-        finally:
-            if self._conn is not None:
-                with contextlib.suppress(Exception):
-                    await self._conn.close()
-                self._conn = None
+        task, conn, self._task, self._conn = self._task, self._conn, None, None
+        await _stop(task, conn)
 
     async def __aenter__(self) -> Doorbell:
         await self.open()
@@ -89,3 +91,69 @@ class Doorbell:
 
     async def __aexit__(self, *_: object) -> None:
         await self.close()
+
+
+Fetch = Callable[[str, dict[str, Any]], Awaitable[list[tuple[Any, ...]]]]
+
+# A ring's transaction does not wait for a standby or the disk (``set_config`` local to the
+# statement's own transaction: a ring needs no durability), so it holds the notification
+# lock for microseconds; the backend's pid names the ring for the tests.
+_RING = (
+    "SELECT pg_backend_pid(), set_config('synchronous_commit', 'off', true),"
+    f" pg_notify('{NOTIFY_CHANNEL}', '')"
+)
+
+
+class Ringer:
+    """Rings the doorbell after appends commit, one ``NOTIFY`` at a time on the store's
+    statement pool (inside the process's connection budget): appends that commit while one
+    is on its way share the next. A ring that fails is logged and dropped (followers poll);
+    the next append rings again."""
+
+    def __init__(self, fetch: Fetch) -> None:
+        self._fetch = fetch
+        self._task: asyncio.Task[None] | None = None
+        self._again = False
+        self.rings = 0
+        """``NOTIFY``s sent."""
+        self.backend_pid: int | None = None
+        """The PostgreSQL backend the last ring came from."""
+
+    def ring(self) -> None:
+        """After a commit: make sure a ``NOTIFY`` goes after it."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name="parlor-doorbell-ringer"
+            )
+        else:
+            self._again = True
+
+    async def _run(self) -> None:
+        while True:
+            self._again = False
+            try:
+                rows = await self._fetch(_RING, {})
+            except (psycopg.Error, PoolTimeout, OSError) as exc:
+                log.warning("could not ring the doorbell (%s); followers will poll", exc)
+                return
+            self.backend_pid = int(rows[0][0])
+            self.rings += 1
+            if not self._again:
+                return
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        await _stop(task, None)
+
+
+async def _stop(
+    task: asyncio.Task[None] | None, conn: psycopg.AsyncConnection[object] | None
+) -> None:
+    """Cancel a doorbell's task, then close its connection, whatever the cancel raised."""
+    try:
+        if task is not None:
+            await cancel_until_done(task)
+    finally:
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()

@@ -7,6 +7,7 @@ commit order, and a reader that follows positions never skips an event that
 commits late. The lock is held for one round trip and the commit; readers never
 take it. Writes that bypass ``append`` would break this promise: don't.
 Concurrent appends of this process share that round trip and commit (group_commit).
+The doorbell is rung after the commit, not inside it (``doorbell.Ringer``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from parlor.core.errors import Conflict, InvalidArgument, Unavailable, translate_with
-from parlor.eventstore.doorbell import Doorbell
+from parlor.eventstore.doorbell import Doorbell, Ringer
 from parlor.eventstore.events import (
     DEFAULT_MAX_EVENT_BYTES,
     NO_METADATA,
@@ -51,7 +52,7 @@ from parlor.eventstore.group_commit import (
     outcomes,
 )
 from parlor.eventstore.pools import Pools
-from parlor.eventstore.schema import events, snapshots
+from parlor.eventstore.schema import NOTIFY_CHANNEL, events, snapshots
 from parlor.eventstore.tracing import traced_append
 from parlor.eventstore.upcasting import Upcasters
 
@@ -117,6 +118,7 @@ _STREAMS_TOUCHED = (
     " GROUP BY stream_id ORDER BY min(position)"
 )
 
+_NOTIFY = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
 _HEAD_POSITION = _compiled(select(func.coalesce(func.max(events.c.position), literal_column("0"))))
 _SAVE_SNAPSHOT = (
     "INSERT INTO snapshots (stream_id, version, type, schema_version, data, recorded_at) "
@@ -207,12 +209,15 @@ class PostgresEventStore(EventSizeLimited):
             engine_timeout=10.0,
         )
         self._group_commit = GroupCommit(self._fetch)
+        self.ringer = Ringer(self.pools.fetch)
+        """Rings the doorbell once an append has committed (see ``doorbell``)."""
         self.engine = self.pools.engine
         self.upcasters = upcasters or Upcasters()
         self.poll_interval = poll_interval
 
     async def close(self) -> None:
         await self._group_commit.close()
+        await self.ringer.close()
         if self._owns_pools:
             await self.pools.close()
 
@@ -251,8 +256,13 @@ class PostgresEventStore(EventSizeLimited):
             if connection is not None:
                 rows = await _driver_fetch(connection, APPEND_SQL, batch_params([request]))
                 outcome = outcomes(rows)[1]
+                if outcome[0] == "appended":
+                    # rung when the caller's transaction commits, as the caller decides
+                    await _driver_fetch(connection, _NOTIFY, {})
             else:
                 outcome = await self._group_commit.submit(request)
+                if outcome[0] == "appended":
+                    self.ringer.ring()  # committed: followers may read it now
         except psycopg.errors.UniqueViolation as exc:
             # Only reachable if something wrote to ``events`` without the append lock.
             raise Conflict(

@@ -156,21 +156,24 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("consumer", "message_id", name="inbox_pkey"),
     )
     # One wake-up per committed append, for subscribers and the relay (LISTEN parlor_events).
-    op.execute(
-        """
-        CREATE FUNCTION parlor_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            PERFORM pg_notify('parlor_events', '');
-            RETURN NULL;
-        END
-        $$
-        """
-    )
-    op.execute(
-        "CREATE TRIGGER events_notify AFTER INSERT ON events "
-        "FOR EACH STATEMENT EXECUTE FUNCTION parlor_events_notify()"
-    )
+    # (Dropped by 0008: the store rings after the commit.)
+    for statement in NOTIFY_TRIGGER:
+        op.execute(statement)
     op.execute(APPEND_FUNCTION)
+
+
+NOTIFY_TRIGGER = (
+    """
+    CREATE FUNCTION parlor_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_notify('parlor_events', '');
+        RETURN NULL;
+    END
+    $$
+    """,
+    "CREATE TRIGGER events_notify AFTER INSERT ON events "
+    "FOR EACH STATEMENT EXECUTE FUNCTION parlor_events_notify()",
+)
 
 
 def downgrade() -> None:
