@@ -86,7 +86,7 @@ async def game_component(
                 name=game.category,
                 tasks=[
                     *backends.tasks(
-                        servicer.create_from_match,
+                        servicer.pipeline.create_from_match,
                         Sweeper(host, backends.deadlines, servicer.pipeline.after),
                     ),
                     *served.tasks,

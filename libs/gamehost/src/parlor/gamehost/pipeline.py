@@ -24,6 +24,7 @@ from parlor.gamehost.command import Command
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
+from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
 T_contra = TypeVar("T_contra", bound=Table[Any], contravariant=True)
@@ -65,6 +66,11 @@ class OwnTurns(Protocol[T_contra]):
     def next_command(self, table: T_contra) -> FollowUp | None: ...
 
     def bot_command(self, seat: int, level: str) -> BotCommand: ...
+
+    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
+        """Create a match's game (its id and command id the match's: a redelivery makes
+        nothing twice)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -190,6 +196,12 @@ class Pipeline(Generic[T, E]):
         return mine
 
     # -- the platform's own turns ---------------------------------------------------------
+
+    async def create_from_match(self, match: MatchFormed) -> Outcome[T, E]:
+        """A matchmade game (``match`` as the store holds it), as the match consumer asks for
+        it: created by the game (``open_match``, under ``system_command_id("match", id)``),
+        then what follows it (``after``: bots move at once)."""
+        return await self.after(match.match_id, await self.game.open_match(match))
 
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
         """What follows a command or a create at once: the game's own command, if one
