@@ -87,7 +87,7 @@ async def game_component(
                 tasks=[
                     *backends.tasks(
                         servicer.pipeline.create_from_match,
-                        Sweeper(host, backends.deadlines, servicer.pipeline.after),
+                        Sweeper(host, backends.deadlines, servicer.pipeline),
                     ),
                     *served.tasks,
                 ],
