@@ -135,7 +135,7 @@ def test_a_bot_whose_turn_comes_with_a_timeout_moves_at_the_sweep() -> None:
         as_player("ada")
         await servicer.PlayMove(pb.PlayMoveRequest(game_id="g", move="df"), None)
         now.at = T0 + timedelta(seconds=31)  # bob never moves
-        sweeper = Sweeper(servicer.host, index, servicer.pipeline.after)
+        sweeper = Sweeper(servicer.host, index, servicer.pipeline)
         assert await sweeper.sweep() == 1
         game = (await servicer.GetGame(pb.GetGameRequest(game_id="g"), None)).game
         assert list(game.timed_out) == [False, True, False]

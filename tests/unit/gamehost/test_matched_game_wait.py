@@ -51,7 +51,7 @@ def test_a_watch_of_a_matched_game_waits_for_its_creation() -> None:
         await asyncio.sleep(0.2)
         assert not first.done()
         assert not got.done()
-        await servicer.create_from_match(MATCH)
+        await servicer.pipeline.create_from_match(MATCH)
         update = await asyncio.wait_for(first, 2)
         assert update.game.game_id == "m1"
         assert [s.player_id for s in (await asyncio.wait_for(got, 2)).game.seats] == ["ada", "bob"]

@@ -46,7 +46,7 @@ async def connect4x4(now: FakeNow) -> tuple[Connect4x4Servicer, Sweeper]:
     seats = (Seat("ada"), Seat("bot:random"), Seat("bot:random"))
     create = c4.CreateGame(c4.Config(players=3, first_seat=0))
     await servicer.host.create("g", OpenTable(seats, create))
-    return servicer, Sweeper(servicer.host, servicer.host.deadlines, servicer.pipeline.after)
+    return servicer, Sweeper(servicer.host, servicer.host.deadlines, servicer.pipeline)
 
 
 async def test_connect4x4_a_person_who_walked_away_times_out_and_the_bots_finish() -> None:
@@ -88,7 +88,7 @@ async def test_upwords_a_person_who_walked_away_times_out_and_the_game_ends() ->
     bag = tiles.full_bag()
     create = uw.CreateGame(uw.UpwordsConfig(), names, bag, bag)
     await servicer.host.create("u", OpenTable(tuple(Seat(n) for n in names), create))
-    sweeper: Any = Sweeper(servicer.host, servicer.host.deadlines, servicer.pipeline.after)
+    sweeper: Any = Sweeper(servicer.host, servicer.host.deadlines, servicer.pipeline)
     now.advance(WALKED_AWAY.total_seconds() + 1)
     assert await sweeper.sweep() == 1
     table, _ = await servicer.host.load("u")

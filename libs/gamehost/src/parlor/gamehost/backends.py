@@ -15,7 +15,7 @@ A game service's component is then its host, its servicer and this:
         host = GameHost("upwords", rules(), Codec(), backends.store)
         servicer = ...
         async with backends.ringing(host.bells):
-            yield Component(..., tasks=backends.tasks(servicer.create_from_match))
+            yield Component(..., tasks=backends.tasks(servicer.pipeline.create_from_match))
 """
 
 from __future__ import annotations

@@ -86,8 +86,8 @@ async def game_component(
                 name=game.category,
                 tasks=[
                     *backends.tasks(
-                        servicer.create_from_match,
-                        Sweeper(host, backends.deadlines, servicer.pipeline.after),
+                        servicer.pipeline.create_from_match,
+                        Sweeper(host, backends.deadlines, servicer.pipeline),
                     ),
                     *served.tasks,
                 ],

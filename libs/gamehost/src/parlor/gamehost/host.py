@@ -233,7 +233,7 @@ class GameHost(Generic[S, C, E]):
                 return cast(S, recorded.after)
         last = await self.store.stream_version(self.stream_id(game_id))
         if last == 0:
-            raise self._not_found(game_id)
+            raise self.not_found(game_id)
         raise NotFound(f"game {game_id} has only {last} events", reason="NO_SUCH_VERSION")
 
     async def replayed(
@@ -387,7 +387,7 @@ class GameHost(Generic[S, C, E]):
         page = await self.history(game_id, at + 1, at + READ_PAGE)
         if len(page) < READ_PAGE:
             if not page and at == 0:
-                raise self._not_found(game_id)
+                raise self.not_found(game_id)
             past: list[Recorded[E]] = []
             for r in page:
                 after = self._evolve(state, r)
@@ -740,7 +740,7 @@ class GameHost(Generic[S, C, E]):
             game_id, timeout, command_id=system_command_id("walkaway", version), actor=actor
         )
 
-    def _not_found(self, game_id: str) -> NotFound:
+    def not_found(self, game_id: str) -> NotFound:
         return NotFound(f"no {self.category} game with id {game_id}", reason="GAME_NOT_FOUND")
 
     def _remember(self, game_id: str, state: S, version: int) -> None:
@@ -792,7 +792,7 @@ class GameHost(Generic[S, C, E]):
             async for recorded in newer:
                 state, version = cast(S, recorded.after), recorded.version
         if version == 0:
-            raise self._not_found(game_id)
+            raise self.not_found(game_id)
         self._remember(game_id, state, version)
         return state, version
 

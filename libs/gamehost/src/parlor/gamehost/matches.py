@@ -38,7 +38,8 @@ from parlor.telemetry.metrics import set_aside
 
 log = logging.getLogger("parlor.gamehost.matches")
 
-CreateFromMatch = Callable[[events_pb2.MatchFormed], Awaitable[None]]
+CreateFromMatch = Callable[[events_pb2.MatchFormed], Awaitable[object]]
+"""What makes a match's game: the pipeline's ``create_from_match``."""
 MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 
 

@@ -20,8 +20,8 @@ Take Four race, ran out of time there): they can do nothing more there, and the 
 otherwise hold the slot for as long as they liked. A game the player left where only bots
 play on still counts until it ends: it still costs the platform, and leaving must not buy
 room for one more. Services (token role ``service``) and bots are not capped, and a match is
-always made into its game (``create_from_match``): a player who reached the cap while their
-one waiting ticket waited (``TICKET_EXISTS`` allows one) gets that game too.
+always made into its game (``Pipeline.create_from_match``): a player who reached the cap
+while their one waiting ticket waited (``TICKET_EXISTS`` allows one) gets that game too.
 
 ``CreateGame`` holds the cap under any burst, across replicas and processes: the count and
 the create are made under one claim per player and game type (``OpenGames.claiming``: in

@@ -19,11 +19,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from parlor.core.errors import ParlorError, PermissionDenied
+from parlor.core.errors import FailedPrecondition, ParlorError, PermissionDenied
+from parlor.gamehost.clocks import Tick
 from parlor.gamehost.command import Command
 from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
+from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
 T_contra = TypeVar("T_contra", bound=Table[Any], contravariant=True)
@@ -34,6 +36,9 @@ log = logging.getLogger("parlor.gamehost.pipeline")
 BotCommand = Callable[[Any], Awaitable[Any]]
 """A command the platform makes itself, as a coroutine function of the state it is decided
 on (a bot's move, a round dealt)."""
+
+CLOCK_ACTOR = "parlor:clock"
+"""The actor of the clock's commands (a sweep's ``Tick``, a walk-away's timeout)."""
 
 Answer = Callable[[Any, Any, Callable[[], float | None]], Awaitable[Any]]
 """The game's outside answers: (game state, engine command, time left) -> the command
@@ -65,6 +70,28 @@ class OwnTurns(Protocol[T_contra]):
     def next_command(self, table: T_contra) -> FollowUp | None: ...
 
     def bot_command(self, seat: int, level: str) -> BotCommand: ...
+
+    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
+        """Create a match's game (its id and command id the match's: a redelivery makes
+        nothing twice)."""
+        ...
+
+
+class NoOwnTurns:
+    """A game that takes no turns of its own (no follow-up, no bots, no matches): the turns
+    of ``Pipeline.bare``, a host's pipeline with no servicer (tests, tools)."""
+
+    max_bot_moves = 0
+    bot_retry_seconds: Sequence[float] = ()
+
+    def next_command(self, table: Any) -> FollowUp | None:
+        return None
+
+    def bot_command(self, seat: int, level: str) -> BotCommand:
+        raise FailedPrecondition("this game has no bots", reason="NO_BOTS")
+
+    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
+        raise FailedPrecondition("this game is not matchmade", reason="NO_MATCHES")
 
 
 @dataclass(frozen=True)
@@ -113,6 +140,22 @@ class Pipeline(Generic[T, E]):
         """Told of each game's state after a command or create and what followed it (a bot
         runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
         self._retries: dict[str, asyncio.Task[None]] = {}
+
+    @classmethod
+    def bare(cls, host: GameHost[T, Any, E]) -> Pipeline[T, E]:
+        """The pipeline of a host alone, with a game that takes no turns of its own
+        (``NoOwnTurns``): the clock's commands, for a sweeper given no servicer's."""
+
+        async def public(game_id: str) -> bool:
+            return False
+
+        return cls(
+            host,
+            NoOwnTurns(),
+            to_move=lambda game: (),
+            private=public,
+            not_found=host.not_found,
+        )
 
     async def handle(self, game_id: str, command: Command) -> Handled[T, E]:
         """Decide ``command`` for its seat, then what follows it (``after``).
@@ -190,6 +233,33 @@ class Pipeline(Generic[T, E]):
         return mine
 
     # -- the platform's own turns ---------------------------------------------------------
+
+    async def tick(self, game_id: str) -> Outcome[T, E]:
+        """The clock's command to a game the deadline index says is due (the sweeper's): a
+        ``Tick`` under ``system_command_id("tick", version)`` of the version it is first
+        decided on, so replicas sweeping the same game at once fire its timeouts once (a
+        duplicate, another's tick: the latest state, nothing fired here)."""
+        _, version = await self.host.load(game_id)  # catch this replica's cache up first
+        async with self.turn(game_id):
+            ticked = await self.host.execute(
+                game_id, Tick(), command_id=system_command_id("tick", version), actor=CLOCK_ACTOR
+            )
+        if not ticked.duplicate:
+            return ticked
+        table, latest = await self.host.load(game_id)
+        return Outcome(table, latest, ())
+
+    async def walk_away(self, game_id: str) -> Outcome[T, E] | None:
+        """Time out the person an untimed game with bots has waited on too long (the
+        sweeper's; ``GameHost.walk_away``, under ``parlor:walkaway-<version>``)."""
+        async with self.turn(game_id):
+            return await self.host.walk_away(game_id, CLOCK_ACTOR)
+
+    async def create_from_match(self, match: MatchFormed) -> Outcome[T, E]:
+        """A matchmade game (``match`` as the store holds it), as the match consumer asks for
+        it: created by the game (``open_match``, under ``system_command_id("match", id)``),
+        then what follows it (``after``: bots move at once)."""
+        return await self.after(match.match_id, await self.game.open_match(match))
 
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
         """What follows a command or a create at once: the game's own command, if one

@@ -436,14 +436,15 @@ class GameService(Generic[T, E]):
         fields["spectator_invite"] = (await self.admit(game_id, me)).invite
         return self._response("CreateGameResponse", **fields)
 
-    async def create_from_match(self, match: MatchFormed) -> None:
-        """A matchmade game (``match`` as the store holds it): seats as matched, the game's
-        default rules, bots move at once."""
+    async def open_match(self, match: MatchFormed) -> Outcome[T, E]:
+        """A matchmade game's create (``match`` as the store holds it): seats as matched, the
+        game's default rules, under the match's system command id (``OwnTurns.open_match``;
+        the pipeline's ``create_from_match`` makes it, then the bots' turns)."""
         seats = match_seats(match)
         requested = match.time_control if _has(match, "time_control") else None
         made = from_match(match)
         made["extra"] = {**made["extra"], **match_privacy(match).extra()}
-        outcome = await self.open(
+        return await self.open(
             match.match_id,
             seats,
             None,
@@ -451,7 +452,6 @@ class GameService(Generic[T, E]):
             time_control=self.time_control(requested, seats),
             matched=True,
         )
-        await self.pipeline.after(match.match_id, outcome)
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -72,19 +72,18 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from parlor.core.errors import NotFound, ParlorError, Unavailable
-from parlor.gamehost.clocks import Tick
 from parlor.gamehost.deadlines import DeadlineIndex
 from parlor.gamehost.host import GameHost, Outcome
+from parlor.gamehost.pipeline import CLOCK_ACTOR, Pipeline
 from parlor.kit.settings import load, setting
 
 log = logging.getLogger("parlor.gamehost.sweeper")
 
-CLOCK_ACTOR = "parlor:clock"
+__all__ = ["CLOCK_ACTOR", "Sweeper", "sweep_seconds"]
+
 MAX_TRACKED = 10_000
 """The most games whose failures a sweeper counts (a game that failed once and then
 finished is forgotten when it is the oldest)."""
-
-After = Callable[[str, Outcome[Any, Any]], Awaitable[Outcome[Any, Any]]]
 
 
 @dataclass(frozen=True)
@@ -107,7 +106,7 @@ class Sweeper:
         self,
         host: GameHost[Any, Any, Any],
         deadlines: DeadlineIndex,
-        after: After | None = None,
+        pipeline: Pipeline[Any, Any] | None = None,
         *,
         interval: float | None = None,
         batch: int = 100,
@@ -117,7 +116,9 @@ class Sweeper:
     ) -> None:
         self.host = host
         self.deadlines = deadlines
-        self.after = after
+        self.pipeline = pipeline if pipeline is not None else Pipeline.bare(host)
+        """Where the sweeper's commands go: the clock's (``tick``, ``walk_away``) and what
+        follows them (``after``); a host alone gets ``Pipeline.bare``'s (no turns of its own)."""
         self.interval = interval if interval is not None else sweep_seconds()
         self.batch = batch
         self.max_backoff = max_backoff
@@ -148,8 +149,7 @@ class Sweeper:
 
     async def _sweep_one(self, game_id: str, seen: datetime) -> int:
         try:
-            await self.host.load(game_id)  # catch this replica's cache up first
-            outcome = await self.host.execute(game_id, Tick(), actor=CLOCK_ACTOR)
+            outcome = await self.pipeline.tick(game_id)
         except NotFound:
             # A row with no game: drop it, leaving no marker that would keep a later
             # game of this id out of the index.
@@ -159,13 +159,13 @@ class Sweeper:
         if outcome.state.clock is None:
             # An untimed game is noted only while a person keeps its bots waiting: if they
             # have walked away, their seat times out and the bots finish the game.
-            left = await self.host.walk_away(game_id, CLOCK_ACTOR)
+            left = await self.pipeline.walk_away(game_id)
             if left is not None:
                 outcome, fired = left, 1
-        if self.after is not None and not self.host.decider.is_terminal(outcome.state):
+        if not self.host.decider.is_terminal(outcome.state):
             # A bot's turn (after a timeout, or a late command's), Take Four's next round.
             try:
-                outcome = await self.after(game_id, outcome)
+                outcome = await self.pipeline.after(game_id, outcome)
             except ParlorError as exc:
                 log.info("after a sweep", extra={"game_id": game_id, "reason": exc.reason})
         # The index learns the game's next deadline (a no-op sweep: another replica fired
@@ -235,11 +235,10 @@ class Sweeper:
             state, version = await self.host.load(game_id)
             if not self.host.decider.is_terminal(state):
                 outcome: Outcome[Any, Any] = Outcome(state, version, ())
-                if self.after is not None:
-                    try:
-                        outcome = await self.after(game_id, outcome)
-                    except ParlorError as exc:
-                        log.info("after recovery", extra={"game_id": game_id, "reason": exc.reason})
+                try:
+                    outcome = await self.pipeline.after(game_id, outcome)
+                except ParlorError as exc:
+                    log.info("after recovery", extra={"game_id": game_id, "reason": exc.reason})
                 await self.host.schedule(game_id, outcome.state, outcome.version)
         except Unavailable:
             raise
