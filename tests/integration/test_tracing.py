@@ -16,9 +16,9 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import grpc
 import psycopg
 import pytest
+from kits.scoring import eventually
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -50,22 +50,6 @@ def spans() -> Iterator[InMemorySpanExporter]:
     finally:
         telemetry.uninstall()
         provider.shutdown()
-
-
-async def eventually(probe: Any, seconds: float = 60.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + seconds
-    while True:
-        try:
-            found = await probe()
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() != grpc.StatusCode.NOT_FOUND:
-                raise
-            found = None
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("gave up waiting")
-        await asyncio.sleep(0.1)
 
 
 COUNTED = {
@@ -122,7 +106,9 @@ async def test_a_matchmade_game_is_one_trace_from_the_match_to_the_rating(
             match_id = last.match_id
             seats = [s.player_id for s in last.seats]
             assert sorted(seats) == sorted(players)
-            await eventually(lambda: games[seats[0]].GetGame(c4.GetGameRequest(game_id=match_id)))
+            await eventually(
+                lambda: games[seats[0]].GetGame(c4.GetGameRequest(game_id=match_id)), 60
+            )
             for i, move in enumerate(WINNING_LINE):
                 played = await games[seats[i % 2]].PlayMove(
                     c4.PlayMoveRequest(game_id=match_id, move=move, command_id=f"t{i}")
@@ -135,7 +121,7 @@ async def test_a_matchmade_game_is_one_trace_from_the_match_to_the_rating(
                 )
                 return got.rating.games == 1
 
-            await eventually(rated)
+            await eventually(rated, 60)
             await asyncio.sleep(0.2)  # scoring's consumer span ends just after its commit
         finally:
             for chan in chans.values():
