@@ -149,11 +149,12 @@ _HOLDS = (
     "SELECT 1 FROM unnest(players) AS seated(p) WHERE p NOT LIKE 'bot:%'"
     " AND NOT p = ANY(departed)))"
 )
-_OPEN = text(
+_OPEN_SQL = (
     "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category AND "
     + _HOLDS
     + " LIMIT :limit) AS open"
 )
+_OPEN = text(_OPEN_SQL)
 # Claims the directory has folded (counted there now) or whose create never committed.
 _SETTLED = text(
     "DELETE FROM game_open_claims c WHERE c.category = :category AND c.player_id = :player"
@@ -161,12 +162,16 @@ _SETTLED = text(
     " OR (c.claimed_at < now() - interval '10 minutes'"
     " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)))"
 )
-_CLAIMED = text(
+_CLAIMED_SQL = (
     "SELECT count(*) FROM game_open_claims c WHERE c.category = :category"
     " AND c.player_id = :player AND c.stream_id <> :stream_id"
     " AND EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)"
     " AND NOT EXISTS (SELECT 1 FROM game_directory d WHERE d.stream_id = c.stream_id)"
 )
+# Both counts in one statement, so in one snapshot: counted apart, a catch-up committing
+# between them moved a game from the claims to the directory unseen by either, and a burst
+# across two servers made one game past the cap.
+_HELD = text(f"SELECT ({_OPEN_SQL}) + ({_CLAIMED_SQL})")
 _CLAIM = text(
     "INSERT INTO game_open_claims (category, player_id, stream_id)"
     " VALUES (:category, :player, :stream_id) ON CONFLICT DO NOTHING"
@@ -487,10 +492,9 @@ class Directory:
             async with self.engine.begin() as conn:
                 await conn.execute(_LOCK, {"kind": CLAIM_LOCK_CLASS, "key": key})
                 await conn.execute(_SETTLED, params)
-                listed = (await conn.execute(_OPEN, params)).scalar() or 0
-                claimed = (await conn.execute(_CLAIMED, params)).scalar() or 0
+                held = (await conn.execute(_HELD, params)).scalar() or 0
                 await conn.execute(_CLAIM, params)
-                yield min(int(listed) + int(claimed), at_most)
+                yield min(int(held), at_most)
 
     def _claim_slots(self) -> asyncio.Semaphore:
         if self._slots is None:
