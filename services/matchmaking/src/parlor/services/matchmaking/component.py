@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+from parlor.challenges.v1 import challenges_pb2, challenges_pb2_grpc
 from parlor.eventstore import BusHealth, PostgresEventStore
 from parlor.gamehost.backends import database, process_outbox
 from parlor.gamehost.directory import Directory, game_directory
@@ -22,6 +23,8 @@ from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
+from parlor.services.matchmaking.challenger import ChallengeServicer
+from parlor.services.matchmaking.challenges import Challenges
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
@@ -35,6 +38,7 @@ from parlor.services.matchmaking.tickets import Lobbies, Tickets
 log = logging.getLogger("parlor.services.matchmaking")
 
 MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+CHALLENGE_SERVICE = challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"].full_name
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 PUBLIC_METHODS = frozenset(
     f"/{IDENTITY_SERVICE}/{name}"
@@ -115,6 +119,21 @@ async def matchmaking() -> AsyncIterator[Component]:
             identity = IdentityServicer(
                 auth, accounts, SignIns(store, accounts, providers, auth, oidc)
             )
+            # Challenges: their streams in the same store; an accepted one's MatchFormed goes
+            # out through this process's relay as a round's does.
+            challenges = Challenges(
+                store,
+                max_outstanding=settings.challenges_max_outstanding,
+                per_hour=settings.challenges_per_hour,
+            )
+            challenger = ChallengeServicer(
+                challenges,
+                accounts,
+                settings.game_types,
+                settings.challenge_expire_seconds,
+                open_games,
+                load(OpenGamesSettings).max_per_player,
+            )
             yield Component(
                 name=CATEGORY,
                 services=[
@@ -124,6 +143,12 @@ async def matchmaking() -> AsyncIterator[Component]:
                             matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(
                                 servicer, server
                             )
+                        ),
+                    ),
+                    GrpcService(
+                        CHALLENGE_SERVICE,
+                        lambda server: challenges_pb2_grpc.add_ChallengeServiceServicer_to_server(
+                            challenger, server
                         ),
                     ),
                     GrpcService(
@@ -147,6 +172,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     "board": board,
                     "retention": retention,
                     "accounts": accounts,
+                    "challenges": challenges,
                     "providers": providers,
                 },
             )

@@ -1,0 +1,316 @@
+"""The gRPC face of challenges (``parlor.challenges.v1.ChallengeService``).
+
+Everything a request names is checked here, before anything is stored: the game type and
+its seats, the time control and the bots as a ticket's are (``games.py``), each invitee
+resolved by handle or player id (an account must exist; a guest's id must look like one),
+the seat choice, the expiry. The caller acts as themselves only (their token's subject);
+what the challenge allows them is the decider's to say (``challenge.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from parlor.challenges.v1 import challenges_pb2 as pb
+from parlor.challenges.v1 import challenges_pb2_grpc as pb_grpc
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import InvalidArgument, NotFound
+from parlor.gamehost.games import GameType
+from parlor.gamehost.opengames import OpenGames, check_open_games
+from parlor.kit import auth
+from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
+from parlor.services.matchmaking.challenge import (
+    CANCELLED,
+    DECLINED,
+    EXPIRED,
+    FIRST,
+    FIXED,
+    MATCHED,
+    PENDING,
+    RANDOM,
+    SECOND,
+    Challenge,
+    ChallengeIssued,
+)
+from parlor.services.matchmaking.challenges import Challenges
+from parlor.services.matchmaking.games import (
+    bot_level,
+    game_type,
+    time_control_from_json,
+    time_control_json,
+    time_control_of,
+)
+
+SEAT_CHOICE = {
+    pb.SEAT_CHOICE_UNSPECIFIED: RANDOM,
+    pb.SEAT_CHOICE_RANDOM: RANDOM,
+    pb.SEAT_CHOICE_FIRST: FIRST,
+    pb.SEAT_CHOICE_SECOND: SECOND,
+}
+SEAT_CHOICE_PB = {RANDOM: pb.SEAT_CHOICE_RANDOM, FIRST: pb.SEAT_CHOICE_FIRST}
+SEAT_CHOICE_PB |= {SECOND: pb.SEAT_CHOICE_SECOND, FIXED: pb.SEAT_CHOICE_ROTATED}
+STATUS = {
+    PENDING: pb.CHALLENGE_STATUS_PENDING,
+    MATCHED: pb.CHALLENGE_STATUS_MATCHED,
+    DECLINED: pb.CHALLENGE_STATUS_DECLINED,
+    CANCELLED: pb.CHALLENGE_STATUS_CANCELLED,
+    EXPIRED: pb.CHALLENGE_STATUS_EXPIRED,
+}
+DECLINE = {
+    pb.DECLINE_REASON_UNSPECIFIED: "generic",
+    pb.DECLINE_REASON_TOO_FAST: "too_fast",
+    pb.DECLINE_REASON_TOO_SLOW: "too_slow",
+    pb.DECLINE_REASON_NOT_NOW: "not_now",
+    pb.DECLINE_REASON_NOT_THIS_GAME: "not_this_game",
+}
+DECLINE_PB = {v: k for k, v in DECLINE.items()}
+MIN_EXPIRY_SECONDS = 60
+MAX_EXPIRY_SECONDS = 14 * 86_400
+MAX_LISTED = 100
+GUEST = re.compile(r"guest-[0-9a-f]{8,64}")
+ACCOUNT = re.compile(PLAYER_PREFIX + r"[0-9a-f]{8,64}")
+
+
+def _time(seconds: float) -> Any:
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    out = Timestamp()
+    out.FromDatetime(datetime.fromtimestamp(seconds, UTC))
+    return out
+
+
+def challenge_pb(state: Challenge) -> pb.Challenge:
+    issued = state.issued
+    assert issued is not None
+    return pb.Challenge(
+        challenge_id=issued.challenge_id,
+        challenger_id=issued.challenger,
+        challenger_name=issued.challenger_name,
+        game_type=issued.game_type,
+        invitee_ids=issued.invitees,
+        open_seats=issued.open_seats,
+        bots=issued.bots,
+        time_control=time_control_from_json(issued.time_control, issued.game_type).to_proto(),
+        seat_choice=SEAT_CHOICE_PB[issued.seat_choice],
+        rated=issued.rated,
+        status=STATUS[state.status],
+        created_at=_time(issued.created_at),
+        expires_at=_time(issued.expires_at),
+        accepted_ids=[issued.challenger, *(p for p, _ in state.accepted)],
+        declined_by=state.declined_by,
+        decline_reason=DECLINE_PB.get(state.decline_reason, pb.DECLINE_REASON_UNSPECIFIED),
+        match_id=state.match_id,
+        seats=[
+            common_pb2.Seat(index=i, player_id=p, display_name=n)
+            for i, (p, n) in enumerate(state.seats)
+        ],
+        rematch_of=issued.rematch_of,
+    )
+
+
+class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
+    def __init__(
+        self,
+        challenges: Challenges,
+        accounts: Accounts,
+        game_types: tuple[str, ...],
+        expire_seconds: float = 86_400.0,
+        open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None] = lambda game: None,
+        max_open_games: int = 0,
+    ) -> None:
+        self.challenges = challenges
+        self.accounts = accounts
+        self.game_types = game_types
+        self.expire_seconds = expire_seconds
+        self.open_games = open_games
+        self.max_open_games = max_open_games
+
+    async def player(self, named: str) -> str:
+        """The player id a handle or id names; NOT_FOUND PLAYER_NOT_FOUND if none."""
+        if GUEST.fullmatch(named):
+            return named
+        if ACCOUNT.fullmatch(named):
+            account, _ = await self.accounts.load(named)
+            if account.exists and not account.closed:
+                return named
+        elif named and not named.startswith(("bot:", PLAYER_PREFIX, "guest-")):
+            try:
+                holder = await self.accounts.handle_holder(named)
+            except InvalidArgument as exc:
+                raise InvalidArgument(
+                    f"{named[:32]!r} is neither a handle nor a player id", reason="BAD_HANDLE"
+                ) from exc
+            if holder is not None:
+                return holder
+        elif not named:
+            raise InvalidArgument("name a player by handle or id", reason="BAD_PLAYER")
+        raise NotFound(f"no player {named[:32]!r}", reason="PLAYER_NOT_FOUND")
+
+    async def _check_open_games(self, name: str) -> None:
+        game = game_type(name, self.game_types)
+        await check_open_games(self.open_games(game), auth.caller(), self.max_open_games, name)
+
+    async def CreateChallenge(
+        self, request: pb.CreateChallengeRequest, context: Any
+    ) -> pb.CreateChallengeResponse:
+        me = auth.caller()
+        game = game_type(request.game_type, self.game_types)
+        invitees: list[str] = []
+        for named in request.invitees:
+            player = await self.player(named)
+            if player == me.player_id:
+                raise InvalidArgument("you cannot challenge yourself", reason="SELF_CHALLENGE")
+            if player in invitees:
+                raise InvalidArgument(
+                    f"{named[:32]!r} is invited twice", reason="DUPLICATE_INVITEE"
+                )
+            invitees.append(player)
+        bots = []
+        for name in request.bots:
+            bot_level(game, name)  # UNKNOWN_BOT_LEVEL
+            bots.append("bot:" + name.removeprefix("bot:"))
+        seats = 1 + len(invitees) + request.open_seats + len(bots)
+        if not invitees and not request.open_seats:
+            raise InvalidArgument(
+                "a challenge invites someone, or leaves an open seat", reason="BAD_PLAYER_COUNT"
+            )
+        if not game.min_seats <= seats <= game.max_seats:
+            raise InvalidArgument(
+                f"{game.name} takes {game.min_seats} to {game.max_seats} players;"
+                f" this challenge seats {seats}",
+                reason="BAD_PLAYER_COUNT",
+            )
+        if request.seat_choice not in SEAT_CHOICE:
+            raise InvalidArgument(
+                "seat_choice is first, second or random", reason="BAD_SEAT_CHOICE"
+            )
+        if request.rated and bots:
+            raise InvalidArgument("a game with bots is not rated", reason="RATED_WITH_BOTS")
+        control = time_control_of(game, request.time_control)
+        wait = float(request.expires_in_seconds) or self.expire_seconds
+        if not MIN_EXPIRY_SECONDS <= wait <= MAX_EXPIRY_SECONDS:
+            raise InvalidArgument(
+                f"a challenge waits {MIN_EXPIRY_SECONDS} s to {MAX_EXPIRY_SECONDS} s",
+                reason="BAD_EXPIRY",
+            )
+        await self._check_open_games(game.name)
+
+        def issued(challenge_id: str, now: float) -> ChallengeIssued:
+            return ChallengeIssued(
+                challenge_id=challenge_id,
+                challenger=me.player_id,
+                challenger_name=me.name or me.player_id,
+                game_type=game.name,
+                invitees=tuple(invitees),
+                open_seats=request.open_seats,
+                bots=tuple(bots),
+                time_control=time_control_json(control),
+                seat_choice=SEAT_CHOICE[request.seat_choice],
+                rated=request.rated,
+                created_at=now,
+                expires_at=now + wait,
+            )
+
+        state = await self.challenges.issue(issued)
+        return pb.CreateChallengeResponse(challenge=challenge_pb(state))
+
+    async def _visible(self, challenge_id: str) -> Challenge:
+        """The challenge, if the caller may see it (NOT_FOUND as for no challenge otherwise)."""
+        state = await self.challenges.get(_checked(challenge_id))
+        me = auth.caller()
+        if not state.is_open and me.player_id not in state.people():
+            raise NotFound("no such challenge", reason="CHALLENGE_NOT_FOUND")
+        return state
+
+    async def GetChallenge(
+        self, request: pb.GetChallengeRequest, context: Any
+    ) -> pb.GetChallengeResponse:
+        return pb.GetChallengeResponse(
+            challenge=challenge_pb(await self._visible(request.challenge_id))
+        )
+
+    async def AcceptChallenge(
+        self, request: pb.AcceptChallengeRequest, context: Any
+    ) -> pb.AcceptChallengeResponse:
+        me = auth.caller()
+        state = await self._visible(request.challenge_id)
+        assert state.issued is not None
+        if me.player_id not in {p for p, _ in state.accepted}:
+            await self._check_open_games(state.issued.game_type)
+        state = await self.challenges.accept(
+            state.issued.challenge_id, me.player_id, me.name or me.player_id
+        )
+        return pb.AcceptChallengeResponse(challenge=challenge_pb(state))
+
+    async def DeclineChallenge(
+        self, request: pb.DeclineChallengeRequest, context: Any
+    ) -> pb.DeclineChallengeResponse:
+        me = auth.caller()
+        reason = DECLINE.get(request.reason)
+        if reason is None:
+            raise InvalidArgument("unknown decline reason", reason="BAD_DECLINE_REASON")
+        state = await self._visible(request.challenge_id)
+        assert state.issued is not None
+        state = await self.challenges.decline(state.issued.challenge_id, me.player_id, reason)
+        return pb.DeclineChallengeResponse(challenge=challenge_pb(state))
+
+    async def CancelChallenge(
+        self, request: pb.CancelChallengeRequest, context: Any
+    ) -> pb.CancelChallengeResponse:
+        me = auth.caller()
+        state = await self._visible(request.challenge_id)
+        assert state.issued is not None
+        state = await self.challenges.cancel(state.issued.challenge_id, me.player_id)
+        return pb.CancelChallengeResponse(challenge=challenge_pb(state))
+
+    async def ListChallenges(
+        self, request: pb.ListChallengesRequest, context: Any
+    ) -> pb.ListChallengesResponse:
+        me = auth.caller()
+        now = self.challenges.clock()
+        inbox = await self.challenges.inbox(me.player_id)
+        blocked = await self.challenges.blocked_by(me.player_id)
+        out = pb.ListChallengesResponse()
+        for role, into in (("invitee", out.incoming), ("challenger", out.outgoing)):
+            for notice in inbox.pending(role, now)[-MAX_LISTED:]:
+                if notice.challenger in blocked:
+                    continue
+                state = await self.challenges.get(notice.challenge_id)
+                if state.pending_at(now):
+                    into.append(challenge_pb(state))
+        for challenge_id in (await self.challenges.open_board())[:MAX_LISTED]:
+            state = await self.challenges.get(challenge_id)
+            issued = state.issued
+            if issued is None or not state.pending_at(now):
+                continue
+            if issued.challenger == me.player_id or issued.challenger in blocked:
+                continue
+            out.open.append(challenge_pb(state))
+        return out
+
+    async def BlockPlayer(
+        self, request: pb.BlockPlayerRequest, context: Any
+    ) -> pb.BlockPlayerResponse:
+        me = auth.caller()
+        other = await self.player(request.player)
+        if other == me.player_id:
+            raise InvalidArgument("you cannot block yourself", reason="BAD_PLAYER")
+        await self.challenges.block(me.player_id, other, blocked=True)
+        return pb.BlockPlayerResponse(player_id=other)
+
+    async def UnblockPlayer(
+        self, request: pb.UnblockPlayerRequest, context: Any
+    ) -> pb.UnblockPlayerResponse:
+        me = auth.caller()
+        other = await self.player(request.player)
+        await self.challenges.block(me.player_id, other, blocked=False)
+        return pb.UnblockPlayerResponse(player_id=other)
+
+
+def _checked(challenge_id: str) -> str:
+    if not challenge_id:
+        raise InvalidArgument("challenge_id is required", reason="BAD_CHALLENGE")
+    return challenge_id
