@@ -153,3 +153,16 @@ class TestChallenges:
         assert challenge_id not in await challenges.open_board()
         board = [e.type for e in await store.read_stream(BOARD)]
         assert "Delisted" in board
+
+    async def test_two_seats_offering_a_rematch_at_once_make_one_offer(
+        self, store: EventStore, unique: str
+    ) -> None:
+        challenges = Challenges(store)
+        ann, bob = f"guest-a{unique}", f"guest-b{unique}"
+        offers = await asyncio.gather(
+            challenges.rematch("connect4x4", f"g{unique}", offer(ann, (bob,))),
+            challenges.rematch("connect4x4", f"g{unique}", offer(bob, (ann,))),
+        )
+        assert sorted(new for _, new in offers) == [False, True]
+        ids = {state.issued.challenge_id for state, _ in offers if state.issued is not None}
+        assert len(ids) == 1

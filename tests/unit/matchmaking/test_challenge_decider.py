@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -26,6 +27,8 @@ from parlor.services.matchmaking.challenge import (
     Expire,
     GameMatched,
     Issue,
+    Lapse,
+    RematchLapsed,
 )
 
 
@@ -146,3 +149,17 @@ def test_own_challenge_cannot_be_accepted() -> None:
     with pytest.raises(FailedPrecondition) as own:
         run(start(open_seats=1, invitees=()), Accept("ann", "Ann", 150.0, "m1"))
     assert own.value.reason == "OWN_CHALLENGE"
+
+
+def test_a_rematch_lapses_and_a_challenge_does_not() -> None:
+    _, events = run(start(), Lapse("bob", 150.0))
+    assert events == []
+    rematch = CHALLENGES.evolve(
+        CHALLENGES.initial_state(), replace(issued(seat_choice=FIXED), rematch_of="g1")
+    )
+    lapsed, events = run(rematch, Lapse("bob", 150.0))
+    assert events == [RematchLapsed("bob", 150.0)]
+    assert lapsed.status == "lapsed"
+    with pytest.raises(FailedPrecondition) as late:
+        run(lapsed, Accept("bob", "Bob", 151.0, "m1"))
+    assert late.value.reason == "CHALLENGE_LAPSED"

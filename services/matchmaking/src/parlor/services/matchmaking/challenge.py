@@ -24,12 +24,13 @@ from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDe
 FIRST, SECOND, RANDOM, FIXED = "first", "second", "random", "fixed"
 SEAT_CHOICES = (FIRST, SECOND, RANDOM)
 DECLINE_REASONS = ("generic", "too_fast", "too_slow", "not_now", "not_this_game")
-PENDING, MATCHED, DECLINED, CANCELLED, EXPIRED = (
+PENDING, MATCHED, DECLINED, CANCELLED, EXPIRED, LAPSED = (
     "pending",
     "matched",
     "declined",
     "cancelled",
     "expired",
+    "lapsed",
 )
 
 # -- events ----------------------------------------------------------------------------------
@@ -54,6 +55,8 @@ class ChallengeIssued:
     """The finished game this challenge offers to play again (a rematch), if any."""
     seat_order: tuple[str, ...] = ()
     """A ``fixed`` seat choice's order of players (a rematch's rotated seats)."""
+    private: bool = False
+    """Its game is private (a rematch of a private game)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,14 @@ class ChallengeExpired:
 
 
 @dataclass(frozen=True)
+class RematchLapsed:
+    """A rematch offer lapsed: one of its players started another game meanwhile."""
+
+    player_id: str
+    at: float
+
+
+@dataclass(frozen=True)
 class GameMatched:
     """Every seat taken: the game's id (the match's) and its seats in order, the draw of a
     random seat choice included; recorded with the match's ``MatchFormed``."""
@@ -96,6 +107,7 @@ ChallengeEvent = (
     | ChallengeDeclined
     | ChallengeCancelled
     | ChallengeExpired
+    | RematchLapsed
     | GameMatched
 )
 EVENT_TYPES: dict[str, type[ChallengeEvent]] = {
@@ -106,6 +118,7 @@ EVENT_TYPES: dict[str, type[ChallengeEvent]] = {
         ChallengeDeclined,
         ChallengeCancelled,
         ChallengeExpired,
+        RematchLapsed,
         GameMatched,
     )
 }
@@ -147,7 +160,15 @@ class Expire:
     now: float
 
 
-ChallengeCommand = Issue | Accept | Decline | Cancel | Expire
+@dataclass(frozen=True)
+class Lapse:
+    """A rematch's player was seen in another game started after the finished one."""
+
+    player_id: str
+    now: float
+
+
+ChallengeCommand = Issue | Accept | Decline | Cancel | Expire | Lapse
 
 # -- state -----------------------------------------------------------------------------------
 
@@ -275,6 +296,10 @@ class ChallengeDecider:
                     reason="BAD_DECLINE_REASON",
                 )
             return [ChallengeDeclined(command.player_id, command.reason, command.now)]
+        if isinstance(command, Lapse):
+            if state.status != PENDING or not issued.rematch_of:
+                return []
+            return [RematchLapsed(command.player_id, command.now)]
         if isinstance(command, Cancel):
             if command.player_id != issued.challenger:
                 raise PermissionDenied(
@@ -305,6 +330,8 @@ class ChallengeDecider:
             return replace(state, status=CANCELLED, changed_at=event.at)
         if isinstance(event, ChallengeExpired):
             return replace(state, status=EXPIRED, changed_at=event.at)
+        if isinstance(event, RematchLapsed):
+            return replace(state, status=LAPSED, changed_at=event.at)
         if isinstance(event, GameMatched):
             return replace(
                 state,

@@ -17,9 +17,16 @@ from typing import Any
 from parlor.challenges.v1 import challenges_pb2 as pb
 from parlor.challenges.v1 import challenges_pb2_grpc as pb_grpc
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import InvalidArgument, NotFound
+from parlor.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from parlor.eventstore import EventStore
+from parlor.gamehost.consent import claimed_match, rated, recorded_match
+from parlor.gamehost.directory import GameList
 from parlor.gamehost.games import GameType
+from parlor.gamehost.host import check_id
 from parlor.gamehost.opengames import OpenGames, check_open_games
+from parlor.gamehost.privacy import Privacy
+from parlor.gamehost.seating import Seat
+from parlor.gamehost.timecontrol import TimeControl
 from parlor.kit import auth
 from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
 from parlor.services.matchmaking.challenge import (
@@ -28,6 +35,7 @@ from parlor.services.matchmaking.challenge import (
     EXPIRED,
     FIRST,
     FIXED,
+    LAPSED,
     MATCHED,
     PENDING,
     RANDOM,
@@ -58,7 +66,10 @@ STATUS = {
     DECLINED: pb.CHALLENGE_STATUS_DECLINED,
     CANCELLED: pb.CHALLENGE_STATUS_CANCELLED,
     EXPIRED: pb.CHALLENGE_STATUS_EXPIRED,
+    LAPSED: pb.CHALLENGE_STATUS_LAPSED,
 }
+SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
+GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
 DECLINE = {
     pb.DECLINE_REASON_UNSPECIFIED: "generic",
     pb.DECLINE_REASON_TOO_FAST: "too_fast",
@@ -120,7 +131,11 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         expire_seconds: float = 86_400.0,
         open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None] = lambda game: None,
         max_open_games: int = 0,
+        directories: Callable[[GameType[Any, Any, Any]], GameList | None] = lambda game: None,
     ) -> None:
+        self.directories = directories
+        """Where each game type's games are listed: a rematch lapses once one of its players
+        is seen in a game started after the finished one."""
         self.challenges = challenges
         self.accounts = accounts
         self.game_types = game_types
@@ -148,6 +163,16 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         elif not named:
             raise InvalidArgument("name a player by handle or id", reason="BAD_PLAYER")
         raise NotFound(f"no player {named[:32]!r}", reason="PLAYER_NOT_FOUND")
+
+    def _wait(self, seconds: int) -> float:
+        """How long a new challenge waits: as asked (0: the setting), or BAD_EXPIRY."""
+        wait = float(seconds) or self.expire_seconds
+        if not MIN_EXPIRY_SECONDS <= wait <= MAX_EXPIRY_SECONDS:
+            raise InvalidArgument(
+                f"a challenge waits {MIN_EXPIRY_SECONDS} s to {MAX_EXPIRY_SECONDS} s",
+                reason="BAD_EXPIRY",
+            )
+        return wait
 
     async def _check_open_games(self, name: str) -> None:
         game = game_type(name, self.game_types)
@@ -190,12 +215,7 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         if request.rated and bots:
             raise InvalidArgument("a game with bots is not rated", reason="RATED_WITH_BOTS")
         control = time_control_of(game, request.time_control)
-        wait = float(request.expires_in_seconds) or self.expire_seconds
-        if not MIN_EXPIRY_SECONDS <= wait <= MAX_EXPIRY_SECONDS:
-            raise InvalidArgument(
-                f"a challenge waits {MIN_EXPIRY_SECONDS} s to {MAX_EXPIRY_SECONDS} s",
-                reason="BAD_EXPIRY",
-            )
+        wait = self._wait(request.expires_in_seconds)
         await self._check_open_games(game.name)
 
         def issued(challenge_id: str, now: float) -> ChallengeIssued:
@@ -235,15 +255,98 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
     async def AcceptChallenge(
         self, request: pb.AcceptChallengeRequest, context: Any
     ) -> pb.AcceptChallengeResponse:
-        me = auth.caller()
         state = await self._visible(request.challenge_id)
-        assert state.issued is not None
+        return pb.AcceptChallengeResponse(challenge=challenge_pb(await self._accept(state)))
+
+    async def _accept(self, state: Challenge) -> Challenge:
+        me = auth.caller()
+        issued = state.issued
+        assert issued is not None
         if me.player_id not in {p for p, _ in state.accepted}:
-            await self._check_open_games(state.issued.game_type)
-        state = await self.challenges.accept(
-            state.issued.challenge_id, me.player_id, me.name or me.player_id
+            await self._check_open_games(issued.game_type)
+        await self._lapsed(state)
+        return await self.challenges.accept(
+            issued.challenge_id, me.player_id, me.name or me.player_id
         )
-        return pb.AcceptChallengeResponse(challenge=challenge_pb(state))
+
+    async def _lapsed(self, state: Challenge) -> None:
+        """A pending rematch one of whose players started another game since the finished one
+        is recorded as lapsed (and then refused as such)."""
+        issued = state.issued
+        assert issued is not None
+        if not issued.rematch_of or state.status != PENDING:
+            return
+        since = datetime.fromtimestamp(issued.created_at, UTC)
+        for name in self.game_types:
+            directory = self.directories(game_type(name, self.game_types))
+            if directory is None:
+                continue
+            for player in state.people():
+                if Seat(player).is_bot:
+                    continue
+                games = await directory.list(player_id=player, since=since, limit=2)
+                if any(g.game_id != issued.rematch_of for g in games):
+                    lapsed = await self.challenges.lapse(issued.challenge_id, player)
+                    raise FailedPrecondition(
+                        "a player of this rematch has started another game since",
+                        reason="CHALLENGE_LAPSED",
+                        metadata={"status": lapsed.status},
+                    )
+
+    async def OfferRematch(
+        self, request: pb.OfferRematchRequest, context: Any
+    ) -> pb.OfferRematchResponse:
+        me = auth.caller()
+        game = game_type(request.game_type, self.game_types)
+        game_id = check_id(request.game_id, "game_id")
+        events = await self.challenges.store.read_stream(f"{game.category}-{game_id}")
+        seated = next((e for e in events if e.type == SEATS_TAKEN), None)
+        taken = common_pb2.SeatsTaken.FromString(seated.data) if seated is not None else None
+        seats = [(s.player_id, s.display_name or s.player_id) for s in taken.seats] if taken else []
+        if seated is None or me.player_id not in {p for p, _ in seats}:
+            raise NotFound("no such game", reason="GAME_NOT_FOUND")
+        if not any(e.type == GAME_FINISHED for e in events):
+            raise FailedPrecondition("the game has not finished", reason="GAME_NOT_FINISHED")
+        rotated = seats[1:] + seats[:1]
+        bots = tuple(p for p, _ in rotated if Seat(p).is_bot)
+        invitees = tuple(p for p, _ in rotated if not Seat(p).is_bot and p != me.player_id)
+        if not invitees:
+            raise FailedPrecondition("a rematch needs another person", reason="NO_ONE_TO_REMATCH")
+        control = (
+            TimeControl.from_proto(taken.time_control)  # type: ignore[union-attr]
+            if taken is not None and taken.HasField("time_control")
+            else TimeControl()
+        )
+        was_rated = not bots and await _rated(self.challenges.store, seated, seats, game, game_id)
+        wait = self._wait(request.expires_in_seconds)
+        await self._check_open_games(game.name)
+
+        def issued(challenge_id: str, now: float) -> ChallengeIssued:
+            return ChallengeIssued(
+                challenge_id=challenge_id,
+                challenger=me.player_id,
+                challenger_name=dict(seats).get(me.player_id) or me.name or me.player_id,
+                game_type=game.name,
+                invitees=invitees,
+                open_seats=0,
+                bots=bots,
+                time_control=time_control_json(control),
+                seat_choice=FIXED,
+                rated=was_rated,
+                created_at=now,
+                expires_at=now + wait,
+                rematch_of=game_id,
+                seat_order=tuple(p for p, _ in rotated),
+                private=Privacy.of(seated.metadata.extra).private,
+            )
+
+        state, new = await self.challenges.rematch(game.category, game_id, issued)
+        if not new and state.pending_at(self.challenges.clock()):
+            issued_first = state.issued
+            assert issued_first is not None
+            if me.player_id != issued_first.challenger:
+                state = await self._accept(state)  # a second seat's offer accepts the first
+        return pb.OfferRematchResponse(challenge=challenge_pb(state))
 
     async def DeclineChallenge(
         self, request: pb.DeclineChallengeRequest, context: Any
@@ -308,6 +411,23 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         other = await self.player(request.player)
         await self.challenges.block(me.player_id, other, blocked=False)
         return pb.UnblockPlayerResponse(player_id=other)
+
+
+async def _rated(
+    store: EventStore,
+    seated: Any,
+    seats: list[tuple[str, str]],
+    game: GameType[Any, Any, Any],
+    game_id: str,
+) -> bool:
+    """Whether the finished game was rated: agreed by its seats, and not an unrated match."""
+    players = [p for p, _ in seats]
+    extra, actor = seated.metadata.extra, seated.metadata.actor
+    if not await rated(store, extra, actor, players, (game.category, game_id)):
+        return False
+    match_id = claimed_match(extra)
+    match = await recorded_match(store, match_id) if match_id is not None else None
+    return match is None or not match.unrated
 
 
 def _checked(challenge_id: str) -> str:

@@ -10,7 +10,9 @@ category):
   count (the challenger's inbox is appended with its expected version, so two replicas
   creating at once cannot both pass a limit) and what ``WatchPlayer`` streams;
 - ``challengeboard-open``: ``Listed``/``Delisted`` for open challenges;
-- ``playerblocks-<player id>``: ``Blocked``/``Unblocked``.
+- ``playerblocks-<player id>``: ``Blocked``/``Unblocked``;
+- ``rematchof-<game type>-<game id>``: ``RematchOffered``, the one rematch offer of a
+  finished game (appended with ``NO_STREAM``: two seats offering at once make one offer).
 
 A change is appended to all of them in **one transaction** (``Batch``; PostgreSQL), and an
 accepted challenge's last seat appends ``GameMatched`` with the match's ``MatchFormed``
@@ -66,6 +68,7 @@ from parlor.services.matchmaking.challenge import (
     Decline,
     Expire,
     GameMatched,
+    Lapse,
 )
 from parlor.services.matchmaking.games import time_control_from_json, time_control_json
 
@@ -73,6 +76,7 @@ CHALLENGE = "challenge"
 INBOX = "playerinbox"
 BLOCKS = "playerblocks"
 BOARD = "challengeboard-open"
+REMATCH = "rematchof"
 NOTICE = "Notice"
 MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 RETRIES = 8
@@ -272,21 +276,46 @@ class Challenges:
 
     # -- writing -----------------------------------------------------------------------------
 
-    async def issue(self, issued: Callable[[str, float], ChallengeIssued]) -> Challenge:
-        """A new challenge from ``issued(challenge_id, now)``, within the challenger's limits."""
+    async def issue(
+        self, issued: Callable[[str, float], ChallengeIssued], claim: str = ""
+    ) -> Challenge:
+        """A new challenge from ``issued(challenge_id, now)``, within the challenger's limits;
+        ``claim``: the stream a rematch claims its game with (``Conflict REMATCH_OFFERED``
+        once another offer holds it)."""
         challenge_id = self.new_id()
         for _ in range(RETRIES):
+            if claim and await self.store.stream_version(claim) != NO_STREAM:
+                raise Conflict("this game's rematch is offered already", reason="REMATCH_OFFERED")
             now = self.clock()
             event = issued(challenge_id, now)
             mine = await self.inbox(event.challenger)
             self._check_limits(mine, now)
             state = CHALLENGES.evolve(CHALLENGES.initial_state(), event)
             try:
-                await self._record(state, NO_STREAM, [event], {event.challenger: mine.version})
+                await self._record(
+                    state, NO_STREAM, [event], {event.challenger: mine.version}, claim
+                )
             except Conflict:
-                continue  # the challenger's inbox moved: count again
+                continue  # the challenger's inbox moved (count again), or the claim was taken
             return state
         raise Conflict("your challenges kept changing under this call; retry", reason="CONFLICT")
+
+    async def rematch(
+        self, category: str, game_id: str, issued: Callable[[str, float], ChallengeIssued]
+    ) -> tuple[Challenge, bool]:
+        """The rematch offer of a finished game: a new one (True), or the one a seat offered
+        first (False)."""
+        claim = f"{REMATCH}-{category}-{game_id}"
+        for _ in range(RETRIES):
+            offered = await self.store.read_stream(claim, 1, 1)
+            if offered:
+                return await self.get(json.loads(offered[0].data)["challenge_id"]), False
+            try:
+                return await self.issue(issued, claim), True
+            except Conflict as exc:
+                if exc.reason != "REMATCH_OFFERED":
+                    raise
+        raise Conflict("the rematch kept changing under this call; retry", reason="CONFLICT")
 
     def _check_limits(self, mine: Inbox, now: float) -> None:
         outstanding = len(mine.pending("challenger", now))
@@ -355,6 +384,9 @@ class Challenges:
     async def expire(self, challenge_id: str) -> Challenge:
         return await self.execute(challenge_id, lambda _, now: Expire(now))
 
+    async def lapse(self, challenge_id: str, player_id: str) -> Challenge:
+        return await self.execute(challenge_id, lambda _, now: Lapse(player_id, now))
+
     async def block(self, player_id: str, other: str, blocked: bool) -> None:
         if blocked == (other in await self.blocked_by(player_id)):
             return
@@ -372,6 +404,7 @@ class Challenges:
         version: int,
         events: Sequence[ChallengeEvent],
         inbox_versions: dict[str, int],
+        claim: str = "",
     ) -> None:
         """The challenge's events, each concerned player's notices, the board and, for a
         matched challenge, its ``MatchFormed``: one transaction."""
@@ -427,6 +460,10 @@ class Challenges:
                 data = json.dumps({"challenge_id": issued.challenge_id}).encode()
                 kind = "Listed" if listed and state.status == "pending" else "Delisted"
                 appends.append(Append(BOARD, (NewEvent(kind, data, metadata=meta),), ANY_VERSION))
+        if claim:
+            data = json.dumps({"challenge_id": issued.challenge_id}).encode()
+            offered = NewEvent("RematchOffered", data, metadata=meta)
+            appends.insert(1, Append(claim, (offered,), NO_STREAM))
         for event in events:
             if isinstance(event, GameMatched):
                 appends.append(match_formed(issued, event))
@@ -462,6 +499,8 @@ def match_formed(issued: ChallengeIssued, matched: GameMatched) -> Append:
         ],
         formed_at=formed_at,
         time_control=control.to_proto(),
+        # a private game's rematch is private (a match's game is private when it has a lobby)
+        lobby=issued.challenge_id if issued.private else "",
         unrated=not issued.rated,
         challenge_id=issued.challenge_id,
     )

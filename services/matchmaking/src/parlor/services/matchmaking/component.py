@@ -133,6 +133,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 settings.challenge_expire_seconds,
                 open_games,
                 load(OpenGamesSettings).max_per_player,
+                directories=open_games,
             )
             yield Component(
                 name=CATEGORY,
