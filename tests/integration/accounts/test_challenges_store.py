@@ -20,6 +20,7 @@ from parlor.services.matchmaking.challenges import (
     inbox_stream,
     notice_of,
 )
+from parlor.services.matchmaking.playerwatch import PlayerWatch
 
 
 class Clock:
@@ -166,3 +167,27 @@ class TestChallenges:
         assert sorted(new for _, new in offers) == [False, True]
         ids = {state.issued.challenge_id for state, _ in offers if state.issued is not None}
         assert len(ids) == 1
+
+    async def test_the_watch_starts_with_now_then_changes_and_keeps_alive(
+        self, store: EventStore, unique: str
+    ) -> None:
+        challenges = Challenges(store)
+        watch = PlayerWatch(challenges, keepalive_seconds=0.2, poll_seconds=0.05)
+        ann, bob = f"guest-a{unique}", f"guest-b{unique}"
+        first = await challenges.issue(offer(ann, (bob,)))
+        assert first.issued is not None
+        stream = watch.watch(bob, 0)
+        opening = await anext(stream)
+        assert [c.challenge_id for c in opening.current] == [first.issued.challenge_id]
+        assert opening.position == 1
+        assert not opening.notices
+        await challenges.issue(offer(ann, (bob,)))
+        change = await anext(stream)
+        assert [n.position for n in change.notices] == [2]
+        keepalive = await anext(stream)
+        assert not keepalive.notices
+        assert keepalive.position == 2
+        await stream.aclose()
+        resumed = watch.watch(bob, 1)
+        assert [n.position for n in (await anext(resumed)).notices] == [2]
+        await resumed.aclose()

@@ -10,7 +10,7 @@ what the challenge allows them is the decider's to say (``challenge.py``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,96 +30,28 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.kit import auth
 from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
 from parlor.services.matchmaking.challenge import (
-    CANCELLED,
-    DECLINED,
-    EXPIRED,
-    FIRST,
     FIXED,
-    LAPSED,
-    MATCHED,
     PENDING,
-    RANDOM,
-    SECOND,
     Challenge,
     ChallengeIssued,
 )
 from parlor.services.matchmaking.challenges import Challenges
+from parlor.services.matchmaking.challengeview import DECLINE, SEAT_CHOICE, challenge_pb
 from parlor.services.matchmaking.games import (
     bot_level,
     game_type,
-    time_control_from_json,
     time_control_json,
     time_control_of,
 )
+from parlor.services.matchmaking.playerwatch import PlayerWatch
 
-SEAT_CHOICE = {
-    pb.SEAT_CHOICE_UNSPECIFIED: RANDOM,
-    pb.SEAT_CHOICE_RANDOM: RANDOM,
-    pb.SEAT_CHOICE_FIRST: FIRST,
-    pb.SEAT_CHOICE_SECOND: SECOND,
-}
-SEAT_CHOICE_PB = {RANDOM: pb.SEAT_CHOICE_RANDOM, FIRST: pb.SEAT_CHOICE_FIRST}
-SEAT_CHOICE_PB |= {SECOND: pb.SEAT_CHOICE_SECOND, FIXED: pb.SEAT_CHOICE_ROTATED}
-STATUS = {
-    PENDING: pb.CHALLENGE_STATUS_PENDING,
-    MATCHED: pb.CHALLENGE_STATUS_MATCHED,
-    DECLINED: pb.CHALLENGE_STATUS_DECLINED,
-    CANCELLED: pb.CHALLENGE_STATUS_CANCELLED,
-    EXPIRED: pb.CHALLENGE_STATUS_EXPIRED,
-    LAPSED: pb.CHALLENGE_STATUS_LAPSED,
-}
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
-DECLINE = {
-    pb.DECLINE_REASON_UNSPECIFIED: "generic",
-    pb.DECLINE_REASON_TOO_FAST: "too_fast",
-    pb.DECLINE_REASON_TOO_SLOW: "too_slow",
-    pb.DECLINE_REASON_NOT_NOW: "not_now",
-    pb.DECLINE_REASON_NOT_THIS_GAME: "not_this_game",
-}
-DECLINE_PB = {v: k for k, v in DECLINE.items()}
 MIN_EXPIRY_SECONDS = 60
 MAX_EXPIRY_SECONDS = 14 * 86_400
 MAX_LISTED = 100
 GUEST = re.compile(r"guest-[0-9a-f]{8,64}")
 ACCOUNT = re.compile(PLAYER_PREFIX + r"[0-9a-f]{8,64}")
-
-
-def _time(seconds: float) -> Any:
-    from google.protobuf.timestamp_pb2 import Timestamp
-
-    out = Timestamp()
-    out.FromDatetime(datetime.fromtimestamp(seconds, UTC))
-    return out
-
-
-def challenge_pb(state: Challenge) -> pb.Challenge:
-    issued = state.issued
-    assert issued is not None
-    return pb.Challenge(
-        challenge_id=issued.challenge_id,
-        challenger_id=issued.challenger,
-        challenger_name=issued.challenger_name,
-        game_type=issued.game_type,
-        invitee_ids=issued.invitees,
-        open_seats=issued.open_seats,
-        bots=issued.bots,
-        time_control=time_control_from_json(issued.time_control, issued.game_type).to_proto(),
-        seat_choice=SEAT_CHOICE_PB[issued.seat_choice],
-        rated=issued.rated,
-        status=STATUS[state.status],
-        created_at=_time(issued.created_at),
-        expires_at=_time(issued.expires_at),
-        accepted_ids=[issued.challenger, *(p for p, _ in state.accepted)],
-        declined_by=state.declined_by,
-        decline_reason=DECLINE_PB.get(state.decline_reason, pb.DECLINE_REASON_UNSPECIFIED),
-        match_id=state.match_id,
-        seats=[
-            common_pb2.Seat(index=i, player_id=p, display_name=n)
-            for i, (p, n) in enumerate(state.seats)
-        ],
-        rematch_of=issued.rematch_of,
-    )
 
 
 class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
@@ -132,7 +64,9 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None] = lambda game: None,
         max_open_games: int = 0,
         directories: Callable[[GameType[Any, Any, Any]], GameList | None] = lambda game: None,
+        keepalive_seconds: float = 15.0,
     ) -> None:
+        self.watch = PlayerWatch(challenges, keepalive_seconds)
         self.directories = directories
         """Where each game type's games are listed: a rematch lapses once one of its players
         is seen in a game started after the finished one."""
@@ -393,6 +327,13 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
                 continue
             out.open.append(challenge_pb(state))
         return out
+
+    async def WatchPlayer(
+        self, request: pb.WatchPlayerRequest, context: Any
+    ) -> AsyncIterator[pb.WatchPlayerResponse]:
+        me = auth.caller()
+        async for message in self.watch.watch(me.player_id, request.after):
+            yield message
 
     async def BlockPlayer(
         self, request: pb.BlockPlayerRequest, context: Any

@@ -255,6 +255,18 @@ class Challenges:
             folded.version = recorded.version
         return folded
 
+    async def notices(self, player_id: str, after: int) -> list[tuple[int, Notice]]:
+        """The player's notices after inbox position ``after``, in order, with positions."""
+        events = await self.store.read_stream(inbox_stream(player_id), after + 1)
+        return [(e.version, notice_of(e)) for e in events]
+
+    async def as_of(self, challenge_id: str, version: int) -> Challenge:
+        """The challenge as its stream's ``version`` left it."""
+        state = CHALLENGES.initial_state()
+        for recorded in await self.store.read_stream(challenge_stream(challenge_id), 1, version):
+            state = CHALLENGES.evolve(state, decode(recorded))
+        return state
+
     async def blocked_by(self, player_id: str) -> frozenset[str]:
         """The players ``player_id`` blocks."""
         blocked: set[str] = set()

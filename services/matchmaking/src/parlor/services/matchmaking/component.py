@@ -134,6 +134,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 open_games,
                 load(OpenGamesSettings).max_per_player,
                 directories=open_games,
+                keepalive_seconds=settings.challenges_keepalive_seconds,
             )
             yield Component(
                 name=CATEGORY,

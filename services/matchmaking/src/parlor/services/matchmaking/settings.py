@@ -61,6 +61,11 @@ class MatchmakingSettings:
         "pending challenges one player may have (0: no limit)",
         20,
     )
+    challenges_keepalive_seconds: float = setting(
+        "PARLOR_CHALLENGES_KEEPALIVE_SECONDS",
+        "how often WatchPlayer sends a message when nothing happens",
+        15.0,
+    )
     challenges_per_hour: int = setting(
         "PARLOR_CHALLENGES_PER_HOUR", "new challenges one player may make an hour (0: no limit)", 60
     )
