@@ -1,6 +1,6 @@
 """WatchPlayer across a service restart and two replicas: a scripted client that reconnects
-with its last position sees every change that concerns it exactly once and in order,
-counted against the player's inbox in the event store.
+with its last position sees every challenge, offer and turn that concerns it exactly once
+and in order, counted against the player's inbox in the event store.
 
 Replica one serves the watch; replica two (with Connect 4x4) takes the other player's
 calls, so every change reaches the watch from another process through the store. One is
@@ -24,6 +24,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 from parlor.eventstore import PostgresEventStore
 from parlor.services.matchmaking.challenges import inbox_stream, notice_of
 from parlor.services.matchmaking.playerwatch import KIND
+from parlor.services.matchmaking.turnfeed import TURN, turn_of
 
 pytestmark = [pytest.mark.integration]
 
@@ -39,6 +40,7 @@ class Watcher:
 
     def __init__(self) -> None:
         self.seen: Seen = []
+        self.notices: list[Any] = []
         self.current: list[str] = []
         self.position = 0
         self.task: asyncio.Task[None] | None = None
@@ -51,7 +53,9 @@ class Watcher:
         async for message in stub.WatchPlayer(ch.WatchPlayerRequest(after=self.position)):
             self.current += [c.challenge_id for c in message.current]
             for notice in message.notices:
-                self.seen.append((notice.position, notice.kind, notice.challenge.challenge_id))
+                self.notices.append(notice)
+                named = notice.challenge.challenge_id or notice.game_id
+                self.seen.append((notice.position, notice.kind, named))
             self.position = message.position
 
     async def until(self, count: int) -> None:
@@ -128,11 +132,23 @@ async def test_a_reconnecting_client_sees_every_change_once_in_order(
                 return (await games.GetGame(c4.GetGameRequest(game_id=game_id))).game
 
             await eventually(made, 60)
-            await games.Resign(c4.ResignRequest(game_id=game_id))
+            await games.PlayMove(c4.PlayMoveRequest(game_id=game_id, move="af"))
+            await bob_client.until(8)  # bob's turn: the game, its version, his deadline
+            turn = bob_client.notices[-1]
+            assert (turn.kind, turn.game_id, turn.game_type) == (
+                ch.NOTICE_KIND_YOUR_TURN,
+                game_id,
+                "connect4x4",
+            )
+            assert turn.game_version > 1
+            assert turn.HasField("deadline")  # two people: the game type's default clock
+            await c4_grpc.Connect4x4ServiceStub(bob_on_two).Resign(
+                c4.ResignRequest(game_id=game_id)
+            )
             offer = await ann_s.OfferRematch(
                 ch.OfferRematchRequest(game_type="connect4x4", game_id=game_id)
             )
-            await bob_client.until(8)
+            await bob_client.until(9)
             await asyncio.sleep(1.5)  # anything more would be a repeat
             await bob_client.disconnect()
 
@@ -142,7 +158,9 @@ async def test_a_reconnecting_client_sees_every_change_once_in_order(
     finally:
         await store.close()
     truth = [
-        (e.version, KIND[notice_of(e).event], notice_of(e).challenge_id)
+        (e.version, ch.NOTICE_KIND_YOUR_TURN, turn_of(e).game_id)
+        if e.type == TURN
+        else (e.version, KIND[notice_of(e).event], notice_of(e).challenge_id)
         for e in recorded
         if e.version > 1  # the first was shown as the current state
     ]
@@ -156,5 +174,6 @@ async def test_a_reconnecting_client_sees_every_change_once_in_order(
         (ch.NOTICE_KIND_CHALLENGE_DECLINED, third),
         (ch.NOTICE_KIND_CHALLENGE_ACCEPTED, first),
         (ch.NOTICE_KIND_GAME_CREATED, first),
+        (ch.NOTICE_KIND_YOUR_TURN, game_id),
         (ch.NOTICE_KIND_CHALLENGE_ISSUED, offer.challenge.challenge_id),
     ]

@@ -248,17 +248,19 @@ class Challenges:
     async def inbox(self, player_id: str) -> Inbox:
         folded = Inbox()
         for recorded in await self.store.read_stream(inbox_stream(player_id)):
+            folded.version = recorded.version
+            if recorded.type != NOTICE:
+                continue  # a game's turn (``turnfeed``)
             notice = notice_of(recorded)
             folded.latest[notice.challenge_id] = notice
             if notice.role == "challenger" and notice.event == "ChallengeIssued":
                 folded.issued_at.append(notice.at)
-            folded.version = recorded.version
         return folded
 
-    async def notices(self, player_id: str, after: int) -> list[tuple[int, Notice]]:
-        """The player's notices after inbox position ``after``, in order, with positions."""
-        events = await self.store.read_stream(inbox_stream(player_id), after + 1)
-        return [(e.version, notice_of(e)) for e in events]
+    async def notices(self, player_id: str, after: int) -> list[RecordedEvent]:
+        """The player's inbox after position ``after``, in order: challenges' ``Notice`` and
+        games' ``TurnNotice`` (``turnfeed``)."""
+        return await self.store.read_stream(inbox_stream(player_id), after + 1)
 
     async def as_of(self, challenge_id: str, version: int) -> Challenge:
         """The challenge as its stream's ``version`` left it."""

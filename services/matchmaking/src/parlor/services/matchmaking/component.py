@@ -25,6 +25,7 @@ from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.challenger import ChallengeServicer
 from parlor.services.matchmaking.challenges import Challenges
+from parlor.services.matchmaking.games import GAME_TYPES
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
@@ -34,6 +35,7 @@ from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
 from parlor.services.matchmaking.signin import SignIns
 from parlor.services.matchmaking.tickets import Lobbies, Tickets
+from parlor.services.matchmaking.turnfeed import TurnFeed
 
 log = logging.getLogger("parlor.services.matchmaking")
 
@@ -136,6 +138,12 @@ async def matchmaking() -> AsyncIterator[Component]:
                 directories=open_games,
                 keepalive_seconds=settings.challenges_keepalive_seconds,
             )
+            # 'Your turn' in the players' inboxes, from every game type's streams.
+            turns = TurnFeed(
+                store,
+                [GAME_TYPES[g] for g in settings.game_types if g in GAME_TYPES],
+                challenger.watch.bells.ring,
+            )
             yield Component(
                 name=CATEGORY,
                 services=[
@@ -164,6 +172,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     outbox.run,
                     lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, board),
                     board.run,
+                    turns.run,
                     lambda: run_sweeps(retention),
                 ],
                 public_methods=PUBLIC_METHODS,
@@ -175,6 +184,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     "retention": retention,
                     "accounts": accounts,
                     "challenges": challenges,
+                    "turns": turns,
                     "providers": providers,
                 },
             )

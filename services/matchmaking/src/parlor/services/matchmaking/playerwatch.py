@@ -5,7 +5,8 @@ resumes from: the same on every replica and after any restart, one per change, i
 order the changes committed (each is appended in the change's own transaction). A watcher
 reads the notices after the position it has given, sends them, and waits for more: woken
 at once by a change this process records (``Bells``), and otherwise looking again every
-``poll_seconds`` (a change recorded by another replica); a message with no notices
+``poll_seconds`` (a change recorded by another replica, or a turn the turn feed noted);
+a message with no notices
 after ``keepalive_seconds`` of quiet.
 """
 
@@ -16,8 +17,10 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 
 from parlor.challenges.v1 import challenges_pb2 as pb
-from parlor.services.matchmaking.challenges import Challenges, Notice
+from parlor.eventstore import RecordedEvent
+from parlor.services.matchmaking.challenges import Challenges, notice_of
 from parlor.services.matchmaking.challengeview import challenge_pb, timestamp
+from parlor.services.matchmaking.turnfeed import TURN, turn_of
 
 KIND = {
     "ChallengeIssued": pb.NOTICE_KIND_CHALLENGE_ISSUED,
@@ -69,10 +72,24 @@ class PlayerWatch:
         self.bells = Bells()
         challenges.changed = self.bells.ring
 
-    async def notice_pb(self, position: int, notice: Notice) -> pb.PlayerNotice:
+    async def notice_pb(self, recorded: RecordedEvent) -> pb.PlayerNotice:
+        if recorded.type == TURN:
+            turn = turn_of(recorded)
+            out = pb.PlayerNotice(
+                position=recorded.version,
+                kind=pb.NOTICE_KIND_YOUR_TURN,
+                at=timestamp(turn.at),
+                game_type=turn.game_type,
+                game_id=turn.game_id,
+                game_version=turn.version,
+            )
+            if turn.deadline:
+                out.deadline.CopyFrom(timestamp(turn.deadline))
+            return out
+        notice = notice_of(recorded)
         state = await self.challenges.as_of(notice.challenge_id, notice.version)
         return pb.PlayerNotice(
-            position=position,
+            position=recorded.version,
             kind=KIND.get(notice.event, pb.NOTICE_KIND_UNSPECIFIED),
             challenge=challenge_pb(state),
             at=timestamp(notice.at),
@@ -102,9 +119,9 @@ class PlayerWatch:
                 found = await self.challenges.notices(player_id, position)
                 for start in range(0, len(found), MAX_BATCH):
                     batch = found[start : start + MAX_BATCH]
-                    out = pb.WatchPlayerResponse(position=batch[-1][0])
-                    for at, notice in batch:
-                        out.notices.append(await self.notice_pb(at, notice))
+                    out = pb.WatchPlayerResponse(position=batch[-1].version)
+                    for recorded in batch:
+                        out.notices.append(await self.notice_pb(recorded))
                     position = out.position
                     yield out
                     quiet_since = asyncio.get_running_loop().time()
