@@ -191,3 +191,27 @@ class TestChallenges:
         resumed = watch.watch(bob, 1)
         assert [n.position for n in (await anext(resumed)).notices] == [2]
         await resumed.aclose()
+
+    async def test_a_rematch_may_be_offered_again_once_the_last_offer_ended(
+        self, store: EventStore, unique: str
+    ) -> None:
+        clock = Clock()
+        challenges = Challenges(store, clock=clock)
+        ann, bob = f"guest-a{unique}", f"guest-b{unique}"
+        first, new = await challenges.rematch(
+            "connect4x4", f"g{unique}", offer(ann, (bob,), wait=60)
+        )
+        assert new
+        again, new = await challenges.rematch(
+            "connect4x4", f"g{unique}", offer(ann, (bob,), wait=60)
+        )
+        assert not new
+        assert again.issued == first.issued
+        clock.now += 61  # the offer expired unanswered
+        later, new = await challenges.rematch(
+            "connect4x4", f"g{unique}", offer(bob, (ann,), wait=60)
+        )
+        assert new
+        assert later.issued is not None
+        assert first.issued is not None
+        assert later.issued.challenge_id != first.issued.challenge_id

@@ -11,8 +11,9 @@ category):
   creating at once cannot both pass a limit) and what ``WatchPlayer`` streams;
 - ``challengeboard-open``: ``Listed``/``Delisted`` for open challenges;
 - ``playerblocks-<player id>``: ``Blocked``/``Unblocked``;
-- ``rematchof-<game type>-<game id>``: ``RematchOffered``, the one rematch offer of a
-  finished game (appended with ``NO_STREAM``: two seats offering at once make one offer).
+- ``rematchof-<game type>-<game id>``: ``RematchOffered``, the rematch offers of a
+  finished game, appended with the version seen: two seats offering at once make one
+  offer; a new offer only once the last one ended unplayed (declined, expired...).
 
 A change is appended to all of them in **one transaction** (``Batch``; PostgreSQL), and an
 accepted challenge's last seat appends ``GameMatched`` with the match's ``MatchFormed``
@@ -58,6 +59,7 @@ from parlor.matchmaking.v1 import events_pb2
 from parlor.services.matchmaking.challenge import (
     CHALLENGES,
     EVENT_TYPES,
+    MATCHED,
     RANDOM,
     Accept,
     Cancel,
@@ -291,14 +293,16 @@ class Challenges:
     # -- writing -----------------------------------------------------------------------------
 
     async def issue(
-        self, issued: Callable[[str, float], ChallengeIssued], claim: str = ""
+        self,
+        issued: Callable[[str, float], ChallengeIssued],
+        claim: tuple[str, int] | None = None,
     ) -> Challenge:
         """A new challenge from ``issued(challenge_id, now)``, within the challenger's limits;
-        ``claim``: the stream a rematch claims its game with (``Conflict REMATCH_OFFERED``
-        once another offer holds it)."""
+        ``claim``: the stream a rematch claims its game with and the version it was seen at
+        (``Conflict REMATCH_OFFERED`` once another offer has been made since)."""
         challenge_id = self.new_id()
         for _ in range(RETRIES):
-            if claim and await self.store.stream_version(claim) != NO_STREAM:
+            if claim and await self.store.stream_version(claim[0]) != claim[1]:
                 raise Conflict("this game's rematch is offered already", reason="REMATCH_OFFERED")
             now = self.clock()
             event = issued(challenge_id, now)
@@ -321,11 +325,14 @@ class Challenges:
         first (False)."""
         claim = f"{REMATCH}-{category}-{game_id}"
         for _ in range(RETRIES):
-            offered = await self.store.read_stream(claim, 1, 1)
-            if offered:
-                return await self.get(json.loads(offered[0].data)["challenge_id"]), False
+            version = await self.store.stream_version(claim)
+            if version != NO_STREAM:
+                (last,) = await self.store.read_stream(claim, version, version)
+                offered = await self.get(json.loads(last.data)["challenge_id"])
+                if offered.status == MATCHED or offered.pending_at(self.clock()):
+                    return offered, False  # the game's offer stands (or was played)
             try:
-                return await self.issue(issued, claim), True
+                return await self.issue(issued, (claim, version)), True
             except Conflict as exc:
                 if exc.reason != "REMATCH_OFFERED":
                     raise
@@ -418,7 +425,7 @@ class Challenges:
         version: int,
         events: Sequence[ChallengeEvent],
         inbox_versions: dict[str, int],
-        claim: str = "",
+        claim: tuple[str, int] | None = None,
     ) -> None:
         """The challenge's events, each concerned player's notices, the board and, for a
         matched challenge, its ``MatchFormed``: one transaction."""
@@ -477,7 +484,7 @@ class Challenges:
         if claim:
             data = json.dumps({"challenge_id": issued.challenge_id}).encode()
             offered = NewEvent("RematchOffered", data, metadata=meta)
-            appends.insert(1, Append(claim, (offered,), NO_STREAM))
+            appends.insert(1, Append(claim[0], (offered,), claim[1]))
         for event in events:
             if isinstance(event, GameMatched):
                 appends.append(match_formed(issued, event))
