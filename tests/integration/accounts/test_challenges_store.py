@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from parlor.challenges.v1 import challenges_pb2 as ch
 from parlor.core.errors import FailedPrecondition, ResourceExhausted
 from parlor.eventstore import EventStore
 from parlor.gamehost.consent import match_stream
@@ -215,3 +216,22 @@ class TestChallenges:
         assert later.issued is not None
         assert first.issued is not None
         assert later.issued.challenge_id != first.issued.challenge_id
+
+    async def test_a_watcher_records_an_expiry_when_its_time_comes(
+        self, store: EventStore, unique: str
+    ) -> None:
+        clock = Clock()
+        challenges = Challenges(store, clock=clock)
+        watch = PlayerWatch(challenges, keepalive_seconds=60, poll_seconds=0.05)
+        ann, bob = f"guest-a{unique}", f"guest-b{unique}"
+        made = await challenges.issue(offer(ann, (bob,), wait=60))
+        assert made.issued is not None
+        stream = watch.watch(bob, 1)
+        clock.now += 61
+        expired = await anext(stream)
+        await stream.aclose()
+        assert [(n.position, n.challenge.status) for n in expired.notices] == [
+            (2, ch.CHALLENGE_STATUS_EXPIRED)
+        ]
+        events = await store.read_stream(challenge_stream(made.issued.challenge_id))
+        assert [e.type for e in events] == ["ChallengeIssued", "ChallengeExpired"]

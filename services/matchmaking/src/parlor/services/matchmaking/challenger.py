@@ -318,6 +318,8 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
                 state = await self.challenges.get(notice.challenge_id)
                 if state.pending_at(now):
                     into.append(challenge_pb(state))
+                elif state.status == PENDING:  # past its time: recorded now, its players told
+                    await self.challenges.expire(notice.challenge_id)
         for challenge_id in (await self.challenges.open_board())[:MAX_LISTED]:
             state = await self.challenges.get(challenge_id)
             issued = state.issued

@@ -7,16 +7,20 @@ reads the notices after the position it has given, sends them, and waits for mor
 at once by a change this process records (``Bells``), and otherwise looking again every
 ``poll_seconds`` (a change recorded by another replica, or a turn the turn feed noted);
 a message with no notices
-after ``keepalive_seconds`` of quiet.
+after ``keepalive_seconds`` of quiet. A watcher also records the expiry of the player's
+pending challenges when their time comes (``ChallengeExpired``, once, whoever sees it
+first), so their players are told then rather than at the next answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
 
 from parlor.challenges.v1 import challenges_pb2 as pb
+from parlor.core.errors import ParlorError
 from parlor.eventstore import RecordedEvent
 from parlor.services.matchmaking.challenges import Challenges, notice_of
 from parlor.services.matchmaking.challengeview import challenge_pb, timestamp
@@ -31,6 +35,7 @@ KIND = {
     "RematchLapsed": pb.NOTICE_KIND_REMATCH_LAPSED,
     "GameMatched": pb.NOTICE_KIND_GAME_CREATED,
 }
+log = logging.getLogger("parlor.services.matchmaking.playerwatch")
 MAX_BATCH = 100
 """Notices sent in one message at most (a long absence is sent in several)."""
 
@@ -95,12 +100,27 @@ class PlayerWatch:
             at=timestamp(notice.at),
         )
 
+    async def _expire(self, due: dict[str, float]) -> None:
+        """Record the expiry of each challenge past its time (its notices then follow)."""
+        now = self.challenges.clock()
+        for challenge_id in [c for c, at in due.items() if at <= now]:
+            del due[challenge_id]
+            try:
+                await self.challenges.expire(challenge_id)
+            except ParlorError:
+                log.warning("challenge expiry not recorded", exc_info=True)
+
     async def watch(self, player_id: str, after: int) -> AsyncIterator[pb.WatchPlayerResponse]:
         with self.bells.hung(player_id) as bell:
             position = after
+            inbox = await self.challenges.inbox(player_id)
+            # When each pending challenge of the player's expires: recorded then (by whichever
+            # watcher of its players sees it first; the decider records it once).
+            due = {
+                n.challenge_id: n.expires_at for n in inbox.latest.values() if n.status == "pending"
+            }
             if after == 0:
                 first = pb.WatchPlayerResponse()
-                inbox = await self.challenges.inbox(player_id)
                 now = self.challenges.clock()
                 blocked = await self.challenges.blocked_by(player_id)
                 for role in ("invitee", "challenger", "seat"):
@@ -122,9 +142,16 @@ class PlayerWatch:
                     out = pb.WatchPlayerResponse(position=batch[-1].version)
                     for recorded in batch:
                         out.notices.append(await self.notice_pb(recorded))
+                        if recorded.type != TURN:
+                            notice = notice_of(recorded)
+                            if notice.status == "pending":
+                                due[notice.challenge_id] = notice.expires_at
+                            else:
+                                due.pop(notice.challenge_id, None)
                     position = out.position
                     yield out
                     quiet_since = asyncio.get_running_loop().time()
+                await self._expire(due)
                 now = asyncio.get_running_loop().time()
                 if now - quiet_since >= self.keepalive_seconds:
                     yield pb.WatchPlayerResponse(position=position)
