@@ -199,3 +199,48 @@ async def test_a_rematch_lapses_once_a_player_starts_another_game(start_platform
                 ch.GetChallengeRequest(challenge_id=rematch.challenge_id)
             )
             assert got.challenge.status == ch.CHALLENGE_STATUS_LAPSED
+
+
+async def test_several_seats_an_open_one_and_a_bot(start_platform: Any) -> None:
+    ann, bob, eve = guest(), guest(), guest()
+    async with start_platform("matchmaking", "connect4x4") as platform:
+        async with (
+            platform.channel(ann) as a,
+            platform.channel(bob) as b,
+            platform.channel(eve) as e,
+        ):
+            ann_s, bob_s, eve_s = (ch_grpc.ChallengeServiceStub(c) for c in (a, b, e))
+            made = (
+                await ann_s.CreateChallenge(
+                    ch.CreateChallengeRequest(
+                        game_type="connect4x4",
+                        invitees=[bob],
+                        open_seats=1,
+                        bots=["random"],
+                        seat_choice=ch.SEAT_CHOICE_FIRST,
+                    )
+                )
+            ).challenge
+            too_many = ch.CreateChallengeRequest(
+                game_type="connect4x4", invitees=[bob], open_seats=2, bots=["random"]
+            )
+            await refused(
+                ann_s.CreateChallenge(too_many),
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "BAD_PLAYER_COUNT",
+            )
+            listed = await eve_s.ListChallenges(ch.ListChallengesRequest())
+            assert made.challenge_id in [c.challenge_id for c in listed.open]
+            accept = ch.AcceptChallengeRequest(challenge_id=made.challenge_id)
+            taken = (await eve_s.AcceptChallenge(accept)).challenge
+            assert taken.status == ch.CHALLENGE_STATUS_PENDING  # bob has not answered
+            done = (await bob_s.AcceptChallenge(accept)).challenge
+            assert done.status == ch.CHALLENGE_STATUS_MATCHED
+            assert [s.player_id for s in done.seats] == [ann, bob, eve, "bot:random"]
+            games = c4_grpc.Connect4x4ServiceStub(a)
+
+            async def made_game() -> Any:
+                return (await games.GetGame(c4.GetGameRequest(game_id=done.match_id))).game
+
+            game = await eventually(made_game, 60)
+            assert [s.player_id for s in game.seats] == [ann, bob, eve, "bot:random"]
