@@ -1,5 +1,6 @@
-// Parlor in the browser: guest sign-in, the lobby, and each game's live and replay pages.
-// Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>;
+// Parlor in the browser: guest or account sign-in, the lobby, the account page, and each
+// game's live and replay pages.
+// Routes live in the URL's fragment: #/ (lobby), #/account, #/play/<type>/<id>, #/replay/<type>/<id>;
 // a private game's spectator invite is a last part of the two (#/play/<type>/<id>/<invite>).
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
@@ -13,6 +14,7 @@ import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
+import * as accounts from "./account";
 
 const KINDS: GameKind<GameLike>[] = BOARDS as unknown as GameKind<GameLike>[];
 const kindOf = (type: string) => KINDS.find((k) => k.type === type);
@@ -50,6 +52,8 @@ const who = document.getElementById("who")!;
 let leave: (() => void) | undefined;
 let refreshing: (() => void) | undefined;
 let refreshingFor = "";
+let offeredProviders: Promise<string[]> | undefined;
+const providerNames = () => (offeredProviders ??= accounts.providers());
 
 function go(hash: string): void {
   if (location.hash === hash) route();
@@ -69,21 +73,55 @@ function route(): void {
   if (refreshingFor !== me.playerId) {
     refreshing?.();
     refreshingFor = me.playerId;
-    refreshing = session.keepFresh(me, async () => (await unary(IdentityService, "refreshToken", {})).token);
+    refreshing = session.keepFresh(me, async (token) => {
+      if (!me.account) return (await unary(IdentityService, "refreshToken", {})).token;
+      const renewed = await accounts.renew(session.stored, token);
+      if (!renewed) throw new Error("signed out");
+      return renewed.token;
+    });
   }
   replace(
     who,
-    `Signed in as ${me.name} `,
+    me.account ? "Signed in as " : "Playing as guest ",
+    h("span", { id: "who-name" }, me.name || "(no handle yet)"),
+    " ",
     h("a", { href: "#/" }, "Lobby"),
     " · ",
-    h("button", { class: "link", id: "sign-out", onclick: () => { session.clear(); go("#/"); } }, "Sign out"),
+    h("a", { href: "#/account", id: "account-link" }, me.account ? "Account" : "Sign in"),
+    " · ",
+    h("button", { class: "link", id: "sign-out", onclick: () => void signOut(me) }, "Sign out"),
   );
   const [, page, type, id, invite] = location.hash.split("/");
   const kind = type ? kindOf(type) : undefined;
   const shared = invite ? decodeURIComponent(invite) : "";
-  if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
+  if (page === "account") {
+    void providerNames().then((names) => {
+      if (location.hash !== "#/account") return;
+      accounts.accountPage(main, me, names, (handle) => {
+        me.name = handle;
+        session.save(me);
+        replace(document.getElementById("who-name") ?? who, handle);
+      }, () => void signOut(me));
+    });
+  } else if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else leave = lobby(me);
+}
+
+// Signing out: an account's session is ended at the service too (the bridge's cookie with it).
+async function signOut(me: session.Session): Promise<void> {
+  if (me.account) {
+    try {
+      await accounts.signOut();
+    } catch (err) {
+      notice(`Not signed out: ${describe(err)}`, "error");
+      return;
+    }
+  }
+  session.clear();
+  refreshing?.();
+  refreshingFor = "";
+  go("#/");
 }
 
 function signIn(): void {
@@ -106,6 +144,9 @@ function signIn(): void {
     }
   });
   replace(main, form);
+  void providerNames().then((names) => {
+    if (form.isConnected) form.after(accounts.signInLinks(names) ?? "");
+  });
 }
 
 function select(id: string, options: string[], labels?: string[]): HTMLSelectElement {
@@ -163,7 +204,9 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     }
   };
   const offeredOf = (type: string) => games.find((g) => g.kind.type === type);
-  const seat = { index: 0, playerId: me.playerId, displayName: me.name };
+  // an account's handle stays out of game events (they cannot be erased): its seat is named
+  // by the player id, and the handle is looked up when shown
+  const seat = { index: 0, playerId: me.playerId, displayName: me.account ? "" : me.name };
 
   // Against bots: a game created at once, the other seats bots of the chosen level.
   const botGame = gameSelect("bot-game", games);
@@ -364,5 +407,26 @@ function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string)
   return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ` ${names}`, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
 }
 
-window.addEventListener("hashchange", route);
-route();
+// Back from the provider (#/signed-in), or an account's access token expired while away: a
+// fresh one from the bridge, which holds the session; then the account page or where we were.
+async function start(): Promise<void> {
+  const held = session.stored();
+  const landed = location.hash === "#/signed-in";
+  if (landed || (held?.account && !session.load())) {
+    try {
+      const renewed = await accounts.renew(() => null);
+      if (renewed) {
+        const a = await (session.save(renewed), accounts.account());
+        renewed.name = a?.handle ?? "";
+        session.save(renewed);
+      } else if (held?.account) session.clear();
+    } catch (err) {
+      notice(`Not signed in: ${describe(err)}`, "error");
+    }
+    if (landed) history.replaceState(null, "", "#/account");
+  }
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+void start();

@@ -64,6 +64,23 @@ def test_a_request_deadline_that_would_refuse_every_request_stops_the_start(seco
     assert load(WebSettings, {"PARLOR_WEB_REQUEST_SECONDS": "2.5"}).request_seconds == 2.5
 
 
+@pytest.mark.parametrize(
+    "uri",
+    ["", "play.example.com/auth/callback", "https://play.example.com/", "ftp://x/auth/callback"],
+)
+def test_sign_in_offered_without_the_bridges_callback_url_stops_the_start(uri: str) -> None:
+    from parlor.kit.settings import load
+    from parlor.webgateway.component import WebSettings
+
+    offered = {"PARLOR_WEB_SIGN_IN_PROVIDERS": "keycloak"}
+    with pytest.raises(SettingsError, match="PARLOR_WEB_SIGN_IN_REDIRECT_URI"):
+        load(WebSettings, {**offered, "PARLOR_WEB_SIGN_IN_REDIRECT_URI": uri})
+    good = "https://play.example.com/auth/callback"
+    settings = load(WebSettings, {**offered, "PARLOR_WEB_SIGN_IN_REDIRECT_URI": good})
+    assert settings.sign_in_providers == ("keycloak",)
+    assert load(WebSettings, {}).sign_in_providers == ()  # guests only: nothing needed
+
+
 def test_routes_send_a_package_or_service_elsewhere() -> None:
     routes = parse_routes(
         ("parlor.upwords.v1=upwords:50051", " parlor.identity.v1.IdentityService = mm:50051 ")
