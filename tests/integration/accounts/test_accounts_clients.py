@@ -1,13 +1,21 @@
 """The account calls of the clients, against the matchmaking component and a real OpenID
-Connect provider process (tests/oidc): parlor-client's ``IdentityClient``, the provider's
-login pages driven over HTTP as ``test_oidc_sign_in`` does."""
+Connect provider process (tests/oidc): parlor-client's ``IdentityClient``, and the CLI's
+``parlor login`` (the browser's redirect to a loopback port, RFC 8252), ``whoami`` and
+``logout`` run as processes, the provider's login pages driven over HTTP as
+``test_oidc_sign_in`` does."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import stat
+import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from oidc_provider import (
     CLIENT_ID,
@@ -105,3 +113,97 @@ async def test_parlor_client_signs_in_names_itself_renews_and_signs_out(
         with pytest.raises(Unauthenticated) as revoked:
             await parlor.identity.renew_session(renewed.refresh_token)
         assert revoked.value.reason == "REFRESH_TOKEN_REVOKED"
+
+
+async def cli(config: Path, *args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "parlor.cli",
+        *args,
+        env={**os.environ, "PARLOR_CONFIG_DIR": str(config), "PARLOR_TOKEN": ""},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_parlor_login_whoami_and_logout(
+    platform: Any, unique: str, loopback_port: int, tmp_path: Path
+) -> None:
+    config = tmp_path / "config"
+    where = ["--target", platform.target]
+    login = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "parlor.cli",
+        *["login", "--provider", PROVIDER, "--port", str(loopback_port), "--no-browser", *where],
+        env={**os.environ, "PARLOR_CONFIG_DIR": str(config)},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert login.stderr is not None
+    assert login.stdout is not None
+    url = ""
+    while not url.startswith("http"):  # the provider's URL, on stderr
+        line = await asyncio.wait_for(login.stderr.readline(), 60)
+        assert line, "parlor login ended before it showed the sign-in address"
+        url = line.decode().strip()
+    callback = f"http://127.0.0.1:{loopback_port}/parlor/signed-in"
+    answer = await play_user(url, f"cli-{unique}", f"cli{unique[:8]}", redirect_uri=callback)
+
+    async with httpx.AsyncClient(timeout=30) as browser:
+        # another state (a forged or someone else's answer): refused, and the CLI waits on
+        forged = await browser.get(callback, params={**answer, "state": "forged"})
+        assert forged.status_code == 400
+        assert "STATE_MISMATCH" in forged.text
+        elsewhere = await browser.get(f"http://127.0.0.1:{loopback_port}/other")
+        assert elsewhere.status_code == 404
+        back = await browser.get(callback, params=answer)
+        assert back.status_code == 200, back.text
+    out, err = await asyncio.wait_for(login.communicate(), 60)
+    assert login.returncode == 0, err.decode()
+    assert f"as cli{unique[:8]}" in out.decode()
+
+    # the tokens, readable by the user alone
+    kept = config / "credentials.json"
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert stat.S_IMODE(config.stat().st_mode) == 0o700
+    session = json.loads(kept.read_text())[platform.target]
+    refresh = session["refresh_token"]
+
+    code, shown, _ = await cli(config, "whoami", *where)
+    assert code == 0
+    assert session["player_id"] in shown
+    assert f"cli{unique[:8]}" in shown
+    assert f"cli-{unique}" in shown  # the linked identity's subject
+
+    # an expired access token is renewed with the refresh token, which rotates in the file
+    session["access_token"] = "expired.token.here"
+    kept.write_text(json.dumps({platform.target: session}))
+    os.chmod(kept, 0o600)
+    code, shown, err = await cli(config, "whoami", *where)
+    assert code == 0, err
+    assert session["player_id"] in shown
+    rotated = json.loads(kept.read_text())[platform.target]
+    assert rotated["refresh_token"] != refresh
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+
+    code, shown, _ = await cli(config, "logout", *where)
+    assert code == 0
+    assert "signed out" in shown
+    assert platform.target not in json.loads(kept.read_text())
+    async with ParlorClient(platform.target) as parlor:
+        with pytest.raises(Unauthenticated) as revoked:
+            await parlor.identity.renew_session(rotated["refresh_token"])
+        assert revoked.value.reason == "REFRESH_TOKEN_REVOKED"
+
+    # signed out, the CLI is a guest again
+    code, _, err = await cli(config, "whoami", *where)
+    assert code == 2
+    assert "not signed in" in err
+    code, shown, err = await cli(config, "token", *where)
+    assert code == 0
+    assert "guest-" in err
