@@ -114,7 +114,7 @@ class SignIn:
     @property
     def stub(self) -> pb_grpc.IdentityServiceAsyncStub:
         stub: Any = pb_grpc.IdentityServiceStub(self.channels(SERVICE))  # on an aio channel
-        return cast(pb_grpc.IdentityServiceAsyncStub, stub)
+        return cast("pb_grpc.IdentityServiceAsyncStub", stub)
 
     def _calling(self, request: Request) -> tuple[tuple[str, str], ...]:
         """The caller's address for the services' limits; no token: these calls are public."""
