@@ -69,7 +69,8 @@ async def web(
     monkeypatch.setenv("PARLOR_WEB_SIGN_IN_REDIRECT_URI", callback)
     for scope in ("ADDRESS", "NETWORK", "SITE"):  # many sign-ins from 127.0.0.1
         monkeypatch.setenv(f"PARLOR_GUEST_PER_{scope}_PER_SECOND", "0")
-    async with start_web("matchmaking", sock=bind("127.0.0.1", bridge_port)) as running:
+    served = ("matchmaking", "connect4x4")  # a game to show the player in, by handle
+    async with start_web(*served, sock=bind("127.0.0.1", bridge_port)) as running:
         yield running
 
 
@@ -201,6 +202,10 @@ async def test_in_chromium_a_user_signs_in_at_the_provider_sets_a_handle_and_sig
     assert report["handleShown"] == handle
     assert report["headerShown"] == handle
     assert report["afterReload"] == handle  # still signed in: the session survives a reload
+    # shown by handle, not by player id, on the game's page and in the lobby's live games
+    assert handle in report["seatsShown"]
+    assert "acct-" not in report["seatsShown"]
+    assert f"{handle} vs" in report["liveShown"]
     # the refresh token only in an HttpOnly cookie: not in the page's storage nor its cookies
     session = report["sessionCookie"]
     assert session["httpOnly"]

@@ -15,6 +15,7 @@ import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
 import * as accounts from "./account";
+import { lookUp, nameOf, remember } from "./names";
 
 const KINDS: GameKind<GameLike>[] = BOARDS as unknown as GameKind<GameLike>[];
 const kindOf = (type: string) => KINDS.find((k) => k.type === type);
@@ -98,6 +99,7 @@ function route(): void {
     void providerNames().then((names) => {
       if (location.hash !== "#/account") return;
       accounts.accountPage(main, me, names, (handle) => {
+        remember(me.playerId, handle);
         me.name = handle;
         session.save(me);
         replace(document.getElementById("who-name") ?? who, handle);
@@ -356,6 +358,8 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
           listed(kind, { inProgressOnly: true }),
           listed(kind, { playerId: me.playerId, finishedOnly: true }),
         ]);
+        // every player of these games by handle, when they have one
+        await lookUp([going, all, done].flatMap((l) => l.games.flatMap((g) => g.seats.map((s) => s.playerId))));
         for (const g of going.games) open.push(inProgress(kind, g, me.playerId));
         if (going.nextPageToken) open.push(h("li", { class: "hint" }, `${kind.label}: only the ${going.games.length} newest are shown`));
         for (const g of all.games) live.push(entry(kind, g, "play", "Watch"));
@@ -397,13 +401,13 @@ function inProgress(kind: GameKind<GameLike>, g: Summary, me: string): Node {
     "li",
     {},
     h("a", { href: `#/play/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `Resume: ${kind.label}`),
-    ` against ${opponents(g.seats, me)}`,
+    ` against ${opponents(g.seats, me, nameOf)}`,
     since ? h("span", { class: "hint" }, ` · started ${since}`) : null,
   );
 }
 
 function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string): Node {
-  const names = g.seats.map((s) => s.displayName || s.playerId).join(" vs ");
+  const names = g.seats.map(nameOf).join(" vs ");
   return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ` ${names}`, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
 }
 

@@ -1,7 +1,8 @@
 // A user signs in with an account: the sign-in button sends the browser to the OpenID Connect
 // provider (tests/oidc, its own login and consent pages), which sends it back through the
 // bridge's callback; the account page shows up, a handle is chosen and shown, the session
-// survives a reload, and signing out ends it. A forged callback is refused with its reason.
+// survives a reload, the player is shown by handle on a game's page and in the lobby, and
+// signing out ends it. A forged callback is refused with its reason.
 import { BASE, main, newPage, report, screenshot } from "./browser.mjs";
 
 const LOGIN = process.env.LOGIN ?? "ada";
@@ -38,6 +39,18 @@ await main(async (browser) => {
   await page.waitForSelector("#who-name");
   const afterReload = await page.textContent("#who-name");
 
+  // players are shown by handle: on a game's page, and in the lobby's lists
+  await page.goto(BASE + "/#/");
+  await page.waitForSelector("#vs-bots");
+  await page.selectOption("#bot-game", "connect4x4");
+  await page.click("#start-bot-game");
+  await page.waitForSelector(".c4");
+  await page.waitForFunction((h) => document.querySelector(".seats")?.textContent?.includes(h), lower);
+  const seatsShown = await page.textContent(".seats");
+  await page.goto(BASE + "/#/");
+  await page.waitForFunction((h) => document.querySelector("#live-games")?.textContent?.includes(h), lower);
+  const liveShown = await page.textContent("#live-games");
+
   const cookies = await page.context().cookies();
   const sessionCookie = cookies.find((c) => c.name === "parlor-session");
   const localStorage = await page.evaluate(() => JSON.stringify({ ...window.localStorage }));
@@ -55,5 +68,5 @@ await main(async (browser) => {
   await page.goto(BASE + "/auth/callback?state=forged&code=forged");
   const forgedCallback = await page.getAttribute("#sign-in-refused", "data-reason");
 
-  report({ signedIn, providerPages, providerUrl, handleShown, headerShown, afterReload, sessionCookie, localStorage, documentCookie, afterSignOut, forgedCallback });
+  report({ seatsShown, liveShown, signedIn, providerPages, providerUrl, handleShown, headerShown, afterReload, sessionCookie, localStorage, documentCookie, afterSignOut, forgedCallback });
 });
