@@ -6,7 +6,9 @@ to the browser that began it and keeps the account's refresh token out of every 
 reach:
 
 - ``GET /auth/providers``: the providers offered here (``PARLOR_WEB_SIGN_IN_PROVIDERS``).
-- ``GET /auth/sign-in?provider=<name>``: ``BeginSignIn`` with the bridge's callback URL
+- ``GET /auth/sign-in?provider=<name>``: refused from another site's page
+  (``Sec-Fetch-Site: cross-site``: ``SIGN_IN_FROM_ELSEWHERE``); ``BeginSignIn`` with the
+  bridge's callback URL
   (``PARLOR_WEB_SIGN_IN_REDIRECT_URI``), the state put in a short-lived cookie
   (``parlor-sign-in``: HttpOnly, SameSite=Lax, path ``/auth/callback``), and a redirect
   to the provider.
@@ -152,6 +154,15 @@ class SignIn:
     async def begin(self, request: Request) -> Response:
         provider = request.query_params.get("provider", "")
         try:
+            # begun from Parlor's own page (or typed), not by another site's link or image,
+            # which would replace a sign-in in progress here with one of its own making
+            if request.headers.get("sec-fetch-site", "same-origin") == "cross-site":
+                raise BridgeError(
+                    403,
+                    "PERMISSION_DENIED",
+                    "SIGN_IN_FROM_ELSEWHERE",
+                    "a sign-in is begun from Parlor's own page: open Parlor and use its button",
+                )
             if provider not in self.settings.providers or not _PROVIDER.fullmatch(provider):
                 raise BridgeError(
                     404,
@@ -241,8 +252,9 @@ class SignIn:
         """A fresh access token for the page, the refresh token rotated in its cookie."""
         try:
             self.json_only(request)
+            token = self._refresh_token(request)
             renewed = await self.stub.RenewSession(
-                pb.RenewSessionRequest(refresh_token=self._refresh_token(request)),
+                pb.RenewSessionRequest(refresh_token=token),
                 metadata=self._calling(request),
                 timeout=TIMEOUT_SECONDS,
             )
