@@ -202,6 +202,7 @@ async def test_in_chromium_a_user_signs_in_at_the_provider_sets_a_handle_and_sig
     assert report["handleShown"] == handle
     assert report["headerShown"] == handle
     assert report["afterReload"] == handle  # still signed in: the session survives a reload
+    assert report["afterExpiry"] == handle  # an expired access token renewed from the cookie
     # shown by handle, not by player id, on the game's page and in the lobby's live games
     assert handle in report["seatsShown"]
     assert "acct-" not in report["seatsShown"]

@@ -67,6 +67,12 @@ function route(): void {
   notice("");
   const me = session.load();
   if (!me) {
+    const held = session.stored();
+    if (held?.account && !resumed.has(held.token)) {
+      resumed.add(held.token);
+      void resume().then(route);
+      return;
+    }
     replace(who);
     signIn();
     return;
@@ -411,23 +417,34 @@ function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string)
   return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ` ${names}`, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
 }
 
-// Back from the provider (#/signed-in), or an account's access token expired while away: a
-// fresh one from the bridge, which holds the session; then the account page or where we were.
-async function start(): Promise<void> {
+// An account's access token from the bridge, which holds its session: when the provider has
+// sent the browser back (#/signed-in), or the token held has expired (a tab asleep past its
+// renewal). False when there is none any more (signed out elsewhere, ended, expired: the page
+// is a guest's again), or it cannot be had now.
+async function resume(): Promise<boolean> {
   const held = session.stored();
-  const landed = location.hash === "#/signed-in";
-  if (landed || (held?.account && !session.load())) {
-    try {
-      const renewed = await accounts.renew(() => null);
-      if (renewed) {
-        const a = await (session.save(renewed), accounts.account());
-        renewed.name = a?.handle ?? "";
-        session.save(renewed);
-      } else if (held?.account) session.clear();
-    } catch (err) {
-      notice(`Not signed in: ${describe(err)}`, "error");
+  try {
+    const renewed = await accounts.renew(session.stored, held?.token ?? "");
+    if (renewed) {
+      session.save(renewed);
+      const a = await accounts.account();
+      renewed.name = a?.handle ?? "";
+      if (a?.handle) remember(renewed.playerId, a.handle);
+      session.save(renewed);
+      return true;
     }
-    if (landed) history.replaceState(null, "", "#/account");
+    if (held?.account) session.clear();
+  } catch (err) {
+    notice(`Not signed in: ${describe(err)}`, "error");
+  }
+  return false;
+}
+const resumed = new Set<string>(); // the expired tokens a resume was tried for: once each
+
+async function start(): Promise<void> {
+  if (location.hash === "#/signed-in") {
+    await resume();
+    history.replaceState(null, "", "#/account");
   }
   window.addEventListener("hashchange", route);
   route();

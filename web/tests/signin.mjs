@@ -39,6 +39,17 @@ await main(async (browser) => {
   await page.waitForSelector("#who-name");
   const afterReload = await page.textContent("#who-name");
 
+  // the access token held has expired (a tab asleep past its renewal): a fresh one from the
+  // bridge's session on the next page, still signed in
+  await page.evaluate(() => {
+    const held = JSON.parse(localStorage.getItem("parlor.session"));
+    held.token = "e30.eyJzdWIiOiJ4IiwiZXhwIjoxfQ.x"; // {"sub":"x","exp":1}
+    localStorage.setItem("parlor.session", JSON.stringify(held));
+  });
+  await page.reload();
+  await page.waitForSelector("#who-name");
+  const afterExpiry = await page.textContent("#who-name");
+
   // players are shown by handle: on a game's page, and in the lobby's lists
   await page.goto(BASE + "/#/");
   await page.waitForSelector("#vs-bots");
@@ -68,5 +79,5 @@ await main(async (browser) => {
   await page.goto(BASE + "/auth/callback?state=forged&code=forged");
   const forgedCallback = await page.getAttribute("#sign-in-refused", "data-reason");
 
-  report({ seatsShown, liveShown, signedIn, providerPages, providerUrl, handleShown, headerShown, afterReload, sessionCookie, localStorage, documentCookie, afterSignOut, forgedCallback });
+  report({ afterExpiry, seatsShown, liveShown, signedIn, providerPages, providerUrl, handleShown, headerShown, afterReload, sessionCookie, localStorage, documentCookie, afterSignOut, forgedCallback });
 });
