@@ -69,7 +69,8 @@ async def web(
     monkeypatch.setenv("PARLOR_WEB_SIGN_IN_REDIRECT_URI", callback)
     for scope in ("ADDRESS", "NETWORK", "SITE"):  # many sign-ins from 127.0.0.1
         monkeypatch.setenv(f"PARLOR_GUEST_PER_{scope}_PER_SECOND", "0")
-    served = ("matchmaking", "connect4x4")  # a game to show the player in, by handle
+    # a game to show the player in by handle, and the leaderboards' service
+    served = ("matchmaking", "connect4x4", "scoring")
     async with start_web(*served, sock=bind("127.0.0.1", bridge_port)) as running:
         yield running
 
@@ -207,6 +208,8 @@ async def test_in_chromium_a_user_signs_in_at_the_provider_sets_a_handle_and_sig
     assert handle in report["seatsShown"]
     assert "acct-" not in report["seatsShown"]
     assert f"{handle} vs" in report["liveShown"]
+    # the leaderboards page answers from the scoring service (nobody established yet)
+    assert "No established players yet" in report["leaderboard"]
     # the refresh token only in an HttpOnly cookie: not in the page's storage nor its cookies
     session = report["sessionCookie"]
     assert session["httpOnly"]

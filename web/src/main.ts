@@ -1,6 +1,6 @@
 // Parlor in the browser: guest or account sign-in, the lobby, the account page, and each
 // game's live and replay pages.
-// Routes live in the URL's fragment: #/ (lobby), #/account, #/play/<type>/<id>, #/replay/<type>/<id>;
+// Routes live in the URL's fragment: #/ (lobby), #/account, #/leaderboards, #/play/<type>/<id>, #/replay/<type>/<id>;
 // a private game's spectator invite is a last part of the two (#/play/<type>/<id>/<invite>).
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
@@ -16,6 +16,7 @@ import { createAgainstBots, describe, livePage, replayPage, type GameKind, type 
 import * as session from "./session";
 import * as accounts from "./account";
 import { lookUp, nameOf, remember } from "./names";
+import { leaderboardsPage } from "./leaderboard";
 
 const KINDS: GameKind<GameLike>[] = BOARDS as unknown as GameKind<GameLike>[];
 const kindOf = (type: string) => KINDS.find((k) => k.type === type);
@@ -94,6 +95,8 @@ function route(): void {
     " ",
     h("a", { href: "#/" }, "Lobby"),
     " · ",
+    h("a", { href: "#/leaderboards", id: "leaderboards-link" }, "Leaderboards"),
+    " · ",
     h("a", { href: "#/account", id: "account-link" }, me.account ? "Account" : "Sign in"),
     " · ",
     h("button", { class: "link", id: "sign-out", onclick: () => void signOut(me) }, "Sign out"),
@@ -101,7 +104,20 @@ function route(): void {
   const [, page, type, id, invite] = location.hash.split("/");
   const kind = type ? kindOf(type) : undefined;
   const shared = invite ? decodeURIComponent(invite) : "";
-  if (page === "account") {
+  if (page === "leaderboards") {
+    let close = () => {};
+    let gone = false;
+    leave = () => {
+      gone = true;
+      close();
+    };
+    void gameTypes().then(
+      (games) => {
+        if (!gone) close = leaderboardsPage(main, games.map((g) => g.kind));
+      },
+      (err) => notice(`No games offered: ${describe(err)}`, "error"),
+    );
+  } else if (page === "account") {
     void providerNames().then((names) => {
       if (location.hash !== "#/account") return;
       accounts.accountPage(main, me, names, (handle) => {

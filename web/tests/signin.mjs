@@ -62,6 +62,11 @@ await main(async (browser) => {
   await page.waitForFunction((h) => document.querySelector("#live-games")?.textContent?.includes(h), lower);
   const liveShown = await page.textContent("#live-games");
 
+  // the leaderboards page, from the scoring service (no established player yet here)
+  await page.click("#leaderboards-link");
+  await page.waitForSelector("#leaderboard-connect4x4 table, #leaderboard-connect4x4 p.hint");
+  const leaderboard = await page.textContent("#leaderboard-connect4x4");
+
   const cookies = await page.context().cookies();
   const sessionCookie = cookies.find((c) => c.name === "parlor-session");
   const localStorage = await page.evaluate(() => JSON.stringify({ ...window.localStorage }));
@@ -79,5 +84,5 @@ await main(async (browser) => {
   await page.goto(BASE + "/auth/callback?state=forged&code=forged");
   const forgedCallback = await page.getAttribute("#sign-in-refused", "data-reason");
 
-  report({ afterExpiry, seatsShown, liveShown, signedIn, providerPages, providerUrl, handleShown, headerShown, afterReload, sessionCookie, localStorage, documentCookie, afterSignOut, forgedCallback });
+  report({ leaderboard, afterExpiry, seatsShown, liveShown, signedIn, providerPages, providerUrl, handleShown, headerShown, afterReload, sessionCookie, localStorage, documentCookie, afterSignOut, forgedCallback });
 });
