@@ -135,6 +135,12 @@ async def test_parlor_login_whoami_and_logout(
 ) -> None:
     config = tmp_path / "config"
     where = ["--target", platform.target]
+    # a loopback port whose redirect URI the platform does not take: said so, with the way out
+    code, _, err = await cli(config, "login", "-p", PROVIDER, "--port", str(free_port()), *where)
+    assert code == 1
+    assert "redirect_uris" in err
+    assert "--port" in err
+    assert not (config / "credentials.json").exists()
     login = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

@@ -27,7 +27,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from parlor.client import ParlorClient, ParlorError, RetryPolicy, Unauthenticated
+from parlor.client import (
+    InvalidArgument,
+    ParlorClient,
+    ParlorError,
+    RetryPolicy,
+    Unauthenticated,
+)
 
 CALLBACK_PATH = "/parlor/signed-in"
 DEFAULT_PORT = 47512
@@ -203,7 +209,17 @@ async def login(
     redirect_uri = f"http://127.0.0.1:{sock.getsockname()[1]}{CALLBACK_PATH}"
     try:
         async with ParlorClient(target, retry=ONCE) as parlor:
-            begun = await parlor.identity.begin_sign_in(provider, redirect_uri)
+            try:
+                begun = await parlor.identity.begin_sign_in(provider, redirect_uri)
+            except InvalidArgument as exc:
+                if exc.reason != "REDIRECT_URI_NOT_ALLOWED":
+                    raise
+                raise LoginError(
+                    f"the platform does not take {redirect_uri} as a redirect URI for"
+                    f" {provider!r}: it must be among that provider's redirect_uris in"
+                    " PARLOR_OIDC_PROVIDERS (and registered at the provider); or use --port"
+                    " for one that is"
+                ) from None
             show(begun.authorization_url)
             query = await _answer(sock, begun.state, seconds)
             if query.get("error"):
