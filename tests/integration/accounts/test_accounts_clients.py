@@ -65,7 +65,7 @@ async def platform(
     monkeypatch.setenv("PARLOR_OIDC_CLIENT_SECRETS", json.dumps({PROVIDER: CLIENT_SECRET}))
     for scope in ("ADDRESS", "NETWORK", "SITE"):  # every sign-in comes from 127.0.0.1
         monkeypatch.setenv(f"PARLOR_GUEST_PER_{scope}_PER_SECOND", "0")
-    async with start_platform("matchmaking") as running:
+    async with start_platform("matchmaking", "connect4x4") as running:
         yield running
 
 
@@ -196,6 +196,14 @@ async def test_parlor_login_whoami_and_logout(
     rotated = json.loads(kept.read_text())[platform.target]
     assert rotated["refresh_token"] != refresh
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+
+    # the account's games list it by handle, not by player id
+    async with ParlorClient(platform.target, rotated["access_token"]) as parlor:
+        await parlor.connect4x4.create_game([session["player_id"], "bot:random"])
+    code, shown, err = await cli(config, "games", *where)
+    assert code == 0, err
+    assert f"cli{unique[:8]}" in shown
+    assert session["player_id"] not in shown
 
     code, shown, _ = await cli(config, "logout", *where)
     assert code == 0

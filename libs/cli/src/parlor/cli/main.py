@@ -482,6 +482,16 @@ def _names(game: Any) -> list[str]:
     return [s.display_name or s.player_id for s in seats]
 
 
+async def _handles(parlor: Any, seats: list[Any]) -> dict[str, str]:
+    """The handles of the accounts among ``seats`` (GetPlayers): games name an account by its
+    player id; none where the platform does not answer (a player is then shown by id)."""
+    ids = [s.player_id for s in seats if not s.player_id.startswith("bot:")]
+    try:
+        return dict(await parlor.identity.handles(ids)) if ids else {}
+    except ParlorError:
+        return {}
+
+
 @app.command()
 def games(
     game_type: GameTypeOption = "connect4x4",
@@ -507,18 +517,19 @@ def games(
     where = connect(game_type, target, token)
     only = {"in_progress_only": True} if in_progress else {}
 
-    async def listing() -> list[Any]:
+    async def listing() -> tuple[list[Any], dict[str, str]]:
         async with where.client() as parlor:
-            return await adapter(game_type, parlor).list_games(
+            found = await adapter(game_type, parlor).list_games(
                 "" if everyone else (player or where.player_id), finished, limit, **only
             )
+            return found, await _handles(parlor, [s for g in found for s in g.seats])
 
-    listed = run(listing())
+    listed, handles = run(listing())
     table = Table("players", "created", "finished", "events")
     table.add_column("game id", no_wrap=True)
     for g in listed:
         table.add_row(
-            ", ".join(s.display_name or s.player_id for s in g.seats),
+            ", ".join(handles.get(s.player_id) or s.display_name or s.player_id for s in g.seats),
             g.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
             g.finish_reason or "-",
             str(g.version),
