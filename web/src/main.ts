@@ -97,7 +97,7 @@ function route(): void {
     " · ",
     h("a", { href: "#/leaderboards", id: "leaderboards-link" }, "Leaderboards"),
     " · ",
-    h("a", { href: "#/account", id: "account-link" }, me.account ? "Account" : "Sign in"),
+    h("a", { href: "#/account", id: "account-link" }, "Account"),
     " · ",
     h("button", { class: "link", id: "sign-out", onclick: () => void signOut(me) }, "Sign out"),
   );
