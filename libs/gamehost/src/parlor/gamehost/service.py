@@ -42,7 +42,7 @@ from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound, ParlorError
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
-from parlor.gamehost.command import Body, Check, Command, expires_in
+from parlor.gamehost.command import Answer, Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import SEATS_TAKEN, GameList
 from parlor.gamehost.export import with_seat_tags
@@ -51,7 +51,7 @@ from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
 from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
-from parlor.gamehost.pipeline import Answer, BotCommand, FollowUp, Pipeline
+from parlor.gamehost.pipeline import BotCommand, FollowUp, Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
@@ -309,6 +309,7 @@ class GameService(Generic[T, E]):
         time_control: TimeControl = UNTIMED,
         matched: bool = False,
         capped: auth.Identity | None = None,
+        fingerprint: str | None = None,
     ) -> Outcome[T, E]:
         """Create the game. A retried create (a command id the game already has) is answered
         from the store before ``create_command`` asks a dependency anything (the dictionary);
@@ -320,7 +321,7 @@ class GameService(Generic[T, E]):
         if command_id is not None and await self.host.exists(game_id):
             # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
             # (COMMAND_ID_REUSED otherwise).
-            prior = await self.host.prior(game_id, command_id, actor)
+            prior = await self.host.prior(game_id, command_id, actor, fingerprint)
             if prior is not None:
                 return prior
 
@@ -336,6 +337,7 @@ class GameService(Generic[T, E]):
                         actor=actor,
                         correlation_id=correlation_id,
                         extra=extra,
+                        fingerprint=fingerprint,
                     )
                 except ParlorError as refused:
                     if refused.reason not in self.create_retry_reasons or attempt == last:
@@ -414,11 +416,13 @@ class GameService(Generic[T, E]):
             getattr(request, "private", False),
             [me.player_id] if getattr(request, "findable", False) else [],
         )
+        command_id = request.command_id or None
         outcome = await self.open(
             game_id,
             seats,
             request.config,
-            command_id=request.command_id or None,
+            command_id=command_id,
+            fingerprint=request_fingerprint() if command_id is not None else None,
             actor=me.player_id,
             extra={**consent, **privacy.extra()},
             deadline=deadline(context),
