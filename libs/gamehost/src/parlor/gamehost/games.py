@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 
 from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
+from parlor.gamehost.chance import Chance
 from parlor.gamehost.clocks import Timing
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.seating import OpenTable, Seated, SeatsTaken, Standings, Table
@@ -87,6 +88,11 @@ class GameType(Generic[S, C, E]):
     that key, whose JWK may sign tokens for these services only (``aud``), and the
     deployment gives it the key's Secret (``parlor.devinfra.gameservices``)."""
     departures: tuple[type[Message], ...] = ()
+    chance: Chance | None = None
+    """The game's chance steps, as its rules declare them (``parlor.rules.<game>.contract``):
+    the step that follows a state (Take Four's next deal), which the pipeline draws for and
+    makes under its system id (``parlor.gamehost.chance``); None: the game draws nothing
+    after its create."""
 
     @property
     def category(self) -> str:

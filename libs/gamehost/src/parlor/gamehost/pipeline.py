@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from parlor.core.errors import Conflict, FailedPrecondition, ParlorError, PermissionDenied
+from parlor.gamehost.chance import Chance, shuffled
 from parlor.gamehost.clocks import Tick
 from parlor.gamehost.command import Answer, Command, Given, Issued, Own, OwnBody
 from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded, system_command_id
@@ -31,7 +32,6 @@ from parlor.gamehost.seating import Table
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
-T_contra = TypeVar("T_contra", bound=Table[Any], contravariant=True)
 E = TypeVar("E")
 
 log = logging.getLogger("parlor.gamehost.pipeline")
@@ -44,29 +44,15 @@ CLOCK_ACTOR = "parlor:clock"
 """The actor of the clock's commands (a sweep's ``Tick``, a walk-away's timeout)."""
 
 
-@dataclass(frozen=True)
-class FollowUp:
-    """A command the game issues itself right after a state (Take Four deals its next round
-    once the last is scored): ``command`` is a coroutine function of the state it is decided
-    on, made under ``system_command_id(name, number)``, so whoever tries it (the call that led
-    to it, a retry, a bot runner, another replica) makes it once."""
-
-    name: str
-    number: int
-    command: BotCommand
-
-
-class OwnTurns(Protocol[T_contra]):
-    """The turns a game takes itself, as it declares them (its servicer's hooks, today):
-    the command that follows a state, and a bot's command."""
+class OwnTurns(Protocol):
+    """The turns a game takes itself that are still its servicer's hooks: a bot's command
+    and a match's create (its chance steps are declared: ``Pipeline(chance=...)``)."""
 
     @property
     def max_bot_moves(self) -> int: ...
 
     @property
     def bot_retry_seconds(self) -> Sequence[float]: ...
-
-    def next_command(self, table: T_contra) -> FollowUp | None: ...
 
     def bot_command(self, seat: int, level: str) -> BotCommand: ...
 
@@ -77,14 +63,11 @@ class OwnTurns(Protocol[T_contra]):
 
 
 class NoOwnTurns:
-    """A game that takes no turns of its own (no follow-up, no bots, no matches): the turns
-    of ``Pipeline.bare``, a host's pipeline with no servicer (tests, tools)."""
+    """A game that takes no turns of its own (no bots, no matches): the turns of
+    ``Pipeline.bare``, a host's pipeline with no servicer (tests, tools)."""
 
     max_bot_moves = 0
     bot_retry_seconds: Sequence[float] = ()
-
-    def next_command(self, table: Any) -> FollowUp | None:
-        return None
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         raise FailedPrecondition("this game has no bots", reason="NO_BOTS")
@@ -112,13 +95,14 @@ class Pipeline(Generic[T, E]):
     ``queue``, if given, serialises this replica's writes to a game (Take Four's); ``private``
     says whether a game is hidden from those outside it (they hear ``not_found``);
     ``answer`` gets a command's outside answers (None: the game needs none);
-    ``simultaneous``: seats act at once, a reply shows only the sender's own events.
+    ``simultaneous``: seats act at once, a reply shows only the sender's own events;
+    ``chance`` the game's chance steps (``GameType.chance``), drawn here (``follow_up``).
     """
 
     def __init__(
         self,
         host: GameHost[T, Any, E],
-        game: OwnTurns[T],
+        game: OwnTurns,
         *,
         to_move: Callable[[Any], Sequence[int]],
         queue: GameQueue | None = None,
@@ -126,6 +110,7 @@ class Pipeline(Generic[T, E]):
         not_found: Callable[[str], ParlorError],
         answer: Answer | None = None,
         simultaneous: bool = False,
+        chance: Chance | None = None,
     ) -> None:
         self.host = host
         self.game = game
@@ -135,6 +120,7 @@ class Pipeline(Generic[T, E]):
         self.not_found = not_found
         self.answer = answer
         self.simultaneous = simultaneous
+        self.chance = chance
         self.watchers: list[Callable[[str, T], None]] = []
         """Told of each game's state after a command or create and what followed it (a bot
         runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
@@ -300,7 +286,7 @@ class Pipeline(Generic[T, E]):
         return await self.after(match.match_id, await self.game.open_match(match))
 
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """What follows a command or a create at once: the game's own command, if one
+        """What follows a command or a create at once: the game's chance step, if one
         follows (``follow_up``), the ``watchers`` told, then the bots' turns. The sweeper
         and the bot runner call it too, after a timeout or to start a round."""
         outcome = await self.follow_up(game_id, outcome)
@@ -309,22 +295,32 @@ class Pipeline(Generic[T, E]):
         return await self.play_bots(game_id, outcome)
 
     async def follow_up(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """Make the command the game issues itself after ``outcome`` (``next_command``) under
-        its system command id; if it is refused (made already, by another), the latest state."""
-        follow = self.game.next_command(outcome.state)
-        if follow is None:
+        """Make the game's chance step that follows ``outcome``, if one does (``chance``:
+        Take Four's next deal), its order drawn here, under its system command id; if it is
+        refused (made already, by another), the latest state."""
+        own = self.chance_step(outcome.state)
+        if own is None:
             return outcome
         try:
             async with self.turn(game_id):
-                own = Own(
-                    self.host.category,  # the game's name: the game's own command
-                    system_command_id(follow.name, follow.number),
-                    follow.command,
-                )
                 return await self.decide(game_id, own)
         except ParlorError:
             table, version = await self.host.load(game_id)
             return Outcome(table, version, ())
+
+    def chance_step(self, table: T) -> Own | None:
+        """The chance step the game declares after ``table`` as the platform's own command
+        (None: none follows, or the game has not started): made by the game (its name the
+        actor) under ``parlor:<step>-<number>``, the order drawn as it is decided."""
+        step = self.chance(table.game) if self.chance is not None and table.seats else None
+        if step is None:
+            return None
+
+        async def drawn(current: T) -> Any:
+            return step.command(shuffled(range(step.size)))
+
+        # The game's name is the actor: the game's own command.
+        return Own(self.host.category, system_command_id(step.name, step.number), drawn)
 
     def bot_to_move(self, table: T) -> int | None:
         """The seat of a bot whose turn it is, played at once (None: no bot to move): the

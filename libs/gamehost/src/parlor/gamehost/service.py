@@ -51,7 +51,7 @@ from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
 from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
-from parlor.gamehost.pipeline import BotCommand, FollowUp, Pipeline
+from parlor.gamehost.pipeline import BotCommand, Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
@@ -290,10 +290,6 @@ class GameService(Generic[T, E]):
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """The bot's command, as a coroutine function of the state it is decided on."""
         raise NotImplementedError
-
-    def next_command(self, table: T) -> FollowUp | None:
-        """The command the game issues itself after ``table`` (None: none follows)."""
-        return None
 
     async def open(
         self,
@@ -637,6 +633,7 @@ class GameService(Generic[T, E]):
             not_found=lambda game_id: unknown_game(self.host.category, game_id),
             answer=self.outside_answers(),
             simultaneous=self.simultaneous,
+            chance=self.game.chance,
         )
 
     def outside_answers(self) -> Answer | None:
