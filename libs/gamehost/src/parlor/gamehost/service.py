@@ -272,8 +272,10 @@ class GameService(Generic[T, E]):
 
     def export_text(self, table: T, moves: Sequence[Any]) -> str | Sequence[str]:
         """The record of a game's own events in its notation (for ``export_message``): one
-        text, or its lines."""
-        raise NotImplementedError
+        text, or its lines; the game's declared notation (``GameType.notation``)."""
+        if self.game.notation is None:
+            raise NotImplementedError(f"{self.game.name} declares no notation")
+        return self.game.notation(moves)
 
     def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
         """The ``ExportGameResponse`` of a game, if its proto has the RPC: the seat tags,
