@@ -20,60 +20,27 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from parlor.core.errors import Conflict, FailedPrecondition, ParlorError, PermissionDenied
 from parlor.gamehost.chance import Chance, shuffled
 from parlor.gamehost.clocks import Tick
-from parlor.gamehost.command import Answer, Command, Given, Issued, Own, OwnBody
+from parlor.gamehost.command import Answer, Command, Given, Issued, Own
 from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded, system_command_id
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
+from parlor.gamehost.turns import BotCommand, NoOwnTurns, OwnTurns
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
+
+__all__ = ["CLOCK_ACTOR", "BotCommand", "Handled", "OwnTurns", "Pipeline"]
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")
 
 log = logging.getLogger("parlor.gamehost.pipeline")
 
-BotCommand = OwnBody
-"""A command the platform makes itself, as a coroutine function of the state it is decided
-on (a bot's move, a round dealt)."""
-
 CLOCK_ACTOR = "parlor:clock"
 """The actor of the clock's commands (a sweep's ``Tick``, a walk-away's timeout)."""
-
-
-class OwnTurns(Protocol):
-    """The turns a game takes itself that are still its servicer's hooks: a bot's command
-    and a match's create (its chance steps are declared: ``Pipeline(chance=...)``)."""
-
-    @property
-    def max_bot_moves(self) -> int: ...
-
-    @property
-    def bot_retry_seconds(self) -> Sequence[float]: ...
-
-    def bot_command(self, seat: int, level: str) -> BotCommand: ...
-
-    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
-        """Create a match's game (its id and command id the match's: a redelivery makes
-        nothing twice)."""
-        ...
-
-
-class NoOwnTurns:
-    """A game that takes no turns of its own (no bots, no matches): the turns of
-    ``Pipeline.bare``, a host's pipeline with no servicer (tests, tools)."""
-
-    max_bot_moves = 0
-    bot_retry_seconds: Sequence[float] = ()
-
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        raise FailedPrecondition("this game has no bots", reason="NO_BOTS")
-
-    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
-        raise FailedPrecondition("this game is not matchmade", reason="NO_MATCHES")
 
 
 @dataclass(frozen=True)
