@@ -427,13 +427,16 @@ class GameService(Generic[T, E]):
             time_control=control,
             capped=me,
         )
-        outcome = await self.pipeline.after(game_id, outcome)
+        created, outcome = outcome, await self.pipeline.after(game_id, outcome)
         viewer, over = viewer_seat(outcome.state, me), self.over(outcome.state)
         fields: dict[str, Any] = {
             "game": self.game_message(game_id, outcome.version, outcome.state, viewer, over)
         }
         if "events" in self.pb.CreateGameResponse.DESCRIPTOR.fields_by_name:
-            fields["events"] = await self.events_seen(game_id, 1, outcome.version, viewer, over)
+            # What the create and what followed it appended, from their outcomes' records
+            # where they hold every one (no read-back of what was just written).
+            records = await self.host.recorded(game_id, 1, outcome.version, created, outcome)
+            fields["events"] = self.reply_events(records, viewer, over)
         # A retried create answers with the game's invite as first made, not this call's draw.
         fields["spectator_invite"] = (await self.admit(game_id, me)).invite
         return self._response("CreateGameResponse", **fields)
