@@ -88,7 +88,13 @@ class TurnFeed:
             if touched:  # kept only when it covers a game: the mark itself touches none
                 await self.store.append(
                     f"{FEED}-{category}",
-                    [NewEvent(COVERED, json.dumps({"position": head}).encode())],
+                    [
+                        NewEvent(
+                            COVERED,
+                            json.dumps({"position": head}).encode(),
+                            metadata=Metadata(actor=FEED),
+                        )
+                    ],
                     ANY_VERSION,
                 )
             self.covered[category] = head
