@@ -14,6 +14,7 @@ import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
+import { inboxCard } from "./inbox";
 import * as accounts from "./account";
 import { lookUp, nameOf, remember } from "./names";
 import { leaderboardsPage } from "./leaderboard";
@@ -398,9 +399,15 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   };
   void listings();
 
+  const challenges = inboxCard(
+    games.map((g) => ({ type: g.kind.type, label: g.kind.label })),
+    (type, gameId) => go(`#/play/${type}/${gameId}`),
+  );
+  streams.push(challenges);
   replace(
     main,
     h("div", { class: "lobby" }, botForm, matchCard),
+    challenges.el,
     h("div", { class: "lobby" }, openCard, h("section", { class: "card" }, h("h3", {}, "Your finished games"), mineEl)),
     h("section", { class: "card" }, h("h3", {}, "Live games"), liveEl),
   );

@@ -6,6 +6,7 @@ import type { Clocks, TimeControl } from "@parlor/client/gen/parlor/common/v1/co
 import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { h, notice, replace } from "./dom";
+import { rematchButton } from "./inbox";
 import { lookUp, nameOf } from "./names";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
@@ -223,7 +224,8 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     replace(boardEl, kind.board(game, view));
     replace(logEl, log.map((n) => h("li", {}, n)));
     if (kind.finished(game)) {
-      replace(links, h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game"));
+      const replayLink = h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game");
+      replace(links, replayLink, view.seat === undefined ? "" : " ", view.seat === undefined ? "" : rematchButton(kind.type, gameId));
     } else if (view.seat === undefined) {
       replace(links, h("span", { class: "spectating" }, "You are watching."));
     } else if (shared) {

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from parlor.cli import login as logins
 from parlor.cli import session as sessions
+from parlor.cli import turns
 from parlor.cli.clocks import clock_line
 from parlor.cli.games import GameAdapter, adapter, adapters
 from parlor.client import DEFAULT_TARGET, ParlorError
@@ -508,13 +509,28 @@ def games(
         ),
     ] = False,
     limit: Annotated[int, typer.Option("--limit")] = 20,
+    my_turn: Annotated[
+        bool,
+        typer.Option(
+            "--my-turn",
+            help="your games of every type waiting for your move, earliest deadline first",
+        ),
+    ] = False,
     target: Target = None,
     token: Token = None,
 ) -> None:
-    """List games, newest first."""
+    """List games, newest first (--my-turn: those waiting for you, soonest deadline first)."""
     if finished and in_progress:
         raise typer.BadParameter("--finished and --in-progress exclude each other")
     where = connect(game_type, target, token)
+    if my_turn:
+        waiting = [w for w in run(_my_games(where)) if w.my_turn][:limit]
+        table = Table("game type", "deadline", "players")
+        table.add_column("game id", no_wrap=True)
+        for w in waiting:
+            table.add_row(w.game_type, _deadline(w), ", ".join(w.players), w.game_id)
+        console().print(table)
+        return
     only = {"in_progress_only": True} if in_progress else {}
 
     async def listing() -> tuple[list[Any], dict[str, str]]:
@@ -536,6 +552,32 @@ def games(
             g.game_id,
         )
     console().print(table)
+
+
+async def _my_games(where: sessions.Session) -> list[turns.Waiting]:
+    async with where.client() as parlor:
+        return await turns.my_games(parlor, where.player_id, sorted(adapters()))
+
+
+def _deadline(waiting: turns.Waiting) -> str:
+    if waiting.deadline is None:
+        return "-"
+    return waiting.deadline.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@app.command(name="next")
+def next_game(target: Target = None, token: Token = None) -> None:
+    """The game that waits for your move with the earliest deadline, and how to play it."""
+    where = connect("connect4x4", target, token)
+    waiting = [w for w in run(_my_games(where)) if w.my_turn]
+    if not waiting:
+        raise fail("no game waits for your move", 1)
+    first = waiting[0]
+    console().print(
+        f"{first.game_type} {first.game_id} (deadline {_deadline(first)};"
+        f" {len(waiting) - 1} more waiting): parlor play {first.game_type} --join {first.game_id}",
+        soft_wrap=True,
+    )
 
 
 # -- history -----------------------------------------------------------------------------------
