@@ -13,16 +13,21 @@ from parlor.accounts import (
     AccountCreated,
     ChangeDisplayName,
     ChangeHandle,
+    ClaimGuest,
     CloseAccount,
     CreateAccount,
     ExternalIdentity,
+    GuestClaimed,
     HandleChanged,
     IdentityLinked,
     LinkIdentity,
+    OpenSession,
+    SessionOpened,
     UnlinkIdentity,
     decode,
     encode,
 )
+from parlor.accounts.account import MAX_GUESTS
 from parlor.core.decider import execute, replay
 from parlor.core.errors import (
     AlreadyExists,
@@ -137,3 +142,33 @@ def test_events_round_trip_through_the_codec() -> None:
         assert decode(EVENT_TYPES, *encode(event)) == event
     with pytest.raises(InvalidArgument):
         decode(EVENT_TYPES, "Nope", b"{}")
+
+
+GUEST = "guest-0123456789abcdef"
+
+
+def test_an_account_claims_guest_ids_once_each_and_a_bounded_number() -> None:
+    state = created()
+    assert ACCOUNTS.decide(state, ClaimGuest(GUEST, 300)) == [GuestClaimed(GUEST, 300)]
+    state, _ = execute(ACCOUNTS, state, ClaimGuest(GUEST, 300))
+    assert state.guests == (GUEST,)
+    again = refused(state, ClaimGuest(GUEST, 301))
+    assert (type(again), again.reason) == (AlreadyExists, "GUEST_CLAIMED")
+    for bad in ("acct-0123456789abcdef", "guest-0123", "bot:greedy", "guest-0123456789ABCDEF"):
+        error = refused(state, ClaimGuest(bad, 302))
+        assert (type(error), error.reason) == (FailedPrecondition, "NOT_A_GUEST")
+    for n in range(1, MAX_GUESTS):
+        state, _ = execute(ACCOUNTS, state, ClaimGuest(f"guest-{n:016x}", 400 + n))
+    assert len(state.guests) == MAX_GUESTS
+    assert refused(state, ClaimGuest("guest-ffffffffffffffff", 500)).reason == "TOO_MANY_GUESTS"
+    closed, _ = execute(ACCOUNTS, created(), CloseAccount(600))
+    assert refused(closed, ClaimGuest(GUEST, 601)).reason == "ACCOUNT_CLOSED"
+
+
+def test_sessions_opened_are_listed_in_the_account() -> None:
+    state, events = execute(ACCOUNTS, created(), OpenSession("f" * 32, 700))
+    assert events == [SessionOpened("f" * 32, 700)]
+    state, _ = execute(ACCOUNTS, state, OpenSession("e" * 32, 800))
+    assert state.sessions == (("f" * 32, 700), ("e" * 32, 800))
+    for event in (*events, GuestClaimed(GUEST, 1)):
+        assert decode(EVENT_TYPES, *encode(event)) == event

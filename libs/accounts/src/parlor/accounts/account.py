@@ -11,6 +11,7 @@ their own (``claims``) before it records the change here.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,6 +22,9 @@ from parlor.core.errors import AlreadyExists, FailedPrecondition, InvalidArgumen
 MAX_DISPLAY_NAME = 64
 MAX_ISSUER = 512
 MAX_SUBJECT = 255  # OpenID Connect Core 2: sub is at most 255 ASCII characters
+MAX_GUESTS = 20
+"""Guest ids one account may claim: a player's browsers and devices, not a collection."""
+GUEST_ID = re.compile(r"guest-[0-9a-f]{16}")
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,23 @@ class AccountClosed:
     reason: str
 
 
+@dataclass(frozen=True)
+class GuestClaimed:
+    """The account took over a guest id (``guests``): its games are the account's."""
+
+    guest_id: str
+    claimed_at: int
+
+
+@dataclass(frozen=True)
+class SessionOpened:
+    """A session (refresh token family) began for the account: the index ``ListSessions``
+    reads (the session's own stream holds its tokens' hashes)."""
+
+    session_id: str
+    opened_at: int
+
+
 AccountEvent = (
     AccountCreated
     | HandleChanged
@@ -77,6 +98,8 @@ AccountEvent = (
     | IdentityLinked
     | IdentityUnlinked
     | AccountClosed
+    | GuestClaimed
+    | SessionOpened
 )
 EVENT_TYPES: dict[str, type[AccountEvent]] = {
     cls.__name__: cls
@@ -87,6 +110,8 @@ EVENT_TYPES: dict[str, type[AccountEvent]] = {
         IdentityLinked,
         IdentityUnlinked,
         AccountClosed,
+        GuestClaimed,
+        SessionOpened,
     )
 }
 
@@ -127,8 +152,27 @@ class CloseAccount:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class ClaimGuest:
+    guest_id: str
+    now: int
+
+
+@dataclass(frozen=True)
+class OpenSession:
+    session_id: str
+    now: int
+
+
 AccountCommand = (
-    CreateAccount | ChangeHandle | ChangeDisplayName | LinkIdentity | UnlinkIdentity | CloseAccount
+    CreateAccount
+    | ChangeHandle
+    | ChangeDisplayName
+    | LinkIdentity
+    | UnlinkIdentity
+    | CloseAccount
+    | ClaimGuest
+    | OpenSession
 )
 
 # -- state -----------------------------------------------------------------------------------
@@ -143,6 +187,10 @@ class Account:
     display_name: str = ""
     identities: tuple[ExternalIdentity, ...] = ()
     closed_at: int = 0
+    guests: tuple[str, ...] = ()
+    """The guest ids it claimed, in order."""
+    sessions: tuple[tuple[str, int], ...] = ()
+    """Every session it opened (id, when), oldest first; revoked ones too."""
 
     @property
     def exists(self) -> bool:
@@ -170,6 +218,13 @@ def display_name(raw: str) -> str:
             reason="BAD_NAME",
         )
     return text
+
+
+def check_guest_id(guest_id: str) -> str:
+    """A guest id as ``IssueGuestToken`` mints it: ``guest-`` and 16 lower-case hex digits."""
+    if not GUEST_ID.fullmatch(guest_id):
+        raise FailedPrecondition("this is not a guest's id", reason="NOT_A_GUEST")
+    return guest_id
 
 
 def check_identity(identity: ExternalIdentity) -> ExternalIdentity:
@@ -235,6 +290,19 @@ class AccountDecider:
             return [IdentityUnlinked(command.identity.issuer, command.identity.subject)]
         if isinstance(command, CloseAccount):
             return [AccountClosed(command.now, command.reason[:200])]
+        if isinstance(command, ClaimGuest):
+            guest = check_guest_id(command.guest_id)
+            if guest in state.guests:
+                raise AlreadyExists(
+                    "this account claimed this guest id already", reason="GUEST_CLAIMED"
+                )
+            if len(state.guests) >= MAX_GUESTS:
+                raise FailedPrecondition(
+                    f"an account claims at most {MAX_GUESTS} guest ids", reason="TOO_MANY_GUESTS"
+                )
+            return [GuestClaimed(guest, command.now)]
+        if isinstance(command, OpenSession):
+            return [SessionOpened(command.session_id, command.now)]
         raise InvalidArgument(f"unknown command {type(command).__name__}")  # pragma: no cover
 
     def evolve(self, state: Account, event: AccountEvent) -> Account:
@@ -256,6 +324,11 @@ class AccountDecider:
             return replace(state, identities=tuple(i for i in state.identities if i != gone))
         if isinstance(event, AccountClosed):
             return replace(state, closed_at=event.closed_at)
+        if isinstance(event, GuestClaimed):
+            return replace(state, guests=(*state.guests, event.guest_id))
+        if isinstance(event, SessionOpened):
+            opened = (event.session_id, event.opened_at)
+            return replace(state, sessions=(*state.sessions, opened))
         return state  # pragma: no cover
 
 

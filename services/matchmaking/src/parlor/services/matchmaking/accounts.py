@@ -7,7 +7,10 @@ category, so handles, display names and subjects never reach JetStream):
 - ``account-<player id>``: the account's events (``parlor.accounts``);
 - ``accounthandle-<skeleton>``: who holds a handle (and every look-alike of it);
 - ``accountidentity-<sha256 of issuer and subject>``: which account an OpenID Connect
-  identity signs into (hashed: a stream id is no place for a provider's subject).
+  identity signs into (hashed: a stream id is no place for a provider's subject);
+- ``accountguest-<guest id>``: which account claimed a guest id (``parlor.accounts.guests``).
+  The one category here that is relayed (two player ids, nothing personal): scoring
+  learns of a claim from the bus.
 
 A change that needs a claim claims first (with the claim stream's expected version: of
 two replicas claiming at once one gets ``Conflict``, re-reads and is refused), then
@@ -31,21 +34,27 @@ from parlor.accounts import (
     ACCOUNTS,
     CLAIM_EVENT_TYPES,
     EVENT_TYPES,
+    GUEST_EVENT_TYPES,
     Account,
     AccountCommand,
     ChangeDisplayName,
     ChangeHandle,
     Claim,
     ClaimEvent,
+    ClaimGuest,
     CloseAccount,
     CreateAccount,
     ExternalIdentity,
     LinkIdentity,
+    OpenSession,
     UnlinkIdentity,
+    check_guest_id,
     claim,
+    claim_guest_id,
     decode,
     encode,
     evolve_claim,
+    guest_claim_stream,
     parse_handle,
     release,
 )
@@ -296,6 +305,34 @@ class Accounts:
         account = await self._execute(player_id, UnlinkIdentity(identity))
         await self._release(identity_stream(identity), player_id)
         return account
+
+    async def claim_guest(self, player_id: str, guest_id: str) -> Account:
+        """The account takes over ``guest_id`` (the caller proved it holds it): first the
+        guest's own stream, once ever (its expected version: of two claims at once one is
+        refused), then the account's record of it."""
+        check_guest_id(guest_id)
+        now = int(self.clock())
+        ACCOUNTS.decide(await self.get(player_id), ClaimGuest(guest_id, now))
+        stream = guest_claim_stream(guest_id)
+        held = await self.store.read_stream(stream)
+        claimed = claim_guest_id(
+            decode(GUEST_EVENT_TYPES, held[0].type, held[0].data) if held else None,
+            guest_id,
+            player_id,
+            now,
+        )
+        try:
+            await append(self.store, stream, claimed, NO_STREAM, player_id)
+        except Conflict:
+            raise AlreadyExists(
+                "this guest id was claimed already", reason="GUEST_CLAIMED"
+            ) from None
+        # The claim stream is what counts (scoring reads it); the account's record lists it.
+        return await self._execute(player_id, ClaimGuest(guest_id, now))
+
+    async def open_session(self, player_id: str, session_id: str) -> None:
+        """Note a new session in the account's stream (the index ``ListSessions`` reads)."""
+        await self._execute(player_id, OpenSession(session_id, int(self.clock())))
 
     async def close(self, player_id: str, reason: str = "") -> Account:
         """Closed for good: its handle and identities stay claimed (no one else may pass for

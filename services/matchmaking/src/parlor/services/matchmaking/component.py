@@ -9,12 +9,13 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+from parlor.accounts import GUEST_CLAIM_CATEGORY
 from parlor.eventstore import BusHealth, PostgresEventStore
 from parlor.gamehost.backends import database, process_outbox
 from parlor.gamehost.directory import Directory, game_directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGamesSettings
-from parlor.gamehost.outbox import everything
+from parlor.gamehost.outbox import category_lane, everything
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import BUS_HEALTH, Component, GrpcService
@@ -38,10 +39,19 @@ MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingSe
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 PUBLIC_METHODS = frozenset(
     f"/{IDENTITY_SERVICE}/{name}"
-    for name in ("IssueGuestToken", "BeginSignIn", "CompleteSignIn", "RenewSession", "SignOut")
+    for name in (
+        "IssueGuestToken",
+        "BeginSignIn",
+        "CompleteSignIn",
+        "RenewSession",
+        "SignOut",
+        "SignUpWithPassword",
+        "SignInWithPassword",
+    )
 )
-"""Callable without a token: getting a first token, signing in, and the calls whose
-credential is a refresh token (all under the limits of tokenless calls)."""
+"""Callable without a token: getting a first token, signing in (through a provider, or with
+a handle and a password), and the calls whose credential is a refresh token (all under the
+limits of tokenless calls)."""
 
 
 async def run_rounds(
@@ -83,6 +93,10 @@ async def matchmaking() -> AsyncIterator[Component]:
         try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus
+            # Guest claims (two player ids, nothing personal) go to the bus for scoring; no
+            # other account stream has a lane, so handles and subjects never reach NATS.
+            if GUEST_CLAIM_CATEGORY not in outbox.relay.lanes:
+                outbox.relay.add_lane(category_lane(GUEST_CLAIM_CATEGORY, everything))
             store.limit_events_to(lambda: bus.max_payload)
             tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
             # WatchTicket's watchers wait on the board: one poll for all of them, every

@@ -17,12 +17,13 @@ from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDe
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import auth as tokens
-from parlor.kit.auth import AuthSettings, issue_token
+from parlor.kit.auth import AuthSettings, issue_token, verify_token
 from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
 from parlor.services.matchmaking.signin import SignIns, Tokens
 
 MAX_NAME = 64
 ADMIN_ROLE = "admin"
+GUEST_PREFIX = "guest-"
 
 
 def account_message(account: Account) -> pb.Account:
@@ -34,6 +35,7 @@ def account_message(account: Account) -> pb.Account:
             pb.LinkedIdentity(issuer=i.issuer, subject=i.subject) for i in account.identities
         ],
         closed=account.closed,
+        guest_ids=account.guests,
     )
     message.created_at.FromSeconds(account.created_at)
     return message
@@ -68,7 +70,7 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
             raise InvalidArgument(
                 f"a display name has at most {MAX_NAME} characters", reason="BAD_NAME"
             )
-        player_id = f"guest-{uuid.uuid4().hex[:16]}"
+        player_id = f"{GUEST_PREFIX}{uuid.uuid4().hex[:16]}"
         now = time.time()
         token = issue_token(self.auth, player_id, name or player_id, (), now=now)
         response = pb.IssueGuestTokenResponse(token=token, player_id=player_id)
@@ -108,7 +110,9 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
             raise InvalidArgument("the provider's state is needed", reason="STATE_UNKNOWN")
         if not request.code:
             raise InvalidArgument("the provider's code is needed", reason="CODE_REJECTED")
-        signed_in = await self.sign_ins.complete(request.state, request.code, request.iss)
+        signed_in = await self.sign_ins.complete(
+            request.state, request.code, request.iss, request.client
+        )
         response = pb.CompleteSignInResponse(
             account=account_message(signed_in.account), created=signed_in.created
         )
@@ -152,6 +156,48 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         await self.accounts.close(player_id, reason)
         return pb.CloseAccountResponse()
 
+    async def ClaimGuest(
+        self, request: pb.ClaimGuestRequest, context: Any
+    ) -> pb.ClaimGuestResponse:
+        player_id = _account_caller()
+        if not request.guest_token:
+            raise InvalidArgument("the guest's token is needed", reason="TOKEN_INVALID")
+        # The proof: a guest token this platform signed, still valid. Whoever holds it may
+        # act as the guest already; no one else can name a guest id and take its games.
+        guest = verify_token(self.auth, request.guest_token)
+        if guest.is_service or not guest.player_id.startswith(GUEST_PREFIX):
+            raise FailedPrecondition("this token is not a guest's", reason="NOT_A_GUEST")
+        account = await self.accounts.claim_guest(player_id, guest.player_id)
+        return pb.ClaimGuestResponse(guest_id=guest.player_id, account=account_message(account))
+
+    async def ListSessions(
+        self, request: pb.ListSessionsRequest, context: Any
+    ) -> pb.ListSessionsResponse:
+        listed = await self.sign_ins.sessions(_account_caller())
+        response = pb.ListSessionsResponse()
+        for family, session in listed:
+            shown = response.sessions.add(session_id=family, client=session.client)
+            shown.created_at.FromSeconds(session.started_at)
+            shown.last_used_at.FromSeconds(session.last_used_at)
+            shown.expires_at.FromSeconds(session.expires_at)
+        return response
+
+    async def SignOutEverywhere(
+        self, request: pb.SignOutEverywhereRequest, context: Any
+    ) -> pb.SignOutEverywhereResponse:
+        revoked = await self.sign_ins.sign_out_everywhere(_account_caller())
+        return pb.SignOutEverywhereResponse(revoked=revoked)
+
+    async def SignUpWithPassword(
+        self, request: pb.SignUpWithPasswordRequest, context: Any
+    ) -> pb.SignUpWithPasswordResponse:
+        raise _passwords_off()
+
+    async def SignInWithPassword(
+        self, request: pb.SignInWithPasswordRequest, context: Any
+    ) -> pb.SignInWithPasswordResponse:
+        raise _passwords_off()
+
     async def GetPlayers(
         self, request: pb.GetPlayersRequest, context: Any
     ) -> pb.GetPlayersResponse:
@@ -160,6 +206,13 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         return pb.GetPlayersResponse(
             players=[pb.Player(player_id=p, handle=h) for p, h in handles.items()]
         )
+
+
+def _passwords_off() -> FailedPrecondition:
+    return FailedPrecondition(
+        "built-in accounts are switched off on this platform; sign in through a provider",
+        reason="PASSWORD_ACCOUNTS_DISABLED",
+    )
 
 
 def _fill_tokens(response: Any, issued: Tokens) -> None:

@@ -59,6 +59,14 @@ from parlor.services.matchmaking.oidc import OidcSettings, Providers
 SIGN_IN = "accountsignin"
 SESSION = "accountsession"
 RETRIES = 5
+MAX_LISTED = 100
+MAX_CLIENT = 100
+
+
+def client_description(raw: str) -> str:
+    """What a client calls itself, as shown: printable, spaces collapsed, at most 100."""
+    text = "".join(c for c in raw[: 4 * MAX_CLIENT] if c.isprintable())
+    return " ".join(text.split())[:MAX_CLIENT]
 
 
 def _digest(text: str) -> str:
@@ -161,7 +169,7 @@ class SignIns:
         assert sign_in.begun is not None
         return sign_in.begun
 
-    async def complete(self, state: str, code: str, iss: str = "") -> SignedIn:
+    async def complete(self, state: str, code: str, iss: str = "", client: str = "") -> SignedIn:
         """Finish a sign-in with the provider's answer (``iss``: RFC 9207's, if sent)."""
         begun = await self._use(state)
         provider = self.providers.get(begun.provider)
@@ -172,7 +180,7 @@ class SignIns:
         account, created = await self._account_of(identity, claims)
         if account.closed:
             raise PermissionDenied("this account is closed", reason="ACCOUNT_CLOSED")
-        return SignedIn(await self._start_session(account), account, created)
+        return SignedIn(await self.start_session(account, client), account, created)
 
     async def _account_of(
         self, identity: ExternalIdentity, claims: dict[str, Any]
@@ -205,12 +213,16 @@ class SignIns:
         token = issue_token(self.auth, account.player_id, account.player_id, (), now=now)
         return token, now + self.auth.token_ttl_seconds
 
-    async def _start_session(self, account: Account) -> Tokens:
+    async def start_session(self, account: Account, client: str = "") -> Tokens:
+        """A new refresh token family for ``account`` (noted in its stream), and tokens."""
         now = int(self.clock())
         family, secret = secrets.token_hex(16), _unguessable()
         expires = now + self.settings.refresh_ttl_seconds
-        started = SessionStarted(account.player_id, _digest(secret), now, expires)
+        started = SessionStarted(
+            account.player_id, _digest(secret), now, expires, client_description(client)
+        )
         await append(self.store, f"{SESSION}-{family}", [started], NO_STREAM, account.player_id)
+        await self.accounts.open_session(account.player_id, family)
         access, access_expires = self._access_token(account, now)
         return Tokens(access, access_expires, f"{family}.{secret}", expires)
 
@@ -256,6 +268,38 @@ class SignIns:
         """Revoked, whatever came meanwhile (a revocation needs no expected version)."""
         revoked = [SessionRevoked(now, reason)]
         await append(self.store, stream, revoked, ANY_VERSION, session.player_id)
+
+    async def sessions(self, player_id: str) -> list[tuple[str, Session]]:
+        """The account's open sessions (not revoked, not expired), newest first; at most
+        ``MAX_LISTED`` of the newest ``MAX_LISTED * 2`` it opened are read."""
+        account = await self.accounts.get(player_id)
+        now = int(self.clock())
+        listed = []
+        for family, _ in reversed(account.sessions[-2 * MAX_LISTED :]):
+            session, _, _ = await fold(
+                self.store, f"{SESSION}-{family}", SESSION_EVENT_TYPES, Session(), evolve_session
+            )
+            if session.player_id == player_id and not session.revoked and now < session.expires_at:
+                listed.append((family, session))
+            if len(listed) == MAX_LISTED:
+                break
+        return listed
+
+    async def sign_out_everywhere(self, player_id: str) -> int:
+        """Revoke every session the account ever opened; how many were still open."""
+        account = await self.accounts.get(player_id)
+        now = int(self.clock())
+        revoked = 0
+        for family, _ in account.sessions:
+            stream = f"{SESSION}-{family}"
+            session, _, _ = await fold(
+                self.store, stream, SESSION_EVENT_TYPES, Session(), evolve_session
+            )
+            if session.player_id != player_id or session.revoked:
+                continue
+            await self._revoke(stream, session, now, "signed_out_everywhere")
+            revoked += now < session.expires_at
+        return revoked
 
     async def sign_out(self, refresh_token: str) -> None:
         """Revoke the session of a refresh token (OK if it was revoked already)."""
