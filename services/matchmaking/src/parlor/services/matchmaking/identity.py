@@ -154,6 +154,9 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
             "closed by its player" if player_id == caller.player_id else "closed by an operator"
         )
         await self.accounts.close(player_id, reason)
+        # Every session at once (renewing one is refused anyway: its account is closed), so
+        # none is listed as open.
+        await self.sign_ins.sign_out_everywhere(player_id, "account_closed")
         return pb.CloseAccountResponse()
 
     async def ClaimGuest(

@@ -285,7 +285,9 @@ class SignIns:
                 break
         return listed
 
-    async def sign_out_everywhere(self, player_id: str) -> int:
+    async def sign_out_everywhere(
+        self, player_id: str, reason: str = "signed_out_everywhere"
+    ) -> int:
         """Revoke every session the account ever opened; how many were still open."""
         account = await self.accounts.get(player_id)
         now = int(self.clock())
@@ -297,7 +299,7 @@ class SignIns:
             )
             if session.player_id != player_id or session.revoked:
                 continue
-            await self._revoke(stream, session, now, "signed_out_everywhere")
+            await self._revoke(stream, session, now, reason)
             revoked += now < session.expires_at
         return revoked
 
