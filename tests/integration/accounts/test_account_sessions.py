@@ -100,7 +100,10 @@ async def test_sessions_are_listed_and_each_way_of_ending_them_holds(
         assert [s.client for s in await listed(target, back.access_token)] == ["back again"]
         async with client.channel(target, back.access_token) as channel:
             await pb_grpc.IdentityServiceStub(channel).CloseAccount(pb.CloseAccountRequest())
-        assert await renewal_refused(stub, back.refresh_token) == REVOKED
+        assert await renewal_refused(stub, back.refresh_token) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            "ACCOUNT_CLOSED",
+        )
         assert await listed(target, back.access_token) == []
 
         # a guest has no sessions to list or end

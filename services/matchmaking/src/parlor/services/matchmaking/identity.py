@@ -19,7 +19,7 @@ from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token, verify_token
 from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
-from parlor.services.matchmaking.signin import SignIns, Tokens
+from parlor.services.matchmaking.signin import ACCOUNT_CLOSED, SignIns, Tokens
 
 MAX_NAME = 64
 ADMIN_ROLE = "admin"
@@ -156,7 +156,7 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         await self.accounts.close(player_id, reason)
         # Every session at once (renewing one is refused anyway: its account is closed), so
         # none is listed as open.
-        await self.sign_ins.sign_out_everywhere(player_id, "account_closed")
+        await self.sign_ins.sign_out_everywhere(player_id, ACCOUNT_CLOSED)
         return pb.CloseAccountResponse()
 
     async def ClaimGuest(

@@ -60,6 +60,8 @@ SIGN_IN = "accountsignin"
 SESSION = "accountsession"
 RETRIES = 5
 MAX_LISTED = 100
+ACCOUNT_CLOSED = "account_closed"
+"""A session revoked because its account was closed: renewing it says so."""
 MAX_CLIENT = 100
 
 
@@ -97,6 +99,12 @@ class SignedIn:
     created: bool
 
 
+def _account_closed() -> Unauthenticated:
+    return Unauthenticated(
+        "this account is closed: its sessions are revoked", reason="ACCOUNT_CLOSED"
+    )
+
+
 def _refresh_refused(why: str, reason: str) -> Unauthenticated:
     return Unauthenticated(f"this refresh token {why}; sign in again", reason=reason)
 
@@ -109,7 +117,7 @@ _STATE_REFUSALS = {
 _SESSION_REFUSALS = {
     "unknown": ("is not one this platform issued", "REFRESH_TOKEN_INVALID"),
     "expired": ("has expired", "REFRESH_TOKEN_EXPIRED"),
-    "revoked": ("was revoked (signed out, or its account closed)", "REFRESH_TOKEN_REVOKED"),
+    "revoked": ("was revoked (signed out, here or everywhere)", "REFRESH_TOKEN_REVOKED"),
     "reused": (
         "was used already: it was rotated, and a rotated token coming back means it was copied,"
         " so every token of its session is revoked",
@@ -244,14 +252,14 @@ class SignIns:
             verdict = session_verdict(session, presented, now)
             if verdict == "reused":
                 await self._revoke(stream, session, now, "token_reused")
+            if verdict == "revoked" and session.revoked == ACCOUNT_CLOSED:
+                raise _account_closed()
             if verdict != "ok":
                 raise _refresh_refused(*_SESSION_REFUSALS[verdict])
             account = await self.accounts.get(session.player_id)
             if account.closed:
-                await self._revoke(stream, session, now, "account_closed")
-                raise Unauthenticated(
-                    "this account is closed: its sessions are revoked", reason="ACCOUNT_CLOSED"
-                )
+                await self._revoke(stream, session, now, ACCOUNT_CLOSED)
+                raise _account_closed()
             secret = _unguessable()
             expires = now + self.settings.refresh_ttl_seconds
             rotated = SessionRotated(_digest(secret), now, expires)
