@@ -45,6 +45,7 @@ from parlor.accounts import (
     CloseAccount,
     CreateAccount,
     ExternalIdentity,
+    Handle,
     LinkIdentity,
     OpenSession,
     UnlinkIdentity,
@@ -182,7 +183,11 @@ class Accounts:
 
     async def handle_holder(self, handle: str) -> str | None:
         """The player id holding ``handle`` or a look-alike of it."""
-        state, _, _ = await self._claim_state(handle_stream(parse_handle(handle).key))
+        return await self.handle_holder_by_key(parse_handle(handle).key)
+
+    async def handle_holder_by_key(self, key: str) -> str | None:
+        """The player id holding the handle whose skeleton is ``key``."""
+        state, _, _ = await self._claim_state(handle_stream(key))
         return state.holder or None
 
     # -- claims ----------------------------------------------------------------------------
@@ -233,6 +238,15 @@ class Accounts:
         raise Conflict("the claim kept changing under this call; retry", reason="CONFLICT")
 
     # -- commands --------------------------------------------------------------------------
+
+    async def claim_handle(self, player_id: str, handle: Handle) -> None:
+        """Claim ``handle`` (its skeleton) for ``player_id``, which may have no account yet
+        (a sign-up claims before it creates: a taken handle makes nothing)."""
+        await self._claim(handle_stream(handle.key), player_id, _handle_taken(handle.text))
+
+    async def record(self, player_id: str, command: AccountCommand) -> Account:
+        """Decide ``command`` on the account's latest state and append what it decides."""
+        return await self._execute(player_id, command)
 
     async def _execute(self, player_id: str, command: AccountCommand) -> Account:
         """Decide against the latest state and append; a concurrent change is re-read."""

@@ -26,6 +26,7 @@ from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
+from parlor.services.matchmaking.passwords import Passwords, PasswordSettings
 from parlor.services.matchmaking.retention import Retention, run_sweeps
 from parlor.services.matchmaking.rounds import CATEGORY, Rounds
 from parlor.services.matchmaking.servicer import MatchmakingServicer
@@ -126,9 +127,9 @@ async def matchmaking() -> AsyncIterator[Component]:
             # not relayed); the OpenID Connect providers share one HTTP client.
             accounts = Accounts(store)
             providers = Providers(provider_configs(oidc))
-            identity = IdentityServicer(
-                auth, accounts, SignIns(store, accounts, providers, auth, oidc)
-            )
+            sign_ins = SignIns(store, accounts, providers, auth, oidc)
+            passwords = Passwords(store, accounts, sign_ins, load(PasswordSettings))
+            identity = IdentityServicer(auth, accounts, sign_ins, passwords)
             yield Component(
                 name=CATEGORY,
                 services=[

@@ -19,6 +19,7 @@ from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token, verify_token
 from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
+from parlor.services.matchmaking.passwords import Passwords
 from parlor.services.matchmaking.signin import ACCOUNT_CLOSED, SignIns, Tokens
 
 MAX_NAME = 64
@@ -53,10 +54,13 @@ def _account_caller() -> str:
 
 
 class IdentityServicer(pb_grpc.IdentityServiceServicer):
-    def __init__(self, auth: AuthSettings, accounts: Accounts, sign_ins: SignIns) -> None:
+    def __init__(
+        self, auth: AuthSettings, accounts: Accounts, sign_ins: SignIns, passwords: Passwords
+    ) -> None:
         self.auth = auth
         self.accounts = accounts
         self.sign_ins = sign_ins
+        self.passwords = passwords
 
     async def IssueGuestToken(
         self, request: pb.IssueGuestTokenRequest, context: Any
@@ -194,12 +198,22 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
     async def SignUpWithPassword(
         self, request: pb.SignUpWithPasswordRequest, context: Any
     ) -> pb.SignUpWithPasswordResponse:
-        raise _passwords_off()
+        signed_up = await self.passwords.sign_up(
+            request.handle, request.password, request.display_name, request.client
+        )
+        response = pb.SignUpWithPasswordResponse(
+            account=account_message(signed_up.account), created=True
+        )
+        _fill_tokens(response, signed_up.tokens)
+        return response
 
     async def SignInWithPassword(
         self, request: pb.SignInWithPasswordRequest, context: Any
     ) -> pb.SignInWithPasswordResponse:
-        raise _passwords_off()
+        signed_in = await self.passwords.sign_in(request.handle, request.password, request.client)
+        response = pb.SignInWithPasswordResponse(account=account_message(signed_in.account))
+        _fill_tokens(response, signed_in.tokens)
+        return response
 
     async def GetPlayers(
         self, request: pb.GetPlayersRequest, context: Any
@@ -209,13 +223,6 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         return pb.GetPlayersResponse(
             players=[pb.Player(player_id=p, handle=h) for p, h in handles.items()]
         )
-
-
-def _passwords_off() -> FailedPrecondition:
-    return FailedPrecondition(
-        "built-in accounts are switched off on this platform; sign in through a provider",
-        reason="PASSWORD_ACCOUNTS_DISABLED",
-    )
 
 
 def _fill_tokens(response: Any, issued: Tokens) -> None:
