@@ -1,7 +1,8 @@
 """A guest keeps what they played (issue 40): a guest plays rated games, signs up through a
 real OpenID Connect provider, and claims the guest id with the guest's own token. The
-account's rating, record, leaderboard place and scoresheets are then the guest's, exactly;
-the rebuild from the event history gives every row back; a guest id is claimed once."""
+account's game list, rating, record, leaderboard place and scoresheets are then the
+guest's, exactly; the rebuild from the event history gives every row back; a guest id is
+claimed once."""
 
 from __future__ import annotations
 
@@ -108,6 +109,15 @@ async def test_a_guest_signs_up_claims_its_games_and_the_rebuild_agrees(
             }
             others = {p: await rating(p) for p in people[:-1]}
 
+            async def game_list(channel: Any, player: str) -> list[str]:
+                got = await c4_grpc.Connect4x4ServiceStub(channel).ListGames(
+                    c4.ListGamesRequest(player_id=player, page_size=100)
+                )
+                return [g.game_id for g in got.games]
+
+            guest_list = await game_list(chans[guest], guest)
+            assert sorted(guest_list) == sorted(played)
+
             # Sign up through the provider; the account has played nothing.
             done, _, _ = await sign_in(identity, f"claim-{unique}")
             account = done.account.player_id
@@ -144,6 +154,8 @@ async def test_a_guest_signs_up_claims_its_games_and_the_rebuild_agrees(
                         pb_grpc.IdentityServiceStub(theirs).ClaimGuest,
                         pb.ClaimGuestRequest(guest_token=guest_token),
                     ) == (grpc.StatusCode.ALREADY_EXISTS, "GUEST_CLAIMED")
+                # the account's game list is the guest's, newest first, read through the claim
+                assert await game_list(mine, account) == guest_list
             finally:
                 await mine.close()
 

@@ -6,12 +6,15 @@ import pytest
 
 from parlor.accounts import (
     GUEST_EVENT_TYPES,
+    AccountCreated,
+    GuestClaimed,
     GuestIdClaimed,
     canonical,
     claim_guest_id,
     decode,
     encode,
     guest_claim_stream,
+    guests_claimed,
 )
 from parlor.core.errors import AlreadyExists
 
@@ -37,3 +40,12 @@ def test_canonical_ids_map_claimed_guests_only() -> None:
     assert canonical(aliases, GUEST) == "acct-1"
     assert canonical(aliases, "guest-ffffffffffffffff") == "guest-ffffffffffffffff"
     assert canonical(aliases, "bot:greedy") == "bot:greedy"
+
+
+def test_an_accounts_claimed_guests_are_read_from_its_events() -> None:
+    events = [
+        encode(AccountCreated("acct-1", 1, "")),
+        encode(GuestClaimed(GUEST, 2)),
+        encode(GuestClaimed("guest-ffffffffffffffff", 3)),
+    ]
+    assert guests_claimed(events) == [GUEST, "guest-ffffffffffffffff"]

@@ -39,12 +39,15 @@ from parlor.accounts.claims import (
 )
 from parlor.accounts.codec import decode, encode
 from parlor.accounts.guests import (
+    ACCOUNT_CATEGORY,
     GUEST_CLAIM_CATEGORY,
     GUEST_EVENT_TYPES,
+    PLAYER_PREFIX,
     GuestIdClaimed,
     canonical,
     claim_guest_id,
     guest_claim_stream,
+    guests_claimed,
 )
 from parlor.accounts.handles import Handle, normalise, parse_handle, skeleton
 from parlor.accounts.passwords import (
@@ -82,12 +85,14 @@ from parlor.accounts.sessions import (
 
 __all__ = [
     "ACCOUNTS",
+    "ACCOUNT_CATEGORY",
     "CLAIM_EVENT_TYPES",
     "EVENT_TYPES",
     "GUARD_EVENT_TYPES",
     "GUEST_CLAIM_CATEGORY",
     "GUEST_EVENT_TYPES",
     "PASSWORD_EVENT_TYPES",
+    "PLAYER_PREFIX",
     "SESSION_EVENT_TYPES",
     "SIGN_IN_EVENT_TYPES",
     "Account",
@@ -148,6 +153,7 @@ __all__ = [
     "evolve_sign_in",
     "guard_verdict",
     "guest_claim_stream",
+    "guests_claimed",
     "normalise",
     "parse_handle",
     "release",

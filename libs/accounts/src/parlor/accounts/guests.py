@@ -12,12 +12,17 @@ where scoring learns of it (``parlor.events.accountguest.<guest id>.GuestIdClaim
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from parlor.core.errors import AlreadyExists
 
 GUEST_CLAIM_CATEGORY = "accountguest"
+ACCOUNT_CATEGORY = "account"
+"""An account's own stream is ``account-<player id>``."""
+PLAYER_PREFIX = "acct-"
+"""Every account's player id starts so (guests' ``guest-``, bots' ``bot:``)."""
 
 
 @dataclass(frozen=True)
@@ -51,3 +56,10 @@ def claim_guest_id(
 def canonical(aliases: Mapping[str, str], player_id: str) -> str:
     """The id a player's results count under: the claiming account's for a claimed guest."""
     return aliases.get(player_id, player_id)
+
+
+def guests_claimed(events: Iterable[tuple[str, bytes]]) -> list[str]:
+    """The guest ids an account's stream (its events as type name and JSON) records as
+    claimed, in order: what a reader outside the identity service (the game directory)
+    takes for the account's own ids besides its player id."""
+    return [str(json.loads(data)["guest_id"]) for kind, data in events if kind == "GuestClaimed"]

@@ -31,10 +31,12 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from parlor.accounts import (
+    ACCOUNT_CATEGORY,
     ACCOUNTS,
     CLAIM_EVENT_TYPES,
     EVENT_TYPES,
     GUEST_EVENT_TYPES,
+    PLAYER_PREFIX,
     Account,
     AccountCommand,
     ChangeDisplayName,
@@ -62,10 +64,9 @@ from parlor.accounts import (
 from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound
 from parlor.eventstore import NO_STREAM, EventStore, Metadata, NewEvent
 
-ACCOUNT = "account"
+ACCOUNT = ACCOUNT_CATEGORY
 HANDLE = "accounthandle"
 IDENTITY = "accountidentity"
-PLAYER_PREFIX = "acct-"
 STALE_CLAIM_SECONDS = 60.0
 RETRIES = 5
 

@@ -12,13 +12,13 @@ import time
 import uuid
 from typing import Any
 
-from parlor.accounts import Account
+from parlor.accounts import PLAYER_PREFIX, Account
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token, verify_token
-from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
+from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.passwords import Passwords
 from parlor.services.matchmaking.signin import ACCOUNT_CLOSED, SignIns, Tokens
 
