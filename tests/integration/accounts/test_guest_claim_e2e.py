@@ -79,6 +79,15 @@ async def test_a_guest_signs_up_claims_its_games_and_the_rebuild_agrees(
                         if guest in (a, b):
                             played.append(game_id)
             games_each = ROUNDS * (PEOPLE - 1)
+            # and one the guest has not finished: its turn comes again after the claim
+            unfinished = await c4_grpc.Connect4x4ServiceStub(seater).CreateGame(
+                c4.CreateGameRequest(
+                    seats=[common_pb2.Seat(player_id=p) for p in (guest, people[0])]
+                )
+            )
+            open_id = unfinished.game.game_id
+            await games[guest].PlayMove(c4.PlayMoveRequest(game_id=open_id, move="af"))
+            await games[people[0]].PlayMove(c4.PlayMoveRequest(game_id=open_id, move="bf"))
 
             async def rating(player: str) -> sc.PlayerRating:
                 got = await scoring.GetRating(
@@ -116,7 +125,7 @@ async def test_a_guest_signs_up_claims_its_games_and_the_rebuild_agrees(
                 return [g.game_id for g in got.games]
 
             guest_list = await game_list(chans[guest], guest)
-            assert sorted(guest_list) == sorted(played)
+            assert sorted(guest_list) == sorted([*played, open_id])
 
             # Sign up through the provider; the account has played nothing.
             done, _, _ = await sign_in(identity, f"claim-{unique}")
@@ -144,6 +153,16 @@ async def test_a_guest_signs_up_claims_its_games_and_the_rebuild_agrees(
                 assert list((await me.GetAccount(pb.GetAccountRequest())).account.guest_ids) == [
                     guest
                 ]
+                # the account acts in the guest's unfinished game with a token it is given for
+                # the guest it claimed (the seat names the guest id); no one else is given one
+                given = await me.IssueClaimedGuestToken(
+                    pb.IssueClaimedGuestTokenRequest(guest_id=guest)
+                )
+                async with client.channel(platform.target, given.token) as as_guest_now:
+                    moved = await c4_grpc.Connect4x4ServiceStub(as_guest_now).PlayMove(
+                        c4.PlayMoveRequest(game_id=open_id, move="cf")
+                    )
+                assert moved.game.game_id == open_id
                 # once: not again, and not by anyone else
                 assert await refusal(
                     me.ClaimGuest, pb.ClaimGuestRequest(guest_token=guest_token)
@@ -154,6 +173,10 @@ async def test_a_guest_signs_up_claims_its_games_and_the_rebuild_agrees(
                         pb_grpc.IdentityServiceStub(theirs).ClaimGuest,
                         pb.ClaimGuestRequest(guest_token=guest_token),
                     ) == (grpc.StatusCode.ALREADY_EXISTS, "GUEST_CLAIMED")
+                    assert await refusal(
+                        pb_grpc.IdentityServiceStub(theirs).IssueClaimedGuestToken,
+                        pb.IssueClaimedGuestTokenRequest(guest_id=guest),
+                    ) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_GUEST")
                 # the account's game list is the guest's, newest first, read through the claim
                 assert await game_list(mine, account) == guest_list
             finally:

@@ -177,6 +177,22 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         account = await self.accounts.claim_guest(player_id, guest.player_id)
         return pb.ClaimGuestResponse(guest_id=guest.player_id, account=account_message(account))
 
+    async def IssueClaimedGuestToken(
+        self, request: pb.IssueClaimedGuestTokenRequest, context: Any
+    ) -> pb.IssueClaimedGuestTokenResponse:
+        account = await self.accounts.get(_account_caller())
+        if account.closed:
+            raise FailedPrecondition("this account is closed", reason="ACCOUNT_CLOSED")
+        if request.guest_id not in account.guests:
+            raise PermissionDenied(
+                "this account did not claim that guest id", reason="NOT_YOUR_GUEST"
+            )
+        now = time.time()
+        token = issue_token(self.auth, request.guest_id, request.guest_id, (), now=now)
+        response = pb.IssueClaimedGuestTokenResponse(token=token)
+        response.expires_at.FromSeconds(int(now) + self.auth.token_ttl_seconds)
+        return response
+
     async def ListSessions(
         self, request: pb.ListSessionsRequest, context: Any
     ) -> pb.ListSessionsResponse:
