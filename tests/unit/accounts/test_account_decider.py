@@ -7,15 +7,18 @@ import pytest
 from parlor.accounts import (
     ACCOUNTS,
     EVENT_TYPES,
+    PERSONAL,
     Account,
     AccountClosed,
     AccountCommand,
     AccountCreated,
+    AccountErased,
     ChangeDisplayName,
     ChangeHandle,
     ClaimGuest,
     CloseAccount,
     CreateAccount,
+    EraseAccount,
     ExternalIdentity,
     GuestClaimed,
     HandleChanged,
@@ -172,3 +175,17 @@ def test_sessions_opened_are_listed_in_the_account() -> None:
     assert state.sessions == (("f" * 32, 700), ("e" * 32, 800))
     for event in (*events, GuestClaimed(GUEST, 1)):
         assert decode(EVENT_TYPES, *encode(event)) == event
+
+
+def test_erasing_closes_forgets_and_takes_no_command_after() -> None:
+    state, _ = execute(ACCOUNTS, created(), ChangeHandle("ann"))
+    state, events = execute(ACCOUNTS, state, EraseAccount(900))
+    assert events == [AccountClosed(900, ""), AccountErased(900)]
+    assert (state.erased, state.closed, state.handle, state.display_name) == (True, True, "", "")
+    assert state.identities == ()
+    assert state.player_id == "acct-1"  # the id stays: games name the player by it
+    for command in (EraseAccount(901), ChangeHandle("bob"), ClaimGuest(GUEST, 902)):
+        assert refused(state, command).reason == "ACCOUNT_ERASED"
+    closed, _ = execute(ACCOUNTS, created(), CloseAccount(5))
+    assert ACCOUNTS.decide(closed, EraseAccount(6)) == [AccountErased(6)]
+    assert set(PERSONAL) <= set(EVENT_TYPES)

@@ -83,6 +83,14 @@ class GuestClaimed:
 
 
 @dataclass(frozen=True)
+class AccountErased:
+    """The player asked to be forgotten: the account's key is deleted (crypto-shredding),
+    so every personal field its events hold (``PERSONAL``) is unreadable from now on."""
+
+    erased_at: int
+
+
+@dataclass(frozen=True)
 class SessionOpened:
     """A session (refresh token family) began for the account: the index ``ListSessions``
     reads (the session's own stream holds its tokens' hashes)."""
@@ -100,6 +108,7 @@ AccountEvent = (
     | AccountClosed
     | GuestClaimed
     | SessionOpened
+    | AccountErased
 )
 EVENT_TYPES: dict[str, type[AccountEvent]] = {
     cls.__name__: cls
@@ -112,8 +121,19 @@ EVENT_TYPES: dict[str, type[AccountEvent]] = {
         AccountClosed,
         GuestClaimed,
         SessionOpened,
+        AccountErased,
     )
 }
+PERSONAL: dict[str, tuple[str, ...]] = {
+    "AccountCreated": ("display_name",),
+    "HandleChanged": ("handle", "key"),
+    "DisplayNameChanged": ("display_name",),
+    "IdentityLinked": ("issuer", "subject"),
+    "IdentityUnlinked": ("issuer", "subject"),
+    "AccountClosed": ("reason",),
+}
+"""The fields of each event type that are personal data: stored encrypted under the
+account's own key, unreadable once it is erased (every other field is ids and times)."""
 
 # -- commands --------------------------------------------------------------------------------
 
@@ -159,6 +179,11 @@ class ClaimGuest:
 
 
 @dataclass(frozen=True)
+class EraseAccount:
+    now: int
+
+
+@dataclass(frozen=True)
 class OpenSession:
     session_id: str
     now: int
@@ -173,6 +198,7 @@ AccountCommand = (
     | CloseAccount
     | ClaimGuest
     | OpenSession
+    | EraseAccount
 )
 
 # -- state -----------------------------------------------------------------------------------
@@ -191,6 +217,7 @@ class Account:
     """The guest ids it claimed, in order."""
     sessions: tuple[tuple[str, int], ...] = ()
     """Every session it opened (id, when), oldest first; revoked ones too."""
+    erased: bool = False
 
     @property
     def exists(self) -> bool:
@@ -261,6 +288,11 @@ class AccountDecider:
             return created
         if not state.exists:
             raise NotFound("no such account", reason="ACCOUNT_NOT_FOUND")
+        if state.erased:
+            raise FailedPrecondition("this account was erased", reason="ACCOUNT_ERASED")
+        if isinstance(command, EraseAccount):
+            closed = [] if state.closed else [AccountClosed(command.now, "")]
+            return [*closed, AccountErased(command.now)]
         if state.closed:
             raise FailedPrecondition("this account is closed", reason="ACCOUNT_CLOSED")
         if isinstance(command, ChangeHandle):
@@ -329,6 +361,10 @@ class AccountDecider:
         if isinstance(event, SessionOpened):
             opened = (event.session_id, event.opened_at)
             return replace(state, sessions=(*state.sessions, opened))
+        if isinstance(event, AccountErased):
+            return replace(
+                state, erased=True, handle="", handle_key="", display_name="", identities=()
+            )
         return state  # pragma: no cover
 
 

@@ -5,7 +5,7 @@ Streams (none of them is relayed to the bus: the matchmaking relay's lane is its
 category, so handles, display names and subjects never reach JetStream):
 
 - ``account-<player id>``: the account's events (``parlor.accounts``);
-- ``accounthandle-<skeleton>``: who holds a handle (and every look-alike of it);
+- ``accounthandle-<sha256 of the skeleton>``: who holds a handle (and every look-alike);
 - ``accountidentity-<sha256 of issuer and subject>``: which account an OpenID Connect
   identity signs into (hashed: a stream id is no place for a provider's subject);
 - ``accountguest-<guest id>``: which account claimed a guest id (``parlor.accounts.guests``).
@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -36,9 +37,11 @@ from parlor.accounts import (
     CLAIM_EVENT_TYPES,
     EVENT_TYPES,
     GUEST_EVENT_TYPES,
+    PERSONAL,
     PLAYER_PREFIX,
     Account,
     AccountCommand,
+    AccountEvent,
     ChangeDisplayName,
     ChangeHandle,
     Claim,
@@ -46,6 +49,7 @@ from parlor.accounts import (
     ClaimGuest,
     CloseAccount,
     CreateAccount,
+    EraseAccount,
     ExternalIdentity,
     Handle,
     LinkIdentity,
@@ -63,6 +67,7 @@ from parlor.accounts import (
 )
 from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound
 from parlor.eventstore import NO_STREAM, EventStore, Metadata, NewEvent
+from parlor.services.matchmaking.vault import AccountKeys, keys_for, seal, unseal
 
 ACCOUNT = ACCOUNT_CATEGORY
 HANDLE = "accounthandle"
@@ -90,8 +95,13 @@ def identity_stream(identity: ExternalIdentity) -> str:
     return f"{IDENTITY}-{digest[:48]}"
 
 
+def _json(fields: dict[str, object]) -> bytes:
+    return json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+
+
 def handle_stream(key: str) -> str:
-    return f"{HANDLE}-{key}"
+    """A handle's claim, named by a digest of its skeleton (no handle in a stream id)."""
+    return f"{HANDLE}-{hashlib.sha256(key.encode()).hexdigest()[:48]}"
 
 
 async def append(
@@ -138,22 +148,50 @@ _IDENTITY_TAKEN = AlreadyExists(
 class Accounts:
     """Accounts over any event store (in memory for tests, PostgreSQL in service)."""
 
-    def __init__(self, store: EventStore, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        clock: Callable[[], float] = time.time,
+        keys: AccountKeys | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.keys = keys or keys_for(store)
 
     # -- reading ---------------------------------------------------------------------------
 
     async def load(self, player_id: str) -> tuple[Account, int]:
-        """The account (``exists`` False if there is none) and its stream's version."""
-        state, version, _ = await fold(
-            self.store,
-            account_stream(player_id),
-            EVENT_TYPES,
-            ACCOUNTS.initial_state(),
-            ACCOUNTS.evolve,
-        )
-        return state, version
+        """The account (``exists`` False if there is none) and its stream's version; its
+        personal fields unsealed with its key (empty once it is erased)."""
+        events = await self.store.read_stream(account_stream(player_id))
+        state = ACCOUNTS.initial_state()
+        # read whether or not there are events: a sign-in for a handle nobody holds reads
+        # as much as one for a held handle (passwords.py)
+        key = await self.keys.get(player_id)
+        for event in events:
+            fields = json.loads(event.data)
+            for name in PERSONAL.get(event.type, ()):
+                fields[name] = unseal(key, player_id, event.type, name, fields[name])
+            state = ACCOUNTS.evolve(state, decode(EVENT_TYPES, event.type, _json(fields)))
+        return state, events[-1].version if events else NO_STREAM
+
+    async def _append_account(
+        self, player_id: str, events: Sequence[AccountEvent], version: int
+    ) -> None:
+        """Append to the account's stream, its personal fields sealed with its key."""
+        key = None
+        new = []
+        for event in events:
+            kind, data = encode(event)
+            personal = PERSONAL.get(kind, ())
+            if personal:
+                key = key or await self.keys.get_or_create(player_id)
+                fields = json.loads(data)
+                for name in personal:
+                    fields[name] = seal(key, player_id, kind, name, fields[name])
+                data = _json(fields)
+            new.append(NewEvent(kind, data, metadata=Metadata(actor=player_id)))
+        await self.store.append(account_stream(player_id), new, version)
 
     async def get(self, player_id: str) -> Account:
         account, _ = await self.load(player_id)
@@ -257,7 +295,7 @@ class Accounts:
             if not events:
                 return state
             try:
-                await append(self.store, account_stream(player_id), events, version, player_id)
+                await self._append_account(player_id, events, version)
             except Conflict:
                 continue
             for event in events:
@@ -348,6 +386,20 @@ class Accounts:
     async def open_session(self, player_id: str, session_id: str) -> None:
         """Note a new session in the account's stream (the index ``ListSessions`` reads)."""
         await self._execute(player_id, OpenSession(session_id, int(self.clock())))
+
+    async def erase(self, player_id: str) -> Account:
+        """Forget the player (crypto-shredding): the account is closed and marked erased,
+        its handle and identities released (someone else may take them), and its key
+        deleted, so no personal field of its events can be read again. Its player id, in
+        its games, ratings and the rest of history, stays as it was."""
+        before = await self.get(player_id)
+        erased = await self._execute(player_id, EraseAccount(int(self.clock())))
+        if before.handle_key:
+            await self._release(handle_stream(before.handle_key), player_id)
+        for identity in before.identities:
+            await self._release(identity_stream(identity), player_id)
+        await self.keys.forget(player_id)
+        return erased
 
     async def close(self, player_id: str, reason: str = "") -> Account:
         """Closed for good: its handle and identities stay claimed (no one else may pass for

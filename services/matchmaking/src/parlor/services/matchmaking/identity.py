@@ -37,9 +37,22 @@ def account_message(account: Account) -> pb.Account:
         ],
         closed=account.closed,
         guest_ids=account.guests,
+        erased=account.erased,
     )
     message.created_at.FromSeconds(account.created_at)
     return message
+
+
+def _own_or_operators(requested: str, verb: str) -> tuple[str, bool]:
+    """The account a call names (empty: the caller's own), if the caller may act on it,
+    and whether it is the caller's own."""
+    caller = tokens.caller()
+    player_id = requested or _account_caller()
+    if player_id != caller.player_id and ADMIN_ROLE not in caller.roles:
+        raise PermissionDenied(
+            f"only an operator (role admin) {verb} another's account", reason="NOT_YOUR_ACCOUNT"
+        )
+    return player_id, player_id == caller.player_id
 
 
 def _account_caller() -> str:
@@ -147,21 +160,21 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
     async def CloseAccount(
         self, request: pb.CloseAccountRequest, context: Any
     ) -> pb.CloseAccountResponse:
-        caller = tokens.caller()
-        player_id = request.player_id or _account_caller()
-        if player_id != caller.player_id and ADMIN_ROLE not in caller.roles:
-            raise PermissionDenied(
-                "only an operator (role admin) closes another's account",
-                reason="NOT_YOUR_ACCOUNT",
-            )
-        reason = (
-            "closed by its player" if player_id == caller.player_id else "closed by an operator"
-        )
+        player_id, by_player = _own_or_operators(request.player_id, "closes")
+        reason = "closed by its player" if by_player else "closed by an operator"
         await self.accounts.close(player_id, reason)
         # Every session at once (renewing one is refused anyway: its account is closed), so
         # none is listed as open.
         await self.sign_ins.sign_out_everywhere(player_id, ACCOUNT_CLOSED)
         return pb.CloseAccountResponse()
+
+    async def EraseAccount(
+        self, request: pb.EraseAccountRequest, context: Any
+    ) -> pb.EraseAccountResponse:
+        player_id, _ = _own_or_operators(request.player_id, "erases")
+        await self.accounts.erase(player_id)
+        await self.sign_ins.sign_out_everywhere(player_id, ACCOUNT_CLOSED)
+        return pb.EraseAccountResponse()
 
     async def ClaimGuest(
         self, request: pb.ClaimGuestRequest, context: Any

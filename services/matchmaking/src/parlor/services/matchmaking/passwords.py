@@ -6,8 +6,8 @@ PASSWORD_ACCOUNTS_DISABLED``). Streams (none relayed):
 - ``accountpassword-<player id>``: ``PasswordSet``, the password's Argon2id hash
   (argon2-cffi's defaults, RFC 9106's second recommended option: 64 MiB, 3 passes, 4
   lanes; a hash made under older parameters is made again at the next sign-in);
-- ``accountguard-<handle skeleton>``: the attempts on a handle (``parlor.accounts.passwords``),
-  kept for every handle tried, held or not.
+- ``accountguard-<sha256 of the handle's skeleton>``: the attempts on a handle
+  (``parlor.accounts.passwords``), kept for every handle tried, held or not.
 
 Nothing a sign-in answers tells whether a handle exists: a handle nobody holds (or held
 by an account without a password, or not even a valid handle) is checked against a dummy
@@ -20,6 +20,7 @@ per process, so guesses cannot take the event loop or every core.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,6 +95,11 @@ class PasswordSettings:
 
 def password_stream(player_id: str) -> str:
     return f"{PASSWORD}-{player_id}"
+
+
+def guard_stream(key: str) -> str:
+    """A handle's guard, named by a digest of its skeleton (no handle in a stream id)."""
+    return f"{GUARD}-{hashlib.sha256(key.encode()).hexdigest()[:48]}"
 
 
 def _latest(state: PasswordSet | None, event: PasswordSet) -> PasswordSet | None:
@@ -210,7 +216,7 @@ class Passwords:
             await self.sleep(max(0.0, arrived + delay - self.timer()))
             raise _failed()
         cleared = [GuessesCleared(int(self.clock()))]
-        await append(self.store, f"{GUARD}-{key}", cleared, ANY_VERSION, account.player_id)
+        await append(self.store, guard_stream(key), cleared, ANY_VERSION, account.player_id)
         if account.closed:
             raise PermissionDenied("this account is closed", reason="ACCOUNT_CLOSED")
         if self.hasher.check_needs_rehash(hashed):
@@ -225,7 +231,7 @@ class Passwords:
         match no account, and guessing it costs the guesser the hash all the same."""
         if not key:
             return 0.0
-        stream = f"{GUARD}-{key}"
+        stream = guard_stream(key)
         for _ in range(RETRIES):
             guard, version, _ = await fold(
                 self.store, stream, GUARD_EVENT_TYPES, Guard(), evolve_guard

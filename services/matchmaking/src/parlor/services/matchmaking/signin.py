@@ -23,7 +23,7 @@ import hashlib
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from parlor.accounts import (
@@ -55,6 +55,7 @@ from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking.accounts import Accounts, append, fold
 from parlor.services.matchmaking.oidc import OidcSettings, Providers
+from parlor.services.matchmaking.vault import seal, unseal
 
 SIGN_IN = "accountsignin"
 SESSION = "accountsession"
@@ -226,9 +227,11 @@ class SignIns:
         now = int(self.clock())
         family, secret = secrets.token_hex(16), _unguessable()
         expires = now + self.settings.refresh_ttl_seconds
-        started = SessionStarted(
-            account.player_id, _digest(secret), now, expires, client_description(client)
-        )
+        described = client_description(client)
+        if described:  # what a client calls itself may be personal ("Ann's phone"): sealed
+            key = await self.accounts.keys.get_or_create(account.player_id)
+            described = seal(key, account.player_id, "SessionStarted", "client", described)
+        started = SessionStarted(account.player_id, _digest(secret), now, expires, described)
         await append(self.store, f"{SESSION}-{family}", [started], NO_STREAM, account.player_id)
         await self.accounts.open_session(account.player_id, family)
         access, access_expires = self._access_token(account, now)
@@ -281,6 +284,7 @@ class SignIns:
         """The account's open sessions (not revoked, not expired), newest first; at most
         ``MAX_LISTED`` of the newest ``MAX_LISTED * 2`` it opened are read."""
         account = await self.accounts.get(player_id)
+        key = await self.accounts.keys.get(player_id)
         now = int(self.clock())
         listed = []
         for family, _ in reversed(account.sessions[-2 * MAX_LISTED :]):
@@ -288,7 +292,8 @@ class SignIns:
                 self.store, f"{SESSION}-{family}", SESSION_EVENT_TYPES, Session(), evolve_session
             )
             if session.player_id == player_id and not session.revoked and now < session.expires_at:
-                listed.append((family, session))
+                client = unseal(key, player_id, "SessionStarted", "client", session.client)
+                listed.append((family, replace(session, client=client)))
             if len(listed) == MAX_LISTED:
                 break
         return listed
