@@ -90,7 +90,12 @@ class TestPasswordAccounts:
         assert again.account.player_id == made.account.player_id
         stored = await store.read_stream(f"accountpassword-{made.account.player_id}")
         assert [e.type for e in stored] == ["PasswordSet"]
-        assert b"$argon2id$" in stored[0].data
+        assert b'"hash":"sealed:' in stored[0].data  # the Argon2id hash, sealed
+        assert b"argon2" not in stored[0].data
+        # a password is compared as sign-up stored it (NFC)
+        nfc = await passwords.sign_up(handle_of(unique, "nf"), "caf\u00e9 au lait!")
+        back = await passwords.sign_in(handle_of(unique, "nf"), "cafe\u0301 au lait!")
+        assert back.account.player_id == nfc.account.player_id
         everything = b"".join(
             e.data for e in await store.read_all(0, 100_000) if e.stream_id.startswith("account")
         )

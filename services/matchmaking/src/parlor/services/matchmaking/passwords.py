@@ -3,9 +3,10 @@
 Off unless ``PARLOR_PASSWORD_ACCOUNTS`` is set (``FAILED_PRECONDITION
 PASSWORD_ACCOUNTS_DISABLED``). Streams (none relayed):
 
-- ``accountpassword-<player id>``: ``PasswordSet``, the password's Argon2id hash
-  (argon2-cffi's defaults, RFC 9106's second recommended option: 64 MiB, 3 passes, 4
-  lanes; a hash made under older parameters is made again at the next sign-in);
+- ``accountpassword-<player id>``: ``PasswordSet``, the password's Argon2id hash, sealed
+  with the account's key (``vault``: erasure shreds it too); argon2-cffi's defaults, RFC
+  9106's second recommended option (64 MiB, 3 passes, 4 lanes); a hash made under older
+  parameters is made again at the next sign-in;
 - ``accountguard-<sha256 of the handle's skeleton>``: the attempts on a handle
   (``parlor.accounts.passwords``), kept for every handle tried, held or not.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +60,7 @@ from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore
 from parlor.kit.settings import setting
 from parlor.services.matchmaking.accounts import Accounts, append, fold, new_player_id
 from parlor.services.matchmaking.signin import SignIns, Tokens
+from parlor.services.matchmaking.vault import seal, unseal
 
 PASSWORD = "accountpassword"
 GUARD = "accountguard"
@@ -165,6 +168,11 @@ class Passwords:
             except (VerifyMismatchError, VerificationError, InvalidHashError):
                 return False
 
+    async def _sealed(self, player_id: str, hashed: str) -> str:
+        """The hash sealed with the account's key: erasing the account shreds it too."""
+        key = await self.accounts.keys.get_or_create(player_id)
+        return seal(key, player_id, "PasswordSet", "hash", hashed)
+
     # -- sign-up ---------------------------------------------------------------------------
 
     async def sign_up(
@@ -182,9 +190,8 @@ class Passwords:
         await self.accounts.claim_handle(player_id, handle)
         account = await self.accounts.record(player_id, CreateAccount(player_id, now, name))
         account = await self.accounts.record(player_id, ChangeHandle(handle.text))
-        await append(
-            self.store, password_stream(player_id), [PasswordSet(hashed, now)], NO_STREAM, player_id
-        )
+        sealed = [PasswordSet(await self._sealed(player_id, hashed), now)]
+        await append(self.store, password_stream(player_id), sealed, NO_STREAM, player_id)
         return PasswordSignedIn(await self.sign_ins.start_session(account, client), account)
 
     # -- sign-in ---------------------------------------------------------------------------
@@ -195,6 +202,7 @@ class Passwords:
         """Tokens for the right handle and password; the same refusal for anything else."""
         self._enabled()
         arrived = self.timer()
+        password = unicodedata.normalize("NFC", raw_password)  # as sign-up hashed it
         try:
             key = parse_handle(raw_handle).key
         except InvalidArgument:
@@ -207,11 +215,18 @@ class Passwords:
         stored, _, _ = await fold(
             self.store, password_stream(holder or NOBODY), PASSWORD_EVENT_TYPES, None, _latest
         )
-        real = stored is not None and account.exists and account.handle_key == key
+        opened = unseal(
+            await self.accounts.keys.get(holder or NOBODY),
+            holder or NOBODY,
+            "PasswordSet",
+            "hash",
+            "" if stored is None else stored.hash,
+        )
+        real = bool(opened) and account.exists and account.handle_key == key
         # A handle nobody holds is checked against a hash of nothing anyone knows, with the
         # parameters real ones have: the same work, the same answer.
-        hashed = stored.hash if real and stored is not None else self._dummy
-        right = await self._verify(hashed, raw_password) and real
+        hashed = opened if real else self._dummy
+        right = await self._verify(hashed, password) and real
         if not right:
             await self.sleep(max(0.0, arrived + delay - self.timer()))
             raise _failed()
@@ -220,7 +235,8 @@ class Passwords:
         if account.closed:
             raise PermissionDenied("this account is closed", reason="ACCOUNT_CLOSED")
         if self.hasher.check_needs_rehash(hashed):
-            rehashed = [PasswordSet(await self._hash(raw_password), int(self.clock()))]
+            again = await self._sealed(account.player_id, await self._hash(password))
+            rehashed = [PasswordSet(again, int(self.clock()))]
             stream = password_stream(account.player_id)
             await append(self.store, stream, rehashed, ANY_VERSION, account.player_id)
         return PasswordSignedIn(await self.sign_ins.start_session(account, client), account)
