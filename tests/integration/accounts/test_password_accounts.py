@@ -106,6 +106,17 @@ class TestPasswordAccounts:
             "the handle or the password is wrong (or the handle has no password)",
         )
 
+    async def test_an_erased_accounts_password_signs_into_nothing(
+        self, store: EventStore, unique: str
+    ) -> None:
+        passwords, _, _ = make(store)
+        handle = handle_of(unique, "er")
+        made = await passwords.sign_up(handle, PASSWORD)
+        await passwords.accounts.erase(made.account.player_id)
+        assert (await answer(passwords, handle, PASSWORD))[1] == "SIGN_IN_FAILED"
+        keys = passwords.accounts.keys
+        assert await keys.get(made.account.player_id) is None  # the sealed hash is shredded
+
     async def test_sign_up_refusals_make_nothing(self, store: EventStore, unique: str) -> None:
         passwords, _, _ = make(store)
         handle = handle_of(unique, "up")
