@@ -18,10 +18,10 @@ Measured:
   them as it does in a service), beside the same processes doing plain single-row
   ``INSERT``s (8 autocommit connections each) into a table with the same
   ``(stream_id, version)`` key and no lock; with and without the synchronous standby;
-- **the lift, emulated** (docs/scale.md): 8 writer processes through a copy of
-  ``parlor_append`` whose lock is keyed by a partition (``--partitions``, beside one), with
-  group commit per partition, with and without the old doorbell (a ``NOTIFY`` trigger inside
-  the append's transaction, as before revision 0008), behind the synchronous standby;
+- **the lift** (docs/scale.md, revision 0009): 8 writer processes, each a
+  ``PostgresEventStore`` with its global order split into ``--partitions`` partitions
+  (a lock and a group commit each) beside the same store with one, behind the synchronous
+  standby, alternated in the same run;
 - **the relay leader**: events/s one ``Relay`` publishes to JetStream, draining a backlog;
 - **the catch-ups**: what every process's directory and sweeper read of the global order
   per event (``read_all`` in batches of 1000 for the directory, ``streams_touched`` for the
@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib.util
 import json
 import os
 import shutil
@@ -44,7 +43,6 @@ import sys
 import tempfile
 import time
 import uuid
-import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,7 +54,6 @@ from eventstore_bench import PAYLOAD, RAW_TABLE, STREAM_LENGTH
 
 from parlor.devinfra.embedded import NatsServer
 from parlor.eventstore import JetStreamBus, NewEvent, PostgresEventStore, Relay, Subjects, migrate
-from parlor.eventstore.group_commit import APPEND_SQL, AppendRequest, GroupCommit
 
 PG_BIN = Path(os.environ.get("PARLOR_PG_BIN", "/usr/lib/postgresql/15/bin"))
 APPENDERS = 8  # concurrent appenders in each writer process
@@ -65,44 +62,6 @@ APPENDERS = 8  # concurrent appenders in each writer process
 PLAIN_INSERT = (
     "INSERT INTO raw_events (stream_id, version, type, data) VALUES (%s, %s, 'DiscDropped', %s)"
 )
-
-
-# ---------------------------------------------------------------- the lift, emulated
-
-# docs/scale.md's first lift, emulated here without touching the library: today's
-# ``parlor_append`` (the latest migration's text) with the lock key moved by a partition
-# argument, and group commit kept per partition (one batch in flight per partition in each
-# process). Only the lock is emulated: the events carry no partition and nobody reads them.
-LOCK_LINE = "PERFORM pg_advisory_xact_lock(31632341465002497);"
-PARTITIONED_SQL = APPEND_SQL.replace(
-    "FROM parlor_append(", "FROM bench_partitioned_append("
-).replace("%(fingerprints)s::text[])", "%(fingerprints)s::text[], %(partition)s::bigint)")
-
-
-def partitioned_function() -> str:
-    """``CREATE FUNCTION bench_partitioned_append``: parlor_append, its lock keyed by the
-    last argument (0 takes today's key)."""
-    path = (
-        Path(__file__).parent.parent
-        / "libs/eventstore/src/parlor/eventstore/migrations/versions/0004_command_fingerprints.py"
-    )
-    spec = importlib.util.spec_from_file_location("parlor_append_0004", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    text: str = module.APPEND_FUNCTION
-    assert LOCK_LINE in text
-    assert "p_fingerprints text[]\n)" in text
-    return (
-        text.replace("FUNCTION parlor_append(", "FUNCTION bench_partitioned_append(")
-        .replace("p_fingerprints text[]\n)", "p_fingerprints text[],\n    p_partition bigint\n)")
-        .replace(LOCK_LINE, "PERFORM pg_advisory_xact_lock(31632341465002497 + p_partition);")
-    )
-
-
-def partition_of(stream_id: str, partitions: int) -> int:
-    return zlib.crc32(stream_id.encode()) % partitions
 
 
 # ---------------------------------------------------------------- the delaying proxy
@@ -296,32 +255,11 @@ async def transactions_after(url: str, position: int) -> int:
 # The doorbell as it was before revision 0008: a NOTIFY trigger inside every appending
 # transaction. The store now rings after the commit; the emulated lift turns this on to
 # show what the old doorbell cost.
-OLD_DOORBELL = """
-CREATE FUNCTION bench_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('parlor_events', '');
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER bench_events_notify AFTER INSERT ON events
-    FOR EACH STATEMENT EXECUTE FUNCTION bench_events_notify();
-ALTER TABLE events DISABLE TRIGGER bench_events_notify;
-"""
-
-
-async def doorbell_trigger(url: str, on: bool) -> None:
-    """The old doorbell (a NOTIFY trigger on events) on or off, for the emulated lift."""
-    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-        await conn.execute(
-            f"ALTER TABLE events {'ENABLE' if on else 'DISABLE'} TRIGGER bench_events_notify"
-        )
-
-
 # ---------------------------------------------------------------- writer processes
 
 
 async def one_window(
-    store: PostgresEventStore,
+    stores: dict[int, PostgresEventStore],
     plain: list[psycopg.AsyncConnection[Any]],
     run: str,
     kind: str,
@@ -330,6 +268,8 @@ async def one_window(
 ) -> tuple[int, list[float]]:
     """Appends made and their latencies, by 8 concurrent appenders from ``start_at``."""
     end = start_at + seconds
+    # "parlor": the store of one partition; "store:P": the same split into P partitions
+    store = stores[int(kind.split(":")[1]) if kind.startswith("store:") else 1]
     latencies: list[float] = []
     counts = [0] * APPENDERS
 
@@ -360,41 +300,28 @@ async def one_window(
             version += 1
             counts[a] += 1
 
-    partitions = int(kind.split(":")[1]) if kind.startswith("partitioned:") else 1
-    commits = [
-        GroupCommit(
-            lambda sql, params, p=p: store.pools.fetch(PARTITIONED_SQL, {**params, "partition": p})
-        )
-        for p in range(partitions)
-    ]
-
-    async def partitioned(a: int) -> None:
-        game, version = 0, 0
-        while time.time() < end:
-            if version == STREAM_LENGTH:
-                game, version = game + 1, 0
-            stream_id = f"bench-{run}a{a}g{game}"
-            request = AppendRequest(stream_id, version, None, (NewEvent("DiscDropped", PAYLOAD),))
-            start = time.perf_counter()
-            outcome = await commits[partition_of(stream_id, partitions)].submit(request)
-            latencies.append(time.perf_counter() - start)
-            assert outcome[0] == "appended", outcome
-            version += 1
-            counts[a] += 1
-
     await asyncio.sleep(max(0.0, start_at - time.time()))
-    one = {"parlor": parlor, "plain": plain_insert}.get(kind, partitioned)
+    one = {"plain": plain_insert}.get(kind, parlor)
     await asyncio.gather(*(one(a) for a in range(APPENDERS)))
     return sum(counts), latencies
 
 
-async def writer_process(url: str) -> None:
-    """One writer process: a store and 8 plain connections; runs the windows it is sent."""
-    store = PostgresEventStore(url, pool_size=APPENDERS)
+async def writer_process(url: str, partitions: int) -> None:
+    """One writer process: stores of 1 and ``partitions`` partitions and 8 plain
+    connections; runs the windows it is sent."""
+    stores = {
+        p: PostgresEventStore(url, pool_size=APPENDERS, partitions=p) for p in {1, partitions}
+    }
     plain = [await psycopg.AsyncConnection.connect(url, autocommit=True) for _ in range(APPENDERS)]
     me = uuid.uuid4().hex[:8]
-    # warm up: connections made, statements prepared
-    await store.append(f"bench-warm{me}", [NewEvent("DiscDropped", PAYLOAD)], 0)
+    # warm up: connections made, statements prepared (each partition's lock taken once)
+    for p, store in stores.items():
+        await asyncio.gather(
+            *(
+                store.append(f"bench-warm{me}p{p}s{i}", [NewEvent("DiscDropped", PAYLOAD)], 0)
+                for i in range(max(p, APPENDERS))
+            )
+        )
     for i, conn in enumerate(plain):
         await conn.execute(PLAIN_INSERT, (f"bench-warm{me}x{i}", 1, PAYLOAD), prepare=True)
     print("ready", flush=True)
@@ -406,20 +333,22 @@ async def writer_process(url: str) -> None:
         order = json.loads(line)
         window += 1
         count, latencies = await one_window(
-            store, plain, f"{me}n{window}", order["kind"], order["start_at"], order["seconds"]
+            stores, plain, f"{me}n{window}", order["kind"], order["start_at"], order["seconds"]
         )
         print(json.dumps({"count": count, "lat": [round(x, 6) for x in latencies]}), flush=True)
     for conn in plain:
         await conn.close()
-    await store.close()
+    for store in stores.values():
+        await store.close()
 
 
 class Writers:
     """``n`` writer processes, kept across windows (started once: no start-up in a window)."""
 
-    def __init__(self, url: str, n: int) -> None:
+    def __init__(self, url: str, n: int, partitions: int) -> None:
         self.url = url
         self.n = n
+        self.partitions = partitions
         self.procs: list[asyncio.subprocess.Process] = []
 
     async def __aenter__(self) -> Writers:
@@ -429,6 +358,7 @@ class Writers:
                 __file__,
                 "writer",
                 self.url,
+                str(self.partitions),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 limit=2**26,  # a window's latencies come back on one line
@@ -588,7 +518,7 @@ async def main() -> None:
     parser.add_argument("--writers", default="1,8" if QUICK else "1,2,4,8")
     parser.add_argument("--rounds", type=int, default=1 if QUICK else 2)
     parser.add_argument("--delay-ms", type=float, default=1.0, help="each way, to the standby")
-    parser.add_argument("--partitions", type=int, default=32, help="of the emulated lift")
+    parser.add_argument("--partitions", type=int, default=32, help="of the lift's store")
     parser.add_argument("--relay-events", type=int, default=8_000 if QUICK else 40_000)
     args = parser.parse_args()
     counts = [int(n) for n in args.writers.split(",")]
@@ -604,8 +534,6 @@ async def main() -> None:
             await migrate(url)
             async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
                 await conn.execute(RAW_TABLE)
-                await conn.execute(partitioned_function())
-                await conn.execute(OLD_DOORBELL)
             table = [
                 "| standby | writer processes | Parlor appends/s | p99 ms | its commits/s |"
                 " appends a commit | plain inserts/s | p99 ms | Parlor / plain |",
@@ -613,11 +541,11 @@ async def main() -> None:
             ]
             commits = []
             lift = [
-                "| lock partitions | NOTIFY in the append | writer processes | appends/s | p99 ms |"
-                " commits/s | appends a commit |",
+                "| partitions (P) | writer processes | appends/s | p99 ms | commits/s |"
+                " appends a commit | against P = 1 |",
                 "|---|---|---|---|---|---|---|",
             ]
-            async with Writers(url, max(counts)) as writers:
+            async with Writers(url, max(counts), args.partitions) as writers:
                 for standby in (False, True):
                     await cluster.synchronous(standby)
                     label = f"sync, {args.delay_ms:g} ms each way" if standby else "none"
@@ -641,32 +569,24 @@ async def main() -> None:
                             f" {plain[0]:,.0f} | {plain[1]:.1f} | {ours[0] / plain[0]:.2f}x |"
                         )
                         print(table[-1], flush=True)
-                # the lift, emulated: the lock split into partitions, behind the standby; with
-                # and without the old doorbell's NOTIFY inside the append, which PostgreSQL
-                # serialises at commit with a lock of its own
+                # the lift: the store's order split into partitions (revision 0009), behind
+                # the synchronous standby, beside the same store with one, alternated
                 n = max(counts)
-                kinds = [
-                    (f"partitioned:{p}", notify)
-                    for notify in (True, False)
-                    for p in (1, args.partitions)
-                ]
-                tried: dict[tuple[str, bool], list[tuple[float, float, float]]] = {
-                    k: [] for k in kinds
-                }
+                kinds = ["parlor", f"store:{args.partitions}"]
+                tried: dict[str, list[tuple[float, float, float]]] = {k: [] for k in kinds}
                 for _ in range(args.rounds):
-                    for kind, notify in kinds:
-                        await doorbell_trigger(url, notify)
+                    for kind in kinds:
                         before = await head_position(url)
                         rate, p99 = await writers.window(kind, n, args.seconds)
                         txns = await transactions_after(url, before)
-                        tried[kind, notify].append((rate, p99, txns / args.seconds))
-                await doorbell_trigger(url, False)  # as the store is now
-                for kind, notify in kinds:
-                    best = max(tried[kind, notify])
+                        tried[kind].append((rate, p99, txns / args.seconds))
+                one = max(tried["parlor"])
+                for kind in kinds:
+                    best = max(tried[kind])
+                    p = kind.split(":")[1] if ":" in kind else "1"
                     lift.append(
-                        f"| {kind.split(':')[1]} | {'yes' if notify else 'no'} | {n} |"
-                        f" {best[0]:,.0f} | {best[1]:.1f} | {best[2]:,.0f} |"
-                        f" {best[0] / best[2]:.1f} |"
+                        f"| {p} | {n} | {best[0]:,.0f} | {best[1]:.1f} | {best[2]:,.0f} |"
+                        f" {best[0] / best[2]:.1f} | {best[0] / one[0]:.2f}x |"
                     )
                     print(lift[-1], flush=True)
             # relay and catch-ups with the synchronous standby on, as deployed
@@ -692,9 +612,9 @@ async def main() -> None:
     print()
     print("\n".join(table))
     lift_title = (
-        "The lift, emulated (docs/scale.md): the append lock keyed by partition, group commit"
-        " per partition, with and without the old doorbell (NOTIFY inside the append),"
-        " behind the synchronous standby, in the same run:"
+        "The lift (docs/scale.md, revision 0009): the store's global order split into"
+        f" {args.partitions} partitions, a lock and a group commit each, beside one partition,"
+        " behind the synchronous standby, in the same run (best of the alternated rounds):"
     )
     print()
     print(lift_title)
@@ -724,7 +644,7 @@ def entry(argv: list[str]) -> Any:
     if argv[1:2] == ["proxy"]:
         return serve_proxy(int(argv[2]), int(argv[3]), float(argv[4]))
     if argv[1:2] == ["writer"]:
-        return writer_process(argv[2])
+        return writer_process(argv[2], int(argv[3]))
     return main()
 
 

@@ -6,6 +6,7 @@ import type { Clocks, TimeControl } from "@parlor/client/gen/parlor/common/v1/co
 import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { h, notice, replace } from "./dom";
+import { lookUp, nameOf } from "./names";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
 export interface SeatLike {
@@ -69,7 +70,7 @@ export function seatOf(seats: SeatLike[], playerId: string): number | undefined 
 
 export function seatName(seats: SeatLike[], seat: number): string {
   const s = seats.find((x) => x.index === seat);
-  return s ? s.displayName || s.playerId : `seat ${seat}`;
+  return s ? nameOf(s) : `seat ${seat}`;
 }
 
 export function describe(error: unknown): string {
@@ -89,7 +90,7 @@ function seatsLine(seats: SeatLike[], me: number | undefined, clocks: Clocks | u
         "li",
         { class: `seat seat-${s.index}${s.index === me ? " me" : ""}` },
         h("span", { class: "swatch" }),
-        s.displayName || s.playerId,
+        nameOf(s),
         shown && clocks.seats.some((c) => c.seat === s.index) ? h("span", { class: "clock", "data-seat": s.index }) : null,
       ),
     ),
@@ -216,6 +217,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     root.dataset.version = String(game.version);
     root.dataset.finished = String(kind.finished(game));
     replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
+    void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && draw());
     tick();
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));
@@ -334,6 +336,7 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     counter.textContent = `event ${i + 1} of ${frames.length}`;
     noteEl.textContent = frame.event ? `${frame.event.info?.type.split(".").pop() ?? ""} ${frame.event.notation}` : "";
     replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
+    void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && show());
     paintClocks(seatsEl, game.clocks, 0, false); // as they stood after this event: nothing runs
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));

@@ -26,14 +26,22 @@ from parlor.eventstore import (
 
 
 @pytest.fixture(
-    params=["memory", pytest.param("postgres", marks=pytest.mark.integration)],
+    params=[
+        "memory",
+        "memory-P4",
+        pytest.param("postgres", marks=pytest.mark.integration),
+        pytest.param("postgres-P4", marks=pytest.mark.integration),
+    ],
 )
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
-    if request.param == "memory":
-        yield InMemoryEventStore()
+    """Each store with one global order (P = 1) and with it split into four partitions."""
+    kind, _, split = str(request.param).partition("-P")
+    partitions = int(split or 1)
+    if kind == "memory":
+        yield InMemoryEventStore(partitions=partitions)
         return
     url = request.getfixturevalue("migrated_url")
-    pg = PostgresEventStore(url, poll_interval=0.2)
+    pg = PostgresEventStore(url, poll_interval=0.2, partitions=partitions)
     try:
         yield pg
     finally:

@@ -20,13 +20,17 @@ from parlor.eventstore import (
     migrate,
 )
 from parlor.eventstore.migrate import main as migrate_cli
+from parlor.eventstore.partitions import partition_of
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-async def store(migrated_url: str) -> AsyncIterator[PostgresEventStore]:
-    pg = PostgresEventStore(migrated_url, pool_size=24, max_overflow=0)
+@pytest.fixture(params=[1, 4], ids=["P1", "P4"])
+async def store(
+    migrated_url: str, request: pytest.FixtureRequest
+) -> AsyncIterator[PostgresEventStore]:
+    """The store with its global order in one partition (today's) and split into four."""
+    pg = PostgresEventStore(migrated_url, pool_size=24, max_overflow=0, partitions=request.param)
     try:
         yield pg
     finally:
@@ -82,11 +86,14 @@ async def test_twenty_concurrent_writers_on_one_stream_write_each_version_exactl
     assert conflicts > 0  # the race really happened
 
 
+@pytest.mark.parametrize("partitions", [1, 4], ids=["P1", "P4"])
 async def test_reader_following_global_order_sees_every_event_once_despite_late_commits(
-    fresh_url: str,
+    fresh_url: str, partitions: int
 ) -> None:
-    """Writers hold their transaction open after appending; positions still follow commits."""
-    store = PostgresEventStore(fresh_url, pool_size=12, max_overflow=0)
+    """Writers hold their transaction open after appending; positions still follow commits.
+
+    With the order split into partitions, one reader follows each partition's order."""
+    store = PostgresEventStore(fresh_url, pool_size=12, max_overflow=0, partitions=partitions)
     writers, per_writer = 8, 40
     done = asyncio.Event()
     seen: list[RecordedEvent] = []
@@ -107,11 +114,16 @@ async def test_reader_following_global_order_sees_every_event_once_despite_late_
                 await store.append(stream, batch, await store.stream_version(stream))
             await asyncio.sleep(rng.uniform(0, 0.003))
 
-    async def reader() -> None:
+    async def read(position: int, partition: int) -> list[RecordedEvent]:
+        if partitions == 1:
+            return await store.read_all(position, limit=25)
+        return await store.read_partition(partition, position, limit=25)
+
+    async def reader(partition: int = 0) -> None:
         position = 1
         while True:
             finished = done.is_set()
-            batch = await store.read_all(position, limit=25)
+            batch = await read(position, partition)
             for event in batch:
                 assert event.position >= position, "global order went backwards"
                 seen.append(event)
@@ -122,17 +134,25 @@ async def test_reader_following_global_order_sees_every_event_once_despite_late_
                 await asyncio.sleep(0.001)
 
     try:
-        following = asyncio.create_task(reader())
+        following = [asyncio.create_task(reader(p)) for p in range(partitions)]
         await asyncio.gather(*(writer(n) for n in range(writers)))
         done.set()
-        await asyncio.wait_for(following, 30)
+        await asyncio.wait_for(asyncio.gather(*following), 30)
         everything = await store.read_all(1, limit=100_000)
+        by_partition = [await store.read_partition(p, 1, 100_000) for p in range(partitions)]
     finally:
         await store.close()
 
     keys = [(e.stream_id, e.version) for e in seen]
     assert len(keys) == len(set(keys)), "an event was seen twice"
-    assert keys == [(e.stream_id, e.version) for e in everything], "an event was skipped"
+    order = [(e.stream_id, e.version) for p in by_partition for e in p]
+    assert sorted(keys) == sorted(order), "an event was skipped"
+    for partition in by_partition:  # each partition's order as its reader saw it
+        mine = [(e.stream_id, e.version) for e in partition]
+        assert [k for k in keys if k in set(mine)] == mine
+    assert sorted(order) == sorted((e.stream_id, e.version) for e in everything)
+    if partitions > 1:
+        assert sum(1 for p in by_partition if p) > 1, "the streams all hashed to one partition"
     assert len(everything) == sum(1 + i % 3 for i in range(per_writer)) * writers
     for n in range(writers):
         versions = [e.version for e in seen if e.stream_id == f"game-w{n}"]
@@ -252,7 +272,7 @@ async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url:
     assert migrate_cli([fresh_url]) == 0
     with psycopg.connect(fresh_url) as conn:
         versions = conn.execute("SELECT version_num FROM parlor_eventstore_alembic_version")
-        assert versions.fetchall() == [("0008",)]  # the head revision
+        assert versions.fetchall() == [("0009",)]  # the head revision
         tables = {
             r[0]
             for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
@@ -293,15 +313,20 @@ def test_append_lock_in_the_migration_is_the_one_the_code_names() -> None:
 async def test_appends_committed_together_are_each_checked_on_their_own(
     store: PostgresEventStore, unique: str
 ) -> None:
+    # three streams of one partition: a batch is one partition's (P4: the others go apart)
+    names = (f"game-{unique}{n}" for n in range(1000))
+    first_name = next(names)
+    home = partition_of(first_name, store.partitions)
+    a, b, c = first_name, *[n for n in names if partition_of(n, store.partitions) == home][:2]
     calls: list[int] = []
-    execute = store._group_commit._execute
+    group_commit = store._group_commit(home)
+    execute = group_commit._execute
 
     async def spy(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         calls.append(len(params["stream_ids"]))
         return await execute(sql, params)
 
-    store._group_commit._execute = spy
-    a, b, c = f"game-{unique}a", f"game-{unique}b", f"game-{unique}c"
+    group_commit._execute = spy
     results = await asyncio.gather(
         store.append(a, [NewEvent("A1", b""), NewEvent("A2", b"")], NO_STREAM),
         store.append(a, [NewEvent("X", b"")], NO_STREAM),

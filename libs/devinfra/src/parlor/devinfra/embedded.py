@@ -86,7 +86,7 @@ class EmbeddedPostgres:
         try:
             self._prepare()
             if not _postgres_running(self.data_dir):
-                self._pg.pg_ctl(
+                self._pg_ctl(
                     [
                         "-w",
                         "-o",
@@ -97,11 +97,9 @@ class EmbeddedPostgres:
                         str(self.data_dir / "log"),
                         "start",
                     ],
-                    pgdata=self.data_dir,
-                    user=self.user,
-                    timeout=60,
                     start_new_session=True,
                 )
+            self._wait_ready()
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
             log_file = self.data_dir / "log"
             tail = log_file.read_text()[-2000:] if log_file.exists() else ""
@@ -115,9 +113,50 @@ class EmbeddedPostgres:
         if not _postgres_running(self.data_dir):
             return
         with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
-            self._pg.pg_ctl(
-                ["-w", "-m", "fast", "stop"], pgdata=self.data_dir, user=self.user, timeout=60
-            )
+            self._pg_ctl(["-w", "-m", "fast", "stop"])
+
+    def _pg_ctl(self, args: list[str], **kwargs: Any) -> None:
+        """Run pg_ctl; once more (up to three tries) if it died of a signal.
+
+        As root, Python switches to the server's user between fork and exec, which
+        rules out vfork: the child is a full fork of a many-threaded test process, and
+        such a child once died of SIGSEGV before pg_ctl did anything (a CI run,
+        2026-12-07: no line in the server's log). A signal is not pg_ctl's answer, so
+        it is asked again; an answer (an exit code) is final.
+        """
+        for attempt in range(3):
+            try:
+                self._pg.pg_ctl(args, pgdata=self.data_dir, user=self.user, timeout=60, **kwargs)
+                return
+            except subprocess.CalledProcessError as exc:
+                if exc.returncode >= 0 or attempt == 2:
+                    raise
+                if "start" in args and _postgres_running(self.data_dir):
+                    return  # it died after starting the server; _wait_ready waits for it
+                if "stop" in args and not _postgres_running(self.data_dir):
+                    return
+                time.sleep(0.2 * (attempt + 1))
+
+    def _wait_ready(self, timeout: float = 60.0) -> None:
+        """Until the server says it accepts connections (line 8 of postmaster.pid)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            lines = _read_lines(self.data_dir / "postmaster.pid")
+            if len(lines) >= 8 and lines[7].strip() == "ready":
+                return
+            if not _postgres_running(self.data_dir) or time.monotonic() > deadline:
+                raise EmbeddedServerError(
+                    f"embedded PostgreSQL in {self.data_dir} is not ready"
+                    f" (postmaster.pid: {lines!r})"
+                )
+            time.sleep(0.05)
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text().split("\n")
+    except OSError:
+        return []
 
 
 @contextlib.contextmanager

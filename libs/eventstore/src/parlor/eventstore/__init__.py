@@ -27,7 +27,7 @@ from parlor.eventstore.memory import InMemoryBus, InMemoryEventStore, InMemoryRe
 from parlor.eventstore.migrate import migrate
 from parlor.eventstore.postgres import PostgresEventStore
 from parlor.eventstore.relay import Relay
-from parlor.eventstore.store import EventStore
+from parlor.eventstore.store import EventStore, PartitionedOrder
 from parlor.eventstore.upcasting import Upcasters
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "Metadata",
     "NatsCredentials",
     "NewEvent",
+    "PartitionedOrder",
     "PostgresEventStore",
     "RecordedEvent",
     "Relay",

@@ -21,7 +21,7 @@ from parlor.eventstore.events import NewEvent
 # ``now()`` is the transaction's timestamp: the very ``recorded_at`` the function stored.
 APPEND_SQL = (
     "SELECT r_request, r_outcome, r_first_version, r_last_version, r_first_position, "
-    "r_last_position, now() FROM parlor_append("
+    "r_last_position, now() FROM parlor_append(%(partition)s::smallint, "
     "%(stream_ids)s::text[], %(expected)s::bigint[], %(command_ids)s::text[], "
     "%(requests)s::integer[], %(offsets)s::integer[], %(types)s::text[], "
     "%(schema_versions)s::integer[], %(data)s::bytea[], %(actors)s::text[], "
@@ -44,8 +44,8 @@ class AppendRequest:
     fingerprint: str | None = None
 
 
-def batch_params(requests: Sequence[AppendRequest]) -> dict[str, Any]:
-    """Flatten appends into the arrays ``parlor_append`` takes."""
+def batch_params(requests: Sequence[AppendRequest], partition: int = 0) -> dict[str, Any]:
+    """Flatten appends of one partition into the arrays ``parlor_append`` takes."""
     stream_ids: list[str] = []
     expected: list[int] = []
     command_ids: list[str | None] = []
@@ -76,6 +76,7 @@ def batch_params(requests: Sequence[AppendRequest]) -> dict[str, Any]:
             correlation_ids.append(meta.correlation_id)
             extras.append(json.dumps(dict(meta.extra)) if meta.extra else None)
     return {
+        "partition": partition,
         "stream_ids": TextArray(stream_ids),
         "expected": Int8Array(expected),
         "command_ids": _nullable(command_ids),
@@ -104,10 +105,15 @@ def outcomes(rows: list[tuple[Any, ...]]) -> dict[int, Outcome]:
 
 
 class GroupCommit:
-    """Queues appends and sends them to the database in batches, one batch at a time."""
+    """Queues appends and sends them to the database in batches, one batch at a time.
 
-    def __init__(self, execute: Execute, max_batch: int = 256) -> None:
+    One per partition of the global order: a batch takes its partition's lock, so the
+    batches of different partitions go to the database side by side.
+    """
+
+    def __init__(self, execute: Execute, max_batch: int = 256, partition: int = 0) -> None:
         self._execute = execute
+        self.partition = partition
         self._max_batch = max_batch
         self._pending: list[tuple[AppendRequest, asyncio.Future[Outcome]]] = []
         self._busy = False  # a call is in the database; new appends queue up
@@ -121,7 +127,7 @@ class GroupCommit:
         # Nobody in the database: go at once, in the caller's own task.
         self._busy = True
         try:
-            rows = await self._execute(APPEND_SQL, batch_params([request]))
+            rows = await self._execute(APPEND_SQL, batch_params([request], self.partition))
             return outcomes(rows)[1]
         finally:
             self._hand_over()
@@ -144,7 +150,9 @@ class GroupCommit:
 
     async def _send(self, batch: list[tuple[AppendRequest, asyncio.Future[Outcome]]]) -> None:
         try:
-            rows = await self._execute(APPEND_SQL, batch_params([r for r, _ in batch]))
+            rows = await self._execute(
+                APPEND_SQL, batch_params([r for r, _ in batch], self.partition)
+            )
         except asyncio.CancelledError:
             for _, future in batch:
                 future.cancel()

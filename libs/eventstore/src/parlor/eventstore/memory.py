@@ -41,6 +41,7 @@ from parlor.eventstore.events import (
     command_id_reused,
     stored_events,
 )
+from parlor.eventstore.partitions import check_partitions, partition_of
 from parlor.eventstore.postgres import effective_command_id
 from parlor.eventstore.relay import FORGED_DUPLICATES, REDELIVERY_ATTEMPTS
 from parlor.eventstore.tasks import cancel_until_done
@@ -62,7 +63,11 @@ class InMemoryEventStore(EventSizeLimited):
         self,
         upcasters: Upcasters | None = None,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        partitions: int = 1,
     ) -> None:
+        self.partitions = check_partitions(partitions)
+        self._homes: dict[str, int] = {}  # each stream's partition, fixed by its first event
+        self._partition_of: list[int] = []  # each event's partition, by position - 1
         self.upcasters = upcasters or Upcasters()
         self._limit = EventLimit(max_event_bytes)
         self._all: list[RecordedEvent] = []
@@ -112,6 +117,8 @@ class InMemoryEventStore(EventSizeLimited):
         )
         stream.extend(stored)
         self._all.extend(stored)
+        home = self._homes.setdefault(stream_id, partition_of(stream_id, self.partitions))
+        self._partition_of.extend([home] * len(stored))
         result = AppendResult(
             stream_id=stream_id,
             first_version=current + 1,
@@ -154,12 +161,36 @@ class InMemoryEventStore(EventSizeLimited):
     async def head_position(self) -> int:
         return len(self._all)
 
-    async def streams_touched(self, category: str, after: int, through: int) -> list[str]:
+    async def streams_touched(
+        self, category: str, after: int, through: int, partition: int | None = None
+    ) -> list[str]:
         found: dict[str, None] = {}
-        for event in self._all[max(after, 0) : max(through, 0)]:
+        for index in range(max(after, 0), min(max(through, 0), len(self._all))):
+            event = self._all[index]
+            if partition is not None and self._partition_of[index] != partition:
+                continue
             if event.stream_id.split("-", 1)[0] == category:
                 found[event.stream_id] = None
         return list(found)
+
+    async def read_partition(
+        self, partition: int, from_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
+        start = max(from_position, 1) - 1
+        found: list[RecordedEvent] = []
+        for index in range(start, len(self._all)):
+            if len(found) >= limit:
+                break
+            if self._partition_of[index] == partition:
+                found.append(self._up(self._all[index]))
+        return found
+
+    async def head_positions(self) -> tuple[int, ...]:
+        heads = [0] * self.partitions
+        for index, partition in enumerate(self._partition_of):
+            if partition < self.partitions:
+                heads[partition] = index + 1
+        return tuple(heads)
 
     async def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
         position = max(from_position, 1)
@@ -187,6 +218,8 @@ class InMemoryEventStore(EventSizeLimited):
         placed = dataclasses.replace(event, position=len(self._all) + 1)
         self._streams.setdefault(event.stream_id, []).append(placed)
         self._all.append(placed)
+        home = partition_of(event.stream_id, self.partitions)
+        self._partition_of.append(self._homes.setdefault(event.stream_id, home))
 
 
 @dataclass

@@ -51,6 +51,7 @@ from parlor.eventstore.group_commit import (
     batch_params,
     outcomes,
 )
+from parlor.eventstore.partitions import check_partitions, partition_of
 from parlor.eventstore.pools import Pools
 from parlor.eventstore.schema import NOTIFY_CHANNEL, events, snapshots
 from parlor.eventstore.tracing import traced_append
@@ -120,6 +121,29 @@ _STREAMS_TOUCHED = (
 
 _NOTIFY = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
 _HEAD_POSITION = _compiled(select(func.coalesce(func.max(events.c.position), literal_column("0"))))
+
+# One partition's order: the (partition, position) index, read forward from a cursor.
+_READ_PARTITION = _compiled(
+    select(*_COLUMNS)
+    .where(
+        events.c.partition == bindparam("partition"),
+        events.c.position >= bindparam("from_position"),
+    )
+    .order_by(events.c.position)
+    .limit(bindparam("limit", type_=BigInteger))
+)
+# Each partition's last position, one index probe a partition (no scan of the table).
+_HEAD_POSITIONS = (
+    "SELECT p, coalesce((SELECT max(position) FROM events WHERE partition = p), 0)"
+    " FROM generate_series(0, %(partitions)s::integer - 1) AS p ORDER BY p"
+)
+_PARTITION_TOUCHED = (
+    "SELECT stream_id FROM events WHERE partition = %(partition)s::smallint"
+    " AND position > %(after)s::bigint AND position <= %(through)s::bigint"
+    " AND split_part(stream_id, '-', 1) = %(category)s"
+    " GROUP BY stream_id ORDER BY min(position)"
+)
+_HOMES_KEPT = 65_536
 _SAVE_SNAPSHOT = (
     "INSERT INTO snapshots (stream_id, version, type, schema_version, data, recorded_at) "
     "VALUES (%(stream_id)s, %(version)s, %(type)s, %(schema_version)s, %(data)s, now()) "
@@ -191,8 +215,11 @@ class PostgresEventStore(EventSizeLimited):
         poll_interval: float = 1.0,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         pools: Pools | None = None,
+        partitions: int = 1,
     ) -> None:
         self.url = url
+        self.partitions = check_partitions(partitions)
+        """P: how many orders the global order is split into (``partitions``)."""
         # The largest event appended: the bus's max payload (``limit_events_to`` on connect).
         self._limit = EventLimit(max_event_bytes)
         # Store calls are one statement each, on autocommit connections of the psycopg pool;
@@ -208,7 +235,9 @@ class PostgresEventStore(EventSizeLimited):
             timeout=pool_timeout,
             engine_timeout=10.0,
         )
-        self._group_commit = GroupCommit(self._fetch)
+        self._group_commits = {0: GroupCommit(self._fetch)}
+        # streams found living in another partition than their hash says (P changed)
+        self._homes: dict[str, int] = {}
         self.ringer = Ringer(self.pools.fetch)
         """Rings the doorbell once an append has committed (see ``doorbell``)."""
         self.engine = self.pools.engine
@@ -216,7 +245,8 @@ class PostgresEventStore(EventSizeLimited):
         self.poll_interval = poll_interval
 
     async def close(self) -> None:
-        await self._group_commit.close()
+        for group_commit in list(self._group_commits.values()):
+            await group_commit.close()
         await self.ringer.close()
         if self._owns_pools:
             await self.pools.close()
@@ -252,16 +282,26 @@ class PostgresEventStore(EventSizeLimited):
         request = _append_request(
             stream_id, events, expected_version, command_id, self.max_event_bytes, fingerprint
         )
+        partition = self._homes.get(stream_id)
+        if partition is None:
+            partition = partition_of(stream_id, self.partitions)
         try:
-            if connection is not None:
-                rows = await _driver_fetch(connection, APPEND_SQL, batch_params([request]))
-                outcome = outcomes(rows)[1]
-                if outcome[0] == "appended":
+            for _ in range(2):
+                if connection is not None:
+                    rows = await _driver_fetch(
+                        connection, APPEND_SQL, batch_params([request], partition)
+                    )
+                    outcome = outcomes(rows)[1]
+                else:
+                    outcome = await self._group_commit(partition).submit(request)
+                if outcome[0] != "moved":
+                    break
+                partition = self._remember_home(stream_id, int(outcome[2]))
+            if outcome[0] == "appended":
+                if connection is not None:
                     # rung when the caller's transaction commits, as the caller decides
                     await _driver_fetch(connection, _NOTIFY, {})
-            else:
-                outcome = await self._group_commit.submit(request)
-                if outcome[0] == "appended":
+                else:
                     self.ringer.ring()  # committed: followers may read it now
         except psycopg.errors.UniqueViolation as exc:
             # Only reachable if something wrote to ``events`` without the append lock.
@@ -271,6 +311,19 @@ class PostgresEventStore(EventSizeLimited):
                 metadata={"stream_id": stream_id},
             ) from exc
         return _append_result(request, outcome)
+
+    def _group_commit(self, partition: int) -> GroupCommit:
+        found = self._group_commits.get(partition)
+        if found is None:
+            found = self._group_commits[partition] = GroupCommit(self._fetch, partition=partition)
+        return found
+
+    def _remember_home(self, stream_id: str, partition: int) -> int:
+        """A stream's events live in ``partition`` (its first event's), whatever P says now."""
+        if len(self._homes) >= _HOMES_KEPT:
+            self._homes.clear()  # asked again of the database, one ``moved`` each
+        self._homes[stream_id] = partition
+        return partition
 
     async def read_stream(
         self, stream_id: str, from_version: int = 0, to_version: int | None = None
@@ -324,11 +377,33 @@ class PostgresEventStore(EventSizeLimited):
         rows = await self._fetch(_HEAD_POSITION, {})
         return int(rows[0][0])
 
-    async def streams_touched(self, category: str, after: int, through: int) -> list[str]:
-        rows = await self._fetch(
-            _STREAMS_TOUCHED, {"category": category, "after": after, "through": through}
-        )
+    async def streams_touched(
+        self, category: str, after: int, through: int, partition: int | None = None
+    ) -> list[str]:
+        """Streams of ``category`` with events in (after, through]: of the global order,
+        or of one partition's when ``partition`` is given."""
+        params: dict[str, Any] = {"category": category, "after": after, "through": through}
+        if partition is None:
+            rows = await self._fetch(_STREAMS_TOUCHED, params)
+        else:
+            rows = await self._fetch(_PARTITION_TOUCHED, {**params, "partition": partition})
         return [row[0] for row in rows]
+
+    async def read_partition(
+        self, partition: int, from_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
+        """One partition's events in its order, from ``from_position`` on: gap-free, as
+        ``read_all`` is when P = 1 (partition 0 then holds every event)."""
+        rows = await self._fetch(
+            _READ_PARTITION,
+            {"partition": partition, "from_position": from_position, "limit": limit},
+        )
+        return self._recorded(rows)
+
+    async def head_positions(self) -> tuple[int, ...]:
+        """Each partition's last position (0 for an empty one), partition 0 first."""
+        rows = await self._fetch(_HEAD_POSITIONS, {"partitions": self.partitions})
+        return tuple(int(row[1]) for row in rows)
 
     async def subscribe_all(
         self, from_position: int = 0, batch_size: int = 500

@@ -12,6 +12,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
+    SmallInteger,
     Table,
     Text,
     UniqueConstraint,
@@ -22,7 +23,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 metadata = MetaData()
 
 NOTIFY_CHANNEL = "parlor_events"
-"""Every committed append notifies this channel (a statement trigger on ``events``)."""
+"""Every committed append notifies this channel (``doorbell.Ringer``, after the commit)."""
 
 APPEND_LOCK = 0x7061726C_6F72_01  # "parlor" + 1: serialises appends (see postgres.py)
 MIGRATE_LOCK = 0x7061726C_6F72_02  # serialises concurrent migrators
@@ -42,7 +43,10 @@ events = Table(
     Column("correlation_id", Text),
     Column("extra", JSONB),
     Column("recorded_at", DateTime(timezone=True), nullable=False),
+    # the stream's partition of the global order (revision 0009; see partitions.py)
+    Column("partition", SmallInteger, nullable=False, server_default=text("0")),
     UniqueConstraint("stream_id", "version", name="events_stream_version_key"),
+    Index("events_partition_position", "partition", "position"),
 )
 
 commands = Table(

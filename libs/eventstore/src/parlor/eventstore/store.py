@@ -70,3 +70,31 @@ class EventStore(Protocol):
     async def load_snapshot(self, stream_id: str) -> Snapshot | None:
         """The stream's latest snapshot, if any."""
         ...
+
+
+class PartitionedOrder(Protocol):
+    """The global order split into P partitions (``partitions.py``), each gap-free.
+
+    With P = 1 partition 0 holds every event and reads as ``read_all`` does. With P > 1
+    a consumer follows each partition with a cursor of its own: positions across
+    partitions interleave, and one cursor over them could skip an event that commits late.
+    """
+
+    partitions: int
+
+    async def read_partition(
+        self, partition: int, from_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
+        """Up to ``limit`` events of ``partition`` with ``position >= from_position``, in
+        that partition's commit order."""
+        ...
+
+    async def head_positions(self) -> tuple[int, ...]:
+        """Each partition's last position (0 for an empty one), partition 0 first."""
+        ...
+
+    async def streams_touched(
+        self, category: str, after: int, through: int, partition: int | None = None
+    ) -> list[str]:
+        """As ``EventStore.streams_touched``, within one partition's order when given."""
+        ...
