@@ -20,10 +20,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from parlor.cli import chatting
 from parlor.cli import session as sessions
 from parlor.cli.clocks import clock_line
 from parlor.cli.games import GameAdapter, adapter, adapters
 from parlor.client import DEFAULT_TARGET, ParlorError
+from parlor.client.chat import players_room, spectators_room
 from parlor.kit.settings import SettingsError
 
 T = TypeVar("T")
@@ -92,6 +94,8 @@ class Lines:
         self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.pending: asyncio.Future[str | None] | None = None
+        self.raw = ""
+        """The last line read, as typed (``next`` lower-cases it): a ``/say`` keeps its case."""
         threading.Thread(target=self._read, args=(sys.stdin,), daemon=True).start()
 
     def _read(self, stream: Any) -> None:
@@ -118,7 +122,8 @@ class Lines:
         if line is None:
             self.queue.put_nowait(None)  # the end stays the end
             return None
-        return line.strip().lower()
+        self.raw = line.strip()
+        return self.raw.lower()
 
     async def ask(self, prompt: str) -> str | None:
         self.prompt(prompt)
@@ -274,7 +279,10 @@ async def _play(
         game_id = game_api.game_id(game)
         out.print(game_api.draw(game, me))
         lines = Lines()
-        prompt = f"your move ({game_api.move_help}; resign; quit)"
+        prompt = f"your move ({game_api.move_help}; resign; quit; /say <text>)"
+        room = players_room(game_type, game_id)
+        # the others' messages, printed as they come (asyncio.run ends it with the command)
+        chat = asyncio.ensure_future(chatting.follow(parlor, room, me, out))
         while not game_api.is_over(game):
             if game_api.to_move(game) != me:
                 out.print("[dim]waiting for the other players...[/]")
@@ -301,6 +309,11 @@ async def _play(
                 raise typer.Exit(0 if typed else 1)
             if not typed:
                 continue
+            text = chatting.said(lines.raw)
+            if text is not None:
+                if text:
+                    await chatting.say(parlor, room, text, out)
+                continue
             try:
                 if typed == "resign":
                     game = await game_api.resign(game_id, uuid.uuid4().hex)
@@ -320,6 +333,7 @@ async def _play(
         out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
         out.print(f"replay it: parlor replay {game_id} --game-type {game_type}")
         out.print(f"export it: parlor export {game_id} --format text --game-type {game_type}")
+        chat.cancel()
 
 
 async def _ask_live(
@@ -382,6 +396,12 @@ async def _watch(where: sessions.Session, game_type: str, game_id: str) -> None:
     async with where.client() as parlor:
         game_api = adapter(game_type, parlor)
         game = None
+        # kibitz: the spectators' room, printed as it comes; '/say <text>' typed meanwhile
+        kibitz = spectators_room(game_type, game_id)
+        chat = (
+            asyncio.ensure_future(chatting.follow(parlor, kibitz, where.player_id, out)),
+            asyncio.ensure_future(_say_lines(parlor, kibitz, out)),
+        )
         async with aclosing(game_api.watch(game_id)) as events:
             async for event, game in events:
                 out.rule(
@@ -390,6 +410,17 @@ async def _watch(where: sessions.Session, game_type: str, game_id: str) -> None:
                 out.print(game_api.draw(game, where.player_id))
         if game is not None:
             out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
+        for task in chat:
+            task.cancel()
+
+
+async def _say_lines(parlor: Any, room: Any, out: Console) -> None:
+    """Each ``/say <text>`` typed while watching, posted to ``room``; other lines ignored."""
+    lines = Lines()
+    while (typed := await lines.next()) is not None:
+        text = chatting.said(lines.raw) if typed else None
+        if text:
+            await chatting.say(parlor, room, text, out)
 
 
 def _names(game: Any) -> list[str]:

@@ -1,0 +1,59 @@
+"""Chat in the terminal: ``/say <text>`` in ``parlor play`` (the game's players' room) and
+``parlor watch`` (its spectators' room), and the others' messages printed as they come."""
+
+from __future__ import annotations
+
+from contextlib import aclosing
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from parlor.cli import session as sessions
+from parlor.client import ParlorError
+
+SAY = "/say"
+
+
+def said(line: str) -> str | None:
+    """The text of a ``/say <text>`` line (its case kept); None for any other line."""
+    stripped = line.strip()
+    if stripped.lower() == SAY or stripped.lower().startswith(SAY + " "):
+        return stripped[len(SAY) :].strip()
+    return None
+
+
+def shown(item: Any, me: str) -> str | None:
+    """A room's item as a line to print, None for what is not shown (one's own messages,
+    which were printed as sent)."""
+    kind = item.WhichOneof("item")
+    if kind == "message" and item.message.author != me:
+        text = "(deleted)" if item.message.deleted else item.message.text
+        return f"[cyan]{escape(item.message.author)}:[/] {escape(text)}"
+    if kind == "timed_out":
+        return f"[dim]{escape(item.timed_out.player_id)} is timed out of this room[/]"
+    if kind == "closed":
+        return "[dim]the room is closed[/]"
+    return None
+
+
+async def follow(parlor: Any, room: Any, me: str, out: Console) -> None:
+    """Print the room's messages from others as they come, until cancelled; a refusal (a
+    seat and its game's spectators' room, chat not served) is said once."""
+    try:
+        async with aclosing(parlor.chat.watch(room)) as items:
+            async for item in items:
+                line = shown(item, me)
+                if line is not None:
+                    out.print(line)
+    except ParlorError as exc:
+        out.print(f"[dim]chat: {escape(sessions.describe(exc))}[/]")
+
+
+async def say(parlor: Any, room: Any, text: str, out: Console) -> None:
+    try:
+        message = await parlor.chat.say(room, text)
+    except ParlorError as exc:
+        out.print(f"[red]{escape(sessions.describe(exc))}[/]")
+        return
+    out.print(f"[cyan]you:[/] {escape(message.text)}")
