@@ -391,3 +391,15 @@ class TestChatService:
         async with watching(two, "cyd", players, last) as items:
             rest = await texts_until(items, "m5")
         assert [s.message.text for s in seen] + rest == [f"m{n}" for n in range(6)]
+
+    async def test_a_long_room_is_watched_in_reads_of_its_own_size_in_order(
+        self, chat_store: EventStore, unique: str
+    ) -> None:
+        chat = servicer(chat_store, Clock(), per_player=1000, per_room=1000)
+        game_id, _ = await new_game(chat_store, unique, "connect4x4")
+        players = room(pb.ROOM_KIND_PLAYERS, game_id, "connect4x4")
+        sent = [f"m{n}" for n in range(300)]  # more than one read (READ_AT_ONCE)
+        for text in sent:
+            await say(chat, "ada", players, text)
+        async with watching(chat, f"eve{unique}", players) as items:
+            assert await texts_until(items, "m299") == sent

@@ -68,6 +68,8 @@ WAIT_SECONDS = 5.0
 HELD_POLL_SECONDS = 2.0
 """How often a watcher held back until a game's end asks whether it has ended."""
 MODERATION_LOG = 500
+READ_AT_ONCE = 256
+"""The most of a room's events a watcher reads from the store at a time."""
 
 
 def viewer_of(identity: Identity) -> Viewer:
@@ -222,24 +224,28 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
                     request.room.game_type, request.room.game_id, identity, request.room.invite
                 )
             shown = reading(room.kind, facts, viewer, self.visibility)
-            events = await self.rooms.store.read_stream(room.stream, position + 1)
+            events = await self.rooms.store.read_stream(
+                room.stream, position + 1, position + READ_AT_ONCE
+            )
             state, _ = await self.rooms.load(room)
             prefs, _ = await self.rooms.prefs(identity.player_id)
             blocking = await self._blocking(events, identity.player_id)
             now = self.clock()
-            wait = self.wait_seconds
+            # a full read: more may be there already, read on at once
+            wait = 0.0 if len(events) == READ_AT_ONCE else self.wait_seconds
             for event in events:
                 item = room_event(event)
                 if isinstance(item, MessagePosted) and not _revealed(shown, item, now):
                     if shown.delay is None:
                         wait = HELD_POLL_SECONDS
                     else:
-                        wait = min(wait, max(0.05, item.at + shown.delay - now))
+                        wait = min(self.wait_seconds, max(0.05, item.at + shown.delay - now))
                     break
                 position = event.version
                 if _shows(item, shown, prefs, blocking):
                     yield item_of(item, event.version, state)
-            await GameBells.wait(bell, wait)
+            if wait > 0:
+                await GameBells.wait(bell, wait)
 
     async def _blocking(self, events: list[RecordedEvent], viewer: str) -> frozenset[str]:
         """The authors among ``events`` who have blocked ``viewer``."""
