@@ -3,18 +3,15 @@ types after `/say` reaches Bob's watch of the players' room, its case kept."""
 
 from __future__ import annotations
 
-import secrets
 from contextlib import aclosing
 from typing import Any
 
 import pytest
+from kits.chat import two_people_game
 from kits.terminal import Terminal
 
 from parlor.client import ParlorClient
 from parlor.client.chat import players_room
-from parlor.common.v1 import common_pb2
-from parlor.connect4x4.v1 import connect4x4_pb2 as c4
-from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -22,15 +19,8 @@ pytestmark = pytest.mark.integration
 async def test_say_in_parlor_play_reaches_the_other_seat_and_theirs_is_shown(
     start_platform: Any,
 ) -> None:
-    ada, bob = (f"{n}-{secrets.token_hex(4)}" for n in ("ada", "bob"))
-    async with start_platform("connect4x4", "chat") as platform, platform.service_channel() as s:
-        made = await c4_grpc.Connect4x4ServiceStub(s).CreateGame(
-            c4.CreateGameRequest(
-                seats=[common_pb2.Seat(player_id=ada), common_pb2.Seat(player_id=bob)],
-                config=c4.Config(players=2, first_seat=0),
-            )
-        )
-        game_id = made.game.game_id
+    async with start_platform("connect4x4", "chat") as platform:
+        game_id, ada, bob = await two_people_game(platform)
         where = ["--target", platform.target, "--token", platform.token(ada)]
         terminal = await Terminal.start("play", "connect4x4", "--join", game_id, *where)
         room = players_room("connect4x4", game_id)
@@ -49,3 +39,20 @@ async def test_say_in_parlor_play_reaches_the_other_seat_and_theirs_is_shown(
             out = await terminal.finish(b"quit\n")
         assert terminal.process.returncode == 0, out
         assert "you: Thanks Bob!" in out
+
+
+async def test_an_export_with_chat_adds_the_rooms_the_player_may_read(start_platform: Any) -> None:
+    async with start_platform("connect4x4", "chat") as platform:
+        game_id, ada, bob = await two_people_game(platform)
+        async with ParlorClient(platform.target, platform.token(bob)) as parlor:
+            await parlor.chat.say(players_room("connect4x4", game_id), "Good luck, Ada")
+        where = ["--target", platform.target, "--token", platform.token(ada)]
+        args = ["export", game_id, "--format", "text", "--chat", "--game-type", "connect4x4"]
+        terminal = await Terminal.start(*args, *where)
+        out = await terminal.finish(b"")
+    assert terminal.process.returncode == 0, out
+    players = out.index("# players' room")
+    assert f"{bob}: Good luck, Ada" in out[players:]
+    # the game runs: its kibitz is not Ada's to read, and the export says so
+    assert "# spectators' room:" in out
+    assert "a seat may not read the spectators' room while its game runs" in out

@@ -403,3 +403,26 @@ class TestChatService:
             await say(chat, "ada", players, text)
         async with watching(chat, f"eve{unique}", players) as items:
             assert await texts_until(items, "m299") == sent
+
+    async def test_a_rooms_history_comes_in_pages_as_the_caller_may_see_it(
+        self, chat_store: EventStore, unique: str
+    ) -> None:
+        chat = servicer(chat_store, Clock())
+        game_id, _ = await new_game(chat_store, unique)
+        players = room(pb.ROOM_KIND_PLAYERS, game_id)
+        for text in ("one", "two", "three"):
+            await say(chat, "ada", players, text)
+        pages, after = [], 0
+        with calling("bob"):
+            while True:
+                page = await chat.GetRoomHistory(
+                    pb.GetRoomHistoryRequest(room=players, after_version=after, limit=2), None
+                )
+                if page.version == after:
+                    break
+                pages.append([i.message.text for i in page.items])
+                after = page.version
+        assert pages == [["one", "two"], ["three"]]
+        with calling("cyd"):  # a spectator of a word game in play: nothing yet
+            held = await chat.GetRoomHistory(pb.GetRoomHistoryRequest(room=players), None)
+        assert (list(held.items), held.version) == ([], 0)

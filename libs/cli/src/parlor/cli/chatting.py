@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from parlor.cli import session as sessions
 from parlor.client import ParlorError
+from parlor.client.chat import players_room, spectators_room
 
 SAY = "/say"
 
@@ -35,6 +36,32 @@ def shown(item: Any, me: str) -> str | None:
     if kind == "closed":
         return "[dim]the room is closed[/]"
     return None
+
+
+def transcript(title: str, items: list[Any]) -> str:
+    """A room's messages as plain text, one a line: ``[time] author: text``."""
+    lines = [f"# {title}"]
+    for item in items:
+        if item.WhichOneof("item") != "message":
+            continue
+        m = item.message
+        text = "(deleted)" if m.deleted else m.text
+        lines.append(f"[{m.posted_at.ToDatetime():%Y-%m-%d %H:%M:%S}] {m.author}: {text}")
+    return "\n".join(lines) + "\n"
+
+
+async def rooms_text(parlor: Any, game_type: str, game_id: str) -> str:
+    """The game's two rooms as the caller may read them now; a room refused says why."""
+    out = []
+    for title, room in (
+        ("players' room", players_room(game_type, game_id)),
+        ("spectators' room", spectators_room(game_type, game_id)),
+    ):
+        try:
+            out.append(transcript(title, await parlor.chat.history(room)))
+        except ParlorError as exc:
+            out.append(f"# {title}: {sessions.describe(exc)}\n")
+    return "".join(out)
 
 
 async def follow(parlor: Any, room: Any, me: str, out: Console) -> None:

@@ -536,6 +536,9 @@ def export(
         Path | None, typer.Option("--output", "-o", help="file (default: stdout)")
     ] = None,
     game_type: GameTypeOption = "connect4x4",
+    chat: Annotated[
+        bool, typer.Option("--chat", help="text: add the game's rooms as you may read them")
+    ] = False,
     target: Target = None,
     token: Token = None,
 ) -> None:
@@ -544,17 +547,19 @@ def export(
         raise fail("--format is jsonl or text", 2)
     where = connect(game_type, target, token)
 
-    async def reading() -> tuple[GameAdapter, list[Any]]:
+    async def reading() -> tuple[GameAdapter, list[Any], str]:
         async with where.client() as parlor:
             game_api = adapter(game_type, parlor)
-            return game_api, await game_api.history(game_id)
+            events = await game_api.history(game_id)
+            rooms = await chatting.rooms_text(parlor, game_type, game_id) if chat else ""
+            return game_api, events, rooms
 
     with Console(stderr=True).status(f"reading the history of {game_id}"):
-        game_api, events = run(reading())
+        game_api, events, rooms = run(reading())
     if format == "jsonl":
         text = "".join(json.dumps(game_api.event_dict(e), sort_keys=True) + "\n" for e in events)
     else:
-        text = game_api.transcript(events)
+        text = game_api.transcript(events) + (f"\n{rooms}" if rooms else "")
     if output is None:
         sys.stdout.write(text)
     else:

@@ -45,6 +45,18 @@ class ChatClient:
         )
         return (await self.client.call(self.stub.PostMessage, request)).message
 
+    async def history(self, room: pb.Room) -> list[Any]:
+        """Every item of the room the caller may see now (``WatchRoomResponse``), page by page."""
+        items: list[Any] = []
+        after = 0
+        while True:
+            request = pb.GetRoomHistoryRequest(room=room, after_version=after)
+            page = await self.client.call(self.stub.GetRoomHistory, request, idempotent=True)
+            items.extend(page.items)
+            if page.version == after:
+                return items
+            after = page.version
+
     async def watch(self, room: pb.Room, after_version: int = 0) -> AsyncGenerator[Any, None]:
         """The room's items (``WatchRoomResponse``) from ``after_version`` on, for good:
         reopened after an idle close or a broken connection, from the last version seen."""

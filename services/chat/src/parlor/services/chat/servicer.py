@@ -6,6 +6,7 @@ import hashlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -70,6 +71,16 @@ HELD_POLL_SECONDS = 2.0
 MODERATION_LOG = 500
 READ_AT_ONCE = 256
 """The most of a room's events a watcher reads from the store at a time."""
+HISTORY_PAGE = 100
+"""GetRoomHistory's page when the request names no limit."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    items: list[pb.WatchRoomResponse]
+    position: int
+    """The version of the last event read and passed (shown or not)."""
+    wait: float
 
 
 def viewer_of(identity: Identity) -> Viewer:
@@ -213,39 +224,63 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
         self, request: pb.WatchRoomRequest, context: Any
     ) -> AsyncIterator[pb.WatchRoomResponse]:
         identity = auth.caller()
-        viewer = viewer_of(identity)
         room, facts = await self._room(request.room, identity)
-        reading(room.kind, facts, viewer, self.visibility)  # refused before anything is sent
+        reading(room.kind, facts, viewer_of(identity), self.visibility)  # refused at once
         position = request.after_version
         while True:
             bell = self.bells.bell(room.instance)
-            if facts is not None:  # the game may have ended since
-                facts = await self.games.facts(
-                    request.room.game_type, request.room.game_id, identity, request.room.invite
-                )
-            shown = reading(room.kind, facts, viewer, self.visibility)
-            events = await self.rooms.store.read_stream(
-                room.stream, position + 1, position + READ_AT_ONCE
-            )
-            state, _ = await self.rooms.load(room)
-            prefs, _ = await self.rooms.prefs(identity.player_id)
-            blocking = await self._blocking(events, identity.player_id)
-            now = self.clock()
-            # a full read: more may be there already, read on at once
-            wait = 0.0 if len(events) == READ_AT_ONCE else self.wait_seconds
-            for event in events:
-                item = room_event(event)
-                if isinstance(item, MessagePosted) and not _revealed(shown, item, now):
-                    if shown.delay is None:
-                        wait = HELD_POLL_SECONDS
-                    else:
-                        wait = min(self.wait_seconds, max(0.05, item.at + shown.delay - now))
-                    break
-                position = event.version
-                if _shows(item, shown, prefs, blocking):
-                    yield item_of(item, event.version, state)
-            if wait > 0:
-                await GameBells.wait(bell, wait)
+            batch = await self._batch(request.room, room, facts, identity, position)
+            for item in batch.items:
+                yield item
+            position = batch.position
+            if batch.wait > 0:
+                await GameBells.wait(bell, batch.wait)
+
+    async def GetRoomHistory(
+        self, request: pb.GetRoomHistoryRequest, context: Any
+    ) -> pb.GetRoomHistoryResponse:
+        identity = auth.caller()
+        room, facts = await self._room(request.room, identity)
+        reading(room.kind, facts, viewer_of(identity), self.visibility)
+        limit = request.limit or HISTORY_PAGE
+        batch = await self._batch(request.room, room, facts, identity, request.after_version, limit)
+        return pb.GetRoomHistoryResponse(items=batch.items, version=batch.position)
+
+    async def _batch(
+        self,
+        ref: pb.Room,
+        room: RoomId,
+        facts: GameFacts | None,
+        identity: Identity,
+        position: int,
+        limit: int = READ_AT_ONCE,
+    ) -> Batch:
+        """The room's items after ``position`` as ``identity`` may see them now (at most
+        ``limit`` events read), up to the first one held back; how long to wait for more."""
+        viewer = viewer_of(identity)
+        if facts is not None:  # the game may have ended since
+            facts = await self.games.facts(ref.game_type, ref.game_id, identity, ref.invite)
+        shown = reading(room.kind, facts, viewer, self.visibility)
+        events = await self.rooms.store.read_stream(room.stream, position + 1, position + limit)
+        state, _ = await self.rooms.load(room)
+        prefs, _ = await self.rooms.prefs(identity.player_id)
+        blocking = await self._blocking(events, identity.player_id)
+        now = self.clock()
+        # a full read: more may be there already, read on at once
+        wait = 0.0 if len(events) == limit else self.wait_seconds
+        items = []
+        for event in events:
+            item = room_event(event)
+            if isinstance(item, MessagePosted) and not _revealed(shown, item, now):
+                if shown.delay is None:
+                    wait = HELD_POLL_SECONDS
+                else:
+                    wait = min(self.wait_seconds, max(0.05, item.at + shown.delay - now))
+                break
+            position = event.version
+            if _shows(item, shown, prefs, blocking):
+                items.append(item_of(item, event.version, state))
+        return Batch(items, position, wait)
 
     async def _blocking(self, events: list[RecordedEvent], viewer: str) -> frozenset[str]:
         """The authors among ``events`` who have blocked ``viewer``."""
