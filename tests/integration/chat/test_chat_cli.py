@@ -56,3 +56,31 @@ async def test_an_export_with_chat_adds_the_rooms_the_player_may_read(start_plat
     # the game runs: its kibitz is not Ada's to read, and the export says so
     assert "# spectators' room:" in out
     assert "a seat may not read the spectators' room while its game runs" in out
+
+
+async def test_a_replay_with_chat_shows_each_message_between_the_moves_it_came_between(
+    start_platform: Any,
+) -> None:
+    async with start_platform("connect4x4", "chat") as platform:
+        game_id, ada, bob = await two_people_game(platform)
+        room = players_room("connect4x4", game_id)
+        async with (
+            ParlorClient(platform.target, platform.token(ada)) as a,
+            ParlorClient(platform.target, platform.token(bob)) as b,
+        ):
+            await b.chat.say(room, "before the move")
+            played = await a.connect4x4.command("PlayMove", game_id=game_id, move="df")
+            await b.chat.say(room, "after the move")
+            await a.connect4x4.command("Resign", game_id=game_id)
+        move = max(e.info.version for e in played.events)
+        where = ["--target", platform.target, "--token", platform.token(ada)]
+        args = ["replay", game_id, "--chat", "--pace", "0", "--game-type", "connect4x4"]
+        out = await (terminal := await Terminal.start(*args, *where)).finish(b"")
+    assert terminal.process.returncode == 0, out
+    before, rule, after = (
+        out.index(f"players: {bob}: before the move"),
+        out.index(f"v{move}:"),
+        out.index(f"players: {bob}: after the move"),
+    )
+    assert before < rule < after
+    assert "spectators' room:" not in out  # the game has ended: Ada reads the kibitz too

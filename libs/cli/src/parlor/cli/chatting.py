@@ -50,6 +50,41 @@ def transcript(title: str, items: list[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+class Interleaved:
+    """A game's rooms' messages, printed between its events in a replay: each before the
+    first event recorded after it was posted."""
+
+    def __init__(self, messages: list[tuple[str, Any]], out: Console) -> None:
+        self.messages = sorted(messages, key=lambda m: m[1].posted_at.ToNanoseconds())
+        self.out = out
+
+    @classmethod
+    async def read(cls, parlor: Any, game_type: str, game_id: str, out: Console) -> Interleaved:
+        """Both rooms as the caller may read them now (a room refused is said, and left out)."""
+        messages = []
+        for title, room in (
+            ("players", players_room(game_type, game_id)),
+            ("spectators", spectators_room(game_type, game_id)),
+        ):
+            try:
+                items = await parlor.chat.history(room)
+            except ParlorError as exc:
+                out.print(f"[dim]{title}' room: {escape(sessions.describe(exc))}[/]")
+                continue
+            messages += [(title, i.message) for i in items if i.WhichOneof("item") == "message"]
+        return cls(messages, out)
+
+    def print_until(self, at: Any) -> None:
+        """Print the messages posted up to ``at`` (a Timestamp; None: all that are left)."""
+        limit = None if at is None else at.ToNanoseconds()
+        while self.messages and (
+            limit is None or self.messages[0][1].posted_at.ToNanoseconds() <= limit
+        ):
+            title, m = self.messages.pop(0)
+            text = "(deleted)" if m.deleted else m.text
+            self.out.print(f"[cyan]{title}: {escape(m.author)}:[/] {escape(text)}")
+
+
 async def rooms_text(parlor: Any, game_type: str, game_id: str) -> str:
     """The game's two rooms as the caller may read them now; a room refused says why."""
     out = []

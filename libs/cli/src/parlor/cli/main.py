@@ -485,22 +485,32 @@ def replay(
     ] = None,
     step: Annotated[bool, typer.Option("--step", help="one event per Enter ('q' stops)")] = False,
     pace: Annotated[int, typer.Option("--pace", help="ms between events when playing back")] = 400,
+    chat: Annotated[
+        bool, typer.Option("--chat", help="show the game's rooms' messages between its moves")
+    ] = False,
     game_type: GameTypeOption = "connect4x4",
     target: Target = None,
     token: Token = None,
 ) -> None:
     """Replay a game: play it back, step through it, or jump to a version."""
     where = connect(game_type, target, token)
-    run(_replay(where, game_type, game_id, to, step, pace))
+    run(_replay(where, game_type, game_id, to, step, pace, chat))
 
 
 async def _replay(
-    where: sessions.Session, game_type: str, game_id: str, to: int | None, step: bool, pace: int
+    where: sessions.Session,
+    game_type: str,
+    game_id: str,
+    to: int | None,
+    step: bool,
+    pace: int,
+    chat: bool = False,
 ) -> None:
     out = console()
     me = where.player_id
     async with where.client() as parlor:
         game_api = adapter(game_type, parlor)
+        said = await chatting.Interleaved.read(parlor, game_type, game_id, out) if chat else None
         if to is not None:
             game = await game_api.get(game_id, to)
             out.rule(f"{game_id} at version {to}")
@@ -513,6 +523,8 @@ async def _replay(
             for event in events:
                 version = game_api.event_version(event)
                 game = await game_api.get(game_id, version)
+                if said is not None:
+                    said.print_until(event.info.recorded_at)
                 out.rule(f"v{version}/{len(events)}: {game_api.event_text(event, _names(game))}")
                 out.print(game_api.draw(game, me))
                 if version < len(events):
@@ -522,10 +534,14 @@ async def _replay(
             return
         async with aclosing(game_api.replay(game_id, pace)) as played:
             async for event, game in played:
+                if said is not None:
+                    said.print_until(event.info.recorded_at)
                 out.rule(
                     f"v{game_api.event_version(event)}: {game_api.event_text(event, _names(game))}"
                 )
                 out.print(game_api.draw(game, me))
+        if said is not None:
+            said.print_until(None)
 
 
 @app.command()
