@@ -7,6 +7,8 @@ import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { chatPanel } from "./chat";
 import { h, notice, replace } from "./dom";
+import { rematchButton } from "./inbox";
+import { lookUp, nameOf } from "./names";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
 export interface SeatLike {
@@ -70,7 +72,7 @@ export function seatOf(seats: SeatLike[], playerId: string): number | undefined 
 
 export function seatName(seats: SeatLike[], seat: number): string {
   const s = seats.find((x) => x.index === seat);
-  return s ? s.displayName || s.playerId : `seat ${seat}`;
+  return s ? nameOf(s) : `seat ${seat}`;
 }
 
 export function describe(error: unknown): string {
@@ -90,7 +92,7 @@ function seatsLine(seats: SeatLike[], me: number | undefined, clocks: Clocks | u
         "li",
         { class: `seat seat-${s.index}${s.index === me ? " me" : ""}` },
         h("span", { class: "swatch" }),
-        s.displayName || s.playerId,
+        nameOf(s),
         shown && clocks.seats.some((c) => c.seat === s.index) ? h("span", { class: "clock", "data-seat": s.index }) : null,
       ),
     ),
@@ -219,13 +221,15 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     root.dataset.version = String(game.version);
     root.dataset.finished = String(kind.finished(game));
     replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
+    void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && draw());
     tick();
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));
     replace(logEl, log.map((n) => h("li", {}, n)));
     chat.update(view.seat !== undefined, kind.finished(game));
     if (kind.finished(game)) {
-      replace(links, h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game"));
+      const replayLink = h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game");
+      replace(links, replayLink, view.seat === undefined ? "" : " ", view.seat === undefined ? "" : rematchButton(kind.type, gameId));
     } else if (view.seat === undefined) {
       replace(links, h("span", { class: "spectating" }, "You are watching."));
     } else if (shared) {
@@ -339,6 +343,7 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     counter.textContent = `event ${i + 1} of ${frames.length}`;
     noteEl.textContent = frame.event ? `${frame.event.info?.type.split(".").pop() ?? ""} ${frame.event.notation}` : "";
     replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
+    void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && show());
     paintClocks(seatsEl, game.clocks, 0, false); // as they stood after this event: nothing runs
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));

@@ -10,6 +10,7 @@ import { unary } from "./api";
 import { h } from "./dom";
 import { commandId, seatName, type GameKind, type View } from "./play";
 import { Status, UpwordsService, type Game } from "@parlor/client/gen/parlor/upwords/v1/upwords_pb";
+import { nameOf } from "./names";
 
 const SIZE = 10;
 const COLUMNS = "ABCDEFGHIJ";
@@ -162,7 +163,7 @@ export const upwords: GameKind<Game> = {
           )
         : null;
     const scores = game.seats.map((s) =>
-      h("li", { class: `seat-${s.index}` }, h("span", { class: "swatch" }), `${s.displayName || s.playerId}: ${game.scores[s.index] ?? 0} points, ${game.rackSizes[s.index] ?? 0} tiles`),
+      h("li", { class: `seat-${s.index}` }, h("span", { class: "swatch" }), `${nameOf(s)}: ${game.scores[s.index] ?? 0} points, ${game.rackSizes[s.index] ?? 0} tiles`),
     );
     return h(
       "div",
