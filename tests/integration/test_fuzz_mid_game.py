@@ -172,6 +172,7 @@ def small_words(folder: Path) -> tuple[Path, list[str]]:
 async def serving(
     database_url: str, clock: FakeNow, chance: random.Random
 ) -> AsyncIterator[tuple[dict[str, Served], Path]]:
+    from parlor.rules.connect4x4.hosting import GAME as C4_HOSTING
     from parlor.services.connect4x4.game import GAME as C4
     from parlor.services.connect4x4.servicer import Connect4x4Servicer
     from parlor.services.takefour.game import GAME as TF
@@ -200,7 +201,9 @@ async def serving(
                 runner = None
                 if game is C4:
                     servicer: Any = Connect4x4Servicer(host, directory=directory)
-                    servicer.bot_budget = 200
+                    budget = C4_HOSTING.bot_budget  # the rules' bot, as the game hosts it
+                    C4_HOSTING.bot_budget = 200
+                    stack.callback(setattr, C4_HOSTING, "bot_budget", budget)
                 elif game is UW:
                     servicer = UpwordsServicer(
                         host, dictionary, bot_words=str(words_file), directory=directory
@@ -1012,8 +1015,10 @@ async def explore(database_url: str, games: int, seed: int, chance: random.Rando
 def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
     """The services' chance (bags, the first deal, Connect 4x4's bots) drawn from ``seed``:
     a failing seed plays the same games again."""
-    from parlor.gamehost import pipeline  # draws the games' declared chance (Take Four's deal)
-    from parlor.services.connect4x4 import servicer as c4_servicer
+    import secrets
+
+    from parlor.gamehost import chance as drawn  # the games' declared chance (bags, deals)
+    from parlor.gamehost import service  # seeds the games' bots (Connect 4x4's)
 
     chance = random.Random(seed ^ 0x5EED)
 
@@ -1022,11 +1027,13 @@ def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
         chance.shuffle(order)
         return tuple(order)
 
-    monkeypatch.setattr(pipeline, "shuffled", shuffled)
-    monkeypatch.setattr(
-        c4_servicer, "secrets", type("Seeded", (), {"randbits": staticmethod(chance.getrandbits)})
-    )
-    return chance  # Upwords draws from its servicer's own (``serving`` sets it)
+    monkeypatch.setattr(drawn, "shuffled", shuffled)
+    seeded = {
+        "randbits": staticmethod(chance.getrandbits),
+        "token_hex": staticmethod(secrets.token_hex),
+    }
+    monkeypatch.setattr(service, "secrets", type("Seeded", (), seeded))
+    return chance  # Upwords' bots and returned tiles draw from its servicer's own (``serving``)
 
 
 async def test_abuse_in_the_middle_of_real_games_is_refused_cleanly_and_leaks_nothing(

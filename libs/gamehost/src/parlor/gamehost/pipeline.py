@@ -20,10 +20,10 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from parlor.core.errors import Conflict, FailedPrecondition, ParlorError, PermissionDenied
-from parlor.gamehost.chance import Chance, shuffled
+from parlor.gamehost.chance import Chance, drawn
 from parlor.gamehost.clocks import Tick
 from parlor.gamehost.command import Answer, Command, Given, Issued, Own
 from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded, system_command_id
@@ -43,6 +43,13 @@ CLOCK_ACTOR = "parlor:clock"
 """The actor of the clock's commands (a sweep's ``Tick``, a walk-away's timeout)."""
 
 
+class OpensMatches(Protocol):
+    """What opens a match's game (``opener.Opener``; its id and command id the match's, so
+    a redelivery makes nothing twice)."""
+
+    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]: ...
+
+
 @dataclass(frozen=True)
 class Handled(Generic[T, E]):
     """What a command did: the outcome after it and what followed it, the seat it acted
@@ -58,6 +65,7 @@ class Pipeline(Generic[T, E]):
     platform's own that follow them (``after``), each of those under a system command id.
 
     ``game`` says which turns the game takes itself (``OwnTurns``, made as the game);
+    ``opener`` opens a match's game (``create_from_match``; None: this pipeline opens none);
     ``to_move`` the seats the engine waits on in a game's state (a bot's turn: ``bot_to_move``);
     ``queue``, if given, serialises this replica's writes to a game (Take Four's); ``private``
     says whether a game is hidden from those outside it (they hear ``not_found``);
@@ -70,6 +78,7 @@ class Pipeline(Generic[T, E]):
         self,
         host: GameHost[T, Any, E],
         game: OwnTurns,
+        opener: OpensMatches | None = None,
         *,
         to_move: Callable[[Any], Sequence[int]],
         queue: GameQueue | None = None,
@@ -81,6 +90,7 @@ class Pipeline(Generic[T, E]):
     ) -> None:
         self.host = host
         self.game = game
+        self.opener = opener
         self.to_move = to_move
         self.queue = queue
         self.private = private
@@ -248,9 +258,12 @@ class Pipeline(Generic[T, E]):
 
     async def create_from_match(self, match: MatchFormed) -> Outcome[T, E]:
         """A matchmade game (``match`` as the store holds it), as the match consumer asks for
-        it: created by the game (``open_match``, under ``system_command_id("match", id)``),
-        then what follows it (``after``: bots move at once)."""
-        return await self.after(match.match_id, await self.game.open_match(match))
+        it: opened (``Opener.open_match``, under ``system_command_id("match", id)``), then
+        what follows it (``after``: bots move at once). NO_MATCHES: this pipeline opens none."""
+        if self.opener is None:
+            raise FailedPrecondition("this game is not matchmade", reason="NO_MATCHES")
+        opened: Outcome[T, E] = await self.opener.open_match(match)
+        return await self.after(match.match_id, opened)
 
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
         """What follows a command or a create at once: the game's chance step, if one
@@ -283,11 +296,11 @@ class Pipeline(Generic[T, E]):
         if step is None:
             return None
 
-        async def drawn(current: T) -> Any:
-            return step.command(shuffled(range(step.size)))
+        async def made(current: T) -> Any:
+            return drawn(step)
 
         # The game's name is the actor: the game's own command.
-        return Own(self.host.category, system_command_id(step.name, step.number), drawn)
+        return Own(self.host.category, system_command_id(step.name, step.number), made)
 
     def bot_to_move(self, table: T) -> int | None:
         """The seat of a bot whose turn it is, played at once (None: no bot to move): the

@@ -1,17 +1,16 @@
 """The turns a game takes itself that are still its servicer's (issue 39: until a game is
-one value): a bot's command and a matched game's create, as the pipeline asks for them
-(``OwnTurns``); ``NoOwnTurns`` for a host's pipeline with no servicer (``Pipeline.bare``).
-A game's chance steps are declared by its rules instead (``GameType.chance``)."""
+one value): a bot's command, as the pipeline asks for it (``OwnTurns``; the servicer plays
+the game's strategy, ``Hosting.bot``); ``NoOwnTurns`` for a host's pipeline with no
+servicer (``Pipeline.bare``). A game's chance steps are declared by its rules instead
+(``GameType.chance``), and a match's game is opened by the ``Opener``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from parlor.core.errors import FailedPrecondition
 from parlor.gamehost.command import OwnBody
-from parlor.gamehost.host import Outcome
-from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 BotCommand = OwnBody
 """A command the platform makes itself, as a coroutine function of the state it is decided
@@ -20,7 +19,7 @@ on (a bot's move, a round dealt)."""
 
 class OwnTurns(Protocol):
     """The turns a game takes itself that are still its servicer's hooks: a bot's command
-    and a match's create (its chance steps are declared: ``Pipeline(chance=...)``)."""
+    (its chance steps are declared: ``Pipeline(chance=...)``)."""
 
     @property
     def max_bot_moves(self) -> int: ...
@@ -29,11 +28,6 @@ class OwnTurns(Protocol):
     def bot_retry_seconds(self) -> Sequence[float]: ...
 
     def bot_command(self, seat: int, level: str) -> BotCommand: ...
-
-    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
-        """Create a match's game (its id and command id the match's: a redelivery makes
-        nothing twice)."""
-        ...
 
 
 class NoOwnTurns:
@@ -45,6 +39,3 @@ class NoOwnTurns:
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         raise FailedPrecondition("this game has no bots", reason="NO_BOTS")
-
-    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
-        raise FailedPrecondition("this game is not matchmade", reason="NO_MATCHES")

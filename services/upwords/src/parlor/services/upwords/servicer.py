@@ -5,12 +5,13 @@ everyone else's, until the game ends (then everything). Words are checked by
 the dictionary service in one batch per command, inside it, so the verdicts are
 about the very state the command is decided on (``WordGameService``). ``GameService``
 (libs/gamehost) serves create, get, history, watch, list, replay and export from the
-game's declaration (``GAME``); the bots' strategy is the rules' (``parlor.rules.upwords.bot``).
+game's declaration (``GAME``: its create and opening shuffle are the rules',
+``parlor.rules.upwords.hosting``); the bots' strategy is the rules' (``parlor.rules.upwords.bot``),
+played here on the service's word graph and the dictionary's verdicts.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import secrets
 from typing import Any
@@ -21,7 +22,7 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.pipeline import BotCommand
-from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.seating import Table
 from parlor.gamehost.service import Move
 from parlor.gamehost.thinking import think
 from parlor.gamehost.wordgame import WordGameService
@@ -29,24 +30,13 @@ from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation, verdicts
 from parlor.rules.upwords.bot import Offer, UpwordsBot, bot_turn
-from parlor.services.upwords.codec import (
-    Event,
-    config_of,
-    game_event_pb,
-    game_pb,
-)
+from parlor.services.upwords.codec import Event, game_event_pb, game_pb
 from parlor.services.upwords.game import GAME
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
 UpwordsTable = Table[uw.UpwordsState]
 UpwordsHost = GameHost[UpwordsTable, Any, Event]
-
-
-def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
-    bag = list(uw.full_bag())
-    rng.shuffle(bag)
-    return tuple(bag)
 
 
 def _meant_play(request: pb.ChallengeRequest | pb.AcceptPlayRequest, table: UpwordsTable) -> None:
@@ -67,8 +57,6 @@ def thought_turn(
 class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     game = GAME
     word_checks = verdicts
-    create_attempts = 3  # practically never: the first-player draw ran out of tiles
-    create_retry_reasons = frozenset({"DRAW_EXHAUSTED"})
     Pass = Move(lambda request, table, seat: uw.Pass(seat))
     # Both name the play they mean (``play``): refused if another is pending (PLAY_CHANGED).
     AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat), _meant_play)
@@ -102,18 +90,6 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     ) -> pb.GameEvent:
         """The event's notation reads the board before it."""
         return game_event_pb(event, info, before.game.board)
-
-    async def create_command(
-        self, config: Any, seats: tuple[Seat, ...], deadline: float | None
-    ) -> uw.CreateGame:
-        """The lexicon's id recorded, both bag orders drawn from a secure source."""
-        chosen = uw.UpwordsConfig()
-        if config is not None:  # a request's rules version 0 is the current one
-            rules = uw.rules_for_new_game(config.rules_version)
-            chosen = dataclasses.replace(config_of(config), rules=rules)
-        players = tuple(s.player_id for s in seats)
-        bags = shuffled_bag(self.random), shuffled_bag(self.random)
-        return uw.CreateGame(await self.with_lexicon(chosen, deadline), players, *bags)
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
