@@ -208,12 +208,12 @@ async def serving(
                     servicer = UpwordsServicer(
                         host, dictionary, bot_words=str(words_file), directory=directory
                     )
-                    servicer.random = chance
+                    servicer.random = servicer.bots.random = chance
                 else:
                     servicer = TakeFourServicer(host, dictionary, directory, GameQueue())
                     runner = service_runner(servicer.pipeline, bots(lambda: words), BotPace())
                     await runner.game.prepare()
-                servicer.bot_retry_seconds = ()  # nothing moves behind the driver's back
+                servicer.bots.retry_seconds = ()  # nothing moves behind the driver's back
                 stack.push_async_callback(servicer.aclose)
                 assert game.proto is not None
                 service = game.proto.DESCRIPTOR.services_by_name[game.service.rpartition(".")[2]]
@@ -1015,10 +1015,8 @@ async def explore(database_url: str, games: int, seed: int, chance: random.Rando
 def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
     """The services' chance (bags, the first deal, Connect 4x4's bots) drawn from ``seed``:
     a failing seed plays the same games again."""
-    import secrets
-
     from parlor.gamehost import chance as drawn  # the games' declared chance (bags, deals)
-    from parlor.gamehost import service  # seeds the games' bots (Connect 4x4's)
+    from parlor.gamehost import turns  # seeds the games' bots (Connect 4x4's)
 
     chance = random.Random(seed ^ 0x5EED)
 
@@ -1028,11 +1026,9 @@ def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
         return tuple(order)
 
     monkeypatch.setattr(drawn, "shuffled", shuffled)
-    seeded = {
-        "randbits": staticmethod(chance.getrandbits),
-        "token_hex": staticmethod(secrets.token_hex),
-    }
-    monkeypatch.setattr(service, "secrets", type("Seeded", (), seeded))
+    monkeypatch.setattr(
+        turns, "secrets", type("Seeded", (), {"randbits": staticmethod(chance.getrandbits)})
+    )
     return chance  # Upwords' bots and returned tiles draw from its servicer's own (``serving``)
 
 

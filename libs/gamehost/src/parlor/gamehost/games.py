@@ -11,22 +11,22 @@ scoring (game list), ``parlor verify``, the secrets check and the deploy checks 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
-from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from google.protobuf.message import Message
 
-from parlor.core.errors import FailedPrecondition, InvalidArgument
+from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
-from parlor.gamehost.chance import Chance, Shuffle
+from parlor.gamehost.chance import Chance
 from parlor.gamehost.clocks import Timing
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.seating import OpenTable, Seated, SeatsTaken, Standings, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
+from parlor.gamehost.turns import Hosting
 from parlor.gamehost.verify import CommandOf, CreateOf
 
 S = TypeVar("S")
@@ -36,10 +36,6 @@ E = TypeVar("E")
 GROUP = "parlor.game_types"
 Notation = Callable[[Sequence[Any]], str | Sequence[str]]
 """A game's record in its notation, from its own events (``GameType.notation``)."""
-Strategy = Callable[[Any, int, random.Random], Any]
-"""A bot of one level as the rules give it: (the engine's state, its seat, a random source
-the platform seeds) -> its command; pure, and picklable (the host thinks it in its bot
-workers, ``parlor.gamehost.thinking``)."""
 Public = Callable[[str, bytes], tuple[str, bytes] | None]
 """What the relay publishes of a stored event: the (type, payload) anyone may see during play
 (None: nothing), as ``outbox.Public``."""
@@ -55,29 +51,6 @@ class Replays(Protocol):
     def create_of(self, created: object) -> Any:
         """The create command of a game's ``GameCreated``."""
         ...
-
-
-class Hosting(Protocol):
-    """A game as the platform hosts it, beyond its engine: one value in its rules package
-    (``parlor.rules.<game>.hosting.GAME``), free of protobuf. ``create`` is the engine's
-    create command for a config (None: the defaults, a match's) and the seats' players (and
-    which are bots); ``opening`` the chance step that opens the game (Upwords' bags), whose
-    order the platform draws (``chance.drawn``), None: none; ``bot`` a bot of a level as a
-    pure ``Strategy``, thought in the host's bot workers if ``bots_think``, else inline."""
-
-    @property
-    def bots_think(self) -> bool: ...
-
-    def create(self, config: Any, players: tuple[str, ...], bots: tuple[bool, ...]) -> Any: ...
-
-    def opening(self, create: Any) -> Shuffle | None: ...
-
-
-@runtime_checkable
-class Bots(Protocol):
-    """A ``Hosting`` whose bots the host plays one command at a time (``GameType.strategy``)."""
-
-    def bot(self, level: str) -> Strategy: ...
 
 
 @dataclass(frozen=True)
@@ -129,8 +102,8 @@ class GameType(Generic[S, C, E]):
     after its create."""
 
     hosting: Hosting | None = None
-    """The game as the platform hosts it (``parlor.rules.<game>.hosting.GAME``): its create,
-    its opening chance step and its bots."""
+    """The game as the platform hosts it (``parlor.rules.<game>.hosting.GAME``,
+    ``turns.Hosting``): its create, its opening chance step and its bots."""
     config_of: Callable[[Any], Any] | None = None
     """A request's ``Config`` message as the rules' config (the game's codec's)."""
     create_attempts: int = 1
@@ -184,12 +157,6 @@ class GameType(Generic[S, C, E]):
             raise NotImplementedError(f"{self.name} declares no hosting")
         chosen = None if config is None or self.config_of is None else self.config_of(config)
         return self.hosting.create(chosen, players, bots)
-
-    def strategy(self, level: str) -> Strategy:
-        """The bot of ``level`` (``Hosting.bot``); NO_BOTS if the game's bots are a runner's."""
-        if not isinstance(self.hosting, Bots):
-            raise FailedPrecondition(f"{self.name} has no bots of its own", reason="NO_BOTS")
-        return self.hosting.bot(level)
 
     @property
     def service(self) -> str:

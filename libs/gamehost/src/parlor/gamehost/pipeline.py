@@ -29,10 +29,10 @@ from parlor.gamehost.command import Answer, Command, Given, Issued, Own
 from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded, system_command_id
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
-from parlor.gamehost.turns import BotCommand, NoOwnTurns, OwnTurns
+from parlor.gamehost.turns import NO_BOTS, BotCommand, Bots
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
-__all__ = ["CLOCK_ACTOR", "BotCommand", "Handled", "OwnTurns", "Pipeline"]
+__all__ = ["CLOCK_ACTOR", "BotCommand", "Bots", "Handled", "Pipeline"]
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")
@@ -64,7 +64,7 @@ class Pipeline(Generic[T, E]):
     """The command path of one game type: a seat's commands (``handle``) and the
     platform's own that follow them (``after``), each of those under a system command id.
 
-    ``game`` says which turns the game takes itself (``OwnTurns``, made as the game);
+    ``bots`` plays the game's bots (``Bots``: the game's strategies, ``Hosting``);
     ``opener`` opens a match's game (``create_from_match``; None: this pipeline opens none);
     ``to_move`` the seats the engine waits on in a game's state (a bot's turn: ``bot_to_move``);
     ``queue``, if given, serialises this replica's writes to a game (Take Four's); ``private``
@@ -77,7 +77,7 @@ class Pipeline(Generic[T, E]):
     def __init__(
         self,
         host: GameHost[T, Any, E],
-        game: OwnTurns,
+        bots: Bots,
         opener: OpensMatches | None = None,
         *,
         to_move: Callable[[Any], Sequence[int]],
@@ -89,7 +89,7 @@ class Pipeline(Generic[T, E]):
         chance: Chance | None = None,
     ) -> None:
         self.host = host
-        self.game = game
+        self.bots = bots
         self.opener = opener
         self.to_move = to_move
         self.queue = queue
@@ -105,15 +105,15 @@ class Pipeline(Generic[T, E]):
 
     @classmethod
     def bare(cls, host: GameHost[T, Any, E]) -> Pipeline[T, E]:
-        """The pipeline of a host alone, with a game that takes no turns of its own
-        (``NoOwnTurns``): the clock's commands, for a sweeper given no servicer's."""
+        """The pipeline of a host alone, with no bots (``NO_BOTS``) and no opener: the
+        clock's commands, for a sweeper given no service's pipeline."""
 
         async def public(game_id: str) -> bool:
             return False
 
         return cls(
             host,
-            NoOwnTurns(),
+            NO_BOTS,
             to_move=lambda game: (),
             private=public,
             not_found=host.not_found,
@@ -313,13 +313,12 @@ class Pipeline(Generic[T, E]):
 
     async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
         """Let bots whose turn it is move, each move its own idempotent platform command."""
-        game = self.game
-        for _ in range(game.max_bot_moves):
+        for _ in range(self.bots.max_moves):
             seat = self.bot_to_move(outcome.state)
             if seat is None:
                 return outcome
             bot = outcome.state.seats[seat]
-            chosen = game.bot_command(seat, bot.bot_level or "")
+            chosen = self.bots.command(seat, bot.bot_level or "")
 
             def bots_turn(table: T, seat: int = seat) -> None:
                 if self.bot_to_move(table) != seat:
@@ -344,7 +343,7 @@ class Pipeline(Generic[T, E]):
         """After a refused command: if a bot is to move there (its move failed earlier, and
         the retries of a replica since stopped are gone), let it move in the background, so a
         person waiting on a bot is never stuck; a read never does this, a command may."""
-        if game_id in self._retries or not self.game.bot_retry_seconds:
+        if game_id in self._retries or not self.bots.retry_seconds:
             return
         try:
             table, _ = await self.host.load(game_id)
@@ -355,7 +354,7 @@ class Pipeline(Generic[T, E]):
 
     def retry_bots(self, game_id: str) -> None:
         """Try the game's bots again later, in the background (one retry task a game)."""
-        if game_id not in self._retries and self.game.bot_retry_seconds:
+        if game_id not in self._retries and self.bots.retry_seconds:
             task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
             self._retries[game_id] = task
 
@@ -369,10 +368,9 @@ class Pipeline(Generic[T, E]):
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _retry_bots(self, game_id: str) -> None:
-        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
-        game = self.game
+        """Let the bots move, after each delay of ``Bots.retry_seconds``, until none is to."""
         try:
-            for delay in game.bot_retry_seconds:
+            for delay in self.bots.retry_seconds:
                 await asyncio.sleep(delay)
                 try:
                     table, version = await self.host.load(game_id)

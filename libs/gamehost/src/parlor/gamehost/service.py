@@ -15,7 +15,7 @@ and its mapping to and from protobuf::
         def build_event(...): ...    # one GameEvent, already as the viewer may see it
 
 Its create, its opening and its bots are the game's value (``GAME.hosting``), which the
-``Opener`` and ``bot_command`` play. A move RPC is declared (``Move``): how its request
+``Opener`` and ``bots`` play. A move RPC is declared (``Move``): how its request
 becomes the seat's command, and the check of the state it is decided on; ``GameService``
 serves it. Every message type is the game's own (``self.pb.GetGameResponse``,
 ``PlayMoveResponse`` for ``PlayMove`` ...): the protos give every game the same request and
@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import cached_property, partial
@@ -54,13 +53,13 @@ from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import recorded_match
 from parlor.gamehost.opener import Opener, Settle
 from parlor.gamehost.opengames import Claims, OpenGamesSettings
-from parlor.gamehost.pipeline import BotCommand, Pipeline
+from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
-from parlor.gamehost.thinking import think
 from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.turns import Bots
 from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
 from parlor.kit.fingerprint import request_fingerprint
@@ -158,7 +157,6 @@ class GameService(Generic[T, E]):
 
     game: GameType[Any, Any, Any]
     """The game's declaration (``parlor.services.<game>.game.GAME``)."""
-    max_bot_moves = 500
     simultaneous = False
     """Seats act at once (Take Four): a move's reply leaves out others' events between its
     own and its follow-up's, and bots are played by a runner (``botrunner``), not here."""
@@ -169,11 +167,6 @@ class GameService(Generic[T, E]):
     matched_game_wait = 5.0
     """Seconds ``GetGame`` and ``WatchGame`` wait for a game matchmaking has formed and this
     service has not created yet (``once_created``), before ``NOT_FOUND``."""
-
-    bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
-    """When this replica tries a bot's move again after it failed (a dependency down):
-    seconds after each failure. A read never moves a bot; the sweeper also plays a timed
-    game's bots when its clock comes due."""
 
     def __init__(
         self,
@@ -281,22 +274,6 @@ class GameService(Generic[T, E]):
         if "seats" in response.DESCRIPTOR.fields_by_name:
             response.seats.extend(seat_pb(i, s) for i, s in enumerate(table.seats))
         return response  # type: ignore[no-any-return]
-
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        """The bot's command, as a coroutine function of the state it is decided on: the
-        game's bot of ``level`` (``GameType.strategy``, a pure strategy), thought in the
-        process's bot workers (``thinking``: off the event loop and its GIL) where the game
-        says its bots think, from a seed drawn here."""
-        strategy = self.game.strategy(level)
-        thinks = self.game.hosting is not None and self.game.hosting.bots_think
-
-        async def move(table: T) -> Any:
-            rng = random.Random(secrets.randbits(64))
-            if thinks:
-                return await think(strategy, table.game, seat, rng)
-            return strategy(table.game, seat, rng)
-
-        return move
 
     # -- shared helpers --------------------------------------------------------------------
 
@@ -546,6 +523,12 @@ class GameService(Generic[T, E]):
     # -- moves -----------------------------------------------------------------------------
 
     @cached_property
+    def bots(self) -> Bots:
+        """The game's bots as the pipeline plays them (``turns.Bots``: the game's strategies;
+        a service may set its own before its first command, as Upwords does)."""
+        return Bots(self.game.hosting)
+
+    @cached_property
     def opener(self) -> Opener[T, E]:
         """How this service opens games (``Opener``): a ``CreateGame``'s and a match's."""
         return Opener(
@@ -571,7 +554,7 @@ class GameService(Generic[T, E]):
 
         return Pipeline(
             self.host,
-            self,
+            self.bots,
             self.opener,
             to_move=self.game.engine.to_move,
             queue=self.queue,
