@@ -46,7 +46,7 @@ from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.command import Answer, Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import SEATS_TAKEN, GameList
-from parlor.gamehost.export import with_seat_tags
+from parlor.gamehost.export import export_parts, with_seat_tags
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
@@ -59,7 +59,7 @@ from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import TimeControl
-from parlor.gamehost.turns import Bots
+from parlor.gamehost.turns import Bots, Exports
 from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
 from parlor.kit.fingerprint import request_fingerprint
@@ -266,7 +266,14 @@ class GameService(Generic[T, E]):
     def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
         """The ``ExportGameResponse`` of a game, if its proto has the RPC: the seat tags,
         then ``export_text`` of its events without the platform's (seats, finish); the
-        seats too where the response has them (Connect 4x4's)."""
+        seats too where the response has them (Connect 4x4's). A game that writes its whole
+        export itself (``turns.Exports``: Take Four's) is given its events, the seat tags and
+        how it finished; its text goes under ``notation`` too where the response has it
+        (the field's first name, for older clients)."""
+        if isinstance(self.game.hosting, Exports):
+            own, tags, finished = export_parts(events)
+            text = self.game.hosting.export(game_id, table.game, own, tags, finished)
+            return self._response("ExportGameResponse", text=text, notation=text)
         moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
         record = self.export_text(table, moves)
         text = with_seat_tags(table.seats, [record] if isinstance(record, str) else record)

@@ -50,6 +50,23 @@ class Strategies(Protocol):
     def bot(self, level: str) -> Strategy: ...
 
 
+@runtime_checkable
+class Exports(Protocol):
+    """A ``Hosting`` that writes a game's whole export itself (Take Four's text names its id,
+    lexicon, seats and finish; refused while the game is on): from the engine's state, its
+    own events in order, the platform's seat tags and how it finished (reason, each seat's
+    rank; None: not finished; ``export.export_parts``)."""
+
+    def export(
+        self,
+        game_id: str,
+        state: Any,
+        moves: Sequence[Any],
+        seat_lines: Sequence[str],
+        finished: tuple[str, Sequence[int]] | None,
+    ) -> str: ...
+
+
 class Bots:
     """The bots of a game as the pipeline plays them (``Pipeline.play_bots``): ``command``
     for a seat's bot of a level; at most ``max_moves`` in a row after one command; a move

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from parlor.core.errors import FailedPrecondition
 from parlor.gamehost import GameHost, Recorded
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.export import export_parts
@@ -37,7 +36,8 @@ def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
 
 def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
     """A game in Take Four notation (``parlor.rules.takefour.notation``) with the platform's
-    seats and finish in it; ``events`` is the whole stream, in order."""
+    seats and finish in it; ``events`` is the whole stream, in order (as ``ExportGame``'s:
+    ``hosting.TakeFour.export``)."""
     return notation.export(game_id, lexicon_id, *export_parts(events))
 
 
@@ -86,14 +86,3 @@ class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceSer
     ) -> pb.GameEvent:
         """The codec shows ``viewer`` what the engine's ``public_event`` lets them see."""
         return game_event_pb(recorded.event, event_info(recorded), viewer, everything)
-
-    def export_message(
-        self, game_id: str, table: State, events: Sequence[Event]
-    ) -> pb.ExportGameResponse:
-        if table.game.phase is not tf.Phase.OVER:
-            raise FailedPrecondition(
-                "only a finished game can be exported: the text shows every tile",
-                reason="GAME_NOT_OVER",
-            )
-        text = export(game_id, table.game.config.lexicon, events)
-        return pb.ExportGameResponse(text=text, notation=text)  # notation: older clients
