@@ -60,6 +60,21 @@ export async function meetInLobby(browser, { beforeOpen = async () => {}, afterO
   return { ada, bob, invite };
 }
 
+// A word of 3-5 letters the rack can make (the dictionary's anagrams, as the page's player
+// asks them), with no Q and not ending in S; undefined when there is none.
+export async function wordFor(page, rack) {
+  const words = await page.evaluate(async (tiles) => {
+    const token = JSON.parse(localStorage.getItem("parlor.session")).token;
+    const r = await fetch("/api/parlor.dictionary.v1.DictionaryService/FindAnagrams", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ tiles, minLength: 3, limit: 500 }),
+    });
+    return (await r.json()).words ?? [];
+  }, rack.map((t) => t.toLowerCase()));
+  return words.find((w) => w.length <= 5 && !w.includes("q") && !w.endsWith("s"));
+}
+
 export async function screenshot(page, name) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
