@@ -112,3 +112,21 @@ async def test_each_game_is_played_with_the_keyboard_alone_and_read_through_the_
     assert f"Ada: placed {tfr['letter']} at {x},{y}" in tfr["log"]
     assert f"Ada: took back the tile at {x + 1},{y}" in tfr["log"]
     assert (SCREENSHOTS / "connect4x4-keyboard.png").is_file()
+
+
+async def test_axe_finds_nothing_serious_on_any_page_or_game_state(start_web: Any) -> None:
+    browser()
+    async with start_web("matchmaking", "dictionary", "connect4x4", "upwords", "takefour") as web:
+        report = await run_script("axe.mjs", web)
+    results = report["results"]
+    games = ("connect4x4", "upwords", "takefour")
+    states = ("playing", "spectating", "finished", "replay")
+    expected = {"sign-in", "lobby", "lobby, a ticket waiting"}
+    expected |= {f"{g} {s}" for g in games for s in states}
+    expected |= {"connect4x4 waiting", "upwords waiting"}
+    assert set(results) == expected
+    serious = {
+        state: [v for v in found if v["impact"] in ("serious", "critical")]
+        for state, found in results.items()
+    }
+    assert serious == {state: [] for state in results}, serious

@@ -69,7 +69,6 @@ export function grid(spec: GridSpec): HTMLElement {
             role: "gridcell",
             class: ["g-cell", ...(cell.classes ?? [])].join(" "),
             tabindex: cell.key === cursor ? 0 : -1,
-            "aria-label": cell.label,
             "data-key": cell.key,
             "data-row": r,
             "data-col": c,
@@ -80,7 +79,10 @@ export function grid(spec: GridSpec): HTMLElement {
             },
             onfocus: () => setCursor(spec.name, cell.key),
           },
-          h("span", { "aria-hidden": "true" }, ...(cell.content ?? [])),
+          // named by its words (the coordinates first), not by what is drawn: a screen reader
+          // says "5E: U, stack of 1" where the eye sees "U" and a small "1"
+          h("span", { class: "sr-only" }, cell.label),
+          h("span", { class: "face", "aria-hidden": "true" }, ...(cell.content ?? [])),
         ),
       ),
     ),

@@ -7,7 +7,7 @@
 //   play it; a pass by the keyboard; then resigned from the keyboard (the dialog accepted).
 // - Take Four: a hand tile typed onto the grid, picked up and moved by Enter and the arrows,
 //   taken back by Delete; then left from the keyboard.
-import { main, newPage, report, screenshot, signIn, wordFor, BASE } from "./browser.mjs";
+import { main, newPage, report, screenshot, signIn, startAgainstBot, wordFor } from "./browser.mjs";
 
 // The accessibility tree as Chromium gives it to a screen reader (CDP), not the DOM.
 async function axTree(page) {
@@ -37,16 +37,7 @@ async function tabTo(page, want, limit = 60) {
   throw new Error(`never reached by Tab: ${JSON.stringify(await active(page))}`);
 }
 
-async function start(page, game, bot) {
-  await page.goto(BASE + "/#/");
-  await page.waitForSelector("#vs-bots");
-  await page.selectOption("#bot-game", game);
-  await page.selectOption("#bot-level", bot);
-  await page.focus("#start-bot-game");
-  await page.keyboard.press("Enter");
-  await page.waitForURL(new RegExp(`#/play/${game}/`));
-  return decodeURIComponent(page.url().split("/").pop());
-}
+const start = (page, game, bot) => startAgainstBot(page, game, bot, { keyboard: true });
 
 const version = (page) => page.evaluate(() => Number(document.querySelector("#main")?.dataset.version));
 
@@ -164,7 +155,7 @@ async function takefour(page) {
   const at = (await active(page)).key;
   const [x, y] = at.split(",").map(Number);
   await page.keyboard.press(letter);
-  const cellIs = (cell, text) => page.waitForFunction(([c, t]) => document.querySelector(`#tf-grid [data-cell="${c}"]`)?.textContent === t, [cell, text]);
+  const cellIs = (cell, text) => page.waitForFunction(([c, t]) => document.querySelector(`#tf-grid [data-cell="${c}"] .face`)?.textContent === t, [cell, text]);
   await cellIs(at, letter);
   const typedThen = (await active(page)).key; // stepped on to the right
   const tree = await axTree(page);
@@ -176,7 +167,7 @@ async function takefour(page) {
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("Enter");
   await cellIs(`${x + 1},${y}`, letter);
-  const moved = [await page.textContent(`#tf-grid [data-cell="${x},${y}"]`), await page.textContent(`#tf-grid [data-cell="${x + 1},${y}"]`)];
+  const moved = [await page.textContent(`#tf-grid [data-cell="${x},${y}"] .face`), await page.textContent(`#tf-grid [data-cell="${x + 1},${y}"] .face`)];
   // and back into the hand
   await page.keyboard.press("Delete");
   await cellIs(`${x + 1},${y}`, "");

@@ -89,7 +89,7 @@ await main(async (browser) => {
   // the spectator's board and the version it is of, read at one moment (the bot plays on)
   const [watcherVersion, watcherBoard] = await watcherPage.evaluate(() => [
     Number(document.querySelector("#main").dataset.version),
-    [...document.querySelectorAll("[data-square]")].map((e) => e.textContent),
+    [...document.querySelectorAll("[data-square]")].map((e) => e.querySelector(".face").textContent),
   ]);
   await screenshot(watcherPage, "upwords-spectator");
   const token = await page.evaluate(() => JSON.parse(localStorage.getItem("parlor.session")).token);
