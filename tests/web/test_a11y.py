@@ -130,3 +130,54 @@ async def test_axe_finds_nothing_serious_on_any_page_or_game_state(start_web: An
         for state, found in results.items()
     }
     assert serious == {state: [] for state in results}, serious
+
+
+async def test_each_board_fits_a_phone_with_controls_a_finger_can_use(start_web: Any) -> None:
+    browser()
+    async with start_web("matchmaking", "dictionary", "connect4x4", "upwords", "takefour") as web:
+        report = await run_script("phone.mjs", web)
+    for game, seen in report["games"].items():
+        for width, at in ((390, seen["at390"]), (360, seen["at360"])):
+            # nothing runs off the side of the screen: the board is whole within its width
+            assert at["scrollWidth"] <= width, (game, width, at)
+            assert at["board"]["right"] <= width, (game, width, at["board"])
+            assert at["grids"], game
+            assert all(g["right"] <= width for g in at["grids"]), (game, width, at["grids"])
+            # every button, list and text field on the page at least 44 px each way
+            assert at["small"] == [], (game, width, at["small"])
+        # at 390x844 the whole board (its grids) is on the first screen, no scrolling
+        assert all(g["bottom"] <= 844 for g in seen["at390"]["grids"]), (game, seen["at390"])
+    c4 = report["games"]["connect4x4"]
+    # one side at a time, switched: the front, then the back on its button, each whole
+    assert len(c4["at390"]["grids"]) == 1
+    assert len(c4["back"]["grids"]) == 1
+    assert c4["back"]["grids"][0]["right"] <= 390
+    assert c4["at360"]["cell"] >= 44  # Connect 4x4's cells are touch targets too
+    for name in ("phone-connect4x4", "phone-connect4x4-back", "phone-upwords", "phone-takefour"):
+        assert (SCREENSHOTS / f"{name}.png").is_file()
+
+
+async def test_a_lost_server_is_shown_moves_wait_and_stale_errors_clear_on_return(
+    start_web: Any,
+) -> None:
+    browser()
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("lostserver.mjs", web)
+    before, lost, back = report["before"], report["lost"], report["back"]
+    assert before["banner"] == ""
+    assert before["legal"] > 0
+    assert report["clickError"], "the click while the server was away says it failed"
+    # lost: the banner (an alert) says so, the status too; nothing can be sent, the board is read
+    assert "connection to the server is lost" in lost["banner"]
+    assert lost["bannerRole"] == "alert"
+    assert lost["status"].startswith("Connection lost")
+    assert lost["legal"] == 0
+    assert lost["enabled"] == 0
+    assert lost["resign"] is True
+    assert lost["cells"] == 84
+    assert lost["online"] == "false"
+    # back: no banner, the stale error gone, moves offered again
+    assert back["banner"] == ""
+    assert back["notice"] == ""
+    assert back["legal"] > 0
+    assert back["online"] == "true"

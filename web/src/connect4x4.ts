@@ -15,6 +15,9 @@ const COLUMNS = 7;
 const ROWS = 6;
 const LETTERS = "abcdefg";
 let blockerMode = false;
+// The side shown on a narrow screen (a phone shows one side at a time, switched by two
+// buttons or by the arrow keys past a side's edge); a wide one shows both.
+let shown: "f" | "b" = "f";
 
 type Which = "f" | "b";
 const SIDE_NAME: Record<Which, string> = { f: "front", b: "back" };
@@ -124,6 +127,8 @@ function side(game: Game, view: View, which: Which, last: Set<string>): HTMLElem
       if ((which === "f" && direction === "right") || (which === "b" && direction === "left")) {
         const el = document.querySelector<HTMLElement>(`[data-grid="c4-${other}"] .g-row:not(.g-head):nth-of-type(${r + 2}) [role=gridcell]:${direction === "right" ? "first" : "last"}-of-type`);
         if (el) {
+          shown = other;
+          el.closest<HTMLElement>(".c4")?.setAttribute("data-shown", other);
           el.closest("[role=grid]")?.querySelectorAll<HTMLElement>("[tabindex='0']").forEach((x) => (x.tabIndex = -1));
           el.tabIndex = 0;
           el.focus();
@@ -186,7 +191,25 @@ export const connect4x4: GameKind<Game> = {
     const last = lastCells(view);
     return h(
       "div",
-      { class: "c4", "data-turn": canAct(view) && mine === game.turn && game.status === Status.IN_PROGRESS ? "mine" : "theirs" },
+      { class: "c4", "data-turn": canAct(view) && mine === game.turn && game.status === Status.IN_PROGRESS ? "mine" : "theirs", "data-shown": shown },
+      h(
+        "div",
+        { class: "c4-switch", role: "group", "aria-label": "side shown" },
+        (["f", "b"] as const).map((w) =>
+          h(
+            "button",
+            {
+              id: `c4-show-${w}`,
+              "aria-pressed": shown === w ? "true" : "false",
+              onclick: () => {
+                shown = w;
+                view.rerender();
+              },
+            },
+            w === "f" ? "Front" : "Back",
+          ),
+        ),
+      ),
       h("div", { class: "c4-sides" }, side(game, view, "f", last), side(game, view, "b", last)),
       view.live && mine !== undefined
         ? h(

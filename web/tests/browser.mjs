@@ -24,8 +24,11 @@ export async function launch() {
   });
 }
 
-export async function newPage(browser) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+// A page in a new context: a desktop window, or (`phone`) a 390x844 touch screen.
+export async function newPage(browser, { phone = false } = {}) {
+  const context = await browser.newContext(
+    phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, acceptDownloads: true } : { viewport: { width: 1200, height: 900 }, acceptDownloads: true },
+  );
   const page = await context.newPage();
   page.setDefaultTimeout(30000);
   page.on("pageerror", (e) => console.error(`page error: ${e}`));
@@ -91,10 +94,10 @@ export async function startAgainstBot(page, game, bot, { keyboard = false } = {}
   return decodeURIComponent(page.url().split("/").pop());
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
 }
 
 export function report(result) {
