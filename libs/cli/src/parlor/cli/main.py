@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import shutil
@@ -13,18 +14,41 @@ import uuid
 from collections.abc import Coroutine
 from contextlib import aclosing
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from parlor.cli import session as sessions
 from parlor.cli.clocks import clock_line
-from parlor.cli.games import GameAdapter, adapter, adapters
-from parlor.client import DEFAULT_TARGET, ParlorError
-from parlor.kit.settings import SettingsError
+from parlor.cli.games import adapter, adapter_names, adapters
+
+
+def lazy(name: str) -> ModuleType:
+    """A module imported when first used, not when the CLI starts: ``parlor --help`` and
+    ``parlor games`` need neither gRPC nor the signing keys (``importlib.util.LazyLoader``)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    assert spec is not None, name
+    assert spec.loader is not None, name
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    return module
+
+
+if TYPE_CHECKING:
+    from parlor import client
+    from parlor.cli import session as sessions
+    from parlor.cli.games import GameAdapter
+    from parlor.kit import settings
+else:
+    sessions = lazy("parlor.cli.session")
+    client = lazy("parlor.client")
+    settings = lazy("parlor.kit.settings")
 
 T = TypeVar("T")
 STALE = frozenset({"ROUND_CHANGED", "PLAY_CHANGED"})
@@ -64,11 +88,11 @@ def connect(
     game_type: str, target: str | None, token: str | None, name: str = ""
 ) -> sessions.Session:
     """Where and as whom to call, for a known game type (checked before a token is made)."""
-    if game_type not in adapters():  # before a token is asked for or minted
-        raise fail(f"unknown game type {game_type!r}; known: {', '.join(sorted(adapters()))}", 2)
+    if game_type not in adapter_names():  # before a token is asked for or minted
+        raise fail(f"unknown game type {game_type!r}; known: {', '.join(adapter_names())}", 2)
     try:
         return sessions.session(target, token, name)
-    except SettingsError as exc:
+    except settings.SettingsError as exc:
         raise fail(str(exc)) from None
 
 
@@ -78,7 +102,7 @@ def run(calls: Coroutine[Any, Any, T]) -> T:
     async def guarded() -> T:
         try:
             return await calls
-        except ParlorError as exc:
+        except client.ParlorError as exc:
             raise fail(sessions.describe(exc)) from None
 
     return asyncio.run(guarded())
@@ -184,13 +208,13 @@ def token(
     PARLOR_JWT_PRIVATE_KEY (or the key `make run` keeps in its data directory): a platform
     accepts it only if it trusts that key.
     """
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
     try:
         if player_id is not None:
             made, remote = sessions.mint_token(name, player_id), False
         else:
             made, remote = sessions.issued_guest_token(where, name)
-    except SettingsError as exc:
+    except settings.SettingsError as exc:
         raise fail(str(exc)) from None
     print(made)
     note = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -235,7 +259,7 @@ def whoami(token: Token = None) -> None:
 
 @app.command()
 def play(
-    game_type: Annotated[str, typer.Argument(help=" | ".join(sorted(adapters())))],
+    game_type: Annotated[str, typer.Argument(help=" | ".join(adapter_names()))],
     vs: Annotated[
         list[str] | None,
         typer.Option(
@@ -310,9 +334,9 @@ async def _play(
                     if events:
                         played = "; ".join(game_api.event_text(e, names) for e in events)
                         out.print("played: " + played)
-            except (ParlorError, ValueError) as exc:  # ValueError: a command not understood
+            except (client.ParlorError, ValueError) as exc:  # ValueError: a command not understood
                 out.print(f"[red]{sessions.describe(exc)}[/]")
-                if isinstance(exc, ParlorError) and exc.reason in STALE:
+                if isinstance(exc, client.ParlorError) and exc.reason in STALE:
                     game = await game_api.get(game_id)  # show the round or play it is now
                     out.print(game_api.draw(game, me))
                 continue
@@ -429,6 +453,8 @@ def games(
                 "" if everyone else (player or where.player_id), finished, limit, **only
             )
 
+    from rich.table import Table
+
     listed = run(listing())
     table = Table("players", "created", "finished", "events")
     table.add_column("game id", no_wrap=True)
@@ -541,13 +567,34 @@ def verify(
         str | None, typer.Option("--database-url", help="PostgreSQL (env PARLOR_DATABASE_URL)")
     ] = None,
 ) -> None:
-    """Re-run today's rules over stored games; report the first version where one diverges."""
+    """Re-run today's rules over stored games; report the first version where one diverges.
+
+    With no database given, the one `make run` keeps in this checkout (.parlor/)."""
+    url = database_url or os.environ.get("PARLOR_DATABASE_URL")
+    if url:
+        return _verify(url, game_type, game_id)
+    from parlor.cli.checkout import checkout_database
+
+    # none given: the database of `make run` in this checkout (started for the command if
+    # `make run` is not up)
+    with checkout_database(Path.cwd()) as found:
+        if found is None:
+            raise fail(
+                "set PARLOR_DATABASE_URL or --database-url (verify reads the store);"
+                " no database of `make run` (.parlor/postgres) in this checkout either",
+                2,
+            )
+        note = Console(stderr=True, highlight=False)
+        note.print(f"reading the database of `make run` in {found[1]}")
+        _verify(found[0], game_type, game_id)
+
+
+def _verify(url: str, game_type: str | None, game_id: str | None) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from parlor.cli.verifying import verify_games
     from parlor.gamehost.replay import game_types
 
-    url = database_url or os.environ.get("PARLOR_DATABASE_URL")
-    if not url:
-        raise fail("set PARLOR_DATABASE_URL or --database-url (verify reads the store)", 2)
     installed = game_types()
     if game_type is not None and game_type not in installed:
         raise fail(f"unknown game type {game_type!r}; installed: {sorted(installed)}", 2)
