@@ -28,11 +28,18 @@ help:  ## list the targets
 # it, which a silent terminal made look hung).
 PIP := $(BIN)/pip install --progress-bar off --no-color
 
+# The packages' build tools go into the venv first, and every package is built with them there
+# (--no-build-isolation): one build environment, not a fresh one per package (24 of them).
+BUILD_TOOLS := "hatchling>=1.24" "grpcio-tools>=1.66" "mypy-protobuf>=3.6"
+
 $(RUN_STAMP): requirements.txt $(wildcard libs/*/pyproject.toml services/*/pyproject.toml)
 	@echo "make: installing what running Parlor needs into $(VENV) (the first time only: a few minutes, listed below)"
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
-	$(PIP) -r requirements.txt
+	@echo "make: [1/2] the build tools (hatchling; grpcio-tools for the code generated from protos/)"
+	$(PIP) $(BUILD_TOOLS)
+	@echo "make: [2/2] Parlor's libraries and services, and what they use"
+	$(PIP) --no-build-isolation -r requirements.txt
 	touch $(RUN_STAMP) $(GENERATED)
 	@echo "make: Parlor's packages are installed"
 
@@ -42,7 +49,7 @@ $(STAMP): $(RUN_STAMP) requirements-dev.txt
 	touch $(STAMP)
 
 $(GENERATED): $(RUN_STAMP) $(wildcard protos/parlor/*/v1/*.proto protos/google/rpc/*.proto)
-	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
+	$(BIN)/pip install --quiet --no-deps --force-reinstall --no-build-isolation -e libs/protos
 	touch $(GENERATED)
 
 install: $(STAMP) $(GENERATED) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the npm package and the web client
@@ -88,7 +95,9 @@ test: $(GENERATED) $(WEB_BUILT) lint  ## lint, then every test (unit, integratio
 test-unit: $(STAMP) $(GENERATED)  ## only the fast tests that need no servers
 	$(BIN)/pytest tests/unit
 
-run: $(GENERATED) $(WEB_BUILT)  ## install only what running needs (the first time), then start the platform and the web client on http://localhost:8080 (PORT=50052 for another gRPC port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
+run:  ## install only what running needs (the first time), then start the platform and the web client on http://localhost:8080 (PORT=50052 for another gRPC port; embedded PostgreSQL and NATS unless PARLOR_DATABASE_URL/PARLOR_NATS_URL are set)
+	@# the Python packages and the web client (npm) are made side by side: neither needs the other
+	@$(MAKE) --no-print-directory -j2 $(GENERATED) $(WEB_BUILT)
 	$(BIN)/parlor-platform $(if $(PORT),--port $(PORT))
 
 bench: $(STAMP) $(GENERATED)  ## run every benchmark; one report with every figure in bench/reports/report.md
