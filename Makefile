@@ -30,13 +30,13 @@ PIP := $(BIN)/pip install --progress-bar off --no-color
 
 # The packages' build tools go into the venv first, and every package is built with them there
 # (--no-build-isolation): one build environment, not a fresh one per package (24 of them).
-BUILD_TOOLS := "hatchling>=1.24" "grpcio-tools>=1.66" "mypy-protobuf>=3.6"
+BUILD_TOOLS := "hatchling>=1.24" editables "grpcio-tools>=1.66" "mypy-protobuf>=3.6"
 
 $(RUN_STAMP): requirements.txt $(wildcard libs/*/pyproject.toml services/*/pyproject.toml)
 	@echo "make: installing what running Parlor needs into $(VENV) (the first time only: a few minutes, listed below)"
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
-	@echo "make: [1/2] the build tools (hatchling; grpcio-tools for the code generated from protos/)"
+	@echo "make: [1/2] the build tools (hatchling and editables; grpcio-tools for the code generated from protos/)"
 	$(PIP) $(BUILD_TOOLS)
 	@echo "make: [2/2] Parlor's libraries and services, and what they use"
 	$(PIP) --no-build-isolation -r requirements.txt
