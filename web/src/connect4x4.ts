@@ -175,8 +175,9 @@ export const connect4x4: GameKind<Game> = {
   status(game, view) {
     if (game.status === Status.WON) {
       const who = game.winner === view.seat ? "You win" : `${seatName(game.seats, game.winner)} wins`;
-      const line = game.line.length ? `: four in a line at ${lineWords(game)}` : "";
-      return `${who} (${game.endReason.replace(/_/g, " ").toLowerCase()})${line}.`;
+      // the winning line in words (the same cells are marked, and named so, on the board)
+      if (game.line.length) return `${who}: four in a line at ${lineWords(game)}.`;
+      return `${who} (${game.endReason.replace(/_/g, " ").toLowerCase()}).`;
     }
     if (game.status === Status.TIED) return `A tie (${game.endReason.replace(/_/g, " ").toLowerCase()}).`;
     if (view.seat === game.turn && view.live) return "Your turn: drop in a column of either side.";
