@@ -49,7 +49,7 @@ $(STAMP): $(RUN_STAMP) requirements-dev.txt
 	touch $(STAMP)
 
 $(GENERATED): $(RUN_STAMP) $(wildcard protos/parlor/*/v1/*.proto protos/google/rpc/*.proto)
-	$(BIN)/pip install --quiet --no-deps --force-reinstall --no-build-isolation -e libs/protos
+	$(BIN)/pip install --quiet --no-deps --force-reinstall -e libs/protos
 	touch $(GENERATED)
 
 install: $(STAMP) $(GENERATED) $(WEB_BUILT)  ## create .venv with every library, service and tool (editable), and build the npm package and the web client

@@ -196,6 +196,10 @@ def test_network_policy_covers_every_parlor_pod(objects: tuple[dict[str, Any], .
         ]
         assert selecting, f"no NetworkPolicy selects {obj['metadata']['name']}"
         for policy in selecting:
+            if policy["metadata"]["name"] == IDENTITY_EGRESS:  # adds a way out, lets nothing in
+                assert policy["spec"]["policyTypes"] == ["Egress"]
+                assert "ingress" not in policy["spec"]
+                continue
             assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
             ports = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
             if policy["metadata"]["name"] == WEB_POLICY:  # the web pods' HTTP, and only theirs
@@ -203,6 +207,24 @@ def test_network_policy_covers_every_parlor_pod(objects: tuple[dict[str, Any], .
                 assert ports == {WEB_PORT}
             else:
                 assert ports == {GRPC_PORT, METRICS_PORT}
+
+
+IDENTITY_EGRESS = "parlor-identity-providers"
+
+
+def test_only_the_identity_service_goes_out_to_sign_in_providers_and_only_on_https(
+    objects: tuple[dict[str, Any], ...],
+) -> None:
+    """The identity service (in the matchmaking pods) reaches OpenID Connect providers
+    outside the cluster; no other pod gets a way out, and not into private ranges."""
+    policy = of_kind(objects, "NetworkPolicy")[IDENTITY_EGRESS]
+    assert policy["spec"]["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "matchmaking"}
+    (rule,) = policy["spec"]["egress"]
+    assert [p["port"] for p in rule["ports"]] == [443]
+    blocks = [peer["ipBlock"] for peer in rule["to"]]
+    assert {b["cidr"] for b in blocks} == {"0.0.0.0/0", "::/0"}
+    v4 = next(b for b in blocks if b["cidr"] == "0.0.0.0/0")
+    assert {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"} <= set(v4["except"])
 
 
 def test_migrations_run_as_a_job_and_before_every_database_service(

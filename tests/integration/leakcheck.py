@@ -117,11 +117,12 @@ class Backend:
 
 NOT_A_BOT = (
     "(actor IS NULL OR (actor NOT LIKE 'bot:%%' AND actor NOT LIKE 'parlor:%%'"
-    " AND actor <> 'matchmaking'))"
+    " AND actor <> 'matchmaking' AND actor <> 'turnfeed'))"
 )
 """Events a caller's request made: not a bot's, nor the platform's own (the clock's
-timeouts, ``parlor:clock``), nor a game matchmaking created from an earlier test's match,
-which arrives when it arrives."""
+timeouts, ``parlor:clock``; the turn feed's "your turn" notices, ``turnfeed``, noted a
+moment after a move), nor a game matchmaking created from an earlier test's match, which
+arrives when it arrives."""
 
 
 def stored_position(database_url: str) -> int:

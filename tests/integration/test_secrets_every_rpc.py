@@ -25,6 +25,10 @@ descriptors (an RPC added later is checked without editing this file):
   game that does not exist (NOT_FOUND GAME_NOT_FOUND, or the request's own fault); no
   answer to cyd (ListGames included) names the game, and neither any answer to cyd nor any
   message on NATS carries its spectator invite.
+- challenges: a challenge between two players is answered to a third, by every RPC of the
+  challenge service that names it, as one that does not exist (NOT_FOUND
+  CHALLENGE_NOT_FOUND); no answer to the third names it or its players, and acting on it
+  (accept, decline, cancel) changes nothing.
 """
 
 from __future__ import annotations
@@ -794,6 +798,51 @@ async def test_nats_carries_no_spectator_invite(
             assert "private" in str(first.headers)  # the record travels, without the invite
     finally:
         await nc.close()
+
+
+# --- challenges: only the players a challenge names see it -----------------------------------
+
+
+CHALLENGES = next(s for s in SERVICES if s.full_name == "parlor.challenges.v1.ChallengeService")
+
+
+def test_no_challenge_rpc_shows_an_outsider_a_challenge(
+    client: Client, served: tuple[Server, AuthSettings], database_url: str
+) -> None:
+    from parlor.challenges.v1 import challenges_pb2 as ch
+
+    _, auth = served
+    ada, bob = (f"guest-{uuid.uuid4().hex[:16]}" for _ in range(2))
+    client.tokens[ada], client.tokens[bob] = issue_token(auth, ada), issue_token(auth, bob)
+    create = CHALLENGES.methods_by_name["CreateChallenge"]
+    offer = ch.CreateChallengeRequest(game_type="connect4x4", invitees=[bob])
+    made = client.call(create, offer, ada)
+    assert made.error is None, made.describe()
+    challenge_id = made.items[0].challenge.challenge_id
+    for m in CHALLENGES.methods:
+        request = GetMessageClass(m.input_type)()
+        names_it = "challenge_id" in m.input_type.fields_by_name
+        if names_it:
+            request.challenge_id = challenge_id  # type: ignore[attr-defined]
+        before = stored_position(database_url)
+        outcome = client.call(m, request, "cyd")
+        assert outcome.code not in UNCHECKED, f"{m.name}: {outcome.describe()}"
+        if names_it:
+            assert (outcome.code, reason_of(outcome.error)) == (  # type: ignore[arg-type]
+                grpc.StatusCode.NOT_FOUND,
+                "CHALLENGE_NOT_FOUND",
+            ), m.name
+            assert stored_position(database_url) == before, m.name
+        said = " ".join(str(item) for item in outcome.items)
+        if outcome.error is not None:
+            said += f" {outcome.error.details()} {outcome.error.trailing_metadata()}"  # type: ignore[attr-defined]
+        for secret in (challenge_id, ada, bob):
+            assert secret not in said, m.name
+    # ... and its players see it.
+    get = CHALLENGES.methods_by_name["GetChallenge"]
+    for who in (ada, bob):
+        seen = client.call(get, ch.GetChallengeRequest(challenge_id=challenge_id), who)
+        assert seen.error is None, seen.describe()
 
 
 # --- tokens: every RPC of every installed service --------------------------------------------

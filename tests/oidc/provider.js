@@ -5,7 +5,9 @@
 // endpoint (PKCE required of every client), the token endpoint, ID tokens. Only the user's
 // part is scripted, so a test can play it over HTTP without a browser:
 //
-//   GET  /interaction/:uid          -> JSON {"uid", "prompt"} ("login" or "consent")
+//   GET  /interaction/:uid          -> JSON {"uid", "prompt"} ("login" or "consent"); to a
+//                                      browser (Accept: text/html) the same as a page with
+//                                      the form that posts the step below
 //   POST /interaction/:uid/login    form login=<subject>&username=<preferred_username>
 //   POST /interaction/:uid/confirm  grants the scopes asked for
 //
@@ -60,10 +62,28 @@ function form(req) {
   });
 }
 
+// The browser's pages of the two steps: plain forms, for a test driving a real browser.
+function page(uid, prompt) {
+  const head = `<!doctype html><meta charset="utf-8"><title>Test provider: ${prompt}</title>`;
+  if (prompt === 'login') {
+    return `${head}<form id="login" method="post" action="/interaction/${uid}/login">
+<label>Subject <input name="login" required></label>
+<label>Username <input name="username"></label>
+<button type="submit">Sign in</button></form>`;
+  }
+  return `${head}<form id="consent" method="post" action="/interaction/${uid}/confirm">
+<p>Parlor asks for your profile.</p><button type="submit">Allow</button></form>`;
+}
+
 async function interaction(req, res) {
   const [, , uid, action] = new URL(req.url, issuer).pathname.split('/');
   const details = await provider.interactionDetails(req, res);
   if (details.uid !== uid) throw new Error('interaction mismatch');
+  if (req.method === 'GET' && !action && (req.headers.accept || '').includes('text/html')) {
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(page(uid, details.prompt.name));
+    return;
+  }
   if (req.method === 'GET' && !action) {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ uid, prompt: details.prompt.name }));

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import importlib.util
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -44,14 +45,15 @@ WebFactory = Callable[..., contextlib.AbstractAsyncContextManager[Web]]
 
 @pytest.fixture(scope="session")
 def start_web(migrated: None) -> WebFactory:
-    """``async with start_web("connect4x4", "matchmaking") as web:`` services and the bridge.
+    """``async with start_web("connect4x4", "matchmaking") as web:`` services and the bridge
+    (on ``sock=`` when given: a test that must know the bridge's URL before it starts).
 
     The gRPC server's port is chosen first, so the word games find the dictionary on it
     (``PARLOR_DICTIONARY_TARGET``), as on the platform.
     """
 
     @contextlib.asynccontextmanager
-    async def start(*names: str) -> AsyncIterator[Web]:
+    async def start(*names: str, sock: socket.socket | None = None) -> AsyncIterator[Web]:
         port = free_port()
         factories = available()
         auth = AuthSettings(private_key=_integration.TEST_KEY)
@@ -60,7 +62,7 @@ def start_web(migrated: None) -> WebFactory:
         os.environ["PARLOR_DICTIONARY_TARGET"] = f"127.0.0.1:{port}"
         try:
             async with running(settings, [factories[n] for n in names], auth) as server:
-                async with serve_bridge(_integration.Platform(server, auth)) as web:
+                async with serve_bridge(_integration.Platform(server, auth), sock) as web:
                     yield web
         finally:
             if saved is None:
@@ -72,9 +74,10 @@ def start_web(migrated: None) -> WebFactory:
 
 
 @contextlib.asynccontextmanager
-async def serve_bridge(platform: Any) -> AsyncIterator[Web]:
-    """The bridge on a free port in front of a running platform, until the block ends."""
-    sock = bind("127.0.0.1", 0)
+async def serve_bridge(platform: Any, sock: socket.socket | None = None) -> AsyncIterator[Web]:
+    """The bridge on a free port (or ``sock``) in front of a running platform, until the
+    block ends."""
+    sock = sock or bind("127.0.0.1", 0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     task = asyncio.create_task(serve_http(sock, Channels(platform.target, {}), None))
     try:

@@ -10,6 +10,7 @@ import { grid, type GridCell } from "./a11y";
 import { canAct, commandId, eventSeat, seatName, type GameKind, type View } from "./play";
 import { Connect4x4Service, Content, Side, Status, type Game, type Hole } from "@parlor/client/gen/parlor/connect4x4/v1/connect4x4_pb";
 import type { SeatLike } from "./play";
+import { nameOf } from "./names";
 
 const COLUMNS = 7;
 const ROWS = 6;
@@ -186,7 +187,7 @@ export const connect4x4: GameKind<Game> = {
   board(game, view) {
     const mine = view.seat;
     const stock = game.seats.map((s) =>
-      h("li", { class: `seat-${s.index}` }, h("span", { class: "swatch" }), `${s.displayName || s.playerId}: ${game.checkersLeft[s.index] ?? 0} checkers, ${game.blockersLeft[s.index] ?? 0} blockers`),
+      h("li", { class: `seat-${s.index}` }, h("span", { class: "swatch" }), `${nameOf(s)}: ${game.checkersLeft[s.index] ?? 0} checkers, ${game.blockersLeft[s.index] ?? 0} blockers`),
     );
     const canBlock = canAct(view) && mine !== undefined && (game.blockersLeft[mine] ?? 0) > 0 && game.status === Status.IN_PROGRESS;
     const last = lastCells(view);

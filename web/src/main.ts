@@ -1,5 +1,6 @@
-// Parlor in the browser: guest sign-in, the lobby, and each game's live and replay pages.
-// Routes live in the URL's fragment: #/ (lobby), #/play/<type>/<id>, #/replay/<type>/<id>;
+// Parlor in the browser: guest or account sign-in, the lobby, the account page, and each
+// game's live and replay pages.
+// Routes live in the URL's fragment: #/ (lobby), #/account, #/leaderboards, #/play/<type>/<id>, #/replay/<type>/<id>;
 // a private game's spectator invite is a last part of the two (#/play/<type>/<id>/<invite>).
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
@@ -13,6 +14,10 @@ import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
+import { inboxCard } from "./inbox";
+import * as accounts from "./account";
+import { lookUp, nameOf, remember } from "./names";
+import { leaderboardsPage } from "./leaderboard";
 
 const KINDS: GameKind<GameLike>[] = BOARDS as unknown as GameKind<GameLike>[];
 const kindOf = (type: string) => KINDS.find((k) => k.type === type);
@@ -50,6 +55,8 @@ const who = document.getElementById("who")!;
 let leave: (() => void) | undefined;
 let refreshing: (() => void) | undefined;
 let refreshingFor = "";
+let offeredProviders: Promise<string[]> | undefined;
+const providerNames = () => (offeredProviders ??= accounts.providers());
 
 function go(hash: string): void {
   if (location.hash === hash) route();
@@ -62,6 +69,12 @@ function route(): void {
   notice("");
   const me = session.load();
   if (!me) {
+    const held = session.stored();
+    if (held?.account && !resumed.has(held.token)) {
+      resumed.add(held.token);
+      void resume().then(route);
+      return;
+    }
     replace(who);
     signIn();
     return;
@@ -69,21 +82,71 @@ function route(): void {
   if (refreshingFor !== me.playerId) {
     refreshing?.();
     refreshingFor = me.playerId;
-    refreshing = session.keepFresh(me, async () => (await unary(IdentityService, "refreshToken", {})).token);
+    refreshing = session.keepFresh(me, async (token) => {
+      if (!me.account) return (await unary(IdentityService, "refreshToken", {})).token;
+      const renewed = await accounts.renew(session.stored, token);
+      if (!renewed) throw new Error("signed out");
+      return renewed.token;
+    });
   }
   replace(
     who,
-    `Signed in as ${me.name} `,
+    me.account ? "Signed in as " : "Playing as guest ",
+    h("span", { id: "who-name" }, me.name || "(no handle yet)"),
+    " ",
     h("a", { href: "#/" }, "Lobby"),
     " · ",
-    h("button", { class: "link", id: "sign-out", onclick: () => { session.clear(); go("#/"); } }, "Sign out"),
+    h("a", { href: "#/leaderboards", id: "leaderboards-link" }, "Leaderboards"),
+    " · ",
+    h("a", { href: "#/account", id: "account-link" }, "Account"),
+    " · ",
+    h("button", { class: "link", id: "sign-out", onclick: () => void signOut(me) }, "Sign out"),
   );
   const [, page, type, id, invite] = location.hash.split("/");
   const kind = type ? kindOf(type) : undefined;
   const shared = invite ? decodeURIComponent(invite) : "";
-  if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
+  if (page === "leaderboards") {
+    let close = () => {};
+    let gone = false;
+    leave = () => {
+      gone = true;
+      close();
+    };
+    void gameTypes().then(
+      (games) => {
+        if (!gone) close = leaderboardsPage(main, games.map((g) => g.kind));
+      },
+      (err) => notice(`No games offered: ${describe(err)}`, "error"),
+    );
+  } else if (page === "account") {
+    void providerNames().then((names) => {
+      if (location.hash !== "#/account") return;
+      accounts.accountPage(main, me, names, (handle) => {
+        remember(me.playerId, handle);
+        me.name = handle;
+        session.save(me);
+        replace(document.getElementById("who-name") ?? who, handle);
+      }, () => void signOut(me));
+    });
+  } else if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else leave = lobby(me);
+}
+
+// Signing out: an account's session is ended at the service too (the bridge's cookie with it).
+async function signOut(me: session.Session): Promise<void> {
+  if (me.account) {
+    try {
+      await accounts.signOut();
+    } catch (err) {
+      notice(`Not signed out: ${describe(err)}`, "error");
+      return;
+    }
+  }
+  session.clear();
+  refreshing?.();
+  refreshingFor = "";
+  go("#/");
 }
 
 function signIn(): void {
@@ -106,6 +169,9 @@ function signIn(): void {
     }
   });
   replace(main, form);
+  void providerNames().then((names) => {
+    if (form.isConnected) form.after(accounts.signInLinks(names) ?? "");
+  });
 }
 
 function select(id: string, options: string[], labels?: string[]): HTMLSelectElement {
@@ -163,7 +229,9 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     }
   };
   const offeredOf = (type: string) => games.find((g) => g.kind.type === type);
-  const seat = { index: 0, playerId: me.playerId, displayName: me.name };
+  // an account's handle stays out of game events (they cannot be erased): its seat is named
+  // by the player id, and the handle is looked up when shown
+  const seat = { index: 0, playerId: me.playerId, displayName: me.account ? "" : me.name };
 
   // Against bots: a game created at once, the other seats bots of the chosen level.
   const botGame = gameSelect("bot-game", games);
@@ -313,6 +381,8 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
           listed(kind, { inProgressOnly: true }),
           listed(kind, { playerId: me.playerId, finishedOnly: true }),
         ]);
+        // every player of these games by handle, when they have one
+        await lookUp([going, all, done].flatMap((l) => l.games.flatMap((g) => g.seats.map((s) => s.playerId))));
         for (const g of going.games) open.push(inProgress(kind, g, me.playerId));
         if (going.nextPageToken) open.push(h("li", { class: "hint" }, `${kind.label}: only the ${going.games.length} newest are shown`));
         for (const g of all.games) live.push(entry(kind, g, "play", "Watch"));
@@ -329,9 +399,15 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   };
   void listings();
 
+  const challenges = inboxCard(
+    games.map((g) => ({ type: g.kind.type, label: g.kind.label })),
+    (type, gameId) => go(`#/play/${type}/${gameId}`),
+  );
+  streams.push(challenges);
   replace(
     main,
     h("div", { class: "lobby" }, botForm, matchCard),
+    challenges.el,
     h("div", { class: "lobby" }, openCard, h("section", { class: "card" }, h("h3", {}, "Your finished games"), mineEl)),
     h("section", { class: "card" }, h("h3", {}, "Live games"), liveEl),
   );
@@ -354,15 +430,47 @@ function inProgress(kind: GameKind<GameLike>, g: Summary, me: string): Node {
     "li",
     {},
     h("a", { href: `#/play/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `Resume: ${kind.label}`),
-    ` against ${opponents(g.seats, me)}`,
+    ` against ${opponents(g.seats, me, nameOf)}`,
     since ? h("span", { class: "hint" }, ` · started ${since}`) : null,
   );
 }
 
 function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string): Node {
-  const names = g.seats.map((s) => s.displayName || s.playerId).join(" vs ");
+  const names = g.seats.map(nameOf).join(" vs ");
   return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ` ${names}`, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
 }
 
-window.addEventListener("hashchange", route);
-route();
+// An account's access token from the bridge, which holds its session: when the provider has
+// sent the browser back (#/signed-in), or the token held has expired (a tab asleep past its
+// renewal). False when there is none any more (signed out elsewhere, ended, expired: the page
+// is a guest's again), or it cannot be had now.
+async function resume(): Promise<boolean> {
+  const held = session.stored();
+  try {
+    const renewed = await accounts.renew(session.stored, held?.token ?? "");
+    if (renewed) {
+      session.save(renewed);
+      const a = await accounts.account();
+      renewed.name = a?.handle ?? "";
+      if (a?.handle) remember(renewed.playerId, a.handle);
+      session.save(renewed);
+      return true;
+    }
+    if (held?.account) session.clear();
+  } catch (err) {
+    notice(`Not signed in: ${describe(err)}`, "error");
+  }
+  return false;
+}
+const resumed = new Set<string>(); // the expired tokens a resume was tried for: once each
+
+async function start(): Promise<void> {
+  if (location.hash === "#/signed-in") {
+    await resume();
+    history.replaceState(null, "", "#/account");
+  }
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+void start();

@@ -23,8 +23,9 @@ export interface KindLike {
 }
 
 // "random bot", "Bob and random bot", "Bob, Carol and random bot": everyone seated but me.
-export function opponents(seats: SeatLike[], me: string): string {
-  const names = seats.filter((s) => s.playerId !== me).map((s) => s.displayName || s.playerId);
+// `name`: how a player is shown (the page: its handle when it has one).
+export function opponents(seats: SeatLike[], me: string, name = (s: SeatLike) => s.displayName || s.playerId): string {
+  const names = seats.filter((s) => s.playerId !== me).map(name);
   if (names.length === 0) return "yourself";
   if (names.length === 1) return names[0];
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;

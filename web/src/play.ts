@@ -7,6 +7,8 @@ import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { h, notice, replace } from "./dom";
 import { announce, focusKey, restoreFocus, shortcuts } from "./a11y";
+import { rematchButton } from "./inbox";
+import { lookUp, nameOf } from "./names";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
 export interface SeatLike {
@@ -113,7 +115,7 @@ export function seatOf(seats: SeatLike[], playerId: string): number | undefined 
 
 export function seatName(seats: SeatLike[], seat: number): string {
   const s = seats.find((x) => x.index === seat);
-  return s ? s.displayName || s.playerId : `seat ${seat}`;
+  return s ? nameOf(s) : `seat ${seat}`;
 }
 
 export function describe(error: unknown): string {
@@ -133,7 +135,7 @@ function seatsLine(seats: SeatLike[], me: number | undefined, clocks: Clocks | u
         "li",
         { class: `seat seat-${s.index}${s.index === me ? " me" : ""}` },
         h("span", { class: "swatch" }),
-        s.displayName || s.playerId,
+        nameOf(s),
         shown && clocks.seats.some((c) => c.seat === s.index) ? h("span", { class: "clock", "data-seat": s.index }) : null,
       ),
     ),
@@ -271,6 +273,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     titleEl.textContent = `${kind.label}: ${playersTitle(seats)}`;
     document.title = `${kind.label}: ${playersTitle(seats)} · Parlor`;
     replace(seatsEl, seatsLine(seats, view.seat, game.clocks));
+    void lookUp(seats.map((s) => s.playerId)).then((found) => found && draw());
     tick();
     const status = view.online ? kind.status(game, view) : "Connection lost: waiting for the server…";
     if (statusEl.textContent !== status) statusEl.textContent = status;
@@ -278,7 +281,8 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     replace(logEl, log.map((m) => h("li", { class: m.seat !== undefined ? `seat-${m.seat}` : "" }, moveLine(seats, m))));
     restoreFocus(focused);
     if (kind.finished(game)) {
-      replace(links, h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game"));
+      const replayLink = h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game");
+      replace(links, replayLink, view.seat === undefined ? "" : " ", view.seat === undefined ? "" : rematchButton(kind.type, gameId));
     } else if (view.seat === undefined) {
       replace(links, h("span", { class: "spectating" }, "You are watching."));
     } else if (shared) {
@@ -407,6 +411,7 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     const move = moveOf(kind, frame.event, game);
     noteEl.textContent = move ? moveLine(kind.seats(game), move) : frame.event ? (frame.event.info?.type.split(".").pop() ?? "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() : "";
     replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
+    void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && show());
     paintClocks(seatsEl, game.clocks, 0, false); // as they stood after this event: nothing runs
     statusEl.textContent = kind.status(game, view);
     const focused = focusKey();

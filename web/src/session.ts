@@ -1,4 +1,6 @@
-// The signed-in guest: token, player id and name, kept in localStorage across reloads.
+// Who is playing: a guest or an account; token, player id and name (an account's handle),
+// kept in localStorage across reloads. An account's refresh token is not here: the bridge
+// keeps it in an HttpOnly cookie (account.ts).
 import { tokenExpiresAt as expiresAt, tokenExpired as expired } from "@parlor/client";
 import { setToken } from "./api";
 
@@ -6,19 +8,26 @@ export interface Session {
   token: string;
   playerId: string;
   name: string;
+  account?: boolean; // signed in with a provider (renewed through the bridge), else a guest
 }
 
 const KEY = "parlor.session";
 
-export function load(): Session | null {
+// What is stored, expired or not.
+export function stored(): Session | null {
   try {
     const s = JSON.parse(localStorage.getItem(KEY) ?? "null") as Session | null;
-    if (!s || !s.token || expired(s.token)) return null;
-    setToken(s.token);
-    return s;
+    return s && s.token ? s : null;
   } catch {
     return null;
   }
+}
+
+export function load(): Session | null {
+  const s = stored();
+  if (!s || expired(s.token)) return null;
+  setToken(s.token);
+  return s;
 }
 
 export function save(s: Session): void {

@@ -18,6 +18,7 @@ import { h } from "./dom";
 import { announce, grid as ariaGrid, setCursor, toolbar, type GridCell } from "./a11y";
 import { canAct, commandId, eventSeat, type GameKind, type SeatLike, type View } from "./play";
 import { Phase, TakeFourService, type Game, type GridTile } from "@parlor/client/gen/parlor/takefour/v1/takefour_pb";
+import { nameOf } from "./names";
 
 type Chosen = { kind: "hand"; tile: number; face: string } | { kind: "grid"; x: number; y: number } | null;
 let chosen: Chosen = null;
@@ -158,7 +159,7 @@ export const takefour: GameKind<Game> = {
   status(game, view) {
     if (game.phase === Phase.OVER) {
       const seats = seatsOf(game);
-      const names = game.winners.map((w) => (w === view.seat ? "you" : seats[w]?.displayName || `seat ${w}`)).join(" and ");
+      const names = game.winners.map((w) => (w === view.seat ? "you" : (seats[w] ? nameOf(seats[w]) : `seat ${w}`))).join(" and ");
       return `Game over after round ${game.round}: ${names} won (lowest total).`;
     }
     const mine = view.seat !== undefined ? game.seats[view.seat] : undefined;
@@ -242,7 +243,7 @@ export const takefour: GameKind<Game> = {
       h(
         "tr",
         { class: `seat-${i}` },
-        h("td", {}, h("span", { class: "swatch" }), s.seat?.displayName || s.seat?.playerId || `seat ${i}`),
+        h("td", {}, h("span", { class: "swatch" }), (s.seat ? nameOf(s.seat) : `seat ${i}`)),
         h("td", {}, s.inHand),
         h("td", {}, s.onGrid),
         h("td", {}, s.calls),
@@ -254,7 +255,7 @@ export const takefour: GameKind<Game> = {
     const others = game.seats
       .map((s, i) => ({ s, i }))
       .filter(({ s, i }) => i !== view.seat && s.visible)
-      .map(({ s }) => h("div", { class: "tf-other" }, h("h4", {}, s.seat?.displayName ?? ""), grid(game, view, s.grid, false, s.seat?.displayName || `seat ${s.seat?.index ?? ""}`)));
+      .map(({ s }) => h("div", { class: "tf-other" }, h("h4", {}, s.seat ? nameOf(s.seat) : ""), grid(game, view, s.grid, false, s.seat ? nameOf(s.seat) : "another player")));
     return h(
       "div",
       { class: "tf", "data-phase": PHASES[game.phase] ?? "" },
@@ -269,7 +270,7 @@ export const takefour: GameKind<Game> = {
         progress,
       ),
       rounds.length
-        ? h("table", { class: "rounds" }, h("tr", {}, h("th", {}, "round"), ...game.seats.map((s) => h("th", {}, s.seat?.displayName ?? ""))), rounds)
+        ? h("table", { class: "rounds" }, h("tr", {}, h("th", {}, "round"), ...game.seats.map((s) => h("th", {}, s.seat ? nameOf(s.seat) : ""))), rounds)
         : null,
       others,
     );

@@ -17,6 +17,7 @@ import { h } from "./dom";
 import { announce, grid, setCursor, toolbar, type GridCell } from "./a11y";
 import { canAct, commandId, eventSeat, seatName, type GameKind, type View } from "./play";
 import { Status, UpwordsService, type Game } from "@parlor/client/gen/parlor/upwords/v1/upwords_pb";
+import { nameOf } from "./names";
 
 const SIZE = 10;
 const COLUMNS = "ABCDEFGHIJ";
@@ -254,7 +255,7 @@ export const upwords: GameKind<Game> = {
           )
         : null;
     const scores = game.seats.map((s) =>
-      h("li", { class: `seat-${s.index}` }, h("span", { class: "swatch" }), `${s.displayName || s.playerId}: ${game.scores[s.index] ?? 0} points, ${game.rackSizes[s.index] ?? 0} tiles`),
+      h("li", { class: `seat-${s.index}` }, h("span", { class: "swatch" }), `${nameOf(s)}: ${game.scores[s.index] ?? 0} points, ${game.rackSizes[s.index] ?? 0} tiles`),
     );
     return h(
       "div",

@@ -7,10 +7,13 @@ import { ParlorError } from "./errors.js";
 import { tokenExpiresAt, tokenPlayerId } from "./token.js";
 import { Transport, type CallOptions, type StreamOptions, type TransportOptions } from "./transport.js";
 import { DictionaryService } from "./gen/parlor/dictionary/v1/dictionary_pb.js";
-import { IdentityService } from "./gen/parlor/identity/v1/identity_pb.js";
+import { IdentityService, type Account } from "./gen/parlor/identity/v1/identity_pb.js";
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 import { ScoringService } from "./gen/parlor/scoring/v1/scoring_pb.js";
 import { GAME_SERVICES } from "./games.js";
+
+/** GetPlayers takes at most this many ids a call; `handles` asks in batches. */
+export const MAX_PLAYERS_PER_CALL = 100;
 
 /** The methods of a generated service (`typeof Connect4x4Service`). */
 export type MethodsOf<T> = T extends GenService<infer S> ? S : never;
@@ -150,6 +153,81 @@ export class ParlorClient {
     const reply = await this.identity.refreshToken({}, options);
     this.token = reply.token;
     return reply.token;
+  }
+
+  // -- accounts (docs/accounts.md): sign-in through an OpenID Connect provider ---------------
+
+  /**
+   * Begin an account's sign-in with a provider (IdentityService.BeginSignIn, no token
+   * needed): the provider's URL to send the player's browser to, and the state its redirect
+   * to `redirectUri` (one configured for the provider) must carry back. Keep the state and
+   * complete only a redirect carrying it: any other is someone else's sign-in. In a browser
+   * served by the web gateway, link to `signInUrl(provider)` instead: the gateway does this
+   * and keeps the session in a cookie no script can read.
+   */
+  beginSignIn(provider: string, redirectUri: string, options?: CallOptions): Promise<ResponseOf<MethodsOf<typeof IdentityService>["beginSignIn"]>> {
+    return this.identity.beginSignIn({ provider, redirectUri }, options);
+  }
+
+  /**
+   * Complete it with the redirect's `state`, `code` and `iss` (IdentityService.CompleteSignIn):
+   * the account, its access token (held from then on) and its refresh token. Never retried:
+   * a state is used once.
+   */
+  async completeSignIn(
+    answer: { state: string; code: string; iss?: string },
+    options?: CallOptions,
+  ): Promise<ResponseOf<MethodsOf<typeof IdentityService>["completeSignIn"]>> {
+    const reply = await this.identity.completeSignIn({ state: answer.state, code: answer.code, iss: answer.iss ?? "" }, { ...options, retries: 0 });
+    this.token = reply.accessToken;
+    return reply;
+  }
+
+  /**
+   * The next access token (held from then on) and refresh token of an account's session
+   * (IdentityService.RenewSession); `refreshToken` is spent. Never retried: a refresh token
+   * sent twice looks stolen, and the service then ends the whole session.
+   */
+  async renewSession(refreshToken: string, options?: CallOptions): Promise<ResponseOf<MethodsOf<typeof IdentityService>["renewSession"]>> {
+    const reply = await this.identity.renewSession({ refreshToken }, { ...options, retries: 0 });
+    this.token = reply.accessToken;
+    return reply;
+  }
+
+  /** End the session `refreshToken` belongs to (IdentityService.SignOut); the client holds no token after. */
+  async signOut(refreshToken: string, options?: CallOptions): Promise<void> {
+    await this.identity.signOut({ refreshToken }, options);
+    this.token = "";
+  }
+
+  /** The signed-in account (a guest's token: FAILED_PRECONDITION NOT_AN_ACCOUNT). */
+  async account(options?: CallOptions): Promise<Account | undefined> {
+    return (await this.identity.getAccount({}, options)).account;
+  }
+
+  /** Choose the account's handle; refused with its reason (HANDLE_TAKEN, HANDLE_RESERVED...). */
+  async setHandle(handle: string, options?: CallOptions): Promise<Account | undefined> {
+    return (await this.identity.setHandle({ handle }, options)).account;
+  }
+
+  /**
+   * The handle of each of these players that has one (IdentityService.GetPlayers, 100 ids a
+   * call), for showing players: games and tokens name an account by its player id. Guests,
+   * bots and accounts without a handle are not in the map.
+   */
+  async handles(playerIds: Iterable<string>, options?: CallOptions): Promise<Map<string, string>> {
+    const wanted = [...new Set(playerIds)];
+    const found = new Map<string, string>();
+    for (let i = 0; i < wanted.length; i += MAX_PLAYERS_PER_CALL) {
+      const { players } = await this.identity.getPlayers({ playerIds: wanted.slice(i, i + MAX_PLAYERS_PER_CALL) }, options);
+      for (const p of players) if (p.handle) found.set(p.playerId, p.handle);
+    }
+    return found;
+  }
+
+  /** Where a browser begins a sign-in at the web gateway (its /auth/sign-in route, docs/web.md). */
+  signInUrl(provider: string): string {
+    return `${this.transport.baseUrl}/auth/sign-in?provider=${encodeURIComponent(provider)}`;
   }
 
   /**

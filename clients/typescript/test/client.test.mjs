@@ -234,3 +234,48 @@ test("a rate limit's refusal says when to retry, and retries wait that long; sig
   assert.equal(error.retryAfterMs, 50);
   assert.equal(error.transient, false);
 });
+
+test("an account's sign-in holds its access token; completing and renewing are sent once, never retried", async () => {
+  const access = jwt({ sub: "acct-1", exp: 2_000_000_000 });
+  const renewed = jwt({ sub: "acct-1", exp: 2_000_000_100 });
+  const answers = {
+    BeginSignIn: () => json({ authorizationUrl: "https://idp.test/authorize?state=s1", state: "s1" }),
+    CompleteSignIn: () => json({ accessToken: access, refreshToken: "f.r1", account: { playerId: "acct-1" }, created: true }),
+    RenewSession: (n) => (n === 3 ? json(errorBody("UNAVAILABLE", "", "restarting"), 503) : json({ accessToken: renewed, refreshToken: "f.r2" })),
+    SignOut: () => json({}),
+  };
+  const { fetch, requests } = fakeFetch((r, n) => answers[r.url.split("/").pop()](n));
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch });
+  const begun = await parlor.beginSignIn("keycloak", "http://127.0.0.1:47512/parlor/signed-in");
+  assert.equal(begun.state, "s1");
+  assert.deepEqual(requests[0].body, { provider: "keycloak", redirectUri: "http://127.0.0.1:47512/parlor/signed-in" });
+  const done = await parlor.completeSignIn({ state: "s1", code: "c1", iss: "https://idp.test" });
+  assert.equal(done.account?.playerId, "acct-1");
+  assert.equal(parlor.token, access);
+  assert.equal(parlor.playerId, "acct-1");
+  assert.deepEqual(requests[1].body, { state: "s1", code: "c1", iss: "https://idp.test" });
+
+  // a renewal that fails is not sent again, even when asked to retry: the token may be spent
+  const failed = await parlor.renewSession("f.r1", { retries: 3 }).catch((e) => e);
+  assert.equal(failed.status, "UNAVAILABLE");
+  assert.equal(requests.length, 3);
+  const next = await parlor.renewSession("f.r1");
+  assert.equal(next.refreshToken, "f.r2");
+  assert.equal(parlor.token, renewed);
+  assert.equal(requests[3].headers.authorization, `Bearer ${access}`);
+  await parlor.signOut("f.r2");
+  assert.deepEqual(requests[4].body, { refreshToken: "f.r2" });
+  assert.equal(parlor.token, "");
+  assert.equal(parlor.signInUrl("key cloak"), `${BASE}/auth/sign-in?provider=key%20cloak`);
+});
+
+test("handles asks GetPlayers in batches of 100 and keeps only the players that have one", async () => {
+  const { fetch, requests } = fakeFetch((r) => json({ players: r.body.playerIds.map((id) => ({ playerId: id, handle: id.startsWith("acct-") ? `h${id.slice(5)}` : "" })) }));
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch, token: "t" });
+  const ids = [...Array.from({ length: 150 }, (_, i) => `acct-${i}`), "guest-1", "bot:random", "acct-0"];
+  const handles = await parlor.handles(ids);
+  assert.deepEqual(requests.map((r) => r.body.playerIds.length), [100, 52]);
+  assert.equal(handles.size, 150);
+  assert.equal(handles.get("acct-7"), "h7");
+  assert.equal(handles.has("guest-1"), false);
+});

@@ -136,3 +136,15 @@ test("examples/bot-match.mjs is matched with a bot at once and plays the game to
   assert.match(out, /^game \S+: you \(\S+, seat \d\) against bot:random$/m);
   assert.match(out, /^(you win|bot:random wins|a tie) \(\w+\) after \d+ moves$/m);
 });
+
+test("a guest has no account and no handle; a sign-in with a provider the platform does not know is refused", { skip, timeout: 60_000 }, async () => {
+  const ada = await guest("Ada");
+  const notAccount = await ada.account().catch((e) => e);
+  assert.ok(isParlorError(notAccount, "NOT_AN_ACCOUNT"), String(notAccount));
+  assert.equal(notAccount.status, "FAILED_PRECONDITION");
+  const handles = await ada.handles([ada.playerId, "bot:random"]);
+  assert.equal(handles.size, 0);
+  // a tokenless call, as the guest's sign-in was: retried past the per-address limit of those
+  const unknown = await new ParlorClient({ baseUrl: BASE }).beginSignIn("nowhere", "http://127.0.0.1:9/x", { retries: 3 }).catch((e) => e);
+  assert.ok(isParlorError(unknown, "UNKNOWN_PROVIDER"), String(unknown));
+});

@@ -127,15 +127,18 @@ def running_provider(
 
 
 async def play_user(
-    authorization_url: str, login: str, username: str | None = None
+    authorization_url: str,
+    login: str,
+    username: str | None = None,
+    redirect_uri: str = REDIRECT_URI,
 ) -> dict[str, str]:
     """The user's part at the provider, over HTTP as a browser would (cookies kept, each
     redirect followed by hand): sign in as ``login``, consent, and stop at the redirect to
-    Parlor's redirect URI. The query parameters sent there (``code``, ``state``, ``iss``)."""
+    Parlor's ``redirect_uri``. The query parameters sent there (``code``, ``state``, ``iss``)."""
     async with httpx.AsyncClient(follow_redirects=False, timeout=10) as browser:
         url = authorization_url
         for _ in range(20):
-            if url.startswith(REDIRECT_URI):
+            if url.startswith(redirect_uri):
                 return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
             response = await browser.get(url)
             if response.is_redirect:

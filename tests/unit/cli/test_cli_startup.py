@@ -51,3 +51,9 @@ def test_help_imports_nothing_heavy() -> None:
     assert "verify" in report["runs"][0][1]
     assert "connect4x4 | takefour | upwords" in report["runs"][1][1].replace("\n", " ")
     assert report["heavy"] == []
+
+
+def test_the_login_port_help_shows_is_the_login_modules() -> None:
+    from parlor.cli import login, main
+
+    assert main.LOGIN_PORT == login.DEFAULT_PORT

@@ -20,6 +20,7 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.clocks import Clock, Stamp, advance, deadline, remaining
 from parlor.gamehost.deadlines import MemoryDeadlines
+from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
 from parlor.gamehost.sweeper import Sweeper
 from parlor.gamehost.timecontrol import TimeControl
@@ -149,8 +150,10 @@ def test_a_late_move_gets_the_timeout_not_the_move_and_the_other_seat_wins() -> 
         host = c4_host(now=now)
         await open_c4(host, TimeControl.per_move(30))
         now.advance(31)
+        # A late command is made through the pipeline, which appends the timeouts before it.
+        moves = Pipeline.bare(host)
         with pytest.raises(FailedPrecondition) as refused:
-            await host.execute("g", drop(0), actor="ada", command_id="late-1")
+            await moves.execute("g", drop(0), actor="ada", command_id="late-1")
         assert refused.value.reason == "TIMED_OUT"
         events = [r.event for r in await host.history("g")]
         assert isinstance(events[-3], c4.PlayerTimedOut)
@@ -162,7 +165,7 @@ def test_a_late_move_gets_the_timeout_not_the_move_and_the_other_seat_wins() -> 
         assert [s.timed_out for s in finished.standings] == [True, False]
         # The client's id was not spent on the timeout: a retry is refused as the game stands.
         with pytest.raises(FailedPrecondition):
-            await host.execute("g", drop(0), actor="ada", command_id="late-1")
+            await moves.execute("g", drop(0), actor="ada", command_id="late-1")
 
     run(go())
 
@@ -253,7 +256,7 @@ def test_three_player_connect4x4_goes_on_after_a_seat_times_out() -> None:
         assert table.game.turn == 0  # bob's turns are skipped
         now.advance(31)
         with pytest.raises(FailedPrecondition):
-            await host.execute("g", drop(0), actor="ada")
+            await Pipeline.bare(host).execute("g", drop(0), actor="ada")
         table, _ = await host.load("g")
         assert table.game.status is c4.Status.WON
         assert table.game.winner == 2
@@ -508,7 +511,7 @@ def test_the_winner_hears_game_over_and_the_loser_timed_out() -> None:
         await host.execute("g", drop(0), actor="ada")
         now.advance(31)  # bob (seat 1, to move) runs out
         with pytest.raises(FailedPrecondition) as winner:
-            await host.execute("g", drop(0), actor="ada", command_id="m2")
+            await Pipeline.bare(host).execute("g", drop(0), actor="ada", command_id="m2")
         assert winner.value.reason == "GAME_OVER"
         assert "seat 1 ran out of time" in str(winner.value)
         table, _ = await host.load("g")

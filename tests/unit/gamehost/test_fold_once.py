@@ -18,6 +18,7 @@ from parlor.core.decider import Decider
 from parlor.core.errors import FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost, Outcome
+from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Seated, SeatsTaken, Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
@@ -135,7 +136,8 @@ def test_timeouts_fired_by_a_command_are_folded_once_with_it_and_when_they_preem
         now.at += timedelta(seconds=120)  # cy runs out before moving: the timeout ends it
         engine.evolves = 0
         with pytest.raises(FailedPrecondition) as refused:
-            await host.execute("g", c4.DropChecker(2, 3, c4.Side.FRONT), actor="cy")
+            late = c4.DropChecker(2, 3, c4.Side.FRONT)  # its timeouts: the pipeline's to make
+            await Pipeline.bare(host).execute("g", late, actor="cy")
         assert refused.value.reason == "TIMED_OUT"
         appended = [r.event for r in await host.history("g", moved.version + 1)]
         assert isinstance(appended[-1], GameFinished)

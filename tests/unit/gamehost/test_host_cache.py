@@ -9,6 +9,7 @@ import pytest
 from parlor.core.errors import ParlorError
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
+from parlor.gamehost.command import Command
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.codec import Codec
@@ -57,7 +58,7 @@ def test_a_move_refused_on_a_current_cached_state_is_decided_once() -> None:
             return command
 
         with pytest.raises(ParlorError) as refused:
-            await host.execute("g", counted, actor="bob")
+            await host.decide("g", Command("bob", lambda table, seat: counted(table), seat=1))
         assert refused.value.reason == "NOT_YOUR_TURN"
         assert len(decided) == 1  # the store had nothing newer: the refusal stood at once
 

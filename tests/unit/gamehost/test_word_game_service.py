@@ -14,7 +14,6 @@ import pytest
 
 from parlor.gamehost.botwords import index_once
 from parlor.gamehost.command import Command, expires_in
-from parlor.gamehost.pipeline import built
 from parlor.gamehost.service import deadline
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
@@ -74,7 +73,9 @@ async def test_a_declared_moves_command_carries_the_verdicts_on_its_words_in_one
         asks=True,
         expires=expires_in(deadline(Context())),
     )
-    said = await built(command, table("lex-1"), 1, service.outside_answers())
+    said = await dataclasses.replace(command, seat=1).made(
+        table("lex-1"), service.outside_answers()
+    )
     assert said == Say(1, ("cat", "zzz"), {"cat": True, "zzz": False})
     # the game's lexicon, the caller's time left (2.5 s at the edge, less by now)
     assert words.asked == [("lex-1", ("cat", "zzz"), pytest.approx(2.5, abs=0.5))]
@@ -83,8 +84,8 @@ async def test_a_declared_moves_command_carries_the_verdicts_on_its_words_in_one
 async def test_a_command_that_needs_no_words_asks_the_dictionary_nothing() -> None:
     words = Words()
     service = SayService(host=None, dictionary=words)  # type: ignore[arg-type]
-    command = Command("ada", lambda table, seat: Say(seat), asks=True)
-    assert await built(command, table("lex-1"), 0, service.outside_answers()) == Say(0)
+    command = Command("ada", lambda table, seat: Say(seat), seat=0, asks=True)
+    assert await command.made(table("lex-1"), service.outside_answers()) == Say(0)
     assert await service.with_verdicts(table("lex-2").game, Say(3, ("dog",))) == Say(
         3, ("dog",), {"dog": True}
     )

@@ -64,6 +64,23 @@ def test_a_request_deadline_that_would_refuse_every_request_stops_the_start(seco
     assert load(WebSettings, {"PARLOR_WEB_REQUEST_SECONDS": "2.5"}).request_seconds == 2.5
 
 
+@pytest.mark.parametrize(
+    "uri",
+    ["", "play.example.com/auth/callback", "https://play.example.com/", "ftp://x/auth/callback"],
+)
+def test_sign_in_offered_without_the_bridges_callback_url_stops_the_start(uri: str) -> None:
+    from parlor.kit.settings import load
+    from parlor.webgateway.component import WebSettings
+
+    offered = {"PARLOR_WEB_SIGN_IN_PROVIDERS": "keycloak"}
+    with pytest.raises(SettingsError, match="PARLOR_WEB_SIGN_IN_REDIRECT_URI"):
+        load(WebSettings, {**offered, "PARLOR_WEB_SIGN_IN_REDIRECT_URI": uri})
+    good = "https://play.example.com/auth/callback"
+    settings = load(WebSettings, {**offered, "PARLOR_WEB_SIGN_IN_REDIRECT_URI": good})
+    assert settings.sign_in_providers == ("keycloak",)
+    assert load(WebSettings, {}).sign_in_providers == ()  # guests only: nothing needed
+
+
 def test_routes_send_a_package_or_service_elsewhere() -> None:
     routes = parse_routes(
         ("parlor.upwords.v1=upwords:50051", " parlor.identity.v1.IdentityService = mm:50051 ")
@@ -359,6 +376,12 @@ def test_no_page_may_frame_the_client_and_no_api_answer_is_stored(tmp_path: Any)
                 await client.post(f"{c4}/GetGame", content=b"{not json"),
                 await client.post(f"{c4}/NoSuchMethod", json={}),
                 await client.get("/api/anything"),
+                # sign-in's answers, each refused before any call (none is made here)
+                await client.get("/auth/providers"),
+                await client.get("/auth/sign-in", params={"provider": "none"}),
+                await client.get("/auth/callback", params={"state": "s", "code": "c"}),
+                await client.post("/auth/session", json={}),
+                await client.post("/auth/sign-out", content=b"{}"),
             ]
         return pages, api
 
@@ -491,3 +514,60 @@ def test_an_allowed_host_that_could_never_match_stops_the_start(entry: str) -> N
     with pytest.raises(SettingsError, match="PARLOR_WEB_ALLOWED_HOSTS"):
         load(WebSettings, {"PARLOR_WEB_ALLOWED_HOSTS": entry})
     assert load(WebSettings, {"PARLOR_WEB_ALLOWED_HOSTS": "play.example.com, .example.org, *"})
+
+
+def test_sign_in_refuses_what_it_can_without_calling_the_identity_service() -> None:
+    """Before any call: a sign-in begun by another site's page, a provider not offered, a
+    callback this browser never began, and the session routes without their cookie or JSON."""
+    import asyncio
+
+    import httpx
+
+    from parlor.webgateway.app import create_app
+    from parlor.webgateway.signin import SignInSettings
+
+    offered = SignInSettings(("keycloak",), "https://play.example.com/auth/callback")
+
+    def no_calls(service: str) -> Any:
+        raise AssertionError(f"called {service}")
+
+    app = create_app(catalog(), no_calls, None, sign_in=offered)
+
+    async def ask() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            begin = "/auth/sign-in?provider=keycloak"
+            return [
+                await client.get(begin, headers={"sec-fetch-site": "cross-site"}),
+                await client.get("/auth/sign-in?provider=github"),
+                await client.get("/auth/callback?state=s&code=c"),
+                await client.get(
+                    "/auth/callback?state=s&code=c", headers={"cookie": "parlor-sign-in=t"}
+                ),
+                await client.get("/auth/callback?error=access_denied&error_description=no"),
+                await client.post("/auth/session", json={}),
+                await client.post("/auth/session", content=b"{}"),
+                await client.post("/auth/sign-out", json={}),
+                await client.get("/auth/providers"),
+            ]
+
+    elsewhere, unknown, not_begun, mismatch, denied, no_session, form, out, offer = asyncio.run(
+        ask()
+    )
+    reasons = [
+        r.text.split('data-reason="')[1].split('"')[0]
+        for r in (elsewhere, unknown, not_begun, mismatch, denied)
+    ]
+    assert reasons == [
+        "SIGN_IN_FROM_ELSEWHERE",
+        "UNKNOWN_PROVIDER",
+        "SIGN_IN_NOT_STARTED",
+        "STATE_MISMATCH",
+        "PROVIDER_REFUSED",
+    ]
+    assert [elsewhere.status_code, unknown.status_code, not_begun.status_code] == [403, 404, 401]
+    assert "max-age=0" in mismatch.headers["set-cookie"].lower()  # the state is spent
+    assert (no_session.status_code, no_session.json()["reason"]) == (401, "NOT_SIGNED_IN")
+    assert (form.status_code, form.json()["reason"]) == (415, "NOT_JSON")
+    assert out.status_code == 200  # nothing to end: the cookie is cleared all the same
+    assert offer.json() == {"providers": ["keycloak"]}

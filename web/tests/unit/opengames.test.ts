@@ -21,6 +21,10 @@ test("a game in progress names everyone seated but the player", () => {
   assert.equal(opponents([seat("me"), seat("bob", "Bob"), seat("bot:easy")], "me"), "Bob and bot:easy");
   assert.equal(opponents([seat("carol", "Carol"), seat("me"), seat("bob", "Bob"), seat("dan", "Dan")], "me"), "Carol, Bob and Dan");
   assert.equal(opponents([seat("me"), seat("me")], "me"), "yourself");
+  // shown as the page names players: an account by its handle, the rest as they sat down
+  const handles = new Map([["acct-1", "bob"]]);
+  const byHandle = (s: { playerId: string; displayName: string }) => handles.get(s.playerId) || s.displayName || s.playerId;
+  assert.equal(opponents([seat("me"), seat("acct-1", "acct-1"), seat("bot:easy", "easy bot")], "me", byHandle), "bob and easy bot");
 });
 
 test("too many open games is said in words, with the game, the most allowed and where to end one", () => {

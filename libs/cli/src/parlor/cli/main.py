@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -42,13 +43,21 @@ def lazy(name: str) -> ModuleType:
 
 if TYPE_CHECKING:
     from parlor import client
+    from parlor.cli import login as logins
     from parlor.cli import session as sessions
+    from parlor.cli import turns
     from parlor.cli.games import GameAdapter
     from parlor.kit import settings
 else:
     sessions = lazy("parlor.cli.session")
+    logins = lazy("parlor.cli.login")
+    turns = lazy("parlor.cli.turns")
     client = lazy("parlor.client")
     settings = lazy("parlor.kit.settings")
+
+LOGIN_PORT = 47512
+"""``parlor.cli.login.DEFAULT_PORT``, written here so that help does not load the login module
+(and gRPC with it); tests/unit/cli/test_cli_startup.py checks the two agree."""
 
 T = TypeVar("T")
 STALE = frozenset({"ROUND_CHANGED", "PLAY_CHANGED"})
@@ -232,26 +241,108 @@ def token(
 
 
 @app.command()
-def whoami(token: Token = None) -> None:
-    """Who the token (--token, else PARLOR_TOKEN) says you are: player id, name, roles, expiry.
+def whoami(token: Token = None, target: Target = None) -> None:
+    """Who you are: the token (--token, else PARLOR_TOKEN, else the account `parlor login`
+    signed in at the target): player id, handle, name, roles, expiry.
 
     Create a game with this player id among its seats: the creator must sit in it.
     """
     held = token or os.environ.get("PARLOR_TOKEN")
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    account = None
     if not held:
-        raise fail("no token: pass --token, or export PARLOR_TOKEN=$(parlor token)", 2)
+        try:
+            held = sessions.account_token(where)
+        except settings.SettingsError as exc:
+            raise fail(str(exc)) from None
+        if not held:
+            raise fail(
+                f"not signed in at {where}, and no token: `parlor login --provider NAME`,"
+                " or pass --token / export PARLOR_TOKEN=$(parlor token) (a guest)",
+                2,
+            )
+        account = run(_account(where, held))
     try:
         who = sessions.claims(held)
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     out = console()
     out.print(f"player id: {who.player_id}")
+    if account is not None:
+        out.print(f"account:   signed in at {where} (parlor logout to sign out)")
+        out.print(f"handle:    {account.handle or '- (none chosen yet)'}")
+        for identity in account.identities:
+            out.print(f"identity:  {identity.issuer} ({identity.subject})")
     out.print(f"name:      {who.name or '-'}")
     out.print(f"roles:     {', '.join(who.roles) or '-'}")
     if who.expires_at is not None:
         left = who.expires_at - time.time()
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(who.expires_at))
         out.print(f"expires:   {when}" + (" (expired)" if left <= 0 else ""))
+
+
+async def _account(target: str, token: str) -> Any:
+    async with sessions.Session(target, token).client() as parlor:
+        return await parlor.identity.get_account()
+
+
+@app.command()
+def login(
+    provider: Annotated[
+        str, typer.Option("--provider", "-p", help="the provider's name on the platform")
+    ],
+    target: Target = None,
+    port: Annotated[
+        int, typer.Option("--port", help="loopback port the browser brings the answer to")
+    ] = LOGIN_PORT,
+    open_browser: Annotated[
+        bool, typer.Option("--browser/--no-browser", help="open the sign-in page in a browser")
+    ] = True,
+    timeout: Annotated[float, typer.Option("--timeout", help="seconds to wait")] = 300.0,
+) -> None:
+    """Sign in with an account through an OpenID Connect provider the platform trusts.
+
+    Your browser opens the provider's page; after you sign in there it brings the answer
+    back to this command (http://127.0.0.1:PORT/parlor/signed-in: that redirect URI must be
+    configured for the provider). The account's tokens are kept in your config directory
+    (PARLOR_CONFIG_DIR, else $XDG_CONFIG_HOME/parlor), readable by you alone, and every
+    command then calls as the account at that target; `parlor logout` ends it.
+    """
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    note = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def show(url: str) -> None:
+        note.print("Sign in at this address (it was opened in your browser, if there is one):")
+        print(url, file=sys.stderr, flush=True)
+        if open_browser:
+            import webbrowser
+
+            with contextlib.suppress(Exception):
+                webbrowser.open(url)
+
+    try:
+        kept, handle = run(logins.login(where, provider, port, timeout, show))
+    except logins.LoginError as exc:
+        raise fail(str(exc)) from None
+    console().print(
+        f"signed in at {where} as {handle or kept.player_id}"
+        + ("" if handle else " (no handle yet)")
+        + f"; tokens kept in {logins.credentials_file()}"
+    )
+
+
+@app.command()
+def logout(target: Target = None) -> None:
+    """Sign out: the account's session at the target is ended and forgotten here."""
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    try:
+        ended = run(logins.logout(where))
+    except logins.LoginError as exc:
+        raise fail(str(exc)) from None
+    if not ended:
+        console().print(f"not signed in at {where}: nothing to do")
+        return
+    console().print(f"signed out at {where}; commands call as a new guest again")
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -422,6 +513,16 @@ def _names(game: Any) -> list[str]:
     return [s.display_name or s.player_id for s in seats]
 
 
+async def _handles(parlor: Any, seats: list[Any]) -> dict[str, str]:
+    """The handles of the accounts among ``seats`` (GetPlayers): games name an account by its
+    player id; none where the platform does not answer (a player is then shown by id)."""
+    ids = [s.player_id for s in seats if not s.player_id.startswith("bot:")]
+    try:
+        return dict(await parlor.identity.handles(ids)) if ids else {}
+    except client.ParlorError:
+        return {}
+
+
 @app.command()
 def games(
     game_type: GameTypeOption = "connect4x4",
@@ -438,35 +539,77 @@ def games(
         ),
     ] = False,
     limit: Annotated[int, typer.Option("--limit")] = 20,
+    my_turn: Annotated[
+        bool,
+        typer.Option(
+            "--my-turn",
+            help="your games of every type waiting for your move, earliest deadline first",
+        ),
+    ] = False,
     target: Target = None,
     token: Token = None,
 ) -> None:
-    """List games, newest first."""
+    """List games, newest first (--my-turn: those waiting for you, soonest deadline first)."""
+    from rich.table import Table
+
     if finished and in_progress:
         raise typer.BadParameter("--finished and --in-progress exclude each other")
     where = connect(game_type, target, token)
+    if my_turn:
+        waiting = [w for w in run(_my_games(where)) if w.my_turn][:limit]
+        table = Table("game type", "deadline", "players")
+        table.add_column("game id", no_wrap=True)
+        for w in waiting:
+            table.add_row(w.game_type, _deadline(w), ", ".join(w.players), w.game_id)
+        console().print(table)
+        return
     only = {"in_progress_only": True} if in_progress else {}
 
-    async def listing() -> list[Any]:
+    async def listing() -> tuple[list[Any], dict[str, str]]:
         async with where.client() as parlor:
-            return await adapter(game_type, parlor).list_games(
+            found = await adapter(game_type, parlor).list_games(
                 "" if everyone else (player or where.player_id), finished, limit, **only
             )
+            return found, await _handles(parlor, [s for g in found for s in g.seats])
 
-    from rich.table import Table
-
-    listed = run(listing())
+    listed, handles = run(listing())
     table = Table("players", "created", "finished", "events")
     table.add_column("game id", no_wrap=True)
     for g in listed:
         table.add_row(
-            ", ".join(s.display_name or s.player_id for s in g.seats),
+            ", ".join(handles.get(s.player_id) or s.display_name or s.player_id for s in g.seats),
             g.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
             g.finish_reason or "-",
             str(g.version),
             g.game_id,
         )
     console().print(table)
+
+
+async def _my_games(where: sessions.Session) -> list[turns.Waiting]:
+    async with where.client() as parlor:
+        return await turns.my_games(parlor, where.player_id, sorted(adapters()))
+
+
+def _deadline(waiting: turns.Waiting) -> str:
+    if waiting.deadline is None:
+        return "-"
+    return waiting.deadline.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@app.command(name="next")
+def next_game(target: Target = None, token: Token = None) -> None:
+    """The game that waits for your move with the earliest deadline, and how to play it."""
+    where = connect("connect4x4", target, token)
+    waiting = [w for w in run(_my_games(where)) if w.my_turn]
+    if not waiting:
+        raise fail("no game waits for your move", 1)
+    first = waiting[0]
+    console().print(
+        f"{first.game_type} {first.game_id} (deadline {_deadline(first)};"
+        f" {len(waiting) - 1} more waiting): parlor play {first.game_type} --join {first.game_id}",
+        soft_wrap=True,
+    )
 
 
 # -- history -----------------------------------------------------------------------------------

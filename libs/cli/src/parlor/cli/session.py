@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jwt
 
+from parlor.cli import login as logins
 from parlor.client import DEFAULT_TARGET, ParlorClient, ParlorError, RetryPolicy
 from parlor.kit.auth import AuthSettings, data_dir_key, issue_token
 from parlor.kit.settings import SettingsError
@@ -127,10 +128,21 @@ def claims(token: str) -> Claims:
 
 
 def session(target: str | None, token: str | None, name: str = "") -> Session:
-    """Flags first, then PARLOR_TARGET / PARLOR_TOKEN, then the default target and a guest."""
+    """Flags first, then PARLOR_TARGET / PARLOR_TOKEN, then the account `parlor login`
+    signed in at the target (renewed when due), then a new guest."""
     where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
-    who = token or os.environ.get("PARLOR_TOKEN") or guest_token(where, name)
-    return Session(where, who)
+    who = token or os.environ.get("PARLOR_TOKEN") or account_token(where)
+    return Session(where, who or guest_token(where, name))
+
+
+def account_token(target: str) -> str | None:
+    """The signed-in account's access token at ``target``, or None (a guest then)."""
+    try:
+        return asyncio.run(logins.access_token(target))
+    except logins.LoginError as exc:
+        raise SettingsError(str(exc)) from None
+    except ParlorError:  # the platform is not answering: a guest, or the call says so
+        return None
 
 
 def describe(error: Exception) -> str:

@@ -1,7 +1,17 @@
-"""Tokens: a guest token from the platform, and a fresh one before the old one expires."""
+"""Who calls: guest tokens, and accounts signed in through an OpenID Connect provider.
+
+A guest's token comes from :meth:`IdentityClient.issue_guest_token` and is refreshed with
+:meth:`IdentityClient.refresh_token`. An account signs in with the authorisation-code flow:
+:meth:`IdentityClient.begin_sign_in` gives the provider's URL and the state, the player signs
+in there, and :meth:`IdentityClient.complete_sign_in` takes the redirect's ``state``, ``code``
+and ``iss``; the answer's refresh token renews the session
+(:meth:`IdentityClient.renew_session`, single use: each renewal answers the next one) and ends
+it (:meth:`IdentityClient.sign_out`). The client calls with each new access token from then on.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from parlor.identity.v1 import identity_pb2 as pb
@@ -9,6 +19,9 @@ from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 
 if TYPE_CHECKING:
     from parlor.client.client import ParlorClient
+
+MAX_PLAYERS_PER_CALL = 100
+"""GetPlayers takes at most this many ids; :meth:`IdentityClient.handles` asks in batches."""
 
 
 class IdentityClient:
@@ -33,3 +46,71 @@ class IdentityClient:
         )
         self.client.token = response.token
         return response
+
+    # -- accounts ------------------------------------------------------------------------------
+
+    async def begin_sign_in(self, provider: str, redirect_uri: str) -> pb.BeginSignInResponse:
+        """A sign-in with ``provider`` (needs no token): the URL to send the player to, and
+        the state the redirect to ``redirect_uri`` must carry back. Keep the state: complete
+        only a redirect carrying it (else it is someone else's sign-in). Retried: at worst a
+        lost reply leaves a sign-in never completed, which expires."""
+        request = pb.BeginSignInRequest(provider=provider, redirect_uri=redirect_uri)
+        return await self.client.call(self.stub.BeginSignIn, request, idempotent=True)
+
+    async def complete_sign_in(
+        self, state: str, code: str, iss: str = ""
+    ) -> pb.CompleteSignInResponse:
+        """The redirect's ``state``, ``code`` and ``iss`` (send ``iss`` when the provider
+        sent one): the account, its access token (the client calls with it from then on) and
+        its refresh token. Never retried: a state is used once."""
+        request = pb.CompleteSignInRequest(state=state, code=code, iss=iss)
+        response = await self.client.call(self.stub.CompleteSignIn, request, idempotent=False)
+        self.client.token = response.access_token
+        return response
+
+    async def renew_session(self, refresh_token: str) -> pb.RenewSessionResponse:
+        """A new access token (the client calls with it from then on) and a new refresh token,
+        which replaces ``refresh_token``: that one is spent. Never retried: a refresh token
+        sent twice looks stolen, and the service then ends the whole session."""
+        request = pb.RenewSessionRequest(refresh_token=refresh_token)
+        response = await self.client.call(self.stub.RenewSession, request, idempotent=False)
+        self.client.token = response.access_token
+        return response
+
+    async def sign_out(self, refresh_token: str) -> None:
+        """End the session ``refresh_token`` belongs to (twice is fine, so it is retried)."""
+        request = pb.SignOutRequest(refresh_token=refresh_token)
+        await self.client.call(self.stub.SignOut, request, idempotent=True)
+
+    async def get_account(self) -> pb.Account:
+        """The caller's account (a guest's token: ``FailedPrecondition NOT_AN_ACCOUNT``)."""
+        request = pb.GetAccountRequest()
+        return (await self.client.call(self.stub.GetAccount, request, idempotent=True)).account
+
+    async def set_handle(self, handle: str) -> pb.Account:
+        """Choose the account's handle; refused with its reason (``HANDLE_TAKEN``...)."""
+        request = pb.SetHandleRequest(handle=handle)
+        return (await self.client.call(self.stub.SetHandle, request, idempotent=True)).account
+
+    async def close_account(self, player_id: str = "") -> None:
+        """Close the caller's account for good (or, with the role admin, ``player_id``'s)."""
+        request = pb.CloseAccountRequest(player_id=player_id)
+        await self.client.call(self.stub.CloseAccount, request, idempotent=True)
+
+    async def get_players(self, player_ids: Iterable[str]) -> list[pb.Player]:
+        """``GetPlayers`` for at most 100 ids: each with its handle ("" for a guest, a bot,
+        an unknown id or an account without one)."""
+        request = pb.GetPlayersRequest(player_ids=list(player_ids))
+        answer = await self.client.call(self.stub.GetPlayers, request, idempotent=True)
+        return list(answer.players)
+
+    async def handles(self, player_ids: Iterable[str]) -> dict[str, str]:
+        """The handle of each id that has one, asked in batches of 100 (for showing players:
+        games and tokens name an account by its player id)."""
+        wanted = list(dict.fromkeys(player_ids))
+        found: dict[str, str] = {}
+        for start in range(0, len(wanted), MAX_PLAYERS_PER_CALL):
+            for player in await self.get_players(wanted[start : start + MAX_PLAYERS_PER_CALL]):
+                if player.handle:
+                    found[player.player_id] = player.handle
+        return found

@@ -43,6 +43,7 @@ ROUTES_BEFORE = (("parlor.dictionary.v1", "dictionary"),)
 ROUTES_AFTER = (
     ("parlor.matchmaking.v1", "matchmaking"),
     ("parlor.identity.v1", "matchmaking"),
+    ("parlor.challenges.v1", "matchmaking"),
     ("parlor.scoring.v1", "scoring"),
 )
 T = TypeVar("T")

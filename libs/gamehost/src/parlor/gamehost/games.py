@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 
 from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
+from parlor.gamehost.chance import Chance
 from parlor.gamehost.clocks import Timing
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.seating import OpenTable, Seated, SeatsTaken, Standings, Table
@@ -32,6 +33,8 @@ C = TypeVar("C")
 E = TypeVar("E")
 
 GROUP = "parlor.game_types"
+Notation = Callable[[Sequence[Any]], str | Sequence[str]]
+"""A game's record in its notation, from its own events (``GameType.notation``)."""
 Public = Callable[[str, bytes], tuple[str, bytes] | None]
 """What the relay publishes of a stored event: the (type, payload) anyone may see during play
 (None: nothing), as ``outbox.Public``."""
@@ -87,6 +90,15 @@ class GameType(Generic[S, C, E]):
     that key, whose JWK may sign tokens for these services only (``aud``), and the
     deployment gives it the key's Secret (``parlor.devinfra.gameservices``)."""
     departures: tuple[type[Message], ...] = ()
+    notation: Notation | None = None
+    """A game's record in its notation, from its own events in order (the platform's, seats
+    and finish, left out): one text or its lines (``ExportGame``, after the seat tags); the
+    rules' function (``c4.record``, ``record.export_game``). None: the servicer says it."""
+    chance: Chance | None = None
+    """The game's chance steps, as its rules declare them (``parlor.rules.<game>.contract``):
+    the step that follows a state (Take Four's next deal), which the pipeline draws for and
+    makes under its system id (``parlor.gamehost.chance``); None: the game draws nothing
+    after its create."""
 
     @property
     def category(self) -> str:

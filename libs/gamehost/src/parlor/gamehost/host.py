@@ -15,21 +15,22 @@ Commands the platform issues itself (bot moves, Take Four's rounds) carry a
 ``SystemCommandId``: ``parlor:<kind>-<n>``. A client's command id is checked to
 the client alphabet (letters, digits, ``-`` and ``_``), which has no ``:``, so no
 client can send, and squat, a platform command's id.
+
+A command reaches the host as a value (``parlor.gamehost.command``: ``GameHost.decide``),
+which makes the engine's command on the state it is decided on. One whose timeouts came
+due before it is refused here (``Overtaken``) with nothing appended: the pipeline appends
+those timeouts as the platform's own command (``append_timeouts``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
-import inspect
 import re
 from collections import OrderedDict
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
-    Awaitable,
-    Callable,
     Iterable,
     Mapping,
     Sequence,
@@ -53,11 +54,11 @@ from parlor.gamehost.bells import GameBells
 from parlor.gamehost.checkpoints import Checkpoints
 from parlor.gamehost.clocks import Now, Preempted, Stamp, Timed, stamp_of, system_now
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.command import Answer, Given, Issued
 from parlor.gamehost.decider import SeatedDecider
 from parlor.gamehost.length import MAX_EVENTS_PER_GAME, LengthCapped
-from parlor.gamehost.observe import observed_execute, traced_decider, watched
+from parlor.gamehost.observe import observed_decide, traced_decider, watched
 from parlor.gamehost.seating import OpenTable, Table
-from parlor.kit.fingerprint import request_fingerprint
 
 S = TypeVar("S", bound=Table[Any])
 C = TypeVar("C")
@@ -156,14 +157,6 @@ def check_command_id(command_id: str) -> str:
     return check_id(command_id, "command_id")
 
 
-class FromRequest(enum.Enum):
-    """The fingerprint of the request being served (a caller that built no ``Command``)."""
-
-    FROM_REQUEST = "from-request"
-
-
-FROM_REQUEST = FromRequest.FROM_REQUEST
-
 GIVEN_AFTER = timedelta(milliseconds=1)
 """A seat's command decided this long or longer after it arrived (the dictionary asked)
 records when it was decided too (``Stamp.given``): the turn it gives starts then. Below
@@ -171,7 +164,23 @@ it, the time it arrived serves for both (no metadata, no fold again)."""
 
 WALKED_AWAY = timedelta(hours=24)
 """How long an untimed game with bots waits on a person's turn before that person has walked
-away (``GameHost.walk_away``; docs/bounds.md, "Every game ends")."""
+away (``Pipeline.walk_away``; docs/bounds.md, "Every game ends")."""
+
+
+class Overtaken(FailedPrecondition):
+    """A command the timeouts due before it overtook (``Preempted``), refused and nothing
+    appended: ``events`` (the timeouts) and ``states`` (the table after each) follow
+    ``state`` at ``version``, decided at ``at``. The pipeline appends them as the platform's
+    own command (``GameHost.append_timeouts``) and then refuses the command with ``reason``:
+    ``TIMED_OUT`` (its seat ran out) or ``GAME_OVER`` (the others' timeouts ended the game)."""
+
+    def __init__(self, late: Preempted, state: Any, version: int, at: datetime) -> None:
+        super().__init__(str(late), reason=late.reason)
+        self.events = late.events
+        self.states = late.states
+        self.state = state
+        self.version = version
+        self.at = at
 
 
 class GameHost(Generic[S, C, E]):
@@ -437,55 +446,68 @@ class GameHost(Generic[S, C, E]):
         actor: str | None = None,
         correlation_id: str | None = None,
         extra: Mapping[str, str] | None = None,
+        fingerprint: str | None = None,
     ) -> Outcome[S, E]:
         """Start a game: its first events, in a stream that must not exist yet.
 
-        ``extra`` is recorded in those events' metadata (who agreed to the seats: consent).
+        ``extra`` is recorded in those events' metadata (who agreed to the seats: consent);
+        ``fingerprint``, what makes a retry under a client's ``command_id`` the same create
+        (the carrying request's, given by the servicer; None: not checked).
         """
-        return await self.execute(
+        return await self.decide(
             game_id,
-            command,
-            command_id=command_id,
-            actor=actor,
+            Given(command, actor, command_id, fingerprint),
             correlation_id=correlation_id,
             extra=extra,
             create=True,
         )
 
-    @observed_execute
     async def execute(
         self,
         game_id: str,
-        command: C | Callable[[S], Awaitable[C]],
+        command: C,
         *,
         command_id: str | None = None,
         actor: str | None = None,
+        arrived: datetime | None = None,
+        fingerprint: str | None = None,
+    ) -> Outcome[S, E]:
+        """An engine command as it is (``Given``: a tool's, a test's), decided (``decide``).
+
+        A command the timeouts due before it overtake is refused (``Overtaken``) and those
+        timeouts are not appended here: the pipeline makes them (``Pipeline.execute``)."""
+        return await self.decide(game_id, Given(command, actor, command_id, fingerprint, arrived))
+
+    @observed_decide
+    async def decide(
+        self,
+        game_id: str,
+        command: Issued,
+        *,
+        answer: Answer | None = None,
         correlation_id: str | None = None,
         extra: Mapping[str, str] | None = None,
         create: bool = False,
-        arrived: datetime | None = None,
-        fingerprint: str | FromRequest | None = FROM_REQUEST,
     ) -> Outcome[S, E]:
-        """Decide a command on the latest state and append its events; retried on conflicts.
+        """Decide ``command`` on the latest state and append its events; retried on conflicts.
 
-        ``command`` may be a coroutine function of the state, for commands that need
-        outside answers (the dictionary) about the very state they are decided on.
-        ``arrived``: when a seat's command reached the server, if it waited before this
-        call (a game's queue): the time it is charged to (default: now).
-        ``fingerprint``: what makes a client's command id's command "the same" (a
-        ``Command``'s, given by the pipeline); by default the request being served's.
+        The command is a value (``parlor.gamehost.command``) handed on by name: it makes the
+        engine's command on the state it is decided on (``Issued.made``, with the outside
+        answers it needs, from ``answer``, about that very state), which the rules decide.
+        ``command.arrived``: when a seat's command reached the server, if it waited before
+        this call (a game's queue): the time it is charged to (default: now).
+        ``command.fingerprint``: what makes a client's command id's command "the same".
         """
-        given_print = fingerprint
-        fingerprint = None
-        asks = inspect.iscoroutinefunction(command)  # decided on outside answers (awaited)
-        platforms = isinstance(command_id, SystemCommandId) and asks
+        command_id = command.command_id
+        actor = command.actor
+        fingerprint: str | None = None
+        awaits = command.awaits  # made on outside answers or a bot's thinking (awaited)
+        platforms = isinstance(command_id, SystemCommandId) and awaits
         if command_id is not None:
             # A client's command is fingerprinted by the RPC that carries it; the
             # platform's own ids are unique by construction.
             if not isinstance(command_id, SystemCommandId):
-                fingerprint = (
-                    request_fingerprint() if isinstance(given_print, FromRequest) else given_print
-                )
+                fingerprint = command.fingerprint
             command_id = check_command_id(command_id)
         stream_id = self.stream_id(game_id)
         caught_up: tuple[S, int] | None = None  # the store's state after a cached refusal
@@ -493,7 +515,7 @@ class GameHost(Generic[S, C, E]):
         # after a conflict (another writer first, the dictionary asked again) is the
         # server's time, not the seat's. The platform's own (a system command id) is timed
         # when it is decided (below).
-        arrived = arrived if arrived is not None else self.now()
+        arrived = command.arrived if command.arrived is not None else self.now()
         for attempt in range(self.max_attempts):
             if create:
                 state, version = self.decider.initial_state(), NO_STREAM
@@ -504,29 +526,26 @@ class GameHost(Generic[S, C, E]):
             at = _not_before(arrived, state)
             stamped = False
             try:
-                decided = await _decided(command, state)
-                given = self.now() if asks else None  # the platform's time ends here
+                made = await command.made(state, answer)
+                given = self.now() if awaits else None  # the platform's time ends here
                 if platforms:
                     # The platform's own command (a bot's move, a round dealt) is timed when
                     # it is decided, not when its planning began: the seat it gives the turn
                     # to starts then, and is never charged the platform's thinking.
                     at = _not_before(self.now(), state)
-                stamped = self._timed(state, decided)
-                asked: Any = Timed(decided, at) if stamped else decided
-                answer = self.decider.decide(state, asked)
-                events = list(answer)
+                stamped = self._timed(state, made)
+                asked: Any = Timed(made, at) if stamped else made
+                answered = self.decider.decide(state, asked)
+                events = list(answered)
             except Preempted as late:
                 # A retry of a command already applied gets its first outcome, as any
                 # retry does, however late it comes (and appends nothing).
                 prior = await self._prior_or_none(game_id, command_id, actor, fingerprint)
                 if prior is not None:
                     return prior
-                # Timeouts came due before the command: they are appended (under the
-                # platform's own id) and the caller hears TIMED_OUT (its seat ran out) or
-                # GAME_OVER (the others' timeouts ended the game).
-                if await self._append_timeout(game_id, state, version, late, at):
-                    raise FailedPrecondition(str(late), reason=late.reason) from None
-                continue
+                # Timeouts came due before the command: the pipeline appends them (the
+                # platform's own command) and the caller hears TIMED_OUT or GAME_OVER.
+                raise Overtaken(late, state, version, at) from None
             except ParlorError as refused:
                 if attempt == 0 and not create and isinstance(refused, STATE_REFUSALS):
                     # Refused on the cached state: decided again only if the store has
@@ -548,8 +567,8 @@ class GameHost(Generic[S, C, E]):
                 return Outcome(state, version, ())
             # ``Seated`` folds each event once, as it decides it: its answer holds how each is
             # stamped and the state after each (``Decided``).
-            stamps: Sequence[Stamp | None] = answer.stamps
-            folded: Sequence[S] | None = answer.states
+            stamps: Sequence[Stamp | None] = answered.stamps
+            folded: Sequence[S] | None = answered.states
             if stamped and given is not None and given - at >= GIVEN_AFTER:
                 # A seat's command that waited on the dictionary: charged to its arrival,
                 # the turn it gives starting now (the fold again, with that time).
@@ -654,11 +673,12 @@ class GameHost(Generic[S, C, E]):
             states.append(state)
         return states
 
-    async def _append_timeout(
-        self, game_id: str, state: S, version: int, late: Preempted, at: datetime
-    ) -> bool:
-        """Append a late command's timeout; False if another writer got there first."""
-        stamps: list[Stamp | None] = [Stamp(at) for _ in late.events]
+    async def append_timeouts(self, game_id: str, late: Overtaken) -> bool:
+        """Append the timeouts that overtook a command (``Overtaken``), stamped with the time
+        it was decided at, under the platform's id ``parlor:timeout-<version>`` of the version
+        they follow: False if another writer got there first (this replica's cached state is
+        then caught up with the store, for the command to be decided again)."""
+        stamps: list[Stamp | None] = [Stamp(late.at) for _ in late.events]
         try:
             result = await self.store.append(
                 self.stream_id(game_id),
@@ -666,13 +686,14 @@ class GameHost(Generic[S, C, E]):
                     self._new(e, None, None, None, st)
                     for e, st in zip(late.events, stamps, strict=True)
                 ],
-                expected_version=version,
-                command_id=str(system_command_id("timeout", version)),
+                expected_version=late.version,
+                command_id=str(system_command_id("timeout", late.version)),
             )
         except Conflict:
-            return False  # the retry catches the cached state up with the store
+            await self._current(game_id, fresh=True)
+            return False
         if not result.duplicate:
-            states = late.states or self._folded(late.events, stamps, state)
+            states = late.states or self._folded(late.events, stamps, late.state)
             new_state = states[-1]
             self._remember(game_id, new_state, result.last_version)
             self.bells.ring(game_id, result.last_version)
@@ -688,7 +709,7 @@ class GameHost(Generic[S, C, E]):
         if state.clock is None:
             if not self._walks_away(state):
                 return
-            away = self.now() + self.walked_away if self._waits_on(state) else None
+            away = self.now() + self.walked_away if self.waits_on(state) else None
             await self.deadlines.schedule(self.category, game_id, away, version)
             return
         due = self.decider.next_deadline(state)
@@ -706,7 +727,7 @@ class GameHost(Generic[S, C, E]):
             and any(seat.is_bot for seat in state.seats)
         )
 
-    def _waits_on(self, state: S) -> list[int]:
+    def waits_on(self, state: S) -> list[int]:
         """The people an untimed game with bots waits on (their turn, still in it): a game
         that only bots play beside them. Empty for any other game."""
         timing = self.decider.timing
@@ -715,30 +736,19 @@ class GameHost(Generic[S, C, E]):
         seats, game = state.seats, state.game
         return [s for s in timing.running(game) if not seats[s].is_bot and not timing.out(game, s)]
 
-    async def walk_away(self, game_id: str, actor: str | None = None) -> Outcome[S, E] | None:
-        """Time out the person an untimed game with bots has waited on for ``walked_away``
-        (the game's own timeout command, as the clock would fire it, under the platform's
-        id ``parlor:walkaway-<version>``): the game then goes on without them, and its bots
-        finish it. None if it waits on no person, or they acted within ``walked_away`` (the
-        time of the game's last event says: the note the sweeper read may be older)."""
+    async def walked_out(self, game_id: str) -> tuple[int, list[int]] | None:
+        """The version of an untimed game with bots and the people it has waited on for
+        ``walked_away`` (their turn, still in it): None if it waits on no person, or they
+        acted within ``walked_away`` (the time of the game's last event says: the note the
+        sweeper read may be older). ``Pipeline.walk_away`` times the first of them out."""
         state, version = await self._current(game_id, fresh=True)
-        waited = self._waits_on(state)
+        waited = self.waits_on(state)
         if not waited:
             return None
         last = await self.store.read_stream(self.stream_id(game_id), version, version)
         if last and self.now() - last[-1].recorded_at < self.walked_away:
             return None
-        timing = self.decider.timing
-        assert timing is not None  # a game that waits on a person has a timing
-
-        async def timeout(current: S) -> Any:
-            if self._waits_on(current) != waited:
-                raise FailedPrecondition("the game has moved on", reason="NOT_WALKED_AWAY")
-            return timing.timeout(current.game, waited[0])
-
-        return await self.execute(
-            game_id, timeout, command_id=system_command_id("walkaway", version), actor=actor
-        )
+        return version, waited
 
     def not_found(self, game_id: str) -> NotFound:
         return NotFound(f"no {self.category} game with id {game_id}", reason="GAME_NOT_FOUND")
@@ -813,10 +823,14 @@ class GameHost(Generic[S, C, E]):
             raise
 
     async def prior(
-        self, game_id: str, command_id: str | None, actor: str | None
+        self,
+        game_id: str,
+        command_id: str | None,
+        actor: str | None,
+        fingerprint: str | None = None,
     ) -> Outcome[S, E] | None:
         """A command id's first outcome for the actor who sent it (see ``_prior``)."""
-        return await self._prior(game_id, command_id, actor)
+        return await self._prior(game_id, command_id, actor, fingerprint)
 
     async def _prior(
         self,
@@ -842,9 +856,8 @@ class GameHost(Generic[S, C, E]):
     def check_fingerprint(
         self, game_id: str, result: AppendResult, fingerprint: str | None = None
     ) -> None:
-        """Refuse a known command id whose stored command is not the one being served."""
-        if fingerprint is None:
-            fingerprint = request_fingerprint()
+        """Refuse a known command id whose stored command is not the one being served
+        (``fingerprint``: the serving request's; None: not compared)."""
         if None not in (fingerprint, result.fingerprint) and fingerprint != result.fingerprint:
             raise command_id_reused(self.stream_id(game_id))
 
@@ -876,10 +889,3 @@ def _not_before(arrived: datetime, state: Table[Any]) -> datetime:
 async def _listed(items: Iterable[R]) -> AsyncGenerator[R, None]:
     for item in items:
         yield item
-
-
-async def _decided(command: C | Callable[[S], Awaitable[C]], state: S) -> C:
-    """A command given as a coroutine function of the state is asked; plain values are kept."""
-    if inspect.iscoroutinefunction(command):
-        return cast(C, await command(state))
-    return cast(C, command)

@@ -107,16 +107,16 @@ def traced_decider(decider: SeatedDecider[S, C, E], category: str) -> SeatedDeci
     return TracedDecider(decider, category)
 
 
-def observed_execute(execute: F) -> F:
-    """Decorate ``GameHost.execute``: the command's span in the game's trace, logs, metrics."""
+def observed_decide(execute: F) -> F:
+    """Decorate ``GameHost.decide``: the command's span in the game's trace, logs, metrics."""
 
     @functools.wraps(execute)
     async def wrapper(
         host: GameHost[Any, Any, Any], game_id: str, command: Any, **options: Any
     ) -> Outcome[Any, Any]:
         game_type = host.category
-        command_id: str | None = options.get("command_id")
-        actor: str | None = options.get("actor")
+        command_id: str | None = command.command_id
+        actor: str | None = command.actor
         create: bool = options.get("create", False)
         started = time.perf_counter()
         label = "refused"

@@ -3,95 +3,44 @@
 ``Pipeline.handle(game_id, command)`` is the path of every command a seat sends, a
 person's through gRPC or a bot runner's bot: the gate (no seat in the game: refused before
 it waits for the game's turn), the seat resolved once, the game's turn, the decision on the
-latest state (``GameHost.execute``: the body built for the seat, the outside answers it
-declares it needs, the clocks), then the platform's own turns that follow it (``after``:
-the game's next command, the bots). Before it, a move went to and fro between the
-servicer and the host as a closure, and its seat was resolved three times.
+latest state (``decide``: the command value handed by name to ``GameHost.decide``, which
+asks it for the engine's command with the outside answers it declares it needs, and times
+it), then the platform's own turns that follow it (``after``: the game's next command, the
+bots). Every command of the platform's own goes through ``decide`` too, under a system
+command id: the clock's ticks and walk-aways, the game's next command, the bots' moves and
+the timeouts that overtake a late command. Before it, a move went to and fro between the
+servicer and the host as a closure, its seat was resolved three times, and a late command's
+timeouts were appended inside the host's decision.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
-from parlor.core.errors import FailedPrecondition, ParlorError, PermissionDenied
+from parlor.core.errors import Conflict, FailedPrecondition, ParlorError, PermissionDenied
+from parlor.gamehost.chance import Chance, shuffled
 from parlor.gamehost.clocks import Tick
-from parlor.gamehost.command import Command
-from parlor.gamehost.host import GameHost, Outcome, Recorded, system_command_id
+from parlor.gamehost.command import Answer, Command, Given, Issued, Own
+from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded, system_command_id
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
+from parlor.gamehost.turns import BotCommand, NoOwnTurns, OwnTurns
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
+__all__ = ["CLOCK_ACTOR", "BotCommand", "Handled", "OwnTurns", "Pipeline"]
+
 T = TypeVar("T", bound=Table[Any])
-T_contra = TypeVar("T_contra", bound=Table[Any], contravariant=True)
 E = TypeVar("E")
 
 log = logging.getLogger("parlor.gamehost.pipeline")
 
-BotCommand = Callable[[Any], Awaitable[Any]]
-"""A command the platform makes itself, as a coroutine function of the state it is decided
-on (a bot's move, a round dealt)."""
-
 CLOCK_ACTOR = "parlor:clock"
 """The actor of the clock's commands (a sweep's ``Tick``, a walk-away's timeout)."""
-
-Answer = Callable[[Any, Any, Callable[[], float | None]], Awaitable[Any]]
-"""The game's outside answers: (game state, engine command, time left) -> the command
-carrying them (a word game's dictionary verdicts on the words it is decided by)."""
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    """A command the game issues itself right after a state (Take Four deals its next round
-    once the last is scored): ``command`` is a coroutine function of the state it is decided
-    on, made under ``system_command_id(name, number)``, so whoever tries it (the call that led
-    to it, a retry, a bot runner, another replica) makes it once."""
-
-    name: str
-    number: int
-    command: BotCommand
-
-
-class OwnTurns(Protocol[T_contra]):
-    """The turns a game takes itself, as it declares them (its servicer's hooks, today):
-    the command that follows a state, and a bot's command."""
-
-    @property
-    def max_bot_moves(self) -> int: ...
-
-    @property
-    def bot_retry_seconds(self) -> Sequence[float]: ...
-
-    def next_command(self, table: T_contra) -> FollowUp | None: ...
-
-    def bot_command(self, seat: int, level: str) -> BotCommand: ...
-
-    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
-        """Create a match's game (its id and command id the match's: a redelivery makes
-        nothing twice)."""
-        ...
-
-
-class NoOwnTurns:
-    """A game that takes no turns of its own (no follow-up, no bots, no matches): the turns
-    of ``Pipeline.bare``, a host's pipeline with no servicer (tests, tools)."""
-
-    max_bot_moves = 0
-    bot_retry_seconds: Sequence[float] = ()
-
-    def next_command(self, table: Any) -> FollowUp | None:
-        return None
-
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        raise FailedPrecondition("this game has no bots", reason="NO_BOTS")
-
-    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]:
-        raise FailedPrecondition("this game is not matchmade", reason="NO_MATCHES")
 
 
 @dataclass(frozen=True)
@@ -113,13 +62,14 @@ class Pipeline(Generic[T, E]):
     ``queue``, if given, serialises this replica's writes to a game (Take Four's); ``private``
     says whether a game is hidden from those outside it (they hear ``not_found``);
     ``answer`` gets a command's outside answers (None: the game needs none);
-    ``simultaneous``: seats act at once, a reply shows only the sender's own events.
+    ``simultaneous``: seats act at once, a reply shows only the sender's own events;
+    ``chance`` the game's chance steps (``GameType.chance``), drawn here (``follow_up``).
     """
 
     def __init__(
         self,
         host: GameHost[T, Any, E],
-        game: OwnTurns[T],
+        game: OwnTurns,
         *,
         to_move: Callable[[Any], Sequence[int]],
         queue: GameQueue | None = None,
@@ -127,6 +77,7 @@ class Pipeline(Generic[T, E]):
         not_found: Callable[[str], ParlorError],
         answer: Answer | None = None,
         simultaneous: bool = False,
+        chance: Chance | None = None,
     ) -> None:
         self.host = host
         self.game = game
@@ -136,6 +87,7 @@ class Pipeline(Generic[T, E]):
         self.not_found = not_found
         self.answer = answer
         self.simultaneous = simultaneous
+        self.chance = chance
         self.watchers: list[Callable[[str, T], None]] = []
         """Told of each game's state after a command or create and what followed it (a bot
         runner tracks the games with bot seats so: ``botrunner.service_runner``)."""
@@ -181,25 +133,15 @@ class Pipeline(Generic[T, E]):
                 raise  # NOT_SEATED and the like: before the game's turn
             unseated = refusal  # a seat not theirs: refused by the decision, as any refusal
 
-        async def decided(state: T) -> Any:
-            if command.check is not None:
-                command.check(state)
-            if unseated is not None:
-                raise unseated
-            assert seat is not None
-            return await built(command, state, seat, self.answer)
-
-        arrived = command.arrived or self.host.now()  # not charged its wait for the turn
+        # The command as it is decided: for the one seat it acts for, charged from its
+        # arrival (not its wait for the game's turn), refused by the decision if that seat
+        # is not the actor's (as any refusal, so a stored outcome still answers a retry).
+        command = replace(
+            command, seat=seat, refusal=unseated, arrived=command.arrived or self.host.now()
+        )
         try:
             async with self.turn(game_id):
-                moved = await self.host.execute(
-                    game_id,
-                    decided,
-                    command_id=command.command_id,
-                    actor=command.actor,
-                    arrived=arrived,
-                    fingerprint=command.fingerprint,
-                )
+                moved = await self.decide(game_id, command)
         except ParlorError:
             await self._bots_owed(game_id)
             raise
@@ -208,6 +150,37 @@ class Pipeline(Generic[T, E]):
         assert seat is not None
         followed = await self.after(game_id, moved)
         return Handled(followed, seat, await self.reply_records(game_id, moved, followed))
+
+    async def decide(self, game_id: str, command: Issued) -> Outcome[T, E]:
+        """``command`` decided and appended by the host (``GameHost.decide``, given the
+        game's outside answers); if the timeouts due before it overtake it (``Overtaken``),
+        they are appended as the platform's own command (``parlor:timeout-<version>``) and
+        the command is refused with ``TIMED_OUT`` or ``GAME_OVER``: decided again if another
+        writer appended first. The one way every command is made: a seat's, the clock's,
+        the game's own, a bot's."""
+        for _ in range(self.host.max_attempts):
+            try:
+                return await self.host.decide(game_id, command, answer=self.answer)
+            except Overtaken as late:
+                if await self.host.append_timeouts(game_id, late):
+                    raise FailedPrecondition(str(late), reason=late.reason) from None
+        raise Conflict(
+            f"game {game_id} is too busy: gave up after {self.host.max_attempts} attempts",
+            reason="TOO_MANY_CONFLICTS",
+        )
+
+    async def execute(
+        self,
+        game_id: str,
+        command: Any,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        fingerprint: str | None = None,
+    ) -> Outcome[T, E]:
+        """An engine command as it is (``Given``: a tool's, a test's), made as any other
+        (``decide``): a late one's timeouts appended, the command refused."""
+        return await self.decide(game_id, Given(command, actor, command_id, fingerprint))
 
     def turn(self, game_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """Held around this replica's writes to one game: its ``queue``'s turn, if it queues
@@ -241,8 +214,8 @@ class Pipeline(Generic[T, E]):
         duplicate, another's tick: the latest state, nothing fired here)."""
         _, version = await self.host.load(game_id)  # catch this replica's cache up first
         async with self.turn(game_id):
-            ticked = await self.host.execute(
-                game_id, Tick(), command_id=system_command_id("tick", version), actor=CLOCK_ACTOR
+            ticked = await self.decide(
+                game_id, Given(Tick(), CLOCK_ACTOR, system_command_id("tick", version))
             )
         if not ticked.duplicate:
             return ticked
@@ -250,10 +223,28 @@ class Pipeline(Generic[T, E]):
         return Outcome(table, latest, ())
 
     async def walk_away(self, game_id: str) -> Outcome[T, E] | None:
-        """Time out the person an untimed game with bots has waited on too long (the
-        sweeper's; ``GameHost.walk_away``, under ``parlor:walkaway-<version>``)."""
+        """Time out the person an untimed game with bots has waited on for
+        ``GameHost.walked_away`` (the sweeper's): the game's own timeout command, as the
+        clock would fire it, under the platform's id ``parlor:walkaway-<version>``. The game
+        then goes on without them, and its bots finish it. None if it waits on no person,
+        or they acted since (``GameHost.walked_out``)."""
         async with self.turn(game_id):
-            return await self.host.walk_away(game_id, CLOCK_ACTOR)
+            found = await self.host.walked_out(game_id)
+            if found is None:
+                return None
+            version, waited = found
+            timing = self.host.decider.timing
+            assert timing is not None  # a game that waits on a person has a timing
+
+            def moved_on(current: T) -> None:
+                if self.host.waits_on(current) != waited:
+                    raise FailedPrecondition("the game has moved on", reason="NOT_WALKED_AWAY")
+
+            async def timeout(current: T) -> Any:
+                return timing.timeout(current.game, waited[0])
+
+            walkaway = system_command_id("walkaway", version)
+            return await self.decide(game_id, Own(CLOCK_ACTOR, walkaway, timeout, moved_on))
 
     async def create_from_match(self, match: MatchFormed) -> Outcome[T, E]:
         """A matchmade game (``match`` as the store holds it), as the match consumer asks for
@@ -262,7 +253,7 @@ class Pipeline(Generic[T, E]):
         return await self.after(match.match_id, await self.game.open_match(match))
 
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """What follows a command or a create at once: the game's own command, if one
+        """What follows a command or a create at once: the game's chance step, if one
         follows (``follow_up``), the ``watchers`` told, then the bots' turns. The sweeper
         and the bot runner call it too, after a timeout or to start a round."""
         outcome = await self.follow_up(game_id, outcome)
@@ -271,22 +262,32 @@ class Pipeline(Generic[T, E]):
         return await self.play_bots(game_id, outcome)
 
     async def follow_up(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
-        """Make the command the game issues itself after ``outcome`` (``next_command``) under
-        its system command id; if it is refused (made already, by another), the latest state."""
-        follow = self.game.next_command(outcome.state)
-        if follow is None:
+        """Make the game's chance step that follows ``outcome``, if one does (``chance``:
+        Take Four's next deal), its order drawn here, under its system command id; if it is
+        refused (made already, by another), the latest state."""
+        own = self.chance_step(outcome.state)
+        if own is None:
             return outcome
         try:
             async with self.turn(game_id):
-                return await self.host.execute(
-                    game_id,
-                    follow.command,
-                    command_id=system_command_id(follow.name, follow.number),
-                    actor=self.host.category,  # the game's name: the game's own command
-                )
+                return await self.decide(game_id, own)
         except ParlorError:
             table, version = await self.host.load(game_id)
             return Outcome(table, version, ())
+
+    def chance_step(self, table: T) -> Own | None:
+        """The chance step the game declares after ``table`` as the platform's own command
+        (None: none follows, or the game has not started): made by the game (its name the
+        actor) under ``parlor:<step>-<number>``, the order drawn as it is decided."""
+        step = self.chance(table.game) if self.chance is not None and table.seats else None
+        if step is None:
+            return None
+
+        async def drawn(current: T) -> Any:
+            return step.command(shuffled(range(step.size)))
+
+        # The game's name is the actor: the game's own command.
+        return Own(self.host.category, system_command_id(step.name, step.number), drawn)
 
     def bot_to_move(self, table: T) -> int | None:
         """The seat of a bot whose turn it is, played at once (None: no bot to move): the
@@ -307,17 +308,14 @@ class Pipeline(Generic[T, E]):
             bot = outcome.state.seats[seat]
             chosen = game.bot_command(seat, bot.bot_level or "")
 
-            async def command(table: T, seat: int = seat, chosen: BotCommand = chosen) -> Any:
+            def bots_turn(table: T, seat: int = seat) -> None:
                 if self.bot_to_move(table) != seat:
                     raise PermissionDenied("it is not the bot's turn", reason="NOT_YOUR_TURN")
-                return await chosen(table)
 
+            command_id = system_command_id("bot", outcome.version)
             try:
-                moved = await self.host.execute(
-                    game_id,
-                    command,
-                    command_id=system_command_id("bot", outcome.version),
-                    actor=bot.player_id,
+                moved = await self.decide(
+                    game_id, Own(bot.player_id, command_id, chosen, bots_turn)
                 )
                 outcome = replace(moved, records=outcome.records + moved.records)
             except ParlorError as exc:
@@ -375,15 +373,3 @@ class Pipeline(Generic[T, E]):
             log.warning("bots not moved after retries", extra={"game_id": game_id})
         finally:
             self._retries.pop(game_id, None)
-
-
-async def built(command: Command, state: Any, seat: int, answer: Answer | None) -> Any:
-    """The engine's command ``command`` asks for on ``state``, for ``seat``: its body, with
-    the outside answers it needs about that very state (``asks``, given by ``answer``),
-    bounded by the caller's time left (a retry after a conflict asks again: no answer is
-    stale)."""
-    made = command.body(state, seat)
-    made = await made if inspect.isawaitable(made) else made
-    if command.asks and answer is not None:
-        made = await answer(state.game, made, command.remaining)
-    return made

@@ -42,7 +42,7 @@ from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound, ParlorError
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
-from parlor.gamehost.command import Body, Check, Command, expires_in
+from parlor.gamehost.command import Answer, Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import SEATS_TAKEN, GameList
 from parlor.gamehost.export import with_seat_tags
@@ -51,7 +51,7 @@ from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
 from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
-from parlor.gamehost.pipeline import Answer, BotCommand, FollowUp, Pipeline
+from parlor.gamehost.pipeline import BotCommand, Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
@@ -272,8 +272,10 @@ class GameService(Generic[T, E]):
 
     def export_text(self, table: T, moves: Sequence[Any]) -> str | Sequence[str]:
         """The record of a game's own events in its notation (for ``export_message``): one
-        text, or its lines."""
-        raise NotImplementedError
+        text, or its lines; the game's declared notation (``GameType.notation``)."""
+        if self.game.notation is None:
+            raise NotImplementedError(f"{self.game.name} declares no notation")
+        return self.game.notation(moves)
 
     def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
         """The ``ExportGameResponse`` of a game, if its proto has the RPC: the seat tags,
@@ -291,10 +293,6 @@ class GameService(Generic[T, E]):
         """The bot's command, as a coroutine function of the state it is decided on."""
         raise NotImplementedError
 
-    def next_command(self, table: T) -> FollowUp | None:
-        """The command the game issues itself after ``table`` (None: none follows)."""
-        return None
-
     async def open(
         self,
         game_id: str,
@@ -309,6 +307,7 @@ class GameService(Generic[T, E]):
         time_control: TimeControl = UNTIMED,
         matched: bool = False,
         capped: auth.Identity | None = None,
+        fingerprint: str | None = None,
     ) -> Outcome[T, E]:
         """Create the game. A retried create (a command id the game already has) is answered
         from the store before ``create_command`` asks a dependency anything (the dictionary);
@@ -320,7 +319,7 @@ class GameService(Generic[T, E]):
         if command_id is not None and await self.host.exists(game_id):
             # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
             # (COMMAND_ID_REUSED otherwise).
-            prior = await self.host.prior(game_id, command_id, actor)
+            prior = await self.host.prior(game_id, command_id, actor, fingerprint)
             if prior is not None:
                 return prior
 
@@ -336,6 +335,7 @@ class GameService(Generic[T, E]):
                         actor=actor,
                         correlation_id=correlation_id,
                         extra=extra,
+                        fingerprint=fingerprint,
                     )
                 except ParlorError as refused:
                     if refused.reason not in self.create_retry_reasons or attempt == last:
@@ -414,24 +414,29 @@ class GameService(Generic[T, E]):
             getattr(request, "private", False),
             [me.player_id] if getattr(request, "findable", False) else [],
         )
+        command_id = request.command_id or None
         outcome = await self.open(
             game_id,
             seats,
             request.config,
-            command_id=request.command_id or None,
+            command_id=command_id,
+            fingerprint=request_fingerprint() if command_id is not None else None,
             actor=me.player_id,
             extra={**consent, **privacy.extra()},
             deadline=deadline(context),
             time_control=control,
             capped=me,
         )
-        outcome = await self.pipeline.after(game_id, outcome)
+        created, outcome = outcome, await self.pipeline.after(game_id, outcome)
         viewer, over = viewer_seat(outcome.state, me), self.over(outcome.state)
         fields: dict[str, Any] = {
             "game": self.game_message(game_id, outcome.version, outcome.state, viewer, over)
         }
         if "events" in self.pb.CreateGameResponse.DESCRIPTOR.fields_by_name:
-            fields["events"] = await self.events_seen(game_id, 1, outcome.version, viewer, over)
+            # What the create and what followed it appended, from their outcomes' records
+            # where they hold every one (no read-back of what was just written).
+            records = await self.host.recorded(game_id, 1, outcome.version, created, outcome)
+            fields["events"] = self.reply_events(records, viewer, over)
         # A retried create answers with the game's invite as first made, not this call's draw.
         fields["spectator_invite"] = (await self.admit(game_id, me)).invite
         return self._response("CreateGameResponse", **fields)
@@ -633,6 +638,7 @@ class GameService(Generic[T, E]):
             not_found=lambda game_id: unknown_game(self.host.category, game_id),
             answer=self.outside_answers(),
             simultaneous=self.simultaneous,
+            chance=self.game.chance,
         )
 
     def outside_answers(self) -> Answer | None:

@@ -18,11 +18,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from parlor.gamehost.command import Answer
 from parlor.gamehost.component import Served, game_component
 from parlor.gamehost.directory import Directory, GameList
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
-from parlor.gamehost.pipeline import Answer
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
 from parlor.gamehost.service import GameService

@@ -47,6 +47,7 @@ from parlor.kit.bounds import JSON_SAFE
 from parlor.kit.ratelimit import RateLimitSettings, forwarded_for, metadata_safe
 from parlor.webgateway.catalog import RESUME_FIELDS, Method, version_of
 from parlor.webgateway.errors import BridgeError, from_rpc_error
+from parlor.webgateway.signin import SignIn, SignInSettings
 
 log = logging.getLogger("parlor.webgateway")
 
@@ -75,8 +76,8 @@ SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
     "cross-origin-opener-policy": "same-origin",
 }
-# On every answer under /api/ that does not say otherwise: it holds a token or what only its
-# caller may see (a rack, a hand), so no cache keeps it.
+# On every answer under /api/ and /auth/ that does not say otherwise: it holds a token or
+# what only its caller may see (a rack, a hand), so no cache keeps it.
 API_CACHE_CONTROL = "no-store"
 # Hosts always answered (beside any IP address): names only this machine resolves, which
 # no other site's DNS can point at it (RFC 6761; browsers resolve *.localhost to loopback).
@@ -297,8 +298,10 @@ def create_app(
     proxies: RateLimitSettings | None = None,
     request_seconds: float = 10.0,
     allowed_hosts: Sequence[str] = (),
+    sign_in: SignInSettings | None = None,
 ) -> Starlette:
-    """The ASGI app: the API under /api/, /healthz, and the web client's assets at /.
+    """The ASGI app: the API under /api/, sign-in under /auth/ (``parlor.webgateway.signin``),
+    /healthz, and the web client's assets at /.
 
     ``proxies`` says which proxies in front of the bridge are believed about the caller's
     address (``PARLOR_CLIENT_ADDRESS_HEADER``, ``PARLOR_TRUSTED_PROXIES``); by default none.
@@ -306,6 +309,12 @@ def create_app(
     the host names it answers as, beside localhost and IP addresses (``AllowedHosts``).
     """
     bridge = Bridge(methods, channels, max_bytes, proxies, request_seconds)
+    accounts = SignIn(
+        sign_in or SignInSettings(),
+        channels,
+        lambda request: _metadata(request, bridge.proxies),
+        _json_only,
+    )
 
     async def healthz(request: Request) -> Response:
         return Response("ok\n", media_type="text/plain")
@@ -318,6 +327,7 @@ def create_app(
         routes=[
             Route("/api/{service}/{method}", bridge.call, methods=["POST"]),
             Route("/api/{rest:path}", unknown, methods=["GET", "POST"]),
+            *accounts.routes(),
             Route("/healthz", healthz),
             *_static(assets),
         ],
@@ -405,7 +415,7 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
-                api = scope["path"].startswith("/api/")
+                api = scope["path"].startswith(("/api/", "/auth/"))
                 if api and not any(k.lower() == b"cache-control" for k, _ in headers):
                     headers.append((b"cache-control", API_CACHE_CONTROL.encode()))
                 message = {**message, "headers": headers}

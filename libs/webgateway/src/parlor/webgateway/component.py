@@ -18,6 +18,7 @@ import socket
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import grpc
 import uvicorn
@@ -30,6 +31,7 @@ from parlor.kit.server import Component, ServerSettings
 from parlor.kit.settings import SettingsError, load, setting
 from parlor.webgateway.app import create_app
 from parlor.webgateway.catalog import catalog
+from parlor.webgateway.signin import CALLBACK_PATH, SignInSettings
 
 log = logging.getLogger("parlor.webgateway")
 
@@ -66,8 +68,28 @@ class WebSettings:
         " A request for another host is refused 403 HOST_NOT_ALLOWED (DNS rebinding)",
         (),
     )
+    sign_in_providers: tuple[str, ...] = setting(
+        "PARLOR_WEB_SIGN_IN_PROVIDERS",
+        "OpenID Connect providers the web client offers sign-in with, comma-separated: names"
+        " of the identity service's PARLOR_OIDC_PROVIDERS (empty: guests only)",
+        (),
+    )
+    sign_in_redirect_uri: str = setting(
+        "PARLOR_WEB_SIGN_IN_REDIRECT_URI",
+        "the bridge's sign-in callback as browsers reach it, https://<site>/auth/callback:"
+        " registered with each provider and in PARLOR_OIDC_PROVIDERS' redirect_uris",
+        "",
+    )
 
     def __post_init__(self) -> None:
+        if self.sign_in_providers:
+            uri = urlsplit(self.sign_in_redirect_uri)
+            if uri.scheme not in ("http", "https") or not uri.netloc or uri.path != CALLBACK_PATH:
+                raise SettingsError(
+                    "PARLOR_WEB_SIGN_IN_REDIRECT_URI: with PARLOR_WEB_SIGN_IN_PROVIDERS set,"
+                    f" the callback's URL, https://<site>{CALLBACK_PATH}; got"
+                    f" {self.sign_in_redirect_uri!r}"
+                )
         if not 0 < self.request_seconds < float("inf"):  # 0 would refuse every request
             raise SettingsError(
                 f"PARLOR_WEB_REQUEST_SECONDS: must be a number of seconds above 0,"
@@ -209,6 +231,7 @@ async def serve_http(
         request_seconds=settings.request_seconds,
         # the name it binds, if it is one, is the one it prints: answer to it
         allowed_hosts=(*settings.allowed_hosts, settings.host),
+        sign_in=SignInSettings(settings.sign_in_providers, settings.sign_in_redirect_uri),
     )
     config = uvicorn.Config(  # the bridge reads proxy headers itself, from trusted proxies only
         app,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from parlor.core.game import GameContract, Result, Viewer
@@ -15,9 +16,10 @@ from parlor.rules.takefour.view import SeenEvent
 class TakeFourEngine:
     """Everyone plays at once; hands, grids and the bag are secret until the game is over.
 
-    Between rounds no seat is to move: the service deals (``StartRound`` with a shuffled
-    bag, the game's one chance step). Calls in auto mode carry the dictionary's verdicts,
-    which the service fills in (``attach_verdicts``); ``legal_moves`` lists them without.
+    Between rounds no seat is to move: the platform deals (``StartRound`` with a shuffled
+    bag, the game's one chance step: ``chance``). Calls in auto mode carry the dictionary's
+    verdicts, which the service fills in (``attach_verdicts``); ``legal_moves`` lists them
+    without.
     """
 
     name = "takefour"
@@ -52,3 +54,26 @@ class TakeFourEngine:
 
 
 ENGINE: GameContract[tf.TakeFourState, tf.TakeFourCommand, tf.TakeFourEvent] = TakeFourEngine()
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Take Four's chance step: round ``number`` dealt from an order of every tile id
+    (``size`` of them), which the platform draws (``parlor.gamehost.chance``)."""
+
+    number: int
+    size: int
+    name: str = "round"
+
+    def command(self, order: tuple[int, ...]) -> tf.StartRound:
+        return tf.StartRound(order)
+
+
+def chance(state: tf.TakeFourState) -> Deal | None:
+    """The next round is dealt right after the last one is scored (or the game created): its
+    bag order drawn by the platform, under a name and number naming the round, so the call
+    that scored it, a retry, a bot runner or another replica may all try, and the round
+    starts once."""
+    if state.phase is not Phase.BETWEEN_ROUNDS:
+        return None
+    return Deal(state.round + 1, state.config.tiles.size)

@@ -33,6 +33,7 @@ GAME: GameType[Table[c4.State], Any, Event] = GameType(
     bots=("random", "greedy", "strong"),
     rules_page="docs/rules/connect4x4.md",
     departures=(connect4x4_pb2.PlayerResigned, connect4x4_pb2.PlayerTimedOut),
+    notation=c4.record,
     default_time_control=TimeControl.fischer(300, 3),
     time_controls=(
         TimeControl.per_move(30),

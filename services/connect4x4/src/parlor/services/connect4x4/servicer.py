@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import random
 import secrets
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -60,9 +59,6 @@ class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceS
                 reason="INVALID_PLAYER_COUNT",
             )
         return c4.CreateGame(chosen)
-
-    def export_text(self, table: C4Table, moves: Sequence[Any]) -> list[str]:
-        return c4.record(moves)
 
     def bot_command(self, seat: int, level: str) -> BotCommand:
         """The bot's search runs in the process's bot workers (``thinking``), never on the

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+from parlor.challenges.v1 import challenges_pb2, challenges_pb2_grpc
 from parlor.eventstore import BusHealth, PostgresEventStore
 from parlor.gamehost.backends import database, process_outbox
 from parlor.gamehost.directory import Directory, game_directory
@@ -22,6 +23,9 @@ from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
+from parlor.services.matchmaking.challenger import ChallengeServicer
+from parlor.services.matchmaking.challenges import Challenges
+from parlor.services.matchmaking.games import GAME_TYPES
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
@@ -31,10 +35,12 @@ from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
 from parlor.services.matchmaking.signin import SignIns
 from parlor.services.matchmaking.tickets import Lobbies, Tickets
+from parlor.services.matchmaking.turnfeed import TurnFeed
 
 log = logging.getLogger("parlor.services.matchmaking")
 
 MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+CHALLENGE_SERVICE = challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"].full_name
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 PUBLIC_METHODS = frozenset(
     f"/{IDENTITY_SERVICE}/{name}"
@@ -115,6 +121,29 @@ async def matchmaking() -> AsyncIterator[Component]:
             identity = IdentityServicer(
                 auth, accounts, SignIns(store, accounts, providers, auth, oidc)
             )
+            # Challenges: their streams in the same store; an accepted one's MatchFormed goes
+            # out through this process's relay as a round's does.
+            challenges = Challenges(
+                store,
+                max_outstanding=settings.challenges_max_outstanding,
+                per_hour=settings.challenges_per_hour,
+            )
+            challenger = ChallengeServicer(
+                challenges,
+                accounts,
+                settings.game_types,
+                settings.challenge_expire_seconds,
+                open_games,
+                load(OpenGamesSettings).max_per_player,
+                directories=open_games,
+                keepalive_seconds=settings.challenges_keepalive_seconds,
+            )
+            # 'Your turn' in the players' inboxes, from every game type's streams.
+            turns = TurnFeed(
+                store,
+                [GAME_TYPES[g] for g in settings.game_types if g in GAME_TYPES],
+                challenger.watch.bells.ring,
+            )
             yield Component(
                 name=CATEGORY,
                 services=[
@@ -124,6 +153,12 @@ async def matchmaking() -> AsyncIterator[Component]:
                             matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(
                                 servicer, server
                             )
+                        ),
+                    ),
+                    GrpcService(
+                        CHALLENGE_SERVICE,
+                        lambda server: challenges_pb2_grpc.add_ChallengeServiceServicer_to_server(
+                            challenger, server
                         ),
                     ),
                     GrpcService(
@@ -137,6 +172,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     outbox.run,
                     lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, board),
                     board.run,
+                    turns.run,
                     lambda: run_sweeps(retention),
                 ],
                 public_methods=PUBLIC_METHODS,
@@ -147,6 +183,8 @@ async def matchmaking() -> AsyncIterator[Component]:
                     "board": board,
                     "retention": retention,
                     "accounts": accounts,
+                    "challenges": challenges,
+                    "turns": turns,
                     "providers": providers,
                 },
             )

@@ -51,6 +51,24 @@ class MatchmakingSettings:
         " sweep deletes them (at least 1)",
         48.0,
     )
+    challenge_expire_seconds: float = setting(
+        "PARLOR_CHALLENGES_EXPIRE_SECONDS",
+        "how long a challenge waits for answers when it names no expiry",
+        86_400.0,
+    )
+    challenges_max_outstanding: int = setting(
+        "PARLOR_CHALLENGES_MAX_OUTSTANDING",
+        "pending challenges one player may have (0: no limit)",
+        20,
+    )
+    challenges_keepalive_seconds: float = setting(
+        "PARLOR_CHALLENGES_KEEPALIVE_SECONDS",
+        "how often WatchPlayer sends a message when nothing happens",
+        15.0,
+    )
+    challenges_per_hour: int = setting(
+        "PARLOR_CHALLENGES_PER_HOUR", "new challenges one player may make an hour (0: no limit)", 60
+    )
 
     def __post_init__(self) -> None:
         if not self.retention_hours >= MIN_RETENTION_HOURS:

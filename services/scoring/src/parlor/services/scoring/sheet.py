@@ -13,7 +13,7 @@ from datetime import datetime
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import EventStore, RecordedEvent
 from parlor.gamehost.clocks import AT, SEAT
-from parlor.gamehost.consent import rated
+from parlor.gamehost.consent import claimed_match, rated, recorded_match
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
@@ -70,12 +70,17 @@ async def seats_agreed(store: EventStore, event: RecordedEvent) -> bool:
     The game host records how the seats were agreed with the game's first events
     (``parlor.gamehost.consent``); a game without that record is not scored, nor one whose
     record the store does not bear out (a match it does not hold, or with other seats; a
-    service not allowed to vouch for players).
+    service not allowed to vouch for players). A challenge's match its challenger made
+    unrated (``MatchFormed.unrated``) is agreed but not rated.
     """
     meta = event.metadata
     game_type, _, game_id = event.stream_id.partition("-")
     players = [p for p, _ in seats_of(event)]
-    return await rated(store, meta.extra, meta.actor, players, (game_type, game_id))
+    if not await rated(store, meta.extra, meta.actor, players, (game_type, game_id)):
+        return False
+    match_id = claimed_match(meta.extra)
+    match = await recorded_match(store, match_id) if match_id is not None else None
+    return match is None or not match.unrated
 
 
 class Moves:

@@ -3,7 +3,8 @@
 Its rules are in ``parlor.rules.takefour`` (every rule, in words: docs/rules/takefour.md),
 under the game contract (``contract.ENGINE``: the name, the seat range), with what the
 platform asks of them beyond it: the standings ``GameFinished`` carries, the idle clocks
-(``timing``) and how replay tools rebuild commands (``replay``). This module adds the
+(``timing``), how replay tools rebuild commands (``replay``) and the deal of each round, the
+game's chance step (``contract.chance``), which the platform draws for. This module adds the
 event codec and what of it may be published (hands, grids and bags never are), the bots,
 the proto and the time controls. It is registered under ``parlor.game_types``
 (pyproject.toml).
@@ -31,7 +32,7 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import WordIndex, replay
 from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, seat_bot
-from parlor.rules.takefour.contract import ENGINE
+from parlor.rules.takefour.contract import ENGINE, chance
 from parlor.rules.takefour.standings import standings as standings  # the component's too
 from parlor.rules.takefour.timing import Timing
 from parlor.services.takefour.codec import Codec, Event, public
@@ -122,6 +123,7 @@ GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
     rules_page="docs/rules/takefour.md",
     calls=("dictionary",),
     departures=(takefour_pb2.SeatForfeited,),
+    chance=chance,
     default_time_control=TimeControl.per_move(120),
     time_controls=(
         TimeControl.per_move(60),

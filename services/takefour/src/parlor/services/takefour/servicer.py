@@ -13,10 +13,8 @@ from typing import Any
 
 from parlor.core.errors import FailedPrecondition
 from parlor.gamehost import GameHost, Recorded
-from parlor.gamehost.chance import shuffled
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.export import export_parts
-from parlor.gamehost.pipeline import FollowUp
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import Move
 from parlor.gamehost.wordgame import WordGameService
@@ -91,7 +89,8 @@ class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceSer
     async def create_command(
         self, config: Any, seats: tuple[Seat, ...], deadline: float | None
     ) -> tf.CreateGame:
-        """The first round is dealt at once (``after``); a match plays the default rules, with
+        """The first round is dealt at once (``after``: the game's chance step, declared in
+        its rules, ``contract.chance``); a match plays the default rules, with
         the dictionary's default lexicon."""
         chosen = config_of(config) if config is not None else tf.TakeFourConfig(lexicon="")
         return tf.CreateGame(await self.with_lexicon(chosen, deadline), engine_seats(seats))
@@ -106,16 +105,3 @@ class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceSer
             )
         text = export(game_id, table.game.config.lexicon, events)
         return pb.ExportGameResponse(text=text, notation=text)  # notation: older clients
-
-    def next_command(self, table: State) -> FollowUp | None:
-        """The next round is dealt right after the last one is scored (or the game created),
-        its bag order drawn here (``chance``), under a command id naming the round: the call
-        that scored it, a retry, a bot runner or another replica may all try, and the round
-        starts once."""
-        if not table.seats or table.game.phase is not tf.Phase.BETWEEN_ROUNDS:
-            return None
-
-        async def start(current: State) -> tf.StartRound:
-            return tf.StartRound(shuffled(range(current.game.config.tiles.size)))
-
-        return FollowUp("round", table.game.round + 1, start)

@@ -16,7 +16,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import upwords as uw
-from parlor.rules.upwords import replay
+from parlor.rules.upwords import record, replay
 from parlor.rules.upwords.contract import ENGINE
 from parlor.rules.upwords.standings import standings as standings  # the component's too
 from parlor.rules.upwords.timing import TIMING
@@ -35,6 +35,7 @@ GAME: GameType[Table[uw.UpwordsState], Any, Event] = GameType(
     rules_page="docs/rules/upwords.md",
     calls=("dictionary",),
     departures=(upwords_pb2.PlayerResigned, upwords_pb2.PlayerTimedOut),
+    notation=record.export_game,
     default_time_control=TimeControl.fischer(600, 5),
     time_controls=(
         TimeControl.per_move(90),

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import secrets
-from collections.abc import Sequence
 from typing import Any
 
 from parlor.common.v1 import common_pb2
@@ -28,7 +27,7 @@ from parlor.gamehost.thinking import think
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
-from parlor.rules.upwords import notation, record, verdicts
+from parlor.rules.upwords import notation, verdicts
 from parlor.rules.upwords.bot import Offer, UpwordsBot, bot_turn
 from parlor.services.upwords.codec import (
     Event,
@@ -103,9 +102,6 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     ) -> pb.GameEvent:
         """The event's notation reads the board before it."""
         return game_event_pb(event, info, before.game.board)
-
-    def export_text(self, table: UpwordsTable, moves: Sequence[Any]) -> str:
-        return record.export_game(moves)
 
     async def create_command(
         self, config: Any, seats: tuple[Seat, ...], deadline: float | None

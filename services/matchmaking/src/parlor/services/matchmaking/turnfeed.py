@@ -1,0 +1,148 @@
+"""'Your turn' in each player's inbox: the games that come to wait for a player's move.
+
+A loop follows the store's global order: for each game type, the game streams an
+interval of positions touched (``EventStore.streams_touched``, read in the store), each
+game's state folded by the game's own rules (a read-only ``GameHost``, its cache kept
+between steps), and for each person whose seat the game waits for (the engine's
+``to_move``), a ``TurnNotice`` (game, version, seat, that seat's deadline) appended to
+their inbox under the command id ``turn-<game type>-<game id>-<version>-<seat>``: the
+store keeps one append per command id and stream, so replicas running this loop side by
+side, or one that restarts before its checkpoint, append each notice once. The position
+covered is kept in ``turnfeed-<game type>`` (``Covered``), so a restart goes on from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from parlor.eventstore import ANY_VERSION, EventStore, Metadata, NewEvent, RecordedEvent
+from parlor.gamehost.games import GameType
+from parlor.gamehost.host import GameHost
+from parlor.gamehost.seating import Seat
+from parlor.services.matchmaking.challenges import inbox_stream
+
+log = logging.getLogger("parlor.services.matchmaking.turnfeed")
+
+TURN = "TurnNotice"
+FEED = "turnfeed"
+COVERED = "Covered"
+
+
+@dataclass(frozen=True)
+class TurnNotice:
+    game_type: str
+    game_id: str
+    version: int
+    seat: int
+    deadline: float
+    """Seconds since the epoch; 0: no clock runs."""
+    at: float
+
+
+def turn_of(recorded: RecordedEvent) -> TurnNotice:
+    return TurnNotice(**json.loads(recorded.data))
+
+
+class TurnFeed:
+    def __init__(
+        self,
+        store: EventStore,
+        games: Sequence[GameType[Any, Any, Any]],
+        changed: Callable[[Sequence[str]], None] = lambda players: None,
+        clock: Callable[[], float] = time.time,
+        poll_seconds: float = 0.5,
+    ) -> None:
+        self.store = store
+        self.games = {g.category: g for g in games}
+        self.hosts = {g.category: GameHost(g.category, g.decider, g.codec, store) for g in games}
+        self.changed = changed
+        self.clock = clock
+        self.poll_seconds = poll_seconds
+        self.covered: dict[str, int] = {}
+
+    async def _covered(self, category: str) -> int:
+        if category not in self.covered:
+            stream = f"{FEED}-{category}"
+            version = await self.store.stream_version(stream)
+            last = await self.store.read_stream(stream, version, version) if version else []
+            self.covered[category] = json.loads(last[0].data)["position"] if last else 0
+        return self.covered[category]
+
+    async def step(self) -> int:
+        """Notice every game touched since the last step; how many notices were appended."""
+        head = await self.store.head_position()
+        appended = 0
+        for category, game in self.games.items():
+            after = await self._covered(category)
+            if head <= after:
+                continue
+            touched = await self.store.streams_touched(category, after, head)
+            for stream_id in touched:
+                appended += await self._notice(game, stream_id.split("-", 1)[1])
+            if touched:  # kept only when it covers a game: the mark itself touches none
+                await self.store.append(
+                    f"{FEED}-{category}",
+                    [
+                        NewEvent(
+                            COVERED,
+                            json.dumps({"position": head}).encode(),
+                            metadata=Metadata(actor=FEED),
+                        )
+                    ],
+                    ANY_VERSION,
+                )
+            self.covered[category] = head
+        return appended
+
+    async def _notice(self, game: GameType[Any, Any, Any], game_id: str) -> int:
+        table, version = await self.hosts[game.category].load(game_id)
+        rules = game.decider
+        if rules.is_terminal(table):
+            return 0
+        deadlines = rules.deadlines(table)
+        reached: list[str] = []
+        for seat in game.engine.to_move(table.game):
+            player = table.seats[seat].player_id
+            if Seat(player).is_bot:
+                continue
+            due = deadlines.get(seat)
+            notice = TurnNotice(
+                game.name,
+                game_id,
+                version,
+                seat,
+                due.timestamp() if due is not None else 0.0,
+                self.clock(),
+            )
+            command_id = f"turn-{game.category}-{game_id}-{version}-{seat}"
+            result = await self.store.append(
+                inbox_stream(player),
+                [
+                    NewEvent(
+                        TURN,
+                        json.dumps(asdict(notice), sort_keys=True).encode(),
+                        metadata=Metadata(actor=FEED, correlation_id=game_id),
+                    )
+                ],
+                ANY_VERSION,
+                command_id=command_id,
+            )
+            if not result.duplicate:
+                reached.append(player)
+        self.changed(reached)
+        return len(reached)
+
+    async def run(self) -> None:
+        """Forever: a step, then a pause; a failed step is logged and tried again."""
+        while True:
+            try:
+                await self.step()
+            except Exception:
+                log.exception("turn notices failed")
+            await asyncio.sleep(self.poll_seconds)

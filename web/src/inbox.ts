@@ -1,0 +1,151 @@
+// Challenges in the lobby: challenge a player by handle or id, the challenges to and from
+// you (accept, decline with a reason, cancel), kept up to date by your own stream
+// (ChallengeService.WatchPlayer, resumed after a dropped connection), and a rematch offer
+// from a finished game's page. A game made from a challenge opens its page at once.
+import { stream, unary, type Stream } from "./api";
+import { h, notice, replace } from "./dom";
+import { describe } from "./play";
+import {
+  ChallengeService,
+  DeclineReason,
+  NoticeKind,
+  type Challenge,
+} from "@parlor/client/gen/parlor/challenges/v1/challenges_pb";
+
+export interface GameChoice {
+  type: string;
+  label: string;
+}
+
+const DECLINES: [DeclineReason, string][] = [
+  [DeclineReason.NOT_NOW, "not now"],
+  [DeclineReason.TOO_FAST, "too fast"],
+  [DeclineReason.TOO_SLOW, "too slow"],
+  [DeclineReason.NOT_THIS_GAME, "not this game"],
+];
+
+function labelOf(games: GameChoice[], type: string): string {
+  return games.find((g) => g.type === type)?.label ?? type;
+}
+
+// The lobby's challenges card; `open(type, gameId)` shows a game's page.
+export function inboxCard(
+  games: GameChoice[],
+  open: (type: string, gameId: string) => void,
+): { el: HTMLElement; close(): void } {
+  const incomingEl = h("ul", { id: "incoming-challenges" });
+  const outgoingEl = h("ul", { id: "outgoing-challenges" });
+  const whom = h("input", { id: "challenge-player", placeholder: "handle or player id", maxlength: 128, required: true }) as HTMLInputElement;
+  const game = h("select", { id: "challenge-game" }, games.map((g) => h("option", { value: g.type }, g.label))) as HTMLSelectElement;
+  const form = h(
+    "form",
+    { id: "challenge-form" },
+    h("label", {}, "Player ", whom),
+    h("label", {}, "Game ", game),
+    h("button", { type: "submit", id: "send-challenge" }, "Challenge"),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      await unary(ChallengeService, "createChallenge", { gameType: game.value, invitees: [whom.value.trim()] });
+      whom.value = "";
+      await refresh();
+    } catch (err) {
+      notice(describe(err), "error");
+    }
+  });
+
+  const act = async (run: () => Promise<unknown>) => {
+    notice("");
+    try {
+      await run();
+      await refresh();
+    } catch (err) {
+      notice(describe(err), "error");
+    }
+  };
+  const what = (c: Challenge) => `${labelOf(games, c.gameType)}${c.rematchOf ? " (rematch)" : ""}`;
+  const incoming = (c: Challenge) => {
+    const reason = h("select", { class: "decline-reason" }, DECLINES.map(([v, t]) => h("option", { value: String(v) }, t))) as HTMLSelectElement;
+    return h(
+      "li",
+      { "data-challenge": c.challengeId },
+      `${c.challengerName} challenges you to ${what(c)} `,
+      h("button", { class: "accept", onclick: () => act(() => unary(ChallengeService, "acceptChallenge", { challengeId: c.challengeId })) }, "Accept"),
+      " ",
+      reason,
+      h("button", { class: "decline", onclick: () => act(() => unary(ChallengeService, "declineChallenge", { challengeId: c.challengeId, reason: Number(reason.value) as DeclineReason })) }, "Decline"),
+    );
+  };
+  const outgoing = (c: Challenge) =>
+    h(
+      "li",
+      { "data-challenge": c.challengeId },
+      `You challenged ${c.inviteeIds.join(", ")} to ${what(c)} `,
+      h("button", { class: "cancel", onclick: () => act(() => unary(ChallengeService, "cancelChallenge", { challengeId: c.challengeId })) }, "Cancel"),
+    );
+
+  async function refresh(): Promise<void> {
+    const listed = await unary(ChallengeService, "listChallenges", {});
+    replace(incomingEl, listed.incoming.length ? listed.incoming.map(incoming) : [h("li", {}, "No challenges to you.")]);
+    replace(outgoingEl, listed.outgoing.length ? listed.outgoing.map(outgoing) : [h("li", {}, "None.")]);
+  }
+
+  // Your stream: the lists again at each change; a game made for you opens. `after` is the
+  // last position seen, so a reconnect neither misses nor repeats a change.
+  let after = 0n;
+  let watch: Stream | undefined;
+  let closed = false;
+  const follow = () => {
+    watch = stream(ChallengeService, "watchPlayer", { after }, {
+      message(item) {
+        after = item.position;
+        const made = item.notices.find((n) => n.kind === NoticeKind.GAME_CREATED && n.challenge?.matchId);
+        if (made?.challenge) open(made.challenge.gameType, made.challenge.matchId);
+        else void refresh().catch(() => undefined);
+      },
+      error() {
+        if (!closed) setTimeout(() => !closed && follow(), 1000);
+      },
+    });
+  };
+  void refresh().catch((err) => notice(describe(err), "error"));
+  follow();
+  const el = h(
+    "section",
+    { class: "card", id: "challenges" },
+    h("h3", {}, "Challenges"),
+    form,
+    h("h4", {}, "To you"),
+    incomingEl,
+    h("h4", {}, "From you"),
+    outgoingEl,
+  );
+  return {
+    el,
+    close() {
+      closed = true;
+      watch?.close();
+    },
+  };
+}
+
+// On a finished game's page: offer its players a rematch (seats rotated). The offer waits
+// for them in their challenges; the game it makes opens for everyone when the last accepts.
+export function rematchButton(type: string, gameId: string): HTMLElement {
+  const button = h("button", { id: "offer-rematch" }, "Offer a rematch") as HTMLButtonElement;
+  button.addEventListener("click", async () => {
+    try {
+      const answer = await unary(ChallengeService, "offerRematch", { gameType: type, gameId });
+      const made = answer.challenge;
+      if (made?.matchId) location.hash = `#/play/${made.gameType}/${made.matchId}`;
+      else {
+        button.disabled = true;
+        button.textContent = "Rematch offered";
+      }
+    } catch (err) {
+      notice(describe(err), "error");
+    }
+  });
+  return button;
+}
