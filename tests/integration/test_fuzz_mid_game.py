@@ -81,6 +81,8 @@ MAX_STEPS = int(os.environ.get("PARLOR_FUZZ_STEPS", "70"))
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
 CATEGORIES = ("connect4x4", "upwords", "takefour")
+CHAT = "chat"
+"""ChatService, served beside the games: its rooms are abused in the middle of them too."""
 PEOPLE = ("ada", "bob", "cyd", "dan", "eli", "fay", "gus", "hal")
 SPECTATOR = "zed"
 SERVICE = "service:tests"
@@ -217,10 +219,29 @@ async def serving(
                 served[game.category] = Served(
                     game.category, host, servicer, service, generated_register(game), runner
                 )
+            served[CHAT] = await chat_served(stack, database_url)
             yield served, words_file
     finally:
         unregister()
         folder.cleanup()
+
+
+async def chat_served(stack: contextlib.AsyncExitStack, database_url: str) -> Served:
+    """ChatService beside the games, on the same store: its rooms name the games played."""
+    from parlor.chat.v1 import chat_pb2, chat_pb2_grpc
+    from parlor.gamehost.bells import GameBells
+    from parlor.gamehost.games import games
+    from parlor.services.chat.facts import Games
+    from parlor.services.chat.rooms import Rooms
+    from parlor.services.chat.servicer import ChatServicer
+    from parlor.services.chat.settings import ChatSettings
+
+    store = await stack.enter_async_context(PostgresEventStore(database_url))
+    chat = ChatServicer(
+        Rooms(store), Games(store, games()), ChatSettings(), GameBells(), wait_seconds=0.2
+    )
+    service = chat_pb2.DESCRIPTOR.services_by_name["ChatService"]
+    return Served(CHAT, None, chat, service, chat_pb2_grpc.add_ChatServiceServicer_to_server)
 
 
 def _serialized(message: Message) -> bytes:
@@ -292,13 +313,24 @@ class Caller:
                 if item is grpc.aio.EOF:
                     break
                 items.append(item)
-                if until is not None and item.event.info.version >= until:  # type: ignore[attr-defined]
+                if until is not None and _version(item) >= until:
                     break
         except grpc.aio.AioRpcError as error:
             return Answer(items, Refusal.of(error))
         finally:
             stream.cancel()
         return Answer(items)
+
+
+def _version(item: Message) -> int:
+    """The version a streamed item is of: a game's event's, a chat room's item's."""
+    if category_of(item) == CHAT:
+        return int(item.version)  # type: ignore[attr-defined]
+    return int(item.event.info.version)  # type: ignore[attr-defined]
+
+
+def category_of(item: Message) -> str:
+    return item.DESCRIPTOR.full_name.split(".")[1]
 
 
 # --- the truth, and what one viewer may not see --------------------------------------------
@@ -686,6 +718,7 @@ class Driver:
             self.reads,
             self.departed_acts,
             self.crafted,
+            self.chat,
         ]
         if game.timed:
             kinds.append(self.late)
@@ -946,6 +979,51 @@ class Driver:
                 ]
                 name, request = "Play", upb.PlayRequest(game_id=gid, placements=placements)
         await self.call(game, name, request, who, action="crafted", must_refuse=True)
+
+    async def chat(self, game: Game) -> None:
+        """Any chat RPC about the game's rooms, by anyone: a clear status, a refusal stores
+        nothing in the room, and no answer shows a seat's tiles to anyone else."""
+        from parlor.chat.v1 import chat_pb2 as chat
+
+        rng = self.rng
+        kind = rng.choice([chat.ROOM_KIND_PLAYERS, chat.ROOM_KIND_SPECTATORS])
+        room = chat.Room(kind=kind, game_type=game.category, game_id=game.game_id)
+        who = rng.choice([*game.people, *game.people, *OUTSIDERS])
+        name = rng.choice(list(self.served[CHAT].service.methods_by_name))
+        request: Any = GetMessageClass(self.served[CHAT].service.methods_by_name[name].input_type)()
+        fields = request.DESCRIPTOR.fields_by_name
+        if "room" in fields:
+            request.room.CopyFrom(room)
+        if "text" in fields:
+            request.text = rng.choice(["gg", "good luck", "", "QI at 8H?", "a\u202eb", "x" * 400])
+        if "preset" in fields and rng.random() < 0.3:
+            request.preset = chat.PRESET_GOOD_GAME
+        if "player_id" in fields:
+            request.player_id = rng.choice([*game.seats, SPECTATOR, ""])
+        if "seconds" in fields:
+            request.seconds = rng.choice([0, 60])
+        if "message_id" in fields:
+            request.message_id = rng.choice(["", "m-none"])
+        if "command_id" in fields and rng.random() < 0.5:
+            request.command_id = cid(rng)
+        rooms: Any = self.served[CHAT].servicer.rooms
+        stream = (
+            f"chat-{'p' if kind == chat.ROOM_KIND_PLAYERS else 's'}-{game.category}-{game.game_id}"
+        )
+        before = await rooms.store.stream_version(stream)
+        answer = await self.caller.call(CHAT, name, request, who, until=0)
+        after = await rooms.store.stream_version(stream)
+        self.tally.calls += 1
+        self.tally.codes[answer.code.name] = self.tally.codes.get(answer.code.name, 0) + 1
+        self.tally.actions["chat"] = self.tally.actions.get("chat", 0) + 1
+        where = f"{game.category} {game.game_id} chat: {name} as {who}"
+        if answer.code in FORBIDDEN:
+            self.problem(f"{where}: {answer.describe()}")
+        if answer.error is not None and not answer.reason:
+            self.problem(f"{where}: a refusal without a reason: {answer.describe()}")
+        if answer.error is not None and after != before:
+            self.problem(f"{where}: refused ({answer.describe()}) but stored in {stream}")
+        await self.check_secrets(game, answer, who, where)
 
     async def late(self, game: Game) -> None:
         """The clock runs past a deadline; the next command finds the timeouts due."""

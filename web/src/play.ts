@@ -5,6 +5,7 @@ import type { GenService, GenServiceMethods } from "@parlor/client";
 import type { Clocks, TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
 import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
+import { chatPanel } from "./chat";
 import { h, notice, replace } from "./dom";
 import { announce, focusKey, restoreFocus, shortcuts } from "./a11y";
 import { rematchButton } from "./inbox";
@@ -190,6 +191,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   const links = h("p", { class: "links" });
   const titleEl = h("h2", { id: "game-title" }, kind.label);
   const serverTime = new ServerTime();
+  const chat = chatPanel(kind.type, gameId, invite);
   let synced = false;
   replace(
     root,
@@ -201,6 +203,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     links,
     h("details", { open: true }, h("summary", {}, "Moves ", connEl), logEl),
     kind.keys ? shortcuts(kind.keys) : null,
+    chat.el,
   );
 
   const view: View = {
@@ -279,6 +282,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     if (statusEl.textContent !== status) statusEl.textContent = status;
     replace(boardEl, kind.board(game, view));
     replace(logEl, log.map((m) => h("li", { class: m.seat !== undefined ? `seat-${m.seat}` : "" }, moveLine(seats, m))));
+    chat.update(view.seat !== undefined, kind.finished(game));
     restoreFocus(focused);
     if (kind.finished(game)) {
       const replayLink = h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game");
@@ -358,6 +362,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     closed = true;
     clearInterval(ticker);
     watch?.close();
+    chat.close();
   };
 }
 
