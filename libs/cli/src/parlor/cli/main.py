@@ -47,11 +47,9 @@ if TYPE_CHECKING:
     from parlor.cli import login as logins
     from parlor.cli import session as sessions
     from parlor.cli.games import GameAdapter
-    from parlor.client import chat as chats
     from parlor.kit import settings
 else:
     chatting = lazy("parlor.cli.chatting")
-    chats = lazy("parlor.client.chat")
     sessions = lazy("parlor.cli.session")
     logins = lazy("parlor.cli.login")
     turns = lazy("parlor.cli.turns")
@@ -396,7 +394,9 @@ async def _play(
         out.print(game_api.draw(game, me))
         lines = Lines()
         prompt = f"your move ({game_api.move_help}; resign; quit; /say <text>)"
-        room = chats.players_room(game_type, game_id)
+        from parlor.client.chat import players_room  # not at start-up: it loads gRPC
+
+        room = players_room(game_type, game_id)
         # the others' messages, printed as they come (asyncio.run ends it with the command)
         chat = asyncio.ensure_future(chatting.follow(parlor, room, me, out))
         while not game_api.is_over(game):
@@ -513,7 +513,9 @@ async def _watch(where: sessions.Session, game_type: str, game_id: str) -> None:
         game_api = adapter(game_type, parlor)
         game = None
         # kibitz: the spectators' room, printed as it comes; '/say <text>' typed meanwhile
-        kibitz = chats.spectators_room(game_type, game_id)
+        from parlor.client.chat import spectators_room  # not at start-up: it loads gRPC
+
+        kibitz = spectators_room(game_type, game_id)
         chat = (
             asyncio.ensure_future(chatting.follow(parlor, kibitz, where.player_id, out)),
             asyncio.ensure_future(_say_lines(parlor, kibitz, out)),
