@@ -175,8 +175,8 @@ async def serving(
     database_url: str, clock: FakeNow, chance: random.Random
 ) -> AsyncIterator[tuple[dict[str, Served], Path]]:
     from parlor.rules.connect4x4.hosting import GAME as C4_HOSTING
+    from parlor.services.connect4x4.component import servicer as connect4x4_servicer
     from parlor.services.connect4x4.game import GAME as C4
-    from parlor.services.connect4x4.servicer import Connect4x4Servicer
     from parlor.services.takefour.game import GAME as TF
     from parlor.services.takefour.game import bots
     from parlor.services.takefour.servicer import TakeFourServicer
@@ -202,7 +202,7 @@ async def serving(
                 directory = game_directory(store.engine, game)
                 runner = None
                 if game is C4:
-                    servicer: Any = Connect4x4Servicer(host, directory=directory)
+                    servicer: Any = connect4x4_servicer(host, directory=directory)
                     budget = C4_HOSTING.bot_budget  # the rules' bot, as the game hosts it
                     C4_HOSTING.bot_budget = 200
                     stack.callback(setattr, C4_HOSTING, "bot_budget", budget)

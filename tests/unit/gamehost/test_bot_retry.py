@@ -19,9 +19,10 @@ from parlor.core.errors import PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.pipeline import BotCommand, Bots
+from parlor.gamehost.seating import Table
 from parlor.rules import connect4x4 as c4
+from parlor.services.connect4x4.component import servicer as c4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.servicer import C4Table, Connect4x4Servicer
 
 RETRIES: Sequence[float] = (0.01, 0.01, 0.01)
 
@@ -36,7 +37,7 @@ class FlakyBots(Bots):
     def command(self, seat: int, level: str) -> BotCommand:
         chosen = super().command(seat, level)
 
-        async def move(table: C4Table) -> c4.Command:
+        async def move(table: Table[c4.State]) -> c4.Command:
             if self.failures > 0:
                 self.failures -= 1
                 raise Unavailable("the bot's dependency is down", reason="DEPENDENCY_DOWN")
@@ -46,13 +47,12 @@ class FlakyBots(Bots):
         return move
 
 
-class FlakyC4(Connect4x4Servicer):
-    """A servicer whose bots are ``FlakyBots``."""
-
-    def __init__(self, failures: int) -> None:
-        host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-        super().__init__(host)
-        self.bots: FlakyBots = FlakyBots(failures)
+def flaky_c4(failures: int) -> Any:
+    """Connect 4x4's servicer, its bots ``FlakyBots``."""
+    host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
+    servicer = c4_servicer(host)
+    servicer.bots = FlakyBots(failures)
+    return servicer
 
 
 def create(game_id: str) -> c4pb.CreateGameRequest:
@@ -62,14 +62,14 @@ def create(game_id: str) -> c4pb.CreateGameRequest:
     )
 
 
-async def get(servicer: FlakyC4, game_id: str) -> c4pb.Game:
+async def get(servicer: Any, game_id: str) -> c4pb.Game:
     reply = await as_("ada", servicer.GetGame(c4pb.GetGameRequest(game_id=game_id), None))
     game: c4pb.Game = reply.game
     return game
 
 
 async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_moves_it() -> None:
-    servicer = FlakyC4(failures=2)
+    servicer = flaky_c4(failures=2)
     servicer.bots.retry_seconds = (0.3, 0.01)  # the reads below come well before the first
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     assert list(created.game.seats_to_move) == [0]  # the bot's move failed: still its turn
@@ -85,7 +85,7 @@ async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_move
 
 
 async def test_the_retry_gives_up_after_its_delays_and_a_later_failure_retries_again() -> None:
-    servicer = FlakyC4(failures=10)
+    servicer = flaky_c4(failures=10)
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     await asyncio.wait_for(servicer.pipeline._retries["g"], 5)
     assert (await get(servicer, "g")).version == created.game.version
@@ -98,7 +98,7 @@ async def test_the_retry_gives_up_after_its_delays_and_a_later_failure_retries_a
 
 
 async def test_closing_the_servicer_stops_its_pending_retries() -> None:
-    servicer = FlakyC4(failures=10)
+    servicer = flaky_c4(failures=10)
     servicer.bots.retry_seconds = (30.0,)
     await as_("ada", servicer.CreateGame(create("g"), None))
     task = servicer.pipeline._retries["g"]
@@ -108,7 +108,7 @@ async def test_closing_the_servicer_stops_its_pending_retries() -> None:
 
 
 async def test_a_persons_refused_move_lets_a_bot_owed_its_move_move_again() -> None:
-    servicer = FlakyC4(failures=1)
+    servicer = flaky_c4(failures=1)
     servicer.bots.retry_seconds = ()  # no retry now: as after the replica that tried stopped
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     assert list(created.game.seats_to_move) == [0]  # the bot's move failed: its turn still

@@ -3,16 +3,16 @@
 ``GameService`` serves ``CreateGame``, ``GetGame`` (now or at a version), ``GetHistory``,
 ``WatchGame``, ``ListGames``, ``ReplayGame`` and ``ExportGame`` for any game, gives the
 pipeline its ``Opener`` (a ``MatchFormed``'s game) and its bots' turns, each under a
-platform command id (``parlor:bot-<version>``). A game's servicer subclasses it together
-with its generated base class, names its declaration (``game``: the ``GameType``, whose
-engine says whose turn it is and what a viewer may see of an event) and keeps only its moves
-and its mapping to and from protobuf::
+platform command id (``parlor:bot-<version>``). A game's servicer is built, not subclassed,
+from the game's value (``game``: the ``GameType``, whose engine says whose turn it is and
+what a viewer may see of an event) and its wire module's ``Wire`` (its pictures and a table
+of move RPC -> command body)::
 
-    class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
-        game = GAME
-        PlayMove = Move(lambda request, table, seat: c4.parse_move(request.move, seat))
-        def build_game(...): ...     # the Game message as a viewer sees it (the codec's)
-        def build_event(...): ...    # one GameEvent, already as the viewer may see it
+    WIRE = Wire(game_pb, game_event_pb, {"PlayMove": Move(lambda request, table, seat: ...)})
+    servicer = GameService(host, game=GAME, wire=WIRE)
+
+(Upwords and Take Four still subclass it, naming ``game`` and overriding ``build_game`` and
+``build_event``, their moves ``Move``s in the class body.)
 
 Its create, its opening and its bots are the game's value (``GAME.hosting``), which the
 ``Opener`` and ``bots`` play. A move RPC is declared (``Move``): how its request
@@ -35,7 +35,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import cached_property, partial
 from types import ModuleType
-from typing import Any, Generic, Protocol, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, cast
 
 from google.protobuf.message import Message
 
@@ -61,6 +61,7 @@ from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.turns import Bots, Exports
 from parlor.gamehost.views import ViewCache
+from parlor.gamehost.wire import Move, MoveRPC, Wire
 from parlor.kit import auth
 from parlor.kit.fingerprint import request_fingerprint
 from parlor.kit.settings import load
@@ -76,11 +77,6 @@ MAX_PRIVACY_KEPT = 10_000
 MAX_HISTORY_PAGE = 1000
 """The most events one ``GetHistory`` response holds (its ``page_size``; 0 means this):
 a longer range is answered a page at a time (``next_from_version``)."""
-
-MoveCommand = Callable[[Any, Any, int], Any]
-"""A declared move's command: (request, table, seat) -> the seat's command (as ``SeatCommand``)."""
-MoveCheck = Callable[[Any, Any], None]
-"""A declared move's check: (request, table) refuses a command that state has made stale."""
 
 
 def viewer_seat(table: Table[Any], identity: auth.Identity) -> int | None:
@@ -108,52 +104,8 @@ def deadline(context: Any) -> float | None:
     return float(left) if left is not None else None
 
 
-class MoveRPC(Protocol):
-    """A declared move as its servicer serves it: a gRPC method."""
-
-    def __call__(self, request: Any, context: Any) -> Awaitable[Any]: ...
-
-
-class Move:
-    """A move RPC, declared in a servicer's class body under the RPC's name::
-
-        Resign = Move(lambda request, table, seat: c4.Resign(seat))
-
-    ``command(request, table, seat)`` is the seat's command, built on the state it is
-    decided on (``GameService.move``); ``check(request, table)``, first, refuses one that
-    state has made stale (Take Four: a command meant for another round). The reply is the
-    game's ``<Name>Response``. gRPC finds the method by name on the servicer, as any other.
-    """
-
-    def __init__(self, command: MoveCommand, check: MoveCheck | None = None) -> None:
-        self.command = command
-        self.check = check
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        if not any(callable(getattr(base, name, None)) for base in owner.__mro__[1:]):
-            raise TypeError(f"{owner.__name__}.{name}: no RPC of that name in its service")
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type) -> Move: ...
-
-    @overload
-    def __get__(self, instance: GameService[Any, Any], owner: type) -> MoveRPC: ...
-
-    def __get__(self, instance: GameService[Any, Any] | None, owner: type) -> Move | MoveRPC:
-        if instance is None:
-            return self
-
-        async def rpc(request: Any, context: Any) -> Any:
-            return await instance.declared_move(self, request, context)
-
-        rpc.__name__ = rpc.__qualname__ = self.name
-        return rpc
-
-
 class GameService(Generic[T, E]):
-    """The RPCs every game has; subclass with the game's generated servicer base."""
+    """The RPCs every game has, built from the game's value and its ``Wire``."""
 
     game: GameType[Any, Any, Any]
     """The game's declaration (``parlor.services.<game>.game.GAME``)."""
@@ -176,7 +128,14 @@ class GameService(Generic[T, E]):
         *,
         open_games: Claims | None = None,
         max_open_games: int | None = None,
+        game: GameType[Any, Any, Any] | None = None,
+        wire: Wire[T, E] | None = None,
     ) -> None:
+        if game is not None:
+            self.game = game
+        self.wire = wire
+        for name, declared in (wire.moves if wire is not None else {}).items():
+            setattr(self, name, self._move_rpc(name, declared))
         self.host = host
         self.directory = directory
         self.queue = queue
@@ -211,13 +170,17 @@ class GameService(Generic[T, E]):
     def build_game(
         self, game_id: str, version: int, table: T, viewer: int | None, everything: bool
     ) -> Message:
-        """The ``Game`` message at ``version`` as ``viewer`` sees it (the codec's)."""
-        raise NotImplementedError
+        """The ``Game`` message at ``version`` as ``viewer`` sees it (the wire's)."""
+        if self.wire is None:
+            raise NotImplementedError
+        return self.wire.game(game_id, version, table, viewer, everything)
 
     def build_event(self, event: E, info: common_pb2.EventInfo, before: T) -> Message:
         """One ``GameEvent`` of ``event`` (already as the viewer may see it) with its place
         in the stream; ``before`` is the game before it (as in ``event_message``)."""
-        raise NotImplementedError
+        if self.wire is None:
+            raise NotImplementedError
+        return self.wire.event(event, info, before)
 
     def game_message(
         self, game_id: str, version: int, table: T, viewer: int | None, everything: bool
@@ -576,6 +539,18 @@ class GameService(Generic[T, E]):
         """What gives a command the outside answers it needs (``Command.asks``): none here;
         a word game's dictionary verdicts (``parlor.gamehost.wordgame``)."""
         return None
+
+    def _move_rpc(self, name: str, declared: Move) -> MoveRPC:
+        """The wire's move ``name`` as this servicer's gRPC method of that name."""
+        service = self.pb.DESCRIPTOR.services_by_name[self.game.service.rpartition(".")[2]]
+        if name not in service.methods_by_name:
+            raise TypeError(f"{self.game.name}: {name} is no RPC of {service.full_name}")
+
+        async def rpc(request: Any, context: Any) -> Any:
+            return await self.declared_move(declared, request, context)
+
+        rpc.__name__ = rpc.__qualname__ = name
+        return rpc
 
     async def declared_move(self, declared: Move, request: Any, context: Any) -> Any:
         """A declared move (``Move``) served: ``move`` with its command and check."""

@@ -22,7 +22,7 @@ from parlor.rules.connect4x4 import hosting, replay
 from parlor.rules.connect4x4.contract import ENGINE
 from parlor.rules.connect4x4.standings import standings as standings  # tests read it here
 from parlor.rules.connect4x4.timing import TIMING
-from parlor.services.connect4x4.codec import Codec, Event, config_of
+from parlor.services.connect4x4.wire import Codec, Event, config_of
 
 GAME: GameType[Table[c4.State], Any, Event] = GameType(
     ENGINE,

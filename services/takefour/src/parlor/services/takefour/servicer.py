@@ -16,7 +16,7 @@ from parlor.gamehost import GameHost, Recorded
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.export import export_parts
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import Move
+from parlor.gamehost.wire import Move
 from parlor.gamehost.wordgame import WordGameService
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import hosting, notation

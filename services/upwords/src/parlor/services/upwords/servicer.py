@@ -22,9 +22,9 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.directory import Directory
 from parlor.gamehost.seating import Table
-from parlor.gamehost.service import Move
 from parlor.gamehost.thinking import think
 from parlor.gamehost.turns import BotCommand, Bots
+from parlor.gamehost.wire import Move
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
