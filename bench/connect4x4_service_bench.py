@@ -28,8 +28,8 @@ from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import connect4x4, rules
+from parlor.services.connect4x4.wire import Codec
 
 GAMES = int(__import__("os").environ.get("PARLOR_BENCH_GAMES", "50"))
 AUTH = AuthSettings(private_key=generate_private_key())

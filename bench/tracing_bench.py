@@ -39,8 +39,8 @@ from parlor.gamehost.seating import OpenTable, Seat
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import connect4x4, rules
+from parlor.services.connect4x4.wire import Codec
 
 GAMES = int(os.environ.get("PARLOR_BENCH_GAMES", "20"))
 ROUNDS = int(os.environ.get("PARLOR_BENCH_ROUNDS", "3"))

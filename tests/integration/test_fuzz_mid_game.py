@@ -174,8 +174,9 @@ def small_words(folder: Path) -> tuple[Path, list[str]]:
 async def serving(
     database_url: str, clock: FakeNow, chance: random.Random
 ) -> AsyncIterator[tuple[dict[str, Served], Path]]:
+    from parlor.rules.connect4x4.hosting import GAME as C4_HOSTING
+    from parlor.services.connect4x4.component import servicer as connect4x4_servicer
     from parlor.services.connect4x4.game import GAME as C4
-    from parlor.services.connect4x4.servicer import Connect4x4Servicer
     from parlor.services.takefour.game import GAME as TF
     from parlor.services.takefour.game import bots
     from parlor.services.takefour.servicer import TakeFourServicer
@@ -201,18 +202,20 @@ async def serving(
                 directory = game_directory(store.engine, game)
                 runner = None
                 if game is C4:
-                    servicer: Any = Connect4x4Servicer(host, directory=directory)
-                    servicer.bot_budget = 200
+                    servicer: Any = connect4x4_servicer(host, directory=directory)
+                    budget = C4_HOSTING.bot_budget  # the rules' bot, as the game hosts it
+                    C4_HOSTING.bot_budget = 200
+                    stack.callback(setattr, C4_HOSTING, "bot_budget", budget)
                 elif game is UW:
                     servicer = UpwordsServicer(
                         host, dictionary, bot_words=str(words_file), directory=directory
                     )
-                    servicer.random = chance
+                    servicer.random = servicer.bots.random = chance
                 else:
                     servicer = TakeFourServicer(host, dictionary, directory, GameQueue())
                     runner = service_runner(servicer.pipeline, bots(lambda: words), BotPace())
                     await runner.game.prepare()
-                servicer.bot_retry_seconds = ()  # nothing moves behind the driver's back
+                servicer.bots.retry_seconds = ()  # nothing moves behind the driver's back
                 stack.push_async_callback(servicer.aclose)
                 assert game.proto is not None
                 service = game.proto.DESCRIPTOR.services_by_name[game.service.rpartition(".")[2]]
@@ -1090,8 +1093,8 @@ async def explore(database_url: str, games: int, seed: int, chance: random.Rando
 def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
     """The services' chance (bags, the first deal, Connect 4x4's bots) drawn from ``seed``:
     a failing seed plays the same games again."""
-    from parlor.gamehost import pipeline  # draws the games' declared chance (Take Four's deal)
-    from parlor.services.connect4x4 import servicer as c4_servicer
+    from parlor.gamehost import chance as drawn  # the games' declared chance (bags, deals)
+    from parlor.gamehost import turns  # seeds the games' bots (Connect 4x4's)
 
     chance = random.Random(seed ^ 0x5EED)
 
@@ -1100,11 +1103,11 @@ def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
         chance.shuffle(order)
         return tuple(order)
 
-    monkeypatch.setattr(pipeline, "shuffled", shuffled)
+    monkeypatch.setattr(drawn, "shuffled", shuffled)
     monkeypatch.setattr(
-        c4_servicer, "secrets", type("Seeded", (), {"randbits": staticmethod(chance.getrandbits)})
+        turns, "secrets", type("Seeded", (), {"randbits": staticmethod(chance.getrandbits)})
     )
-    return chance  # Upwords draws from its servicer's own (``serving`` sets it)
+    return chance  # Upwords' bots and returned tiles draw from its servicer's own (``serving``)
 
 
 async def test_abuse_in_the_middle_of_real_games_is_refused_cleanly_and_leaks_nothing(

@@ -77,6 +77,16 @@ async def run_script(script: str, web: Any, **env: str) -> dict[str, Any]:
     return report
 
 
+def drops_of(history: Any, seat: int) -> list[str]:
+    """The checkers and blockers a seat dropped in a Connect 4x4 game's history, in notation."""
+    return [
+        e.notation
+        for e in history.events
+        if e.WhichOneof("body") in ("checker_dropped", "blocker_dropped")
+        and getattr(e, e.WhichOneof("body")).seat == seat
+    ]
+
+
 async def test_a_guest_plays_a_whole_connect4x4_game_against_a_bot_and_replays_it(
     start_web: Any,
 ) -> None:
@@ -90,16 +100,16 @@ async def test_a_guest_plays_a_whole_connect4x4_game_against_a_bot_and_replays_i
         assert game.status in (c4.STATUS_WON, c4.STATUS_TIED)
         assert game.seats[1].player_id == "bot:random"
         history = await stub.GetHistory(c4.GetHistoryRequest(game_id=report["gameId"]))
-        mine = [
-            e.notation
-            for e in history.events
-            if e.WhichOneof("body") in ("checker_dropped", "blocker_dropped")
-            and getattr(e, e.WhichOneof("body")).seat == 0
-        ]
-        assert mine == report["moves"]
+        assert drops_of(history, 0) == report["moves"]
         assert len(report["moves"]) >= 4
-        # every move appeared in the page's log without a reload
-        assert [n for n in report["log"] if n] == [e.notation for e in history.events if e.notation]
+        # every move appeared in the page's log without a reload, naming the player who made it
+        said = [
+            f"{game.seats[getattr(e, e.WhichOneof('body')).seat].display_name}: {e.notation} ("
+            for e in history.events
+            if e.notation
+        ]
+        assert len(report["log"]) == len(said)
+        assert [line[: len(start)] for line, start in zip(report["log"], said, strict=True)] == said
         if game.status == c4.STATUS_WON:
             winner = "You win" if game.winner == 0 else "wins"
             assert winner in report["status"]
@@ -252,7 +262,8 @@ async def test_two_guests_meet_in_a_private_lobby_and_see_each_others_moves_live
     assert sorted(s.display_name for s in game.seats) == ["Ada", "Bob"]
     assert {m["by"] for m in report["moves"]} == {"Ada", "Bob"}
     for move in report["moves"]:
-        assert move["seenByOther"] == move["move"]
+        assert move["seenByOther"].startswith(f"{move['by']}: {move['move']} ("), move
+        assert move["announced"] == move["seenByOther"]
     assert report["reloads"] == [1, 1]
     assert (SCREENSHOTS / "lobby.png").is_file()
 

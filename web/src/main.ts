@@ -9,7 +9,7 @@ import { IdentityService } from "@parlor/client/gen/parlor/identity/v1/identity_
 import { MatchmakingService, TicketStatus, type Ticket } from "@parlor/client/gen/parlor/matchmaking/v1/matchmaking_pb";
 import { BOARDS } from "./boards";
 import { controlLabel } from "./clock";
-import { ticketState } from "./ticket";
+import { ticketState, waitLine } from "./ticket";
 import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
@@ -283,11 +283,22 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   // Matchmaking and private lobbies: a ticket, followed until it has a game.
   const ticketEl = h("p", { class: "ticket", id: "ticket" });
   const follow = (ticket: Ticket, code = "") => {
+    // the wait and the bots' countdown, told again each second while the ticket waits
+    const waitEl = h("span", { id: "ticket-wait" });
+    let shown = ticket;
+    const tick = () => replace(waitEl, waitLine(shown, Date.now()) ? ` · ${waitLine(shown, Date.now())}` : "");
+    const timer = window.setInterval(() => {
+      if (!ticketEl.isConnected || shown.status !== TicketStatus.WAITING) window.clearInterval(timer);
+      else tick();
+    }, 1000);
     const show = (t: Ticket) => {
+      shown = t;
+      tick();
       replace(
         ticketEl,
         code ? h("span", {}, "Invite code ", h("code", { id: "lobby-code" }, code), " · ") : null,
         `Ticket ${ticketState(t.status)}`,
+        waitEl,
         t.timeControl && controlLabel(t.timeControl) ? ` · ${controlLabel(t.timeControl)}` : "",
         t.status === TicketStatus.WAITING
           ? h("button", { class: "link", onclick: () => void unary(MatchmakingService, "cancelTicket", { ticketId: t.ticketId }).catch((err) => notice(describe(err), "error")) }, "cancel")

@@ -7,6 +7,7 @@ import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { chatPanel } from "./chat";
 import { h, notice, replace } from "./dom";
+import { announce, focusKey, restoreFocus, shortcuts } from "./a11y";
 import { rematchButton } from "./inbox";
 import { lookUp, nameOf } from "./names";
 
@@ -24,6 +25,19 @@ export interface GameLike {
 export interface EventLike {
   notation: string;
   info?: { version: bigint; type: string };
+  body?: { case: string | undefined; value?: unknown };
+}
+
+// A move as the move list and the announcer say it: who made it (a seat) and what it was.
+export interface Move {
+  seat?: number;
+  text: string;
+}
+
+// The seat an event's body names (every game's move events carry one).
+export function eventSeat(event: EventLike | undefined): number | undefined {
+  const value = event?.body?.value as { seat?: unknown } | undefined;
+  return typeof value?.seat === "number" ? value.seat : undefined;
 }
 export interface Frame<G> {
   event?: EventLike;
@@ -37,6 +51,10 @@ export interface View {
   // Runs an action; its answer's game is shown, a refusal's reason too. True when accepted.
   act(run: () => Promise<{ game?: unknown }>): Promise<boolean>;
   rerender(): void;
+  // The last move made (its event), for the board to mark; undefined before the first.
+  last?: EventLike;
+  // False while the connection to the server is lost: nothing can be sent.
+  online: boolean;
 }
 
 // A game type's pages in the browser. Its seat range and bots are the server's (matchmaking's
@@ -59,6 +77,32 @@ export interface GameKind<G extends GameLike> {
   // play is pending than the one answered): the page shows the refusal and draws the game as
   // the server has it now, fetched again.
   stale?: readonly string[];
+  // An event as a move of the move list (undefined: not a move). By default an event with a
+  // notation, by the seat its body names.
+  move?(event: EventLike, game: G): Move | undefined;
+  // The keyboard shortcuts of the board, listed under it.
+  keys?: [string, string][];
+}
+
+export function moveOf<G extends GameLike>(kind: GameKind<G>, event: EventLike | undefined, game: G): Move | undefined {
+  if (!event) return undefined;
+  if (kind.move) return kind.move(event, game);
+  return event.notation ? { seat: eventSeat(event), text: event.notation } : undefined;
+}
+
+// "Ada: df", the move list's and the announcer's words for a move.
+export function moveLine(seats: SeatLike[], move: Move): string {
+  return move.seat === undefined ? move.text : `${seatName(seats, move.seat)}: ${move.text}`;
+}
+
+// The players, for a page's title: "Ada v random bot".
+export function playersTitle(seats: SeatLike[]): string {
+  return seats.map((s) => s.displayName || s.playerId).join(" v ");
+}
+
+// Whether the viewer can send anything now: a live page whose server is there.
+export function canAct(view: View): boolean {
+  return view.live && view.online;
 }
 
 // Whether a refusal is one of `kind.stale`: the game on the screen is out of date.
@@ -135,24 +179,30 @@ export function gameHref(page: "play" | "replay", type: string, gameId: string, 
 // who came by its seats' spectator link, `invite`).
 export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = ""): () => void {
   let game: G | undefined;
-  const log: string[] = [];
+  const log: Move[] = [];
   const boardEl = h("div", { class: "board-area" });
-  const statusEl = h("p", { class: "status", id: "status" });
+  // The status line is a live region: whose turn it is and the result are said when they change.
+  const statusEl = h("p", { class: "status", id: "status", role: "status", "aria-live": "polite" });
   const seatsEl = h("div");
-  const logEl = h("ol", { class: "log", id: "log" });
+  const logEl = h("ol", { class: "log", id: "log", "aria-label": "Moves" });
   const connEl = h("span", { class: "connection" });
+  // Losing the server is said where the player looks, above the board, until it is back.
+  const banner = h("p", { class: "banner", id: "connection-banner", role: "alert", hidden: true });
   const links = h("p", { class: "links" });
+  const titleEl = h("h2", { id: "game-title" }, kind.label);
   const serverTime = new ServerTime();
   const chat = chatPanel(kind.type, gameId, invite);
   let synced = false;
   replace(
     root,
-    h("h2", {}, `${kind.label} `, h("small", {}, gameId)),
+    titleEl,
     seatsEl,
+    banner,
     statusEl,
     boardEl,
     links,
     h("details", { open: true }, h("summary", {}, "Moves ", connEl), logEl),
+    kind.keys ? shortcuts(kind.keys) : null,
     chat.el,
   );
 
@@ -172,6 +222,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
       }
     },
     rerender: () => draw(),
+    online: true,
   };
 
   // The game as the server has it now, drawn (after a refusal that says the screen is behind).
@@ -217,16 +268,22 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
 
   function draw(): void {
     if (!game) return;
+    const focused = focusKey();
     view.seat = seatOf(kind.seats(game), playerId);
     root.dataset.version = String(game.version);
     root.dataset.finished = String(kind.finished(game));
-    replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
-    void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && draw());
+    const seats = kind.seats(game);
+    titleEl.textContent = `${kind.label}: ${playersTitle(seats)}`;
+    document.title = `${kind.label}: ${playersTitle(seats)} · Parlor`;
+    replace(seatsEl, seatsLine(seats, view.seat, game.clocks));
+    void lookUp(seats.map((s) => s.playerId)).then((found) => found && draw());
     tick();
-    statusEl.textContent = kind.status(game, view);
+    const status = view.online ? kind.status(game, view) : "Connection lost: waiting for the server…";
+    if (statusEl.textContent !== status) statusEl.textContent = status;
     replace(boardEl, kind.board(game, view));
-    replace(logEl, log.map((n) => h("li", {}, n)));
+    replace(logEl, log.map((m) => h("li", { class: m.seat !== undefined ? `seat-${m.seat}` : "" }, moveLine(seats, m))));
     chat.update(view.seat !== undefined, kind.finished(game));
+    restoreFocus(focused);
     if (kind.finished(game)) {
       const replayLink = h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game");
       replace(links, replayLink, view.seat === undefined ? "" : " ", view.seat === undefined ? "" : rematchButton(kind.type, gameId));
@@ -264,7 +321,12 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     watch = stream(kind.service, "watchGame", { gameId, afterVersion: 0n, invite }, {
       message(item) {
         const frame = item as unknown as Frame<G>;
-        if (frame.event?.notation) log.push(frame.event.notation);
+        const move = frame.game ? moveOf(kind, frame.event, frame.game) : undefined;
+        if (move) {
+          log.push(move);
+          view.last = frame.event;
+          announce(moveLine(kind.seats(frame.game!), move));
+        }
         // How far the stream (and so the log) has come: a move's reply can show a later game first.
         if (frame.game) {
           root.dataset.streamed = String(frame.game.version);
@@ -284,6 +346,13 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
       },
       connection(up) {
         connEl.textContent = up ? "" : "(reconnecting…)";
+        view.online = up;
+        banner.hidden = up;
+        banner.textContent = up ? "" : "The connection to the server is lost: reconnecting. Moves are paused until it is back.";
+        root.dataset.online = String(up);
+        // an error said while the server was away (a click's "Failed to fetch") is stale now
+        if (up) notice("");
+        draw();
         if (up && game && timed(game.clocks) && !kind.finished(game)) void sync();
       },
     });
@@ -300,13 +369,13 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
 // The replay page: every event of a finished game with the game after it; a slider and steps.
 export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = ""): () => void {
   const frames: Frame<G>[] = [];
-  const slider = h("input", { type: "range", min: 0, max: 0, value: 0, id: "replay-slider" }) as HTMLInputElement;
+  const slider = h("input", { type: "range", min: 0, max: 0, value: 0, id: "replay-slider", "aria-label": "event" }) as HTMLInputElement;
   const counter = h("span", { id: "replay-counter" });
   const boardEl = h("div", { class: "board-area" });
   const statusEl = h("p", { class: "status", id: "status" });
-  const noteEl = h("p", { class: "notation", id: "replay-notation" });
+  const noteEl = h("p", { class: "notation", id: "replay-notation", "aria-live": "polite" });
   const seatsEl = h("div");
-  const view: View = { seat: undefined, live: false, act: async () => false, rerender: () => show() };
+  const view: View = { seat: undefined, live: false, online: true, act: async () => false, rerender: () => show() };
   const step = (d: number) => () => {
     slider.value = String(Math.min(Math.max(Number(slider.value) + d, 0), frames.length - 1));
     show();
@@ -314,16 +383,16 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
   const exportButton = h("button", { id: "export", onclick: () => void download() }, "Export");
   replace(
     root,
-    h("h2", {}, `Replay: ${kind.label} `, h("small", {}, gameId)),
+    h("h2", { id: "game-title" }, `Replay: ${kind.label}`),
     seatsEl,
     h(
       "div",
       { class: "replay-controls" },
-      h("button", { id: "replay-first", onclick: () => { slider.value = "0"; show(); } }, "⏮"),
-      h("button", { id: "replay-prev", onclick: step(-1) }, "◀"),
+      h("button", { id: "replay-first", "aria-label": "first", title: "first", onclick: () => { slider.value = "0"; show(); } }, "|◀"),
+      h("button", { id: "replay-prev", "aria-label": "previous", title: "previous", onclick: step(-1) }, "◀"),
       slider,
-      h("button", { id: "replay-next", onclick: step(1) }, "▶"),
-      h("button", { id: "replay-last", onclick: () => { slider.value = String(frames.length - 1); show(); } }, "⏭"),
+      h("button", { id: "replay-next", "aria-label": "next", title: "next", onclick: step(1) }, "▶"),
+      h("button", { id: "replay-last", "aria-label": "last", title: "last", onclick: () => { slider.value = String(frames.length - 1); show(); } }, "▶|"),
       counter,
       exportButton,
     ),
@@ -339,14 +408,22 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     if (!frame?.game) return;
     const game = frame.game;
     view.seat = seatOf(kind.seats(game), playerId);
+    // the last move up to this event, marked on the board
+    view.last = undefined;
+    for (let j = i; j >= 0 && !view.last; j--) if (frames[j].game && moveOf(kind, frames[j].event, frames[j].game!)) view.last = frames[j].event;
     root.dataset.version = String(game.version);
     counter.textContent = `event ${i + 1} of ${frames.length}`;
-    noteEl.textContent = frame.event ? `${frame.event.info?.type.split(".").pop() ?? ""} ${frame.event.notation}` : "";
+    const move = moveOf(kind, frame.event, game);
+    noteEl.textContent = move ? moveLine(kind.seats(game), move) : frame.event ? (frame.event.info?.type.split(".").pop() ?? "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() : "";
     replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
     void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && show());
     paintClocks(seatsEl, game.clocks, 0, false); // as they stood after this event: nothing runs
     statusEl.textContent = kind.status(game, view);
+    const focused = focusKey();
     replace(boardEl, kind.board(game, view));
+    restoreFocus(focused);
+    const title = `Replay: ${kind.label}: ${playersTitle(kind.seats(game))}`;
+    if (root.querySelector("#game-title")!.textContent !== title) root.querySelector("#game-title")!.textContent = title;
   }
 
   async function download(): Promise<void> {
@@ -390,7 +467,8 @@ export async function createAgainstBots<G extends GameLike>(
   config: Record<string, unknown> = {},
   timeControl?: TimeControl, // none: the server's default for a game against bots, untimed
 ): Promise<string> {
-  const seats = [me, ...bots.map((b, i) => ({ index: i + 1, playerId: b, displayName: `${b.slice(4)} bot` }))];
+  // bots of one level told apart by a number: "easy bot 1", "easy bot 2"
+  const seats = [me, ...bots.map((b, i) => ({ index: i + 1, playerId: b, displayName: `${b.slice(4)} bot${bots.length > 1 ? ` ${i + 1}` : ""}` }))];
   const request = { seats, ...(Object.keys(config).length ? { config } : {}), ...(timeControl ? { timeControl } : {}), commandId: commandId() };
   const response = (await unary(kind.service, "createGame", request)) as unknown as { game?: GameLike };
   if (!response.game) throw new Error("no game in the answer");

@@ -4,13 +4,19 @@
 // from your hand and click a joker to swap it. Take Four, Done, the stalemate agreement,
 // everyone's progress and the round scores.
 //
+// Each grid is an ARIA grid in the rules' coordinates (x grows to the right, y downwards: a
+// cell is "x,y"); on the keyboard, arrow keys move across your grid, a letter puts the hand
+// tile of that letter on the cell (Shift and a letter: a joker as that letter), Enter picks a
+// grid tile up and puts it down elsewhere, Delete takes it back into the hand.
+//
 // Every command names the round on the screen (`round`): one that arrives after the round
 // ended (another player called Take Four or Done first) is refused ROUND_CHANGED and nothing
 // is done; the page then fetches the game and draws the round as it is (`stale`), and what
 // was picked on the old round's grid or hand is let go.
 import { unary } from "./api";
 import { h } from "./dom";
-import { commandId, type GameKind, type SeatLike, type View } from "./play";
+import { announce, grid as ariaGrid, setCursor, toolbar, type GridCell } from "./a11y";
+import { canAct, commandId, eventSeat, type GameKind, type SeatLike, type View } from "./play";
 import { Phase, TakeFourService, type Game, type GridTile } from "@parlor/client/gen/parlor/takefour/v1/takefour_pb";
 import { nameOf } from "./names";
 
@@ -47,7 +53,7 @@ function letterFor(face: string): string | undefined {
   return letter || undefined;
 }
 
-function grid(game: Game, view: View, tiles: GridTile[], mine: boolean): HTMLElement {
+function grid(game: Game, view: View, tiles: GridTile[], mine: boolean, owner: string): HTMLElement {
   const xs = [0, ...tiles.map((t) => t.x)];
   const ys = [0, ...tiles.map((t) => t.y)];
   const pad = mine ? 2 : 0;
@@ -55,46 +61,86 @@ function grid(game: Game, view: View, tiles: GridTile[], mine: boolean): HTMLEle
   const [y0, y1] = [Math.min(...ys) - pad, Math.max(Math.max(...ys) + pad, Math.min(...ys) - pad + (mine ? 6 : 0))];
   const width = Math.max(x1 - x0 + 1, mine ? 7 : 1);
   const at = new Map(tiles.map((t) => [`${t.x},${t.y}`, t]));
-  const playing = view.live && mine && game.phase === Phase.PLAYING;
-  const cells = [];
-  for (let y = y0; y <= y1; y++)
-    for (let x = x0; x < x0 + width; x++) {
+  const playing = canAct(view) && mine && game.phase === Phase.PLAYING;
+  const hand = view.seat !== undefined ? game.seats[view.seat]?.hand ?? [] : [];
+  const place = (x: number, y: number, tile: number, letter: string) => {
+    chosen = null;
+    void view.act(() => unary(TakeFourService, "placeTile", roundRequest(game, { tile, x, y, letter }, commandId())));
+  };
+  // A click, or Enter on the cell: what the picked tile (if any) does there.
+  const activate = (x: number, y: number) => {
+    if (!playing) return;
+    const tile = at.get(`${x},${y}`);
+    const c = chosen;
+    const isChosen = c?.kind === "grid" && c.x === x && c.y === y;
+    if (tile && c?.kind === "hand" && tile.joker && c.face !== "?") {
+      chosen = null;
+      void view.act(() => unary(TakeFourService, "swapJoker", roundRequest(game, { tile: c.tile, cell: { x, y } }, commandId())));
+    } else if (tile) {
+      chosen = isChosen ? null : { kind: "grid", x, y };
+      view.rerender();
+    } else if (c?.kind === "hand") {
+      const letter = letterFor(c.face);
+      if (letter === undefined) return void document.getElementById("tf-letter")?.focus();
+      place(x, y, c.tile, letter);
+    } else if (c?.kind === "grid") {
+      chosen = null;
+      void view.act(() => unary(TakeFourService, "moveTile", roundRequest(game, { from: { x: c.x, y: c.y }, to: { x, y } }, commandId())));
+    }
+  };
+  const rows: GridCell[][] = [];
+  const columns: number[] = [];
+  for (let x = x0; x < x0 + width; x++) columns.push(x);
+  for (let y = y0; y <= y1; y++) {
+    const row: GridCell[] = [];
+    for (const x of columns) {
       const tile = at.get(`${x},${y}`);
       const isChosen = chosen?.kind === "grid" && chosen.x === x && chosen.y === y;
-      cells.push(
-        h(
-          "button",
-          {
-            class: `tf-sq${tile ? " filled" : ""}${tile?.joker ? " joker" : ""}${isChosen ? " chosen" : ""}`,
-            "data-cell": `${x},${y}`,
-            disabled: !playing,
-            title: tile?.joker ? `joker as ${tile.letter}` : `${x},${y}`,
-            onclick: () => {
-              const c = chosen;
-              if (tile && c?.kind === "hand" && tile.joker && c.face !== "?") {
-                chosen = null;
-                void view.act(() => unary(TakeFourService, "swapJoker", roundRequest(game, { tile: c.tile, cell: { x, y } }, commandId())));
-              } else if (tile) {
-                chosen = isChosen ? null : { kind: "grid", x, y };
-                view.rerender();
-              } else if (c?.kind === "hand") {
-                const letter = letterFor(c.face);
-                if (letter === undefined) return void document.getElementById("tf-letter")?.focus();
-                chosen = null;
-                void view.act(() => unary(TakeFourService, "placeTile", roundRequest(game, { tile: c.tile, x, y, letter }, commandId())));
-              } else if (c?.kind === "grid") {
-                chosen = null;
-                void view.act(() => unary(TakeFourService, "moveTile", roundRequest(game, { from: { x: c.x, y: c.y }, to: { x, y } }, commandId())));
-              }
-            },
-          },
-          tile ? tile.letter : "",
-        ),
-      );
+      const what = tile ? (tile.joker ? `joker as ${tile.letter}` : tile.letter) : "empty";
+      row.push({
+        key: `${x},${y}`,
+        label: `${x},${y}: ${what}${isChosen ? ", picked up" : ""}`,
+        classes: ["tf-sq", tile ? "filled" : "", tile?.joker ? "joker" : "", isChosen ? "chosen" : ""].filter(Boolean),
+        attrs: { "data-cell": `${x},${y}`, title: tile?.joker ? `joker as ${tile.letter}` : `${x},${y}` },
+        content: [tile ? tile.letter : ""],
+      });
     }
-  const el = h("div", { class: "tf-grid", id: mine ? "tf-grid" : undefined }, cells);
-  el.style.gridTemplateColumns = `repeat(${width}, 34px)`; // set through the CSSOM: the CSP allows no inline style
-  return el;
+    rows.push(row);
+  }
+  const name = mine ? "tf-mine" : `tf-${owner}`;
+  return ariaGrid({
+    name,
+    id: mine ? "tf-grid" : undefined,
+    label: mine ? "Your crossword: cells x,y (x to the right, y down)" : `${owner}'s crossword`,
+    columnLabels: columns.map(String),
+    rowLabels: rows.map((_, i) => String(y0 + i)),
+    rows,
+    classes: "tf-grid",
+    activate: (cell) => {
+      const [x, y] = cell.key.split(",").map(Number);
+      activate(x, y);
+    },
+    key: (e, cell) => {
+      if (!playing || e.ctrlKey || e.metaKey || e.altKey) return false;
+      const [x, y] = cell.key.split(",").map(Number);
+      const tile = at.get(cell.key);
+      if ((e.key === "Delete" || e.key === "Backspace") && tile) {
+        chosen = null;
+        void view.act(() => unary(TakeFourService, "takeBackTile", roundRequest(game, { cell: { x, y } }, commandId())));
+        return true;
+      }
+      if (!/^[a-zA-Z]$/.test(e.key) || tile) return false;
+      const letter = e.key.toUpperCase();
+      const own = e.shiftKey ? hand.find((t) => t.face === "?") : hand.find((t) => t.face.toUpperCase() === letter);
+      if (!own) {
+        announce(e.shiftKey ? "No joker in your hand" : `No ${letter} in your hand`);
+        return true;
+      }
+      setCursor(name, `${x + 1},${y}`);
+      place(x, y, own.id, own.face === "?" ? letter : "");
+      return true;
+    },
+  });
 }
 
 const PHASES: Record<number, string> = {
@@ -129,7 +175,7 @@ export const takefour: GameKind<Game> = {
       chosenRound = game.round;
     }
     const me = view.seat !== undefined ? game.seats[view.seat] : undefined;
-    const playing = view.live && me !== undefined && game.phase === Phase.PLAYING;
+    const playing = canAct(view) && me !== undefined && game.phase === Phase.PLAYING;
     const hand = (me?.visible ? me.hand : []).map((t) =>
       h(
         "button",
@@ -137,6 +183,9 @@ export const takefour: GameKind<Game> = {
           class: `tile${chosen?.kind === "hand" && chosen.tile === t.id ? " chosen" : ""}`,
           "data-tile": t.face,
           "data-tile-id": t.id,
+          "data-key": String(t.id),
+          "aria-pressed": chosen?.kind === "hand" && chosen.tile === t.id ? "true" : "false",
+          "aria-label": t.face === "?" ? "joker" : t.face,
           disabled: !playing,
           onclick: () => {
             chosen = chosen?.kind === "hand" && chosen.tile === t.id ? null : { kind: "hand", tile: t.id, face: t.face };
@@ -144,7 +193,7 @@ export const takefour: GameKind<Game> = {
           },
         },
         t.face === "?" ? "★" : t.face,
-      ),
+      ) as HTMLButtonElement,
     );
     const act = (name: "callTakeFour" | "callDone" | "agreeToDeal" | "withdrawAgreement") => () =>
       void view.act(() => unary(TakeFourService, name, roundRequest(game, {}, commandId())));
@@ -153,8 +202,8 @@ export const takefour: GameKind<Game> = {
       ? h(
           "div",
           { class: "actions" },
-          h("button", { id: "tf-takefour", onclick: act("callTakeFour") }, "Take Four!"),
-          h("button", { id: "tf-done", onclick: act("callDone") }, "Done"),
+          h("button", { id: "tf-takefour", onclick: act("callTakeFour"), title: "your hand is empty and your grid one crossword: everyone is dealt four more tiles" }, "Take Four!"),
+          h("button", { id: "tf-done", onclick: act("callDone"), title: "the bag is empty and your hand too: the round ends and is scored" }, "Done"),
           me!.agreesToDeal
             ? h("button", { id: "tf-withdraw", onclick: act("withdrawAgreement") }, "Withdraw agreement")
             : h("button", { id: "tf-agree", onclick: act("agreeToDeal"), title: "stalemate: deal four more when everyone agrees" }, "Agree to deal"),
@@ -171,7 +220,7 @@ export const takefour: GameKind<Game> = {
             },
             "Take back",
           ),
-          h("label", {}, "Joker letter ", h("input", { id: "tf-letter", size: 2, maxlength: 1 })),
+          h("label", { title: "the letter a joker stands for, asked before it is placed" }, "Joker letter ", h("input", { id: "tf-letter", size: 2, maxlength: 1 })),
         )
       : null;
     // Leaving forfeits the seat (the others play on; one seat left wins): a game against
@@ -182,6 +231,7 @@ export const takefour: GameKind<Game> = {
             "button",
             {
               id: "tf-leave",
+              disabled: !canAct(view),
               onclick: () =>
                 confirm("Leave this game? Your seat forfeits and the others play on.") &&
                 void view.act(() => unary(TakeFourService, "leave", { gameId: game.gameId, commandId: commandId() })),
@@ -205,12 +255,12 @@ export const takefour: GameKind<Game> = {
     const others = game.seats
       .map((s, i) => ({ s, i }))
       .filter(({ s, i }) => i !== view.seat && s.visible)
-      .map(({ s }) => h("div", { class: "tf-other" }, h("h4", {}, s.seat ? nameOf(s.seat) : ""), grid(game, view, s.grid, false)));
+      .map(({ s }) => h("div", { class: "tf-other" }, h("h4", {}, s.seat ? nameOf(s.seat) : ""), grid(game, view, s.grid, false, s.seat ? nameOf(s.seat) : "another player")));
     return h(
       "div",
       { class: "tf", "data-phase": PHASES[game.phase] ?? "" },
-      me?.visible ? h("div", {}, h("h3", {}, "Your crossword"), grid(game, view, me.grid, true)) : null,
-      me?.visible ? h("div", { class: "rack", id: "tf-hand" }, hand) : null,
+      me?.visible ? h("div", {}, h("h3", {}, "Your crossword"), h("div", { class: "board-scroll" }, grid(game, view, me.grid, true, ""))) : null,
+      me?.visible ? toolbar("tf-hand", "Your hand", hand, { class: "rack", id: "tf-hand" }) : null,
       actions,
       leave,
       h(
@@ -224,6 +274,45 @@ export const takefour: GameKind<Game> = {
         : null,
       others,
     );
+  },
+  keys: [
+    ["Tab", "to your crossword, your hand, then the buttons"],
+    ["← → ↑ ↓", "move across your crossword (or along your hand)"],
+    ["A to Z", "put the hand tile of that letter on the cell"],
+    ["Shift + A to Z", "put a joker on the cell as that letter"],
+    ["Enter", "pick a grid tile up, then Enter on another cell moves it there; on your hand: pick a tile to place"],
+    ["Delete", "take the tile on the cell back into your hand"],
+  ],
+  move(event, game) {
+    const seat = eventSeat(event);
+    const secret = (event.body?.value as { secret?: { x?: number; y?: number; letter?: string; toX?: number; toY?: number } } | undefined)?.secret;
+    const round = (event.body?.value as { round?: number } | undefined)?.round;
+    switch (event.body?.case) {
+      case "roundStarted":
+        return { text: `round ${round} started` };
+      case "tilePlaced":
+        return { seat, text: secret ? `placed ${secret.letter || "a tile"} at ${secret.x},${secret.y}` : "placed a tile" };
+      case "tileMoved":
+        return { seat, text: secret ? `moved ${secret.letter} to ${secret.toX},${secret.toY}` : "moved a tile" };
+      case "tileTakenBack":
+        return { seat, text: secret ? `took back the tile at ${secret.x},${secret.y}` : "took a tile back" };
+      case "jokerSwapped":
+        return { seat, text: "swapped a joker" };
+      case "takeFourCalled":
+        return { seat, text: "called Take Four" };
+      case "doneCalled":
+        return { seat, text: "called Done" };
+      case "dealAgreed":
+        return { seat, text: "agreed to deal" };
+      case "roundScored":
+        return { text: `round ${round ?? game.round} scored` };
+      case "seatForfeited":
+        return { seat, text: "forfeited" };
+      case "gameEnded":
+        return { text: "game over" };
+      default:
+        return undefined;
+    }
   },
   async exportText(gameId, invite = "") {
     return (await unary(TakeFourService, "exportGame", { gameId, invite })).text;

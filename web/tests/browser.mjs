@@ -24,8 +24,11 @@ export async function launch() {
   });
 }
 
-export async function newPage(browser) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+// A page in a new context: a desktop window, or (`phone`) a 390x844 touch screen.
+export async function newPage(browser, { phone = false } = {}) {
+  const context = await browser.newContext(
+    phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, acceptDownloads: true } : { viewport: { width: 1200, height: 900 }, acceptDownloads: true },
+  );
   const page = await context.newPage();
   page.setDefaultTimeout(30000);
   page.on("pageerror", (e) => console.error(`page error: ${e}`));
@@ -39,15 +42,15 @@ export async function signIn(page, name) {
   await page.waitForSelector("#vs-bots");
 }
 
-// Ada and Bob, two guests, meet in a private Connect 4x4 lobby Ada opens (``beforeOpen``
+// Ada and Bob, two guests, meet in a private Connect 4x4 (or `game`) lobby Ada opens (``beforeOpen``
 // may set its form first, ``afterOpen`` sees Ada's page with the code shown) and Bob joins
 // by its code; both pages are on the game when it returns, with the invite code.
-export async function meetInLobby(browser, { beforeOpen = async () => {}, afterOpen = async () => {} } = {}) {
+export async function meetInLobby(browser, { beforeOpen = async () => {}, afterOpen = async () => {}, game = "connect4x4" } = {}) {
   const ada = await newPage(browser);
   const bob = await newPage(browser);
   await signIn(ada, "Ada");
   await signIn(bob, "Bob");
-  await ada.selectOption("#mm-game", "connect4x4");
+  await ada.selectOption("#mm-game", game);
   await ada.fill("#mm-min", "2");
   await ada.fill("#mm-max", "2");
   await beforeOpen(ada);
@@ -56,14 +59,45 @@ export async function meetInLobby(browser, { beforeOpen = async () => {}, afterO
   await afterOpen(ada);
   await bob.fill("#join-code", invite);
   await bob.click("#join-lobby button[type=submit]");
-  await Promise.all([ada.waitForURL(/#\/play\/connect4x4\//), bob.waitForURL(/#\/play\/connect4x4\//)]);
+  const played = new RegExp(`#/play/${game}/`);
+  await Promise.all([ada.waitForURL(played), bob.waitForURL(played)]);
   return { ada, bob, invite };
 }
 
-export async function screenshot(page, name) {
+// A word of 3-5 letters the rack can make (the dictionary's anagrams, as the page's player
+// asks them), with no Q and not ending in S; undefined when there is none.
+export async function wordFor(page, rack) {
+  const words = await page.evaluate(async (tiles) => {
+    const token = JSON.parse(localStorage.getItem("parlor.session")).token;
+    const r = await fetch("/api/parlor.dictionary.v1.DictionaryService/FindAnagrams", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ tiles, minLength: 3, limit: 500 }),
+    });
+    return (await r.json()).words ?? [];
+  }, rack.map((t) => t.toLowerCase()));
+  return words.find((w) => w.length <= 5 && !w.includes("q") && !w.endsWith("s"));
+}
+
+// A new game against a bot from the lobby's form, started by a click or (keyboard) by Enter on
+// its button; its id once the page is on it.
+export async function startAgainstBot(page, game, bot, { keyboard = false } = {}) {
+  await page.goto(BASE + "/#/");
+  await page.waitForSelector("#vs-bots");
+  await page.selectOption("#bot-game", game);
+  await page.selectOption("#bot-level", bot);
+  if (keyboard) {
+    await page.focus("#start-bot-game");
+    await page.keyboard.press("Enter");
+  } else await page.click("#start-bot-game");
+  await page.waitForURL(new RegExp(`#/play/${game}/`));
+  return decodeURIComponent(page.url().split("/").pop());
+}
+
+export async function screenshot(page, name, { fullPage = true } = {}) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
 }
 
 export function report(result) {

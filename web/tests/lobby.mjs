@@ -22,7 +22,9 @@ await main(async (browser) => {
     // the other player's page: the move arrives on its stream
     await other.waitForFunction((v) => Number(document.querySelector("#main")?.dataset.version) > v, before);
     const log = await other.locator("#log li").allTextContents();
-    moves.push({ by: mover === 0 ? "Ada" : "Bob", move, seenByOther: log[log.length - 1] });
+    // and is said by its live region (the announcer), in the log's words
+    const announced = (await other.textContent("#announcer")).trim();
+    moves.push({ by: mover === 0 ? "Ada" : "Bob", move, seenByOther: log[log.length - 1], announced });
   }
   const reloads = await Promise.all([ada, bob].map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length)));
   report({ code: invite, games: [gameOf(ada), gameOf(bob)], moves, reloads });

@@ -16,7 +16,7 @@ await main(async (browser) => {
   // The bot plays on its own grid meanwhile, so the page is waited on for what each action
   // does, not for any new version.
   const cellIs = (cell, text) =>
-    page.waitForFunction(([c, t]) => document.querySelector(`[data-cell="${c}"]`)?.textContent === t, [cell, text]);
+    page.waitForFunction(([c, t]) => document.querySelector(`[data-cell="${c}"] .face`)?.textContent === t, [cell, text]);
 
   // Take Four with tiles still in hand: refused, the reason shown.
   await page.click("#tf-takefour");
@@ -28,12 +28,12 @@ await main(async (browser) => {
   await page.locator("#tf-hand .tile").nth(index).click();
   await page.click('[data-cell="0,0"]');
   await cellIs("0,0", hand[index]);
-  const placed = await page.textContent('[data-cell="0,0"]');
+  const placed = await page.textContent('[data-cell="0,0"] .face');
   // move it one to the right
   await page.click('[data-cell="0,0"]');
   await page.click('[data-cell="1,0"]');
   await cellIs("1,0", hand[index]);
-  const moved = [await page.textContent('[data-cell="0,0"]'), await page.textContent('[data-cell="1,0"]')];
+  const moved = [await page.textContent('[data-cell="0,0"] .face'), await page.textContent('[data-cell="1,0"] .face')];
   const progress = await page.locator("#tf-progress tr").allTextContents();
   await screenshot(page, "takefour");
   // and back into the hand

@@ -1,7 +1,7 @@
 // Upwords in the browser: a play refused with the rule's reason, then a valid one accepted;
 // a spectator's page shows it live without a reload, and every byte that page received is
 // reported so the test can check that no rack ever reached it.
-import { BASE, main, newPage, report, screenshot, signIn } from "./browser.mjs";
+import { BASE, main, newPage, report, screenshot, signIn, wordFor } from "./browser.mjs";
 
 // Everything a page receives from the bridge: JSON answers whole, event streams as they come.
 async function record(page) {
@@ -26,19 +26,6 @@ async function record(page) {
     chunks.push(`\n${await response.text().catch(() => "")}\n`);
   });
   return chunks;
-}
-
-async function wordFor(page, rack) {
-  const words = await page.evaluate(async (tiles) => {
-    const token = JSON.parse(localStorage.getItem("parlor.session")).token;
-    const r = await fetch("/api/parlor.dictionary.v1.DictionaryService/FindAnagrams", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      body: JSON.stringify({ tiles, minLength: 3, limit: 500 }),
-    });
-    return (await r.json()).words ?? [];
-  }, rack.map((t) => t.toLowerCase()));
-  return words.find((w) => w.length <= 5 && !w.includes("q") && !w.endsWith("s"));
 }
 
 async function place(page, word, row, col) {
@@ -102,7 +89,7 @@ await main(async (browser) => {
   // the spectator's board and the version it is of, read at one moment (the bot plays on)
   const [watcherVersion, watcherBoard] = await watcherPage.evaluate(() => [
     Number(document.querySelector("#main").dataset.version),
-    [...document.querySelectorAll("[data-square]")].map((e) => e.textContent),
+    [...document.querySelectorAll("[data-square]")].map((e) => e.querySelector(".face").textContent),
   ]);
   await screenshot(watcherPage, "upwords-spectator");
   const token = await page.evaluate(() => JSON.parse(localStorage.getItem("parlor.session")).token);

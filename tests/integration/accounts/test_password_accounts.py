@@ -9,6 +9,7 @@ only loosely (each answer waits at least its delay)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import statistics
 import time
 from typing import Any
@@ -205,7 +206,9 @@ async def test_a_guessing_loop_over_grpc_is_slowed_locked_and_tells_nothing(
                 took = time.perf_counter() - started
                 runs[handle].append((error.value.code(), *_reason(error.value), round(took, 3)))
         shown = {h: [r[:3] for r in run] for h, run in runs.items()}
-        assert shown[held] == shown[nobodys]
+        # alike but for the seconds a lock has left, which the server's real clock counts
+        # and which may tick between the two runs on a loaded machine
+        assert [_unnumbered(r) for r in shown[held]] == [_unnumbered(r) for r in shown[nobodys]]
         assert [r[1] for r in shown[held]] == ["SIGN_IN_FAILED"] * 5 + ["SIGN_IN_LOCKED"] * 2
         assert {r[0] for r in shown[held]} == {
             grpc.StatusCode.UNAUTHENTICATED,
@@ -233,6 +236,10 @@ async def test_a_guessing_loop_over_grpc_is_slowed_locked_and_tells_nothing(
         assert await refusal(
             stub.SignInWithPassword, pb.SignInWithPasswordRequest(handle=held, password=PASSWORD)
         ) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "SIGN_IN_LOCKED")
+
+
+def _unnumbered(answer: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(re.sub(r"\d+", "N", part) if isinstance(part, str) else part for part in answer)
 
 
 def _reason(error: grpc.aio.AioRpcError) -> tuple[str, str]:

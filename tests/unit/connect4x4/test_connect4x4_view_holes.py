@@ -11,8 +11,8 @@ from parlor.core.decider import replay
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.board import bit
-from parlor.services.connect4x4.codec import CONTENT, game_pb
 from parlor.services.connect4x4.component import rules
+from parlor.services.connect4x4.wire import CONTENT, game_pb
 
 
 def random_games(first_seed: int, games: int = 40) -> Iterator[Table[c4.State]]:

@@ -35,15 +35,16 @@ SERVICE = auth.Identity("host", roles=(auth.SERVICE_ROLE,))
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The example's servicer module, its protobuf code generated as its build would."""
+    """The example's component module (its servicer built from the game's value and its
+    wire), its protobuf code generated as its build would."""
     with tictactoe_on_path(tmp_path_factory.mktemp("tictactoe-generated")):
-        yield importlib.import_module("parlor.examples.tictactoe.servicer")
+        yield importlib.import_module("parlor.examples.tictactoe.component")
 
 
 def make(example: Any) -> tuple[Any, Any, GameType[Any, Any, Any]]:
     game = registered(GROUP)
     host: Any = GameHost(game.name, game.decider, game.codec, InMemoryEventStore())
-    return host, example.TicTacToeServicer(host), game
+    return host, example.servicer(host), game
 
 
 async def collect(identity: str, stream: AsyncIterator[Any]) -> list[Any]:
@@ -72,7 +73,7 @@ def test_the_engine_keeps_the_game_contract(example: Any) -> None:
 
 
 async def test_two_players_play_to_a_win_and_every_shared_rpc_answers(example: Any) -> None:
-    pb = example.pb
+    pb = example.GAME.proto
     host, servicer, game = make(example)
     seats = [common_pb2.Seat(player_id=p, display_name=p.title()) for p in ("ada", "bob")]
     created = await as_(
@@ -130,7 +131,7 @@ async def test_two_players_play_to_a_win_and_every_shared_rpc_answers(example: A
 
 
 async def test_a_bot_answers_every_move_to_the_end(example: Any) -> None:
-    pb = example.pb
+    pb = example.GAME.proto
     _, servicer, _ = make(example)
     seats = [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bot:random")]
     request = pb.CreateGameRequest(game_id="g2", seats=seats)

@@ -23,16 +23,16 @@ from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.botrunner import service_runner
-from parlor.gamehost.pipeline import BotCommand
+from parlor.gamehost.pipeline import BotCommand, Bots
 from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
+from parlor.services.connect4x4.component import servicer as c4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.servicer import C4Table, Connect4x4Servicer
 from parlor.services.takefour.component import TakeFourSettings
 from parlor.services.takefour.game import GAME as TF
 from parlor.services.takefour.game import bots as takefour_bots
@@ -47,17 +47,18 @@ SLOW = 7.0
 PER_MOVE = TimeControl.per_move(120)
 
 
-class SlowConnect4x4(Connect4x4Servicer):
-    """Bots that think ``SLOW`` seconds (then move as a random bot does, in the bot pool)."""
+class SlowRandomBots(Bots):
+    """Bots that think ``SLOW`` seconds (then move as the game's random bot does, in the bot
+    pool)."""
 
     def __init__(self, now: FakeNow) -> None:
-        super().__init__(timed_host(C4, now))
+        super().__init__(C4.hosting)
         self.now = now
 
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        chosen = super().bot_command(seat, "random")
+    def command(self, seat: int, level: str) -> BotCommand:
+        chosen = super().command(seat, "random")
 
-        async def move(table: C4Table) -> c4.Move:
+        async def move(table: Table[c4.State]) -> c4.Move:
             self.now.advance(SLOW)
             made: c4.Move = await chosen(table)
             return made
@@ -65,9 +66,16 @@ class SlowConnect4x4(Connect4x4Servicer):
         return move
 
 
+def slow_connect4x4(now: FakeNow) -> Any:
+    """Connect 4x4's servicer, its bots ``SlowRandomBots``."""
+    servicer = c4_servicer(timed_host(C4, now))
+    servicer.bots = SlowRandomBots(now)
+    return servicer
+
+
 async def test_connect4x4_a_slow_bots_move_leaves_the_person_their_whole_allowance() -> None:
     now = FakeNow()
-    servicer = SlowConnect4x4(now)
+    servicer = slow_connect4x4(now)
     seats = (Seat("ada"), Seat("bot:strong"))
     create = c4.CreateGame(c4.Config(players=2, first_seat=0))
     await servicer.host.create("g", OpenTable(seats, create, TimeControl.per_move(30)))
@@ -80,20 +88,28 @@ async def test_connect4x4_a_slow_bots_move_leaves_the_person_their_whole_allowan
     assert ada.remaining.ToTimedelta() == timedelta(seconds=30)
 
 
-class SlowUpwords(UpwordsServicer):
-    """A bot that thinks ``SLOW`` seconds, then passes (a slow strategy, injected; the sorted bag
-    deals Ada seven As)."""
+class SlowPassingBots(Bots):
+    """A bot that thinks ``SLOW`` seconds, then passes (a slow strategy, injected; the sorted
+    bag deals Ada seven As)."""
 
     def __init__(self, now: FakeNow) -> None:
-        super().__init__(timed_host(UW, now), EveryWord())
+        super().__init__(UW.hosting)
         self.now = now
 
-    def bot_command(self, seat: int, level: str) -> BotCommand:
+    def command(self, seat: int, level: str) -> BotCommand:
         async def command(table: UpwordsTable) -> uw.Command:
             self.now.advance(SLOW)
             return uw.Pass(seat)
 
         return command
+
+
+class SlowUpwords(UpwordsServicer):
+    """A servicer whose bot is ``SlowPassingBots``."""
+
+    def __init__(self, now: FakeNow) -> None:
+        super().__init__(timed_host(UW, now), EveryWord())
+        self.bots = SlowPassingBots(now)
 
 
 async def test_upwords_a_slow_bots_move_leaves_the_person_their_whole_time() -> None:

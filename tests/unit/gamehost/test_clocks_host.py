@@ -27,8 +27,8 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.verify import verify_history
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
-from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.wire import Codec
 from parlor.services.takefour.game import GAME as TF
 
 

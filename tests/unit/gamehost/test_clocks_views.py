@@ -13,19 +13,20 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import MemoryDeadlines
+from parlor.gamehost.service import GameService
 from parlor.gamehost.sweeper import Sweeper
 from parlor.kit import auth
-from parlor.services.connect4x4.codec import Codec
+from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
+from parlor.services.connect4x4.wire import Codec
 
 
-def serve() -> tuple[Connect4x4Servicer, FakeNow, MemoryDeadlines]:
+def serve() -> tuple[GameService[Any, Any], FakeNow, MemoryDeadlines]:
     now, index = FakeNow(), MemoryDeadlines()
     host: Any = GameHost(
         "connect4x4", GAME.decider, Codec(), InMemoryEventStore(), now=now, deadlines=index
     )
-    return Connect4x4Servicer(host), now, index
+    return connect4x4_servicer(host), now, index
 
 
 def as_player(player_id: str, roles: tuple[str, ...] = ()) -> None:
@@ -36,7 +37,7 @@ def per_move(seconds: int) -> common_pb2.TimeControl:
     return common_pb2.TimeControl(kind=common_pb2.TimeControl.KIND_PER_MOVE, move_seconds=seconds)
 
 
-async def create(servicer: Connect4x4Servicer, control: common_pb2.TimeControl | None) -> str:
+async def create(servicer: GameService[Any, Any], control: common_pb2.TimeControl | None) -> str:
     as_player("service:tests", ("service",))
     request = pb.CreateGameRequest(
         game_id="g", seats=[common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")]

@@ -11,8 +11,8 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
+from parlor.services.connect4x4.wire import Codec
 
 
 async def _game() -> GameHost[Table[c4.State], object, object]:

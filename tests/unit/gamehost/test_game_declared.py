@@ -21,11 +21,13 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.component import generated_register
 from parlor.gamehost.games import games
 from parlor.gamehost.seating import Seat, Table
-from parlor.gamehost.service import GameService, Move
+from parlor.gamehost.service import GameService
+from parlor.gamehost.wire import Move, Wire
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
+from parlor.services.connect4x4.component import servicer as c4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
+from parlor.services.connect4x4.wire import WIRE
 from parlor.services.takefour.servicer import TakeFourServicer
 
 SERVICE = auth.Identity("host", roles=(auth.SERVICE_ROLE,))
@@ -68,12 +70,18 @@ def test_the_proto_gives_the_grpc_registration() -> None:
 
 
 def test_a_declared_move_is_served_under_its_rpc_name() -> None:
-    declared = Connect4x4Servicer.__dict__["PlayMove"]
+    declared = WIRE.moves["PlayMove"]
     assert isinstance(declared, Move)
     assert declared.name == "PlayMove"
-    assert Connect4x4Servicer.PlayMove is declared
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    assert Connect4x4Servicer(host).PlayMove.__name__ == "PlayMove"
+    assert c4_servicer(host).PlayMove.__name__ == "PlayMove"
+
+
+def test_a_wire_move_named_after_no_rpc_is_refused_when_the_servicer_is_built() -> None:
+    host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
+    typo = Wire(WIRE.game, WIRE.event, {"PlayMoov": Move(lambda r, table, seat: c4.Resign(seat))})
+    with pytest.raises(TypeError, match=r"PlayMoov is no RPC of parlor\.connect4x4\.v1"):
+        GameService(host, game=C4, wire=typo)
 
 
 def test_a_move_named_after_no_rpc_is_refused_when_the_class_is_made() -> None:
@@ -90,7 +98,7 @@ def test_a_move_named_after_no_rpc_is_refused_when_the_class_is_made() -> None:
 
 async def test_declared_moves_answer_with_their_own_response_type() -> None:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = Connect4x4Servicer(host)
+    servicer = c4_servicer(host)
     seats = [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")]
     config = c4pb.Config(players=2, first_seat=0)
     request = c4pb.CreateGameRequest(game_id="g", seats=seats, config=config)
@@ -112,7 +120,7 @@ def c4_table(*players: str) -> Table[c4.State]:
 
 def test_the_bot_to_move_is_the_engines_one_seat_to_move_if_a_bot_holds_it() -> None:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = Connect4x4Servicer(host)
+    servicer = c4_servicer(host)
     assert servicer.pipeline.bot_to_move(c4_table("ada", "bot:random")) == 1  # seat 1 moves first
     assert servicer.pipeline.bot_to_move(c4_table("bot:random", "ada")) is None
     assert servicer.pipeline.bot_to_move(Table((), c4.initial_state())) is None
@@ -121,7 +129,7 @@ def test_the_bot_to_move_is_the_engines_one_seat_to_move_if_a_bot_holds_it() -> 
 
 def test_a_game_that_hides_nothing_shows_every_viewer_one_picture_per_version() -> None:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = Connect4x4Servicer(host)
+    servicer = c4_servicer(host)
     table = c4_table("ada", "bob")
     seen = [servicer.game_message("g", 2, table, viewer, False) for viewer in (0, 1, None)]
     assert seen[0] is seen[1] is seen[2]
@@ -132,7 +140,7 @@ async def test_the_callers_own_seat_named_by_no_display_name_takes_their_tokens_
     """A client that signed in as "Ada" and seats itself by id alone is shown as Ada, as a
     match seats her, not as her guest id; other seats keep their ids."""
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = Connect4x4Servicer(host)
+    servicer = c4_servicer(host)
     seats = [common_pb2.Seat(player_id="guest-1"), common_pb2.Seat(player_id="bot:random")]
     request = c4pb.CreateGameRequest(seats=seats, config=c4pb.Config(players=2, first_seat=0))
     ada = auth.Identity("guest-1", name="Ada")

@@ -18,22 +18,23 @@ from parlor.core.errors import InvalidArgument
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.directory import EventScan
+from parlor.gamehost.service import GameService
 from parlor.kit import auth
+from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
 
 SERVICE = auth.Identity("service:tournaments", roles=(auth.SERVICE_ROLE,))
 
 
-def make() -> Connect4x4Servicer:
+def make() -> GameService[Any, Any]:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
-    return Connect4x4Servicer(
+    return connect4x4_servicer(
         host, directory=EventScan(store, C4.category, C4.departures), max_open_games=0
     )
 
 
-async def create(servicer: Connect4x4Servicer, game_id: str, *players: str) -> None:
+async def create(servicer: GameService[Any, Any], game_id: str, *players: str) -> None:
     seats = [common_pb2.Seat(player_id=p, display_name=p.title()) for p in players]
     request = c4pb.CreateGameRequest(
         game_id=game_id, seats=seats, config=c4pb.Config(players=len(seats))
@@ -41,7 +42,7 @@ async def create(servicer: Connect4x4Servicer, game_id: str, *players: str) -> N
     await as_(SERVICE, servicer.CreateGame(request, None))
 
 
-async def listed(servicer: Connect4x4Servicer, **fields: Any) -> list[str]:
+async def listed(servicer: GameService[Any, Any], **fields: Any) -> list[str]:
     """A listing as the player it filters by asks for it (others find a player only where
     they chose to be found), else as ada."""
     caller = fields.get("player_id") or "ada"
@@ -105,7 +106,7 @@ async def test_the_scan_counts_what_it_lists_as_in_progress() -> None:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
     scan = EventScan(store, C4.category)
-    servicer = Connect4x4Servicer(host, directory=scan, max_open_games=0)
+    servicer = connect4x4_servicer(host, directory=scan, max_open_games=0)
     await create(servicer, "g1", "ada", "bot:random")
     await create(servicer, "g2", "ada", "bot:random")
     await as_("ada", servicer.Resign(c4pb.ResignRequest(game_id="g1"), None))

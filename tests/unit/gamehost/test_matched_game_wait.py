@@ -18,11 +18,12 @@ from parlor.eventstore import InMemoryEventStore, NewEvent
 from parlor.gamehost import GameHost
 from parlor.gamehost.consent import match_stream
 from parlor.gamehost.matches import MATCH_FORMED
+from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.matchmaking.v1 import events_pb2
-from parlor.services.connect4x4.codec import Codec
+from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
+from parlor.services.connect4x4.wire import Codec
 
 MATCH = events_pb2.MatchFormed(
     match_id="m1",
@@ -31,7 +32,7 @@ MATCH = events_pb2.MatchFormed(
 )
 
 
-async def served(*matches: events_pb2.MatchFormed) -> Connect4x4Servicer:
+async def served(*matches: events_pb2.MatchFormed) -> GameService[Any, Any]:
     store = InMemoryEventStore()
     for match in matches:
         await store.append(
@@ -39,7 +40,7 @@ async def served(*matches: events_pb2.MatchFormed) -> Connect4x4Servicer:
         )
     host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
     auth.bind(auth.Identity("ada"))
-    return Connect4x4Servicer(host)
+    return connect4x4_servicer(host)
 
 
 def test_a_watch_of_a_matched_game_waits_for_its_creation() -> None:

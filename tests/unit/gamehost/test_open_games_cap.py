@@ -20,18 +20,19 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.directory import EventScan
 from parlor.gamehost.opengames import OpenGamesSettings
+from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.kit.settings import load
+from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
 
 SERVICE = auth.Identity("service:tournaments", roles=(auth.SERVICE_ROLE,))
 
 
-def make(limit: int) -> tuple[InMemoryEventStore, Connect4x4Servicer]:
+def make(limit: int) -> tuple[InMemoryEventStore, GameService[Any, Any]]:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
-    servicer = Connect4x4Servicer(
+    servicer = connect4x4_servicer(
         host, open_games=EventScan(store, C4.category, C4.departures), max_open_games=limit
     )
     return store, servicer

@@ -20,8 +20,8 @@ from parlor.gamehost.seating import OpenTable, Seat
 from parlor.gamehost.sweeper import Sweeper
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.wire import Codec
 
 
 class Forgetful(MemoryDeadlines):

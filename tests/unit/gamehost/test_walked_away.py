@@ -20,15 +20,16 @@ from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.host import WALKED_AWAY
-from parlor.gamehost.pipeline import BotCommand
+from parlor.gamehost.pipeline import BotCommand, Bots
 from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.service import GameService
 from parlor.gamehost.sweeper import Sweeper
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
+from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
 from parlor.services.takefour.game import GAME as TF
 from parlor.services.takefour.servicer import engine_seats
 from parlor.services.upwords.game import GAME as UW
@@ -41,8 +42,8 @@ def real_now() -> FakeNow:
     return now
 
 
-async def connect4x4(now: FakeNow) -> tuple[Connect4x4Servicer, Sweeper]:
-    servicer = Connect4x4Servicer(timed_host(C4, now))
+async def connect4x4(now: FakeNow) -> tuple[GameService[Any, Any], Sweeper]:
+    servicer = connect4x4_servicer(timed_host(C4, now))
     seats = (Seat("ada"), Seat("bot:random"), Seat("bot:random"))
     create = c4.CreateGame(c4.Config(players=3, first_seat=0))
     await servicer.host.create("g", OpenTable(seats, create))
@@ -73,12 +74,20 @@ async def test_connect4x4_a_person_who_moves_is_waited_on_afresh() -> None:
     assert not table.game.timed_out[0]
 
 
-class PassingUpwords(UpwordsServicer):
-    def bot_command(self, seat: int, level: str) -> BotCommand:
+class PassingBots(Bots):
+    """Upwords' bots, each of which passes."""
+
+    def command(self, seat: int, level: str) -> BotCommand:
         async def command(table: UpwordsTable) -> uw.Command:
             return uw.Pass(seat)
 
         return command
+
+
+class PassingUpwords(UpwordsServicer):
+    def __init__(self, host: Any, dictionary: Any) -> None:
+        super().__init__(host, dictionary)
+        self.bots = PassingBots(UW.hosting)
 
 
 async def test_upwords_a_person_who_walked_away_times_out_and_the_game_ends() -> None:

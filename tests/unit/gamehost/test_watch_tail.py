@@ -18,12 +18,13 @@ from parlor.eventstore import NewEvent
 from parlor.gamehost import GameHost
 from parlor.gamehost.bells import GameBells
 from parlor.gamehost.seating import OpenTable, Seat, Table
+from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.codec import Codec
 from parlor.services.connect4x4.component import rules
+from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
+from parlor.services.connect4x4.wire import Codec
 
 Host = GameHost[Table[c4.State], object, object]
 
@@ -163,11 +164,11 @@ def test_a_watchers_read_of_another_replicas_move_brings_the_cached_state_up_to_
     asyncio.run(run())
 
 
-async def _served_game() -> tuple[CountingStore, Any, Connect4x4Servicer]:
+async def _served_game() -> tuple[CountingStore, Any, GameService[Any, Any]]:
     """Game "g" of ada and bob on a servicer over a counting store; ada is the caller."""
     store = CountingStore()
     host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
-    servicer = Connect4x4Servicer(host)
+    servicer = connect4x4_servicer(host)
     auth.bind(auth.Identity("service:tests", roles=("service",)))
     await servicer.CreateGame(
         c4pb.CreateGameRequest(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -14,22 +15,52 @@ import uuid
 from collections.abc import Coroutine
 from contextlib import aclosing
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from parlor.cli import account as accounts
-from parlor.cli import chatting, turns
-from parlor.cli import login as logins
-from parlor.cli import session as sessions
 from parlor.cli.clocks import clock_line
-from parlor.cli.games import GameAdapter, adapter, adapters
-from parlor.client import DEFAULT_TARGET, ParlorError
-from parlor.client.chat import players_room, spectators_room
-from parlor.kit.settings import SettingsError
+from parlor.cli.games import adapter, adapter_names, adapters
+
+
+def lazy(name: str) -> ModuleType:
+    """A module imported when first used, not when the CLI starts: ``parlor --help`` and
+    ``parlor games`` need neither gRPC nor the signing keys (``importlib.util.LazyLoader``)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    assert spec is not None, name
+    assert spec.loader is not None, name
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    return module
+
+
+if TYPE_CHECKING:
+    from parlor import client
+    from parlor.cli import account as accounts
+    from parlor.cli import chatting, turns
+    from parlor.cli import login as logins
+    from parlor.cli import session as sessions
+    from parlor.cli.games import GameAdapter
+    from parlor.kit import settings
+else:
+    accounts = lazy("parlor.cli.account")
+    chatting = lazy("parlor.cli.chatting")
+    sessions = lazy("parlor.cli.session")
+    logins = lazy("parlor.cli.login")
+    turns = lazy("parlor.cli.turns")
+    client = lazy("parlor.client")
+    settings = lazy("parlor.kit.settings")
+
+LOGIN_PORT = 47512
+"""``parlor.cli.login.DEFAULT_PORT``, written here so that help does not load the login module
+(and gRPC with it); tests/unit/cli/test_cli_startup.py checks the two agree."""
 
 T = TypeVar("T")
 STALE = frozenset({"ROUND_CHANGED", "PLAY_CHANGED"})
@@ -69,11 +100,11 @@ def connect(
     game_type: str, target: str | None, token: str | None, name: str = ""
 ) -> sessions.Session:
     """Where and as whom to call, for a known game type (checked before a token is made)."""
-    if game_type not in adapters():  # before a token is asked for or minted
-        raise fail(f"unknown game type {game_type!r}; known: {', '.join(sorted(adapters()))}", 2)
+    if game_type not in adapter_names():  # before a token is asked for or minted
+        raise fail(f"unknown game type {game_type!r}; known: {', '.join(adapter_names())}", 2)
     try:
         return sessions.session(target, token, name)
-    except SettingsError as exc:
+    except settings.SettingsError as exc:
         raise fail(str(exc)) from None
 
 
@@ -83,7 +114,7 @@ def run(calls: Coroutine[Any, Any, T]) -> T:
     async def guarded() -> T:
         try:
             return await calls
-        except ParlorError as exc:
+        except client.ParlorError as exc:
             raise fail(sessions.describe(exc)) from None
 
     return asyncio.run(guarded())
@@ -192,13 +223,13 @@ def token(
     PARLOR_JWT_PRIVATE_KEY (or the key `make run` keeps in its data directory): a platform
     accepts it only if it trusts that key.
     """
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
     try:
         if player_id is not None:
             made, remote = sessions.mint_token(name, player_id), False
         else:
             made, remote = sessions.issued_guest_token(where, name)
-    except SettingsError as exc:
+    except settings.SettingsError as exc:
         raise fail(str(exc)) from None
     print(made)
     note = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -223,12 +254,12 @@ def whoami(token: Token = None, target: Target = None) -> None:
     Create a game with this player id among its seats: the creator must sit in it.
     """
     held = token or os.environ.get("PARLOR_TOKEN")
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
     account = None
     if not held:
         try:
             held = sessions.account_token(where)
-        except SettingsError as exc:
+        except settings.SettingsError as exc:
             raise fail(str(exc)) from None
         if not held:
             raise fail(
@@ -282,7 +313,7 @@ def login(
     ] = False,
     port: Annotated[
         int, typer.Option("--port", help="loopback port the browser brings the answer to")
-    ] = logins.DEFAULT_PORT,
+    ] = LOGIN_PORT,
     open_browser: Annotated[
         bool, typer.Option("--browser/--no-browser", help="open the sign-in page in a browser")
     ] = True,
@@ -297,7 +328,7 @@ def login(
     (PARLOR_CONFIG_DIR, else $XDG_CONFIG_HOME/parlor), readable by you alone, and every
     command then calls as the account at that target; `parlor logout` ends it.
     """
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
     if password:
         if provider:
             raise fail("--password or --provider, not both", 2)
@@ -356,7 +387,7 @@ def logout(
     ] = False,
 ) -> None:
     """Sign out: the account's session at the target is ended and forgotten here."""
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
     if everywhere:
         revoked = _account_call(accounts.sign_out_everywhere(where))
         console().print(
@@ -384,7 +415,9 @@ def _account_call(calls: Coroutine[Any, Any, T]) -> T:
 @app.command(name="sessions")
 def list_sessions(target: Target = None) -> None:
     """The signed-in account's open sessions, newest first (never their tokens)."""
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    from rich.table import Table
+
     found = _account_call(accounts.sessions(where))
     table = Table("session", "client", "began", "last renewed", "expires")
     for one in found:
@@ -403,7 +436,7 @@ def claim_guest(target: Target = None) -> None:
     """Take over the guest you played as before signing in, its games and ratings: the
     guest's token is PARLOR_TOKEN (as `export PARLOR_TOKEN=$(parlor token)` kept it), or
     else the first line of stdin. A guest id is claimed once, ever."""
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
     guest = os.environ.get("PARLOR_TOKEN") or ""
     if not guest and not sys.stdin.isatty():
         guest = sys.stdin.readline().strip()
@@ -430,7 +463,7 @@ def erase_account(
 ) -> None:
     """Erase your account for good: closed, every session ended, handle and names
     forgotten (its games stay, played by an erased account). Asks you to type the handle."""
-    where = target or os.environ.get("PARLOR_TARGET") or DEFAULT_TARGET
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
     if not yes:
         handle = _account_call(accounts.handle(where))
         expected = handle or "erase"
@@ -450,7 +483,7 @@ def erase_account(
 
 @app.command()
 def play(
-    game_type: Annotated[str, typer.Argument(help=" | ".join(sorted(adapters())))],
+    game_type: Annotated[str, typer.Argument(help=" | ".join(adapter_names()))],
     vs: Annotated[
         list[str] | None,
         typer.Option(
@@ -490,6 +523,8 @@ async def _play(
         out.print(game_api.draw(game, me))
         lines = Lines()
         prompt = f"your move ({game_api.move_help}; resign; quit; /say <text>)"
+        from parlor.client.chat import players_room  # not at start-up: it loads gRPC
+
         room = players_room(game_type, game_id)
         # the others' messages, printed as they come (asyncio.run ends it with the command)
         chat = asyncio.ensure_future(chatting.follow(parlor, room, me, out))
@@ -533,9 +568,9 @@ async def _play(
                     if events:
                         played = "; ".join(game_api.event_text(e, names) for e in events)
                         out.print("played: " + played)
-            except (ParlorError, ValueError) as exc:  # ValueError: a command not understood
+            except (client.ParlorError, ValueError) as exc:  # ValueError: a command not understood
                 out.print(f"[red]{sessions.describe(exc)}[/]")
-                if isinstance(exc, ParlorError) and exc.reason in STALE:
+                if isinstance(exc, client.ParlorError) and exc.reason in STALE:
                     game = await game_api.get(game_id)  # show the round or play it is now
                     out.print(game_api.draw(game, me))
                 continue
@@ -607,6 +642,8 @@ async def _watch(where: sessions.Session, game_type: str, game_id: str) -> None:
         game_api = adapter(game_type, parlor)
         game = None
         # kibitz: the spectators' room, printed as it comes; '/say <text>' typed meanwhile
+        from parlor.client.chat import spectators_room  # not at start-up: it loads gRPC
+
         kibitz = spectators_room(game_type, game_id)
         chat = (
             asyncio.ensure_future(chatting.follow(parlor, kibitz, where.player_id, out)),
@@ -645,7 +682,7 @@ async def _handles(parlor: Any, seats: list[Any]) -> dict[str, str]:
     ids = [s.player_id for s in seats if not s.player_id.startswith("bot:")]
     try:
         return dict(await parlor.identity.handles(ids)) if ids else {}
-    except ParlorError:
+    except client.ParlorError:
         return {}
 
 
@@ -676,6 +713,8 @@ def games(
     token: Token = None,
 ) -> None:
     """List games, newest first (--my-turn: those waiting for you, soonest deadline first)."""
+    from rich.table import Table
+
     if finished and in_progress:
         raise typer.BadParameter("--finished and --in-progress exclude each other")
     where = connect(game_type, target, token)
@@ -855,13 +894,34 @@ def verify(
         str | None, typer.Option("--database-url", help="PostgreSQL (env PARLOR_DATABASE_URL)")
     ] = None,
 ) -> None:
-    """Re-run today's rules over stored games; report the first version where one diverges."""
+    """Re-run today's rules over stored games; report the first version where one diverges.
+
+    With no database given, the one `make run` keeps in this checkout (.parlor/)."""
+    url = database_url or os.environ.get("PARLOR_DATABASE_URL")
+    if url:
+        return _verify(url, game_type, game_id)
+    from parlor.cli.checkout import checkout_database
+
+    # none given: the database of `make run` in this checkout (started for the command if
+    # `make run` is not up)
+    with checkout_database(Path.cwd()) as found:
+        if found is None:
+            raise fail(
+                "set PARLOR_DATABASE_URL or --database-url (verify reads the store);"
+                " no database of `make run` (.parlor/postgres) in this checkout either",
+                2,
+            )
+        note = Console(stderr=True, highlight=False)
+        note.print(f"reading the database of `make run` in {found[1]}")
+        _verify(found[0], game_type, game_id)
+
+
+def _verify(url: str, game_type: str | None, game_id: str | None) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from parlor.cli.verifying import verify_games
     from parlor.gamehost.replay import game_types
 
-    url = database_url or os.environ.get("PARLOR_DATABASE_URL")
-    if not url:
-        raise fail("set PARLOR_DATABASE_URL or --database-url (verify reads the store)", 2)
     installed = game_types()
     if game_type is not None and game_type not in installed:
         raise fail(f"unknown game type {game_type!r}; installed: {sorted(installed)}", 2)

@@ -57,6 +57,10 @@ class EmbeddedPostgres:
     def url(self) -> str:
         return f"postgresql://postgres@/postgres?host={self.socket_dir}"
 
+    def running(self) -> bool:
+        """Whether a server runs on this data now (a ``make run``'s, say)."""
+        return _postgres_running(self.data_dir)
+
     def _prepare(self) -> None:
         pg, utils, data_dir = self._pg, self._utils, self.data_dir
         data_dir.mkdir(exist_ok=True)

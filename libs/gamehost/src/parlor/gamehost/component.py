@@ -5,11 +5,12 @@ store (which counts its appends); the bus; the relay publishing what ``GameType.
 through), its game host, the game directory, the clock sweeper, the ``MatchFormed``
 consumer, the game bells rung by other replicas' appends and its gRPC service (registered
 by the proto's generated ``add_<Service>Servicer_to_server``). A game's ``component.py``
-names its servicer class, or says how to make it (and any work of its own)::
+names its wire (the servicer is built from the game's value and it), or says how to make
+its servicer (and any work of its own)::
 
     @contextlib.asynccontextmanager
     async def connect4x4() -> AsyncIterator[Component]:
-        async with game_component(GAME, Connect4x4Servicer) as component:
+        async with game_component(GAME, WIRE) as component:
             yield component
 
 ``extra`` holds the store (``appends``, ``conflicts``), the host and the servicer, and
@@ -32,6 +33,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.service import GameService
 from parlor.gamehost.sweeper import Sweeper
+from parlor.gamehost.wire import Wire
 from parlor.kit.server import Component, GrpcService
 
 
@@ -59,20 +61,28 @@ def generated_register(game: GameType[Any, Any, Any]) -> Register:
     return cast(Register, getattr(grpc_module, f"add_{name}Servicer_to_server"))
 
 
-def _servicer_of(servicer: type[GameService[Any, Any]]) -> Serve:
-    return lambda host, directory: Served(servicer(host, directory=directory))
+def _servicer_of(game: GameType[Any, Any, Any], serve: Serve | Wire[Any, Any] | type) -> Serve:
+    if isinstance(serve, Wire):
+        return lambda host, directory: Served(
+            GameService(host, directory=directory, game=game, wire=serve)
+        )
+    if isinstance(serve, type):
+        servicer = serve
+        return lambda host, directory: Served(servicer(host, directory=directory))
+    return serve
 
 
 @contextlib.asynccontextmanager
 async def game_component(
     game: GameType[Any, Any, Any],
-    serve: Serve | type[GameService[Any, Any]],
+    serve: Serve | Wire[Any, Any] | type[GameService[Any, Any]],
     register: Register | None = None,
 ) -> AsyncIterator[Component]:
     """The component of ``game``: backends, host, directory, sweeper, matches, ringing and
-    the gRPC service of the servicer ``serve`` makes (a servicer class: made of the host
-    and directory alone); ``register`` defaults to the proto's generated one."""
-    make = _servicer_of(serve) if isinstance(serve, type) else serve
+    the gRPC service of the servicer ``serve`` makes (a ``Wire``: the servicer built from
+    the game's value and it; a servicer class: made of the host and directory alone);
+    ``register`` defaults to the proto's generated one."""
+    make = _servicer_of(game, serve)
     add = register or generated_register(game)
     async with game_backends(game.category, game.public) as backends:
         store = backends.store

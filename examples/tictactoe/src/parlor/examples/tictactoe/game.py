@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from parlor.examples.tictactoe import rules as ttt
-from parlor.examples.tictactoe.codec import Codec, Event
+from parlor.examples.tictactoe.wire import Codec, Event
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
 from parlor.tictactoe.v1 import tictactoe_pb2
@@ -22,4 +22,6 @@ GAME: GameType[Table[ttt.State], Any, Event] = GameType(
     proto=tictactoe_pb2,
     bots=("random",),
     rules_page="examples/tictactoe/README.md",
+    notation=ttt.record,
+    hosting=ttt.GAME,
 )

@@ -9,11 +9,12 @@ them: nothing here names a game.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from rich.console import RenderableType
+if TYPE_CHECKING:  # not imported to run: `parlor --help` loads no adapter, no gRPC
+    from rich.console import RenderableType
 
-from parlor.client import GameClient, ParlorClient
+    from parlor.client import GameClient, ParlorClient
 
 
 class GameAdapter(Protocol):
@@ -68,6 +69,13 @@ class GameAdapter(Protocol):
 
 
 GROUP = "parlor.cli_games"
+
+
+def adapter_names() -> list[str]:
+    """The installed adapters' game types, sorted, without loading any (for help texts)."""
+    from importlib.metadata import entry_points
+
+    return sorted(ep.name for ep in entry_points(group=GROUP))
 
 
 def adapters() -> dict[str, Callable[[GameClient[Any]], GameAdapter]]:

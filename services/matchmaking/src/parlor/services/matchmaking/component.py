@@ -97,6 +97,7 @@ async def matchmaking() -> AsyncIterator[Component]:
     # relay publishes the matches once NATS answers). The store draws on the process's pools.
     async with database(backend) as pools, process_outbox(backend, CATEGORY, everything) as outbox:
         store = PostgresEventStore(backend.database_url, pools=pools)
+        providers: Providers | None = None  # closed at the end, if made before a failure
         try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus
@@ -128,6 +129,8 @@ async def matchmaking() -> AsyncIterator[Component]:
                 board,
                 open_games,
                 load(OpenGamesSettings).max_per_player,
+                bot_fill_after=settings.policy().bot_fill_after,
+                heartbeat_seconds=settings.watch_heartbeat_seconds,
             )
             # Accounts and their sign-ins live in the same event store (their streams are
             # not relayed); the OpenID Connect providers share one HTTP client.
@@ -204,5 +207,6 @@ async def matchmaking() -> AsyncIterator[Component]:
                 },
             )
         finally:
-            await providers.close()
+            if providers is not None:
+                await providers.close()
             await store.close()

@@ -13,7 +13,10 @@ formed after the player reached the cap meanwhile is still made into its game.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
 from typing import Any
 
 from parlor.common.v1 import common_pb2
@@ -59,8 +62,15 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         board: TicketBoard,
         open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None] = lambda game: None,
         max_open_games: int = 0,
+        *,
+        bot_fill_after: timedelta | None = None,
+        heartbeat_seconds: float = 20.0,
     ) -> None:
         self.tickets = tickets
+        self.bot_fill_after = bot_fill_after
+        """The rounds' ``Policy.bot_fill_after``: told to a waiting ticket as ``bots_fill_at``."""
+        self.heartbeat_seconds = heartbeat_seconds
+        """How long ``WatchTicket`` lets a waiting ticket go unsent (a heartbeat after it)."""
         self.lobbies = lobbies
         self.game_types = game_types
         self.board = board
@@ -96,6 +106,11 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         )
         out.created_at.FromDatetime(ticket.created_at)
         out.expires_at.FromDatetime(self.tickets.expires_at(ticket))
+        if ticket.status == "waiting":
+            if ticket.bots_at_once:
+                out.bots_fill_at.FromDatetime(ticket.created_at)
+            elif self.bot_fill_after is not None:
+                out.bots_fill_at.FromDatetime(ticket.created_at + self.bot_fill_after)
         return out
 
     async def _mine(self, ticket_id: str) -> TicketRow:
@@ -164,14 +179,18 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: Any
     ) -> AsyncIterator[pb.WatchTicketResponse]:
-        """The ticket now, then each change until it is final (read by the board's poll)."""
+        """The ticket now, then each change until it is final (read by the board's poll);
+        while nothing changes, the same ticket again every ``heartbeat_seconds``: a client
+        waiting for bots to fill its table never sees a silent stream, which the server would
+        end (``STREAM_IDLE``) just before its game was made."""
         ticket = await self._mine(request.ticket_id)
         with self.board.watching(ticket) as watch:
             while True:
                 yield pb.WatchTicketResponse(ticket=self.ticket_pb(ticket))
                 if ticket.terminal:
                     return
-                ticket = await watch.next()
+                with contextlib.suppress(TimeoutError):
+                    ticket = await asyncio.wait_for(watch.next(), self.heartbeat_seconds)
 
     async def CreateLobby(
         self, request: pb.CreateLobbyRequest, context: Any

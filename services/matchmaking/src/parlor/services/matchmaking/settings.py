@@ -45,6 +45,12 @@ class MatchmakingSettings:
     expire_seconds: float = setting(
         "PARLOR_MATCHMAKING_EXPIRE_SECONDS", "wait after which a ticket expires", 600.0
     )
+    watch_heartbeat_seconds: float = setting(
+        "PARLOR_MATCHMAKING_WATCH_HEARTBEAT_SECONDS",
+        "WatchTicket sends a waiting ticket again after this long without a change, so the"
+        " stream is never silent (keep it well under PARLOR_STREAM_IDLE_SECONDS)",
+        20.0,
+    )
     retention_hours: float = setting(
         "PARLOR_MATCHMAKING_RETENTION_HOURS",
         "hours finished tickets, their matches and emptied lobbies are kept before the"

@@ -1,4 +1,6 @@
-"""Connect 4x4's events and views, between the rule engine's dataclasses and protobuf."""
+"""Connect 4x4 on the wire: its events, its ``Game`` and ``GameEvent`` pictures and its move
+RPCs (``WIRE``), from which the game host builds its servicer. Nothing is hidden, so one
+picture per version serves every watcher and reply."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from parlor.gamehost.codec import Bodies, game_fields
 from parlor.gamehost.messages import Messages
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
 from parlor.gamehost.views import ElementWire
+from parlor.gamehost.wire import Move, Wire
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.contract import ENGINE
 
@@ -40,7 +43,7 @@ config_pb = MESSAGES.writer(c4.Config, pb.Config)
 config_of = MESSAGES.reader(pb.Config, c4.Config)
 
 
-def game_event_pb(event: Event, info: common_pb2.EventInfo) -> pb.GameEvent:
+def game_event_pb(event: Event, info: common_pb2.EventInfo, before: object = None) -> pb.GameEvent:
     out: pb.GameEvent = BODIES.wrap(event_pb(event), info=info, notation=c4.event_notation(event))
     return out
 
@@ -51,7 +54,9 @@ _FRONT = ElementWire(pb.Game, "front", MESSAGES.writer(c4.Hole, pb.Hole))
 _BACK = ElementWire(pb.Game, "back", MESSAGES.writer(c4.Hole, pb.Hole))
 
 
-def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | None) -> pb.Game:
+def game_pb(
+    game_id: str, version: int, table: Table[c4.State], viewer: int | None, _: bool = False
+) -> pb.Game:
     v = c4.view(table.game, viewer)
     outcome = ENGINE.result(table.game)
     out = MESSAGES.message(
@@ -67,3 +72,10 @@ def game_pb(game_id: str, version: int, table: Table[c4.State], viewer: int | No
     _FRONT.merge_groups(out, v.front)
     _BACK.merge_groups(out, v.back)
     return out
+
+
+MOVES = {
+    "PlayMove": Move(lambda request, table, seat: c4.parse_move(request.move, seat)),
+    "Resign": Move(lambda request, table, seat: c4.Resign(seat)),
+}
+WIRE: Wire[Table[c4.State], Event] = Wire(game_pb, game_event_pb, MOVES)

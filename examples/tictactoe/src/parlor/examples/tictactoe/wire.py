@@ -1,4 +1,5 @@
-"""Tic-tac-toe's events and its per-viewer ``Game``, between the engine and protobuf."""
+"""Tic-tac-toe on the wire: its events, its ``Game`` and ``GameEvent`` pictures and its one
+move RPC (``WIRE``), from which the game host builds its servicer."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from parlor.examples.tictactoe import rules as ttt
 from parlor.gamehost.codec import Bodies, game_fields
 from parlor.gamehost.messages import Custom, Messages
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
+from parlor.gamehost.wire import Move, Wire
 from parlor.tictactoe.v1 import tictactoe_pb2 as pb
 
 Event = ttt.Event | SeatsTaken | GameFinished
@@ -19,14 +21,16 @@ MESSAGES: Messages[Event] = Messages(
 event_pb, event_of, Codec = MESSAGES.event_pb, MESSAGES.event_of, MESSAGES.codec
 
 
-def game_event_pb(event: Event, info: object) -> pb.GameEvent:
+def game_event_pb(event: Event, info: object, before: object = None) -> pb.GameEvent:
     out: pb.GameEvent = BODIES.wrap(event_pb(event), info=info)
     if isinstance(event, ttt.MarkPlaced):
         out.notation = ttt.format_square(event.square)
     return out
 
 
-def game_pb(game_id: str, version: int, table: Table[ttt.State]) -> pb.Game:
+def game_pb(
+    game_id: str, version: int, table: Table[ttt.State], viewer: object = None, _: bool = False
+) -> pb.Game:
     state = table.game
     outcome = ttt.ENGINE.result(state)
     return pb.Game(
@@ -37,3 +41,7 @@ def game_pb(game_id: str, version: int, table: Table[ttt.State]) -> pb.Game:
         end_reason=outcome.reason if outcome else "",
         board_text=ttt.render(state),
     )
+
+
+PLACE = Move(lambda request, table, seat: ttt.Place(seat, ttt.parse_square(request.move)))
+WIRE: Wire[Table[ttt.State], Event] = Wire(game_pb, game_event_pb, {"PlayMove": PLACE})
