@@ -400,7 +400,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   void listings();
 
   const challenges = inboxCard(
-    games.map((g) => ({ type: g.kind.type, label: g.kind.label })),
+    games.map((g) => ({ type: g.kind.type, label: g.kind.label, timeControls: g.timeControls, defaultTimeControl: g.defaultTimeControl })),
     (type, gameId) => go(`#/play/${type}/${gameId}`),
   );
   streams.push(challenges);
