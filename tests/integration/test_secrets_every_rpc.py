@@ -94,14 +94,21 @@ command id someone else may learn or guess."""
 GUEST_TOKEN_METHOD = "/parlor.identity.v1.IdentityService/IssueGuestToken"
 SIGN_IN_METHODS = {
     f"/parlor.identity.v1.IdentityService/{name}"
-    for name in ("BeginSignIn", "CompleteSignIn", "RenewSession", "SignOut")
+    for name in (
+        "BeginSignIn",
+        "CompleteSignIn",
+        "RenewSession",
+        "SignOut",
+        "SignUpWithPassword",
+        "SignInWithPassword",
+    )
 }
 PUBLIC_METHODS = {GUEST_TOKEN_METHOD, *SIGN_IN_METHODS}
 """Callable without a token, on purpose: a new client needs IssueGuestToken to get its first
 token (the platform can switch it off with PARLOR_GUEST_TOKENS=false), and a player signs in
 before holding one; the sign-in calls' credentials are in the request (a provider's state and
-code, a refresh token), so without them they are refused for their own reasons, never for want
-of a token. A token sent to any of them is still checked."""
+code, a refresh token, a handle and a password), so without them they are refused for their
+own reasons, never for want of a token. A token sent to any of them is still checked."""
 
 
 # --- discovery: every service in every installed proto package -------------------------------

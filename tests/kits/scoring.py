@@ -14,6 +14,7 @@ TABLES = {
     "scoring_results": "stream_id, seat",
     "scoring_ratings": "game_type, player_id",
     "scoring_pairs": "game_type, player_a, player_b",
+    "scoring_aliases": "guest_id",
 }
 """Every table scoring writes, with the order its rows are compared in."""
 

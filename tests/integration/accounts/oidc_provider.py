@@ -16,8 +16,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
+import grpc
 import httpx
+import pytest
 from joserfc.jwk import RSAKey
+
+from parlor.identity.v1 import identity_pb2 as pb
+from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
+from parlor.kit.status import reason_of
 
 HERE = Path(__file__).resolve().parents[2] / "oidc"
 CLIENT_ID = "parlor"
@@ -154,3 +160,27 @@ async def play_user(
             assert answer.status_code == 303, answer.text
             url = urljoin(url, answer.headers["location"])
         raise AssertionError("the provider never sent the browser back")
+
+
+async def refusal(call: Any, request: Any, **kwargs: Any) -> tuple[grpc.StatusCode, str | None]:
+    """The code and reason a gRPC call is refused with."""
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await call(request, **kwargs)
+    return error.value.code(), reason_of(error.value)
+
+
+async def sign_in(
+    stub: pb_grpc.IdentityServiceStub, login: str, username: str | None = None, client: str = ""
+) -> tuple[pb.CompleteSignInResponse, str, str]:
+    """A sign-in over gRPC at the provider named ``test``: the response, state and code."""
+    begun = await stub.BeginSignIn(
+        pb.BeginSignInRequest(provider="test", redirect_uri=REDIRECT_URI)
+    )
+    answer = await play_user(begun.authorization_url, login, username)
+    assert answer["state"] == begun.state
+    done = await stub.CompleteSignIn(
+        pb.CompleteSignInRequest(
+            state=begun.state, code=answer["code"], iss=answer["iss"], client=client
+        )
+    )
+    return done, begun.state, answer["code"]

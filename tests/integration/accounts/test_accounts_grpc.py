@@ -4,76 +4,26 @@ through a real OpenID Connect provider process, each refusal a gRPC code and a r
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
 import nats
 import pytest
-from oidc_provider import (
-    CLIENT_ID,
-    CLIENT_SECRET,
-    REDIRECT_URI,
-    OidcProvider,
-    play_user,
-    running_provider,
-    signing_keys,
-)
+from oidc_provider import REDIRECT_URI, play_user, refusal, sign_in
 
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import client
-from parlor.kit.status import reason_of
 from parlor.matchmaking.v1 import matchmaking_pb2 as mpb
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mpb_grpc
 
 pytestmark = [pytest.mark.integration]
 
 
-@pytest.fixture(scope="module")
-def grpc_idp() -> Iterator[OidcProvider]:
-    with running_provider(signing_keys("grpc-key")) as provider:
-        yield provider
-
-
 @pytest.fixture
-async def platform(
-    start_platform: Any, grpc_idp: OidcProvider, monkeypatch: pytest.MonkeyPatch
-) -> Any:
-    declared = {
-        "test": {"issuer": grpc_idp.issuer, "client_id": CLIENT_ID, "redirect_uris": [REDIRECT_URI]}
-    }
-    monkeypatch.setenv("PARLOR_OIDC_PROVIDERS", json.dumps(declared))
-    monkeypatch.setenv("PARLOR_OIDC_CLIENT_SECRETS", json.dumps({"test": CLIENT_SECRET}))
-    # every call here comes from 127.0.0.1: a sign-in's tokenless calls (BeginSignIn,
-    # CompleteSignIn, then RenewSession and SignOut) share one visitor's guest budget,
-    # which a test of many sign-ins from one address would exhaust
-    for scope in ("ADDRESS", "NETWORK", "SITE"):
-        monkeypatch.setenv(f"PARLOR_GUEST_PER_{scope}_PER_SECOND", "0")
-    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
-    async with start_platform("matchmaking") as running:
+async def platform(accounts_platform: Any) -> Any:
+    async with accounts_platform("matchmaking") as running:
         yield running
-
-
-async def refusal(call: Any, request: Any, **kwargs: Any) -> tuple[grpc.StatusCode, str | None]:
-    with pytest.raises(grpc.aio.AioRpcError) as error:
-        await call(request, **kwargs)
-    return error.value.code(), reason_of(error.value)
-
-
-async def sign_in(
-    stub: pb_grpc.IdentityServiceStub, login: str, username: str | None = None
-) -> tuple[pb.CompleteSignInResponse, str, str]:
-    begun = await stub.BeginSignIn(
-        pb.BeginSignInRequest(provider="test", redirect_uri=REDIRECT_URI)
-    )
-    answer = await play_user(begun.authorization_url, login, username)
-    assert answer["state"] == begun.state
-    done = await stub.CompleteSignIn(
-        pb.CompleteSignInRequest(state=begun.state, code=answer["code"], iss=answer["iss"])
-    )
-    return done, begun.state, answer["code"]
 
 
 async def test_sign_in_choose_a_handle_renew_and_sign_out(platform: Any, unique: str) -> None:

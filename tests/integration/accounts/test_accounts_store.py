@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+import uuid
 
 import pytest
 
@@ -170,3 +172,31 @@ class TestAccounts:
             account_stream("guest-123")
         with pytest.raises(NotFound):
             await Accounts(store).get("acct-" + "0" * 32)
+
+    async def test_a_guest_id_is_claimed_once_ever_even_by_racing_accounts(
+        self, store: EventStore, unique: str
+    ) -> None:
+        accounts = Accounts(store)
+        guest = f"guest-{uuid.uuid4().hex[:16]}"
+        racers = [await accounts.create(identity=identity(unique, n)) for n in range(4)]
+        outcomes = await asyncio.gather(
+            *(accounts.claim_guest(a.player_id, guest) for a in racers), return_exceptions=True
+        )
+        won = [o for o in outcomes if not isinstance(o, BaseException)]
+        lost = [o for o in outcomes if isinstance(o, AlreadyExists)]
+        assert len(won) == 1, outcomes
+        assert len(lost) == 3, outcomes
+        assert {o.reason for o in lost} == {"GUEST_CLAIMED"}
+        assert won[0].guests == (guest,)
+        claim = await store.read_stream(f"accountguest-{guest}")
+        assert [(e.type, json.loads(e.data)["player_id"]) for e in claim] == [
+            ("GuestIdClaimed", won[0].player_id)
+        ]
+        # not again, by the winner either; a closed account claims nothing
+        with pytest.raises(AlreadyExists):
+            await accounts.claim_guest(won[0].player_id, guest)
+        closed = racers[0] if racers[0].player_id != won[0].player_id else racers[1]
+        await accounts.close(closed.player_id)
+        with pytest.raises(FailedPrecondition) as refused:
+            await accounts.claim_guest(closed.player_id, f"guest-{uuid.uuid4().hex[:16]}")
+        assert refused.value.reason == "ACCOUNT_CLOSED"

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration
     ("command", "version_table", "table", "head"),
     [
         ("parlor-matchmaking-migrate", "parlor_matchmaking_alembic_version", "mm_tickets", "0005"),
-        ("parlor-scoring-migrate", "parlor_scoring_alembic_version", "scoring_pairs", "0002"),
+        ("parlor-scoring-migrate", "parlor_scoring_alembic_version", "scoring_aliases", "0003"),
     ],
 )
 async def test_migration_command_is_idempotent_and_keeps_its_own_version(

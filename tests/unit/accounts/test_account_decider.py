@@ -7,22 +7,30 @@ import pytest
 from parlor.accounts import (
     ACCOUNTS,
     EVENT_TYPES,
+    PERSONAL,
     Account,
     AccountClosed,
     AccountCommand,
     AccountCreated,
+    AccountErased,
     ChangeDisplayName,
     ChangeHandle,
+    ClaimGuest,
     CloseAccount,
     CreateAccount,
+    EraseAccount,
     ExternalIdentity,
+    GuestClaimed,
     HandleChanged,
     IdentityLinked,
     LinkIdentity,
+    OpenSession,
+    SessionOpened,
     UnlinkIdentity,
     decode,
     encode,
 )
+from parlor.accounts.account import MAX_GUESTS
 from parlor.core.decider import execute, replay
 from parlor.core.errors import (
     AlreadyExists,
@@ -137,3 +145,47 @@ def test_events_round_trip_through_the_codec() -> None:
         assert decode(EVENT_TYPES, *encode(event)) == event
     with pytest.raises(InvalidArgument):
         decode(EVENT_TYPES, "Nope", b"{}")
+
+
+GUEST = "guest-0123456789abcdef"
+
+
+def test_an_account_claims_guest_ids_once_each_and_a_bounded_number() -> None:
+    state = created()
+    assert ACCOUNTS.decide(state, ClaimGuest(GUEST, 300)) == [GuestClaimed(GUEST, 300)]
+    state, _ = execute(ACCOUNTS, state, ClaimGuest(GUEST, 300))
+    assert state.guests == (GUEST,)
+    again = refused(state, ClaimGuest(GUEST, 301))
+    assert (type(again), again.reason) == (AlreadyExists, "GUEST_CLAIMED")
+    for bad in ("acct-0123456789abcdef", "guest-0123", "bot:greedy", "guest-0123456789ABCDEF"):
+        error = refused(state, ClaimGuest(bad, 302))
+        assert (type(error), error.reason) == (FailedPrecondition, "NOT_A_GUEST")
+    for n in range(1, MAX_GUESTS):
+        state, _ = execute(ACCOUNTS, state, ClaimGuest(f"guest-{n:016x}", 400 + n))
+    assert len(state.guests) == MAX_GUESTS
+    assert refused(state, ClaimGuest("guest-ffffffffffffffff", 500)).reason == "TOO_MANY_GUESTS"
+    closed, _ = execute(ACCOUNTS, created(), CloseAccount(600))
+    assert refused(closed, ClaimGuest(GUEST, 601)).reason == "ACCOUNT_CLOSED"
+
+
+def test_sessions_opened_are_listed_in_the_account() -> None:
+    state, events = execute(ACCOUNTS, created(), OpenSession("f" * 32, 700))
+    assert events == [SessionOpened("f" * 32, 700)]
+    state, _ = execute(ACCOUNTS, state, OpenSession("e" * 32, 800))
+    assert state.sessions == (("f" * 32, 700), ("e" * 32, 800))
+    for event in (*events, GuestClaimed(GUEST, 1)):
+        assert decode(EVENT_TYPES, *encode(event)) == event
+
+
+def test_erasing_closes_forgets_and_takes_no_command_after() -> None:
+    state, _ = execute(ACCOUNTS, created(), ChangeHandle("ann"))
+    state, events = execute(ACCOUNTS, state, EraseAccount(900))
+    assert events == [AccountClosed(900, ""), AccountErased(900)]
+    assert (state.erased, state.closed, state.handle, state.display_name) == (True, True, "", "")
+    assert state.identities == ()
+    assert state.player_id == "acct-1"  # the id stays: games name the player by it
+    for command in (EraseAccount(901), ChangeHandle("bob"), ClaimGuest(GUEST, 902)):
+        assert refused(state, command).reason == "ACCOUNT_ERASED"
+    closed, _ = execute(ACCOUNTS, created(), CloseAccount(5))
+    assert ACCOUNTS.decide(closed, EraseAccount(6)) == [AccountErased(6)]
+    assert set(PERSONAL) <= set(EVENT_TYPES)

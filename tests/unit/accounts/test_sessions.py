@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parlor.accounts import (
+    SESSION_EVENT_TYPES,
     Session,
     SessionRevoked,
     SessionRotated,
@@ -10,6 +11,8 @@ from parlor.accounts import (
     SignIn,
     SignInBegun,
     SignInUsed,
+    decode,
+    encode,
     evolve_session,
     evolve_sign_in,
     session_verdict,
@@ -37,3 +40,20 @@ def test_a_session_takes_only_its_current_token() -> None:
     revoked = evolve_session(rotated, SessionRevoked(30, "token_reused"))
     assert session_verdict(revoked, "h2", 40) == "revoked"
     assert revoked.player_id == "acct-1"
+
+
+def test_a_session_remembers_its_client_and_when_it_was_last_used() -> None:
+    session = evolve_session(Session(), SessionStarted("acct-1", "h1", 5, 100, "Firefox"))
+    assert (session.started_at, session.last_used_at, session.client) == (5, 5, "Firefox")
+    rotated = evolve_session(session, SessionRotated("h2", 40, 200))
+    assert (rotated.started_at, rotated.last_used_at, rotated.expires_at) == (5, 40, 200)
+    # sessions stored before clients were recorded read as having said nothing
+    old = decode(
+        SESSION_EVENT_TYPES,
+        "SessionStarted",
+        b'{"player_id":"acct-1","token_hash":"h","started_at":1,"expires_at":2}',
+    )
+    assert old == SessionStarted("acct-1", "h", 1, 2, "")
+    assert decode(SESSION_EVENT_TYPES, *encode(rotated_event := SessionRotated("h", 1, 2))) == (
+        rotated_event
+    )

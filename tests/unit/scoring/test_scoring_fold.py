@@ -18,7 +18,7 @@ from parlor.services.scoring.ratings import (
     fold,
     score_game,
 )
-from parlor.services.scoring.sheet import FinishedGame, Moves, SeatResult
+from parlor.services.scoring.sheet import FinishedGame, Moves, SeatResult, counted_as
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 WEEK = timedelta(days=7)
@@ -242,3 +242,33 @@ def replace_reason(finished: FinishedGame, reason: str) -> FinishedGame:
     from dataclasses import replace
 
     return replace(finished, reason=reason)
+
+
+def _round_robin(people: list[str], rounds: int) -> list[FinishedGame]:
+    games = []
+    for r in range(rounds):
+        for i, a in enumerate(people):
+            for b in people[i + 1 :]:
+                n = len(games) + 1
+                winner = (r + i) % 2
+                games.append(
+                    game(n, (a, 1 + winner), (b, 2 - winner), at=T0 + timedelta(hours=25 * n))
+                )
+    return games
+
+
+def test_a_claimed_guest_counts_as_its_account_to_the_same_numbers() -> None:
+    """Counting a guest's seats under the account that claimed it (``counted_as``) gives
+    the account the guest's very numbers, and everyone else theirs, whichever way the two
+    ids sort: the fold depends on who is one person, never on the ids' spelling."""
+    people = ["guest-00000000000000aa", "m", "n", "o", "p", "q"]
+    games = _round_robin(people, 3)
+    before = fold(games, WEEK)
+    for account in ("acct-0", "zzz-account"):  # sorting before and after the others
+        after = fold([counted_as(g, {people[0]: account}) for g in games], WEEK)
+        assert after.scores[("connect4x4", account)] == replace(
+            before.scores[("connect4x4", people[0])], player_id=account
+        )
+        for other in people[1:]:
+            assert after.scores[("connect4x4", other)] == before.scores[("connect4x4", other)]
+        assert ("connect4x4", people[0]) not in after.scores

@@ -11,6 +11,7 @@ their own (``claims``) before it records the change here.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,6 +22,9 @@ from parlor.core.errors import AlreadyExists, FailedPrecondition, InvalidArgumen
 MAX_DISPLAY_NAME = 64
 MAX_ISSUER = 512
 MAX_SUBJECT = 255  # OpenID Connect Core 2: sub is at most 255 ASCII characters
+MAX_GUESTS = 20
+"""Guest ids one account may claim: a player's browsers and devices, not a collection."""
+GUEST_ID = re.compile(r"guest-[0-9a-f]{16}")
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,31 @@ class AccountClosed:
     reason: str
 
 
+@dataclass(frozen=True)
+class GuestClaimed:
+    """The account took over a guest id (``guests``): its games are the account's."""
+
+    guest_id: str
+    claimed_at: int
+
+
+@dataclass(frozen=True)
+class AccountErased:
+    """The player asked to be forgotten: the account's key is deleted (crypto-shredding),
+    so every personal field its events hold (``PERSONAL``) is unreadable from now on."""
+
+    erased_at: int
+
+
+@dataclass(frozen=True)
+class SessionOpened:
+    """A session (refresh token family) began for the account: the index ``ListSessions``
+    reads (the session's own stream holds its tokens' hashes)."""
+
+    session_id: str
+    opened_at: int
+
+
 AccountEvent = (
     AccountCreated
     | HandleChanged
@@ -77,6 +106,9 @@ AccountEvent = (
     | IdentityLinked
     | IdentityUnlinked
     | AccountClosed
+    | GuestClaimed
+    | SessionOpened
+    | AccountErased
 )
 EVENT_TYPES: dict[str, type[AccountEvent]] = {
     cls.__name__: cls
@@ -87,8 +119,21 @@ EVENT_TYPES: dict[str, type[AccountEvent]] = {
         IdentityLinked,
         IdentityUnlinked,
         AccountClosed,
+        GuestClaimed,
+        SessionOpened,
+        AccountErased,
     )
 }
+PERSONAL: dict[str, tuple[str, ...]] = {
+    "AccountCreated": ("display_name",),
+    "HandleChanged": ("handle", "key"),
+    "DisplayNameChanged": ("display_name",),
+    "IdentityLinked": ("issuer", "subject"),
+    "IdentityUnlinked": ("issuer", "subject"),
+    "AccountClosed": ("reason",),
+}
+"""The fields of each event type that are personal data: stored encrypted under the
+account's own key, unreadable once it is erased (every other field is ids and times)."""
 
 # -- commands --------------------------------------------------------------------------------
 
@@ -127,8 +172,33 @@ class CloseAccount:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class ClaimGuest:
+    guest_id: str
+    now: int
+
+
+@dataclass(frozen=True)
+class EraseAccount:
+    now: int
+
+
+@dataclass(frozen=True)
+class OpenSession:
+    session_id: str
+    now: int
+
+
 AccountCommand = (
-    CreateAccount | ChangeHandle | ChangeDisplayName | LinkIdentity | UnlinkIdentity | CloseAccount
+    CreateAccount
+    | ChangeHandle
+    | ChangeDisplayName
+    | LinkIdentity
+    | UnlinkIdentity
+    | CloseAccount
+    | ClaimGuest
+    | OpenSession
+    | EraseAccount
 )
 
 # -- state -----------------------------------------------------------------------------------
@@ -143,6 +213,11 @@ class Account:
     display_name: str = ""
     identities: tuple[ExternalIdentity, ...] = ()
     closed_at: int = 0
+    guests: tuple[str, ...] = ()
+    """The guest ids it claimed, in order."""
+    sessions: tuple[tuple[str, int], ...] = ()
+    """Every session it opened (id, when), oldest first; revoked ones too."""
+    erased: bool = False
 
     @property
     def exists(self) -> bool:
@@ -170,6 +245,13 @@ def display_name(raw: str) -> str:
             reason="BAD_NAME",
         )
     return text
+
+
+def check_guest_id(guest_id: str) -> str:
+    """A guest id as ``IssueGuestToken`` mints it: ``guest-`` and 16 lower-case hex digits."""
+    if not GUEST_ID.fullmatch(guest_id):
+        raise FailedPrecondition("this is not a guest's id", reason="NOT_A_GUEST")
+    return guest_id
 
 
 def check_identity(identity: ExternalIdentity) -> ExternalIdentity:
@@ -206,6 +288,11 @@ class AccountDecider:
             return created
         if not state.exists:
             raise NotFound("no such account", reason="ACCOUNT_NOT_FOUND")
+        if state.erased:
+            raise FailedPrecondition("this account was erased", reason="ACCOUNT_ERASED")
+        if isinstance(command, EraseAccount):
+            closed = [] if state.closed else [AccountClosed(command.now, "")]
+            return [*closed, AccountErased(command.now)]
         if state.closed:
             raise FailedPrecondition("this account is closed", reason="ACCOUNT_CLOSED")
         if isinstance(command, ChangeHandle):
@@ -235,6 +322,19 @@ class AccountDecider:
             return [IdentityUnlinked(command.identity.issuer, command.identity.subject)]
         if isinstance(command, CloseAccount):
             return [AccountClosed(command.now, command.reason[:200])]
+        if isinstance(command, ClaimGuest):
+            guest = check_guest_id(command.guest_id)
+            if guest in state.guests:
+                raise AlreadyExists(
+                    "this account claimed this guest id already", reason="GUEST_CLAIMED"
+                )
+            if len(state.guests) >= MAX_GUESTS:
+                raise FailedPrecondition(
+                    f"an account claims at most {MAX_GUESTS} guest ids", reason="TOO_MANY_GUESTS"
+                )
+            return [GuestClaimed(guest, command.now)]
+        if isinstance(command, OpenSession):
+            return [SessionOpened(command.session_id, command.now)]
         raise InvalidArgument(f"unknown command {type(command).__name__}")  # pragma: no cover
 
     def evolve(self, state: Account, event: AccountEvent) -> Account:
@@ -256,6 +356,15 @@ class AccountDecider:
             return replace(state, identities=tuple(i for i in state.identities if i != gone))
         if isinstance(event, AccountClosed):
             return replace(state, closed_at=event.closed_at)
+        if isinstance(event, GuestClaimed):
+            return replace(state, guests=(*state.guests, event.guest_id))
+        if isinstance(event, SessionOpened):
+            opened = (event.session_id, event.opened_at)
+            return replace(state, sessions=(*state.sessions, opened))
+        if isinstance(event, AccountErased):
+            return replace(
+                state, erased=True, handle="", handle_key="", display_name="", identities=()
+            )
         return state  # pragma: no cover
 
 

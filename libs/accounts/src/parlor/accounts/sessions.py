@@ -76,6 +76,8 @@ class SessionStarted:
     token_hash: str
     started_at: int
     expires_at: int
+    client: str = ""
+    """What the client called itself when it began the session (shown in ListSessions)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class SessionRotated:
 class SessionRevoked:
     revoked_at: int
     reason: str
-    """``signed_out``, ``token_reused`` or ``account_closed``."""
+    """``signed_out``, ``signed_out_everywhere``, ``token_reused`` or ``account_closed``."""
 
 
 SessionEvent = SessionStarted | SessionRotated | SessionRevoked
@@ -108,17 +110,30 @@ class Session:
     """Hashes of the family's earlier tokens: each may be used no more."""
     expires_at: int = 0
     revoked: str = ""
+    started_at: int = 0
+    last_used_at: int = 0
+    """When its refresh token was last renewed (``started_at`` if never)."""
+    client: str = ""
 
 
 def evolve_session(state: Session, event: SessionEvent) -> Session:
     if isinstance(event, SessionStarted):
-        return Session(event.player_id, event.token_hash, (), event.expires_at)
+        return Session(
+            event.player_id,
+            event.token_hash,
+            (),
+            event.expires_at,
+            started_at=event.started_at,
+            last_used_at=event.started_at,
+            client=event.client,
+        )
     if isinstance(event, SessionRotated):
         return replace(
             state,
             token_hash=event.token_hash,
             rotated=(*state.rotated, state.token_hash),
             expires_at=event.expires_at,
+            last_used_at=event.rotated_at,
         )
     return replace(state, revoked=event.reason)
 

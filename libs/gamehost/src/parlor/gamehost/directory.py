@@ -42,6 +42,7 @@ from google.protobuf.message import Message
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from parlor.accounts import ACCOUNT_CATEGORY, PLAYER_PREFIX, guests_claimed
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import EventStore
@@ -149,6 +150,17 @@ _HOLDS = (
     "SELECT 1 FROM unnest(players) AS seated(p) WHERE p NOT LIKE 'bot:%'"
     " AND NOT p = ANY(departed)))"
 )
+# The same for any of an account's ids (its player id and the guest ids it claimed).
+_HOLDS_ANY = (
+    "finished_at IS NULL AND EXISTS (SELECT 1 FROM unnest(CAST(:players AS text[])) AS me(id)"
+    " WHERE players @> ARRAY[me.id] AND (NOT departed @> ARRAY[me.id] OR NOT EXISTS ("
+    "SELECT 1 FROM unnest(players) AS seated(p) WHERE p NOT LIKE 'bot:%'"
+    " AND NOT p = ANY(departed))))"
+)
+_CLAIMED_GUESTS = text(
+    "SELECT type, data FROM events WHERE stream_id = :stream AND type = 'GuestClaimed'"
+    " ORDER BY version"
+)
 _OPEN_SQL = (
     "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category AND "
     + _HOLDS
@@ -200,15 +212,24 @@ class Listed:
     findable: tuple[str, ...] = ()
     """The players who chose to be found in it by their id (``parlor.gamehost.privacy``)."""
 
-    def shown_to(self, viewer: str | None, player_id: str | None) -> bool:
+    def shown_to(
+        self,
+        viewer: str | None,
+        player_id: str | None,
+        viewers: Sequence[str] = (),
+        ids: Sequence[str] = (),
+    ) -> bool:
         """Whether a listing for ``viewer`` (None: a service, who sees all) filtered by
         ``player_id`` shows the game: a private one only to its seats; another player's
-        games only where they chose to be findable."""
+        games only where they chose to be findable. ``viewers``, ``ids``: every id of the
+        viewer and of the player (an account's guest ids besides its own; default: it)."""
         if viewer is None:
             return True
-        if self.private and viewer not in self.players:
+        if self.private and not any(v in self.players for v in viewers or (viewer,)):
             return False
-        return not player_id or player_id == viewer or player_id in self.findable
+        if not player_id or player_id == viewer:
+            return True
+        return any(i in self.findable for i in ids or (player_id,))
 
     @property
     def finished(self) -> bool:
@@ -234,6 +255,15 @@ class GameList(Claims, Protocol):
         None: all; ``before`` (created_at, game_id) continues a previous page; ``viewer`` the
         player the listing is for (``Listed.shown_to``; None: a service, everything)."""
         ...
+
+
+async def _ids_of(conn: Any, player_id: str) -> list[str]:
+    """``player_id`` and, for an account, the guest ids it claimed (its stream's
+    ``GuestClaimed`` events, ``parlor.accounts``): one indexed read of a short stream."""
+    if not player_id.startswith(PLAYER_PREFIX):
+        return [player_id]
+    rows = await conn.execute(_CLAIMED_GUESTS, {"stream": f"{ACCOUNT_CATEGORY}-{player_id}"})
+    return [player_id, *guests_claimed((kind, bytes(data)) for kind, data in rows)]
 
 
 def check_limit(limit: int) -> None:
@@ -395,9 +425,19 @@ class Directory:
         continues a previous page."""
         check_limit(limit)
         await self.caught_up()
+        async with self.engine.connect() as conn:
+            # An account is also every guest id it claimed (docs/accounts.md): its games
+            # are listed under it, read through the claims, as scoring counts them.
+            ids = await _ids_of(conn, player_id) if player_id else []
+            viewers = await _ids_of(conn, viewer) if viewer else []
         where = ["category = :category"]
         params: dict[str, Any] = {"category": self.category, "limit": limit}
-        if player_id:
+        if player_id and len(ids) > 1:
+            where.append("players && CAST(:players AS text[])")
+            params["players"] = ids
+            if finished is False:  # the games any of its ids holds, as ``open_games`` counts
+                where.append(_HOLDS_ANY)
+        elif player_id:
             where.append("players @> ARRAY[CAST(:player AS text)]")
             params["player"] = player_id
         if since is not None:
@@ -408,12 +448,18 @@ class Directory:
             params["until"] = until
         if finished is not None:
             where.append("finished_at IS NOT NULL" if finished else "finished_at IS NULL")
-        if player_id and finished is False:  # the games they hold, as ``open_games`` counts
+        if player_id and len(ids) == 1 and finished is False:  # as ``open_games`` counts
             where.append(_HOLDS)
         if viewer is not None:  # as ``Listed.shown_to``
             params["viewer"] = viewer
-            where.append("(NOT private OR players @> ARRAY[CAST(:viewer AS text)])")
-            if player_id and player_id != viewer:
+            if len(viewers) > 1:
+                params["viewers"] = viewers
+                where.append("(NOT private OR players && CAST(:viewers AS text[]))")
+            else:
+                where.append("(NOT private OR players @> ARRAY[CAST(:viewer AS text)])")
+            if player_id and player_id != viewer and len(ids) > 1:
+                where.append("findable && CAST(:players AS text[])")
+            elif player_id and player_id != viewer:
                 where.append("findable @> ARRAY[CAST(:player AS text)]")
         if before is not None:
             where.append("(created_at, stream_id) < (:before_at, :before_stream)")
@@ -587,22 +633,35 @@ class EventScan:
         """As ``Directory.list``."""
         check_limit(limit)
         after = None if before is None else (before[0], self.prefix + before[1])
+        ids = await self._ids_of(player_id) if player_id else ()
+        viewers = await self._ids_of(viewer) if viewer else ()
         chosen = sorted(
             (
                 (game.created_at, stream_id, game)
                 for stream_id, game in (await self._games()).items()
-                if (not player_id or player_id in game.players)
-                and not (player_id and finished is False and not holds(game, player_id))
+                if (not player_id or any(i in game.players for i in ids))
+                and not (
+                    player_id
+                    and finished is False
+                    and not any(i in game.players and holds(game, i) for i in ids)
+                )
                 and (since is None or game.created_at >= since)
                 and (until is None or game.created_at < until)
                 and (finished is None or game.finished == finished)
                 and (after is None or (game.created_at, stream_id) < after)
-                and game.shown_to(viewer, player_id)
+                and game.shown_to(viewer, player_id, viewers, ids)
             ),
             key=lambda row: (row[0], row[1]),
             reverse=True,
         )
         return [game for _, _, game in chosen[:limit]]
+
+    async def _ids_of(self, player_id: str) -> tuple[str, ...]:
+        """As ``_ids_of`` for the tables: the player, and an account's claimed guest ids."""
+        if not player_id.startswith(PLAYER_PREFIX):
+            return (player_id,)
+        events = await self.store.read_stream(f"{ACCOUNT_CATEGORY}-{player_id}")
+        return (player_id, *guests_claimed((e.type, e.data) for e in events))
 
     async def open_games(self, player_id: str, at_most: int) -> int:
         games = (await self._games()).values()

@@ -5,9 +5,12 @@ Streams (none of them is relayed to the bus: the matchmaking relay's lane is its
 category, so handles, display names and subjects never reach JetStream):
 
 - ``account-<player id>``: the account's events (``parlor.accounts``);
-- ``accounthandle-<skeleton>``: who holds a handle (and every look-alike of it);
+- ``accounthandle-<sha256 of the skeleton>``: who holds a handle (and every look-alike);
 - ``accountidentity-<sha256 of issuer and subject>``: which account an OpenID Connect
-  identity signs into (hashed: a stream id is no place for a provider's subject).
+  identity signs into (hashed: a stream id is no place for a provider's subject);
+- ``accountguest-<guest id>``: which account claimed a guest id (``parlor.accounts.guests``).
+  The one category here that is relayed (two player ids, nothing personal): scoring
+  learns of a claim from the bus.
 
 A change that needs a claim claims first (with the claim stream's expected version: of
 two replicas claiming at once one gets ``Conflict``, re-reads and is refused), then
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -28,34 +32,46 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from parlor.accounts import (
+    ACCOUNT_CATEGORY,
     ACCOUNTS,
     CLAIM_EVENT_TYPES,
     EVENT_TYPES,
+    GUEST_EVENT_TYPES,
+    PERSONAL,
+    PLAYER_PREFIX,
     Account,
     AccountCommand,
+    AccountEvent,
     ChangeDisplayName,
     ChangeHandle,
     Claim,
     ClaimEvent,
+    ClaimGuest,
     CloseAccount,
     CreateAccount,
+    EraseAccount,
     ExternalIdentity,
+    Handle,
     LinkIdentity,
+    OpenSession,
     UnlinkIdentity,
+    check_guest_id,
     claim,
+    claim_guest_id,
     decode,
     encode,
     evolve_claim,
+    guest_claim_stream,
     parse_handle,
     release,
 )
 from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound
 from parlor.eventstore import NO_STREAM, EventStore, Metadata, NewEvent
+from parlor.services.matchmaking.vault import AccountKeys, keys_for, seal, unseal
 
-ACCOUNT = "account"
+ACCOUNT = ACCOUNT_CATEGORY
 HANDLE = "accounthandle"
 IDENTITY = "accountidentity"
-PLAYER_PREFIX = "acct-"
 STALE_CLAIM_SECONDS = 60.0
 RETRIES = 5
 
@@ -79,8 +95,13 @@ def identity_stream(identity: ExternalIdentity) -> str:
     return f"{IDENTITY}-{digest[:48]}"
 
 
+def _json(fields: dict[str, object]) -> bytes:
+    return json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+
+
 def handle_stream(key: str) -> str:
-    return f"{HANDLE}-{key}"
+    """A handle's claim, named by a digest of its skeleton (no handle in a stream id)."""
+    return f"{HANDLE}-{hashlib.sha256(key.encode()).hexdigest()[:48]}"
 
 
 async def append(
@@ -127,22 +148,50 @@ _IDENTITY_TAKEN = AlreadyExists(
 class Accounts:
     """Accounts over any event store (in memory for tests, PostgreSQL in service)."""
 
-    def __init__(self, store: EventStore, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        clock: Callable[[], float] = time.time,
+        keys: AccountKeys | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.keys = keys or keys_for(store)
 
     # -- reading ---------------------------------------------------------------------------
 
     async def load(self, player_id: str) -> tuple[Account, int]:
-        """The account (``exists`` False if there is none) and its stream's version."""
-        state, version, _ = await fold(
-            self.store,
-            account_stream(player_id),
-            EVENT_TYPES,
-            ACCOUNTS.initial_state(),
-            ACCOUNTS.evolve,
-        )
-        return state, version
+        """The account (``exists`` False if there is none) and its stream's version; its
+        personal fields unsealed with its key (empty once it is erased)."""
+        events = await self.store.read_stream(account_stream(player_id))
+        state = ACCOUNTS.initial_state()
+        # read whether or not there are events: a sign-in for a handle nobody holds reads
+        # as much as one for a held handle (passwords.py)
+        key = await self.keys.get(player_id)
+        for event in events:
+            fields = json.loads(event.data)
+            for name in PERSONAL.get(event.type, ()):
+                fields[name] = unseal(key, player_id, event.type, name, fields[name])
+            state = ACCOUNTS.evolve(state, decode(EVENT_TYPES, event.type, _json(fields)))
+        return state, events[-1].version if events else NO_STREAM
+
+    async def _append_account(
+        self, player_id: str, events: Sequence[AccountEvent], version: int
+    ) -> None:
+        """Append to the account's stream, its personal fields sealed with its key."""
+        key = None
+        new = []
+        for event in events:
+            kind, data = encode(event)
+            personal = PERSONAL.get(kind, ())
+            if personal:
+                key = key or await self.keys.get_or_create(player_id)
+                fields = json.loads(data)
+                for name in personal:
+                    fields[name] = seal(key, player_id, kind, name, fields[name])
+                data = _json(fields)
+            new.append(NewEvent(kind, data, metadata=Metadata(actor=player_id)))
+        await self.store.append(account_stream(player_id), new, version)
 
     async def get(self, player_id: str) -> Account:
         account, _ = await self.load(player_id)
@@ -173,7 +222,11 @@ class Accounts:
 
     async def handle_holder(self, handle: str) -> str | None:
         """The player id holding ``handle`` or a look-alike of it."""
-        state, _, _ = await self._claim_state(handle_stream(parse_handle(handle).key))
+        return await self.handle_holder_by_key(parse_handle(handle).key)
+
+    async def handle_holder_by_key(self, key: str) -> str | None:
+        """The player id holding the handle whose skeleton is ``key``."""
+        state, _, _ = await self._claim_state(handle_stream(key))
         return state.holder or None
 
     # -- claims ----------------------------------------------------------------------------
@@ -225,6 +278,15 @@ class Accounts:
 
     # -- commands --------------------------------------------------------------------------
 
+    async def claim_handle(self, player_id: str, handle: Handle) -> None:
+        """Claim ``handle`` (its skeleton) for ``player_id``, which may have no account yet
+        (a sign-up claims before it creates: a taken handle makes nothing)."""
+        await self._claim(handle_stream(handle.key), player_id, _handle_taken(handle.text))
+
+    async def record(self, player_id: str, command: AccountCommand) -> Account:
+        """Decide ``command`` on the account's latest state and append what it decides."""
+        return await self._execute(player_id, command)
+
     async def _execute(self, player_id: str, command: AccountCommand) -> Account:
         """Decide against the latest state and append; a concurrent change is re-read."""
         for _ in range(RETRIES):
@@ -233,7 +295,7 @@ class Accounts:
             if not events:
                 return state
             try:
-                await append(self.store, account_stream(player_id), events, version, player_id)
+                await self._append_account(player_id, events, version)
             except Conflict:
                 continue
             for event in events:
@@ -296,6 +358,48 @@ class Accounts:
         account = await self._execute(player_id, UnlinkIdentity(identity))
         await self._release(identity_stream(identity), player_id)
         return account
+
+    async def claim_guest(self, player_id: str, guest_id: str) -> Account:
+        """The account takes over ``guest_id`` (the caller proved it holds it): first the
+        guest's own stream, once ever (its expected version: of two claims at once one is
+        refused), then the account's record of it."""
+        check_guest_id(guest_id)
+        now = int(self.clock())
+        ACCOUNTS.decide(await self.get(player_id), ClaimGuest(guest_id, now))
+        stream = guest_claim_stream(guest_id)
+        held = await self.store.read_stream(stream)
+        claimed = claim_guest_id(
+            decode(GUEST_EVENT_TYPES, held[0].type, held[0].data) if held else None,
+            guest_id,
+            player_id,
+            now,
+        )
+        try:
+            await append(self.store, stream, claimed, NO_STREAM, player_id)
+        except Conflict:
+            raise AlreadyExists(
+                "this guest id was claimed already", reason="GUEST_CLAIMED"
+            ) from None
+        # The claim stream is what counts (scoring reads it); the account's record lists it.
+        return await self._execute(player_id, ClaimGuest(guest_id, now))
+
+    async def open_session(self, player_id: str, session_id: str) -> None:
+        """Note a new session in the account's stream (the index ``ListSessions`` reads)."""
+        await self._execute(player_id, OpenSession(session_id, int(self.clock())))
+
+    async def erase(self, player_id: str) -> Account:
+        """Forget the player (crypto-shredding): the account is closed and marked erased,
+        its handle and identities released (someone else may take them), and its key
+        deleted, so no personal field of its events can be read again. Its player id, in
+        its games, ratings and the rest of history, stays as it was."""
+        before = await self.get(player_id)
+        erased = await self._execute(player_id, EraseAccount(int(self.clock())))
+        if before.handle_key:
+            await self._release(handle_stream(before.handle_key), player_id)
+        for identity in before.identities:
+            await self._release(identity_stream(identity), player_id)
+        await self.keys.forget(player_id)
+        return erased
 
     async def close(self, player_id: str, reason: str = "") -> Account:
         """Closed for good: its handle and identities stay claimed (no one else may pass for

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from parlor.accounts import PLAYER_PREFIX
 from parlor.challenges.v1 import challenges_pb2 as pb
 from parlor.challenges.v1 import challenges_pb2_grpc as pb_grpc
 from parlor.common.v1 import common_pb2
@@ -28,7 +29,7 @@ from parlor.gamehost.privacy import Privacy
 from parlor.gamehost.seating import Seat
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.kit import auth
-from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
+from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.challenge import (
     FIXED,
     PENDING,

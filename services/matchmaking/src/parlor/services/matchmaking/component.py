@@ -9,13 +9,14 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+from parlor.accounts import GUEST_CLAIM_CATEGORY
 from parlor.challenges.v1 import challenges_pb2, challenges_pb2_grpc
 from parlor.eventstore import BusHealth, PostgresEventStore
 from parlor.gamehost.backends import database, process_outbox
 from parlor.gamehost.directory import Directory, game_directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGamesSettings
-from parlor.gamehost.outbox import everything
+from parlor.gamehost.outbox import category_lane, everything
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import BUS_HEALTH, Component, GrpcService
@@ -29,6 +30,7 @@ from parlor.services.matchmaking.games import GAME_TYPES
 from parlor.services.matchmaking.identity import IdentityServicer
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
+from parlor.services.matchmaking.passwords import Passwords, PasswordSettings
 from parlor.services.matchmaking.retention import Retention, run_sweeps
 from parlor.services.matchmaking.rounds import CATEGORY, Rounds
 from parlor.services.matchmaking.servicer import MatchmakingServicer
@@ -44,10 +46,19 @@ CHALLENGE_SERVICE = challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 PUBLIC_METHODS = frozenset(
     f"/{IDENTITY_SERVICE}/{name}"
-    for name in ("IssueGuestToken", "BeginSignIn", "CompleteSignIn", "RenewSession", "SignOut")
+    for name in (
+        "IssueGuestToken",
+        "BeginSignIn",
+        "CompleteSignIn",
+        "RenewSession",
+        "SignOut",
+        "SignUpWithPassword",
+        "SignInWithPassword",
+    )
 )
-"""Callable without a token: getting a first token, signing in, and the calls whose
-credential is a refresh token (all under the limits of tokenless calls)."""
+"""Callable without a token: getting a first token, signing in (through a provider, or with
+a handle and a password), and the calls whose credential is a refresh token (all under the
+limits of tokenless calls)."""
 
 
 async def run_rounds(
@@ -89,6 +100,10 @@ async def matchmaking() -> AsyncIterator[Component]:
         try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus
+            # Guest claims (two player ids, nothing personal) go to the bus for scoring; no
+            # other account stream has a lane, so handles and subjects never reach NATS.
+            if GUEST_CLAIM_CATEGORY not in outbox.relay.lanes:
+                outbox.relay.add_lane(category_lane(GUEST_CLAIM_CATEGORY, everything))
             store.limit_events_to(lambda: bus.max_payload)
             tickets = Tickets(store.engine, timedelta(seconds=settings.expire_seconds))
             # WatchTicket's watchers wait on the board: one poll for all of them, every
@@ -118,9 +133,9 @@ async def matchmaking() -> AsyncIterator[Component]:
             # not relayed); the OpenID Connect providers share one HTTP client.
             accounts = Accounts(store)
             providers = Providers(provider_configs(oidc))
-            identity = IdentityServicer(
-                auth, accounts, SignIns(store, accounts, providers, auth, oidc)
-            )
+            sign_ins = SignIns(store, accounts, providers, auth, oidc)
+            passwords = Passwords(store, accounts, sign_ins, load(PasswordSettings))
+            identity = IdentityServicer(auth, accounts, sign_ins, passwords)
             # Challenges: their streams in the same store; an accepted one's MatchFormed goes
             # out through this process's relay as a round's does.
             challenges = Challenges(

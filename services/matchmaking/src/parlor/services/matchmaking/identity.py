@@ -12,17 +12,19 @@ import time
 import uuid
 from typing import Any
 
-from parlor.accounts import Account
+from parlor.accounts import PLAYER_PREFIX, Account
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import auth as tokens
-from parlor.kit.auth import AuthSettings, issue_token
-from parlor.services.matchmaking.accounts import PLAYER_PREFIX, Accounts
-from parlor.services.matchmaking.signin import SignIns, Tokens
+from parlor.kit.auth import AuthSettings, issue_token, verify_token
+from parlor.services.matchmaking.accounts import Accounts
+from parlor.services.matchmaking.passwords import Passwords
+from parlor.services.matchmaking.signin import ACCOUNT_CLOSED, SignIns, Tokens
 
 MAX_NAME = 64
 ADMIN_ROLE = "admin"
+GUEST_PREFIX = "guest-"
 
 
 def account_message(account: Account) -> pb.Account:
@@ -34,9 +36,23 @@ def account_message(account: Account) -> pb.Account:
             pb.LinkedIdentity(issuer=i.issuer, subject=i.subject) for i in account.identities
         ],
         closed=account.closed,
+        guest_ids=account.guests,
+        erased=account.erased,
     )
     message.created_at.FromSeconds(account.created_at)
     return message
+
+
+def _own_or_operators(requested: str, verb: str) -> tuple[str, bool]:
+    """The account a call names (empty: the caller's own), if the caller may act on it,
+    and whether it is the caller's own."""
+    caller = tokens.caller()
+    player_id = requested or _account_caller()
+    if player_id != caller.player_id and ADMIN_ROLE not in caller.roles:
+        raise PermissionDenied(
+            f"only an operator (role admin) {verb} another's account", reason="NOT_YOUR_ACCOUNT"
+        )
+    return player_id, player_id == caller.player_id
 
 
 def _account_caller() -> str:
@@ -51,10 +67,13 @@ def _account_caller() -> str:
 
 
 class IdentityServicer(pb_grpc.IdentityServiceServicer):
-    def __init__(self, auth: AuthSettings, accounts: Accounts, sign_ins: SignIns) -> None:
+    def __init__(
+        self, auth: AuthSettings, accounts: Accounts, sign_ins: SignIns, passwords: Passwords
+    ) -> None:
         self.auth = auth
         self.accounts = accounts
         self.sign_ins = sign_ins
+        self.passwords = passwords
 
     async def IssueGuestToken(
         self, request: pb.IssueGuestTokenRequest, context: Any
@@ -68,7 +87,7 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
             raise InvalidArgument(
                 f"a display name has at most {MAX_NAME} characters", reason="BAD_NAME"
             )
-        player_id = f"guest-{uuid.uuid4().hex[:16]}"
+        player_id = f"{GUEST_PREFIX}{uuid.uuid4().hex[:16]}"
         now = time.time()
         token = issue_token(self.auth, player_id, name or player_id, (), now=now)
         response = pb.IssueGuestTokenResponse(token=token, player_id=player_id)
@@ -108,7 +127,9 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
             raise InvalidArgument("the provider's state is needed", reason="STATE_UNKNOWN")
         if not request.code:
             raise InvalidArgument("the provider's code is needed", reason="CODE_REJECTED")
-        signed_in = await self.sign_ins.complete(request.state, request.code, request.iss)
+        signed_in = await self.sign_ins.complete(
+            request.state, request.code, request.iss, request.client
+        )
         response = pb.CompleteSignInResponse(
             account=account_message(signed_in.account), created=signed_in.created
         )
@@ -139,18 +160,89 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
     async def CloseAccount(
         self, request: pb.CloseAccountRequest, context: Any
     ) -> pb.CloseAccountResponse:
-        caller = tokens.caller()
-        player_id = request.player_id or _account_caller()
-        if player_id != caller.player_id and ADMIN_ROLE not in caller.roles:
-            raise PermissionDenied(
-                "only an operator (role admin) closes another's account",
-                reason="NOT_YOUR_ACCOUNT",
-            )
-        reason = (
-            "closed by its player" if player_id == caller.player_id else "closed by an operator"
-        )
+        player_id, by_player = _own_or_operators(request.player_id, "closes")
+        reason = "closed by its player" if by_player else "closed by an operator"
         await self.accounts.close(player_id, reason)
+        # Every session at once (renewing one is refused anyway: its account is closed), so
+        # none is listed as open.
+        await self.sign_ins.sign_out_everywhere(player_id, ACCOUNT_CLOSED)
         return pb.CloseAccountResponse()
+
+    async def EraseAccount(
+        self, request: pb.EraseAccountRequest, context: Any
+    ) -> pb.EraseAccountResponse:
+        player_id, _ = _own_or_operators(request.player_id, "erases")
+        await self.accounts.erase(player_id)
+        await self.sign_ins.sign_out_everywhere(player_id, ACCOUNT_CLOSED)
+        return pb.EraseAccountResponse()
+
+    async def ClaimGuest(
+        self, request: pb.ClaimGuestRequest, context: Any
+    ) -> pb.ClaimGuestResponse:
+        player_id = _account_caller()
+        if not request.guest_token:
+            raise InvalidArgument("the guest's token is needed", reason="TOKEN_INVALID")
+        # The proof: a guest token this platform signed, still valid. Whoever holds it may
+        # act as the guest already; no one else can name a guest id and take its games.
+        guest = verify_token(self.auth, request.guest_token)
+        if guest.is_service or not guest.player_id.startswith(GUEST_PREFIX):
+            raise FailedPrecondition("this token is not a guest's", reason="NOT_A_GUEST")
+        account = await self.accounts.claim_guest(player_id, guest.player_id)
+        return pb.ClaimGuestResponse(guest_id=guest.player_id, account=account_message(account))
+
+    async def IssueClaimedGuestToken(
+        self, request: pb.IssueClaimedGuestTokenRequest, context: Any
+    ) -> pb.IssueClaimedGuestTokenResponse:
+        account = await self.accounts.get(_account_caller())
+        if account.closed:
+            raise FailedPrecondition("this account is closed", reason="ACCOUNT_CLOSED")
+        if request.guest_id not in account.guests:
+            raise PermissionDenied(
+                "this account did not claim that guest id", reason="NOT_YOUR_GUEST"
+            )
+        now = time.time()
+        token = issue_token(self.auth, request.guest_id, request.guest_id, (), now=now)
+        response = pb.IssueClaimedGuestTokenResponse(token=token)
+        response.expires_at.FromSeconds(int(now) + self.auth.token_ttl_seconds)
+        return response
+
+    async def ListSessions(
+        self, request: pb.ListSessionsRequest, context: Any
+    ) -> pb.ListSessionsResponse:
+        listed = await self.sign_ins.sessions(_account_caller())
+        response = pb.ListSessionsResponse()
+        for family, session in listed:
+            shown = response.sessions.add(session_id=family, client=session.client)
+            shown.created_at.FromSeconds(session.started_at)
+            shown.last_used_at.FromSeconds(session.last_used_at)
+            shown.expires_at.FromSeconds(session.expires_at)
+        return response
+
+    async def SignOutEverywhere(
+        self, request: pb.SignOutEverywhereRequest, context: Any
+    ) -> pb.SignOutEverywhereResponse:
+        revoked = await self.sign_ins.sign_out_everywhere(_account_caller())
+        return pb.SignOutEverywhereResponse(revoked=revoked)
+
+    async def SignUpWithPassword(
+        self, request: pb.SignUpWithPasswordRequest, context: Any
+    ) -> pb.SignUpWithPasswordResponse:
+        signed_up = await self.passwords.sign_up(
+            request.handle, request.password, request.display_name, request.client
+        )
+        response = pb.SignUpWithPasswordResponse(
+            account=account_message(signed_up.account), created=True
+        )
+        _fill_tokens(response, signed_up.tokens)
+        return response
+
+    async def SignInWithPassword(
+        self, request: pb.SignInWithPasswordRequest, context: Any
+    ) -> pb.SignInWithPasswordResponse:
+        signed_in = await self.passwords.sign_in(request.handle, request.password, request.client)
+        response = pb.SignInWithPasswordResponse(account=account_message(signed_in.account))
+        _fill_tokens(response, signed_in.tokens)
+        return response
 
     async def GetPlayers(
         self, request: pb.GetPlayersRequest, context: Any

@@ -23,7 +23,7 @@ import hashlib
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from parlor.accounts import (
@@ -55,10 +55,21 @@ from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking.accounts import Accounts, append, fold
 from parlor.services.matchmaking.oidc import OidcSettings, Providers
+from parlor.services.matchmaking.vault import seal, unseal
 
 SIGN_IN = "accountsignin"
 SESSION = "accountsession"
 RETRIES = 5
+MAX_LISTED = 100
+ACCOUNT_CLOSED = "account_closed"
+"""A session revoked because its account was closed: renewing it says so."""
+MAX_CLIENT = 100
+
+
+def client_description(raw: str) -> str:
+    """What a client calls itself, as shown: printable, spaces collapsed, at most 100."""
+    text = "".join(c for c in raw[: 4 * MAX_CLIENT] if c.isprintable())
+    return " ".join(text.split())[:MAX_CLIENT]
 
 
 def _digest(text: str) -> str:
@@ -89,6 +100,12 @@ class SignedIn:
     created: bool
 
 
+def _account_closed() -> Unauthenticated:
+    return Unauthenticated(
+        "this account is closed: its sessions are revoked", reason="ACCOUNT_CLOSED"
+    )
+
+
 def _refresh_refused(why: str, reason: str) -> Unauthenticated:
     return Unauthenticated(f"this refresh token {why}; sign in again", reason=reason)
 
@@ -101,7 +118,7 @@ _STATE_REFUSALS = {
 _SESSION_REFUSALS = {
     "unknown": ("is not one this platform issued", "REFRESH_TOKEN_INVALID"),
     "expired": ("has expired", "REFRESH_TOKEN_EXPIRED"),
-    "revoked": ("was revoked (signed out, or its account closed)", "REFRESH_TOKEN_REVOKED"),
+    "revoked": ("was revoked (signed out, here or everywhere)", "REFRESH_TOKEN_REVOKED"),
     "reused": (
         "was used already: it was rotated, and a rotated token coming back means it was copied,"
         " so every token of its session is revoked",
@@ -161,7 +178,7 @@ class SignIns:
         assert sign_in.begun is not None
         return sign_in.begun
 
-    async def complete(self, state: str, code: str, iss: str = "") -> SignedIn:
+    async def complete(self, state: str, code: str, iss: str = "", client: str = "") -> SignedIn:
         """Finish a sign-in with the provider's answer (``iss``: RFC 9207's, if sent)."""
         begun = await self._use(state)
         provider = self.providers.get(begun.provider)
@@ -172,7 +189,7 @@ class SignIns:
         account, created = await self._account_of(identity, claims)
         if account.closed:
             raise PermissionDenied("this account is closed", reason="ACCOUNT_CLOSED")
-        return SignedIn(await self._start_session(account), account, created)
+        return SignedIn(await self.start_session(account, client), account, created)
 
     async def _account_of(
         self, identity: ExternalIdentity, claims: dict[str, Any]
@@ -205,12 +222,18 @@ class SignIns:
         token = issue_token(self.auth, account.player_id, account.player_id, (), now=now)
         return token, now + self.auth.token_ttl_seconds
 
-    async def _start_session(self, account: Account) -> Tokens:
+    async def start_session(self, account: Account, client: str = "") -> Tokens:
+        """A new refresh token family for ``account`` (noted in its stream), and tokens."""
         now = int(self.clock())
         family, secret = secrets.token_hex(16), _unguessable()
         expires = now + self.settings.refresh_ttl_seconds
-        started = SessionStarted(account.player_id, _digest(secret), now, expires)
+        described = client_description(client)
+        if described:  # what a client calls itself may be personal ("Ann's phone"): sealed
+            key = await self.accounts.keys.get_or_create(account.player_id)
+            described = seal(key, account.player_id, "SessionStarted", "client", described)
+        started = SessionStarted(account.player_id, _digest(secret), now, expires, described)
         await append(self.store, f"{SESSION}-{family}", [started], NO_STREAM, account.player_id)
+        await self.accounts.open_session(account.player_id, family)
         access, access_expires = self._access_token(account, now)
         return Tokens(access, access_expires, f"{family}.{secret}", expires)
 
@@ -232,14 +255,14 @@ class SignIns:
             verdict = session_verdict(session, presented, now)
             if verdict == "reused":
                 await self._revoke(stream, session, now, "token_reused")
+            if verdict == "revoked" and session.revoked == ACCOUNT_CLOSED:
+                raise _account_closed()
             if verdict != "ok":
                 raise _refresh_refused(*_SESSION_REFUSALS[verdict])
             account = await self.accounts.get(session.player_id)
             if account.closed:
-                await self._revoke(stream, session, now, "account_closed")
-                raise Unauthenticated(
-                    "this account is closed: its sessions are revoked", reason="ACCOUNT_CLOSED"
-                )
+                await self._revoke(stream, session, now, ACCOUNT_CLOSED)
+                raise _account_closed()
             secret = _unguessable()
             expires = now + self.settings.refresh_ttl_seconds
             rotated = SessionRotated(_digest(secret), now, expires)
@@ -256,6 +279,42 @@ class SignIns:
         """Revoked, whatever came meanwhile (a revocation needs no expected version)."""
         revoked = [SessionRevoked(now, reason)]
         await append(self.store, stream, revoked, ANY_VERSION, session.player_id)
+
+    async def sessions(self, player_id: str) -> list[tuple[str, Session]]:
+        """The account's open sessions (not revoked, not expired), newest first; at most
+        ``MAX_LISTED`` of the newest ``MAX_LISTED * 2`` it opened are read."""
+        account = await self.accounts.get(player_id)
+        key = await self.accounts.keys.get(player_id)
+        now = int(self.clock())
+        listed = []
+        for family, _ in reversed(account.sessions[-2 * MAX_LISTED :]):
+            session, _, _ = await fold(
+                self.store, f"{SESSION}-{family}", SESSION_EVENT_TYPES, Session(), evolve_session
+            )
+            if session.player_id == player_id and not session.revoked and now < session.expires_at:
+                client = unseal(key, player_id, "SessionStarted", "client", session.client)
+                listed.append((family, replace(session, client=client)))
+            if len(listed) == MAX_LISTED:
+                break
+        return listed
+
+    async def sign_out_everywhere(
+        self, player_id: str, reason: str = "signed_out_everywhere"
+    ) -> int:
+        """Revoke every session the account ever opened; how many were still open."""
+        account = await self.accounts.get(player_id)
+        now = int(self.clock())
+        revoked = 0
+        for family, _ in account.sessions:
+            stream = f"{SESSION}-{family}"
+            session, _, _ = await fold(
+                self.store, stream, SESSION_EVENT_TYPES, Session(), evolve_session
+            )
+            if session.player_id != player_id or session.revoked:
+                continue
+            await self._revoke(stream, session, now, reason)
+            revoked += now < session.expires_at
+        return revoked
 
     async def sign_out(self, refresh_token: str) -> None:
         """Revoke the session of a refresh token (OK if it was revoked already)."""

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 
+from parlor.accounts import GUEST_CLAIM_CATEGORY, GuestIdClaimed
 from parlor.eventstore import (
     BusHealth,
     DurableConsumer,
@@ -27,6 +28,8 @@ from parlor.services.scoring.servicer import ScoringServicer
 
 SERVICE_NAME = scoring_pb2.DESCRIPTOR.services_by_name["ScoringService"].full_name
 CONSUMER = "scoring"
+CLAIMS_CONSUMER = "scoring-claims"
+"""Guest ids claimed by accounts (``accountguest-<guest id>``): their results re-keyed."""
 
 
 def bus_subjects(backend: BackendSettings) -> Subjects:
@@ -85,11 +88,26 @@ async def scoring() -> AsyncIterator[Component]:
             DurableConsumer(bus, CONSUMER, f"{bus.subjects.prefix}.*.*.GameFinished")
         )
 
+        claims_inbox = Inbox(store.engine, CLAIMS_CONSUMER)
+        claimed = bus_health.track(
+            DurableConsumer(
+                bus,
+                CLAIMS_CONSUMER,
+                f"{bus.subjects.prefix}.{GUEST_CLAIM_CATEGORY}.*.{GuestIdClaimed.__name__}",
+            )
+        )
+
         async def consume() -> None:
             try:
                 await inbox.run(finished, scorer.on_game_finished)
             finally:
                 await finished.close()
+
+        async def consume_claims() -> None:
+            try:
+                await claims_inbox.run(claimed, scorer.on_guest_claimed)
+            finally:
+                await claimed.close()
 
         yield Component(
             name=CONSUMER,
@@ -101,7 +119,7 @@ async def scoring() -> AsyncIterator[Component]:
                     ),
                 )
             ],
-            tasks=[consume],
+            tasks=[consume, consume_claims],
             checks={BUS_HEALTH: bus_health.problems},
             extra={"scorer": scorer},
         )

@@ -9,6 +9,7 @@ from datetime import timedelta
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from parlor.accounts import GUEST_CLAIM_CATEGORY, GUEST_EVENT_TYPES, GuestIdClaimed, decode
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import Delivery, PostgresEventStore, RecordedEvent, SetAside
 from parlor.eventstore.bus import is_id_of
@@ -18,16 +19,48 @@ from parlor.services.scoring.sheet import (
     SEATS_TAKEN,
     FinishedGame,
     Moves,
+    counted_as,
     finished_game,
     is_type,
     seats_agreed,
     seats_of,
 )
-from parlor.services.scoring.tables import has_game, insert_games, lock, record_game, write_folded
+from parlor.services.scoring.tables import (
+    aliases_of,
+    apply_claim,
+    has_game,
+    insert_aliases,
+    insert_games,
+    lock,
+    record_game,
+    write_folded,
+)
 
 log = logging.getLogger("parlor.services.scoring")
 
 READ_BATCH = 2000
+
+
+def is_guest_claim(event: RecordedEvent) -> bool:
+    """A guest id's claim as the identity service records it (its first and only event)."""
+    return (
+        event.stream_id.startswith(f"{GUEST_CLAIM_CATEGORY}-")
+        and event.type == GuestIdClaimed.__name__
+        and event.version == 1
+    )
+
+
+def guest_claim(event: RecordedEvent) -> GuestIdClaimed | None:
+    """The claim, if it is well formed (of its own stream's guest id); else None."""
+    if not is_guest_claim(event):
+        return None
+    try:
+        claimed = decode(GUEST_EVENT_TYPES, event.type, event.data)
+    except (InvalidArgument, TypeError, ValueError):
+        return None
+    if event.stream_id != f"{GUEST_CLAIM_CATEGORY}-{claimed.guest_id}":
+        return None
+    return claimed
 
 
 @dataclass(frozen=True)
@@ -86,7 +119,32 @@ class Scorer:
         await lock(conn)
         if await has_game(conn, game.stream_id):
             return  # the rebuild (or another replica) already scored it
-        await record_game(conn, game, self.period)
+        aliases = await aliases_of(conn, [r.player_id for r in game.results])
+        await record_game(conn, counted_as(game, aliases), self.period)
+
+    async def on_guest_claimed(self, conn: AsyncConnection, delivery: Delivery) -> None:
+        """The claims inbox's handler: an account claimed a guest id (``GuestIdClaimed``).
+        The message is only a claim: the stored event is what counts."""
+        try:
+            message = delivery.event()
+        except InvalidArgument as exc:
+            raise SetAside("MALFORMED_EVENT", exc.message) from None
+        if message is None or message.type != GuestIdClaimed.__name__:
+            raise SetAside("NOT_GUEST_CLAIMED", "not a GuestIdClaimed event")
+        try:
+            stored = await self.store.read_stream(message.stream_id, 1, 1)
+        except InvalidArgument:
+            stored = []
+        event = stored[0] if stored else None
+        claimed = None if event is None else guest_claim(event)
+        if event is None or claimed is None or event.position != message.position:
+            raise SetAside(
+                "NOT_IN_STORE", f"no GuestIdClaimed first in {message.stream_id} in the store"
+            )
+        if not is_id_of(delivery.message_id, event):
+            raise SetAside("MESSAGE_ID_MISMATCH", f"{event.message_id} sent under another id")
+        await lock(conn)
+        await apply_claim(conn, claimed.guest_id, claimed.player_id, event.position, self.period)
 
     async def confirmed(self, claim: RecordedEvent) -> RecordedEvent | None:
         """The stored event a message names (stream, version, position), if it is that event.
@@ -110,6 +168,7 @@ class Scorer:
         async with self.store.engine.begin() as conn:
             await lock(conn)
             seats: dict[str, tuple[tuple[str, str], ...]] = {}
+            claims: dict[str, tuple[str, int]] = {}
             moves: dict[str, Moves] = {}
             games: list[FinishedGame] = []
             position = head = 0
@@ -126,14 +185,23 @@ class Scorer:
                             games.append(game)
                     elif stream in moves:
                         moves[stream].add(event)
+                    elif (claimed := guest_claim(event)) is not None:
+                        claims.setdefault(claimed.guest_id, (claimed.player_id, event.position))
                     head = event.position
                 if len(batch) < READ_BATCH:
                     break
                 position = batch[-1].position + 1
+            # A claimed guest's games count under the account, whenever it claimed them.
+            aliases = {guest: account for guest, (account, _) in claims.items()}
+            games = [counted_as(game, aliases) for game in games]
             folded = fold(games, self.period)
             await conn.execute(
-                text("TRUNCATE scoring_results, scoring_games, scoring_ratings, scoring_pairs")
+                text(
+                    "TRUNCATE scoring_results, scoring_games, scoring_ratings, scoring_pairs,"
+                    " scoring_aliases"
+                )
             )
+            await insert_aliases(conn, [(g, p, pos) for g, (p, pos) in sorted(claims.items())])
             await insert_games(conn, games)
             await write_folded(conn, folded)
         return Rebuilt(len(games), head)

@@ -7,9 +7,11 @@ Scoring knows no game's own events: every game stream starts with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from parlor.accounts import canonical
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import EventStore, RecordedEvent
 from parlor.gamehost.clocks import AT, SEAT
@@ -57,6 +59,15 @@ class FinishedGame:
     finished_at: datetime
     reason: str
     results: tuple[SeatResult, ...]
+
+
+def counted_as(game: FinishedGame, aliases: Mapping[str, str]) -> FinishedGame:
+    """The game with each claimed guest's seat under the account that claimed it
+    (``parlor.accounts.guests``): the events keep the guest id, scoring counts the account."""
+    if not any(r.player_id in aliases for r in game.results):
+        return game
+    results = tuple(replace(r, player_id=canonical(aliases, r.player_id)) for r in game.results)
+    return replace(game, results=results)
 
 
 def seats_of(event: RecordedEvent) -> tuple[tuple[str, str], ...]:

@@ -243,6 +243,57 @@ async def record_game(conn: AsyncConnection, game: FinishedGame, period: timedel
     await write_folded(conn, fold(await games_of_type(conn, kind), period))
 
 
+async def aliases_of(conn: AsyncConnection, players: Sequence[str]) -> dict[str, str]:
+    """The claimed guest ids among ``players``, each with the account it counts under."""
+    rows = await conn.execute(
+        text("SELECT guest_id, player_id FROM scoring_aliases WHERE guest_id = ANY(:p)"),
+        {"p": list(players)},
+    )
+    return {guest: account for guest, account in rows}
+
+
+async def insert_aliases(conn: AsyncConnection, claims: Sequence[tuple[str, str, int]]) -> None:
+    """(guest id, account, position) rows, the first claim of a guest id kept."""
+    if claims:
+        await conn.execute(
+            text(
+                "INSERT INTO scoring_aliases (guest_id, player_id, position)"
+                " VALUES (:g, :p, :pos) ON CONFLICT (guest_id) DO NOTHING"
+            ),
+            [{"g": g, "p": p, "pos": pos} for g, p, pos in claims],
+        )
+
+
+async def apply_claim(
+    conn: AsyncConnection, guest_id: str, player_id: str, position: int, period: timedelta
+) -> bool:
+    """An account claimed a guest id (caller holds the lock): the guest's results become
+    the account's and each game type they played is refolded, as the rebuild folds it
+    (merging two ids changes what others met too: who is one person is an input of every
+    weight). False if the guest id was claimed already (a redelivery)."""
+    added = await conn.execute(
+        text(
+            "INSERT INTO scoring_aliases (guest_id, player_id, position) VALUES (:g, :p, :pos)"
+            " ON CONFLICT (guest_id) DO NOTHING RETURNING 1"
+        ),
+        {"g": guest_id, "p": player_id, "pos": position},
+    )
+    if added.first() is None:
+        return False
+    kinds = await conn.execute(
+        text(
+            "UPDATE scoring_results r SET player_id = :p FROM scoring_games g"
+            " WHERE r.player_id = :g AND g.stream_id = r.stream_id RETURNING g.game_type"
+        ),
+        {"g": guest_id, "p": player_id},
+    )
+    for kind in sorted({row[0] for row in kinds}):
+        for table in ("scoring_ratings", "scoring_pairs"):
+            await conn.execute(text(f"DELETE FROM {table} WHERE game_type = :t"), {"t": kind})
+        await write_folded(conn, fold(await games_of_type(conn, kind), period))
+    return True
+
+
 async def write_folded(conn: AsyncConnection, folded: Folded) -> None:
     """A fold's scores and pairs (into tables emptied of what it covers)."""
     await upsert_scores(conn, [(t, s) for (t, _), s in sorted(folded.scores.items())])
