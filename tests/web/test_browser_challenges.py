@@ -42,4 +42,9 @@ async def test_a_challenge_is_accepted_live_and_a_rematch_waits_for_the_away_pla
     assert first.clocks.time_control == fischer  # chosen in the form, not the default 5+3
     assert rematch.clocks.time_control == fischer  # kept by the rematch
     assert rematch.status == c4.STATUS_IN_PROGRESS
+    # the lobby's "Your turn": the rematch for its first seat, "(1)" on the title; the other: none
+    starts = "bob" if rematch.seats[0].player_id == report["bobId"] else "ada"
+    waits = "ada" if starts == "bob" else "bob"
+    assert report["turns"][starts] == {"title": "(1) Parlor", "games": [report["rematch"]]}
+    assert report["turns"][waits] == {"title": "Parlor", "games": []}
     assert (SCREENSHOTS / "rematch.png").is_file()

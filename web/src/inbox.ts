@@ -34,10 +34,12 @@ function labelOf(games: GameChoice[], type: string): string {
   return games.find((g) => g.type === type)?.label ?? type;
 }
 
-// The lobby's challenges card; `open(type, gameId)` shows a game's page.
+// The lobby's challenges card; `open(type, gameId)` shows a game's page; `yourTurn()` is
+// told of each "your turn" notice.
 export function inboxCard(
   games: GameChoice[],
   open: (type: string, gameId: string) => void,
+  yourTurn: () => void = () => undefined,
 ): { el: HTMLElement; close(): void } {
   const incomingEl = h("ul", { id: "incoming-challenges" });
   const outgoingEl = h("ul", { id: "outgoing-challenges" });
@@ -125,6 +127,7 @@ export function inboxCard(
         const made = item.notices.find((n) => n.kind === NoticeKind.GAME_CREATED && n.challenge?.matchId);
         if (made?.challenge) open(made.challenge.gameType, made.challenge.matchId);
         else void refresh().catch(() => undefined);
+        if (item.notices.some((n) => n.kind === NoticeKind.YOUR_TURN)) yourTurn();
       },
       error() {
         if (!closed) setTimeout(() => !closed && follow(), 1000);

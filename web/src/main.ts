@@ -12,6 +12,7 @@ import { controlLabel } from "./clock";
 import { ticketState } from "./ticket";
 import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
+import { yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
 import { inboxCard } from "./inbox";
@@ -368,7 +369,9 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("h3", {}, `${IN_PROGRESS_HEADING} `, h("button", { class: "link", id: "refresh-games", onclick: () => void listings() }, "refresh")),
     openEl,
   );
+  const turns = yourTurnCard();
   const listings = async () => {
+    const waiting: Listed[] = [];
     const open: Node[] = [];
     const live: Node[] = [];
     const mine: Node[] = [];
@@ -384,6 +387,8 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
         // every player of these games by handle, when they have one
         await lookUp([going, all, done].flatMap((l) => l.games.flatMap((g) => g.seats.map((s) => s.playerId))));
         for (const g of going.games) open.push(inProgress(kind, g, me.playerId));
+        for (const g of going.games)
+          waiting.push({ type: kind.type, label: kind.label, gameId: g.gameId, read: () => unary(kind.service, "getGame", { gameId: g.gameId }) as unknown as Promise<{ game?: TurnView }> });
         if (going.nextPageToken) open.push(h("li", { class: "hint" }, `${kind.label}: only the ${going.games.length} newest are shown`));
         for (const g of all.games) live.push(entry(kind, g, "play", "Watch"));
         for (const g of done.games) mine.push(entry(kind, g, "replay", "Replay"));
@@ -396,18 +401,21 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     replace(openEl, open.length ? open : [h("li", {}, "None: every game you started has ended.")]);
     replace(liveEl, live.length ? live : [h("li", {}, "No game in progress.")]);
     replace(mineEl, mine.length ? mine : [h("li", {}, "None yet.")]);
+    await turns.update(waiting, me.playerId);
   };
   void listings();
 
   const challenges = inboxCard(
     games.map((g) => ({ type: g.kind.type, label: g.kind.label, timeControls: g.timeControls, defaultTimeControl: g.defaultTimeControl })),
     (type, gameId) => go(`#/play/${type}/${gameId}`),
+    () => void listings(), // "your turn" in one of my games
   );
   streams.push(challenges);
   replace(
     main,
     h("div", { class: "lobby" }, botForm, matchCard),
     challenges.el,
+    turns.el,
     h("div", { class: "lobby" }, openCard, h("section", { class: "card" }, h("h3", {}, "Your finished games"), mineEl)),
     h("section", { class: "card" }, h("h3", {}, "Live games"), liveEl),
   );

@@ -2,7 +2,8 @@
 // Bob sees it without reloading and accepts; both pages open the game, and they play it to
 // the end: whoever starts drops four checkers in column a (front), the other in column b.
 // Ada offers a rematch while Bob's page is closed; Bob opens the page later, finds the offer
-// among his challenges and accepts; the rematch opens for both.
+// among his challenges and accepts; the rematch opens for both. In the lobby, the rematch
+// is under "Your turn" for whoever starts it, with "(1)" on the page title.
 import { BASE, main, newPage, report, screenshot, signIn } from "./browser.mjs";
 
 const gameOf = (page) => decodeURIComponent(page.url().split("/").pop());
@@ -59,5 +60,13 @@ await main(async (browser) => {
   await Promise.all([ada.waitForURL(playing), bob.waitForURL(playing)]);
   await bob.waitForSelector(".c4");
   await screenshot(bob, "rematch");
-  report({ first, rematch: gameOf(bob), adaRematch: gameOf(ada), challenge, offer, bobId, winner });
+  const [rematch, adaRematch] = [gameOf(bob), gameOf(ada)];
+  // Back in the lobby, whoever starts the rematch finds it under "Your turn", counted on the title
+  await Promise.all([ada.goto(BASE + "/"), bob.goto(BASE + "/")]);
+  await Promise.all([ada, bob].map((p) => p.waitForSelector("#your-turn li")));
+  const turns = {};
+  for (const [name, page] of [["ada", ada], ["bob", bob]])
+    turns[name] = { title: await page.title(), games: await page.locator("#your-turn li[data-game]").evaluateAll((els) => els.map((e) => e.dataset.game)) };
+  await screenshot(ada, "your-turn");
+  report({ first, rematch, adaRematch, challenge, offer, bobId, winner, turns });
 });
