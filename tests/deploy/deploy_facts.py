@@ -46,13 +46,14 @@ def repo_games() -> tuple[str, ...]:
 
 GAMES = repo_games()
 # Every service Parlor deploys, merged or not yet: a missing manifest fails, whatever is installed.
-PLANNED_SERVICES = ("dictionary", *GAMES, "matchmaking", "scoring")
+PLANNED_SERVICES = ("dictionary", *GAMES, "matchmaking", "scoring", "chat")
 # The gRPC API each serves, as planned; once protos/ declares one (every game's does), the
 # proto's name is checked.
 PLANNED_APIS = {
     "dictionary": "parlor.dictionary.v1.DictionaryService",
     "matchmaking": "parlor.matchmaking.v1.MatchmakingService",
     "scoring": "parlor.scoring.v1.ScoringService",
+    "chat": "parlor.chat.v1.ChatService",
 }
 # Services without a gRPC API of their own (their pods report health on the server as a whole).
 WITHOUT_GRPC_API: frozenset[str] = frozenset()
@@ -69,7 +70,7 @@ SECRET_SETTINGS = frozenset(
     }
 )
 # Services with a NATS user of their own, and the services holding a token signing key.
-NATS_USERS = (*GAMES, "matchmaking", "scoring")
+NATS_USERS = (*GAMES, "matchmaking", "scoring", "chat")
 SIGNING_KEYS = {
     "matchmaking": ("identity", "parlor-identity-key"),
     "upwords": ("upwords", "parlor-upwords-key"),

@@ -30,7 +30,7 @@ import pytest
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4grpc
-from parlor.services.connect4x4.servicer import Connect4x4Servicer
+from parlor.rules.connect4x4.hosting import GAME as C4_HOSTING
 from parlor.takefour.v1 import takefour_pb2 as tfpb
 from parlor.takefour.v1 import takefour_pb2_grpc as tfgrpc
 from parlor.upwords.v1 import upwords_pb2 as uwpb
@@ -88,7 +88,7 @@ async def guest_and_probe(
 async def test_connect4x4_strong_bots_thinking_in_four_games_hold_up_no_one(
     start_platform: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(Connect4x4Servicer, "bot_budget", 20_000)
+    monkeypatch.setattr(C4_HOSTING, "bot_budget", 20_000)  # the rules' bot, as the game hosts it
     async with (
         start_platform("connect4x4") as platform,
         platform.channel("guest") as guest_ch,

@@ -81,6 +81,8 @@ MAX_STEPS = int(os.environ.get("PARLOR_FUZZ_STEPS", "70"))
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
 CATEGORIES = ("connect4x4", "upwords", "takefour")
+CHAT = "chat"
+"""ChatService, served beside the games: its rooms are abused in the middle of them too."""
 PEOPLE = ("ada", "bob", "cyd", "dan", "eli", "fay", "gus", "hal")
 SPECTATOR = "zed"
 SERVICE = "service:tests"
@@ -172,6 +174,7 @@ def small_words(folder: Path) -> tuple[Path, list[str]]:
 async def serving(
     database_url: str, clock: FakeNow, chance: random.Random
 ) -> AsyncIterator[tuple[dict[str, Served], Path]]:
+    from parlor.rules.connect4x4.hosting import GAME as C4_HOSTING
     from parlor.services.connect4x4.game import GAME as C4
     from parlor.services.connect4x4.servicer import Connect4x4Servicer
     from parlor.services.takefour.game import GAME as TF
@@ -200,27 +203,48 @@ async def serving(
                 runner = None
                 if game is C4:
                     servicer: Any = Connect4x4Servicer(host, directory=directory)
-                    servicer.bot_budget = 200
+                    budget = C4_HOSTING.bot_budget  # the rules' bot, as the game hosts it
+                    C4_HOSTING.bot_budget = 200
+                    stack.callback(setattr, C4_HOSTING, "bot_budget", budget)
                 elif game is UW:
                     servicer = UpwordsServicer(
                         host, dictionary, bot_words=str(words_file), directory=directory
                     )
-                    servicer.random = chance
+                    servicer.random = servicer.bots.random = chance
                 else:
                     servicer = TakeFourServicer(host, dictionary, directory, GameQueue())
                     runner = service_runner(servicer.pipeline, bots(lambda: words), BotPace())
                     await runner.game.prepare()
-                servicer.bot_retry_seconds = ()  # nothing moves behind the driver's back
+                servicer.bots.retry_seconds = ()  # nothing moves behind the driver's back
                 stack.push_async_callback(servicer.aclose)
                 assert game.proto is not None
                 service = game.proto.DESCRIPTOR.services_by_name[game.service.rpartition(".")[2]]
                 served[game.category] = Served(
                     game.category, host, servicer, service, generated_register(game), runner
                 )
+            served[CHAT] = await chat_served(stack, database_url)
             yield served, words_file
     finally:
         unregister()
         folder.cleanup()
+
+
+async def chat_served(stack: contextlib.AsyncExitStack, database_url: str) -> Served:
+    """ChatService beside the games, on the same store: its rooms name the games played."""
+    from parlor.chat.v1 import chat_pb2, chat_pb2_grpc
+    from parlor.gamehost.bells import GameBells
+    from parlor.gamehost.games import games
+    from parlor.services.chat.facts import Games
+    from parlor.services.chat.rooms import Rooms
+    from parlor.services.chat.servicer import ChatServicer
+    from parlor.services.chat.settings import ChatSettings
+
+    store = await stack.enter_async_context(PostgresEventStore(database_url))
+    chat = ChatServicer(
+        Rooms(store), Games(store, games()), ChatSettings(), GameBells(), wait_seconds=0.2
+    )
+    service = chat_pb2.DESCRIPTOR.services_by_name["ChatService"]
+    return Served(CHAT, None, chat, service, chat_pb2_grpc.add_ChatServiceServicer_to_server)
 
 
 def _serialized(message: Message) -> bytes:
@@ -292,13 +316,24 @@ class Caller:
                 if item is grpc.aio.EOF:
                     break
                 items.append(item)
-                if until is not None and item.event.info.version >= until:  # type: ignore[attr-defined]
+                if until is not None and _version(item) >= until:
                     break
         except grpc.aio.AioRpcError as error:
             return Answer(items, Refusal.of(error))
         finally:
             stream.cancel()
         return Answer(items)
+
+
+def _version(item: Message) -> int:
+    """The version a streamed item is of: a game's event's, a chat room's item's."""
+    if category_of(item) == CHAT:
+        return int(item.version)  # type: ignore[attr-defined]
+    return int(item.event.info.version)  # type: ignore[attr-defined]
+
+
+def category_of(item: Message) -> str:
+    return item.DESCRIPTOR.full_name.split(".")[1]
 
 
 # --- the truth, and what one viewer may not see --------------------------------------------
@@ -686,6 +721,7 @@ class Driver:
             self.reads,
             self.departed_acts,
             self.crafted,
+            self.chat,
         ]
         if game.timed:
             kinds.append(self.late)
@@ -947,6 +983,51 @@ class Driver:
                 name, request = "Play", upb.PlayRequest(game_id=gid, placements=placements)
         await self.call(game, name, request, who, action="crafted", must_refuse=True)
 
+    async def chat(self, game: Game) -> None:
+        """Any chat RPC about the game's rooms, by anyone: a clear status, a refusal stores
+        nothing in the room, and no answer shows a seat's tiles to anyone else."""
+        from parlor.chat.v1 import chat_pb2 as chat
+
+        rng = self.rng
+        kind = rng.choice([chat.ROOM_KIND_PLAYERS, chat.ROOM_KIND_SPECTATORS])
+        room = chat.Room(kind=kind, game_type=game.category, game_id=game.game_id)
+        who = rng.choice([*game.people, *game.people, *OUTSIDERS])
+        name = rng.choice(list(self.served[CHAT].service.methods_by_name))
+        request: Any = GetMessageClass(self.served[CHAT].service.methods_by_name[name].input_type)()
+        fields = request.DESCRIPTOR.fields_by_name
+        if "room" in fields:
+            request.room.CopyFrom(room)
+        if "text" in fields:
+            request.text = rng.choice(["gg", "good luck", "", "QI at 8H?", "a\u202eb", "x" * 400])
+        if "preset" in fields and rng.random() < 0.3:
+            request.preset = chat.PRESET_GOOD_GAME
+        if "player_id" in fields:
+            request.player_id = rng.choice([*game.seats, SPECTATOR, ""])
+        if "seconds" in fields:
+            request.seconds = rng.choice([0, 60])
+        if "message_id" in fields:
+            request.message_id = rng.choice(["", "m-none"])
+        if "command_id" in fields and rng.random() < 0.5:
+            request.command_id = cid(rng)
+        rooms: Any = self.served[CHAT].servicer.rooms
+        stream = (
+            f"chat-{'p' if kind == chat.ROOM_KIND_PLAYERS else 's'}-{game.category}-{game.game_id}"
+        )
+        before = await rooms.store.stream_version(stream)
+        answer = await self.caller.call(CHAT, name, request, who, until=0)
+        after = await rooms.store.stream_version(stream)
+        self.tally.calls += 1
+        self.tally.codes[answer.code.name] = self.tally.codes.get(answer.code.name, 0) + 1
+        self.tally.actions["chat"] = self.tally.actions.get("chat", 0) + 1
+        where = f"{game.category} {game.game_id} chat: {name} as {who}"
+        if answer.code in FORBIDDEN:
+            self.problem(f"{where}: {answer.describe()}")
+        if answer.error is not None and not answer.reason:
+            self.problem(f"{where}: a refusal without a reason: {answer.describe()}")
+        if answer.error is not None and after != before:
+            self.problem(f"{where}: refused ({answer.describe()}) but stored in {stream}")
+        await self.check_secrets(game, answer, who, where)
+
     async def late(self, game: Game) -> None:
         """The clock runs past a deadline; the next command finds the timeouts due."""
         self.clock.advance(self.rng.choice([30, 61, 200, 4000]))
@@ -1012,8 +1093,8 @@ async def explore(database_url: str, games: int, seed: int, chance: random.Rando
 def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
     """The services' chance (bags, the first deal, Connect 4x4's bots) drawn from ``seed``:
     a failing seed plays the same games again."""
-    from parlor.gamehost import pipeline  # draws the games' declared chance (Take Four's deal)
-    from parlor.services.connect4x4 import servicer as c4_servicer
+    from parlor.gamehost import chance as drawn  # the games' declared chance (bags, deals)
+    from parlor.gamehost import turns  # seeds the games' bots (Connect 4x4's)
 
     chance = random.Random(seed ^ 0x5EED)
 
@@ -1022,11 +1103,11 @@ def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
         chance.shuffle(order)
         return tuple(order)
 
-    monkeypatch.setattr(pipeline, "shuffled", shuffled)
+    monkeypatch.setattr(drawn, "shuffled", shuffled)
     monkeypatch.setattr(
-        c4_servicer, "secrets", type("Seeded", (), {"randbits": staticmethod(chance.getrandbits)})
+        turns, "secrets", type("Seeded", (), {"randbits": staticmethod(chance.getrandbits)})
     )
-    return chance  # Upwords draws from its servicer's own (``serving`` sets it)
+    return chance  # Upwords' bots and returned tiles draw from its servicer's own (``serving``)
 
 
 async def test_abuse_in_the_middle_of_real_games_is_refused_cleanly_and_leaks_nothing(

@@ -233,6 +233,12 @@ class Client:
             return Outcome(items, error)
         return Outcome(items, None)
 
+    def ok_chat(self, name: str, request: Message, who: str) -> Any:
+        m = next(s for s in SERVICES if s.full_name == "parlor.chat.v1.ChatService")
+        outcome = self.call(m.methods_by_name[name], request, who)
+        assert outcome.error is None, f"chat.{name} as {who}: {outcome.describe()}"
+        return outcome.items[0]
+
     def ok(self, category: str, name: str, request: Message, who: str) -> Any:
         outcome = self.call(method(category, name), request, who)
         assert outcome.error is None, f"{category}.{name} as {who}: {outcome.describe()}"
@@ -939,3 +945,86 @@ def test_the_games_checked_had_hidden_state(games: Games) -> None:
                 s = (upwords_secrets if category == "upwords" else takefour_secrets)(truth, viewer)
                 assert s.forbidden_sets, f"{category} {game_id}: nothing hidden from {who}"
                 assert s.per_event, f"{category} {game_id}: no secret events for {who}"
+
+
+# --- chat: every ChatService RPC beside the games with hidden information ---------------------
+
+CHAT = next(s for s in SERVICES if s.full_name == "parlor.chat.v1.ChatService")
+CHAT_CASES = [
+    pytest.param(category, m.name, id=f"chat.{category}.{m.name}")
+    for category in HIDDEN
+    for m in CHAT.methods
+]
+
+
+CHAT_SAID: dict[str, Any] = {}
+"""ada's message in each live game's players' room, by game id."""
+
+
+def chat_requests(games: Games, category: str, name: str, who: str) -> list[Message]:
+    """Requests naming the live game's players' and spectators' rooms, each field filled."""
+    from parlor.chat.v1 import chat_pb2 as cpb
+
+    game_id = games.live(category)
+    players = cpb.Room(kind=cpb.ROOM_KIND_PLAYERS, game_type=category, game_id=game_id)
+    said = CHAT_SAID.get(game_id)
+    if said is None:  # once a game: chat's rate limits hold here too
+        said = CHAT_SAID[game_id] = games.client.ok_chat(
+            "PostMessage", cpb.PostMessageRequest(room=players, text="good luck"), "ada"
+        )
+    m = CHAT.methods_by_name[name]
+    fields = set(m.input_type.fields_by_name)
+    requests = []
+    for kind in (cpb.ROOM_KIND_PLAYERS, cpb.ROOM_KIND_SPECTATORS):
+        request: Any = GetMessageClass(m.input_type)()
+        if "room" in fields:
+            request.room.CopyFrom(cpb.Room(kind=kind, game_type=category, game_id=game_id))
+        if "text" in fields:
+            request.text = f"hello from {who}"
+        if "message_id" in fields:
+            request.message_id = said.message.message_id
+        if "player_id" in fields:
+            request.player_id = "ada"
+        if "seconds" in fields:
+            request.seconds = 60
+        if "enabled" in fields:
+            request.enabled = True
+        requests.append(request)
+    return requests
+
+
+@pytest.mark.parametrize(("category", "name"), CHAT_CASES)
+def test_no_chat_rpc_shows_an_opponent_or_a_spectator_a_hidden_tile(
+    games: Games, category: str, name: str
+) -> None:
+    """A message is text: no room, stream or refusal carries a seat's tiles or the bag."""
+    m = CHAT.methods_by_name[name]
+    for who in ("cyd", "bob"):
+        found: list[str] = []
+        for request in chat_requests(games, category, name, who):
+            outcome = games.client.call(m, request, who)
+            assert outcome.code not in UNCHECKED, f"{name} as {who}: {outcome.describe()}"
+            truth = games.truth(category)
+            found += outcome_leaks(secrets_of(truth, VIEWERS[who]), outcome, f"{name} as {who}")
+        assert not found, describe(found)
+
+
+async def test_nats_carries_no_chat_text(
+    games: Games, nats_url: str, subject_prefix: str, database_url: str
+) -> None:
+    """The chat lane tells other replicas that a room has news, and nothing of what was said."""
+    for category in HIDDEN:
+        chat_requests(games, category, "PostMessage", "bob")  # ada has said something
+    nc = await nats.connect(nats_url)
+    try:
+        sub = await nc.jetstream().subscribe(f"{subject_prefix}.chat.>", ordered_consumer=True)
+        seen = 0
+        with contextlib.suppress(nats.errors.TimeoutError):
+            while True:
+                msg = await sub.next_msg(timeout=3)
+                assert msg.data == b"", msg.subject
+                seen += 1
+        await sub.unsubscribe()
+    finally:
+        await nc.close()
+    assert seen >= 2

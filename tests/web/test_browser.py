@@ -406,3 +406,21 @@ async def test_the_web_clients_unit_tests_pass() -> None:
     )
     assert written > 0
     assert f"# pass {written}\n" in text, text
+
+
+async def test_two_players_chat_and_the_kibitz_reaches_them_only_after_the_game(
+    start_web: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/chat.md: the players' room beside the board, the spectators' never a seat's
+    while the game runs (on the page, and not asked for), and shown to the seats after."""
+    browser()
+    monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.1")
+    async with start_web("matchmaking", "connect4x4", "chat") as web:
+        report = await run_script("chat.mjs", web)
+    during = report["during"]
+    assert (during["ada"], during["bob"]) == (False, False)
+    assert (during["adaKibitzRoom"], during["bobKibitzRoom"]) == (0, 0)
+    assert "ROOM_KIND_SPECTATORS" in during["spectatorWatched"]  # the capture sees requests
+    for rooms in during["watchedWhilePlaying"].values():
+        assert "ROOM_KIND_SPECTATORS" not in rooms  # and no seat's page asked for the kibitz
+    assert report["after"] == {"ada": True, "bob": True}

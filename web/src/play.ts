@@ -5,6 +5,7 @@ import type { GenService, GenServiceMethods } from "@parlor/client";
 import type { Clocks, TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
 import { ApiError, stream, unary, type Stream } from "./api";
 import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
+import { chatPanel } from "./chat";
 import { h, notice, replace } from "./dom";
 import { rematchButton } from "./inbox";
 import { lookUp, nameOf } from "./names";
@@ -142,6 +143,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   const connEl = h("span", { class: "connection" });
   const links = h("p", { class: "links" });
   const serverTime = new ServerTime();
+  const chat = chatPanel(kind.type, gameId, invite);
   let synced = false;
   replace(
     root,
@@ -151,6 +153,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     boardEl,
     links,
     h("details", { open: true }, h("summary", {}, "Moves ", connEl), logEl),
+    chat.el,
   );
 
   const view: View = {
@@ -223,6 +226,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     statusEl.textContent = kind.status(game, view);
     replace(boardEl, kind.board(game, view));
     replace(logEl, log.map((n) => h("li", {}, n)));
+    chat.update(view.seat !== undefined, kind.finished(game));
     if (kind.finished(game)) {
       const replayLink = h("a", { href: gameHref("replay", kind.type, gameId, invite), id: "replay-link" }, "Replay this game");
       replace(links, replayLink, view.seat === undefined ? "" : " ", view.seat === undefined ? "" : rematchButton(kind.type, gameId));
@@ -289,6 +293,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     closed = true;
     clearInterval(ticker);
     watch?.close();
+    chat.close();
   };
 }
 

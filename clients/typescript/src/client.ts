@@ -10,6 +10,7 @@ import { DictionaryService } from "./gen/parlor/dictionary/v1/dictionary_pb.js";
 import { IdentityService, type Account } from "./gen/parlor/identity/v1/identity_pb.js";
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 import { ScoringService } from "./gen/parlor/scoring/v1/scoring_pb.js";
+import { ChatService } from "./gen/parlor/chat/v1/chat_pb.js";
 import { GAME_SERVICES } from "./games.js";
 
 /** GetPlayers takes at most this many ids a call; `handles` asks in batches. */
@@ -70,6 +71,7 @@ export class ParlorClient {
   readonly identity: ServiceClient<MethodsOf<typeof IdentityService>>;
   readonly matchmaking: ServiceClient<MethodsOf<typeof MatchmakingService>>;
   readonly scoring: ServiceClient<MethodsOf<typeof ScoringService>>;
+  readonly chat: ServiceClient<MethodsOf<typeof ChatService>>;
   readonly dictionary: ServiceClient<MethodsOf<typeof DictionaryService>>;
   private current: string;
   private readonly onToken?: (token: string) => void;
@@ -83,6 +85,7 @@ export class ParlorClient {
     for (const [type, service] of Object.entries(GAME_SERVICES))
       (this as unknown as Record<string, unknown>)[type] = this.service(service as GenService<GenServiceMethods>);
     this.scoring = this.service(ScoringService);
+    this.chat = this.service(ChatService);
     this.dictionary = this.service(DictionaryService);
   }
 

@@ -19,6 +19,7 @@ export * as identity from "./gen/parlor/identity/v1/identity_pb.js";
 export * as matchmaking from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 export * as matchmakingEvents from "./gen/parlor/matchmaking/v1/events_pb.js";
 export * as scoring from "./gen/parlor/scoring/v1/scoring_pb.js";
+export * as chat from "./gen/parlor/chat/v1/chat_pb.js";
 export * as rpc from "./rpc.js";
 
 // what a caller needs of @bufbuild/protobuf to build and print messages

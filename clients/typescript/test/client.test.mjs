@@ -2,7 +2,7 @@
 // resumed and stopped. Runs against dist/ (what the package ships).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { connect4x4, isParlorError, matchmaking, ParlorClient, ParlorError, tokenExpiresAt, tokenPlayerId } from "../dist/index.js";
+import { chat, connect4x4, isParlorError, matchmaking, ParlorClient, ParlorError, tokenExpiresAt, tokenPlayerId } from "../dist/index.js";
 import { errorBody, event, fakeFetch, json, sse } from "./fake.mjs";
 
 const BASE = "http://gateway.test";
@@ -233,6 +233,16 @@ test("a rate limit's refusal says when to retry, and retries wait that long; sig
   assert.equal(error.status, "RESOURCE_EXHAUSTED");
   assert.equal(error.retryAfterMs, 50);
   assert.equal(error.transient, false);
+});
+
+test("chat posts to a room by the ChatService's path", async () => {
+  const { fetch, requests } = fakeFetch(() => json({ message: { messageId: "m1", author: "ada", text: "gg", version: "3" } }));
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch, token: "t0" });
+  const room = { kind: chat.RoomKind.PLAYERS, gameType: "connect4x4", gameId: "g1" };
+  const reply = await parlor.chat.postMessage({ room, text: "gg", commandId: "c1" });
+  assert.equal(requests[0].url, `${BASE}/api/parlor.chat.v1.ChatService/PostMessage`);
+  assert.deepEqual(requests[0].body, { room: { kind: "ROOM_KIND_PLAYERS", gameType: "connect4x4", gameId: "g1" }, text: "gg", commandId: "c1" });
+  assert.equal(reply.message?.version, 3n);
 });
 
 test("an account's sign-in holds its access token; completing and renewing are sent once, never retried", async () => {

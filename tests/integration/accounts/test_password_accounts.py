@@ -38,11 +38,15 @@ CHEAP = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
 
 
 class Clock:
+    """Stands still but for ``offset``: the answers name the seconds a lock has left, and on a
+    loaded machine a real clock's second could tick between one handle's run and the other's."""
+
     def __init__(self) -> None:
+        self.start = time.time()
         self.offset = 0.0
 
     def __call__(self) -> float:
-        return time.time() + self.offset
+        return self.start + self.offset
 
 
 class Sleeps:

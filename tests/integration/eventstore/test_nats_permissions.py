@@ -128,3 +128,26 @@ async def test_a_stream_a_service_may_not_reconfigure_is_used_as_it_is_and_said(
         "keeps messages for ever" in m and "nats stream edit PARLOR_EVENTS --max-age 72h" in m
         for m in caplog.messages
     )
+
+
+async def test_chat_publishes_its_rooms_news_and_hears_it_and_nothing_else(
+    deployed_nats: Any,
+) -> None:
+    """The chat user publishes its own lane (``chat.<room>``, payloads emptied by the relay),
+    reads back what its relay published, and hears its rooms' news (the bells); it cannot
+    forge a game's event or a match."""
+    chat = await connect(deployed_nats.url, "chat")
+    try:
+        await chat.ensure_streams()
+        sent = event("chat-lobby", "MessagePosted")
+        assert await chat.publish_event(sent)
+        assert not await chat.publish_event(sent)  # a duplicate, checked against the stream
+        heard = await chat.nc.subscribe("parlor.events.chat.>")
+        await chat.nc.publish("parlor.events.chat.lobby.MessagePosted", b"")
+        assert (await heard.next_msg(timeout=10)).subject.endswith(".lobby.MessagePosted")
+        await heard.unsubscribe()
+        for forged in (event("upwords-g9", "GameFinished"), event("matchmaking-m9", "MatchFormed")):
+            with pytest.raises(Unavailable):
+                await chat.publish_event(forged)
+    finally:
+        await chat.close()

@@ -9,13 +9,12 @@ and goes through.
 
 from __future__ import annotations
 
-import asyncio
-import sys
 import uuid
 from typing import Any
 
 import pytest
 from kits.takefour import tile_set
+from kits.terminal import Terminal
 from takefour_actions import game_of_ada_and_bob
 
 from parlor.client import ParlorClient
@@ -31,44 +30,20 @@ async def test_the_screen_follows_the_others_moves_while_the_player_thinks(takef
     await game_of_ada_and_bob(takefour, game_id, config)
     where = ["--target", takefour.target, "--token", takefour.token("ada")]
     # A process of its own, its stdin a pipe: the prompt really waits for a line.
-    ada = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "parlor.cli",
-        *["play", "takefour", "--join", game_id, *where],
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    shown = b""
-
-    async def until(text: str) -> None:
-        """Read Ada's screen until ``text`` is on it (she has typed nothing yet)."""
-        nonlocal shown
-        assert ada.stdout is not None
-        while text.encode() not in shown:
-            chunk = await asyncio.wait_for(ada.stdout.read(4096), 30)
-            assert chunk, shown.decode()
-            shown += chunk
-
+    ada = await Terminal.start("play", "takefour", "--join", game_id, *where)
     try:
-        await until("your move (")  # Ada's screen is drawn and waits for her
+        await ada.until("your move (")  # Ada's screen is drawn and waits for her
         async with ParlorClient(takefour.target, takefour.token("bob")) as bob:
             seen = await bob.takefour.get_game(game_id)
             tile = seen.seats[1].hand[0].id
             await bob.takefour.command("PlaceTile", game_id=game_id, tile=tile, round=1)
-            await until("Bob's grid: 1 tile")
+            await ada.until("Bob's grid: 1 tile")
             done = await bob.takefour.command("CallDone", game_id=game_id, round=1)
             assert done.game.round == 2
-            await until("Take Four, round 2: playing")
-        rest, _ = await asyncio.wait_for(ada.communicate(b"place e 0,0\nquit\n"), 60)
-        output = shown + rest
+            await ada.until("Take Four, round 2: playing")
     finally:
-        if ada.returncode is None:
-            ada.kill()
-            await ada.wait()
-    out = output.decode()
-    assert ada.returncode == 0, out
+        out = await ada.finish(b"place e 0,0\nquit\n")
+    assert ada.process.returncode == 0, out
     before = out.index("Bob placed a tile")  # drawn while Ada had typed nothing
     assert "Bob's grid: 1 tile, hand: 3 tiles (hidden)" in out[before:]
     assert "Take Four, round 2: playing" in out[before:]

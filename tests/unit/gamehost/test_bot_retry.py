@@ -18,24 +18,23 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.pipeline import BotCommand
+from parlor.gamehost.pipeline import BotCommand, Bots
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.servicer import C4Table, Connect4x4Servicer
 
+RETRIES: Sequence[float] = (0.01, 0.01, 0.01)
 
-class FlakyBots(Connect4x4Servicer):
+
+class FlakyBots(Bots):
     """Bots whose first ``failures`` moves fail as an unreachable dependency does."""
 
-    bot_retry_seconds: Sequence[float] = (0.01, 0.01, 0.01)
-
     def __init__(self, failures: int) -> None:
-        host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-        super().__init__(host)
+        super().__init__(C4.hosting, retry_seconds=RETRIES)
         self.failures = failures
 
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        chosen = super().bot_command(seat, level)
+    def command(self, seat: int, level: str) -> BotCommand:
+        chosen = super().command(seat, level)
 
         async def move(table: C4Table) -> c4.Command:
             if self.failures > 0:
@@ -47,6 +46,15 @@ class FlakyBots(Connect4x4Servicer):
         return move
 
 
+class FlakyC4(Connect4x4Servicer):
+    """A servicer whose bots are ``FlakyBots``."""
+
+    def __init__(self, failures: int) -> None:
+        host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
+        super().__init__(host)
+        self.bots: FlakyBots = FlakyBots(failures)
+
+
 def create(game_id: str) -> c4pb.CreateGameRequest:
     seats = [common_pb2.Seat(player_id="bot:random"), common_pb2.Seat(player_id="ada")]
     return c4pb.CreateGameRequest(
@@ -54,15 +62,15 @@ def create(game_id: str) -> c4pb.CreateGameRequest:
     )
 
 
-async def get(servicer: FlakyBots, game_id: str) -> c4pb.Game:
+async def get(servicer: FlakyC4, game_id: str) -> c4pb.Game:
     reply = await as_("ada", servicer.GetGame(c4pb.GetGameRequest(game_id=game_id), None))
     game: c4pb.Game = reply.game
     return game
 
 
 async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_moves_it() -> None:
-    servicer = FlakyBots(failures=2)
-    servicer.bot_retry_seconds = (0.3, 0.01)  # the reads below come well before the first
+    servicer = FlakyC4(failures=2)
+    servicer.bots.retry_seconds = (0.3, 0.01)  # the reads below come well before the first
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     assert list(created.game.seats_to_move) == [0]  # the bot's move failed: still its turn
     task = servicer.pipeline._retries["g"]
@@ -72,26 +80,26 @@ async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_move
     moved = await get(servicer, "g")
     assert moved.version == created.game.version + 1
     assert list(moved.seats_to_move) == [1]
-    assert servicer.failures == 0
+    assert servicer.bots.failures == 0
     assert "g" not in servicer.pipeline._retries
 
 
 async def test_the_retry_gives_up_after_its_delays_and_a_later_failure_retries_again() -> None:
-    servicer = FlakyBots(failures=10)
+    servicer = FlakyC4(failures=10)
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     await asyncio.wait_for(servicer.pipeline._retries["g"], 5)
     assert (await get(servicer, "g")).version == created.game.version
-    assert servicer.failures == 10 - 1 - len(FlakyBots.bot_retry_seconds)
+    assert servicer.bots.failures == 10 - 1 - len(RETRIES)
     assert "g" not in servicer.pipeline._retries
-    servicer.failures = 0
+    servicer.bots.failures = 0
     servicer.pipeline.retry_bots("g")
     await asyncio.wait_for(servicer.pipeline._retries["g"], 5)
     assert list((await get(servicer, "g")).seats_to_move) == [1]
 
 
 async def test_closing_the_servicer_stops_its_pending_retries() -> None:
-    servicer = FlakyBots(failures=10)
-    servicer.bot_retry_seconds = (30.0,)
+    servicer = FlakyC4(failures=10)
+    servicer.bots.retry_seconds = (30.0,)
     await as_("ada", servicer.CreateGame(create("g"), None))
     task = servicer.pipeline._retries["g"]
     await servicer.aclose()  # as the component does when it stops
@@ -100,11 +108,11 @@ async def test_closing_the_servicer_stops_its_pending_retries() -> None:
 
 
 async def test_a_persons_refused_move_lets_a_bot_owed_its_move_move_again() -> None:
-    servicer = FlakyBots(failures=1)
-    servicer.bot_retry_seconds = ()  # no retry now: as after the replica that tried stopped
+    servicer = FlakyC4(failures=1)
+    servicer.bots.retry_seconds = ()  # no retry now: as after the replica that tried stopped
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     assert list(created.game.seats_to_move) == [0]  # the bot's move failed: its turn still
-    servicer.bot_retry_seconds = (0.01,)
+    servicer.bots.retry_seconds = (0.01,)
     move = c4pb.PlayMoveRequest(game_id="g", move="af")
     with pytest.raises(PermissionDenied):  # not ada's turn: refused, as before
         await as_("ada", servicer.PlayMove(move, None))

@@ -23,7 +23,7 @@ from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.botrunner import service_runner
-from parlor.gamehost.pipeline import BotCommand
+from parlor.gamehost.pipeline import BotCommand, Bots
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.gamehost.timecontrol import TimeControl
@@ -47,15 +47,16 @@ SLOW = 7.0
 PER_MOVE = TimeControl.per_move(120)
 
 
-class SlowConnect4x4(Connect4x4Servicer):
-    """Bots that think ``SLOW`` seconds (then move as a random bot does, in the bot pool)."""
+class SlowRandomBots(Bots):
+    """Bots that think ``SLOW`` seconds (then move as the game's random bot does, in the bot
+    pool)."""
 
     def __init__(self, now: FakeNow) -> None:
-        super().__init__(timed_host(C4, now))
+        super().__init__(C4.hosting)
         self.now = now
 
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        chosen = super().bot_command(seat, "random")
+    def command(self, seat: int, level: str) -> BotCommand:
+        chosen = super().command(seat, "random")
 
         async def move(table: C4Table) -> c4.Move:
             self.now.advance(SLOW)
@@ -63,6 +64,14 @@ class SlowConnect4x4(Connect4x4Servicer):
             return made
 
         return move
+
+
+class SlowConnect4x4(Connect4x4Servicer):
+    """A servicer whose bots are ``SlowRandomBots``."""
+
+    def __init__(self, now: FakeNow) -> None:
+        super().__init__(timed_host(C4, now))
+        self.bots = SlowRandomBots(now)
 
 
 async def test_connect4x4_a_slow_bots_move_leaves_the_person_their_whole_allowance() -> None:
@@ -80,20 +89,28 @@ async def test_connect4x4_a_slow_bots_move_leaves_the_person_their_whole_allowan
     assert ada.remaining.ToTimedelta() == timedelta(seconds=30)
 
 
-class SlowUpwords(UpwordsServicer):
-    """A bot that thinks ``SLOW`` seconds, then passes (a slow strategy, injected; the sorted bag
-    deals Ada seven As)."""
+class SlowPassingBots(Bots):
+    """A bot that thinks ``SLOW`` seconds, then passes (a slow strategy, injected; the sorted
+    bag deals Ada seven As)."""
 
     def __init__(self, now: FakeNow) -> None:
-        super().__init__(timed_host(UW, now), EveryWord())
+        super().__init__(UW.hosting)
         self.now = now
 
-    def bot_command(self, seat: int, level: str) -> BotCommand:
+    def command(self, seat: int, level: str) -> BotCommand:
         async def command(table: UpwordsTable) -> uw.Command:
             self.now.advance(SLOW)
             return uw.Pass(seat)
 
         return command
+
+
+class SlowUpwords(UpwordsServicer):
+    """A servicer whose bot is ``SlowPassingBots``."""
+
+    def __init__(self, now: FakeNow) -> None:
+        super().__init__(timed_host(UW, now), EveryWord())
+        self.bots = SlowPassingBots(now)
 
 
 async def test_upwords_a_slow_bots_move_leaves_the_person_their_whole_time() -> None:

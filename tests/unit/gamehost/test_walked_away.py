@@ -20,7 +20,7 @@ from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.host import WALKED_AWAY
-from parlor.gamehost.pipeline import BotCommand
+from parlor.gamehost.pipeline import BotCommand, Bots
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.gamehost.sweeper import Sweeper
 from parlor.rules import connect4x4 as c4
@@ -73,12 +73,20 @@ async def test_connect4x4_a_person_who_moves_is_waited_on_afresh() -> None:
     assert not table.game.timed_out[0]
 
 
-class PassingUpwords(UpwordsServicer):
-    def bot_command(self, seat: int, level: str) -> BotCommand:
+class PassingBots(Bots):
+    """Upwords' bots, each of which passes."""
+
+    def command(self, seat: int, level: str) -> BotCommand:
         async def command(table: UpwordsTable) -> uw.Command:
             return uw.Pass(seat)
 
         return command
+
+
+class PassingUpwords(UpwordsServicer):
+    def __init__(self, host: Any, dictionary: Any) -> None:
+        super().__init__(host, dictionary)
+        self.bots = PassingBots(UW.hosting)
 
 
 async def test_upwords_a_person_who_walked_away_times_out_and_the_game_ends() -> None:

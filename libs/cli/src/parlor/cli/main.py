@@ -21,12 +21,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from parlor.cli import chatting, turns
 from parlor.cli import login as logins
 from parlor.cli import session as sessions
-from parlor.cli import turns
 from parlor.cli.clocks import clock_line
 from parlor.cli.games import GameAdapter, adapter, adapters
 from parlor.client import DEFAULT_TARGET, ParlorError
+from parlor.client.chat import players_room, spectators_room
 from parlor.kit.settings import SettingsError
 
 T = TypeVar("T")
@@ -95,6 +96,8 @@ class Lines:
         self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.pending: asyncio.Future[str | None] | None = None
+        self.raw = ""
+        """The last line read, as typed (``next`` lower-cases it): a ``/say`` keeps its case."""
         threading.Thread(target=self._read, args=(sys.stdin,), daemon=True).start()
 
     def _read(self, stream: Any) -> None:
@@ -121,7 +124,8 @@ class Lines:
         if line is None:
             self.queue.put_nowait(None)  # the end stays the end
             return None
-        return line.strip().lower()
+        self.raw = line.strip()
+        return self.raw.lower()
 
     async def ask(self, prompt: str) -> str | None:
         self.prompt(prompt)
@@ -359,7 +363,10 @@ async def _play(
         game_id = game_api.game_id(game)
         out.print(game_api.draw(game, me))
         lines = Lines()
-        prompt = f"your move ({game_api.move_help}; resign; quit)"
+        prompt = f"your move ({game_api.move_help}; resign; quit; /say <text>)"
+        room = players_room(game_type, game_id)
+        # the others' messages, printed as they come (asyncio.run ends it with the command)
+        chat = asyncio.ensure_future(chatting.follow(parlor, room, me, out))
         while not game_api.is_over(game):
             if game_api.to_move(game) != me:
                 out.print("[dim]waiting for the other players...[/]")
@@ -386,6 +393,11 @@ async def _play(
                 raise typer.Exit(0 if typed else 1)
             if not typed:
                 continue
+            text = chatting.said(lines.raw)
+            if text is not None:
+                if text:
+                    await chatting.say(parlor, room, text, out)
+                continue
             try:
                 if typed == "resign":
                     game = await game_api.resign(game_id, uuid.uuid4().hex)
@@ -405,6 +417,7 @@ async def _play(
         out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
         out.print(f"replay it: parlor replay {game_id} --game-type {game_type}")
         out.print(f"export it: parlor export {game_id} --format text --game-type {game_type}")
+        chat.cancel()
 
 
 async def _ask_live(
@@ -467,6 +480,12 @@ async def _watch(where: sessions.Session, game_type: str, game_id: str) -> None:
     async with where.client() as parlor:
         game_api = adapter(game_type, parlor)
         game = None
+        # kibitz: the spectators' room, printed as it comes; '/say <text>' typed meanwhile
+        kibitz = spectators_room(game_type, game_id)
+        chat = (
+            asyncio.ensure_future(chatting.follow(parlor, kibitz, where.player_id, out)),
+            asyncio.ensure_future(_say_lines(parlor, kibitz, out)),
+        )
         async with aclosing(game_api.watch(game_id)) as events:
             async for event, game in events:
                 out.rule(
@@ -475,6 +494,17 @@ async def _watch(where: sessions.Session, game_type: str, game_id: str) -> None:
                 out.print(game_api.draw(game, where.player_id))
         if game is not None:
             out.print(f"[bold]game over:[/] {game_api.outcome(game)}")
+        for task in chat:
+            task.cancel()
+
+
+async def _say_lines(parlor: Any, room: Any, out: Console) -> None:
+    """Each ``/say <text>`` typed while watching, posted to ``room``; other lines ignored."""
+    lines = Lines()
+    while (typed := await lines.next()) is not None:
+        text = chatting.said(lines.raw) if typed else None
+        if text:
+            await chatting.say(parlor, room, text, out)
 
 
 def _names(game: Any) -> list[str]:
@@ -591,22 +621,32 @@ def replay(
     ] = None,
     step: Annotated[bool, typer.Option("--step", help="one event per Enter ('q' stops)")] = False,
     pace: Annotated[int, typer.Option("--pace", help="ms between events when playing back")] = 400,
+    chat: Annotated[
+        bool, typer.Option("--chat", help="show the game's rooms' messages between its moves")
+    ] = False,
     game_type: GameTypeOption = "connect4x4",
     target: Target = None,
     token: Token = None,
 ) -> None:
     """Replay a game: play it back, step through it, or jump to a version."""
     where = connect(game_type, target, token)
-    run(_replay(where, game_type, game_id, to, step, pace))
+    run(_replay(where, game_type, game_id, to, step, pace, chat))
 
 
 async def _replay(
-    where: sessions.Session, game_type: str, game_id: str, to: int | None, step: bool, pace: int
+    where: sessions.Session,
+    game_type: str,
+    game_id: str,
+    to: int | None,
+    step: bool,
+    pace: int,
+    chat: bool = False,
 ) -> None:
     out = console()
     me = where.player_id
     async with where.client() as parlor:
         game_api = adapter(game_type, parlor)
+        said = await chatting.Interleaved.read(parlor, game_type, game_id, out) if chat else None
         if to is not None:
             game = await game_api.get(game_id, to)
             out.rule(f"{game_id} at version {to}")
@@ -619,6 +659,8 @@ async def _replay(
             for event in events:
                 version = game_api.event_version(event)
                 game = await game_api.get(game_id, version)
+                if said is not None:
+                    said.print_until(event.info.recorded_at)
                 out.rule(f"v{version}/{len(events)}: {game_api.event_text(event, _names(game))}")
                 out.print(game_api.draw(game, me))
                 if version < len(events):
@@ -628,10 +670,14 @@ async def _replay(
             return
         async with aclosing(game_api.replay(game_id, pace)) as played:
             async for event, game in played:
+                if said is not None:
+                    said.print_until(event.info.recorded_at)
                 out.rule(
                     f"v{game_api.event_version(event)}: {game_api.event_text(event, _names(game))}"
                 )
                 out.print(game_api.draw(game, me))
+        if said is not None:
+            said.print_until(None)
 
 
 @app.command()
@@ -642,6 +688,9 @@ def export(
         Path | None, typer.Option("--output", "-o", help="file (default: stdout)")
     ] = None,
     game_type: GameTypeOption = "connect4x4",
+    chat: Annotated[
+        bool, typer.Option("--chat", help="text: add the game's rooms as you may read them")
+    ] = False,
     target: Target = None,
     token: Token = None,
 ) -> None:
@@ -650,17 +699,19 @@ def export(
         raise fail("--format is jsonl or text", 2)
     where = connect(game_type, target, token)
 
-    async def reading() -> tuple[GameAdapter, list[Any]]:
+    async def reading() -> tuple[GameAdapter, list[Any], str]:
         async with where.client() as parlor:
             game_api = adapter(game_type, parlor)
-            return game_api, await game_api.history(game_id)
+            events = await game_api.history(game_id)
+            rooms = await chatting.rooms_text(parlor, game_type, game_id) if chat else ""
+            return game_api, events, rooms
 
     with Console(stderr=True).status(f"reading the history of {game_id}"):
-        game_api, events = run(reading())
+        game_api, events, rooms = run(reading())
     if format == "jsonl":
         text = "".join(json.dumps(game_api.event_dict(e), sort_keys=True) + "\n" for e in events)
     else:
-        text = game_api.transcript(events)
+        text = game_api.transcript(events) + (f"\n{rooms}" if rooms else "")
     if output is None:
         sys.stdout.write(text)
     else:

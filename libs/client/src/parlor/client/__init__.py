@@ -5,6 +5,7 @@ async with ParlorClient("localhost:50051") as parlor:
     game = await parlor.takefour.create_game([me, "bot:easy"])
 """
 
+from parlor.client.chat import ChatClient
 from parlor.client.client import DEFAULT_TARGET, ParlorClient
 from parlor.client.errors import (
     Aborted,
@@ -34,6 +35,7 @@ __all__ = [
     "Aborted",
     "AlreadyExists",
     "Cancelled",
+    "ChatClient",
     "FailedPrecondition",
     "GameApi",
     "GameClient",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
+from parlor.client.chat import ChatClient
 from parlor.client.errors import error_from
 from parlor.client.games import GameClient, game_api
 from parlor.client.identity import IdentityClient
@@ -78,6 +79,7 @@ class ParlorClient:
         self.channel = channel
         self.identity = IdentityClient(self)
         self.matchmaking = MatchmakingClient(self)
+        self.chat = ChatClient(self)
         self._games: dict[str, GameClient[Any]] = {}
 
     async def __aenter__(self) -> ParlorClient:

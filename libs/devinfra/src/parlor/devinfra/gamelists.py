@@ -37,7 +37,7 @@ GRPC_PORT = 50051
 STREAM = "PARLOR_EVENTS"
 # What runs beside the games, in the order the files list it.
 BEFORE_GAMES = ("dictionary",)
-AFTER_GAMES = ("matchmaking", "scoring")
+AFTER_GAMES = ("matchmaking", "scoring", "chat")
 # Routes of the web bridge that are not a game's: package=service.
 ROUTES_BEFORE = (("parlor.dictionary.v1", "dictionary"),)
 ROUTES_AFTER = (
@@ -45,6 +45,7 @@ ROUTES_AFTER = (
     ("parlor.identity.v1", "matchmaking"),
     ("parlor.challenges.v1", "matchmaking"),
     ("parlor.scoring.v1", "scoring"),
+    ("parlor.chat.v1", "chat"),
 )
 T = TypeVar("T")
 BEGIN, END = "# games: begin (python -m parlor.devinfra.gamelists)", "# games: end"
@@ -209,7 +210,7 @@ def prod_nats_values(text: str, games: Sequence[Game]) -> str:
 
 
 def prod_kustomization(text: str, games: Sequence[Game]) -> str:
-    """The Deployments with a bus (every game, matchmaking, scoring) get NATS's CA."""
+    """The Deployments with a bus (every game, matchmaking, scoring, chat) get NATS's CA."""
     names = "|".join([*(g.name for g in games), *AFTER_GAMES])
     marker = "# the Deployments with a bus (python -m parlor.devinfra.gamelists)"
     pattern = rf"({re.escape(marker)}\n\s*name: )\"[^\"]*\""

@@ -42,3 +42,8 @@ class Shuffle(Protocol):
 
 Chance = Callable[[Any], Shuffle | None]
 """A game's chance: (the engine's state) -> the chance step that follows it (None: none)."""
+
+
+def drawn(step: Shuffle) -> Any:
+    """The command of ``step`` with its order drawn here (``shuffled``)."""
+    return step.command(shuffled(range(step.size)))

@@ -26,6 +26,7 @@ from parlor.gamehost.clocks import Timing
 from parlor.gamehost.codec import EventCodec
 from parlor.gamehost.seating import OpenTable, Seated, SeatsTaken, Standings, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
+from parlor.gamehost.turns import Hosting
 from parlor.gamehost.verify import CommandOf, CreateOf
 
 S = TypeVar("S")
@@ -100,6 +101,16 @@ class GameType(Generic[S, C, E]):
     makes under its system id (``parlor.gamehost.chance``); None: the game draws nothing
     after its create."""
 
+    hosting: Hosting | None = None
+    """The game as the platform hosts it (``parlor.rules.<game>.hosting.GAME``,
+    ``turns.Hosting``): its create, its opening chance step and its bots."""
+    config_of: Callable[[Any], Any] | None = None
+    """A request's ``Config`` message as the rules' config (the game's codec's)."""
+    create_attempts: int = 1
+    create_retry_reasons: frozenset[str] = frozenset()
+    """Refusals of a create that a new draw of its opening may avoid (Upwords' first-player
+    draw run out), up to ``create_attempts`` creates (``opener.Opener.open``)."""
+
     @property
     def category(self) -> str:
         return self.engine.name
@@ -136,6 +147,16 @@ class GameType(Generic[S, C, E]):
     def create_of(self) -> CreateOf[E, C]:
         """The create command of a stream's first events (``SeatsTaken``, ``GameCreated``)."""
         return cast(CreateOf[E, C], opened(self.replay.create_of))
+
+    def create(
+        self, config: Message | None, players: tuple[str, ...], bots: tuple[bool, ...]
+    ) -> Any:
+        """The engine's create command (``Hosting.create``) of a request's ``config`` (None:
+        the defaults), before its opening is drawn (``opening``)."""
+        if self.hosting is None:
+            raise NotImplementedError(f"{self.name} declares no hosting")
+        chosen = None if config is None or self.config_of is None else self.config_of(config)
+        return self.hosting.create(chosen, players, bots)
 
     @property
     def service(self) -> str:

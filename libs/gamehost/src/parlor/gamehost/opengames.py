@@ -7,7 +7,7 @@ refuses at ``PARLOR_MAX_OPEN_GAMES_PER_PLAYER`` (20; 0: no cap) with ``RESOURCE_
 ``TOO_MANY_OPEN_GAMES`` (metadata ``max_open_games``, ``game_type``), before anything is
 written:
 
-- the game service's ``CreateGame`` (``GameService.open``; a retried create is answered
+- the game service's ``CreateGame`` (``Opener.open``; a retried create is answered
   from the store first, so a retry of a game already made is never refused);
 - matchmaking's ``CreateTicket``, ``CreateLobby`` and ``JoinLobby`` (a ticket that would
   match into one more game).

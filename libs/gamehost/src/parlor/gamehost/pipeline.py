@@ -20,19 +20,19 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from parlor.core.errors import Conflict, FailedPrecondition, ParlorError, PermissionDenied
-from parlor.gamehost.chance import Chance, shuffled
+from parlor.gamehost.chance import Chance, drawn
 from parlor.gamehost.clocks import Tick
 from parlor.gamehost.command import Answer, Command, Given, Issued, Own
 from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded, system_command_id
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
-from parlor.gamehost.turns import BotCommand, NoOwnTurns, OwnTurns
+from parlor.gamehost.turns import NO_BOTS, BotCommand, Bots
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
-__all__ = ["CLOCK_ACTOR", "BotCommand", "Handled", "OwnTurns", "Pipeline"]
+__all__ = ["CLOCK_ACTOR", "BotCommand", "Bots", "Handled", "Pipeline"]
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")
@@ -41,6 +41,13 @@ log = logging.getLogger("parlor.gamehost.pipeline")
 
 CLOCK_ACTOR = "parlor:clock"
 """The actor of the clock's commands (a sweep's ``Tick``, a walk-away's timeout)."""
+
+
+class OpensMatches(Protocol):
+    """What opens a match's game (``opener.Opener``; its id and command id the match's, so
+    a redelivery makes nothing twice)."""
+
+    async def open_match(self, match: MatchFormed) -> Outcome[Any, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,8 @@ class Pipeline(Generic[T, E]):
     """The command path of one game type: a seat's commands (``handle``) and the
     platform's own that follow them (``after``), each of those under a system command id.
 
-    ``game`` says which turns the game takes itself (``OwnTurns``, made as the game);
+    ``bots`` plays the game's bots (``Bots``: the game's strategies, ``Hosting``);
+    ``opener`` opens a match's game (``create_from_match``; None: this pipeline opens none);
     ``to_move`` the seats the engine waits on in a game's state (a bot's turn: ``bot_to_move``);
     ``queue``, if given, serialises this replica's writes to a game (Take Four's); ``private``
     says whether a game is hidden from those outside it (they hear ``not_found``);
@@ -69,7 +77,8 @@ class Pipeline(Generic[T, E]):
     def __init__(
         self,
         host: GameHost[T, Any, E],
-        game: OwnTurns,
+        bots: Bots,
+        opener: OpensMatches | None = None,
         *,
         to_move: Callable[[Any], Sequence[int]],
         queue: GameQueue | None = None,
@@ -80,7 +89,8 @@ class Pipeline(Generic[T, E]):
         chance: Chance | None = None,
     ) -> None:
         self.host = host
-        self.game = game
+        self.bots = bots
+        self.opener = opener
         self.to_move = to_move
         self.queue = queue
         self.private = private
@@ -95,15 +105,15 @@ class Pipeline(Generic[T, E]):
 
     @classmethod
     def bare(cls, host: GameHost[T, Any, E]) -> Pipeline[T, E]:
-        """The pipeline of a host alone, with a game that takes no turns of its own
-        (``NoOwnTurns``): the clock's commands, for a sweeper given no servicer's."""
+        """The pipeline of a host alone, with no bots (``NO_BOTS``) and no opener: the
+        clock's commands, for a sweeper given no service's pipeline."""
 
         async def public(game_id: str) -> bool:
             return False
 
         return cls(
             host,
-            NoOwnTurns(),
+            NO_BOTS,
             to_move=lambda game: (),
             private=public,
             not_found=host.not_found,
@@ -248,9 +258,12 @@ class Pipeline(Generic[T, E]):
 
     async def create_from_match(self, match: MatchFormed) -> Outcome[T, E]:
         """A matchmade game (``match`` as the store holds it), as the match consumer asks for
-        it: created by the game (``open_match``, under ``system_command_id("match", id)``),
-        then what follows it (``after``: bots move at once)."""
-        return await self.after(match.match_id, await self.game.open_match(match))
+        it: opened (``Opener.open_match``, under ``system_command_id("match", id)``), then
+        what follows it (``after``: bots move at once). NO_MATCHES: this pipeline opens none."""
+        if self.opener is None:
+            raise FailedPrecondition("this game is not matchmade", reason="NO_MATCHES")
+        opened: Outcome[T, E] = await self.opener.open_match(match)
+        return await self.after(match.match_id, opened)
 
     async def after(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
         """What follows a command or a create at once: the game's chance step, if one
@@ -283,11 +296,11 @@ class Pipeline(Generic[T, E]):
         if step is None:
             return None
 
-        async def drawn(current: T) -> Any:
-            return step.command(shuffled(range(step.size)))
+        async def made(current: T) -> Any:
+            return drawn(step)
 
         # The game's name is the actor: the game's own command.
-        return Own(self.host.category, system_command_id(step.name, step.number), drawn)
+        return Own(self.host.category, system_command_id(step.name, step.number), made)
 
     def bot_to_move(self, table: T) -> int | None:
         """The seat of a bot whose turn it is, played at once (None: no bot to move): the
@@ -300,13 +313,12 @@ class Pipeline(Generic[T, E]):
 
     async def play_bots(self, game_id: str, outcome: Outcome[T, E]) -> Outcome[T, E]:
         """Let bots whose turn it is move, each move its own idempotent platform command."""
-        game = self.game
-        for _ in range(game.max_bot_moves):
+        for _ in range(self.bots.max_moves):
             seat = self.bot_to_move(outcome.state)
             if seat is None:
                 return outcome
             bot = outcome.state.seats[seat]
-            chosen = game.bot_command(seat, bot.bot_level or "")
+            chosen = self.bots.command(seat, bot.bot_level or "")
 
             def bots_turn(table: T, seat: int = seat) -> None:
                 if self.bot_to_move(table) != seat:
@@ -331,7 +343,7 @@ class Pipeline(Generic[T, E]):
         """After a refused command: if a bot is to move there (its move failed earlier, and
         the retries of a replica since stopped are gone), let it move in the background, so a
         person waiting on a bot is never stuck; a read never does this, a command may."""
-        if game_id in self._retries or not self.game.bot_retry_seconds:
+        if game_id in self._retries or not self.bots.retry_seconds:
             return
         try:
             table, _ = await self.host.load(game_id)
@@ -342,7 +354,7 @@ class Pipeline(Generic[T, E]):
 
     def retry_bots(self, game_id: str) -> None:
         """Try the game's bots again later, in the background (one retry task a game)."""
-        if game_id not in self._retries and self.game.bot_retry_seconds:
+        if game_id not in self._retries and self.bots.retry_seconds:
             task = asyncio.get_running_loop().create_task(self._retry_bots(game_id))
             self._retries[game_id] = task
 
@@ -356,10 +368,9 @@ class Pipeline(Generic[T, E]):
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _retry_bots(self, game_id: str) -> None:
-        """Let the bots move, after each delay of ``bot_retry_seconds``, until none is to."""
-        game = self.game
+        """Let the bots move, after each delay of ``Bots.retry_seconds``, until none is to."""
         try:
-            for delay in game.bot_retry_seconds:
+            for delay in self.bots.retry_seconds:
                 await asyncio.sleep(delay)
                 try:
                     table, version = await self.host.load(game_id)

@@ -1,24 +1,25 @@
 """What every game's gRPC service answers alike, written once.
 
 ``GameService`` serves ``CreateGame``, ``GetGame`` (now or at a version), ``GetHistory``,
-``WatchGame``, ``ListGames``, ``ReplayGame`` and ``ExportGame`` for any game, creates the
-games of ``MatchFormed`` and plays bots' turns, each under a platform command id
-(``parlor:bot-<version>``). A game's servicer subclasses it together with its generated
-base class, names its declaration (``game``: the ``GameType``, whose engine says whose
-turn it is and what a viewer may see of an event) and keeps only its moves and its
-mapping to and from protobuf::
+``WatchGame``, ``ListGames``, ``ReplayGame`` and ``ExportGame`` for any game, gives the
+pipeline its ``Opener`` (a ``MatchFormed``'s game) and its bots' turns, each under a
+platform command id (``parlor:bot-<version>``). A game's servicer subclasses it together
+with its generated base class, names its declaration (``game``: the ``GameType``, whose
+engine says whose turn it is and what a viewer may see of an event) and keeps only its moves
+and its mapping to and from protobuf::
 
     class Connect4x4Servicer(GameService[C4Table, Event], pb_grpc.Connect4x4ServiceServicer):
         game = GAME
         PlayMove = Move(lambda request, table, seat: c4.parse_move(request.move, seat))
         def build_game(...): ...     # the Game message as a viewer sees it (the codec's)
         def build_event(...): ...    # one GameEvent, already as the viewer may see it
-        async def create_command(...): ...
 
-A move RPC is declared (``Move``): how its request becomes the seat's command, and the
-check of the state it is decided on; ``GameService`` serves it. Every message type is the
-game's own (``self.pb.GetGameResponse``, ``PlayMoveResponse`` for ``PlayMove`` ...): the
-protos give every game the same request and response fields for these RPCs.
+Its create, its opening and its bots are the game's value (``GAME.hosting``), which the
+``Opener`` and ``bots`` play. A move RPC is declared (``Move``): how its request
+becomes the seat's command, and the check of the state it is decided on; ``GameService``
+serves it. Every message type is the game's own (``self.pb.GetGameResponse``,
+``PlayMoveResponse`` for ``PlayMove`` ...): the protos give every game the same request and
+response fields for these RPCs.
 
 Who sees what is decided here, once, for every game (``replay.entitlement``): after the
 end everyone sees everything; before it, a player sees their own seat's view and a
@@ -31,7 +32,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import cached_property, partial
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
@@ -39,29 +40,30 @@ from typing import Any, Generic, Protocol, TypeVar, cast, overload
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import InvalidArgument, NotFound, ParlorError
+from parlor.core.errors import InvalidArgument, NotFound
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.command import Answer, Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
 from parlor.gamehost.directory import SEATS_TAKEN, GameList
-from parlor.gamehost.export import with_seat_tags
+from parlor.gamehost.export import export_parts, with_seat_tags
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
-from parlor.gamehost.matches import from_match, match_privacy, match_seats, recorded_match
-from parlor.gamehost.opengames import Claims, OpenGamesSettings, within_cap
-from parlor.gamehost.pipeline import BotCommand, Pipeline
+from parlor.gamehost.matches import recorded_match
+from parlor.gamehost.opener import Opener, Settle
+from parlor.gamehost.opengames import Claims, OpenGamesSettings
+from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
-from parlor.gamehost.timecontrol import UNTIMED, TimeControl
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
+from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.turns import Bots, Exports
 from parlor.gamehost.views import ViewCache
 from parlor.kit import auth
 from parlor.kit.fingerprint import request_fingerprint
 from parlor.kit.settings import load
-from parlor.matchmaking.v1.events_pb2 import MatchFormed
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")
@@ -155,7 +157,6 @@ class GameService(Generic[T, E]):
 
     game: GameType[Any, Any, Any]
     """The game's declaration (``parlor.services.<game>.game.GAME``)."""
-    max_bot_moves = 500
     simultaneous = False
     """Seats act at once (Take Four): a move's reply leaves out others' events between its
     own and its follow-up's, and bots are played by a runner (``botrunner``), not here."""
@@ -163,18 +164,9 @@ class GameService(Generic[T, E]):
     """Keep each version's ``Game`` message per viewer (``ViewCache``); False: build it per
     call (Take Four's is cheap, and a test switches its redaction off in a live service)."""
 
-    create_attempts = 1
-    create_retry_reasons: frozenset[str] = frozenset()
-    """Refusals of a create that a new ``create_command`` may avoid (a draw of the bag)."""
-
     matched_game_wait = 5.0
     """Seconds ``GetGame`` and ``WatchGame`` wait for a game matchmaking has formed and this
     service has not created yet (``once_created``), before ``NOT_FOUND``."""
-
-    bot_retry_seconds: Sequence[float] = (1.0, 4.0, 15.0, 60.0, 240.0)
-    """When this replica tries a bot's move again after it failed (a dependency down):
-    seconds after each failure. A read never moves a bot; the sweeper also plays a timed
-    game's bots when its clock comes due."""
 
     def __init__(
         self,
@@ -264,12 +256,6 @@ class GameService(Generic[T, E]):
             self.seen(recorded.event, viewer, everything), event_info(recorded), before
         )
 
-    async def create_command(
-        self, config: Message | None, seats: tuple[Seat, ...], deadline: float | None
-    ) -> Any:
-        """The engine's create command (``config`` None: the defaults, for a match)."""
-        raise NotImplementedError
-
     def export_text(self, table: T, moves: Sequence[Any]) -> str | Sequence[str]:
         """The record of a game's own events in its notation (for ``export_message``): one
         text, or its lines; the game's declared notation (``GameType.notation``)."""
@@ -280,7 +266,14 @@ class GameService(Generic[T, E]):
     def export_message(self, game_id: str, table: T, events: Sequence[E]) -> Message:
         """The ``ExportGameResponse`` of a game, if its proto has the RPC: the seat tags,
         then ``export_text`` of its events without the platform's (seats, finish); the
-        seats too where the response has them (Connect 4x4's)."""
+        seats too where the response has them (Connect 4x4's). A game that writes its whole
+        export itself (``turns.Exports``: Take Four's) is given its events, the seat tags and
+        how it finished; its text goes under ``notation`` too where the response has it
+        (the field's first name, for older clients)."""
+        if isinstance(self.game.hosting, Exports):
+            own, tags, finished = export_parts(events)
+            text = self.game.hosting.export(game_id, table.game, own, tags, finished)
+            return self._response("ExportGameResponse", text=text, notation=text)
         moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
         record = self.export_text(table, moves)
         text = with_seat_tags(table.seats, [record] if isinstance(record, str) else record)
@@ -288,65 +281,6 @@ class GameService(Generic[T, E]):
         if "seats" in response.DESCRIPTOR.fields_by_name:
             response.seats.extend(seat_pb(i, s) for i, s in enumerate(table.seats))
         return response  # type: ignore[no-any-return]
-
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        """The bot's command, as a coroutine function of the state it is decided on."""
-        raise NotImplementedError
-
-    async def open(
-        self,
-        game_id: str,
-        seats: tuple[Seat, ...],
-        config: Message | None,
-        *,
-        command_id: str | None,
-        actor: str,
-        extra: Mapping[str, str],
-        correlation_id: str | None = None,
-        deadline: float | None = None,
-        time_control: TimeControl = UNTIMED,
-        matched: bool = False,
-        capped: auth.Identity | None = None,
-        fingerprint: str | None = None,
-    ) -> Outcome[T, E]:
-        """Create the game. A retried create (a command id the game already has) is answered
-        from the store before ``create_command`` asks a dependency anything (the dictionary);
-        a refusal of a ``create_retry_reasons`` reason draws the command again (Upwords
-        shuffles again when the first-player draw runs out), up to ``create_attempts``.
-        ``capped``: the caller whose unfinished games are counted first (``TOO_MANY_OPEN_GAMES``
-        at ``max_open_games``, under their claim: ``opengames.within_cap``; a retry already
-        answered is not refused)."""
-        if command_id is not None and await self.host.exists(game_id):
-            # The id is the actor's own (COMMAND_ID_TAKEN otherwise) and the same create
-            # (COMMAND_ID_REUSED otherwise).
-            prior = await self.host.prior(game_id, command_id, actor, fingerprint)
-            if prior is not None:
-                return prior
-
-        async def create() -> Outcome[T, E]:
-            last = self.create_attempts
-            for attempt in range(1, last + 1):
-                command = await self.create_command(config, seats, deadline)
-                try:
-                    return await self.host.create(
-                        game_id,
-                        OpenTable(seats, command, time_control, matched),
-                        command_id=command_id,
-                        actor=actor,
-                        correlation_id=correlation_id,
-                        extra=extra,
-                        fingerprint=fingerprint,
-                    )
-                except ParlorError as refused:
-                    if refused.reason not in self.create_retry_reasons or attempt == last:
-                        raise
-            raise AssertionError("unreachable")
-
-        if capped is None:
-            return await create()
-        return await within_cap(
-            self.open_games, capped, self.max_open_games, self.game.name, game_id, create
-        )
 
     # -- shared helpers --------------------------------------------------------------------
 
@@ -362,15 +296,6 @@ class GameService(Generic[T, E]):
     def with_clocks(self, game: Any, table: T, as_of: Any = None) -> Any:
         """``game`` (a ``Game`` message) with the clocks of ``table`` in it."""
         return set_clocks(game, self.clocks(table, as_of))
-
-    def time_control(self, requested: Any, seats: Sequence[Seat]) -> TimeControl:
-        """The time control a new game gets: the one asked for, else the game type's default
-        for games with two or more people, else none (a game against bots waits)."""
-        people = sum(1 for seat in seats if not seat.is_bot)
-        default = self.default_time_control if people >= 2 else TimeControl()
-        if requested is None:
-            return default
-        return TimeControl.from_proto(requested, default)
 
     def _response(self, name: str, **fields: Any) -> Any:
         cls = getattr(self.pb, name)
@@ -408,14 +333,14 @@ class GameService(Generic[T, E]):
         self.check_bots(seats)
         game_id = request.game_id or secrets.token_hex(16)
         requested = request.time_control if _has(request, "time_control") else None
-        control = self.time_control(requested, seats)
+        control = self.opener.time_control(requested, seats)
         consent = await create_consent(self.host.store, game_id, seats, me)
         privacy = Privacy.chosen(
             getattr(request, "private", False),
             [me.player_id] if getattr(request, "findable", False) else [],
         )
         command_id = request.command_id or None
-        outcome = await self.open(
+        outcome = await self.opener.open(
             game_id,
             seats,
             request.config,
@@ -440,23 +365,6 @@ class GameService(Generic[T, E]):
         # A retried create answers with the game's invite as first made, not this call's draw.
         fields["spectator_invite"] = (await self.admit(game_id, me)).invite
         return self._response("CreateGameResponse", **fields)
-
-    async def open_match(self, match: MatchFormed) -> Outcome[T, E]:
-        """A matchmade game's create (``match`` as the store holds it): seats as matched, the
-        game's default rules, under the match's system command id (``OwnTurns.open_match``;
-        the pipeline's ``create_from_match`` makes it, then the bots' turns)."""
-        seats = match_seats(match)
-        requested = match.time_control if _has(match, "time_control") else None
-        made = from_match(match)
-        made["extra"] = {**made["extra"], **match_privacy(match).extra()}
-        return await self.open(
-            match.match_id,
-            seats,
-            None,
-            **made,
-            time_control=self.time_control(requested, seats),
-            matched=True,
-        )
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -622,6 +530,28 @@ class GameService(Generic[T, E]):
     # -- moves -----------------------------------------------------------------------------
 
     @cached_property
+    def bots(self) -> Bots:
+        """The game's bots as the pipeline plays them (``turns.Bots``: the game's strategies;
+        a service may set its own before its first command, as Upwords does)."""
+        return Bots(self.game.hosting)
+
+    @cached_property
+    def opener(self) -> Opener[T, E]:
+        """How this service opens games (``Opener``): a ``CreateGame``'s and a match's."""
+        return Opener(
+            self.host,
+            self.game,
+            settle=self.create_answers(),
+            open_games=self.open_games,
+            max_open_games=self.max_open_games,
+        )
+
+    def create_answers(self) -> Settle | None:
+        """What gives a create command the outside answers it needs: none here; a word
+        game's lexicon id (``parlor.gamehost.wordgame``)."""
+        return None
+
+    @cached_property
     def pipeline(self) -> Pipeline[T, E]:
         """The game's command path (``Pipeline.handle``), given what it needs of this service
         (each looked up when used: a test may set them on a live service)."""
@@ -631,7 +561,8 @@ class GameService(Generic[T, E]):
 
         return Pipeline(
             self.host,
-            self,
+            self.bots,
+            self.opener,
             to_move=self.game.engine.to_move,
             queue=self.queue,
             private=private,

@@ -23,6 +23,7 @@ from parlor.gamehost.component import Served, game_component
 from parlor.gamehost.directory import Directory, GameList
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
+from parlor.gamehost.opener import Settle
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
 from parlor.gamehost.service import GameService
@@ -64,11 +65,19 @@ class WordGameService(GameService[T, E]):
         names ("": the dictionary's default): the game records the very list it is played by."""
         return replace(config, lexicon=await self.dictionary.lexicon_id(config.lexicon, deadline))
 
+    async def settled(self, create: Any, deadline: float | None) -> Any:
+        """A new game's create command with its lexicon's id (``with_lexicon``)."""
+        return replace(create, config=await self.with_lexicon(create.config, deadline))
+
     async def with_verdicts(self, game: Any, command: C, remaining: Remaining = lambda: None) -> C:
         """``command`` carrying the verdicts it needs on ``game`` (one batch, bounded by
         ``remaining``)."""
         lexicon = game.config.lexicon
         return await self.dictionary.attach(self.word_checks, lexicon, game, command, remaining)
+
+    def create_answers(self) -> Settle:
+        """A new game's create carries its lexicon's id (``settled``)."""
+        return self.settled
 
     def outside_answers(self) -> Answer:
         """Every command that asks (``Command.asks``: every declared move's, a bot runner's,

@@ -22,4 +22,6 @@ GAME: GameType[Table[ttt.State], Any, Event] = GameType(
     proto=tictactoe_pb2,
     bots=("random",),
     rules_page="examples/tictactoe/README.md",
+    notation=ttt.record,
+    hosting=ttt.GAME,
 )

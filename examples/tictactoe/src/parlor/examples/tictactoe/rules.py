@@ -6,6 +6,7 @@ column a-c, row 1-3). Three in a line wins; a full board without one is a draw.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
@@ -202,3 +203,34 @@ def create_of(created: object) -> CreateGame:
     if not isinstance(created, GameCreated):
         raise ValueError("a tic-tac-toe game's rules start with GameCreated")
     return CreateGame(created.config)
+
+
+def record(moves: Sequence[object]) -> str:
+    """A game's record in its notation (``ExportGame``): its squares in order ("b2 a1 ...")."""
+    return " ".join(format_square(e.square) for e in moves if isinstance(e, MarkPlaced))
+
+
+def random_move(state: State, seat: int, rng: random.Random) -> Command:
+    """The one bot: any of the seat's legal squares."""
+    return rng.choice(ENGINE.legal_moves(state, seat))
+
+
+class TicTacToe:
+    """The game as the platform hosts it, one value (``GAME``): its create, its opening
+    (nothing drawn) and its bot, a pure strategy played inline (``bots_think`` False)."""
+
+    bots_think = False
+
+    def create(
+        self, config: Config | None, players: tuple[str, ...], bots: tuple[bool, ...]
+    ) -> CreateGame:
+        return CreateGame()
+
+    def opening(self, create: CreateGame) -> None:
+        return None
+
+    def bot(self, level: str) -> Any:
+        return random_move
+
+
+GAME = TicTacToe()

@@ -1,19 +1,14 @@
 """Tic-tac-toe's gRPC service: its one move and its pictures; the rest is the game host's
-``GameService``, from the game's declaration (``GAME``)."""
+``GameService``, from the game's declaration (``GAME``: its create, bot and record are the
+rules', ``rules.GAME``)."""
 
 from __future__ import annotations
-
-import random
-import secrets
-from collections.abc import Sequence
-from typing import Any
 
 from parlor.common.v1 import common_pb2
 from parlor.examples.tictactoe import rules as ttt
 from parlor.examples.tictactoe.codec import Event, game_event_pb, game_pb
 from parlor.examples.tictactoe.game import GAME
-from parlor.gamehost.pipeline import BotCommand
-from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.seating import Table
 from parlor.gamehost.service import GameService, Move
 from parlor.tictactoe.v1 import tictactoe_pb2 as pb
 from parlor.tictactoe.v1 import tictactoe_pb2_grpc as pb_grpc
@@ -34,19 +29,3 @@ class TicTacToeServicer(GameService[T3Table, Event], pb_grpc.TicTacToeServiceSer
         self, event: Event, info: common_pb2.EventInfo, before: T3Table | None
     ) -> pb.GameEvent:
         return game_event_pb(event, info)
-
-    async def create_command(
-        self, config: Any, seats: tuple[Seat, ...], deadline: float | None
-    ) -> ttt.CreateGame:
-        return ttt.CreateGame()
-
-    def export_text(self, table: T3Table, moves: Sequence[Any]) -> str:
-        return " ".join(ttt.format_square(e.square) for e in moves if isinstance(e, ttt.MarkPlaced))
-
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        async def move(table: T3Table) -> ttt.Command:
-            return random.Random(secrets.randbits(64)).choice(
-                ttt.ENGINE.legal_moves(table.game, seat)
-            )
-
-        return move

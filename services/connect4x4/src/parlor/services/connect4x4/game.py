@@ -3,7 +3,8 @@
 Its rules are in ``parlor.rules.connect4x4`` (every rule, in words: docs/rules/connect4x4.md),
 under the game contract (``contract.ENGINE``: the name, the seat range), with what the
 platform asks of them beyond it: the standings ``GameFinished`` carries, whose clock runs
-(``timing``) and how replay tools rebuild commands (``replay``). This module adds the
+(``timing``), how replay tools rebuild commands (``replay``), how a game is created and how
+its bots play (``hosting``). This module adds the
 event codec, the bots, the proto and the time controls. It is registered under
 ``parlor.game_types`` (pyproject.toml).
 """
@@ -17,11 +18,11 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
-from parlor.rules.connect4x4 import replay
+from parlor.rules.connect4x4 import hosting, replay
 from parlor.rules.connect4x4.contract import ENGINE
 from parlor.rules.connect4x4.standings import standings as standings  # tests read it here
 from parlor.rules.connect4x4.timing import TIMING
-from parlor.services.connect4x4.codec import Codec, Event
+from parlor.services.connect4x4.codec import Codec, Event, config_of
 
 GAME: GameType[Table[c4.State], Any, Event] = GameType(
     ENGINE,
@@ -34,6 +35,8 @@ GAME: GameType[Table[c4.State], Any, Event] = GameType(
     rules_page="docs/rules/connect4x4.md",
     departures=(connect4x4_pb2.PlayerResigned, connect4x4_pb2.PlayerTimedOut),
     notation=c4.record,
+    hosting=hosting.GAME,
+    config_of=config_of,
     default_time_control=TimeControl.fischer(300, 3),
     time_controls=(
         TimeControl.per_move(30),

@@ -30,12 +30,12 @@ from parlor.gamehost.seating import Table
 from parlor.gamehost.thinking import think
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import takefour as tf
-from parlor.rules.takefour import WordIndex, replay
+from parlor.rules.takefour import WordIndex, hosting, replay
 from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, seat_bot
 from parlor.rules.takefour.contract import ENGINE, chance
 from parlor.rules.takefour.standings import standings as standings  # the component's too
 from parlor.rules.takefour.timing import Timing
-from parlor.services.takefour.codec import Codec, Event, public
+from parlor.services.takefour.codec import Codec, Event, config_of, public
 from parlor.takefour.v1 import takefour_pb2
 
 BOT_PACE_SECONDS = {"easy": 8.0, "medium": 5.0, "hard": 3.0}
@@ -124,6 +124,8 @@ GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
     calls=("dictionary",),
     departures=(takefour_pb2.SeatForfeited,),
     chance=chance,
+    hosting=hosting.GAME,
+    config_of=config_of,
     default_time_control=TimeControl.per_move(120),
     time_controls=(
         TimeControl.per_move(60),

@@ -1,7 +1,8 @@
 """The gRPC face of Take Four: its moves and pictures; the rest is the game host's.
 
 ``GameService`` (libs/gamehost) serves create, get, history, watch, list, replay and
-export from the game's declaration (``GAME``); ``WordGameService`` checks the words every
+export from the game's declaration (``GAME``: its create is the rules',
+``parlor.rules.takefour.hosting``); ``WordGameService`` checks the words every
 command needs (``word_checks``) on the very state it is decided on; Take Four's bots are a
 runner's (``game.py``).
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from parlor.core.errors import FailedPrecondition
 from parlor.gamehost import GameHost, Recorded
 from parlor.gamehost.codec import event_info
 from parlor.gamehost.export import export_parts
@@ -19,8 +19,8 @@ from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import Move
 from parlor.gamehost.wordgame import WordGameService
 from parlor.rules import takefour as tf
-from parlor.rules.takefour import notation
-from parlor.services.takefour.codec import Event, config_of, game_event_pb, game_pb
+from parlor.rules.takefour import hosting, notation
+from parlor.services.takefour.codec import Event, game_event_pb, game_pb
 from parlor.services.takefour.game import GAME
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
@@ -30,13 +30,14 @@ TakeFourHost = GameHost[State, Any, Event]
 
 
 def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
-    """The engine's seat names: player ids, made distinct for bots ("bot:easy/2")."""
-    return tuple(f"{s.player_id}/{i}" if s.is_bot else s.player_id for i, s in enumerate(seats))
+    """The engine's seat names of the table's seats (``hosting.engine_seats``)."""
+    return hosting.engine_seats(tuple(s.player_id for s in seats), tuple(s.is_bot for s in seats))
 
 
 def export(game_id: str, lexicon_id: str, events: Sequence[Event]) -> str:
     """A game in Take Four notation (``parlor.rules.takefour.notation``) with the platform's
-    seats and finish in it; ``events`` is the whole stream, in order."""
+    seats and finish in it; ``events`` is the whole stream, in order (as ``ExportGame``'s:
+    ``hosting.TakeFour.export``)."""
     return notation.export(game_id, lexicon_id, *export_parts(events))
 
 
@@ -85,23 +86,3 @@ class TakeFourServicer(WordGameService[State, Event], pb_grpc.TakeFourServiceSer
     ) -> pb.GameEvent:
         """The codec shows ``viewer`` what the engine's ``public_event`` lets them see."""
         return game_event_pb(recorded.event, event_info(recorded), viewer, everything)
-
-    async def create_command(
-        self, config: Any, seats: tuple[Seat, ...], deadline: float | None
-    ) -> tf.CreateGame:
-        """The first round is dealt at once (``after``: the game's chance step, declared in
-        its rules, ``contract.chance``); a match plays the default rules, with
-        the dictionary's default lexicon."""
-        chosen = config_of(config) if config is not None else tf.TakeFourConfig(lexicon="")
-        return tf.CreateGame(await self.with_lexicon(chosen, deadline), engine_seats(seats))
-
-    def export_message(
-        self, game_id: str, table: State, events: Sequence[Event]
-    ) -> pb.ExportGameResponse:
-        if table.game.phase is not tf.Phase.OVER:
-            raise FailedPrecondition(
-                "only a finished game can be exported: the text shows every tile",
-                reason="GAME_NOT_OVER",
-            )
-        text = export(game_id, table.game.config.lexicon, events)
-        return pb.ExportGameResponse(text=text, notation=text)  # notation: older clients

@@ -8,6 +8,7 @@ empty, and ``public`` clears them in a stored event's payload.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import cast
 
 from parlor.common.v1 import common_pb2
@@ -70,6 +71,11 @@ Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Upwords games."""
 config_pb = MESSAGES.writer(uw.UpwordsConfig, pb.Config)
 config_of = MESSAGES.reader(pb.Config, uw.UpwordsConfig)
+
+
+def new_config(message: pb.Config) -> uw.UpwordsConfig:
+    """A new game's config from a request's: its rules version 0 is the current one."""
+    return replace(config_of(message), rules=uw.rules_for_new_game(message.rules_version))
 
 
 def public(event_type: str, data: bytes) -> tuple[str, bytes]:

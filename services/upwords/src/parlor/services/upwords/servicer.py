@@ -5,12 +5,13 @@ everyone else's, until the game ends (then everything). Words are checked by
 the dictionary service in one batch per command, inside it, so the verdicts are
 about the very state the command is decided on (``WordGameService``). ``GameService``
 (libs/gamehost) serves create, get, history, watch, list, replay and export from the
-game's declaration (``GAME``); the bots' strategy is the rules' (``parlor.rules.upwords.bot``).
+game's declaration (``GAME``: its create and opening shuffle are the rules',
+``parlor.rules.upwords.hosting``); the bots' strategy is the rules' (``parlor.rules.upwords.bot``),
+played here on the service's word graph and the dictionary's verdicts.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import secrets
 from typing import Any
@@ -20,33 +21,22 @@ from parlor.core.errors import InvalidArgument
 from parlor.gamehost import GameHost
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.directory import Directory
-from parlor.gamehost.pipeline import BotCommand
-from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.seating import Table
 from parlor.gamehost.service import Move
 from parlor.gamehost.thinking import think
+from parlor.gamehost.turns import BotCommand, Bots
 from parlor.gamehost.wordgame import WordGameService
 from parlor.gamehost.words import Dictionary
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation, verdicts
 from parlor.rules.upwords.bot import Offer, UpwordsBot, bot_turn
-from parlor.services.upwords.codec import (
-    Event,
-    config_of,
-    game_event_pb,
-    game_pb,
-)
+from parlor.services.upwords.codec import Event, game_event_pb, game_pb
 from parlor.services.upwords.game import GAME
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
 UpwordsTable = Table[uw.UpwordsState]
 UpwordsHost = GameHost[UpwordsTable, Any, Event]
-
-
-def shuffled_bag(rng: random.Random) -> tuple[str, ...]:
-    bag = list(uw.full_bag())
-    rng.shuffle(bag)
-    return tuple(bag)
 
 
 def _meant_play(request: pb.ChallengeRequest | pb.AcceptPlayRequest, table: UpwordsTable) -> None:
@@ -64,11 +54,41 @@ def thought_turn(
     return bot_turn(bot, game, seat, level, random.Random(seed))
 
 
+def insert_position(rng: random.Random, game: uw.UpwordsState) -> int:
+    """Where a returned tile goes into the bag: uniformly at random (``rng``: a secure one)."""
+    positions = uw.exchange_positions(game)
+    return rng.randrange(positions) if positions > 0 else 0
+
+
+class UpwordsBots(Bots):
+    """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
+    only its seat's view, from its own word graph of ``words_file`` (built once per process,
+    about 2 s, the first time a bot moves), in the process's bot workers (``thinking``: off
+    the event loop and its GIL). The dictionary judges a bot's words like anyone's: it offers
+    its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid. Its answer to a
+    pending play is made on the very state it is decided on, so it always means the play
+    pending then and names none (``play`` is for callers from outside)."""
+
+    def __init__(self, dictionary: Dictionary, words_file: str, rng: random.Random) -> None:
+        super().__init__(GAME.hosting)
+        self.dictionary, self.words_file, self.random = dictionary, words_file, rng
+
+    def command(self, seat: int, level: str) -> BotCommand:
+        async def command(table: UpwordsTable) -> uw.Command:
+            game, seed = table.game, self.random.getrandbits(64)
+            turn = await think(thought_turn, self.words_file, game, seat, level or "best", seed)
+            lexicon = game.config.lexicon
+            if not isinstance(turn, Offer):
+                return await self.dictionary.attach(verdicts, lexicon, game, turn, lambda: None)
+            found = await self.dictionary.verdicts(lexicon, turn.words) if turn.words else {}
+            return turn.chosen(game, seat, found, insert_position(self.random, game))
+
+        return command
+
+
 class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServiceServicer):
     game = GAME
     word_checks = verdicts
-    create_attempts = 3  # practically never: the first-player draw ran out of tiles
-    create_retry_reasons = frozenset({"DRAW_EXHAUSTED"})
     Pass = Move(lambda request, table, seat: uw.Pass(seat))
     # Both name the play they mean (``play``): refused if another is pending (PLAY_CHANGED).
     AcceptPlay = Move(lambda request, table, seat: uw.AcceptPlay(seat), _meant_play)
@@ -87,8 +107,8 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     ) -> None:
         """``bot_words``: the word list file the bots play from (empty: the packaged ENABLE)."""
         super().__init__(host, dictionary, directory)
-        self.bot_words = bot_words
         self.random = secrets.SystemRandom()
+        self.bots = UpwordsBots(dictionary, bot_words, self.random)
 
     # -- the game's own mapping --------------------------------------------------------------
 
@@ -102,43 +122,6 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
     ) -> pb.GameEvent:
         """The event's notation reads the board before it."""
         return game_event_pb(event, info, before.game.board)
-
-    async def create_command(
-        self, config: Any, seats: tuple[Seat, ...], deadline: float | None
-    ) -> uw.CreateGame:
-        """The lexicon's id recorded, both bag orders drawn from a secure source."""
-        chosen = uw.UpwordsConfig()
-        if config is not None:  # a request's rules version 0 is the current one
-            rules = uw.rules_for_new_game(config.rules_version)
-            chosen = dataclasses.replace(config_of(config), rules=rules)
-        players = tuple(s.player_id for s in seats)
-        bags = shuffled_bag(self.random), shuffled_bag(self.random)
-        return uw.CreateGame(await self.with_lexicon(chosen, deadline), players, *bags)
-
-    def bot_command(self, seat: int, level: str) -> BotCommand:
-        """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
-        only its seat's view, from its own word graph (built once per process, about 2 s,
-        the first time a bot moves), in the process's bot workers (``thinking``: off the event
-        loop and its GIL). The dictionary judges a bot's words like anyone's: it
-        offers its best ``BOT_CANDIDATES`` plays in one batch and plays the first valid. Its
-        answer to a pending play is made on the very state it is decided on, so it always
-        means the play pending then and names none (``play`` is for callers from outside)."""
-
-        async def command(table: UpwordsTable) -> uw.Command:
-            game, seed = table.game, self.random.getrandbits(64)
-            turn = await think(thought_turn, self.bot_words, game, seat, level or "best", seed)
-            if not isinstance(turn, Offer):
-                return await self.with_verdicts(game, turn)
-            asked = turn.words
-            found = await self.dictionary.verdicts(game.config.lexicon, asked) if asked else {}
-            return turn.chosen(game, seat, found, self._insert_position(game))
-
-        return command
-
-    def _insert_position(self, game: uw.UpwordsState) -> int:
-        """Where the returned tile goes into the bag: uniformly at random, securely."""
-        positions = uw.exchange_positions(game)
-        return self.random.randrange(positions) if positions > 0 else 0
 
     # -- moves -------------------------------------------------------------------------------
 
@@ -159,6 +142,6 @@ class UpwordsServicer(WordGameService[UpwordsTable, Event], pb_grpc.UpwordsServi
 
         return await self.move(
             request,
-            lambda table, seat: uw.Exchange(seat, tile, self._insert_position(table.game)),
+            lambda table, seat: uw.Exchange(seat, tile, insert_position(self.random, table.game)),
             pb.ExchangeResponse,
         )

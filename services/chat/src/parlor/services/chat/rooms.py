@@ -1,0 +1,167 @@
+"""Rooms and players' chat choices in the event store.
+
+Streams (the ``chat`` category is relayed to NATS with its payload emptied: another replica's
+watchers learn that a room has news, and read it from the store; no text is ever on the bus;
+``chatprefs`` is not relayed at all):
+
+- ``chat-lobby``: the lobby's room;
+- ``chat-p-<game type>-<game id>``: a game's players' room;
+- ``chat-s-<game type>-<game id>``: a game's spectators' room;
+- ``chatprefs-<sha256 of the player id, 40 hex digits>``: a player's mutes, blocks and whether
+  their chat is on (no personal data in a stream id).
+
+Each room is decided by ``parlor.chatrules.ROOMS`` on the state folded from its stream (cached per
+room and brought up to date from the store before each decision) and appended with the
+version it was decided on; a conflict with another replica decides again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from parlor.accounts.codec import decode, encode
+from parlor.chatrules import (
+    EVENT_TYPES,
+    PREFS,
+    PREFS_EVENT_TYPES,
+    ROOMS,
+    Kind,
+    Limits,
+    Prefs,
+    PrefsCommand,
+    Room,
+    RoomCommand,
+    RoomEvent,
+)
+from parlor.core.errors import Conflict, Unavailable
+from parlor.eventstore import EventStore, Metadata, NewEvent, RecordedEvent
+from parlor.eventstore.events import command_id_reused
+
+CATEGORY = "chat"
+PREFS_CATEGORY = "chatprefs"
+RETRIES = 16
+CACHED_ROOMS = 4096
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+@dataclass(frozen=True)
+class RoomId:
+    kind: Kind
+    game_type: str = ""
+    game_id: str = ""
+
+    @property
+    def instance(self) -> str:
+        """The stream's id within the category (and the room's bell)."""
+        if self.kind is Kind.LOBBY:
+            return "lobby"
+        return f"{self.kind.value[0]}-{self.game_type}-{self.game_id}"
+
+    @property
+    def stream(self) -> str:
+        return f"{CATEGORY}-{self.instance}"
+
+
+def room_event(event: RecordedEvent) -> RoomEvent:
+    return decode(dict(EVENT_TYPES), event.type, event.data)
+
+
+def prefs_stream(player_id: str) -> str:
+    return f"{PREFS_CATEGORY}-{hashlib.sha256(player_id.encode()).hexdigest()[:40]}"
+
+
+class Rooms:
+    """Rooms over any event store (in memory for unit tests, PostgreSQL in service)."""
+
+    def __init__(self, store: EventStore, limits: Limits | None = None) -> None:
+        self.store = store
+        self.limits = limits or Limits()
+        self._cache: OrderedDict[str, tuple[Room, int]] = OrderedDict()
+
+    async def load(self, room: RoomId) -> tuple[Room, int]:
+        """The room's state and version, as the store holds it now."""
+        state, version = self._cache.get(room.stream, (Room(limits=self.limits), 0))
+        for event in await self.store.read_stream(room.stream, version + 1):
+            state, version = ROOMS.evolve(state, room_event(event)), event.version
+        self._cache[room.stream] = (state, version)
+        self._cache.move_to_end(room.stream)
+        while len(self._cache) > CACHED_ROOMS:
+            self._cache.popitem(last=False)
+        return state, version
+
+    async def execute(
+        self,
+        room: RoomId,
+        command: RoomCommand,
+        actor: str,
+        command_id: str | None = None,
+        fingerprint: str | None = None,
+    ) -> list[RecordedEvent]:
+        """Decide ``command`` on the room and append what it decides; the events as stored
+        (a command id already applied: the events it appended then)."""
+        if command_id is not None:
+            known = await self.store.command_result(room.stream, command_id)
+            if known is not None:
+                if fingerprint and known.fingerprint and known.fingerprint != fingerprint:
+                    raise command_id_reused(room.stream)
+                return await self._again(room, known.versions)
+        for _ in range(RETRIES):
+            state, version = await self.load(room)
+            events = ROOMS.decide(state, command)
+            if not events:
+                return []
+            try:
+                result = await self.store.append(
+                    room.stream,
+                    _new(events, actor, command_id),
+                    version,
+                    command_id,
+                    fingerprint=fingerprint,
+                )
+            except Conflict:
+                continue
+            if result.duplicate:
+                return await self._again(room, result.versions)
+            return list(result.events)
+        raise Unavailable("the room is too busy right now; try again", reason="CHAT_CONFLICT")
+
+    async def _again(self, room: RoomId, versions: range) -> list[RecordedEvent]:
+        """A retried command id: the events its first outcome appended."""
+        return await self.store.read_stream(room.stream, versions.start, versions.stop - 1)
+
+    async def prefs(self, player_id: str) -> tuple[Prefs, int]:
+        state, version = PREFS.initial_state(), 0
+        for event in await self.store.read_stream(prefs_stream(player_id)):
+            state = PREFS.evolve(state, decode(dict(PREFS_EVENT_TYPES), event.type, event.data))
+            version = event.version
+        return state, version
+
+    async def set_prefs(self, player_id: str, command: PrefsCommand) -> None:
+        for _ in range(RETRIES):
+            state, version = await self.prefs(player_id)
+            events = PREFS.decide(state, command)
+            if not events:
+                return
+            try:
+                await self.store.append(
+                    prefs_stream(player_id), _new(events, player_id, None), version
+                )
+                return
+            except Conflict:
+                continue
+        raise Unavailable(
+            "your chat settings are busy right now; try again", reason="CHAT_CONFLICT"
+        )
+
+
+def _new(events: Sequence[Any], actor: str, command_id: str | None) -> list[NewEvent]:
+    out = []
+    for event in events:
+        kind, data = encode(event)
+        out.append(NewEvent(kind, data, metadata=Metadata(command_id=command_id, actor=actor)))
+    return out
