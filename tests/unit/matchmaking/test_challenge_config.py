@@ -1,5 +1,6 @@
 """A challenge's game configuration, checked before anything is stored
-(``parlor.services.matchmaking.challengeconfig``), for each installed game's own Config."""
+(``parlor.services.matchmaking.challengeconfig``), for each installed game's own Config:
+its bytes, its bounds, its seat fields, then the game's own create."""
 
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ def test_no_config_is_the_games_defaults() -> None:
         ("takefour", tf.Config(target=1_000_001).SerializeToString(), 3, "NUMBER_OUT_OF_RANGE"),
         ("takefour", tf.Config(max_rounds=1001).SerializeToString(), 3, "NUMBER_OUT_OF_RANGE"),
         ("upwords", uw.Config(lexicon="x" * 200).SerializeToString(), 2, "FIELD_TOO_LONG"),
+        # the game's own create refuses it, as it would at the match
+        (
+            "takefour",
+            tf.Config(rules_version=99).SerializeToString(),
+            3,
+            "UNSUPPORTED_RULES_VERSION",
+        ),
     ],
 )
 def test_an_invalid_config_is_refused_with_a_reason(

@@ -9,7 +9,10 @@ game must take a Config, the bytes must decode as it, every field must be within
 declared bounds (``parlor.kit.bounds``), and the seat fields the platform knows
 (``players``, ``first_seat``), where the game's Config has them and they are set, must fit
 the challenge's seats. ``INVALID_ARGUMENT BAD_CONFIG`` otherwise (a field out of its
-bounds: the bounds' own reason).
+bounds: the bounds' own reason). Then the game's own create (``GameType.create``, the pure
+``parlor.rules.<game>.hosting``) is asked to make its create command of it for the
+challenge's seats, so what the game would refuse at the match (Connect 4x4's
+``INVALID_PLAYER_COUNT``) is refused now, with the game's reason.
 
 The challenge keeps the bytes (base64, in ``ChallengeIssued.config``) and its match
 carries them (``MatchFormed.config``).
@@ -23,7 +26,7 @@ from typing import Any
 from google.protobuf import unknown_fields
 from google.protobuf.message import DecodeError, Message
 
-from parlor.core.errors import InvalidArgument
+from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.gamehost.games import GameType
 from parlor.kit import bounds
 
@@ -38,9 +41,9 @@ def config_type(game: GameType[Any, Any, Any]) -> type[Message] | None:
     return config if isinstance(config, type) and issubclass(config, Message) else None
 
 
-def checked_config(game: GameType[Any, Any, Any], raw: bytes, seats: int) -> str:
-    """``raw`` checked for a challenge of ``game`` with ``seats`` seats, as the challenge
-    keeps it (base64; empty: none given, the game's defaults)."""
+def checked_config(game: GameType[Any, Any, Any], raw: bytes, seats: int, bots: int = 0) -> str:
+    """``raw`` checked for a challenge of ``game`` with ``seats`` seats (the last ``bots`` of
+    them bots), as the challenge keeps it (base64; empty: none given, the game's defaults)."""
     if not raw:
         return ""
     kind = config_type(game)
@@ -61,6 +64,14 @@ def checked_config(game: GameType[Any, Any, Any], raw: bytes, seats: int) -> str
     first = getattr(config, "first_seat", 0) if "first_seat" in fields else 0
     if first >= seats:
         raise _refuse(f"first_seat is a seat, 0 to {seats - 1}")
+    if game.hosting is not None and game.config_of is not None:
+        players = tuple(f"seat-{i}" for i in range(seats))
+        try:
+            game.create(config, players, tuple(i >= seats - bots for i in range(seats)))
+        except ParlorError:
+            raise  # the game's own refusal, with its reason
+        except (ValueError, TypeError) as error:
+            raise _refuse(f"{game.name} cannot be made with this configuration") from error
     return base64.b64encode(raw).decode("ascii")
 
 

@@ -151,7 +151,7 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         if request.rated and bots:
             raise InvalidArgument("a game with bots is not rated", reason="RATED_WITH_BOTS")
         control = time_control_of(game, request.time_control)
-        config = checked_config(game, request.config, seats)  # BAD_CONFIG
+        config = checked_config(game, request.config, seats, len(bots))  # BAD_CONFIG
         wait = self._wait(request.expires_in_seconds)
         await self._check_open_games(game.name)
 
