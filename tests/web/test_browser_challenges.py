@@ -47,4 +47,7 @@ async def test_a_challenge_is_accepted_live_and_a_rematch_waits_for_the_away_pla
     waits = "ada" if starts == "bob" else "bob"
     assert report["turns"][starts] == {"title": "(1) Parlor", "games": [report["rematch"]]}
     assert report["turns"][waits] == {"title": "Parlor", "games": []}
+    # a challenge from a name on the board: the form aimed at him; no button by one's own name
+    assert report["aimed"] == report["bobId"]
+    assert report["ownButtons"] == 0
     assert (SCREENSHOTS / "rematch.png").is_file()

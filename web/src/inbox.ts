@@ -5,7 +5,9 @@
 // from a finished game's page. A game made from a challenge opens its page at once.
 import { stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
+import { nameOf, type Named } from "./names";
 import { describe } from "./play";
+import { stored } from "./session";
 import { controlLabel } from "./clock";
 import { ticketChoices, type Choices } from "./timecontrol";
 import type { TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
@@ -34,6 +36,31 @@ function labelOf(games: GameChoice[], type: string): string {
   return games.find((g) => g.type === type)?.label ?? type;
 }
 
+// Challenge a player from wherever their name shows (a game's seats, a leaderboard, the
+// lobby's lists): a "challenge" button that opens the lobby's challenge form with them filled
+// in (by player id, which the server takes as a handle's). None for a bot or yourself.
+const CHALLENGE_EVENT = "parlor:challenge";
+let target: string | undefined;
+
+export function challengeButton(player: Named): HTMLElement | null {
+  const id = player.playerId;
+  if (!id || id.startsWith("bot:") || id === stored()?.playerId) return null;
+  return h(
+    "button",
+    {
+      class: "link challenge-player",
+      "data-player": id,
+      title: `Challenge ${nameOf(player)}`,
+      onclick: () => {
+        target = id;
+        if (location.hash === "#/" || location.hash === "") dispatchEvent(new Event(CHALLENGE_EVENT));
+        else location.hash = "#/";
+      },
+    },
+    "challenge",
+  );
+}
+
 // The lobby's challenges card; `open(type, gameId)` shows a game's page; `yourTurn()` is
 // told of each "your turn" notice.
 export function inboxCard(
@@ -56,6 +83,14 @@ export function inboxCard(
   };
   game.addEventListener("change", offerClocks);
   offerClocks();
+  const aim = () => {
+    if (target === undefined) return;
+    whom.value = target;
+    target = undefined;
+    whom.focus();
+  };
+  addEventListener(CHALLENGE_EVENT, aim);
+  queueMicrotask(aim); // a challenge asked from another page, once the card is shown
   const form = h(
     "form",
     { id: "challenge-form" },
@@ -150,6 +185,7 @@ export function inboxCard(
     el,
     close() {
       closed = true;
+      removeEventListener(CHALLENGE_EVENT, aim);
       watch?.close();
     },
   };

@@ -15,7 +15,7 @@ import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
-import { inboxCard } from "./inbox";
+import { challengeButton, inboxCard } from "./inbox";
 import * as accounts from "./account";
 import { lookUp, nameOf, remember } from "./names";
 import { leaderboardsPage } from "./leaderboard";
@@ -444,8 +444,12 @@ function inProgress(kind: GameKind<GameLike>, g: Summary, me: string): Node {
 }
 
 function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string): Node {
-  const names = g.seats.map(nameOf).join(" vs ");
-  return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ` ${names}`, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
+  const named = (s: Summary["seats"][number], i: number) => {
+    const challenge = challengeButton(s); // after the name, so "Ada vs Bob" reads as before
+    return h("span", { class: "player" }, i ? " vs " : " ", nameOf(s), challenge ? " " : "", challenge);
+  };
+  const names = g.seats.map(named);
+  return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ...names, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
 }
 
 // An account's access token from the bridge, which holds its session: when the provider has

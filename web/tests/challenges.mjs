@@ -3,7 +3,8 @@
 // the end: whoever starts drops four checkers in column a (front), the other in column b.
 // Ada offers a rematch while Bob's page is closed; Bob opens the page later, finds the offer
 // among his challenges and accepts; the rematch opens for both. In the lobby, the rematch
-// is under "Your turn" for whoever starts it, with "(1)" on the page title.
+// is under "Your turn" for whoever starts it, with "(1)" on the page title; Ada's challenge
+// button by Bob's name on the board opens the lobby's form with Bob filled in.
 import { BASE, main, newPage, report, screenshot, signIn } from "./browser.mjs";
 
 const gameOf = (page) => decodeURIComponent(page.url().split("/").pop());
@@ -62,11 +63,16 @@ await main(async (browser) => {
   await screenshot(bob, "rematch");
   const [rematch, adaRematch] = [gameOf(bob), gameOf(ada)];
   // Back in the lobby, whoever starts the rematch finds it under "Your turn", counted on the title
-  await Promise.all([ada.goto(BASE + "/"), bob.goto(BASE + "/")]);
+  // Ada challenges Bob again from his name on the board: the lobby's form has him filled in
+  await ada.click(`.seats button.challenge-player[data-player="${bobId}"]`);
+  await ada.waitForSelector("#challenge-player");
+  const aimed = await ada.inputValue("#challenge-player");
+  const ownButtons = await bob.locator(`.seats button.challenge-player[data-player="${bobId}"]`).count();
+  await bob.goto(BASE + "/");
   await Promise.all([ada, bob].map((p) => p.waitForSelector("#your-turn li")));
   const turns = {};
   for (const [name, page] of [["ada", ada], ["bob", bob]])
     turns[name] = { title: await page.title(), games: await page.locator("#your-turn li[data-game]").evaluateAll((els) => els.map((e) => e.dataset.game)) };
   await screenshot(ada, "your-turn");
-  report({ first, rematch, adaRematch, challenge, offer, bobId, winner, turns });
+  report({ first, rematch, adaRematch, challenge, offer, bobId, winner, turns, aimed, ownButtons });
 });
