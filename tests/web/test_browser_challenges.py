@@ -1,5 +1,6 @@
-"""Challenges in a real browser (issue 41): a challenge seen live and accepted, then a
-rematch offered while the other player's page is closed, accepted later, seats rotated."""
+"""Challenges in a real browser (issue 41): a challenge at a Fischer time control seen live,
+accepted and played to a win, then a rematch offered while the other player's page is
+closed, accepted later, seats rotated, the time control kept."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 from test_browser import SCREENSHOTS, browser, run_script
 
+from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 
@@ -24,9 +26,28 @@ async def test_a_challenge_is_accepted_live_and_a_rematch_waits_for_the_away_pla
         first = (await stub.GetGame(c4.GetGameRequest(game_id=report["first"]))).game
         rematch = (await stub.GetGame(c4.GetGameRequest(game_id=report["rematch"]))).game
     assert report["adaRematch"] == report["rematch"] != report["first"]
-    assert "(rematch)" in report["offer"]
+    assert "(3+2)" in report["challenge"]
+    assert "(3+2) (rematch)" in report["offer"]
     assert report["bobId"] in {s.player_id for s in first.seats}
     seats = [s.player_id for s in first.seats]
     assert [s.player_id for s in rematch.seats] == seats[1:] + seats[:1]  # rotated
-    assert list(first.winners)  # Ada resigned it: Bob won
+    # played to the end: four in column a by whoever started (seat 0), on the board
+    assert first.status == c4.STATUS_WON
+    assert list(first.winners) == [0]
+    assert first.moves == 7
+    assert (seats[0] == report["bobId"]) == (report["winner"] == "bob")
+    fischer = common_pb2.TimeControl(
+        kind=common_pb2.TimeControl.KIND_FISCHER, initial_seconds=180, increment_seconds=2
+    )
+    assert first.clocks.time_control == fischer  # chosen in the form, not the default 5+3
+    assert rematch.clocks.time_control == fischer  # kept by the rematch
+    assert rematch.status == c4.STATUS_IN_PROGRESS
+    # the lobby's "Your turn": the rematch for its first seat, "(1)" on the title; the other: none
+    starts = "bob" if rematch.seats[0].player_id == report["bobId"] else "ada"
+    waits = "ada" if starts == "bob" else "bob"
+    assert report["turns"][starts] == {"title": "(1) Parlor", "games": [report["rematch"]]}
+    assert report["turns"][waits] == {"title": "Parlor", "games": []}
+    # a challenge from a name on the board: the form aimed at him; no button by one's own name
+    assert report["aimed"] == report["bobId"]
+    assert report["ownButtons"] == 0
     assert (SCREENSHOTS / "rematch.png").is_file()

@@ -1,10 +1,16 @@
-// Challenges in the lobby: challenge a player by handle or id, the challenges to and from
+// Challenges in the lobby: challenge a player by handle or id to a game with one of the time
+// controls it offers (as a ticket's: ListGameTypes), the challenges to and from
 // you (accept, decline with a reason, cancel), kept up to date by your own stream
 // (ChallengeService.WatchPlayer, resumed after a dropped connection), and a rematch offer
 // from a finished game's page. A game made from a challenge opens its page at once.
 import { stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
+import { nameOf, type Named } from "./names";
 import { describe } from "./play";
+import { stored } from "./session";
+import { controlLabel } from "./clock";
+import { ticketChoices, type Choices } from "./timecontrol";
+import type { TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
 import {
   ChallengeService,
   DeclineReason,
@@ -15,6 +21,8 @@ import {
 export interface GameChoice {
   type: string;
   label: string;
+  timeControls?: TimeControl[]; // offered, in the server's order (ListGameTypes)
+  defaultTimeControl?: TimeControl;
 }
 
 const DECLINES: [DeclineReason, string][] = [
@@ -28,26 +36,74 @@ function labelOf(games: GameChoice[], type: string): string {
   return games.find((g) => g.type === type)?.label ?? type;
 }
 
-// The lobby's challenges card; `open(type, gameId)` shows a game's page.
+// Challenge a player from wherever their name shows (a game's seats, a leaderboard, the
+// lobby's lists): a "challenge" button that opens the lobby's challenge form with them filled
+// in (by player id, which the server takes as a handle's). None for a bot or yourself.
+const CHALLENGE_EVENT = "parlor:challenge";
+let target: string | undefined;
+
+export function challengeButton(player: Named): HTMLElement | null {
+  const id = player.playerId;
+  if (!id || id.startsWith("bot:") || id === stored()?.playerId) return null;
+  return h(
+    "button",
+    {
+      class: "link challenge-player",
+      "data-player": id,
+      title: `Challenge ${nameOf(player)}`,
+      onclick: () => {
+        target = id;
+        if (location.hash === "#/" || location.hash === "") dispatchEvent(new Event(CHALLENGE_EVENT));
+        else location.hash = "#/";
+      },
+    },
+    "challenge",
+  );
+}
+
+// The lobby's challenges card; `open(type, gameId)` shows a game's page; `yourTurn()` is
+// told of each "your turn" notice.
 export function inboxCard(
   games: GameChoice[],
   open: (type: string, gameId: string) => void,
+  yourTurn: () => void = () => undefined,
 ): { el: HTMLElement; close(): void } {
   const incomingEl = h("ul", { id: "incoming-challenges" });
   const outgoingEl = h("ul", { id: "outgoing-challenges" });
   const whom = h("input", { id: "challenge-player", placeholder: "handle or player id", maxlength: 128, required: true }) as HTMLInputElement;
   const game = h("select", { id: "challenge-game" }, games.map((g) => h("option", { value: g.type }, g.label))) as HTMLSelectElement;
+  // The chosen game's time controls; the one chosen is sent (none: the game's default).
+  const clock = h("select", { id: "challenge-time-control" }) as HTMLSelectElement;
+  let clocks: Choices | undefined;
+  const offerClocks = () => {
+    const chosen = games.find((g) => g.type === game.value);
+    clocks = chosen && ticketChoices(chosen.timeControls ?? [], chosen.defaultTimeControl);
+    replace(clock, (clocks?.choices ?? []).map((c, i) => h("option", { value: String(i) }, c.label)));
+    if (clocks) clock.value = String(clocks.selected);
+  };
+  game.addEventListener("change", offerClocks);
+  offerClocks();
+  const aim = () => {
+    if (target === undefined) return;
+    whom.value = target;
+    target = undefined;
+    whom.focus();
+  };
+  addEventListener(CHALLENGE_EVENT, aim);
+  queueMicrotask(aim); // a challenge asked from another page, once the card is shown
   const form = h(
     "form",
     { id: "challenge-form" },
     h("label", {}, "Player ", whom),
     h("label", {}, "Game ", game),
+    h("label", {}, "Clock ", clock),
     h("button", { type: "submit", id: "send-challenge" }, "Challenge"),
   );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
+    const timeControl = clocks?.choices[Number(clock.value)]?.control;
     try {
-      await unary(ChallengeService, "createChallenge", { gameType: game.value, invitees: [whom.value.trim()] });
+      await unary(ChallengeService, "createChallenge", { gameType: game.value, invitees: [whom.value.trim()], ...(timeControl ? { timeControl } : {}) });
       whom.value = "";
       await refresh();
     } catch (err) {
@@ -64,7 +120,10 @@ export function inboxCard(
       notice(describe(err), "error");
     }
   };
-  const what = (c: Challenge) => `${labelOf(games, c.gameType)}${c.rematchOf ? " (rematch)" : ""}`;
+  const what = (c: Challenge) => {
+    const clockLabel = controlLabel(c.timeControl);
+    return `${labelOf(games, c.gameType)}${clockLabel ? ` (${clockLabel})` : ""}${c.rematchOf ? " (rematch)" : ""}`;
+  };
   const incoming = (c: Challenge) => {
     const reason = h("select", { class: "decline-reason" }, DECLINES.map(([v, t]) => h("option", { value: String(v) }, t))) as HTMLSelectElement;
     return h(
@@ -103,6 +162,7 @@ export function inboxCard(
         const made = item.notices.find((n) => n.kind === NoticeKind.GAME_CREATED && n.challenge?.matchId);
         if (made?.challenge) open(made.challenge.gameType, made.challenge.matchId);
         else void refresh().catch(() => undefined);
+        if (item.notices.some((n) => n.kind === NoticeKind.YOUR_TURN)) yourTurn();
       },
       error() {
         if (!closed) setTimeout(() => !closed && follow(), 1000);
@@ -125,6 +185,7 @@ export function inboxCard(
     el,
     close() {
       closed = true;
+      removeEventListener(CHALLENGE_EVENT, aim);
       watch?.close();
     },
   };

@@ -5,6 +5,7 @@ import type { LeaderboardEntry } from "@parlor/client/gen/parlor/scoring/v1/scor
 import { ScoringService } from "@parlor/client/gen/parlor/scoring/v1/scoring_pb";
 import { ApiError, unary } from "./api";
 import { h, replace } from "./dom";
+import { challengeButton } from "./inbox";
 import { lookUp, nameOf, type Named } from "./names";
 
 export interface Row {
@@ -30,7 +31,7 @@ function table(type: string, shown: Row[]): Node {
     "table",
     { class: "leaderboard", "data-game-type": type },
     h("tr", {}, ["#", "player", "rating", "games", "won-drawn-lost"].map((c) => h("th", {}, c))),
-    shown.map((r) => h("tr", { "data-player": r.playerId }, h("td", {}, r.place), h("td", {}, r.name), h("td", {}, r.rating), h("td", {}, r.games), h("td", {}, r.record))),
+    shown.map((r) => h("tr", { "data-player": r.playerId }, h("td", {}, r.place), h("td", {}, r.name, " ", challengeButton({ playerId: r.playerId, displayName: r.name })), h("td", {}, r.rating), h("td", {}, r.games), h("td", {}, r.record))),
   );
 }
 

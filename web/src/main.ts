@@ -12,9 +12,10 @@ import { controlLabel } from "./clock";
 import { ticketState, waitLine } from "./ticket";
 import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
+import { yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import * as session from "./session";
-import { inboxCard } from "./inbox";
+import { challengeButton, inboxCard } from "./inbox";
 import * as accounts from "./account";
 import { lookUp, nameOf, remember } from "./names";
 import { leaderboardsPage } from "./leaderboard";
@@ -380,7 +381,9 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("h3", {}, `${IN_PROGRESS_HEADING} `, h("button", { class: "link", id: "refresh-games", onclick: () => void listings() }, "refresh")),
     openEl,
   );
+  const turns = yourTurnCard();
   const listings = async () => {
+    const waiting: Listed[] = [];
     const open: Node[] = [];
     const live: Node[] = [];
     const mine: Node[] = [];
@@ -396,6 +399,8 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
         // every player of these games by handle, when they have one
         await lookUp([going, all, done].flatMap((l) => l.games.flatMap((g) => g.seats.map((s) => s.playerId))));
         for (const g of going.games) open.push(inProgress(kind, g, me.playerId));
+        for (const g of going.games)
+          waiting.push({ type: kind.type, label: kind.label, gameId: g.gameId, read: () => unary(kind.service, "getGame", { gameId: g.gameId }) as unknown as Promise<{ game?: TurnView }> });
         if (going.nextPageToken) open.push(h("li", { class: "hint" }, `${kind.label}: only the ${going.games.length} newest are shown`));
         for (const g of all.games) live.push(entry(kind, g, "play", "Watch"));
         for (const g of done.games) mine.push(entry(kind, g, "replay", "Replay"));
@@ -408,18 +413,21 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     replace(openEl, open.length ? open : [h("li", {}, "None: every game you started has ended.")]);
     replace(liveEl, live.length ? live : [h("li", {}, "No game in progress.")]);
     replace(mineEl, mine.length ? mine : [h("li", {}, "None yet.")]);
+    await turns.update(waiting, me.playerId);
   };
   void listings();
 
   const challenges = inboxCard(
-    games.map((g) => ({ type: g.kind.type, label: g.kind.label })),
+    games.map((g) => ({ type: g.kind.type, label: g.kind.label, timeControls: g.timeControls, defaultTimeControl: g.defaultTimeControl })),
     (type, gameId) => go(`#/play/${type}/${gameId}`),
+    () => void listings(), // "your turn" in one of my games
   );
   streams.push(challenges);
   replace(
     main,
     h("div", { class: "lobby" }, botForm, matchCard),
     challenges.el,
+    turns.el,
     h("div", { class: "lobby" }, openCard, h("section", { class: "card" }, h("h3", {}, "Your finished games"), mineEl)),
     h("section", { class: "card" }, h("h3", {}, "Live games"), liveEl),
   );
@@ -448,8 +456,12 @@ function inProgress(kind: GameKind<GameLike>, g: Summary, me: string): Node {
 }
 
 function entry(kind: GameKind<GameLike>, g: Summary, page: string, verb: string): Node {
-  const names = g.seats.map(nameOf).join(" vs ");
-  return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ` ${names}`, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
+  const named = (s: Summary["seats"][number], i: number) => {
+    const challenge = challengeButton(s); // after the name, so "Ada vs Bob" reads as before
+    return h("span", { class: "player" }, i ? " vs " : " ", nameOf(s), challenge ? " " : "", challenge);
+  };
+  const names = g.seats.map(named);
+  return h("li", {}, h("a", { href: `#/${page}/${kind.type}/${g.gameId}`, "data-game": g.gameId }, `${verb}: ${kind.label}`), ...names, g.finishReason ? ` (${g.finishReason.toLowerCase()})` : "");
 }
 
 // An account's access token from the bridge, which holds its session: when the provider has

@@ -8,7 +8,7 @@ import { controlLabel, faces, millis, ServerTime, timed } from "./clock";
 import { chatPanel } from "./chat";
 import { h, notice, replace } from "./dom";
 import { announce, focusKey, restoreFocus, shortcuts } from "./a11y";
-import { rematchButton } from "./inbox";
+import { challengeButton, rematchButton } from "./inbox";
 import { lookUp, nameOf } from "./names";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
@@ -137,6 +137,7 @@ function seatsLine(seats: SeatLike[], me: number | undefined, clocks: Clocks | u
         { class: `seat seat-${s.index}${s.index === me ? " me" : ""}` },
         h("span", { class: "swatch" }),
         nameOf(s),
+        s.index === me ? null : challengeButton(s),
         shown && clocks.seats.some((c) => c.seat === s.index) ? h("span", { class: "clock", "data-seat": s.index }) : null,
       ),
     ),

@@ -20,7 +20,11 @@ from parlor.challenges.v1 import challenges_pb2_grpc as ch_grpc
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
+from parlor.eventstore import PostgresEventStore
+from parlor.gamehost.consent import match_stream
 from parlor.kit.status import reason_of
+from parlor.matchmaking.v1 import events_pb2 as mm_events
+from parlor.takefour.v1 import takefour_pb2 as tf
 
 pytestmark = [pytest.mark.integration]
 
@@ -244,3 +248,56 @@ async def test_several_seats_an_open_one_and_a_bot(start_platform: Any) -> None:
 
             game = await eventually(made_game, 60)
             assert [s.player_id for s in game.seats] == [ann, bob, eve, "bot:random"]
+
+
+async def test_a_challenge_carries_its_game_config_to_its_match(
+    start_platform: Any, database_url: str
+) -> None:
+    """The game type's own Config, checked when the challenge is made (an invalid one never
+    waits for an acceptance), shown on the challenge, carried on its MatchFormed, and the
+    game made of the match plays by it."""
+    ann, bob = guest(), guest()
+    async with start_platform("matchmaking", "connect4x4") as platform:
+        async with platform.channel(ann) as a, platform.channel(bob) as b:
+            ann_s, bob_s = ch_grpc.ChallengeServiceStub(a), ch_grpc.ChallengeServiceStub(b)
+
+            def create(config: bytes) -> Any:
+                return ann_s.CreateChallenge(
+                    ch.CreateChallengeRequest(game_type="connect4x4", invitees=[bob], config=config)
+                )
+
+            for bad in (
+                tf.Config(max_rounds=5).SerializeToString(),  # another game's Config
+                c4.Config(players=3).SerializeToString(),  # the challenge seats two
+                c4.Config(first_seat=2).SerializeToString(),  # seats 0 and 1
+                b"\xff",  # no message at all
+            ):
+                await refused(create(bad), grpc.StatusCode.INVALID_ARGUMENT, "BAD_CONFIG")
+            assert not (await ann_s.ListChallenges(ch.ListChallengesRequest())).outgoing
+
+            config = c4.Config(players=2, first_seat=1, blockers_count_toward_lines=True)
+            made = (await create(config.SerializeToString())).challenge
+            incoming = (await bob_s.ListChallenges(ch.ListChallengesRequest())).incoming
+            for shown in (made.config, incoming[0].config):
+                assert c4.Config.FromString(shown) == config
+            accepted = await bob_s.AcceptChallenge(
+                ch.AcceptChallengeRequest(challenge_id=made.challenge_id)
+            )
+            match_id = accepted.challenge.match_id
+            games = c4_grpc.Connect4x4ServiceStub(a)
+
+            async def made_game() -> Any:
+                return (await games.GetGame(c4.GetGameRequest(game_id=match_id))).game
+
+            game = await eventually(made_game, 60)
+            assert game.config.first_seat == 1
+            assert game.config.blockers_count_toward_lines
+
+    store = PostgresEventStore(database_url)
+    try:
+        [recorded] = await store.read_stream(match_stream(match_id))
+    finally:
+        await store.close()
+    formed = mm_events.MatchFormed.FromString(recorded.data)
+    assert formed.challenge_id == made.challenge_id
+    assert c4.Config.FromString(formed.config) == config

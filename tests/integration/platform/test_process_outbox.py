@@ -53,11 +53,13 @@ async def test_games_in_one_process_share_a_bus_and_relay_each_with_its_own_lane
 async def test_matchmaking_in_a_games_process_relays_through_the_same_relay(
     migrated: None,
 ) -> None:
+    from parlor.accounts import GUEST_CLAIM_CATEGORY
     from parlor.services.matchmaking.component import matchmaking
     from parlor.services.matchmaking.rounds import CATEGORY
 
     async with game_backends("connect4x4") as c4, matchmaking() as component:
-        assert sorted(c4.relay.lanes) == ["connect4x4", CATEGORY]  # MatchFormed's lane too
+        # MatchFormed's lane too, and the guest claims' (for scoring)
+        assert sorted(c4.relay.lanes) == sorted(["connect4x4", CATEGORY, GUEST_CLAIM_CATEGORY])
         relay_task = component.tasks[0]
         assert getattr(relay_task, "__self__", None) is c4.outbox  # no relay of its own
         # ready without NATS (issue 38); the bus it reports under parlor.bus is the process's

@@ -125,16 +125,22 @@ class Opener(Generic[T, E]):
 
     async def open_match(self, match: MatchFormed) -> Outcome[T, E]:
         """A matchmade game's create (``match`` as the store holds it): seats as matched, the
-        game's default rules, under the match's system command id (the pipeline's
-        ``create_from_match`` makes it, then the bots' turns)."""
+        configuration a challenge chose (``MatchFormed.config``, checked by matchmaking when
+        the challenge was made and by the game's create here) or the game's default rules,
+        under the match's system command id (the pipeline's ``create_from_match`` makes it,
+        then the bots' turns)."""
         seats = match_seats(match)
+        config = None
+        message = getattr(self.game.proto, "Config", None)
+        if match.config and message is not None:
+            config = message.FromString(match.config)
         requested = match.time_control if match.HasField("time_control") else None
         made = from_match(match)
         made["extra"] = {**made["extra"], **match_privacy(match).extra()}
         return await self.open(
             match.match_id,
             seats,
-            None,
+            config,
             **made,
             time_control=self.time_control(requested, seats),
             matched=True,

@@ -57,6 +57,8 @@ class ChallengeIssued:
     """A ``fixed`` seat choice's order of players (a rematch's rotated seats)."""
     private: bool = False
     """Its game is private (a rematch of a private game)."""
+    config: str = ""
+    """The game's configuration (``challengeconfig``: base64 of the Any; empty: defaults)."""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from parlor.services.matchmaking.challenge import (
     Challenge,
     ChallengeIssued,
 )
+from parlor.services.matchmaking.challengeconfig import checked_config
 from parlor.services.matchmaking.challenges import Challenges
 from parlor.services.matchmaking.challengeview import DECLINE, SEAT_CHOICE, challenge_pb
 from parlor.services.matchmaking.games import (
@@ -150,6 +151,7 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         if request.rated and bots:
             raise InvalidArgument("a game with bots is not rated", reason="RATED_WITH_BOTS")
         control = time_control_of(game, request.time_control)
+        config = checked_config(game, request.config, seats, len(bots))  # BAD_CONFIG
         wait = self._wait(request.expires_in_seconds)
         await self._check_open_games(game.name)
 
@@ -167,6 +169,7 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
                 rated=request.rated,
                 created_at=now,
                 expires_at=now + wait,
+                config=config,
             )
 
         state = await self.challenges.issue(issued)

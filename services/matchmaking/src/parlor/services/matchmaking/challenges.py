@@ -72,6 +72,7 @@ from parlor.services.matchmaking.challenge import (
     GameMatched,
     Lapse,
 )
+from parlor.services.matchmaking.challengeconfig import config_bytes
 from parlor.services.matchmaking.games import time_control_from_json, time_control_json
 
 CHALLENGE = "challenge"
@@ -524,6 +525,7 @@ def match_formed(issued: ChallengeIssued, matched: GameMatched) -> Append:
         lobby=issued.challenge_id if issued.private else "",
         unrated=not issued.rated,
         challenge_id=issued.challenge_id,
+        config=config_bytes(issued.config),
     )
     event = NewEvent(
         MATCH_FORMED,

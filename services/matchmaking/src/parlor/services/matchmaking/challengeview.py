@@ -22,6 +22,7 @@ from parlor.services.matchmaking.challenge import (
     SECOND,
     Challenge,
 )
+from parlor.services.matchmaking.challengeconfig import config_bytes
 from parlor.services.matchmaking.games import time_control_from_json
 
 SEAT_CHOICE = {
@@ -83,4 +84,5 @@ def challenge_pb(state: Challenge) -> pb.Challenge:
             for i, (p, n) in enumerate(state.seats)
         ],
         rematch_of=issued.rematch_of,
+        config=config_bytes(issued.config),
     )
