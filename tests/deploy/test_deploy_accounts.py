@@ -17,3 +17,6 @@ def test_built_in_accounts_are_off_in_prod(overlay: str, expected: str) -> None:
     # the guard's settings are deployed beside it
     for name in ("MAX_ATTEMPTS", "WINDOW_SECONDS", "LOCKOUT_SECONDS"):
         assert f"PARLOR_PASSWORD_{name}" in env
+    # the web client offers the forms where the service takes them
+    web = environment(parlor_container(of_kind(objects, "Deployment")["web"]), objects, overlay)
+    assert web["PARLOR_WEB_PASSWORD_ACCOUNTS"].value == expected

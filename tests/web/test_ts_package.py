@@ -37,9 +37,10 @@ def npm() -> str:
 
 
 async def test_the_npm_package_passes_its_own_tests_against_the_gateway(
-    start_web: Any, tmp_path: Path
+    start_web: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     command = npm()
+    monkeypatch.setenv("PARLOR_PASSWORD_ACCOUNTS", "true")  # the built-in accounts' test
     log = tmp_path / "npm-test.log"
     async with start_web("matchmaking", "connect4x4", "dictionary", "upwords", "takefour") as web:
         with log.open("wb") as out:
@@ -62,4 +63,4 @@ async def test_the_npm_package_passes_its_own_tests_against_the_gateway(
     # node's test runner's summary: every test ran (none skipped for want of a gateway)
     assert "# fail 0" in text, text
     assert "# skipped 0" in text, text
-    assert "# pass 22" in text, text
+    assert "# pass 24" in text, text

@@ -127,7 +127,7 @@ function route(): void {
         me.name = handle;
         session.save(me);
         replace(document.getElementById("who-name") ?? who, handle);
-      }, () => void signOut(me));
+      }, () => void signOut(me), () => go("#/account"));
     });
   } else if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId, shared);
@@ -173,6 +173,7 @@ function signIn(): void {
   void providerNames().then((names) => {
     if (form.isConnected) form.after(accounts.signInLinks(names) ?? "");
   });
+  void accounts.passwordCard(() => go("#/account")).then((card) => card && form.isConnected && main.append(card));
 }
 
 function select(id: string, options: string[], labels?: string[]): HTMLSelectElement {

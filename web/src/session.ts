@@ -31,8 +31,28 @@ export function load(): Session | null {
 }
 
 export function save(s: Session): void {
+  const before = stored();
+  // signing in over a guest: the guest's token is kept aside, the proof "claim my guest
+  // games" (ClaimGuest) presents on the account page
+  if (s.account && before && !before.account) localStorage.setItem(GUEST_KEY, JSON.stringify(before));
   localStorage.setItem(KEY, JSON.stringify(s));
   setToken(s.token);
+}
+
+const GUEST_KEY = "parlor.guest";
+
+// The guest this browser played as before it signed in, if it kept one (expired or not).
+export function guest(): Session | null {
+  try {
+    const s = JSON.parse(localStorage.getItem(GUEST_KEY) ?? "null") as Session | null;
+    return s && s.token && !s.account ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export function forgetGuest(): void {
+  localStorage.removeItem(GUEST_KEY);
 }
 
 // Tokens are short-lived: ask for a fresh one (IdentityService.RefreshToken) a while before

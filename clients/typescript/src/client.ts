@@ -7,7 +7,7 @@ import { ParlorError } from "./errors.js";
 import { tokenExpiresAt, tokenPlayerId } from "./token.js";
 import { Transport, type CallOptions, type StreamOptions, type TransportOptions } from "./transport.js";
 import { DictionaryService } from "./gen/parlor/dictionary/v1/dictionary_pb.js";
-import { IdentityService, type Account } from "./gen/parlor/identity/v1/identity_pb.js";
+import { IdentityService, type Account, type Session } from "./gen/parlor/identity/v1/identity_pb.js";
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 import { ScoringService } from "./gen/parlor/scoring/v1/scoring_pb.js";
 import { ChatService } from "./gen/parlor/chat/v1/chat_pb.js";
@@ -211,6 +211,77 @@ export class ParlorClient {
   /** Choose the account's handle; refused with its reason (HANDLE_TAKEN, HANDLE_RESERVED...). */
   async setHandle(handle: string, options?: CallOptions): Promise<Account | undefined> {
     return (await this.identity.setHandle({ handle }, options)).account;
+  }
+
+  /**
+   * Make a built-in account with a handle and a password (IdentityService.SignUpWithPassword;
+   * the platform must have PARLOR_PASSWORD_ACCOUNTS on, else FAILED_PRECONDITION
+   * PASSWORD_ACCOUNTS_DISABLED): its tokens, as completeSignIn answers; the access token is
+   * held from then on. Never retried: a lost reply would come back as HANDLE_TAKEN. In a
+   * browser served by the web gateway, post to its /auth/password route instead (docs/web.md):
+   * it keeps the refresh token in a cookie no script can read.
+   */
+  async signUpWithPassword(
+    account: { handle: string; password: string; displayName?: string; client?: string },
+    options?: CallOptions,
+  ): Promise<ResponseOf<MethodsOf<typeof IdentityService>["signUpWithPassword"]>> {
+    const reply = await this.identity.signUpWithPassword(
+      { handle: account.handle, password: account.password, displayName: account.displayName ?? "", client: account.client ?? "" },
+      { ...options, retries: 0 },
+    );
+    this.token = reply.accessToken;
+    return reply;
+  }
+
+  /**
+   * Sign into a built-in account (IdentityService.SignInWithPassword): every wrong answer is
+   * UNAUTHENTICATED SIGN_IN_FAILED, guessing is slowed then RESOURCE_EXHAUSTED SIGN_IN_LOCKED.
+   * Never retried: each attempt counts towards the handle's lock-out.
+   */
+  async signInWithPassword(
+    account: { handle: string; password: string; client?: string },
+    options?: CallOptions,
+  ): Promise<ResponseOf<MethodsOf<typeof IdentityService>["signInWithPassword"]>> {
+    const reply = await this.identity.signInWithPassword(
+      { handle: account.handle, password: account.password, client: account.client ?? "" },
+      { ...options, retries: 0 },
+    );
+    this.token = reply.accessToken;
+    return reply;
+  }
+
+  /**
+   * The signed-in account takes over the guest of `guestToken` (IdentityService.ClaimGuest),
+   * the guest's own still valid token: holding it is the proof. Once, ever (ALREADY_EXISTS
+   * GUEST_CLAIMED); never retried, since a lost reply would come back as that refusal.
+   */
+  async claimGuest(guestToken: string, options?: CallOptions): Promise<ResponseOf<MethodsOf<typeof IdentityService>["claimGuest"]>> {
+    return this.identity.claimGuest({ guestToken }, { ...options, retries: 0 });
+  }
+
+  /** A short-lived token for a guest id this account claimed, to play on in its games (IdentityService.IssueClaimedGuestToken). */
+  async claimedGuestToken(guestId: string, options?: CallOptions): Promise<string> {
+    return (await this.identity.issueClaimedGuestToken({ guestId }, options)).token;
+  }
+
+  /** The account's open sessions, newest first, never their tokens (IdentityService.ListSessions). */
+  async sessions(options?: CallOptions): Promise<Session[]> {
+    return (await this.identity.listSessions({}, options)).sessions;
+  }
+
+  /** Revoke every session of the account (IdentityService.SignOutEverywhere); how many were open. */
+  async signOutEverywhere(options?: CallOptions): Promise<number> {
+    return (await this.identity.signOutEverywhere({}, options)).revoked;
+  }
+
+  /**
+   * Erase the account for good (IdentityService.EraseAccount; `playerId` for an admin's
+   * erasure of another): closed, sessions revoked, personal data crypto-shredded. The client
+   * holds no token after. Never retried: a second erasure is FAILED_PRECONDITION ACCOUNT_ERASED.
+   */
+  async eraseAccount(playerId = "", options?: CallOptions): Promise<void> {
+    await this.identity.eraseAccount({ playerId }, { ...options, retries: 0 });
+    if (!playerId) this.token = "";
   }
 
   /**

@@ -289,3 +289,33 @@ test("handles asks GetPlayers in batches of 100 and keeps only the players that 
   assert.equal(handles.get("acct-7"), "h7");
   assert.equal(handles.has("guest-1"), false);
 });
+
+test("password sign-up and sign-in hold the access token and are sent once; claiming is sent once; erasing drops the token", async () => {
+  const access = jwt({ sub: "acct-2", exp: 2_000_000_000 });
+  const answers = {
+    SignUpWithPassword: () => json({ accessToken: access, refreshToken: "f.r1", account: { playerId: "acct-2", handle: "ada" }, created: true }),
+    SignInWithPassword: () => json(errorBody("UNAVAILABLE", "", "restarting"), 503),
+    ClaimGuest: () => json(errorBody("UNAVAILABLE", "", "restarting"), 503),
+    ListSessions: () => json({ sessions: [{ sessionId: "f", client: "phone" }] }),
+    SignOutEverywhere: () => json({ revoked: 2 }),
+    EraseAccount: () => json({}),
+  };
+  const { fetch, requests } = fakeFetch((r) => answers[r.url.split("/").pop()]());
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch });
+  const made = await parlor.signUpWithPassword({ handle: "ada", password: "correct horse battery", client: "phone" });
+  assert.equal(made.account?.handle, "ada");
+  assert.equal(parlor.token, access);
+  assert.deepEqual(requests[0].body, { handle: "ada", password: "correct horse battery", client: "phone" });
+  const failed = await parlor.signInWithPassword({ handle: "ada", password: "x" }, { retries: 3 }).catch((e) => e);
+  assert.equal(failed.status, "UNAVAILABLE");
+  assert.equal(requests.length, 2); // each attempt counts towards the lock-out: never sent again
+  const unclaimed = await parlor.claimGuest("guest.token", { retries: 3 }).catch((e) => e);
+  assert.equal(unclaimed.status, "UNAVAILABLE");
+  assert.equal(requests.length, 3);
+  assert.deepEqual(requests[2].body, { guestToken: "guest.token" });
+  assert.deepEqual((await parlor.sessions()).map((s) => s.client), ["phone"]);
+  assert.equal(await parlor.signOutEverywhere(), 2);
+  await parlor.eraseAccount();
+  assert.equal(requests.at(-1).url, `${BASE}/api/parlor.identity.v1.IdentityService/EraseAccount`);
+  assert.equal(parlor.token, "");
+});

@@ -148,3 +148,52 @@ test("a guest has no account and no handle; a sign-in with a provider the platfo
   const unknown = await new ParlorClient({ baseUrl: BASE }).beginSignIn("nowhere", "http://127.0.0.1:9/x", { retries: 3 }).catch((e) => e);
   assert.ok(isParlorError(unknown, "UNKNOWN_PROVIDER"), String(unknown));
 });
+
+// A tokenless call (the password ones) sent again only when the platform's limit on those
+// refused it, after the wait it names: refused there, it never reached the account.
+async function unlimited(call) {
+  for (;;) {
+    try {
+      return await call();
+    } catch (e) {
+      if (e?.reason !== "RATE_LIMITED" || e.retryAfterMs === undefined) throw e;
+      await new Promise((done) => setTimeout(done, e.retryAfterMs));
+    }
+  }
+}
+
+test("a built-in account signs up, claims the guest it played as, lists and ends its sessions, and is erased", { skip, timeout: 120_000 }, async () => {
+  const ada = await guest("Ada");
+  const game = await ada.connect4x4.createGame({ seats: [{ index: 0, playerId: ada.playerId }, { index: 1, playerId: "bot:random" }], commandId: randomUUID() });
+  const handle = `ts${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const phone = new ParlorClient({ baseUrl: BASE });
+  const short = await unlimited(() => phone.signUpWithPassword({ handle, password: "short" })).catch((e) => e);
+  assert.ok(isParlorError(short, "PASSWORD_TOO_SHORT"), String(short));
+  const made = await unlimited(() => phone.signUpWithPassword({ handle, password: "correct horse battery", client: "phone" }));
+  assert.equal(made.created, true);
+  assert.equal(phone.token, made.accessToken);
+  const me = made.account.playerId;
+  const laptop = new ParlorClient({ baseUrl: BASE });
+  const wrong = await unlimited(() => laptop.signInWithPassword({ handle, password: "not the password" })).catch((e) => e);
+  assert.ok(isParlorError(wrong, "SIGN_IN_FAILED"), String(wrong));
+  await unlimited(() => laptop.signInWithPassword({ handle, password: "correct horse battery", client: "laptop" }));
+  assert.equal(laptop.playerId, me);
+  assert.deepEqual((await phone.sessions()).map((s) => s.client), ["laptop", "phone"]);
+
+  const claimed = await phone.claimGuest(ada.token);
+  assert.equal(claimed.guestId, ada.playerId);
+  const again = await laptop.claimGuest(ada.token).catch((e) => e);
+  assert.ok(isParlorError(again, "GUEST_CLAIMED"), String(again));
+  const { games } = await phone.connect4x4.listGames({ playerId: me });
+  assert.ok(games.some((g) => g.gameId === game.game?.gameId), "the guest's game is the account's");
+  const seat = await phone.claimedGuestToken(ada.playerId);
+  assert.equal(new ParlorClient({ baseUrl: BASE, token: seat }).playerId, ada.playerId);
+
+  assert.equal(await laptop.signOutEverywhere(), 2);
+  assert.deepEqual(await phone.sessions(), []);
+  const revoked = await unlimited(() => phone.renewSession(made.refreshToken)).catch((e) => e);
+  assert.ok(isParlorError(revoked, "REFRESH_TOKEN_REVOKED"), String(revoked));
+  await phone.eraseAccount();
+  assert.equal(phone.token, "");
+  assert.equal((await ada.handles([me])).size, 0);
+});

@@ -549,10 +549,12 @@ def test_sign_in_refuses_what_it_can_without_calling_the_identity_service() -> N
                 await client.post("/auth/session", content=b"{}"),
                 await client.post("/auth/sign-out", json={}),
                 await client.get("/auth/providers"),
+                # built-in accounts, not offered here: refused before the service is asked
+                await client.post("/auth/password", json={"handle": "ada", "password": "x"}),
             ]
 
-    elsewhere, unknown, not_begun, mismatch, denied, no_session, form, out, offer = asyncio.run(
-        ask()
+    (elsewhere, unknown, not_begun, mismatch, denied, no_session, form, out, offer, password) = (
+        asyncio.run(ask())
     )
     reasons = [
         r.text.split('data-reason="')[1].split('"')[0]
@@ -570,4 +572,5 @@ def test_sign_in_refuses_what_it_can_without_calling_the_identity_service() -> N
     assert (no_session.status_code, no_session.json()["reason"]) == (401, "NOT_SIGNED_IN")
     assert (form.status_code, form.json()["reason"]) == (415, "NOT_JSON")
     assert out.status_code == 200  # nothing to end: the cookie is cleared all the same
-    assert offer.json() == {"providers": ["keycloak"]}
+    assert offer.json() == {"providers": ["keycloak"], "passwords": False}
+    assert (password.status_code, password.json()["reason"]) == (412, "PASSWORD_ACCOUNTS_DISABLED")

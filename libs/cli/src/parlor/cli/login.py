@@ -34,6 +34,7 @@ from parlor.client import (
     RetryPolicy,
     Unauthenticated,
 )
+from parlor.identity.v1 import identity_pb2 as pb
 
 CALLBACK_PATH = "/parlor/signed-in"
 DEFAULT_PORT = 47512
@@ -232,6 +233,19 @@ async def login(
             )
     finally:
         sock.close()
+    return _kept(target, done, provider), done.account.handle
+
+
+PASSWORD = "password"
+"""The ``provider`` a built-in account's stored session names."""
+
+
+Signed = pb.CompleteSignInResponse | pb.SignUpWithPasswordResponse | pb.SignInWithPasswordResponse
+"""An answer that begins a session: its tokens and the account."""
+
+
+def _kept(target: str, done: Signed, provider: str) -> Stored:
+    """Keep the session an answer began (a provider's sign-in or a password's)."""
     session = Stored(
         access_token=done.access_token,
         refresh_token=done.refresh_token,
@@ -240,6 +254,26 @@ async def login(
         provider=provider,
     )
     store(target, session)
+    return session
+
+
+async def password_login(
+    target: str, handle: str, password: str, sign_up: bool, display_name: str = ""
+) -> tuple[Stored, str]:
+    """Sign into (or, with ``sign_up``, make) a built-in account at ``target``: the session
+    kept, and the account's handle. The platform must have PARLOR_PASSWORD_ACCOUNTS on
+    (``FailedPrecondition PASSWORD_ACCOUNTS_DISABLED`` else). Never retried: each attempt
+    counts towards the handle's lock-out."""
+    async with ParlorClient(target, retry=ONCE) as parlor:
+        if sign_up:
+            done: Signed = await parlor.identity.sign_up_with_password(
+                handle, password, display_name, client="parlor CLI"
+            )
+        else:
+            done = await parlor.identity.sign_in_with_password(
+                handle, password, client="parlor CLI"
+            )
+    session = _kept(target, done, PASSWORD)
     return session, done.account.handle
 
 
@@ -304,5 +338,6 @@ __all__ = [
     "credentials_file",
     "login",
     "logout",
+    "password_login",
     "stored",
 ]

@@ -43,12 +43,14 @@ def lazy(name: str) -> ModuleType:
 
 if TYPE_CHECKING:
     from parlor import client
+    from parlor.cli import account as accounts
     from parlor.cli import chatting, turns
     from parlor.cli import login as logins
     from parlor.cli import session as sessions
     from parlor.cli.games import GameAdapter
     from parlor.kit import settings
 else:
+    accounts = lazy("parlor.cli.account")
     chatting = lazy("parlor.cli.chatting")
     sessions = lazy("parlor.cli.session")
     logins = lazy("parlor.cli.login")
@@ -293,9 +295,22 @@ async def _account(target: str, token: str) -> Any:
 @app.command()
 def login(
     provider: Annotated[
-        str, typer.Option("--provider", "-p", help="the provider's name on the platform")
-    ],
+        str | None, typer.Option("--provider", "-p", help="the provider's name on the platform")
+    ] = None,
     target: Target = None,
+    password: Annotated[
+        bool,
+        typer.Option(
+            "--password",
+            help="a built-in account: a handle and a password (asked for, never echoed)",
+        ),
+    ] = False,
+    handle: Annotated[
+        str | None, typer.Option("--handle", help="with --password: the account's handle")
+    ] = None,
+    sign_up: Annotated[
+        bool, typer.Option("--sign-up", help="with --password: make the account first")
+    ] = False,
     port: Annotated[
         int, typer.Option("--port", help="loopback port the browser brings the answer to")
     ] = LOGIN_PORT,
@@ -304,7 +319,8 @@ def login(
     ] = True,
     timeout: Annotated[float, typer.Option("--timeout", help="seconds to wait")] = 300.0,
 ) -> None:
-    """Sign in with an account through an OpenID Connect provider the platform trusts.
+    """Sign in with an account through an OpenID Connect provider the platform trusts,
+    or (--password) with a built-in account's handle and password.
 
     Your browser opens the provider's page; after you sign in there it brings the answer
     back to this command (http://127.0.0.1:PORT/parlor/signed-in: that redirect URI must be
@@ -313,6 +329,13 @@ def login(
     command then calls as the account at that target; `parlor logout` ends it.
     """
     where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    if password:
+        if provider:
+            raise fail("--password or --provider, not both", 2)
+        _password_login(where, handle, sign_up)
+        return
+    if not provider:
+        raise fail("sign in with --provider NAME (OpenID Connect) or --password", 2)
     note = Console(stderr=True, highlight=False, soft_wrap=True)
 
     def show(url: str) -> None:
@@ -335,10 +358,43 @@ def login(
     )
 
 
+def _password_login(where: str, handle: str | None, sign_up: bool) -> None:
+    """`parlor login --password`: the password is read from the terminal without echo (or,
+    when stdin is no terminal, its first line), never from the command line."""
+    if not handle:
+        handle = typer.prompt("handle") if sys.stdin.isatty() else sys.stdin.readline().strip()
+    try:
+        secret = accounts.read_password(confirm=sign_up)
+    except accounts.PasswordsDiffer as exc:
+        raise fail(str(exc), 2) from None
+    try:
+        kept, shown = run(logins.password_login(where, handle, secret, sign_up))
+    except logins.LoginError as exc:
+        raise fail(str(exc)) from None
+    made = "signed up" if sign_up else "signed in"
+    console().print(
+        f"{made} at {where} as {shown or kept.player_id}"
+        f"; tokens kept in {logins.credentials_file()}"
+    )
+
+
 @app.command()
-def logout(target: Target = None) -> None:
+def logout(
+    target: Target = None,
+    everywhere: Annotated[
+        bool,
+        typer.Option("--everywhere", help="end every session of the account, on every device"),
+    ] = False,
+) -> None:
     """Sign out: the account's session at the target is ended and forgotten here."""
     where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    if everywhere:
+        revoked = _account_call(accounts.sign_out_everywhere(where))
+        console().print(
+            f"signed out everywhere at {where}: {revoked} session(s) ended;"
+            " commands call as a new guest again"
+        )
+        return
     try:
         ended = run(logins.logout(where))
     except logins.LoginError as exc:
@@ -347,6 +403,79 @@ def logout(target: Target = None) -> None:
         console().print(f"not signed in at {where}: nothing to do")
         return
     console().print(f"signed out at {where}; commands call as a new guest again")
+
+
+def _account_call(calls: Coroutine[Any, Any, T]) -> T:
+    try:
+        return run(calls)
+    except (accounts.NotSignedIn, logins.LoginError) as exc:
+        raise fail(str(exc), 2) from None
+
+
+@app.command(name="sessions")
+def list_sessions(target: Target = None) -> None:
+    """The signed-in account's open sessions, newest first (never their tokens)."""
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    from rich.table import Table
+
+    found = _account_call(accounts.sessions(where))
+    table = Table("session", "client", "began", "last renewed", "expires")
+    for one in found:
+        table.add_row(
+            one.session_id,
+            one.client or "-",
+            *(accounts.when(t) for t in (one.created_at, one.last_used_at, one.expires_at)),
+        )
+    out = console()
+    out.print(table)
+    out.print(f"{len(found)} open session(s); `parlor logout --everywhere` ends them all")
+
+
+@app.command(name="claim-guest")
+def claim_guest(target: Target = None) -> None:
+    """Take over the guest you played as before signing in, its games and ratings: the
+    guest's token is PARLOR_TOKEN (as `export PARLOR_TOKEN=$(parlor token)` kept it), or
+    else the first line of stdin. A guest id is claimed once, ever."""
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    guest = os.environ.get("PARLOR_TOKEN") or ""
+    if not guest and not sys.stdin.isatty():
+        guest = sys.stdin.readline().strip()
+    if not guest:
+        raise fail("no guest token: set PARLOR_TOKEN to the guest's token, or pipe it in", 2)
+    try:
+        claimed = _account_call(accounts.claim_guest(where, guest))
+    except ValueError as exc:
+        raise fail(f"PARLOR_TOKEN: {exc}", 2) from None
+    console().print(
+        f"claimed {claimed.guest_id}: its games and ratings are the account's"
+        f" ({claimed.account.handle or claimed.account.player_id}) now"
+    )
+
+
+account_app = typer.Typer(help="The signed-in account: erase it.", no_args_is_help=True)
+app.add_typer(account_app, name="account")
+
+
+@account_app.command(name="erase")
+def erase_account(
+    target: Target = None,
+    yes: Annotated[bool, typer.Option("--yes", help="do not ask (for scripts)")] = False,
+) -> None:
+    """Erase your account for good: closed, every session ended, handle and names
+    forgotten (its games stay, played by an erased account). Asks you to type the handle."""
+    where = target or os.environ.get("PARLOR_TARGET") or client.DEFAULT_TARGET
+    if not yes:
+        handle = _account_call(accounts.handle(where))
+        expected = handle or "erase"
+        sys.stdout.write(
+            f"This erases the account {handle or ''} at {where} for good."
+            f" Type {expected!r} to go on: "
+        )
+        sys.stdout.flush()
+        if sys.stdin.readline().strip() != expected:
+            raise fail("not erased: the answer was not the one asked for", 1)
+    player_id = _account_call(accounts.erase(where))
+    console().print(f"erased the account {player_id}; commands call as a new guest again")
 
 
 # -- playing -----------------------------------------------------------------------------------

@@ -97,6 +97,63 @@ class IdentityClient:
         request = pb.CloseAccountRequest(player_id=player_id)
         await self.client.call(self.stub.CloseAccount, request, idempotent=True)
 
+    async def erase_account(self, player_id: str = "") -> None:
+        """Erase the caller's account (or, with the role admin, ``player_id``'s): it is
+        closed, its sessions revoked and its personal data crypto-shredded. Not retried: a
+        second erasure is ``FailedPrecondition ACCOUNT_ERASED``."""
+        request = pb.EraseAccountRequest(player_id=player_id)
+        await self.client.call(self.stub.EraseAccount, request, idempotent=False)
+
+    async def claim_guest(self, guest_token: str) -> pb.ClaimGuestResponse:
+        """The caller's account takes over the guest id of ``guest_token`` (the guest's own,
+        still valid access token: holding it is the proof). A guest id is claimed once, ever
+        (``AlreadyExists GUEST_CLAIMED``). Not retried: a lost reply would come back as that
+        refusal for a claim that succeeded."""
+        request = pb.ClaimGuestRequest(guest_token=guest_token)
+        return await self.client.call(self.stub.ClaimGuest, request, idempotent=False)
+
+    async def issue_claimed_guest_token(self, guest_id: str) -> pb.IssueClaimedGuestTokenResponse:
+        """A short-lived token for a guest id this account claimed, to play on in the
+        guest's unfinished games (any other: ``PermissionDenied NOT_YOUR_GUEST``)."""
+        request = pb.IssueClaimedGuestTokenRequest(guest_id=guest_id)
+        return await self.client.call(self.stub.IssueClaimedGuestToken, request, idempotent=True)
+
+    async def list_sessions(self) -> list[pb.Session]:
+        """The account's open sessions, newest first (at most 100); never their tokens."""
+        request = pb.ListSessionsRequest()
+        answer = await self.client.call(self.stub.ListSessions, request, idempotent=True)
+        return list(answer.sessions)
+
+    async def sign_out_everywhere(self) -> int:
+        """Revoke every session of the caller's account; how many were open. The access
+        token in hand lasts its short lifetime; no refresh token renews any more."""
+        request = pb.SignOutEverywhereRequest()
+        answer = await self.client.call(self.stub.SignOutEverywhere, request, idempotent=True)
+        return answer.revoked
+
+    async def sign_up_with_password(
+        self, handle: str, password: str, display_name: str = "", client: str = ""
+    ) -> pb.SignUpWithPasswordResponse:
+        """A built-in account (when the platform has ``PARLOR_PASSWORD_ACCOUNTS`` on): its
+        tokens, as :meth:`complete_sign_in` answers; the client calls with the access token
+        from then on. Never retried: a lost reply would come back as ``HANDLE_TAKEN``."""
+        request = pb.SignUpWithPasswordRequest(
+            handle=handle, password=password, display_name=display_name, client=client
+        )
+        response = await self.client.call(self.stub.SignUpWithPassword, request, idempotent=False)
+        self.client.token = response.access_token
+        return response
+
+    async def sign_in_with_password(
+        self, handle: str, password: str, client: str = ""
+    ) -> pb.SignInWithPasswordResponse:
+        """Sign into a built-in account; every wrong answer is ``Unauthenticated
+        SIGN_IN_FAILED``. Never retried: each attempt counts towards the handle's lock-out."""
+        request = pb.SignInWithPasswordRequest(handle=handle, password=password, client=client)
+        response = await self.client.call(self.stub.SignInWithPassword, request, idempotent=False)
+        self.client.token = response.access_token
+        return response
+
     async def get_players(self, player_ids: Iterable[str]) -> list[pb.Player]:
         """``GetPlayers`` for at most 100 ids: each with its handle ("" for a guest, a bot,
         an unknown id or an account without one)."""

@@ -81,6 +81,13 @@ class WebSettings:
         "",
     )
 
+    password_accounts: bool = setting(
+        "PARLOR_WEB_PASSWORD_ACCOUNTS",
+        "offer built-in accounts (a handle and a password, POST /auth/password): set it with"
+        " the identity service's PARLOR_PASSWORD_ACCOUNTS",
+        False,
+    )
+
     def __post_init__(self) -> None:
         if self.sign_in_providers:
             uri = urlsplit(self.sign_in_redirect_uri)
@@ -231,7 +238,9 @@ async def serve_http(
         request_seconds=settings.request_seconds,
         # the name it binds, if it is one, is the one it prints: answer to it
         allowed_hosts=(*settings.allowed_hosts, settings.host),
-        sign_in=SignInSettings(settings.sign_in_providers, settings.sign_in_redirect_uri),
+        sign_in=SignInSettings(
+            settings.sign_in_providers, settings.sign_in_redirect_uri, settings.password_accounts
+        ),
     )
     config = uvicorn.Config(  # the bridge reads proxy headers itself, from trusted proxies only
         app,

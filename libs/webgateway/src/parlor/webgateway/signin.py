@@ -22,8 +22,13 @@ reach:
 - ``POST /auth/session`` (JSON): ``RenewSession`` with the cookie's refresh token; the
   rotated one replaces it in the cookie and the page gets the access token only.
 - ``POST /auth/sign-out`` (JSON): ``SignOut`` with it, and the cookie cleared.
+- ``POST /auth/password`` (JSON ``{"handle", "password", "signUp", "displayName"}``, when
+  ``PARLOR_WEB_PASSWORD_ACCOUNTS`` offers built-in accounts): ``SignUpWithPassword`` or
+  ``SignInWithPassword``; the refresh token goes into the ``parlor-session`` cookie as a
+  provider's sign-in's does, and the page gets the access token only. Refused from another
+  site's page (``SIGN_IN_FROM_ELSEWHERE``), as ``/auth/sign-in`` is.
 
-The two POSTs take JSON only (a cross-site script must ask first, a CORS preflight never
+The POSTs take JSON only (a cross-site script must ask first, a CORS preflight never
 granted here, and a form cannot send JSON) and their cookie is SameSite=Strict, so no
 other site can renew or end a session for its visitor. Access tokens are what the page
 holds, as a guest's are (an hour's worth); the refresh token never reaches a script.
@@ -60,6 +65,8 @@ MAX_STATE_SECONDS = 600  # the state cookie outlives no sign-in the service woul
 # what a cookie of ours may hold: a state (base64url) or a refresh token (<family>.<secret>)
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,256}")
 _PROVIDER = re.compile(r"[A-Za-z0-9_.-]{1,32}")
+MAX_PASSWORD_BODY = 4096  # a handle, a password, a name: the service bounds each again
+WEB_CLIENT = "web"
 
 Channels = Callable[[str], grpc.aio.Channel]
 Metadata = Callable[[Request], tuple[tuple[str, str], ...]]
@@ -72,6 +79,9 @@ class SignInSettings:
 
     providers: tuple[str, ...] = ()
     redirect_uri: str = ""
+    passwords: bool = False
+    """Whether the page offers built-in accounts (the identity service's
+    ``PARLOR_PASSWORD_ACCOUNTS`` must be on too, else their calls are refused)."""
 
     @property
     def secure(self) -> bool:
@@ -82,6 +92,40 @@ class SignInSettings:
 def _seconds_until(stamp: Timestamp, cap: int | None = None) -> int:
     left = max(0, int(stamp.seconds - time.time()))
     return min(left, cap) if cap is not None else left
+
+
+def _from_here(request: Request) -> None:
+    """Refuse a sign-in another site's page started (its link, image or script)."""
+    if request.headers.get("sec-fetch-site", "same-origin") == "cross-site":
+        raise BridgeError(
+            403,
+            "PERMISSION_DENIED",
+            "SIGN_IN_FROM_ELSEWHERE",
+            "a sign-in is begun from Parlor's own page: open Parlor and use its button",
+        )
+
+
+async def _small_json(request: Request) -> dict[str, Any]:
+    """A JSON object of at most MAX_PASSWORD_BODY bytes (read no further), else a refusal."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_PASSWORD_BODY:
+            raise BridgeError(413, "INVALID_ARGUMENT", "TOO_LARGE", "the request is too large")
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise BridgeError(400, "INVALID_ARGUMENT", "BAD_JSON", "send a JSON object")
+    return parsed
+
+
+def _text(body: dict[str, Any], key: str) -> str:
+    value = body.get(key, "")
+    if not isinstance(value, str):
+        raise BridgeError(400, "INVALID_ARGUMENT", "BAD_JSON", f"{key} must be a string")
+    return value
 
 
 def refusal_page(error: BridgeError) -> HTMLResponse:
@@ -144,11 +188,13 @@ class SignIn:
             Route(CALLBACK_PATH, self.callback, methods=["GET"]),
             Route("/auth/session", self.session, methods=["POST"]),
             Route("/auth/sign-out", self.sign_out, methods=["POST"]),
+            Route("/auth/password", self.password, methods=["POST"]),
         ]
 
     async def providers(self, request: Request) -> Response:
         return JSONResponse(
-            {"providers": list(self.settings.providers)}, headers={"cache-control": "no-store"}
+            {"providers": list(self.settings.providers), "passwords": self.settings.passwords},
+            headers={"cache-control": "no-store"},
         )
 
     async def begin(self, request: Request) -> Response:
@@ -156,13 +202,7 @@ class SignIn:
         try:
             # begun from Parlor's own page (or typed), not by another site's link or image,
             # which would replace a sign-in in progress here with one of its own making
-            if request.headers.get("sec-fetch-site", "same-origin") == "cross-site":
-                raise BridgeError(
-                    403,
-                    "PERMISSION_DENIED",
-                    "SIGN_IN_FROM_ELSEWHERE",
-                    "a sign-in is begun from Parlor's own page: open Parlor and use its button",
-                )
+            _from_here(request)
             if provider not in self.settings.providers or not _PROVIDER.fullmatch(provider):
                 raise BridgeError(
                     404,
@@ -300,3 +340,56 @@ class SignIn:
         response = JSONResponse({}, headers={"cache-control": "no-store"})
         self._forget(response, SESSION_COOKIE)
         return response
+
+    async def password(self, request: Request) -> Response:
+        """A built-in account's sign-up or sign-in; the session kept in the cookie."""
+        try:
+            self.json_only(request)
+            _from_here(request)
+            if not self.settings.passwords:
+                raise BridgeError(
+                    412,
+                    "FAILED_PRECONDITION",
+                    "PASSWORD_ACCOUNTS_DISABLED",
+                    "this site offers no accounts with a password",
+                )
+            body = await _small_json(request)
+            handle, password = _text(body, "handle"), _text(body, "password")
+            done: Any
+            if body.get("signUp") is True:
+                done = await self.stub.SignUpWithPassword(
+                    pb.SignUpWithPasswordRequest(
+                        handle=handle,
+                        password=password,
+                        display_name=_text(body, "displayName"),
+                        client=WEB_CLIENT,
+                    ),
+                    metadata=self._calling(request),
+                    timeout=TIMEOUT_SECONDS,
+                )
+            else:
+                done = await self.stub.SignInWithPassword(
+                    pb.SignInWithPasswordRequest(
+                        handle=handle, password=password, client=WEB_CLIENT
+                    ),
+                    metadata=self._calling(request),
+                    timeout=TIMEOUT_SECONDS,
+                )
+        except (BridgeError, grpc.RpcError) as exc:
+            error = exc if isinstance(exc, BridgeError) else from_rpc_error(exc)
+            return JSONResponse(
+                error.body(), status_code=error.http_status, headers={"cache-control": "no-store"}
+            )
+        answer = JSONResponse(
+            {
+                "accessToken": done.access_token,
+                "accessExpiresAt": done.access_expires_at.ToJsonString(),
+                "refreshExpiresAt": done.refresh_expires_at.ToJsonString(),
+                "created": done.created,
+            },
+            headers={"cache-control": "no-store"},
+        )
+        self._cookie(
+            answer, SESSION_COOKIE, done.refresh_token, _seconds_until(done.refresh_expires_at)
+        )
+        return answer
