@@ -63,16 +63,17 @@ class TestBots:
         owner = await person(accounts, unique)
         taken = handle(unique, "p")
         await accounts.set_handle(owner, taken)
+        before = await store.head_position()
         with pytest.raises(AlreadyExists) as refused:
-            await bots.register(owner, taken.replace("p", "p", 1), "")
+            await bots.register(owner, taken.upper(), "")
         assert refused.value.reason == "HANDLE_TAKEN"
+        assert await store.head_position() == before  # a refusal writes nothing
         bot, _ = await bots.register(owner, handle(unique, "q"), "")
         other = await person(accounts, unique, 1)
         with pytest.raises(AlreadyExists):
             await accounts.set_handle(other, bot.handle)
         with pytest.raises(AlreadyExists):  # a look-alike (o for 0) of the bot's
             await bots.register(other, bot.handle.replace("q", "g", 1), "")
-        # a refused registration left a withdrawn bot, not a holder of anything
         assert await accounts.handle_holder(taken) == owner
 
     async def test_a_bots_handle_is_never_stale_to_an_account(

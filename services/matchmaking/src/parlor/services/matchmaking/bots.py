@@ -4,8 +4,8 @@ Streams (not relayed to the bus, as accounts' are not):
 
 - ``bot-<bot id>``: the bot's events (``botaccount``): registered, secret issued or
   revoked, disabled;
-- ``accounthandle-<digest of the skeleton>``: the same handle claims as accounts', so a handle (and each
-  look-alike) is held by one person or one bot.
+- ``accounthandle-<digest of the skeleton>``: the same handle claims as accounts', so a
+  handle (and each look-alike) is held by one person or one bot.
 
 Registering records the bot (with its handle) first, then claims the handle (a conflict
 re-reads; a taken handle withdraws the registration), then issues the secret: a claim's
@@ -31,7 +31,7 @@ from typing import Any
 from parlor.accounts import PLAYER_PREFIX, parse_handle
 from parlor.bots.v1 import bots_pb2 as pb
 from parlor.bots.v1 import bots_pb2_grpc as pb_grpc
-from parlor.core.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound, PermissionDenied
 from parlor.eventstore import EventStore
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
@@ -67,6 +67,13 @@ def digest(secret: str) -> str:
 
 def _new_secret(bot_id: str) -> str:
     return f"{bot_id}.{secrets.token_urlsafe(32)}"
+
+
+def _handle_taken(handle: str) -> AlreadyExists:
+    return AlreadyExists(
+        f"the handle {handle!r} is taken, or looks like one that is; choose another",
+        reason="HANDLE_TAKEN",
+    )
 
 
 class Bots:
@@ -118,6 +125,8 @@ class Bots:
             raise PermissionDenied("a closed account registers no bot", reason="ACCOUNT_CLOSED")
         handle = parse_handle(raw_handle)
         rules.description(text)  # refuse bad input before anything is written
+        if await self.accounts.handle_holder_by_key(handle.key) is not None:
+            raise _handle_taken(handle.text)  # the common refusal writes nothing
         bot_id, now = new_bot_id(), int(self.clock())
         await self._execute(
             bot_id,
