@@ -883,8 +883,9 @@ def test_every_rpc_needs_a_good_token(games: Games, database_url: str, full_name
         outcome = games.client.call(m, request, who)
         if path == GUEST_TOKEN_METHOD and who == "none":
             assert outcome.error is None, outcome.describe()
-        elif path in SIGN_IN_METHODS and who == "none":
-            # served, and refused for what the request lacks (no provider, state or token)
+        elif path in {*SIGN_IN_METHODS, BOT_SECRET_METHOD} and who == "none":
+            # served, and refused for what the request lacks (no provider, state, token or
+            # bot secret)
             assert outcome.error is not None, outcome.describe()
             assert reason_of(outcome.error) not in {"TOKEN_MISSING", "TOKEN_INVALID"}, (
                 outcome.describe()
