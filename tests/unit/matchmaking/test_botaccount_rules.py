@@ -73,3 +73,43 @@ def test_descriptions_and_reasons_are_bounded_and_printable(text: str) -> None:
         rules.description(text)
     with pytest.raises(InvalidArgument):
         rules.disable(fold(REGISTERED), text, 12)
+
+
+BLITZ = {"kind": 3, "initial_seconds": 180, "increment_seconds": 2, "move_seconds": 0}
+DAILY = {"kind": 4, "initial_seconds": 0, "increment_seconds": 0, "move_seconds": 86400}
+NONE = {"kind": 1, "initial_seconds": 0, "increment_seconds": 0, "move_seconds": 0}
+
+
+def declared(**overrides: object) -> rules.Accepts | None:
+    fields: dict[str, object] = {
+        "game_types": ["connect4x4"],
+        "time_controls": [DAILY],
+        "rated": rules.RATED_EITHER,
+        "max_games": 2,
+    }
+    fields.update(overrides)
+    state = fold(REGISTERED)
+    (event,) = rules.declare(state, "botacct-1", now=12, **fields)  # type: ignore[arg-type]
+    return fold(REGISTERED, event).accepts
+
+
+def test_a_declaration_is_the_bots_own_and_bounded() -> None:
+    with pytest.raises(PermissionDenied) as other:
+        rules.declare(fold(REGISTERED), "acct-owner", ["connect4x4"], [], "either", 1, 12)
+    assert other.value.reason == "NOT_THIS_BOT"
+    for bad in ({"max_games": 0}, {"max_games": 65}, {"game_types": []}, {"rated": "x"}):
+        with pytest.raises(InvalidArgument):
+            declared(**bad)
+
+
+def test_what_a_bot_cannot_take_is_declined_with_a_reason() -> None:
+    accepts = declared()
+    assert rules.screen(None, "connect4x4", DAILY, False, 0) == rules.NOT_THIS_GAME
+    assert rules.screen(accepts, "connect4x4", DAILY, False, 0) is None
+    assert rules.screen(accepts, "upwords", DAILY, False, 0) == rules.NOT_THIS_GAME
+    assert rules.screen(accepts, "connect4x4", BLITZ, False, 0) == rules.TOO_FAST
+    assert rules.screen(accepts, "connect4x4", NONE, False, 0) == rules.TOO_SLOW
+    assert rules.screen(accepts, "connect4x4", DAILY, False, 2) == rules.NOT_NOW
+    assert rules.screen(declared(rated="rated"), "connect4x4", DAILY, False, 0) == "not_this_game"
+    assert rules.screen(declared(rated="casual"), "connect4x4", DAILY, True, 0) == "not_this_game"
+    assert rules.screen(declared(time_controls=[]), "connect4x4", BLITZ, True, 1) is None

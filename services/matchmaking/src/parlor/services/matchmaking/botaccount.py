@@ -58,13 +58,6 @@ class BotDisabled:
     at: int
 
 
-BotEvent = BotRegistered | RegistrationWithdrawn | SecretIssued | SecretRevoked | BotDisabled
-BOT_EVENT_TYPES: dict[str, type[BotEvent]] = {
-    cls.__name__: cls
-    for cls in (BotRegistered, RegistrationWithdrawn, SecretIssued, SecretRevoked, BotDisabled)
-}
-
-
 @dataclass(frozen=True)
 class BotAccount:
     bot_id: str = ""
@@ -78,6 +71,8 @@ class BotAccount:
     """Empty: no secret (never issued, or revoked)."""
     disabled: bool = False
     disabled_reason: str = ""
+    accepts: Accepts | None = None
+    """What it accepts (``AcceptsDeclared``); None until it declares: it accepts nothing."""
 
     @property
     def exists(self) -> bool:
@@ -103,6 +98,8 @@ def evolve(state: BotAccount, event: BotEvent) -> BotAccount:
             return replace(state, secret_digest="")
         case BotDisabled():
             return replace(state, disabled=True, disabled_reason=event.reason)
+        case AcceptsDeclared():
+            return replace(state, accepts=_accepts(event))
 
 
 def description(raw: str) -> str:
@@ -186,3 +183,121 @@ def not_an_account() -> FailedPrecondition:
         "bots are registered by an account's holder (signed in; not a guest or a bot)",
         reason="NOT_AN_ACCOUNT",
     )
+
+
+# -- what a bot accepts ----------------------------------------------------------------------
+
+MAX_GAMES = 64
+RATED_EITHER, RATED_ONLY, CASUAL_ONLY = "either", "rated", "casual"
+TOO_FAST, TOO_SLOW, NOT_NOW, NOT_THIS_GAME = "too_fast", "too_slow", "not_now", "not_this_game"
+"""Decline reasons, as the challenge decider names them (``challengeview.DECLINE``)."""
+
+
+@dataclass(frozen=True)
+class AcceptsDeclared:
+    game_types: list[str]
+    time_controls: list[dict[str, int]]
+    """As challenges store them (``games.time_control_json``); empty: any."""
+    rated: str
+    max_games: int
+    at: int
+
+
+BotEvent = (
+    BotRegistered
+    | RegistrationWithdrawn
+    | SecretIssued
+    | SecretRevoked
+    | BotDisabled
+    | AcceptsDeclared
+)
+BOT_EVENT_TYPES: dict[str, type[BotEvent]] = {
+    cls.__name__: cls
+    for cls in (
+        BotRegistered,
+        RegistrationWithdrawn,
+        SecretIssued,
+        SecretRevoked,
+        BotDisabled,
+        AcceptsDeclared,
+    )
+}
+
+
+@dataclass(frozen=True)
+class Accepts:
+    game_types: tuple[str, ...]
+    time_controls: tuple[tuple[tuple[str, int], ...], ...]
+    rated: str
+    max_games: int
+
+
+def declare(
+    state: BotAccount,
+    caller: str,
+    game_types: Sequence[str],
+    time_controls: Sequence[dict[str, int]],
+    rated: str,
+    max_games: int,
+    now: int,
+) -> Sequence[BotEvent]:
+    """The bot itself (its own token) says what it accepts from now on."""
+    _existing(state)
+    if caller != state.bot_id:
+        raise PermissionDenied("a bot declares what it accepts itself", reason="NOT_THIS_BOT")
+    if state.disabled:
+        raise PermissionDenied("an operator disabled this bot", reason=BOT_DISABLED)
+    if not game_types:
+        raise InvalidArgument("name at least one game type", reason="UNKNOWN_GAME_TYPE")
+    if not 1 <= max_games <= MAX_GAMES:
+        raise InvalidArgument(
+            f"max_games is 1 to {MAX_GAMES}",
+            reason="BAD_MAX_GAMES",
+            metadata={"max": str(MAX_GAMES)},
+        )
+    if rated not in (RATED_EITHER, RATED_ONLY, CASUAL_ONLY):
+        raise InvalidArgument("rated is either, rated or casual", reason="BAD_RATED")
+    return [
+        AcceptsDeclared(
+            sorted(set(game_types)), [dict(c) for c in time_controls], rated, max_games, now
+        )
+    ]
+
+
+def _accepts(event: AcceptsDeclared) -> Accepts:
+    return Accepts(
+        tuple(event.game_types),
+        tuple(tuple(sorted(c.items())) for c in event.time_controls),
+        event.rated,
+        event.max_games,
+    )
+
+
+def _pace(control: dict[str, int]) -> float:
+    """Roughly the seconds a seat has for one move (no clock: no limit)."""
+    if control.get("move_seconds"):
+        return float(control["move_seconds"])
+    if control.get("initial_seconds"):
+        return control["initial_seconds"] / 40 + control.get("increment_seconds", 0)
+    return float("inf")
+
+
+def screen(
+    accepts: Accepts | None,
+    game_type: str,
+    time_control: dict[str, int],
+    rated: bool,
+    playing: int,
+) -> str | None:
+    """Why the bot declines such a challenge (a decline reason), or None: it may take it.
+    ``playing``: its unfinished games now."""
+    if accepts is None or game_type not in accepts.game_types:
+        return NOT_THIS_GAME
+    if (accepts.rated == RATED_ONLY and not rated) or (accepts.rated == CASUAL_ONLY and rated):
+        return NOT_THIS_GAME
+    if accepts.time_controls and tuple(sorted(time_control.items())) not in accepts.time_controls:
+        fastest = min(_pace(dict(c)) for c in accepts.time_controls)
+        return TOO_FAST if _pace(time_control) < fastest else TOO_SLOW
+    if playing >= accepts.max_games:
+        return NOT_NOW
+    return None

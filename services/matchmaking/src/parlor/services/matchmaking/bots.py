@@ -25,19 +25,30 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from parlor.accounts import PLAYER_PREFIX, parse_handle
 from parlor.bots.v1 import bots_pb2 as pb
 from parlor.bots.v1 import bots_pb2_grpc as pb_grpc
+from parlor.common.v1 import common_pb2
 from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound, PermissionDenied
 from parlor.eventstore import EventStore
+from parlor.gamehost.games import GameType
+from parlor.gamehost.opengames import OpenGames
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking import botaccount as rules
 from parlor.services.matchmaking.accounts import RETRIES, Accounts, append, fold
 from parlor.services.matchmaking.botaccount import BOT_EVENT_TYPES, BotAccount, BotEvent
+from parlor.services.matchmaking.challenge import Challenge
+from parlor.services.matchmaking.challenges import Challenges
+from parlor.services.matchmaking.games import (
+    game_type,
+    time_control_from_json,
+    time_control_json,
+    time_control_of,
+)
 
 BOT = "bot"
 BOT_ID_PREFIX = "botacct-"
@@ -173,6 +184,21 @@ class Bots:
         rules.may_sign_in(state, matches)
         return state
 
+    async def declare(
+        self,
+        bot_id: str,
+        game_types: Sequence[str],
+        time_controls: Sequence[dict[str, int]],
+        rated: str,
+        max_games: int,
+    ) -> BotAccount:
+        now = int(self.clock())
+        return await self._execute(
+            bot_id,
+            bot_id,
+            lambda s: rules.declare(s, bot_id, game_types, time_controls, rated, max_games, now),
+        )
+
     async def many(self, bot_ids: Sequence[str]) -> list[BotAccount]:
         """The bots among ``bot_ids`` (distinct, in the order given)."""
         wanted = [b for b in dict.fromkeys(bot_ids) if is_bot_id(b)]
@@ -190,7 +216,55 @@ def bot_message(bot: BotAccount) -> pb.Bot:
         has_secret=bool(bot.secret_digest) and not bot.disabled,
     )
     message.created_at.FromSeconds(bot.created_at)
+    if bot.accepts is not None:
+        accepts = bot.accepts
+        message.accepts.CopyFrom(
+            pb.Accepts(
+                game_types=accepts.game_types,
+                time_controls=[_control_pb(dict(c)) for c in accepts.time_controls],
+                rated=RATED_PB[accepts.rated],
+                max_games=accepts.max_games,
+            )
+        )
     return message
+
+
+RATED = {
+    pb.RATED_CHOICE_UNSPECIFIED: rules.RATED_EITHER,
+    pb.RATED_CHOICE_EITHER: rules.RATED_EITHER,
+    pb.RATED_CHOICE_RATED_ONLY: rules.RATED_ONLY,
+    pb.RATED_CHOICE_CASUAL_ONLY: rules.CASUAL_ONLY,
+}
+RATED_PB = {
+    rules.RATED_EITHER: pb.RATED_CHOICE_EITHER,
+    rules.RATED_ONLY: pb.RATED_CHOICE_RATED_ONLY,
+    rules.CASUAL_ONLY: pb.RATED_CHOICE_CASUAL_ONLY,
+}
+
+
+def _control_pb(stored: dict[str, int]) -> common_pb2.TimeControl:
+    return time_control_from_json(stored, "").to_proto()
+
+
+def _declared_controls(
+    names: Sequence[str], controls: Sequence[common_pb2.TimeControl], offered: tuple[str, ...]
+) -> tuple[list[str], list[dict[str, int]]]:
+    """The declared game types (each offered) and time controls (each accepted by one of
+    them), as challenges store them; INVALID_ARGUMENT otherwise."""
+    games = [game_type(name, offered) for name in names]
+    stored: list[dict[str, int]] = []
+    for control in controls:
+        refusal: InvalidArgument | None = None
+        for game in games:
+            try:
+                stored.append(time_control_json(time_control_of(game, control)))
+                break
+            except InvalidArgument as exc:
+                refusal = exc
+        else:
+            if refusal is not None:
+                raise refusal
+    return [g.name for g in games], stored
 
 
 def _person() -> str:
@@ -210,9 +284,10 @@ def _bot_id(raw: str) -> str:
 
 
 class BotServicer(pb_grpc.BotServiceServicer):
-    def __init__(self, auth: AuthSettings, bots: Bots) -> None:
+    def __init__(self, auth: AuthSettings, bots: Bots, game_types: tuple[str, ...]) -> None:
         self.auth = auth
         self.bots = bots
+        self.game_types = game_types
 
     async def RegisterBot(
         self, request: pb.RegisterBotRequest, context: Any
@@ -259,3 +334,70 @@ class BotServicer(pb_grpc.BotServiceServicer):
         tokens.caller()  # any token: who a bot is, is shown to everyone who plays
         found = await self.bots.many(list(request.bot_ids))
         return pb.GetBotsResponse(bots=[bot_message(b) for b in found])
+
+    async def DeclareAccepts(
+        self, request: pb.DeclareAcceptsRequest, context: Any
+    ) -> pb.DeclareAcceptsResponse:
+        caller = tokens.caller()
+        if BOT_ROLE not in caller.roles or not is_bot_id(caller.player_id):
+            raise PermissionDenied(
+                "a bot declares what it accepts with its own token", reason="NOT_THIS_BOT"
+            )
+        accepts = request.accepts
+        names, controls = _declared_controls(
+            list(accepts.game_types), list(accepts.time_controls), self.game_types
+        )
+        rated = RATED.get(accepts.rated)
+        if rated is None:
+            raise InvalidArgument("rated is either, rated only or casual only", reason="BAD_RATED")
+        bot = await self.bots.declare(caller.player_id, names, controls, rated, accepts.max_games)
+        return pb.DeclareAcceptsResponse(bot=bot_message(bot))
+
+
+class BotScreen:
+    """Declines for its bots the challenges they cannot take, as they are issued."""
+
+    def __init__(
+        self,
+        bots: Bots,
+        challenges: Challenges,
+        game_types: tuple[str, ...],
+        open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None],
+    ) -> None:
+        self.bots = bots
+        self.challenges = challenges
+        self.game_types = game_types
+        self.open_games = open_games
+
+    async def playing(self, bot_id: str, at_most: int) -> int:
+        """The bot's unfinished games, over every game type (counted up to ``at_most``)."""
+        count = 0
+        for name in self.game_types:
+            games = self.open_games(game_type(name, self.game_types))
+            if games is not None and count < at_most:
+                count += await games.open_games(bot_id, at_most - count)
+        return count
+
+    async def declines(self, state: Challenge) -> list[tuple[str, str]]:
+        """For a challenge being issued: (bot, reason) for each bot invitee that cannot take
+        it, declined with its issue in one append (``Challenges.issue``)."""
+        issued = state.issued
+        found: list[tuple[str, str]] = []
+        for invitee in issued.invitees if issued is not None else ():
+            if not is_bot_id(invitee):
+                continue
+            assert issued is not None
+            bot, _ = await self.bots.load(invitee)
+            accepts = bot.accepts
+            playing = await self.playing(invitee, accepts.max_games) if accepts else 0
+            reason = rules.NOT_NOW if bot.disabled else None
+            reason = reason or rules.screen(
+                accepts, issued.game_type, _ints(issued.time_control), issued.rated, playing
+            )
+            if reason is not None:
+                found.append((invitee, reason))
+        return found
+
+
+def _ints(stored: Mapping[str, object]) -> dict[str, int]:
+    return {k: v for k, v in stored.items() if isinstance(v, int)}

@@ -25,7 +25,7 @@ from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
-from parlor.services.matchmaking.bots import Bots, BotServicer
+from parlor.services.matchmaking.bots import Bots, BotScreen, BotServicer
 from parlor.services.matchmaking.challenger import ChallengeServicer
 from parlor.services.matchmaking.challenges import Challenges
 from parlor.services.matchmaking.games import GAME_TYPES
@@ -143,7 +143,7 @@ async def matchmaking() -> AsyncIterator[Component]:
             passwords = Passwords(store, accounts, sign_ins, load(PasswordSettings))
             identity = IdentityServicer(auth, accounts, sign_ins, passwords)
             # Bot accounts: their streams in the same store, their handles claimed as accounts'.
-            bots = BotServicer(auth, Bots(store, accounts))
+            bots = BotServicer(auth, Bots(store, accounts), settings.game_types)
             # Challenges: their streams in the same store; an accepted one's MatchFormed goes
             # out through this process's relay as a round's does.
             challenges = Challenges(
@@ -160,6 +160,8 @@ async def matchmaking() -> AsyncIterator[Component]:
                 load(OpenGamesSettings).max_per_player,
                 directories=open_games,
                 keepalive_seconds=settings.challenges_keepalive_seconds,
+                # what a bot cannot take is declined for it at once, with a reason
+                declines=BotScreen(bots.bots, challenges, settings.game_types, open_games).declines,
             )
             # 'Your turn' in the players' inboxes, from every game type's streams.
             turns = TurnFeed(
