@@ -51,9 +51,10 @@ def _request(name: str, **fields: str) -> Any:
     return getattr(bots_pb2, name)(**fields)
 
 
-def _call(where: sessions.Session | str, name: str, request: Any) -> Any:
+def _call(where: Session | str, name: str, request: Any) -> Any:
     from parlor.bots.v1 import bots_pb2_grpc  # generated code: loaded when a command runs
     from parlor.cli.main import run
+    from parlor.client import ParlorClient
 
     async def calls() -> Any:
         target, token = (where, None) if isinstance(where, str) else (where.target, where.token)
