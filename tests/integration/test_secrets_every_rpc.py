@@ -103,12 +103,14 @@ SIGN_IN_METHODS = {
         "SignInWithPassword",
     )
 }
-PUBLIC_METHODS = {GUEST_TOKEN_METHOD, *SIGN_IN_METHODS}
+BOT_SECRET_METHOD = "/parlor.bots.v1.BotService/ExchangeBotSecret"
+PUBLIC_METHODS = {GUEST_TOKEN_METHOD, BOT_SECRET_METHOD, *SIGN_IN_METHODS}
 """Callable without a token, on purpose: a new client needs IssueGuestToken to get its first
 token (the platform can switch it off with PARLOR_GUEST_TOKENS=false), and a player signs in
 before holding one; the sign-in calls' credentials are in the request (a provider's state and
-code, a refresh token, a handle and a password), so without them they are refused for their
-own reasons, never for want of a token. A token sent to any of them is still checked."""
+code, a refresh token, a handle and a password, a bot's secret), so without them they are
+refused for their own reasons, never for want of a token. A token sent to any of them is still
+checked."""
 
 
 # --- discovery: every service in every installed proto package -------------------------------
@@ -881,8 +883,9 @@ def test_every_rpc_needs_a_good_token(games: Games, database_url: str, full_name
         outcome = games.client.call(m, request, who)
         if path == GUEST_TOKEN_METHOD and who == "none":
             assert outcome.error is None, outcome.describe()
-        elif path in SIGN_IN_METHODS and who == "none":
-            # served, and refused for what the request lacks (no provider, state or token)
+        elif path in {*SIGN_IN_METHODS, BOT_SECRET_METHOD} and who == "none":
+            # served, and refused for what the request lacks (no provider, state, token or
+            # bot secret)
             assert outcome.error is not None, outcome.describe()
             assert reason_of(outcome.error) not in {"TOKEN_MISSING", "TOKEN_INVALID"}, (
                 outcome.describe()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from parlor.cli import bots
 from parlor.cli.clocks import clock_line
 from parlor.cli.games import adapter, adapter_names, adapters
 
@@ -72,6 +73,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+app.add_typer(bots.bot, name="bot")  # parlor bot register|token|rotate|revoke (docs/bots.md)
 
 Target = Annotated[
     str | None,

@@ -232,6 +232,8 @@ class Accounts:
     # -- claims ----------------------------------------------------------------------------
 
     async def _holds(self, holder: str, stream: str) -> bool:
+        if not holder.startswith(PLAYER_PREFIX):
+            return True  # a bot (bots.py), which records its handle before claiming it
         account, _ = await self.load(holder)
         if stream.startswith(HANDLE + "-"):
             return handle_stream(account.handle_key) == stream

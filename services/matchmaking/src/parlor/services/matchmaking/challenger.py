@@ -10,7 +10,7 @@ what the challenge allows them is the decider's to say (``challenge.py``).
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -67,8 +67,11 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         max_open_games: int = 0,
         directories: Callable[[GameType[Any, Any, Any]], GameList | None] = lambda game: None,
         keepalive_seconds: float = 15.0,
+        declines: Callable[[Challenge], Awaitable[list[tuple[str, str]]]] | None = None,
     ) -> None:
         self.watch = PlayerWatch(challenges, keepalive_seconds)
+        self.declines = declines
+        """What bot invitees cannot take, declined as it is issued (``bots.BotScreen``)."""
         self.directories = directories
         """Where each game type's games are listed: a rematch lapses once one of its players
         is seen in a game started after the finished one."""
@@ -172,7 +175,7 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
                 config=config,
             )
 
-        state = await self.challenges.issue(issued)
+        state = await self.challenges.issue(issued, declines=self.declines)
         return pb.CreateChallengeResponse(challenge=challenge_pb(state))
 
     async def _visible(self, challenge_id: str) -> Challenge:

@@ -30,7 +30,7 @@ import dataclasses
 import json
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -297,10 +297,13 @@ class Challenges:
         self,
         issued: Callable[[str, float], ChallengeIssued],
         claim: tuple[str, int] | None = None,
+        declines: Callable[[Challenge], Awaitable[Sequence[tuple[str, str]]]] | None = None,
     ) -> Challenge:
         """A new challenge from ``issued(challenge_id, now)``, within the challenger's limits;
         ``claim``: the stream a rematch claims its game with and the version it was seen at
-        (``Conflict REMATCH_OFFERED`` once another offer has been made since)."""
+        (``Conflict REMATCH_OFFERED`` once another offer has been made since); ``declines``:
+        the (invitee, reason) declines recorded with it, in one append (a bot's, ``bots.py``),
+        so no one sees it pending first."""
         challenge_id = self.new_id()
         for _ in range(RETRIES):
             if claim and await self.store.stream_version(claim[0]) != claim[1]:
@@ -310,9 +313,14 @@ class Challenges:
             mine = await self.inbox(event.challenger)
             self._check_limits(mine, now)
             state = CHALLENGES.evolve(CHALLENGES.initial_state(), event)
+            events: list[ChallengeEvent] = [event]
+            for player, reason in await declines(state) if declines else ():
+                for declined in CHALLENGES.decide(state, Decline(player, reason, now)):
+                    state = CHALLENGES.evolve(state, declined)
+                    events.append(declined)
             try:
                 await self._record(
-                    state, NO_STREAM, [event], {event.challenger: mine.version}, claim
+                    state, NO_STREAM, events, {event.challenger: mine.version}, claim
                 )
             except Conflict:
                 continue  # the challenger's inbox moved (count again), or the claim was taken

@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from parlor.accounts import GUEST_CLAIM_CATEGORY
+from parlor.bots.v1 import bots_pb2, bots_pb2_grpc
 from parlor.challenges.v1 import challenges_pb2, challenges_pb2_grpc
 from parlor.eventstore import BusHealth, PostgresEventStore
 from parlor.gamehost.backends import database, process_outbox
@@ -24,6 +25,7 @@ from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
+from parlor.services.matchmaking.bots import Bots, BotScreen, BotServicer
 from parlor.services.matchmaking.challenger import ChallengeServicer
 from parlor.services.matchmaking.challenges import Challenges
 from parlor.services.matchmaking.games import GAME_TYPES
@@ -44,6 +46,7 @@ log = logging.getLogger("parlor.services.matchmaking")
 MATCHMAKING_SERVICE = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 CHALLENGE_SERVICE = challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"].full_name
 IDENTITY_SERVICE = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
+BOT_SERVICE = bots_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 PUBLIC_METHODS = frozenset(
     f"/{IDENTITY_SERVICE}/{name}"
     for name in (
@@ -55,10 +58,10 @@ PUBLIC_METHODS = frozenset(
         "SignUpWithPassword",
         "SignInWithPassword",
     )
-)
+) | {f"/{BOT_SERVICE}/ExchangeBotSecret"}
 """Callable without a token: getting a first token, signing in (through a provider, or with
-a handle and a password), and the calls whose credential is a refresh token (all under the
-limits of tokenless calls)."""
+a handle and a password), and the calls whose credential is a refresh token or a bot's secret
+(all under the limits of tokenless calls)."""
 
 
 async def run_rounds(
@@ -139,6 +142,8 @@ async def matchmaking() -> AsyncIterator[Component]:
             sign_ins = SignIns(store, accounts, providers, auth, oidc)
             passwords = Passwords(store, accounts, sign_ins, load(PasswordSettings))
             identity = IdentityServicer(auth, accounts, sign_ins, passwords)
+            # Bot accounts: their streams in the same store, their handles claimed as accounts'.
+            bots = BotServicer(auth, Bots(store, accounts), settings.game_types)
             # Challenges: their streams in the same store; an accepted one's MatchFormed goes
             # out through this process's relay as a round's does.
             challenges = Challenges(
@@ -155,6 +160,8 @@ async def matchmaking() -> AsyncIterator[Component]:
                 load(OpenGamesSettings).max_per_player,
                 directories=open_games,
                 keepalive_seconds=settings.challenges_keepalive_seconds,
+                # what a bot cannot take is declined for it at once, with a reason
+                declines=BotScreen(bots.bots, challenges, settings.game_types, open_games).declines,
             )
             # 'Your turn' in the players' inboxes, from every game type's streams.
             turns = TurnFeed(
@@ -185,6 +192,10 @@ async def matchmaking() -> AsyncIterator[Component]:
                             identity, server
                         ),
                     ),
+                    GrpcService(
+                        BOT_SERVICE,
+                        lambda server: bots_pb2_grpc.add_BotServiceServicer_to_server(bots, server),
+                    ),
                 ],
                 tasks=[
                     outbox.run,
@@ -201,6 +212,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     "board": board,
                     "retention": retention,
                     "accounts": accounts,
+                    "bots": bots.bots,
                     "challenges": challenges,
                     "turns": turns,
                     "providers": providers,

@@ -99,7 +99,7 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
     ) -> pb.RefreshTokenResponse:
         now = time.time()
         identity = tokens.caller()
-        if identity.player_id.startswith(PLAYER_PREFIX):
+        if identity.player_id.startswith(PLAYER_PREFIX) or "bot" in identity.roles:
             # an account's sessions are its refresh tokens, which closing the account revokes
             raise FailedPrecondition(
                 "an account's token is renewed with its refresh token (RenewSession)",

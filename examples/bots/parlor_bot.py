@@ -1,0 +1,115 @@
+"""A starter bot for Parlor on ``parlor-client`` (docs/bots.md): one stream, no polling.
+
+    PARLOR_BOT_SECRET=botacct-... python examples/bots/parlor_bot.py --target localhost:50051
+
+It exchanges its secret for a bot token, declares what it accepts, then follows its inbox
+(``WatchPlayer``): it accepts every challenge that reaches it (the platform declines for it
+those it did not declare), and on each "your turn" reads the game as its seat sees it
+(``GetGame``) and plays a legal move. It keeps its last position in a file, so a restart
+(its own or the platform's) resumes where it stopped: nothing missed, nothing repeated.
+Connect 4x4 lists the legal moves in ``Game.legal_moves``; this bot plays one at random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from parlor.bots.v1 import bots_pb2, bots_pb2_grpc
+from parlor.challenges.v1 import challenges_pb2 as ch
+from parlor.challenges.v1 import challenges_pb2_grpc as ch_grpc
+from parlor.client import ParlorClient, ParlorError, Unauthenticated, Unavailable
+
+log = logging.getLogger("parlor_bot")
+GAME_TYPES = ("connect4x4",)
+"""The games whose views list their legal moves (Game.legal_moves)."""
+
+
+async def play(
+    target: str,
+    secret: str,
+    position: int = 0,
+    saved: Callable[[int], object] = lambda position: None,
+    max_games: int = 4,
+) -> None:
+    """Play until cancelled; ``position``: where the inbox was left (0: from the start)."""
+    while True:
+        try:
+            async with ParlorClient(target) as parlor:
+                bots = bots_pb2_grpc.BotServiceStub(parlor.channel)
+                issued = await parlor.call(
+                    bots.ExchangeBotSecret, bots_pb2.ExchangeBotSecretRequest(secret=secret)
+                )
+                parlor.token = issued.access_token
+                accepts = bots_pb2.Accepts(game_types=GAME_TYPES, max_games=max_games)
+                await parlor.call(
+                    bots.DeclareAccepts, bots_pb2.DeclareAcceptsRequest(accepts=accepts)
+                )
+                position = await follow(parlor, position, saved)
+        except (Unavailable, Unauthenticated) as exc:  # a restart, or the token's end
+            log.info("reconnecting after %s", exc)
+            await asyncio.sleep(1.0)
+
+
+async def follow(parlor: ParlorClient, position: int, saved: Callable[[int], object]) -> int:
+    """Follow the inbox from ``position`` until the stream ends; the last position seen."""
+    inbox = ch_grpc.ChallengeServiceStub(parlor.channel)
+    async for message in parlor.stream(inbox.WatchPlayer, ch.WatchPlayerRequest(after=position)):
+        for challenge in message.current:
+            await accept(parlor, inbox, challenge)
+        for notice in message.notices:
+            if notice.kind == ch.NOTICE_KIND_CHALLENGE_ISSUED:
+                await accept(parlor, inbox, notice.challenge)
+            elif notice.kind == ch.NOTICE_KIND_YOUR_TURN:
+                await move(parlor, notice)
+        position = message.position
+        saved(position)
+    return position
+
+
+async def accept(parlor: ParlorClient, inbox: Any, challenge: Any) -> None:
+    if challenge.status != ch.CHALLENGE_STATUS_PENDING:
+        return
+    request = ch.AcceptChallengeRequest(challenge_id=challenge.challenge_id)
+    with contextlib.suppress(ParlorError):  # withdrawn, expired or taken meanwhile
+        await parlor.call(inbox.AcceptChallenge, request, idempotent=True)
+
+
+async def move(parlor: ParlorClient, notice: Any) -> None:
+    if notice.game_type not in GAME_TYPES:
+        return
+    api = parlor.game(notice.game_type)
+    game = await api.get_game(notice.game_id)
+    if game.version != notice.game_version or not game.legal_moves:
+        return  # the game moved on: its next "your turn" follows
+    with contextlib.suppress(ParlorError):  # a clock ran out, or the move was made already
+        await api.command(
+            "PlayMove",
+            game_id=notice.game_id,
+            move=random.choice(list(game.legal_moves)),
+            command_id=f"{notice.game_id}-{game.version}",
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", default=os.environ.get("PARLOR_TARGET", "localhost:50051"))
+    parser.add_argument("--position-file", type=Path, default=Path(".parlor-bot-position"))
+    parser.add_argument("--max-games", type=int, default=4)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO)
+    secret = os.environ["PARLOR_BOT_SECRET"]
+    file: Path = args.position_file
+    start = int(file.read_text()) if file.exists() else 0
+    asyncio.run(play(args.target, secret, start, lambda p: file.write_text(str(p)), args.max_games))
+
+
+if __name__ == "__main__":
+    main()
