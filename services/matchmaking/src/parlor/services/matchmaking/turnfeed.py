@@ -84,7 +84,14 @@ class TurnFeed:
                 continue
             touched = await self.store.streams_touched(category, after, head)
             for stream_id in touched:
-                appended += await self._notice(game, stream_id.split("-", 1)[1])
+                game_id = stream_id.split("-", 1)[1]
+                try:
+                    appended += await self._notice(game, game_id)
+                except Exception:
+                    # One game its rules cannot fold (a stream written by hand, a codec that
+                    # no longer reads an old event) gets no notice; it must not hold back
+                    # every other game's, as a step that failed and was tried again did.
+                    log.exception("no turn notice for %s %s", game.name, game_id)
             if touched:  # kept only when it covers a game: the mark itself touches none
                 await self.store.append(
                     f"{FEED}-{category}",
