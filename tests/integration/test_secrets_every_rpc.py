@@ -972,6 +972,9 @@ def chat_requests(games: Games, category: str, name: str, who: str) -> list[Mess
     players = cpb.Room(kind=cpb.ROOM_KIND_PLAYERS, game_type=category, game_id=game_id)
     said = CHAT_SAID.get(game_id)
     if said is None:  # once a game: chat's rate limits hold here too
+        # ada's chat may have been switched off by another test on this database (the fuzz,
+        # or this file's SetChatEnabled case): a player's own setting, turned on again
+        games.client.ok_chat("SetChatEnabled", cpb.SetChatEnabledRequest(enabled=True), "ada")
         said = CHAT_SAID[game_id] = games.client.ok_chat(
             "PostMessage", cpb.PostMessageRequest(room=players, text="good luck"), "ada"
         )
