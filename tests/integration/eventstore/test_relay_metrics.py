@@ -60,6 +60,12 @@ async def test_relay_lag_counts_and_ages_what_is_committed_but_not_published(
     relay.start()
     try:
         await eventually(lambda: relay.published == 3)
+        # the lag is read from the saved checkpoint, which follows the publishes by up to its
+        # checkpoint_interval (longer on a loaded machine): sample until it has been saved
+        saved_by = asyncio.get_running_loop().time() + 10
+        while (await relay.checkpoints())[name] < 3:
+            assert asyncio.get_running_loop().time() < saved_by, "the checkpoint was never saved"
+            await asyncio.sleep(0.05)
         published = await sample_relay(relay)
         assert published == 3
         assert sample("parlor_relay_lag_events", relay=name) == 0
