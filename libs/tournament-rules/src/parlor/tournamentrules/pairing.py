@@ -15,9 +15,12 @@ the hard rules of the pass:
 2. then, if no pairing keeps both, no two players meet twice;
 3. then anything, fewest repeat meetings first.
 
-An odd count gives a bye to the lowest-ranked player who has not had one (a Swiss) or
-leaves the lowest-ranked free player waiting (an arena). The arena's rule 1 is "not the
-opponent of one's last game" instead of "never twice".
+An odd count gives a bye to the lowest-ranked player who has not had one (a Swiss).
+
+An arena pairs its free players in rank order, nearest rank first, as many pairs as can be
+made without anyone meeting the opponent of their last game again; the others (the
+lowest-ranked when the count is odd) wait for the next wave. Two players rematch at once
+only when they are the only active players left.
 
 More seats: tables of ``table_size`` by rank order, then improved by swapping players
 between tables while it lowers the count of repeated meetings (an arena: of last
@@ -30,8 +33,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from parlor.tournamentrules.queries import due, free_players
-from parlor.tournamentrules.state import Tournament
+from parlor.tournamentrules.state import RUNNING, Tournament
 
 Tables = tuple[tuple[str, ...], ...]
 Byes = tuple[tuple[str, int], ...]
@@ -51,11 +53,16 @@ def draw(seed: int, player: str) -> int:
 
 def propose(state: Tournament, at_ms: int, seed: int) -> tuple[Tables, Byes] | None:
     """The tables (players in seat order) and byes of the pairing due now, or None."""
-    if due(state, at_ms) != "pair":
+    if state.phase != RUNNING:
+        return None
+    settings = state.rules
+    if settings.is_arena:
+        if at_ms >= state.arena_ends_at_ms or not arena_can_pair(state):
+            return None
+    elif state.in_play or len(state.rounds) >= settings.rounds or not state.active():
         return None
     history = History(state)
-    settings = state.rules
-    players = free_players(state) if settings.is_arena else state.active()
+    players = state.free() if settings.is_arena else state.active()
     ranked = sorted(players, key=lambda p: (-state.points.get(p, 0), draw(seed, p)))
     if settings.is_arena:
         if settings.table_size == 2:
@@ -70,6 +77,20 @@ def propose(state: Tournament, at_ms: int, seed: int) -> tuple[Tables, Byes] | N
     sizes = table_sizes(len(ranked), settings.table_size)
     tables = _improved(ranked, sizes, history.repeats_cost, state)
     return tuple(history.seat(t, seed) for t in tables), ()
+
+
+def arena_can_pair(state: Tournament) -> bool:
+    """An arena's free players make at least one table by its rules."""
+    free = state.free()
+    size = state.rules.table_size
+    if len(free) < size:
+        return False
+    if size > 2:
+        return True
+    history = History(state)
+    if len(free) == 2 and len(state.active()) == 2:
+        return True
+    return any(history.fresh(a, b) for i, a in enumerate(free) for b in free[i + 1 :])
 
 
 def table_sizes(players: int, table_size: int) -> list[int]:
@@ -96,6 +117,10 @@ class History:
                 for b in game.seats[i + 1 :]:
                     self.met[frozenset((a, b))] += 1
         self.byes = {player for r in state.rounds for player, _ in r.byes}
+
+    def fresh(self, a: str, b: str) -> bool:
+        """Neither met the other in their last game."""
+        return b not in self.last_mates.get(a, ()) and a not in self.last_mates.get(b, ())
 
     def colour(self, player: str) -> int:
         """First seats minus second seats so far."""
@@ -153,9 +178,10 @@ class _Search:
         self.prefer = prefer
         self.steps = 0
 
-    def pairs(self, ranked: list[str]) -> list[tuple[str, str]] | None:
-        if not ranked:
-            return []
+    def pairs(self, ranked: list[str], waiting: int = 0) -> list[tuple[str, str]] | None:
+        """Pairs of all of ``ranked`` but exactly ``waiting`` players, or None."""
+        if len(ranked) <= waiting:
+            return [] if len(ranked) == waiting else None
         self.steps += 1
         if self.steps > SEARCH_BUDGET:
             raise _OutOfBudget
@@ -164,11 +190,15 @@ class _Search:
             if not self.allowed(top, partner):
                 continue
             left = [p for p in rest if p != partner]
-            if any(not any(self.allowed(p, q) for q in left if q != p) for p in left[-2:]):
+            if not waiting and any(
+                not any(self.allowed(p, q) for q in left if q != p) for p in left[-2:]
+            ):
                 continue  # the lowest-ranked left would have nobody: a dead end
-            found = self.pairs(left)
+            found = self.pairs(left, waiting)
             if found is not None:
                 return [(top, partner), *found]
+        if waiting:
+            return self.pairs(rest, waiting - 1)  # the best-ranked left waits
         return None
 
 
@@ -234,24 +264,19 @@ def _swiss_pairs(
 
 
 def _arena_pairs(ranked: list[str], history: History, state: Tournament) -> list[tuple[str, str]]:
-    def fresh(a: str, b: str) -> bool:
-        return b not in history.last_mates.get(a, ()) and a not in history.last_mates.get(b, ())
+    """As many pairs as can be made without a player meeting their last opponent again (the
+    others wait for the next wave); a rematch only when those two are all who are left."""
 
-    for allowed in (fresh, lambda a, b: True):
-        search = _Search(allowed, _nearest)
+    for waiting in range(len(ranked) % 2, len(ranked) - 1, 2):
         try:
-            if len(ranked) % 2 == 0:
-                found = search.pairs(ranked)
-                if found is not None:
-                    return found
-                continue
-            for waits in reversed(ranked):
-                found = search.pairs([p for p in ranked if p != waits])
-                if found is not None:
-                    return found
+            found = _Search(history.fresh, _nearest).pairs(ranked, waiting)
         except _OutOfBudget:
             continue
-    raise AssertionError("with anything allowed a pairing always exists")
+        if found is not None:
+            return found
+    if len(ranked) == 2 and len(state.active()) == 2:
+        return [(ranked[0], ranked[1])]
+    return []
 
 
 def _arena_tables(

@@ -105,3 +105,7 @@ class Tournament:
     def active(self) -> list[str]:
         """Entrants who may be paired now (not paused, withdrawn or removed)."""
         return [p for p, e in self.entrants.items() if e.status == ACTIVE]
+
+    def free(self) -> list[str]:
+        """Active players not seated at a game in play, in the order they joined."""
+        return [p for p, e in self.entrants.items() if e.status == ACTIVE and p not in self.in_play]
