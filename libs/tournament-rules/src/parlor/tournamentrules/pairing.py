@@ -29,6 +29,7 @@ table-mates) and then the spread of points at a table.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -61,8 +62,8 @@ def propose(state: Tournament, at_ms: int, seed: int) -> tuple[Tables, Byes] | N
             return None
     elif state.in_play or len(state.rounds) >= settings.rounds or not state.active():
         return None
-    history = History(state)
     players = state.free() if settings.is_arena else state.active()
+    history = History(state, players)
     ranked = sorted(players, key=lambda p: (-state.points.get(p, 0), draw(seed, p)))
     if settings.is_arena:
         if settings.table_size == 2:
@@ -87,7 +88,7 @@ def arena_can_pair(state: Tournament) -> bool:
         return False
     if size > 2:
         return True
-    history = History(state)
+    history = History(state, free)
     if len(free) == 2 and len(state.active()) == 2:
         return True
     return any(history.fresh(a, b) for i, a in enumerate(free) for b in free[i + 1 :])
@@ -104,36 +105,57 @@ def table_sizes(players: int, table_size: int) -> list[int]:
 class History:
     """What pairing needs from the games so far: meetings, seats, byes, last table-mates."""
 
-    def __init__(self, state: Tournament) -> None:
-        self.met: Counter[frozenset[str]] = Counter()
+    def __init__(self, state: Tournament, players: list[str]) -> None:
+        """The history of ``players`` (only theirs is read: an arena's wave is small)."""
+        self.state = state
+        self.players = players
         self.seats: dict[str, Counter[int]] = {}
         self.last_seat: dict[str, int] = {}
         self.last_mates: dict[str, frozenset[str]] = {}
-        for game in state.games.values():
-            for i, a in enumerate(game.seats):
-                self.seats.setdefault(a, Counter())[i] += 1
-                self.last_seat[a] = i
-                self.last_mates[a] = frozenset(game.seats) - {a}
-                for b in game.seats[i + 1 :]:
-                    self.met[frozenset((a, b))] += 1
-        self.byes = {player for r in state.rounds for player, _ in r.byes}
+        for a in players:
+            seats = self.seats.setdefault(a, Counter())
+            games = state.player_games.get(a, ())
+            for game_id in games:
+                seats[state.games[game_id].seats.index(a)] += 1
+            if games:
+                last = state.games[games[-1]].seats
+                self.last_seat[a] = last.index(a)
+                self.last_mates[a] = frozenset(last) - {a}
+
+    @functools.cached_property
+    def met(self) -> Counter[frozenset[str]]:
+        """How often each two of the players sat at one table."""
+        met: Counter[frozenset[str]] = Counter()
+        for a in self.players:
+            for game_id in self.state.player_games.get(a, ()):
+                for b in self.state.games[game_id].seats:
+                    if b != a and b in self.seats:
+                        met[frozenset((a, b))] += 1
+        return Counter({pair: n // 2 for pair, n in met.items()})  # counted from both sides
+
+    @functools.cached_property
+    def byes(self) -> set[str]:
+        return {player for r in self.state.rounds for player, _ in r.byes}
 
     def fresh(self, a: str, b: str) -> bool:
         """Neither met the other in their last game."""
         return b not in self.last_mates.get(a, ()) and a not in self.last_mates.get(b, ())
 
+    @functools.cached_property
+    def colours(self) -> dict[str, int]:
+        """First seats minus second seats so far, per player."""
+        return {p: seats[0] - seats[1] for p, seats in self.seats.items()}
+
     def colour(self, player: str) -> int:
-        """First seats minus second seats so far."""
-        seats = self.seats.get(player, Counter())
-        return seats[0] - seats[1]
+        return self.colours[player]
 
     def met_before(self, a: str, b: str) -> int:
         return self.met[frozenset((a, b))]
 
     def colours_fit(self, a: str, b: str) -> bool:
         """Pairing a and b keeps both within one of balanced first and second seats."""
-        ca, cb = self.colour(a), self.colour(b)
-        return not ((ca > 0 and cb > 0) or (ca < 0 and cb < 0))
+        product = self.colours[a] * self.colours[b]
+        return product <= 0
 
     def repeats_cost(self, a: str, b: str, points: dict[str, int]) -> int:
         return self.met_before(a, b) * REPEAT + (points.get(a, 0) - points.get(b, 0)) ** 2
@@ -171,11 +193,20 @@ class _OutOfBudget(Exception):
 
 class _Search:
     """Perfect matching by backtracking: the best-ranked player left first, its candidates
-    in the order ``prefer`` gives, within ``SEARCH_BUDGET`` steps."""
+    in the order ``prefer`` gives, within ``SEARCH_BUDGET`` steps. A branch is cut as soon
+    as a player left has no allowed partner left, or ``balanced`` says the players left
+    cannot all be paired."""
 
-    def __init__(self, allowed: Allowed, prefer: Callable[[str, list[str]], list[str]]) -> None:
-        self.allowed = allowed
+    def __init__(
+        self,
+        players: list[str],
+        allowed: Allowed,
+        prefer: Callable[[str, list[str]], list[str]],
+        balanced: Callable[[list[str]], bool] = lambda left: True,
+    ) -> None:
+        self.partners = {a: {b for b in players if b != a and allowed(a, b)} for a in players}
         self.prefer = prefer
+        self.balanced = balanced
         self.steps = 0
 
     def pairs(self, ranked: list[str], waiting: int = 0) -> list[tuple[str, str]] | None:
@@ -186,14 +217,15 @@ class _Search:
         if self.steps > SEARCH_BUDGET:
             raise _OutOfBudget
         top, rest = ranked[0], ranked[1:]
-        for partner in self.prefer(top, rest):
-            if not self.allowed(top, partner):
-                continue
+        mine = self.partners[top]
+        for partner in self.prefer(top, [p for p in rest if p in mine]):
             left = [p for p in rest if p != partner]
-            if not waiting and any(
-                not any(self.allowed(p, q) for q in left if q != p) for p in left[-2:]
-            ):
-                continue  # the lowest-ranked left would have nobody: a dead end
+            if not waiting:
+                others = set(left)
+                if not self.balanced(left) or any(
+                    self.partners[p].isdisjoint(others) for p in left
+                ):
+                    continue  # someone left would have nobody: a dead end
             found = self.pairs(left, waiting)
             if found is not None:
                 return [(top, partner), *found]
@@ -228,21 +260,32 @@ def _swiss_pairs(
     ranked: list[str], history: History, state: Tournament
 ) -> tuple[list[tuple[str, str]], str | None]:
     points = state.points
-    passes: list[Allowed] = [
-        lambda a, b: not history.met_before(a, b) and history.colours_fit(a, b),
-        lambda a, b: not history.met_before(a, b),
+
+    def colours_can_fit(left: list[str]) -> bool:
+        """No more players due a second seat (or a first) than there are pairs."""
+        due_second = sum(1 for p in left if history.colour(p) > 0)
+        due_first = sum(1 for p in left if history.colour(p) < 0)
+        return max(due_second, due_first) <= len(left) // 2
+
+    passes: list[tuple[Allowed, Callable[[list[str]], bool]]] = [
+        (
+            lambda a, b: not history.met_before(a, b) and history.colours_fit(a, b),
+            colours_can_fit,
+        ),
+        (lambda a, b: not history.met_before(a, b), lambda left: True),
     ]
     may_bye = [p for p in reversed(ranked) if p not in history.byes]
-    for allowed in passes:
-        search = _Search(allowed, _fold(points))
+    for allowed, balanced in passes:
+        search = _Search(ranked, allowed, _fold(points), balanced)
         try:
             if len(ranked) % 2 == 0:
-                found = search.pairs(ranked)
+                found = search.pairs(ranked) if balanced(ranked) else None
                 if found is not None:
                     return found, None
                 continue
             for bye in may_bye:
-                found = search.pairs([p for p in ranked if p != bye])
+                left = [p for p in ranked if p != bye]
+                found = search.pairs(left) if balanced(left) else None
                 if found is not None:
                     return found, bye
         except _OutOfBudget:
@@ -258,7 +301,7 @@ def _swiss_pairs(
         order = fold(top, rest)
         return sorted(order, key=lambda p: history.met_before(top, p))
 
-    found = _Search(lambda a, b: True, fewest).pairs(left)
+    found = _Search(left, lambda a, b: True, fewest).pairs(left)
     assert found is not None, "with anything allowed a pairing always exists"
     return found, (out if out is not None and out not in history.byes else None)
 
@@ -269,7 +312,7 @@ def _arena_pairs(ranked: list[str], history: History, state: Tournament) -> list
 
     for waiting in range(len(ranked) % 2, len(ranked) - 1, 2):
         try:
-            found = _Search(history.fresh, _nearest).pairs(ranked, waiting)
+            found = _Search(ranked, history.fresh, _nearest).pairs(ranked, waiting)
         except _OutOfBudget:
             continue
         if found is not None:

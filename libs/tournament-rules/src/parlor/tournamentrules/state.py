@@ -78,6 +78,8 @@ class Tournament:
     rounds: tuple[Round, ...] = ()
     games: dict[str, Game] = field(default_factory=dict)
     """Every game paired, in the order paired."""
+    player_games: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Player -> the games they were paired in, in order."""
     in_play: dict[str, str] = field(default_factory=dict)
     """Player -> the game they sit at that is not scored yet."""
     points: dict[str, int] = field(default_factory=dict)

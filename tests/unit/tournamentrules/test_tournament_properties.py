@@ -1,0 +1,264 @@
+"""Properties of whole tournaments played through the decider with random results,
+withdrawals, pauses and late entries: Swiss pairings never repeat, byes at most once, first
+seats balanced, standings equal to a recomputation written here from the export; arena
+pairings never rematch at once while anyone else could play, streaks and berserk scored as
+documented; verify() agrees with honest histories and catches tampered ones."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from fractions import Fraction
+from random import Random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tournament_sim import arena, swiss
+
+from parlor.core.decider import replay
+from parlor.tournamentrules import (
+    TOURNAMENTS,
+    GameScored,
+    PlayerBerserked,
+    PlayerJoined,
+    PlayerPaused,
+    PlayerRejoined,
+    PlayerWithdrew,
+    Settings,
+    TablesPaired,
+    TournamentEvent,
+    export_json,
+    verify,
+)
+
+
+@st.composite
+def swiss_plans(draw: st.DrawFn) -> tuple[int, int, int, int, int, int]:
+    entrants = draw(st.integers(8, 64))
+    rounds = draw(st.integers(3, min(9, entrants // 2 - 1)))
+    withdrawals = draw(st.integers(0, entrants // 8))
+    late = draw(st.integers(0, 4))
+    pauses = draw(st.integers(0, 2))
+    seed = draw(st.integers(0, 2**32))
+    return entrants, rounds, withdrawals, late, pauses, seed
+
+
+def recomputed(export: dict[str, Any]) -> dict[str, tuple[int, Fraction, Fraction, Fraction]]:
+    """Points, Buchholz cut-1, Buchholz and Sonneborn-Berger from the exported pairings and
+    results alone, as docs/tournaments.md defines them (default scale: 2 points for each
+    player finished ahead of, 1 for each on an equal place)."""
+    players = [s["player"] for s in export["standings"]]
+    points = dict.fromkeys(players, 0)
+    games: list[tuple[int, dict[str, int]]] = []
+    for r in export["rounds"]:
+        for bye in r["byes"]:
+            points[bye["player"]] += bye["points"]
+        for table in r["tables"]:
+            if table["result"] is None:
+                continue
+            places = {x["player"]: x["place"] for x in table["result"]}
+            games.append((r["round"], places))
+            for p, mine in places.items():
+                ahead = sum(1 for o, theirs in places.items() if o != p and mine < theirs)
+                level = sum(1 for o, theirs in places.items() if o != p and mine == theirs)
+                points[p] += 2 * ahead + level
+    rounds = [r["round"] for r in export["rounds"]]
+    buchholz: dict[str, dict[int, Fraction]] = {
+        p: dict.fromkeys(rounds, Fraction(0)) for p in players
+    }
+    berger = dict.fromkeys(players, Fraction(0))
+    for number, places in games:
+        for p in places:
+            others = [o for o in places if o != p]
+            buchholz[p][number] = Fraction(sum(points[o] for o in others), len(others))
+            earned = Fraction(0)
+            for o in others:
+                if places[p] < places[o]:
+                    earned += points[o]
+                elif places[p] == places[o]:
+                    earned += Fraction(points[o], 2)
+            berger[p] += earned / len(others)
+    result = {}
+    for p in players:
+        contributions = list(buchholz[p].values())
+        total = sum(contributions, Fraction(0))
+        cut = total - min(contributions) if contributions else total
+        result[p] = (points[p], cut, total, berger[p])
+    return result
+
+
+@settings(max_examples=12, deadline=None)
+@given(swiss_plans())
+def test_a_swiss_never_repeats_gives_byes_once_balances_seats_and_standings_recompute(
+    plan: tuple[int, int, int, int, int, int],
+) -> None:
+    entrants, rounds, withdrawals, late, pauses, seed = plan
+    rules = Settings("SWISS", "connect4x4", max_players=100, rounds=rounds)
+    run = swiss(rules, entrants, Random(seed), withdrawals=withdrawals, late=late, pauses=pauses)
+    export = export_json(run.state)
+    assert export["phase"] == "FINISHED"
+    assert len(export["rounds"]) == rounds
+
+    met: Counter[frozenset[str]] = Counter()
+    firsts: Counter[str] = Counter()
+    seconds: Counter[str] = Counter()
+    byes: Counter[str] = Counter()
+    for r in export["rounds"]:
+        seated = [p for t in r["tables"] for p in t["seats"]] + [b["player"] for b in r["byes"]]
+        assert len(seated) == len(set(seated)), "nobody sits twice in a round"
+        for table in r["tables"]:
+            first, second = table["seats"]
+            met[frozenset((first, second))] += 1
+            firsts[first] += 1
+            seconds[second] += 1
+        byes.update(b["player"] for b in r["byes"])
+    assert max(met.values()) == 1, "no repeat pairing"
+    assert not byes or max(byes.values()) == 1, "a bye at most once per player"
+    for player in set(firsts) | set(seconds):
+        assert abs(firsts[player] - seconds[player]) <= 1, player
+
+    expected = recomputed(export)
+    for standing in export["standings"]:
+        points, cut, total, berger = expected[standing["player"]]
+        assert standing["points"] == points
+        assert standing["tie_breaks"] == {
+            "buchholz_cut1": float(cut),
+            "buchholz": float(total),
+            "sonneborn_berger": float(berger),
+        }
+    order = sorted(expected, key=lambda p: (*(-v for v in expected[p]), p))
+    assert [s["player"] for s in export["standings"]] == order
+    ranks = [s["rank"] for s in export["standings"]]
+    assert ranks == sorted(ranks)
+    assert ranks[0] == 1
+    assert verify(run.events) == []
+    assert replay(TOURNAMENTS, run.events) == run.state
+
+
+def test_a_swiss_of_sixty_four_with_bots_and_late_entries_holds_up() -> None:
+    """The issue's show case at its size, once, with a fixed seed."""
+    rules = Settings("SWISS", "connect4x4", max_players=100, rounds=7)
+    run = swiss(rules, 64, Random(64), withdrawals=3, late=3, pauses=2)
+    export = export_json(run.state)
+    pairs = [frozenset(t["seats"]) for r in export["rounds"] for t in r["tables"]]
+    assert len(pairs) == len(set(pairs))
+    assert any(s["is_bot"] for s in export["standings"])
+    assert {p: v[0] for p, v in recomputed(export).items()} == {
+        s["player"]: s["points"] for s in export["standings"]
+    }
+    assert verify(run.events) == []
+
+
+def arena_points(events: list[TournamentEvent], min_moves: int) -> dict[str, int]:
+    """Each player's arena points from the history alone: win 2 / draw 1 / loss 0, doubled
+    after two wins in a row until a non-win, +1 for a berserk win of enough moves."""
+    wins_in_row: Counter[str] = Counter()
+    berserk: set[tuple[str, str]] = set()
+    points: Counter[str] = Counter()
+    for event in events:
+        if isinstance(event, PlayerBerserked):
+            berserk.add((event.player, event.game_id))
+        if isinstance(event, GameScored):
+            places = {player: place for player, place, *_ in event.scores}
+            for p, mine in places.items():
+                theirs = [v for o, v in places.items() if o != p]
+                won = all(mine < v for v in theirs)
+                base = 2 if won else (1 if mine == theirs[0] else 0)
+                gained = base * 2 if wins_in_row[p] >= 2 else base
+                if won and (p, event.game_id) in berserk and event.moves >= min_moves:
+                    gained += 1
+                points[p] += gained
+                wins_in_row[p] = wins_in_row[p] + 1 if won else 0
+    return dict(points)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(4, 40), st.integers(0, 2**32))
+def test_an_arena_never_rematches_at_once_and_scores_streaks_and_berserk(
+    entrants: int, seed: int
+) -> None:
+    rules = Settings("ARENA", "connect4x4", max_players=100, duration_ms=40_000, berserk=True)
+    run = arena(rules, entrants, Random(seed), pauses=3, late=2)
+    active: set[str] = set()
+    last: dict[str, str] = {}
+    for event in run.events:
+        if isinstance(event, PlayerJoined | PlayerRejoined):
+            active.add(event.player)
+        if isinstance(event, PlayerWithdrew | PlayerPaused):
+            active.discard(event.player)
+        if isinstance(event, TablesPaired):
+            for _, (a, b) in event.tables:
+                if last.get(a) == b or last.get(b) == a:
+                    assert active == {a, b}, "a rematch only when nobody else is there"
+            for _, (a, b) in event.tables:
+                last[a], last[b] = b, a
+    points = arena_points(run.events, rules.berserk_min_moves)
+    export = export_json(run.state)
+    assert {s["player"]: s["points"] for s in export["standings"]} == {
+        p: points.get(p, 0) for p in run.state.entrants
+    }
+    assert verify(run.events) == []
+
+
+def test_take_four_tables_of_four() -> None:
+    rules = Settings("SWISS", "takefour", max_players=40, table_size=4, rounds=4)
+    run = swiss(rules, 16, Random(4))
+    for number in run.state.rounds:
+        assert [len(seats) for _, seats in number.tables] == [4, 4, 4, 4]
+    meetings = Counter(
+        frozenset((a, b))
+        for game in run.state.games.values()
+        for a in game.seats
+        for b in game.seats
+        if a < b
+    )
+    assert max(meetings.values()) <= 2
+    firsts = Counter(game.seats[0] for game in run.state.games.values())
+    assert max(firsts.values()) <= 2, "the first seat rotates"
+    expected = recomputed(export_json(run.state))
+    for standing in export_json(run.state)["standings"]:
+        assert standing["points"] == expected[standing["player"]][0]
+    assert verify(run.events) == []
+
+    uneven = swiss(rules, 18, Random(5))
+    for number in uneven.state.rounds:
+        assert sorted(len(seats) for _, seats in number.tables) == [3, 3, 4, 4, 4]
+    four = Settings("ARENA", "takefour", max_players=40, table_size=4, duration_ms=20_000)
+    run = arena(four, 13, Random(6), berserk=0)
+    assert {len(seats) for game in run.state.games.values() for seats in [game.seats]} == {4}
+    assert verify(run.events) == []
+
+
+def test_verify_finds_a_tampered_pairing_result_or_score() -> None:
+    rules = Settings("SWISS", "connect4x4", max_players=100, rounds=4)
+    run = swiss(rules, 12, Random(12))
+    events = run.events
+    assert verify(events) == []
+    results = {
+        e.game_id: {player: place for player, place, *_ in e.scores}
+        for e in events
+        if isinstance(e, GameScored)
+    }
+    assert verify(events, results) == []
+
+    paired = [i for i, e in enumerate(events) if isinstance(e, TablesPaired)]
+    second = events[paired[1]]
+    assert isinstance(second, TablesPaired)
+    (g1, (a, b)), (g2, (c, d)), *rest = second.tables
+    swapped = dataclasses.replace(second, tables=((g1, (a, d)), (g2, (c, b)), *rest))
+    tampered = [*events[: paired[1]], swapped, *events[paired[1] + 1 :]]
+    assert any("event" in p and "TablesPaired" in p for p in verify(tampered))
+
+    scored = next(i for i, e in enumerate(events) if isinstance(e, GameScored))
+    score = events[scored]
+    assert isinstance(score, GameScored)
+    (p1, _, _, x1, y1), (p2, _, _, x2, y2) = score.scores
+    flipped = dataclasses.replace(score, scores=((p1, 1, 2, x1, y1), (p2, 2, 0, x2, y2)))
+    if flipped == score:
+        flipped = dataclasses.replace(score, scores=((p1, 2, 0, x1, y1), (p2, 1, 2, x2, y2)))
+    lying = [*events[:scored], flipped, *events[scored + 1 :]]
+    assert any("ended" in p for p in verify(lying, results)), "the game's own result differs"
+
+    padded = dataclasses.replace(score, scores=((p1, 1, 5, x1, y1), (p2, 2, 0, x2, y2)))
+    assert verify([*events[:scored], padded, *events[scored + 1 :]])
