@@ -10,7 +10,7 @@ from random import Random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tournament_sim import Run, places, started
+from kits.tournaments import Run, places, started
 
 from parlor.core.decider import execute, replay
 from parlor.core.errors import InvalidArgument, ParlorError

@@ -7,7 +7,7 @@ import dataclasses
 import json
 
 import pytest
-from tournament_sim import Run, started
+from kits.tournaments import Run, started
 
 from parlor.core.decider import replay
 from parlor.core.errors import AlreadyExists, InvalidArgument, NotFound, ParlorError
