@@ -14,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kits.tournaments import arena, arena_points, recomputed, swiss
 
+from parlor.accounts.codec import decode, encode
 from parlor.core.decider import replay
 from parlor.tournamentrules import (
+    EVENT_TYPES,
     TOURNAMENTS,
     GameScored,
     PlayerJoined,
@@ -86,6 +88,8 @@ def test_a_swiss_never_repeats_gives_byes_once_balances_seats_and_standings_reco
     assert ranks[0] == 1
     assert verify(run.events) == []
     assert replay(TOURNAMENTS, run.events) == run.state
+    for event in run.events:
+        assert decode(EVENT_TYPES, *encode(event)) == event
 
 
 def test_a_swiss_of_sixty_four_with_bots_and_late_entries_holds_up() -> None:
@@ -122,11 +126,40 @@ def test_an_arena_never_rematches_at_once_and_scores_streaks_and_berserk(
                     assert active == {a, b}, "a rematch only when nobody else is there"
             for _, (a, b) in event.tables:
                 last[a], last[b] = b, a
+    for event in run.events:
+        assert decode(EVENT_TYPES, *encode(event)) == event
     points = arena_points(run.events, rules.berserk_min_moves)
     export = export_json(run.state)
     assert {s["player"]: s["points"] for s in export["standings"]} == {
         p: points.get(p, 0) for p in run.state.entrants
     }
+    assert verify(run.events) == []
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(6, 32), st.integers(3, 6), st.integers(2, 4), st.integers(0, 2**32))
+def test_a_multi_seat_swiss_seats_everyone_once_and_standings_recompute(
+    entrants: int, table_size: int, rounds: int, seed: int
+) -> None:
+    rules = Settings("SWISS", "takefour", max_players=64, table_size=table_size, rounds=rounds)
+    run = swiss(rules, entrants, Random(seed), withdrawals=1, late=2)
+    export = export_json(run.state)
+    for r in export["rounds"]:
+        sizes = [len(t["seats"]) for t in r["tables"]]
+        seated = [p for t in r["tables"] for p in t["seats"]] + [b["player"] for b in r["byes"]]
+        assert len(seated) == len(set(seated))
+        assert max(sizes) - min(sizes) <= 1
+        assert min(sizes) >= 2
+        assert max(sizes) <= table_size
+    expected = recomputed(export)
+    for standing in export["standings"]:
+        points, cut, total, berger = expected[standing["player"]]
+        assert standing["points"] == points
+        assert standing["tie_breaks"] == {
+            "buchholz_cut1": float(cut),
+            "buchholz": float(total),
+            "sonneborn_berger": float(berger),
+        }
     assert verify(run.events) == []
 
 
