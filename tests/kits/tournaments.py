@@ -148,7 +148,7 @@ def arena(
                 if game.game_id not in finishing:
                     finishing[game.game_id] = at + rng.randint(500, 5_000)
                     for player in game.seats:
-                        if rng.random() < berserk:
+                        if settings.berserk and rng.random() < berserk:
                             run.do(Berserk(player, game.game_id, at))
         if due(run.state, at) == "finish":
             run.do(Finish(at))

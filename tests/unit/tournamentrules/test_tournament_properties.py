@@ -7,7 +7,11 @@ documented; verify() agrees with honest histories and catches tampered ones."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 from random import Random
 
 from hypothesis import given, settings
@@ -224,3 +228,36 @@ def test_verify_finds_a_tampered_pairing_result_or_score() -> None:
 
     padded = dataclasses.replace(score, scores=((p1, 1, 5, x1, y1), (p2, 2, 0, x2, y2)))
     assert verify([*events[:scored], padded, *events[scored + 1 :]])
+
+
+PAIR_IN_A_FRESH_PROCESS = """
+import sys
+from pathlib import Path
+from random import Random
+sys.path.insert(0, sys.argv[1])
+from kits.tournaments import arena, swiss
+from parlor.tournamentrules import Settings
+four = Settings("SWISS", "takefour", max_players=64, table_size=4, rounds=3)
+two = Settings("SWISS", "connect4x4", max_players=64, rounds=3)
+three = Settings("ARENA", "takefour", max_players=64, table_size=3, duration_ms=10_000)
+for run in (swiss(four, 14, Random(1)), swiss(two, 15, Random(2)), arena(three, 8, Random(3))):
+    print(repr(run.events))
+"""
+
+
+def test_pairing_does_not_depend_on_the_process_string_hashing() -> None:
+    """verify() re-pairs in another process than the one that paired: set iteration order
+    (which PYTHONHASHSEED changes) must never reach a pairing."""
+    kits = str(Path(__file__).parents[2])
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", PAIR_IN_A_FRESH_PROCESS, kits],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    (output,) = outputs
+    assert output.count("TablesPaired(") > 10
