@@ -243,3 +243,22 @@ def arena_points(events: list[TournamentEvent], min_moves: int) -> dict[str, int
                 points[p] += gained
                 wins_in_row[p] = wins_in_row[p] + 1 if won else 0
     return dict(points)
+
+
+def assert_standings_recomputed(export: dict[str, Any]) -> None:
+    """A Swiss's exported standings: points and tie-breaks equal to ``recomputed``, players
+    in its order, ranks from 1 and never falling."""
+    expected = recomputed(export)
+    for standing in export["standings"]:
+        points, cut, total, berger = expected[standing["player"]]
+        assert standing["points"] == points, standing
+        assert standing["tie_breaks"] == {
+            "buchholz_cut1": float(cut),
+            "buchholz": float(total),
+            "sonneborn_berger": float(berger),
+        }, standing
+    order = sorted(expected, key=lambda p: (*(-v for v in expected[p]), p))
+    assert [s["player"] for s in export["standings"]] == order
+    ranks = [s["rank"] for s in export["standings"]]
+    assert ranks == sorted(ranks)
+    assert ranks[0] == 1

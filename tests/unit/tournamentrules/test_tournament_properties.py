@@ -16,7 +16,13 @@ from random import Random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kits.tournaments import arena, arena_points, recomputed, swiss
+from kits.tournaments import (
+    arena,
+    arena_points,
+    assert_standings_recomputed,
+    recomputed,
+    swiss,
+)
 
 from parlor.accounts.codec import decode, encode
 from parlor.core.decider import replay
@@ -76,20 +82,7 @@ def test_a_swiss_never_repeats_gives_byes_once_balances_seats_and_standings_reco
     for player in set(firsts) | set(seconds):
         assert abs(firsts[player] - seconds[player]) <= 1, player
 
-    expected = recomputed(export)
-    for standing in export["standings"]:
-        points, cut, total, berger = expected[standing["player"]]
-        assert standing["points"] == points
-        assert standing["tie_breaks"] == {
-            "buchholz_cut1": float(cut),
-            "buchholz": float(total),
-            "sonneborn_berger": float(berger),
-        }
-    order = sorted(expected, key=lambda p: (*(-v for v in expected[p]), p))
-    assert [s["player"] for s in export["standings"]] == order
-    ranks = [s["rank"] for s in export["standings"]]
-    assert ranks == sorted(ranks)
-    assert ranks[0] == 1
+    assert_standings_recomputed(export)
     assert verify(run.events) == []
     assert replay(TOURNAMENTS, run.events) == run.state
     for event in run.events:
@@ -155,15 +148,7 @@ def test_a_multi_seat_swiss_seats_everyone_once_and_standings_recompute(
         assert max(sizes) - min(sizes) <= 1
         assert min(sizes) >= 2
         assert max(sizes) <= table_size
-    expected = recomputed(export)
-    for standing in export["standings"]:
-        points, cut, total, berger = expected[standing["player"]]
-        assert standing["points"] == points
-        assert standing["tie_breaks"] == {
-            "buchholz_cut1": float(cut),
-            "buchholz": float(total),
-            "sonneborn_berger": float(berger),
-        }
+    assert_standings_recomputed(export)
     assert verify(run.events) == []
 
 

@@ -99,7 +99,7 @@ def export_text(state: Tournament) -> str:
         flags = (" (bot)" if s.is_bot else "") + (f" ({s.status.lower()})" if s.withdrawn else "")
         lines.append(
             f"{s.rank:>4}  {s.player + flags:<24} {s.points:>6} {s.games:>5}"
-            + "".join(f" {value:>16.4f}" for _, value in s.tie_breaks)
+            + "".join(f" {_number(value):>16}" for _, value in s.tie_breaks)
         )
     for number in state.rounds:
         lines += ["", f"Round {number.number}"]
@@ -115,3 +115,8 @@ def export_text(state: Tournament) -> str:
         for player, points in number.byes:
             lines.append(f"  bye: {player} +{points}")
     return "\n".join(lines) + "\n"
+
+
+def _number(value: float) -> str:
+    """A tie-break as people read it: whole numbers without decimals, others to 4 places."""
+    return str(int(value)) if value.is_integer() else f"{value:.4f}"
