@@ -358,3 +358,19 @@ def test_start_then_pairing_is_due_at_once() -> None:
     assert due(run.state, 2) is None
     run.do(Start("org", 2))
     assert due(run.state, 2) == "pair"
+
+
+def test_a_swiss_waits_while_everyone_left_is_paused_and_ends_when_nobody_is_left() -> None:
+    run = started(SWISS, ["a", "b"])
+    run.pair(3, Random(10))
+    score_all(run, 4, Random(10))
+    run.do(Pause("a", 5))
+    run.do(Pause("b", 5))
+    assert due(run.state, 6) is None
+    assert refusal(run, Pair(6, ("x",), 1)).reason == reasons.NOTHING_TO_PAIR
+    run.do(Rejoin("b", 7))
+    assert due(run.state, 7) == "pair"
+    run.do(Withdraw("b", 8))
+    assert due(run.state, 8) is None, "a is paused, not gone"
+    run.do(Withdraw("a", 9))
+    assert due(run.state, 9) == "finish"

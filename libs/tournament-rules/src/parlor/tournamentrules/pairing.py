@@ -68,6 +68,8 @@ def propose(state: Tournament, at_ms: int, seed: int) -> tuple[Tables, Byes] | N
     if settings.is_arena:
         if settings.table_size == 2:
             pairs = _arena_pairs(ranked, history, state)
+            if not pairs:
+                return None
             return tuple(history.seat(pair, seed) for pair in pairs), ()
         tables = _arena_tables(ranked, settings.table_size, history, state)
         return tuple(history.seat(t, seed) for t in tables), ()

@@ -18,7 +18,8 @@ def due(state: Tournament, now_ms: int) -> Due | None:
       did not just play each other, unless they are the only two active); once the time is
       up and every game is scored, finish.
     - Swiss: pair once every game of the round is scored and rounds are left (and someone is
-      left to pair); finish once the last round is scored (or nobody is left).
+      active: while everyone left is paused, wait for a rejoin or a removal); finish once
+      the last round is scored, or once nobody is left (all withdrawn or removed).
     """
     if state.phase != RUNNING:
         return None
@@ -29,9 +30,9 @@ def due(state: Tournament, now_ms: int) -> Due | None:
         return "pair" if arena_can_pair(state) else None
     if state.in_play:
         return None
-    if len(state.rounds) >= settings.rounds or not state.active():
+    if len(state.rounds) >= settings.rounds or not state.playing():
         return "finish"
-    return "pair"
+    return "pair" if state.active() else None
 
 
 def free_players(state: Tournament) -> list[str]:
