@@ -22,9 +22,10 @@ made without anyone meeting the opponent of their last game again; the others (t
 lowest-ranked when the count is odd) wait for the next wave. Two players rematch at once
 only when they are the only active players left.
 
-More seats: tables of ``table_size`` by rank order, then improved by swapping players
-between tables while it lowers the count of repeated meetings (an arena: of last
-table-mates) and then the spread of points at a table.
+More seats: tables of ``table_size`` by rank order; then, while a table holds a repeated
+meeting (an arena: players who sat together in their last game), one of its players is
+swapped with a player of another table if that lowers the total cost (repeats weigh far
+more than the spread of points at a table).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ SEARCH_BUDGET = 4_000
 """Search steps a pass may take before the next, looser pass is tried."""
 REPEAT = 1_000_000
 """The cost of a repeated meeting when tables are improved by swaps."""
-MAX_SWAP_PASSES = 20
+MAX_SWAPS_PER_TABLE = 50
 
 
 def draw(seed: int, player: str) -> int:
@@ -338,31 +339,48 @@ def _improved(
     cost: Callable[[str, str, dict[str, int]], int],
     state: Tournament,
 ) -> Tables:
-    """Tables of ``sizes`` filled in rank order, then players swapped between tables while a
-    swap lowers the tables' cost (the sum of ``cost`` over each table's pairs of players)."""
+    """Tables of ``sizes`` filled in rank order; then, while a table holds a pair whose
+    ``cost`` is a repeat's, the first swap of one of its players with a player of another
+    table that lowers the total cost (the sum of ``cost`` over each table's pairs) is made,
+    at most ``MAX_SWAPS_PER_TABLE`` per table."""
     tables: list[list[str]] = []
     at = 0
     for size in sizes:
         tables.append(ranked[at : at + size])
         at += size
     points = state.points
+    known: dict[tuple[str, str], int] = {}
 
-    def table_cost(table: list[str]) -> int:
-        return sum(cost(a, b, points) for i, a in enumerate(table) for b in table[i + 1 :])
+    def pair_cost(a: str, b: str) -> int:
+        key = (a, b) if a < b else (b, a)
+        if key not in known:
+            known[key] = cost(a, b, points)
+        return known[key]
 
-    costs = [table_cost(t) for t in tables]
-    for _ in range(MAX_SWAP_PASSES):
-        improved = False
-        for i in range(len(tables)):
-            for j in range(i + 1, len(tables)):
-                for x in range(len(tables[i])):
-                    for y in range(len(tables[j])):
-                        ti, tj = list(tables[i]), list(tables[j])
-                        ti[x], tj[y] = tj[y], ti[x]
-                        ci, cj = table_cost(ti), table_cost(tj)
-                        if ci + cj < costs[i] + costs[j]:
-                            tables[i], tables[j], costs[i], costs[j] = ti, tj, ci, cj
-                            improved = True
-        if not improved:
+    def burden(player: str, table: list[str], leaving: str) -> int:
+        return sum(pair_cost(player, b) for b in table if b not in (leaving, player))
+
+    def swap() -> bool:
+        for i, here in enumerate(tables):
+            if all(pair_cost(a, b) < REPEAT for n, a in enumerate(here) for b in here[n + 1 :]):
+                continue
+            for x_at, x in enumerate(here):
+                for j, there in enumerate(tables):
+                    if j == i:
+                        continue
+                    for y_at, y in enumerate(there):
+                        delta = (
+                            burden(y, here, x)
+                            - burden(x, here, x)
+                            + burden(x, there, y)
+                            - burden(y, there, y)
+                        )
+                        if delta < 0:
+                            here[x_at], there[y_at] = y, x
+                            return True
+        return False
+
+    for _ in range(MAX_SWAPS_PER_TABLE * len(tables)):
+        if not swap():
             break
     return tuple(tuple(t) for t in tables)
