@@ -31,7 +31,7 @@ from parlor.tournamentrules import (
     standings,
     verify,
 )
-from parlor.tournamentrules.scoring import place_points
+from parlor.tournamentrules.scoring import berserk_clock, place_points
 
 ARENA = Settings(
     "ARENA", "connect4x4", max_players=8, duration_ms=600_000, berserk=True, berserk_min_moves=7
@@ -105,6 +105,11 @@ def test_berserk_adds_one_to_a_win_of_enough_moves_only() -> None:
         scored = run.events[-1]
         assert isinstance(scored, GameScored)
         assert scored.scores[[s[0] for s in scored.scores].index("ada")][2] == expected
+
+
+def test_a_berserk_clock_is_half_the_time_without_increment() -> None:
+    rules = dataclasses.replace(ARENA, clock_initial_ms=180_000, clock_increment_ms=2_000)
+    assert berserk_clock(rules) == (90_000, 0)
 
 
 def test_berserk_on_a_streak_is_one_point_on_top_of_the_doubled_win() -> None:

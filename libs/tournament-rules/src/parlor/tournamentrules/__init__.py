@@ -32,6 +32,7 @@ from parlor.tournamentrules.events import (
 )
 from parlor.tournamentrules.export import export_json, export_text, pairings
 from parlor.tournamentrules.queries import due, free_players, games_in_play, tables_needed
+from parlor.tournamentrules.scoring import berserk_clock, place_points
 from parlor.tournamentrules.settings import (
     ARENA,
     INVITE,
@@ -101,6 +102,7 @@ __all__ = [
     "TournamentFinished",
     "TournamentStarted",
     "Withdraw",
+    "berserk_clock",
     "command_of",
     "default_scale",
     "due",
@@ -109,6 +111,7 @@ __all__ = [
     "free_players",
     "games_in_play",
     "pairings",
+    "place_points",
     "points_from_games",
     "reasons",
     "resolved",
