@@ -214,6 +214,11 @@ def test_verify_finds_a_tampered_pairing_result_or_score() -> None:
     padded = dataclasses.replace(score, scores=((p1, 1, 5, x1, y1), (p2, 2, 0, x2, y2)))
     assert verify([*events[:scored], padded, *events[scored + 1 :]])
 
+    assert verify([*events, "stray"]) == [  # type: ignore[list-item]
+        f"event {len(events) + 1} (str): not a tournament event"
+    ]
+    assert verify(events[1:])[0].startswith("event 1 (PlayerJoined): the rules refuse it")
+
 
 PAIR_IN_A_FRESH_PROCESS = """
 import sys

@@ -29,6 +29,7 @@ from parlor.tournamentrules.commands import (
     Withdraw,
 )
 from parlor.tournamentrules.events import (
+    EVENT_TYPES,
     GameScored,
     PlayerBerserked,
     PlayerJoined,
@@ -45,6 +46,8 @@ from parlor.tournamentrules.events import (
 from parlor.tournamentrules.standings import points_from_games
 from parlor.tournamentrules.state import Tournament
 from parlor.tournamentrules.tournament import TOURNAMENTS
+
+EVENT_CLASSES = tuple(EVENT_TYPES.values())
 
 
 def command_of(event: TournamentEvent, state: Tournament) -> Command:
@@ -87,11 +90,17 @@ def verify(
     state = TOURNAMENTS.initial_state()
     for n, event in enumerate(events, start=1):
         name = type(event).__name__
+        if not isinstance(event, EVENT_CLASSES):
+            problems.append(f"event {n} ({name}): not a tournament event")
+            return problems
         try:
             decided: Sequence[TournamentEvent] = TOURNAMENTS.decide(state, command_of(event, state))
         except ParlorError as refused:
             problems.append(f"event {n} ({name}): the rules refuse it: {refused.reason}")
             decided = [event]
+        except (KeyError, AssertionError) as broken:
+            problems.append(f"event {n} ({name}): cannot be decided ({broken!r})")
+            return problems
         if list(decided) != [event]:
             problems.append(f"event {n} ({name}): the rules decide {list(decided)!r} instead")
         if isinstance(event, GameScored) and results is not None:
