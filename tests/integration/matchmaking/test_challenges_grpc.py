@@ -293,6 +293,22 @@ async def test_a_challenge_carries_its_game_config_to_its_match(
             assert game.config.first_seat == 1
             assert game.config.blockers_count_toward_lines
 
+            # Its rematch keeps the configuration (not the game's defaults).
+            await games.Resign(c4.ResignRequest(game_id=match_id))
+            offer = ch.OfferRematchRequest(game_type="connect4x4", game_id=match_id)
+            rematch = (await ann_s.OfferRematch(offer)).challenge
+            assert c4.Config.FromString(rematch.config) == config
+            taken = (await bob_s.OfferRematch(offer)).challenge
+            assert taken.status == ch.CHALLENGE_STATUS_MATCHED
+
+            async def rematched() -> Any:
+                return (await games.GetGame(c4.GetGameRequest(game_id=taken.match_id))).game
+
+            again = await eventually(rematched, 60)
+            assert [s.player_id for s in again.seats] == [s.player_id for s in game.seats][::-1]
+            assert again.config.first_seat == 1
+            assert again.config.blockers_count_toward_lines
+
     store = PostgresEventStore(database_url)
     try:
         [recorded] = await store.read_stream(match_stream(match_id))
