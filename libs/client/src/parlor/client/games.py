@@ -134,6 +134,17 @@ class GameClient(Generic[S]):
             request.command_id = uuid.uuid4().hex
         return await self.client.call(self._method(name), request, idempotent=True)
 
+    async def abort(self, game_id: str, seat: int | None = None) -> Any:
+        """End a game that has not started (``AbortGame``), for the caller's seat (``seat``:
+        which, if they hold several): before every seat has made its first move and within
+        the server's abort window; it ends unrated, with no result (``game.aborted``).
+        ``ABORT_TOO_LATE`` once it has started or past the window, ``TOO_MANY_ABORTS`` past
+        the daily limit. The response is ``AbortGameResponse`` (``game``, ``events``)."""
+        fields: dict[str, Any] = {"game_id": game_id}
+        if seat is not None:
+            fields["seat"] = seat
+        return await self.command("AbortGame", **fields)
+
     # -- reading -------------------------------------------------------------------------------
 
     async def get_game(self, game_id: str, version: int = 0, *, invite: str = "") -> Any:
