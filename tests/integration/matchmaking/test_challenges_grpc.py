@@ -121,6 +121,44 @@ async def test_spam_is_limited_and_blocks_hold(start_platform: Any, monkeypatch:
             )
 
 
+async def test_a_player_who_declines_too_often_is_limited(
+    start_platform: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("PARLOR_CHALLENGES_DECLINES_PER_DAY", "2")
+    ann, bob = guest(), guest()
+    async with start_platform("matchmaking") as platform:
+        async with platform.channel(ann) as a, platform.channel(bob) as b:
+            ann_s, bob_s = ch_grpc.ChallengeServiceStub(a), ch_grpc.ChallengeServiceStub(b)
+            made = [
+                (
+                    await ann_s.CreateChallenge(
+                        ch.CreateChallengeRequest(game_type="connect4x4", invitees=[bob])
+                    )
+                ).challenge
+                for _ in range(3)
+            ]
+            codes = []
+            for challenge in made:
+                try:
+                    await bob_s.DeclineChallenge(
+                        ch.DeclineChallengeRequest(
+                            challenge_id=challenge.challenge_id,
+                            reason=ch.DECLINE_REASON_TOO_FAST,
+                        )
+                    )
+                    codes.append("OK")
+                except grpc.aio.AioRpcError as error:
+                    codes.append(f"{error.code().name} {reason_of(error)}")
+            assert codes == ["OK", "OK", "RESOURCE_EXHAUSTED TOO_MANY_DECLINES"]
+            # the third still waits for him (he may accept it), and ann still sees it pending
+            incoming = (await bob_s.ListChallenges(ch.ListChallengesRequest())).incoming
+            assert [c.challenge_id for c in incoming] == [made[2].challenge_id]
+            accepted = await bob_s.AcceptChallenge(
+                ch.AcceptChallengeRequest(challenge_id=made[2].challenge_id)
+            )
+            assert accepted.challenge.status == ch.CHALLENGE_STATUS_MATCHED
+
+
 async def challenged_game(ann_s: Any, bob_s: Any, games: Any, bob: str) -> str:
     """A Connect 4x4 game between ann (seat 0) and bob, made from ann's challenge."""
     made = (
