@@ -33,6 +33,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from functools import cached_property, partial
 from types import ModuleType
 from typing import Any, Generic, TypeVar, cast
@@ -52,6 +53,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import recorded_match
+from parlor.gamehost.myturn import list_my_turn_first
 from parlor.gamehost.opener import Opener, Settle
 from parlor.gamehost.opengames import Claims, OpenGamesSettings
 from parlor.gamehost.pipeline import Pipeline
@@ -470,7 +472,31 @@ class GameService(Generic[T, E]):
         """Summaries from the game directory: seats and times only, nothing hidden; private
         games to their seats only, a player by id where they chose to be found (``privacy``)."""
         me = auth.caller()
+        if getattr(request, "my_turn_first", False):  # a game's proto may predate the field
+            return await list_my_turn_first(
+                self.directory,
+                request,
+                self.pb.ListGamesResponse,
+                me,
+                partial(self.turn_of, me.player_id),
+            )
         return await list_games(self.directory, request, self.pb.ListGamesResponse, me)
+
+    async def turn_of(self, player_id: str, game_id: str) -> tuple[bool, datetime | None]:
+        """Whether the game waits for one of ``player_id``'s seats now (its rules'
+        ``to_move``), and the earliest deadline of those seats' running clocks."""
+        table, _ = await self.host.load(game_id)
+        if self.over(table):
+            return False, None
+        mine = set(table.seats_of(player_id)) & set(self.game.engine.to_move(table.game))
+        if not mine:
+            return False, None
+        found = [
+            clock.deadline.ToDatetime(UTC)
+            for clock in self.clocks(table).seats
+            if clock.seat in mine and clock.running and clock.HasField("deadline")
+        ]
+        return True, min(found) if found else None
 
     async def ReplayGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
         """A finished game played back, everything shown (``play_back`` refuses a game in
