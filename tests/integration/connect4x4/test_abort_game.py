@@ -109,6 +109,10 @@ async def test_an_abort_in_the_window_ends_the_game_unrated_and_the_opponent_see
                 games[ann].AbortGame(c4.AbortGameRequest(game_id=aborted))
             )
             assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
+            code, reason, _ = await refused(
+                games[bob].PlayMove(c4.PlayMoveRequest(game_id=aborted, move="db"))
+            )
+            assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
 
             # Once both have moved the game has started: too late; it is played (resigned).
             played = await game()

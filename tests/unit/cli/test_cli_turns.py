@@ -38,3 +38,14 @@ def test_your_turn_first_then_the_earliest_deadline_across_game_types() -> None:
     assert games[0].deadline == T0 + dt.timedelta(hours=2)
     assert games[3].game_type == "upwords"
     assert games[3].players == ("ada", "bob")
+
+
+def test_the_cli_says_an_aborted_game_is_over_with_no_result() -> None:
+    from parlor.cli.games.connect4x4 import Connect4x4
+    from parlor.gamehost.aborts import show_aborted
+
+    game = pb.Game(status=pb.STATUS_IN_PROGRESS)
+    show_aborted(game)
+    adapter = Connect4x4.__new__(Connect4x4)
+    assert adapter.is_over(game)
+    assert adapter.outcome(game) == "aborted before it started: no result"

@@ -746,6 +746,7 @@ def test_a_seat_aborts_a_game_before_every_seat_has_moved_within_the_window() ->
         )
         assert verdict.ok, verdict.divergence
         assert await refusal(host, Abort(1, window=60)) == "GAME_OVER"
+        assert await refusal(host, drop(1)) == "GAME_OVER"  # the rules' state never knew
 
         host, now = await opened(per_move, 2)  # both have moved: started
         assert await refusal(host, Abort(0, window=60)) == "ABORT_TOO_LATE"

@@ -195,6 +195,10 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
         fired = len(fold.events)
         if isinstance(command, Tick):
             return fold.decided(fired)
+        if state.aborted:  # the rules' own state never knows: the abort is the table's
+            raise FailedPrecondition(
+                "the game was aborted: it takes no more commands", reason="GAME_OVER"
+            )
         actor = getattr(command, "seat", None)
         seat = actor if isinstance(actor, int) else None
         if fired:
