@@ -1,7 +1,8 @@
 """Aborting a game that has not started, over gRPC on the real platform (PostgreSQL, NATS,
 scoring): ``AbortGame`` for the caller's seat before every seat has made its first move,
 within ``PARLOR_ABORT_WINDOW_SECONDS``; the game ends unrated for both (no scoresheet, no
-rating change), the opponent's ``WatchGame`` sees it; too late is ``ABORT_TOO_LATE``; a
+rating change), the opponent's ``WatchGame`` sees it, and so does her ``WatchPlayer``
+(matchmaking's turn feed); too late is ``ABORT_TOO_LATE``; a
 player past ``PARLOR_ABORTS_PER_DAY`` is refused ``TOO_MANY_ABORTS``.
 
 Games are created as matchmaking seats two people who agreed to play (its service identity
@@ -19,6 +20,8 @@ import grpc
 import pytest
 from grpc_status import rpc_status
 
+from parlor.challenges.v1 import challenges_pb2 as ch
+from parlor.challenges.v1 import challenges_pb2_grpc as ch_grpc
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
@@ -81,7 +84,7 @@ async def test_an_abort_in_the_window_ends_the_game_unrated_and_the_opponent_see
     start_platform: Any,
 ) -> None:
     ann, bob = players()
-    async with start_platform("scoring", "connect4x4") as platform:
+    async with start_platform("scoring", "connect4x4", "matchmaking") as platform:
         async with seated(platform, ann, bob) as (games, game, scoring):
             aborted = await game()
             watch = games[ann].WatchGame(c4.WatchGameRequest(game_id=aborted))
@@ -105,6 +108,20 @@ async def test_an_abort_in_the_window_ends_the_game_unrated_and_the_opponent_see
             message = await asyncio.wait_for(seen_by_ann(), 30)
             assert message.event.game_finished.reason == "ABORTED"
             assert list(message.game.departures) == ["ABORTED", "ABORTED"]
+
+            async def told_ann() -> Any:
+                async with platform.channel(ann) as chan:
+                    watch = ch_grpc.ChallengeServiceStub(chan).WatchPlayer(
+                        ch.WatchPlayerRequest(after=0)
+                    )
+                    async for said in watch:
+                        for notice in said.notices:
+                            if notice.kind == ch.NOTICE_KIND_GAME_ABORTED:
+                                return notice
+                raise AssertionError("ann's WatchPlayer ended without the abort")
+
+            notice = await asyncio.wait_for(told_ann(), 30)
+            assert (notice.game_type, notice.game_id) == ("connect4x4", aborted)
             code, reason, _ = await refused(
                 games[ann].AbortGame(c4.AbortGameRequest(game_id=aborted))
             )
