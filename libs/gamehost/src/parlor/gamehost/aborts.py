@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
-from parlor.core.errors import Conflict, ResourceExhausted
+from parlor.core.errors import Conflict, ParlorError, ResourceExhausted
 from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore, Metadata, NewEvent
 from parlor.gamehost.clocks import ABORTED
 from parlor.kit.settings import setting
@@ -94,7 +94,8 @@ class AbortLedger:
     @contextlib.asynccontextmanager
     async def counting(self, player_id: str, game_type: str, game_id: str) -> AsyncIterator[None]:
         """Count this abort (refused ``TOO_MANY_ABORTS`` past the limit), then run the body
-        (the abort decided); an abort the body refuses is withdrawn from the count."""
+        (the abort decided); an abort the body refuses (a ``ParlorError``) is withdrawn from
+        the count; one cut short otherwise (a cancelled call) may have been made: it stays."""
         if not self.per_day:
             yield
             return
@@ -102,7 +103,7 @@ class AbortLedger:
         new = await self._count(player_id, game)
         try:
             yield
-        except BaseException:
+        except ParlorError:  # refused: not aborted (anything else may have aborted it: kept)
             if new:
                 await self._append(player_id, WITHDRAWN, game, ANY_VERSION)
             raise
