@@ -112,6 +112,11 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the command", ("gamehost/command.py", "gamehost/pipeline.py", "gamehost/service.py")),
 )
 OTHER = "event loop, gRPC, the rest"
+IDLE = "waiting (not CPU)"
+WAITS = ("EpollSelector.select", "_watch_parent")
+"""Innermost frames of a thread waiting, not working: py-spy ``--nonblocking`` cannot always
+tell (the event loop's epoll, a worker's thread watching its parent in ``time.sleep``);
+their samples are counted apart and left out of the shares of CPU."""
 
 
 @dataclass
@@ -251,6 +256,9 @@ def kinds_of(path: Path) -> dict[str, int]:
             continue
         frames = stack.split(";")
         kind = OTHER
+        if frames[-1].startswith(WAITS):
+            found[IDLE] = found.get(IDLE, 0) + int(count)
+            continue
         for frame in frames:  # outermost first
             kind = next((k for k, marks in KINDS if any(m in frame for m in marks)), OTHER)
             if kind != OTHER:
@@ -377,13 +385,17 @@ def report(sides: list[Side], edges: list[float], echo_cpu: list[float], made: l
             f" p99 {pct(every, 0.99):.1f} ms; the move in a tight loop:"
             f" {', '.join(f'{t:.2f}' for t in side.tight)} ms a call"
         )
+        waits = side.kinds.pop(IDLE, 0)
         total = sum(side.kinds.values())
         if total:
             shares = ", ".join(
                 f"{kind} {100 * n / total:.0f}% ({statistics.median(xs) * n / total:.2f} ms)"
                 for kind, n in sorted(side.kinds.items(), key=lambda kv: -kv[1])
             )
-            print(f"  by kind of work ({total} py-spy samples, one more window): {shares}")
+            print(
+                f"  by kind of work ({total} py-spy samples, one more window; {waits} more"
+                f" waiting, left out): {shares}"
+            )
         calls = {game: len(t.latencies) for game in GAME_TYPES if (t := side.tallies.get(game))}
         print(
             f"  commands by game: {calls}; refused: "
