@@ -65,23 +65,13 @@ class TurnFeed:
         self.clock = clock
         self.poll_seconds = poll_seconds
         self.covered: dict[str, int] = {}
-        self._marks: dict[str, int] = {}
-        """The version of each category's mark stream last read (``_covered``)."""
 
     async def _covered(self, category: str) -> int:
-        """The position covered: this replica's own, or the mark stored since by another
-        replica running this loop, if further (each mark is stored once every notice up to
-        it is appended). So of replicas side by side, one notices each game: the others
-        find the range covered and skip it, instead of each folding every game touched and
-        appending each notice again, to be found a duplicate (a store read and an append
-        per move and replica, the largest part of matchmaking's CPU at human pace)."""
-        stream = f"{FEED}-{category}"
-        version = await self.store.stream_version(stream)
-        if version != self._marks.get(category):
+        if category not in self.covered:
+            stream = f"{FEED}-{category}"
+            version = await self.store.stream_version(stream)
             last = await self.store.read_stream(stream, version, version) if version else []
-            stored = json.loads(last[0].data)["position"] if last else 0
-            self.covered[category] = max(self.covered.get(category, 0), stored)
-            self._marks[category] = version
+            self.covered[category] = json.loads(last[0].data)["position"] if last else 0
         return self.covered[category]
 
     async def step(self) -> int:
@@ -89,8 +79,6 @@ class TurnFeed:
         head = await self.store.head_position()
         appended = 0
         for category, game in self.games.items():
-            if head <= self.covered.get(category, -1):
-                continue  # nothing new (an idle platform's step reads nothing more)
             after = await self._covered(category)
             if head <= after:
                 continue
