@@ -108,7 +108,7 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "gamehost/outbox.py",
         ),
     ),
-    ("pictures to watchers", ("WatchGame", "gamehost/observe.py")),
+    ("pictures to watchers", ("WatchGame", "gamehost/observe.py", "GameHost._after")),
     ("the command", ("gamehost/command.py", "gamehost/pipeline.py", "gamehost/service.py")),
 )
 OTHER = "event loop, gRPC, the rest"
