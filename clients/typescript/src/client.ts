@@ -353,12 +353,14 @@ export class ParlorClient {
   }
 
   /**
-   * Abort a game that has not started (AbortGame), for your seat (`seat`: which, if you hold
-   * several): before every seat has made its first move and within the server's abort window;
-   * it ends unrated and with no result (`game.aborted`), and the other seats see it on their
-   * watch. Refused FAILED_PRECONDITION ABORT_TOO_LATE once started or past the window,
-   * RESOURCE_EXHAUSTED TOO_MANY_ABORTS past the daily limit. A command id is made, so a retry
-   * after a lost answer is safe.
+   * Abort a game another seat has not started (AbortGame), for your seat (`seat`: which, if
+   * you hold several): when some other seat has not made its first move though its clock has
+   * run the game type's abort window; it ends unrated and with no result (`game.aborted`), and
+   * the other seats see it on their watch. Refused FAILED_PRECONDITION ABORT_TOO_LATE once
+   * every seat has moved, ABORT_OWN_FIRST_MOVE while the game waits for your first move,
+   * ABORT_NOT_YET before the window (metadata retry_after_seconds); RESOURCE_EXHAUSTED
+   * TOO_MANY_ABORTS past the daily limit. A command id is made, so a retry after a lost answer
+   * is safe.
    */
   abortGame<T extends GameType>(
     type: T,

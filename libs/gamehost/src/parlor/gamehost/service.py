@@ -654,11 +654,12 @@ class GameService(Generic[T, E]):
         return AbortLedger(self.host.store, self.abort_settings.per_day)
 
     async def AbortGame(self, request: Any, context: Any) -> Any:
-        """A seat ends a game that has not started, unrated (``Seated._abort_by``), through
-        the path of move RPCs. An abort the rules would allow on the game as this replica
+        """A seat ends a game another seat has not started within the game type's window
+        (``PARLOR_ABORT_WINDOW_SECONDS``), unrated (``Seated._abort_by``), through the path
+        of move RPCs. An abort the rules would allow on the game as this replica
         knows it is first counted against the caller's limit (``AbortLedger.counting``:
         ``TOO_MANY_ABORTS``); any other is refused as the rules or the pipeline say, counting
-        nothing (not seated, over, started, past the window)."""
+        nothing (not seated, over, started, the caller's own first move awaited, not yet)."""
         me = auth.caller()
         window = float(self.abort_settings.window_seconds)
 
