@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFoun
 from parlor.eventstore import EventStore
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGames
+from parlor.gamehost.seating import BOT_ACCOUNT_PREFIX, is_bot_account
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking import botaccount as rules
@@ -51,10 +51,9 @@ from parlor.services.matchmaking.games import (
 )
 
 BOT = "bot"
-BOT_ID_PREFIX = "botacct-"
+BOT_ID_PREFIX = BOT_ACCOUNT_PREFIX
 BOT_ROLE = "bot"
 ADMIN_ROLE = "admin"
-_BOT_ID = re.compile(r"^botacct-[0-9a-f]{32}$")
 
 
 def new_bot_id() -> str:
@@ -63,7 +62,7 @@ def new_bot_id() -> str:
 
 
 def is_bot_id(player_id: str) -> bool:
-    return bool(_BOT_ID.match(player_id))
+    return is_bot_account(player_id)
 
 
 def bot_stream(bot_id: str) -> str:
@@ -198,6 +197,10 @@ class Bots:
             bot_id,
             lambda s: rules.declare(s, bot_id, game_types, time_controls, rated, max_games, now),
         )
+
+    async def handles(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The handle of each registered bot among ``player_ids`` (``GetPlayers``)."""
+        return {bot.bot_id: bot.handle for bot in await self.many(player_ids)}
 
     async def many(self, bot_ids: Sequence[str]) -> list[BotAccount]:
         """The bots among ``bot_ids`` (distinct, in the order given)."""

@@ -141,9 +141,9 @@ async def matchmaking() -> AsyncIterator[Component]:
             providers = Providers(provider_configs(oidc))
             sign_ins = SignIns(store, accounts, providers, auth, oidc)
             passwords = Passwords(store, accounts, sign_ins, load(PasswordSettings))
-            identity = IdentityServicer(auth, accounts, sign_ins, passwords)
             # Bot accounts: their streams in the same store, their handles claimed as accounts'.
             bots = BotServicer(auth, Bots(store, accounts), settings.game_types)
+            identity = IdentityServicer(auth, accounts, sign_ins, passwords, bots.bots.handles)
             # Challenges: their streams in the same store; an accepted one's MatchFormed goes
             # out through this process's relay as a round's does.
             challenges = Challenges(
