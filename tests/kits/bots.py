@@ -59,3 +59,14 @@ async def register_bot(
             )
         )
     return Registered(issued.bot_id, handle, made.secret, issued.access_token, owner)
+
+
+async def leave_pool(
+    platform: Any, bot: Registered, game_types: tuple[str, ...] = ("connect4x4",)
+) -> None:
+    """The bot declares again without ``matchmaking``: the matchmaker offers it no more
+    (a test's bots leave the shared database's pool when the test is done with them)."""
+    async with client.channel(platform.target, bot.token) as as_bot:
+        await bpb_grpc.BotServiceStub(as_bot).DeclareAccepts(
+            bpb.DeclareAcceptsRequest(accepts=bpb.Accepts(game_types=list(game_types), max_games=1))
+        )

@@ -25,6 +25,7 @@ from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
+from parlor.services.matchmaking.botmatch import BotMatcher
 from parlor.services.matchmaking.bots import Bots, BotScreen, BotServicer
 from parlor.services.matchmaking.challenger import ChallengeServicer
 from parlor.services.matchmaking.challenges import Challenges
@@ -151,6 +152,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 max_outstanding=settings.challenges_max_outstanding,
                 per_hour=settings.challenges_per_hour,
             )
+            screen = BotScreen(bots.bots, challenges, settings.game_types, open_games)
             challenger = ChallengeServicer(
                 challenges,
                 accounts,
@@ -161,13 +163,26 @@ async def matchmaking() -> AsyncIterator[Component]:
                 directories=open_games,
                 keepalive_seconds=settings.challenges_keepalive_seconds,
                 # what a bot cannot take is declined for it at once, with a reason
-                declines=BotScreen(bots.bots, challenges, settings.game_types, open_games).declines,
+                declines=screen.declines,
             )
+            # bot accounts in the matchmaker (SeekBot): people's and bots' games against them
+            bots.seek = BotMatcher(
+                bots.bots,
+                challenges,
+                screen,
+                settings.game_types,
+                ratings=tickets.rating,
+                per_owner_per_hour=settings.bot_games_per_owner_per_hour,
+                rated_with_people=settings.bots_rated_with_people,
+                check_open_games=challenger._check_open_games,
+            ).answer
             # 'Your turn' in the players' inboxes, from every game type's streams.
             turns = TurnFeed(
                 store,
                 [GAME_TYPES[g] for g in settings.game_types if g in GAME_TYPES],
                 challenger.watch.bells.ring,
+                # a bot account that ran out of time is offered no more until it declares
+                timed_out=bots.bots.mark_unavailable,
             )
             yield Component(
                 name=CATEGORY,
