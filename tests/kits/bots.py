@@ -70,3 +70,15 @@ async def leave_pool(
         await bpb_grpc.BotServiceStub(as_bot).DeclareAccepts(
             bpb.DeclareAcceptsRequest(accepts=bpb.Accepts(game_types=list(game_types), max_games=1))
         )
+
+
+async def leave_pool_with_secret(
+    platform: Any, secret: str, game_types: tuple[str, ...] = ("connect4x4",)
+) -> None:
+    """``leave_pool`` for a bot a program ran (its secret: the test holds no token of it)."""
+    async with client.channel(platform.target, None) as anonymous:
+        issued = await bpb_grpc.BotServiceStub(anonymous).ExchangeBotSecret(
+            bpb.ExchangeBotSecretRequest(secret=secret)
+        )
+    bot = Registered(issued.bot_id, "", secret, issued.access_token, "")
+    await leave_pool(platform, bot, game_types)

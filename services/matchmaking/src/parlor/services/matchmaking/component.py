@@ -181,6 +181,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 store,
                 [GAME_TYPES[g] for g in settings.game_types if g in GAME_TYPES],
                 challenger.watch.bells.ring,
+                poll_seconds=settings.turn_feed_poll_seconds,
                 # a bot account that ran out of time is offered no more until it declares
                 timed_out=bots.bots.mark_unavailable,
             )

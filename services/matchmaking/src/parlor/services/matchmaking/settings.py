@@ -75,6 +75,12 @@ class MatchmakingSettings:
     challenges_per_hour: int = setting(
         "PARLOR_CHALLENGES_PER_HOUR", "new challenges one player may make an hour (0: no limit)", 60
     )
+    turn_feed_poll_seconds: float = setting(
+        "PARLOR_TURN_FEED_POLL_SECONDS",
+        "how often the turn feed looks for games that came to wait for a player ('your turn'"
+        " notices on WatchPlayer)",
+        0.5,
+    )
     bot_games_per_owner_per_hour: int = setting(
         "PARLOR_BOTS_GAMES_PER_OWNER_PER_HOUR",
         "games against bots that all of one owner's bots together may ask the matchmaker for"
