@@ -151,6 +151,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 store,
                 max_outstanding=settings.challenges_max_outstanding,
                 per_hour=settings.challenges_per_hour,
+                declines_per_day=settings.challenges_declines_per_day,
             )
             screen = BotScreen(bots.bots, challenges, settings.game_types, open_games)
             challenger = ChallengeServicer(
