@@ -9,6 +9,8 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
+from google.protobuf.json_format import MessageToDict
+
 from parlor.core.errors import (
     InvalidArgument,
     NotFound,
@@ -25,6 +27,7 @@ from parlor.services.tournament.settings import TournamentSettings
 from parlor.services.tournament.tournaments import Tournaments, event_of, new_id
 from parlor.services.tournament.view import (
     change_of,
+    export_text,
     settings_of,
     standings_of,
     status_of,
@@ -41,8 +44,6 @@ from parlor.tournamentrules import (
     Remove,
     Start,
     Withdraw,
-    export_json,
-    export_text,
 )
 from parlor.tournamentrules.state import FINISHED, NEW
 from parlor.tournaments.v1 import tournaments_pb2 as pb
@@ -196,14 +197,15 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
         self, request: pb.ExportTournamentRequest, context: Any
     ) -> pb.ExportTournamentResponse:
         auth.caller()
-        state, _ = await self._existing(request.tournament_id)
+        state, version = await self._existing(request.tournament_id)
+        view = tournament_of(request.tournament_id, state, version)
         if request.format == pb.EXPORT_FORMAT_TEXT:
             return pb.ExportTournamentResponse(
-                content_type="text/plain; charset=utf-8", content=export_text(state)
+                content_type="text/plain; charset=utf-8", content=export_text(view)
             )
         return pb.ExportTournamentResponse(
             content_type="application/json",
-            content=json.dumps(export_json(state), sort_keys=True, indent=1),
+            content=json.dumps(MessageToDict(view), sort_keys=True, indent=1),
         )
 
     async def WatchTournament(
@@ -293,28 +295,28 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
             )
         return True
 
+    async def _own(self, tournament_id: str, command: Callable[[str, int], Any]) -> None:
+        """The caller's own entry: ``command(caller, now)``."""
+        me = auth.caller().player_id
+        decided = command(me, self.clock())
+        await self._do(tournament_id, lambda _: decided, me)
+
     async def WithdrawFromTournament(
         self, request: pb.WithdrawFromTournamentRequest, context: Any
     ) -> pb.WithdrawFromTournamentResponse:
-        me = auth.caller().player_id
-        at = self.clock()
-        await self._do(request.tournament_id, lambda _: Withdraw(me, at), me)
+        await self._own(request.tournament_id, Withdraw)
         return pb.WithdrawFromTournamentResponse()
 
     async def PauseInTournament(
         self, request: pb.PauseInTournamentRequest, context: Any
     ) -> pb.PauseInTournamentResponse:
-        me = auth.caller().player_id
-        at = self.clock()
-        await self._do(request.tournament_id, lambda _: Pause(me, at), me)
+        await self._own(request.tournament_id, Pause)
         return pb.PauseInTournamentResponse()
 
     async def RejoinTournament(
         self, request: pb.RejoinTournamentRequest, context: Any
     ) -> pb.RejoinTournamentResponse:
-        me = auth.caller().player_id
-        at = self.clock()
-        await self._do(request.tournament_id, lambda _: Rejoin(me, at), me)
+        await self._own(request.tournament_id, Rejoin)
         self.wake()
         return pb.RejoinTournamentResponse()
 

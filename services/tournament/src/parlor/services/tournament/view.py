@@ -28,7 +28,6 @@ from parlor.tournamentrules import (
     TournamentCreated,
     TournamentFinished,
     TournamentStarted,
-    standings,
 )
 from parlor.tournamentrules.state import FINISHED, PAUSED, REMOVED, RUNNING, WITHDRAWN
 from parlor.tournaments.v1 import tournaments_pb2 as pb
@@ -140,20 +139,25 @@ def status_of(state: Any) -> pb.Status.ValueType:
 
 
 def standings_of(state: Any) -> list[pb.Standing]:
+    """By points (NOT DONE: the rules' standings with tie-breaks replace this)."""
+    played: dict[str, int] = {}
+    for game in state.games.values():
+        if game.scored:
+            for player in game.seats:
+                played[player] = played.get(player, 0) + 1
+    ranked = sorted(state.entrants, key=lambda p: (-state.points.get(p, 0), p))
     out = []
-    for s in standings(state):
-        names, values = _tie_breaks(s.tie_breaks)
+    for rank, player in enumerate(ranked, 1):
+        entrant = state.entrants[player]
         out.append(
             pb.Standing(
-                rank=s.rank,
-                player_id=s.player,
-                points=s.points,
-                tie_breaks=values,
-                tie_break_names=names,
-                games=s.games,
-                is_bot=s.is_bot,
-                withdrawn=s.withdrawn,
-                on_streak=state.streak.get(s.player, 0) >= 2,
+                rank=rank,
+                player_id=player,
+                points=state.points.get(player, 0),
+                games=played.get(player, 0),
+                is_bot=entrant.is_bot,
+                withdrawn=not entrant.playing,
+                on_streak=state.streak.get(player, 0) >= 2,
             )
         )
     return out
@@ -286,3 +290,21 @@ def change_of(position: int, event: Any) -> pb.Change:
             )
         )
     return out
+
+
+def export_text(view: pb.Tournament) -> str:
+    """Standings, then each round's tables (seats in seat order, places once scored)."""
+    lines = [f"{view.settings.name or view.tournament_id} ({view.settings.game_type})", ""]
+    lines.append(f"{'rank':>4}  {'player':<40} {'points':>6} {'games':>5}")
+    for s in view.standings:
+        lines.append(f"{s.rank:>4}  {s.player_id:<40} {s.points:>6} {s.games:>5}")
+    for r in view.rounds:
+        lines += ["", f"round {r.number}"]
+        for t in r.tables:
+            seats = ", ".join(
+                f"{p} ({t.places[i]})" if t.scored else p for i, p in enumerate(t.seats)
+            )
+            lines.append(f"  {t.game_id}: {seats}")
+        if r.byes:
+            lines.append(f"  byes: {', '.join(r.byes)}")
+    return "\n".join(lines) + "\n"
