@@ -1,0 +1,222 @@
+"""Tournaments over gRPC on a running platform: Parlor's own bots play whole events.
+
+The games are made as the platform makes matches (the game services' match consumers
+create them from ``MatchFormed``), played by the game services' bots, and scored from
+``GameFinished`` as the store holds it. Each test checks what the issue shows against an
+independent recomputation from the export (or the event history), not against the service's
+own arithmetic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+
+from parlor.accounts.codec import decode
+from parlor.eventstore import PostgresEventStore
+from parlor.tournamentrules import EVENT_TYPES, GameScored, TablesPaired
+from parlor.tournaments.v1 import tournaments_pb2 as pb
+from parlor.tournaments.v1 import tournaments_pb2_grpc as pb_grpc
+
+pytestmark = pytest.mark.integration
+
+FAST = {
+    "PARLOR_TOURNAMENT_DRIVER_INTERVAL_SECONDS": "0.2",
+    "PARLOR_MATCHMAKING_ROUND_SECONDS": "0.05",
+    "PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS": "0",
+    "PARLOR_TAKEFOUR_BOT_IDLE_SECONDS": "0",
+    "PARLOR_TAKEFOUR_BOT_HUMAN_PACE": "false",
+    "PARLOR_TAKEFOUR_BOT_ALONE_SECONDS": "2",  # a table of bots ends soon
+}
+
+
+@pytest.fixture(autouse=True)
+def fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in FAST.items():
+        monkeypatch.setenv(name, value)
+
+
+async def enter_bots(stub: Any, tournament_id: str, levels: Iterable[str]) -> list[str]:
+    return [
+        (
+            await stub.JoinTournament(
+                pb.JoinTournamentRequest(tournament_id=tournament_id, bot_level=level)
+            )
+        ).player_id
+        for level in levels
+    ]
+
+
+async def until_finished(stub: Any, tournament_id: str, seconds: float) -> pb.Tournament:
+    deadline = time.monotonic() + seconds
+    while True:
+        got = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tournament_id))
+        if got.tournament.status == pb.STATUS_FINISHED:
+            return got.tournament
+        assert time.monotonic() < deadline, f"not finished: {len(got.tournament.rounds)} rounds"
+        await asyncio.sleep(0.2)
+
+
+def recomputed(export: dict[str, Any], table_size: int, bye_points: int) -> dict[str, int]:
+    """Each player's points from the exported pairings and places alone (docs/tournaments.md,
+    "Scoring": 2 for each player one finishes ahead of, shared places averaged, rounded down)."""
+    points: Counter[str] = Counter()
+    for r in export.get("rounds", []):
+        for table in r.get("tables", []):
+            seats, places = table["seats"], table["places"]
+            scale = [2 * (table_size - p) for p in range(1, table_size + 1)][-len(seats) :]
+            ordered = sorted(places)
+            for player, place in zip(seats, places, strict=True):
+                first, span = ordered.index(place), ordered.count(place)
+                points[player] += sum(scale[first : first + span]) // span
+        for player in r.get("byes", []):
+            points[player] += bye_points
+    return dict(points)
+
+
+async def test_a_64_bot_swiss_of_connect4x4_pairs_fairly_and_scores_as_recomputed(
+    start_platform: Any,
+) -> None:
+    organiser = f"org-{secrets.token_hex(4)}"
+    async with (
+        start_platform("connect4x4", "matchmaking", "tournament") as platform,
+        platform.channel(organiser) as channel,
+    ):
+        stub = pb_grpc.TournamentServiceStub(channel)
+        created = await stub.CreateTournament(
+            pb.CreateTournamentRequest(
+                settings=pb.Settings(
+                    name="CI Swiss",
+                    format=pb.FORMAT_SWISS,
+                    game_type="connect4x4",
+                    max_players=64,
+                    rounds=4,
+                )
+            )
+        )
+        tid = created.tournament.tournament_id
+        bots = await enter_bots(stub, tid, ["random"] * 64)
+        assert len(set(bots)) == 64
+        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+        # after the first round one bot is removed: 63 play on, so byes are given
+        while True:
+            got = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
+            if got.rounds:
+                break
+            await asyncio.sleep(0.1)
+        await stub.RemoveFromTournament(
+            pb.RemoveFromTournamentRequest(tournament_id=tid, player_id=bots[0], reason="test")
+        )
+        final = await until_finished(stub, tid, 300)
+        exported = await stub.ExportTournament(pb.ExportTournamentRequest(tournament_id=tid))
+    export = json.loads(exported.content)
+    assert len(final.rounds) == 4
+    pairs = [frozenset(t.seats) for r in final.rounds for t in r.tables]
+    assert len(pairs) == len(set(pairs)), "a repeat pairing"
+    byes = Counter(b for r in final.rounds for b in r.byes)
+    assert len(byes) == 3, "63 players: a bye each round from the second"
+    assert max(byes.values()) == 1, "a bye twice"
+    first = Counter(t.seats[0] for r in final.rounds for t in r.tables)
+    second = Counter(t.seats[1] for r in final.rounds for t in r.tables)
+    assert all(abs(first[p] - second[p]) <= 1 for p in bots), "first seat not balanced"
+    assert all(t.scored for r in final.rounds for t in r.tables)
+    bye_points = final.settings.bye_points
+    expected = recomputed(export, 2, bye_points)
+    assert {s.player_id: s.points for s in final.standings if s.points} == {
+        p: v for p, v in expected.items() if v
+    }
+    ranked = [s.points for s in final.standings]
+    assert ranked == sorted(ranked, reverse=True)
+
+
+async def test_an_arena_of_40_bots_with_a_restart_counts_every_game_once(
+    start_platform: Any, monkeypatch: pytest.MonkeyPatch, database_url: str
+) -> None:
+    # a 30-minute arena, its clock 300 times faster: 6 s
+    monkeypatch.setenv("PARLOR_TOURNAMENT_TIME_SCALE", "300")
+    organiser = f"org-{secrets.token_hex(4)}"
+    settings = pb.Settings(
+        name="CI arena",
+        format=pb.FORMAT_ARENA,
+        game_type="connect4x4",
+        max_players=40,
+        duration_seconds=1800,
+        berserk=True,
+    )
+    async with start_platform("connect4x4", "matchmaking") as games:
+        assert games.components
+        async with start_platform("tournament") as first, first.channel(organiser) as channel:
+            stub = pb_grpc.TournamentServiceStub(channel)
+            tid = (
+                await stub.CreateTournament(pb.CreateTournamentRequest(settings=settings))
+            ).tournament.tournament_id
+            await enter_bots(stub, tid, ["random", "greedy"] * 20)
+            await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+            await asyncio.sleep(2)
+        # the tournament service stopped mid-arena (games went on finishing); another starts
+        async with start_platform("tournament") as second, second.channel(organiser) as channel:
+            stub = pb_grpc.TournamentServiceStub(channel)
+            halfway = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))
+            assert halfway.tournament.status == pb.STATUS_RUNNING
+            final = await until_finished(stub, tid, 90)
+    store = PostgresEventStore(database_url)
+    try:
+        history = [
+            decode(dict(EVENT_TYPES), e.type, e.data)
+            for e in await store.read_stream(f"tournament-{tid}")
+        ]
+    finally:
+        await store.close()
+    paired = [g for e in history if isinstance(e, TablesPaired) for g, _ in e.tables]
+    scored = [e.game_id for e in history if isinstance(e, GameScored)]
+    assert len(paired) > 20, "the arena paired again and again"
+    assert len(scored) == len(set(scored)), "a game counted twice"
+    assert sorted(scored) == sorted(paired), "a game not counted"
+    points: Counter[str] = Counter()
+    for e in history:
+        if isinstance(e, GameScored):
+            for player, _, got, _, _ in e.scores:
+                points[player] += got
+    assert {s.player_id: s.points for s in final.standings if s.points} == {
+        p: v for p, v in points.items() if v
+    }
+
+
+async def test_a_take_four_swiss_plays_tables_of_four(start_platform: Any) -> None:
+    organiser = f"org-{secrets.token_hex(4)}"
+    async with (
+        start_platform("takefour", "matchmaking", "tournament") as platform,
+        platform.channel(organiser) as channel,
+    ):
+        stub = pb_grpc.TournamentServiceStub(channel)
+        tid = (
+            await stub.CreateTournament(
+                pb.CreateTournamentRequest(
+                    settings=pb.Settings(
+                        name="Take Four at fours",
+                        format=pb.FORMAT_SWISS,
+                        game_type="takefour",
+                        table_size=4,
+                        max_players=8,
+                        rounds=2,
+                    )
+                )
+            )
+        ).tournament.tournament_id
+        await enter_bots(stub, tid, ["easy"] * 8)
+        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+        final = await until_finished(stub, tid, 120)
+        exported = await stub.ExportTournament(pb.ExportTournamentRequest(tournament_id=tid))
+    assert all(len(t.seats) == 4 for r in final.rounds for t in r.tables)
+    assert len(final.rounds) == 2
+    expected = recomputed(json.loads(exported.content), 4, final.settings.bye_points)
+    assert {s.player_id: s.points for s in final.standings if s.points} == {
+        p: v for p, v in expected.items() if v
+    }
