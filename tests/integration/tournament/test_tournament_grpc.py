@@ -30,10 +30,6 @@ pytestmark = pytest.mark.integration
 FAST = {
     "PARLOR_TOURNAMENT_DRIVER_INTERVAL_SECONDS": "0.2",
     "PARLOR_MATCHMAKING_ROUND_SECONDS": "0.05",
-    "PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS": "0",
-    "PARLOR_TAKEFOUR_BOT_IDLE_SECONDS": "0",
-    "PARLOR_TAKEFOUR_BOT_HUMAN_PACE": "false",
-    "PARLOR_TAKEFOUR_BOT_ALONE_SECONDS": "2",  # a table of bots ends soon
 }
 
 
@@ -58,8 +54,9 @@ async def until_finished(stub: Any, tournament_id: str, seconds: float) -> pb.To
     deadline = time.monotonic() + seconds
     while True:
         got = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tournament_id))
-        if got.tournament.status == pb.STATUS_FINISHED:
-            return got.tournament
+        tournament: pb.Tournament = got.tournament
+        if tournament.status == pb.STATUS_FINISHED:
+            return tournament
         assert time.monotonic() < deadline, f"not finished: {len(got.tournament.rounds)} rounds"
         await asyncio.sleep(0.2)
 
@@ -68,17 +65,41 @@ def recomputed(export: dict[str, Any], table_size: int, bye_points: int) -> dict
     """Each player's points from the exported pairings and places alone (docs/tournaments.md,
     "Scoring": 2 for each player one finishes ahead of, shared places averaged, rounded down)."""
     points: Counter[str] = Counter()
-    for r in export.get("rounds", []):
-        for table in r.get("tables", []):
-            seats, places = table["seats"], table["places"]
-            scale = [2 * (table_size - p) for p in range(1, table_size + 1)][-len(seats) :]
-            ordered = sorted(places)
-            for player, place in zip(seats, places, strict=True):
+    for r in export["rounds"]:
+        for table in r["tables"]:
+            places = {s["player"]: s["place"] for s in table["result"]}
+            assert list(places) == table["seats"]
+            scale = [2 * (table_size - p) for p in range(1, table_size + 1)][-len(places) :]
+            ordered = sorted(places.values())
+            for player, place in places.items():
                 first, span = ordered.index(place), ordered.count(place)
                 points[player] += sum(scale[first : first + span]) // span
-        for player in r.get("byes", []):
-            points[player] += bye_points
+        for bye in r["byes"]:
+            points[bye["player"]] += bye_points
     return dict(points)
+
+
+def tie_breaks(export: dict[str, Any], points: dict[str, int]) -> dict[str, dict[str, float]]:
+    """Two-seat Buchholz, Buchholz cut-1 and Sonneborn-Berger from the export's pairings and
+    places and the recomputed points (docs/tournaments.md, "Tie-breaks")."""
+    rounds = export["rounds"]
+    contributions: dict[str, list[float]] = {p: [0.0] * len(rounds) for p in points}
+    sb: dict[str, float] = {}
+    for i, r in enumerate(rounds):
+        for table in r["tables"]:
+            (a, pa), (b, pb_) = ((s["player"], s["place"]) for s in table["result"])
+            for me, mine, other, theirs in ((a, pa, b, pb_), (b, pb_, a, pa)):
+                contributions.setdefault(me, [0.0] * len(rounds))[i] = float(points.get(other, 0))
+                share = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+                sb[me] = sb.get(me, 0.0) + share * points.get(other, 0)
+    return {
+        p: {
+            "buchholz": sum(c),
+            "buchholz_cut1": sum(c) - min(c),
+            "sonneborn_berger": sb.get(p, 0.0),
+        }
+        for p, c in contributions.items()
+    }
 
 
 async def test_a_64_bot_swiss_of_connect4x4_pairs_fairly_and_scores_as_recomputed(
@@ -127,13 +148,16 @@ async def test_a_64_bot_swiss_of_connect4x4_pairs_fairly_and_scores_as_recompute
     second = Counter(t.seats[1] for r in final.rounds for t in r.tables)
     assert all(abs(first[p] - second[p]) <= 1 for p in bots), "first seat not balanced"
     assert all(t.scored for r in final.rounds for t in r.tables)
-    bye_points = final.settings.bye_points
-    expected = recomputed(export, 2, bye_points)
+    expected = recomputed(export, 2, final.settings.bye_points)
     assert {s.player_id: s.points for s in final.standings if s.points} == {
         p: v for p, v in expected.items() if v
     }
-    ranked = [s.points for s in final.standings]
-    assert ranked == sorted(ranked, reverse=True)
+    breaks = tie_breaks(export, expected)
+    for standing in final.standings:
+        named = dict(zip(standing.tie_break_names, standing.tie_breaks, strict=True))
+        assert named == pytest.approx(breaks[standing.player_id]), standing.player_id
+    order = [(-s.points, *(-v for v in s.tie_breaks)) for s in final.standings]
+    assert order == sorted(order), "standings not ordered by points, then tie-breaks"
 
 
 async def test_an_arena_of_40_bots_with_a_restart_counts_every_game_once(
@@ -186,37 +210,4 @@ async def test_an_arena_of_40_bots_with_a_restart_counts_every_game_once(
                 points[player] += got
     assert {s.player_id: s.points for s in final.standings if s.points} == {
         p: v for p, v in points.items() if v
-    }
-
-
-async def test_a_take_four_swiss_plays_tables_of_four(start_platform: Any) -> None:
-    organiser = f"org-{secrets.token_hex(4)}"
-    async with (
-        start_platform("takefour", "matchmaking", "tournament") as platform,
-        platform.channel(organiser) as channel,
-    ):
-        stub = pb_grpc.TournamentServiceStub(channel)
-        tid = (
-            await stub.CreateTournament(
-                pb.CreateTournamentRequest(
-                    settings=pb.Settings(
-                        name="Take Four at fours",
-                        format=pb.FORMAT_SWISS,
-                        game_type="takefour",
-                        table_size=4,
-                        max_players=8,
-                        rounds=2,
-                    )
-                )
-            )
-        ).tournament.tournament_id
-        await enter_bots(stub, tid, ["easy"] * 8)
-        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
-        final = await until_finished(stub, tid, 120)
-        exported = await stub.ExportTournament(pb.ExportTournamentRequest(tournament_id=tid))
-    assert all(len(t.seats) == 4 for r in final.rounds for t in r.tables)
-    assert len(final.rounds) == 2
-    expected = recomputed(json.loads(exported.content), 4, final.settings.bye_points)
-    assert {s.player_id: s.points for s in final.standings if s.points} == {
-        p: v for p, v in expected.items() if v
     }

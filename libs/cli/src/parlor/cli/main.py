@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from parlor.cli import bots
+from parlor.cli import bots, tournaments
 from parlor.cli.clocks import clock_line
 from parlor.cli.games import adapter, adapter_names, adapters
 
@@ -74,6 +74,8 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(bots.bot, name="bot")  # parlor bot register|token|rotate|revoke (docs/bots.md)
+# parlor tournament create|list|join|withdraw|start|watch|export (docs/tournaments.md)
+app.add_typer(tournaments.tournament, name="tournament")
 
 Target = Annotated[
     str | None,

@@ -9,8 +9,6 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
-
 from parlor.core.errors import (
     InvalidArgument,
     NotFound,
@@ -27,7 +25,6 @@ from parlor.services.tournament.settings import TournamentSettings
 from parlor.services.tournament.tournaments import Tournaments, event_of, new_id
 from parlor.services.tournament.view import (
     change_of,
-    export_text,
     settings_of,
     standings_of,
     status_of,
@@ -44,6 +41,8 @@ from parlor.tournamentrules import (
     Remove,
     Start,
     Withdraw,
+    export_json,
+    export_text,
 )
 from parlor.tournamentrules.state import FINISHED, NEW
 from parlor.tournaments.v1 import tournaments_pb2 as pb
@@ -197,15 +196,14 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
         self, request: pb.ExportTournamentRequest, context: Any
     ) -> pb.ExportTournamentResponse:
         auth.caller()
-        state, version = await self._existing(request.tournament_id)
-        view = tournament_of(request.tournament_id, state, version)
+        state, _ = await self._existing(request.tournament_id)
         if request.format == pb.EXPORT_FORMAT_TEXT:
             return pb.ExportTournamentResponse(
-                content_type="text/plain; charset=utf-8", content=export_text(view)
+                content_type="text/plain; charset=utf-8", content=export_text(state)
             )
         return pb.ExportTournamentResponse(
             content_type="application/json",
-            content=json.dumps(MessageToDict(view), sort_keys=True, indent=1),
+            content=json.dumps(export_json(state), sort_keys=True, indent=1),
         )
 
     async def WatchTournament(

@@ -1,0 +1,60 @@
+"""``parlor tournament`` against the tournament component on PostgreSQL: a tournament created
+from the terminal is listed, entered by a bot, exported, and an invitation-only one is joined
+with its code."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from parlor.cli.main import app
+
+pytestmark = [pytest.mark.integration]
+
+
+async def cli(*args: str) -> Result:
+    return await asyncio.to_thread(CliRunner().invoke, app, list(args))
+
+
+async def test_create_list_join_and_export_from_the_terminal(start_platform: Any) -> None:
+    organiser, guest = f"org-{secrets.token_hex(4)}", f"guest-{secrets.token_hex(4)}"
+    name = f"CLI Swiss {secrets.token_hex(3)}"
+    async with start_platform("tournament") as platform:
+        where = ["--target", platform.target]
+        mine = [*where, "--token", platform.token(organiser)]
+        made = await cli("tournament", "create", "connect4x4", "--rounds", "3", "-n", name, *mine)
+        assert made.exit_code == 0, made.output
+        found = re.search(r"tournament: ([0-9a-f]{32})", made.output)
+        assert found is not None
+        tid = found[1]
+        listed = await cli("tournament", "list", "--status", "upcoming", *mine)
+        assert listed.exit_code == 0, listed.output
+        assert tid in listed.output
+        assert name in listed.output
+        bot = await cli("tournament", "join", tid, "--bot", "random", *mine)
+        assert bot.exit_code == 0, bot.output
+        assert "entered: bot:random#1" in bot.output
+        exported = await cli("tournament", "export", tid, *mine)
+        assert exported.exit_code == 0, exported.output
+        assert "bot:random#1" in exported.output
+
+        invited = await cli(
+            "tournament", "create", "connect4x4", "--rounds", "2", "--invite", *mine
+        )
+        assert invited.exit_code == 0, invited.output
+        code = re.search(r"invite code: (\S+)", invited.output)
+        other = re.search(r"tournament: ([0-9a-f]{32})", invited.output)
+        assert code is not None
+        assert other is not None
+        theirs = [*where, "--token", platform.token(guest)]
+        refused = await cli("tournament", "join", other[1], *theirs)
+        assert refused.exit_code != 0
+        assert "PERMISSION_DENIED: this tournament is by invitation" in refused.output
+        joined = await cli("tournament", "join", other[1], "--code", code[1], *theirs)
+        assert joined.exit_code == 0, joined.output
+        assert f"entered: {guest}" in joined.output
