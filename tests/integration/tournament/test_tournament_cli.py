@@ -10,9 +10,11 @@ import secrets
 from typing import Any
 
 import pytest
+from kits.callers import calling
 from typer.testing import CliRunner, Result
 
 from parlor.cli.main import app
+from parlor.common.v1 import common_pb2
 
 pytestmark = [pytest.mark.integration]
 
@@ -58,3 +60,50 @@ async def test_create_list_join_and_export_from_the_terminal(start_platform: Any
         joined = await cli("tournament", "join", other[1], "--code", code[1], *theirs)
         assert joined.exit_code == 0, joined.output
         assert f"entered: {guest}" in joined.output
+
+
+async def test_parlor_verify_re_decides_tournaments(tournament_url: str) -> None:
+    """A Swiss played to its end verifies; one whose stored result was changed does not."""
+    from test_tournament_servicer import Platform, create, swiss
+
+    from parlor.eventstore import PostgresEventStore
+    from parlor.eventstore.events import NewEvent
+    from parlor.tournaments.v1 import tournaments_pb2 as pb
+
+    store = PostgresEventStore(tournament_url)
+    try:
+        platform = Platform(store)
+        organiser = f"org-{secrets.token_hex(4)}"
+        tid = (await create(platform, organiser, swiss(4, 2))).tournament.tournament_id
+        with calling(organiser):
+            for _ in range(4):
+                await platform.service.JoinTournament(
+                    pb.JoinTournamentRequest(tournament_id=tid, bot_level="random"), None
+                )
+            await platform.service.StartTournament(
+                pb.StartTournamentRequest(tournament_id=tid), None
+            )
+        for _ in range(2):
+            await platform.driver.step()
+            await platform.play_out(tid)
+            await platform.driver.step()
+        where = ["--database-url", tournament_url]
+        good = await cli("verify", "--tournament", tid, *where)
+        assert good.exit_code == 0, good.output
+        assert "verified 1 tournaments: 1 ok, 0 diverge" in good.output
+        # a game's own stream ends otherwise than the tournament scored it
+        state, _ = await platform.tournaments.load(tid)
+        game = next(iter(state.games.values()))
+        stream = f"connect4x4-{game.game_id}"
+        (finished,) = [e for e in await store.read_stream(stream) if "GameFinished" in e.type]
+        message = common_pb2.GameFinished.FromString(finished.data)
+        for result in message.results:
+            result.rank = 3 - result.rank  # the winner lost
+        await store.append(stream, [NewEvent(finished.type, message.SerializeToString())], -1)
+        bad = await cli("verify", "--tournament", tid, *where)
+        assert bad.exit_code == 1, bad.output
+        said = " ".join(bad.output.split())  # the terminal's wrapping undone
+        assert f"(GameScored): game {game.game_id} ended" in said
+        assert "verified 1 tournaments: 0 ok, 1 diverge" in said
+    finally:
+        await store.close()
