@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from parlor.core.errors import (
+    FailedPrecondition,
     InvalidArgument,
     NotFound,
     PermissionDenied,
@@ -20,7 +21,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import check_command_id
 from parlor.kit import auth
 from parlor.kit.auth import Identity
-from parlor.services.tournament.games import bot_entrant
+from parlor.services.tournament.games import bot_entrant, has_moved
 from parlor.services.tournament.settings import TournamentSettings
 from parlor.services.tournament.tournaments import Tournaments, event_of, new_id
 from parlor.services.tournament.view import (
@@ -342,6 +343,15 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
         me = auth.caller().player_id
         if not request.game_id:
             raise InvalidArgument("name the game", reason="UNKNOWN_GAME")
+        state, _ = await self._existing(request.tournament_id)
+        game = state.games.get(request.game_id)
+        if game is not None and me in game.seats:
+            # as lichess: only before one's first move (the rules refuse the rest)
+            played = self.types[state.rules.game_type]
+            if await has_moved(self.tournaments.store, played, game.game_id, game.seats.index(me)):
+                raise FailedPrecondition(
+                    "berserk is chosen before your first move", reason="BERSERK_TOO_LATE"
+                )
         berserk = Berserk(me, request.game_id, self.clock())
         await self._do(request.tournament_id, lambda _: berserk, me)
         return pb.BerserkResponse()
