@@ -211,3 +211,51 @@ async def test_an_arena_of_40_bots_with_a_restart_counts_every_game_once(
     assert {s.player_id: s.points for s in final.standings if s.points} == {
         p: v for p, v in points.items() if v
     }
+
+
+async def test_a_players_own_stream_tells_them_of_their_tournament_game(
+    start_platform: Any,
+) -> None:
+    from parlor.challenges.v1 import challenges_pb2 as ch
+    from parlor.challenges.v1 import challenges_pb2_grpc as ch_grpc
+
+    organiser = f"org-{secrets.token_hex(4)}"
+    ada = f"ada-{secrets.token_hex(4)}"
+    async with (
+        start_platform("connect4x4", "matchmaking", "tournament") as platform,
+        platform.channel(organiser) as mine,
+        platform.channel(ada) as hers,
+    ):
+        stub = pb_grpc.TournamentServiceStub(mine)
+        tid = (
+            await stub.CreateTournament(
+                pb.CreateTournamentRequest(
+                    settings=pb.Settings(
+                        name="Ada's Swiss",
+                        format=pb.FORMAT_SWISS,
+                        game_type="connect4x4",
+                        max_players=2,
+                        rounds=1,
+                    )
+                )
+            )
+        ).tournament.tournament_id
+        await pb_grpc.TournamentServiceStub(hers).JoinTournament(
+            pb.JoinTournamentRequest(tournament_id=tid)
+        )
+        await enter_bots(stub, tid, ["random"])
+        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+
+        async def told() -> Any:
+            watch = ch_grpc.ChallengeServiceStub(hers).WatchPlayer(ch.WatchPlayerRequest(after=0))
+            async for said in watch:
+                for notice in said.notices:
+                    if notice.kind == ch.NOTICE_KIND_YOUR_TURN:
+                        return notice
+            raise AssertionError("ada's WatchPlayer ended without her game")
+
+        notice = await asyncio.wait_for(told(), 60)
+        got = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))
+        (table,) = got.tournament.rounds[0].tables
+        assert ada in table.seats
+        assert (notice.game_type, notice.game_id) == ("connect4x4", table.game_id)
