@@ -5,6 +5,7 @@ with its code."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import secrets
 from typing import Any
@@ -107,3 +108,40 @@ async def test_parlor_verify_re_decides_tournaments(tournament_url: str) -> None
         assert "verified 1 tournaments: 0 ok, 1 diverge" in said
     finally:
         await store.close()
+
+
+async def test_the_python_client_creates_enters_watches_and_exports(start_platform: Any) -> None:
+    from parlor.client import ParlorClient
+    from parlor.tournaments.v1 import tournaments_pb2 as pb
+
+    organiser = f"org-{secrets.token_hex(4)}"
+    async with (
+        start_platform("tournament") as platform,
+        ParlorClient(platform.target, platform.token(organiser)) as parlor,
+    ):
+        made = await parlor.tournaments.create(
+            pb.Settings(
+                name="From the client",
+                format=pb.FORMAT_SWISS,
+                game_type="connect4x4",
+                max_players=4,
+                rounds=2,
+            )
+        )
+        tid = made.tournament.tournament_id
+        entered = [await parlor.tournaments.join(tid, bot_level="random") for _ in range(2)]
+        assert entered == ["bot:random#1", "bot:random#2"]
+        listed = await parlor.tournaments.list(pb.STATUS_UPCOMING)
+        assert tid in [t.tournament_id for t in listed]
+        got = await parlor.tournaments.get(tid)
+        assert [e.player_id for e in got.entrants] == entered
+        watched = parlor.tournaments.watch(tid)
+        first = await anext(watched)
+        assert first.current.tournament_id == tid
+        await parlor.tournaments.remove(tid, entered[1], "changed my mind")
+        change = await anext(watched)
+        assert [c.kind for c in change.changes] == [pb.CHANGE_KIND_REMOVED]
+        assert change.position == first.position + 1
+        await watched.aclose()
+        exported = json.loads(await parlor.tournaments.export(tid))
+        assert exported["standings"][0]["player"] == entered[0]
