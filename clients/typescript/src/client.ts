@@ -11,6 +11,7 @@ import { IdentityService, type Account, type Session } from "./gen/parlor/identi
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 import { ScoringService } from "./gen/parlor/scoring/v1/scoring_pb.js";
 import { ChatService } from "./gen/parlor/chat/v1/chat_pb.js";
+import { TournamentService } from "./gen/parlor/tournaments/v1/tournaments_pb.js";
 import { GAME_SERVICES } from "./games.js";
 
 /** GetPlayers takes at most this many ids a call; `handles` asks in batches. */
@@ -72,6 +73,8 @@ export class ParlorClient {
   readonly matchmaking: ServiceClient<MethodsOf<typeof MatchmakingService>>;
   readonly scoring: ServiceClient<MethodsOf<typeof ScoringService>>;
   readonly chat: ServiceClient<MethodsOf<typeof ChatService>>;
+  /** Tournaments (docs/tournaments.md): create, join, watch, export... */
+  readonly tournaments: ServiceClient<MethodsOf<typeof TournamentService>>;
   readonly dictionary: ServiceClient<MethodsOf<typeof DictionaryService>>;
   private current: string;
   private readonly onToken?: (token: string) => void;
@@ -86,6 +89,7 @@ export class ParlorClient {
       (this as unknown as Record<string, unknown>)[type] = this.service(service as GenService<GenServiceMethods>);
     this.scoring = this.service(ScoringService);
     this.chat = this.service(ChatService);
+    this.tournaments = this.service(TournamentService);
     this.dictionary = this.service(DictionaryService);
   }
 
