@@ -57,6 +57,7 @@ def names_on_servers(backends: Backends) -> set[str]:
     return {f.name for f in found}
 
 
+@pytest.mark.serial  # a sweep is of the whole servers: another session's start sweeps too
 async def test_the_sweep_takes_stale_left_overs_of_ours_and_nothing_in_use(
     backends: Backends,
 ) -> None:
