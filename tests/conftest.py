@@ -28,6 +28,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ("kits.platform",)  # start_platform and its fixtures, defined once
+
 _ends: list[tuple[bool, list[str]]] = []  # the end-of-run check: (failed, report)
 _ENDS_KEY = "parlor_scratch_ends"  # a worker's end-of-run checks, sent to the controller
 
