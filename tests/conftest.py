@@ -20,6 +20,7 @@ everything in one process, as before.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Generator, Iterator
@@ -101,6 +102,28 @@ def backends(request: pytest.FixtureRequest) -> Iterator[Backends]:
         workeroutput = getattr(request.config, "workeroutput", None)
         if workeroutput is not None:  # a worker: the controller reports (and fails) for it
             workeroutput[_ENDS_KEY] = [*workeroutput.get(_ENDS_KEY, []), (failed, lines)]
+
+
+@pytest.fixture(autouse=True)
+def _runtime_dir() -> Iterator[None]:
+    """A runtime folder (``XDG_RUNTIME_DIR``) of each test's own, short, that anyone may cross.
+
+    An embedded PostgreSQL puts its socket there when its data folder's path is too long for a
+    Unix socket's (a worker's tmp_path is ``.../popen-gw0/...``), and otherwise sets it for
+    the whole process beside its data, where the next test's server (as root, run by another
+    user) could not reach it: ``could not open lock file ... Permission denied``."""
+    before = os.environ.get("XDG_RUNTIME_DIR")
+    folder = tempfile.mkdtemp(prefix="parlor-run-")
+    os.chmod(folder, 0o711)
+    os.environ["XDG_RUNTIME_DIR"] = folder
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = before
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
