@@ -131,10 +131,13 @@ def test_a_stopped_process_still_drops_its_scratch_database(
 ) -> None:
     child = textwrap.dedent(
         f"""
-        import sys, time
+        import signal, sys, time
         from parlor.devinfra.backends import scratch_database
         from parlor.devinfra.scratch import interrupt_on_sigterm, scratch_name
         interrupt_on_sigterm()
+        # Ctrl-C's handler, which Python leaves out where SIGINT came ignored (a test run
+        # started as a background job): this child stands for a run in a terminal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         name = scratch_name("test")
         with scratch_database({backends.database_url!r}, name):
             print(name, flush=True)
