@@ -89,8 +89,16 @@ lint: $(STAMP) $(GENERATED)  ## ruff, mypy (the example game too), the import la
 		cd protos && ../$(BIN)/buf breaking --against "../.git#ref=$$ref,subdir=protos"; \
 	else echo "buf breaking: no earlier protos/ to compare with"; fi
 
+# The tests run on TEST_WORKERS pytest-xdist workers, each with databases, streams and embedded
+# servers of its own (tests/conftest.py), a test file's tests on one worker (its module fixtures
+# start once); then those marked `serial` (they measure time or load) alone. Both phases always
+# run; either failing fails. `pytest` alone runs everything in one process.
+TEST_WORKERS ?= 3
 test: $(GENERATED) $(WEB_BUILT) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
-	$(BIN)/pytest
+	@rc=0; \
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial" || rc=$$?; \
+	$(BIN)/pytest -m serial || rc=$$?; \
+	exit $$rc
 
 test-unit: $(STAMP) $(GENERATED)  ## only the fast tests that need no servers
 	$(BIN)/pytest tests/unit

@@ -9,19 +9,35 @@ Whatever the session makes on those servers (scratch databases, JetStream stream
 named by ``parlor.devinfra.scratch`` after this run and removed when it ends, also on
 Ctrl-C or SIGTERM. The session first sweeps what killed runs left hours ago, and at its
 end lists what it made and fails if any of it is still there.
+
+``make test`` runs the suite on several pytest-xdist workers, then the tests marked
+``serial`` alone. Each worker is a session of its own: its own run of scratch names (so its
+own databases, stream and subject prefix), its own embedded servers' data folder, its own
+end-of-run check, which the controller gathers and reports. ``pytest`` alone runs
+everything in one process, as before.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+pytest_plugins = ("kits.platform",)  # start_platform and its fixtures, defined once
+
 _ends: list[tuple[bool, list[str]]] = []  # the end-of-run check: (failed, report)
+_ENDS_KEY = "parlor_scratch_ends"  # a worker's end-of-run checks, sent to the controller
+
+
+def worker() -> str | None:
+    """This pytest-xdist worker's id (``gw0``...), or None in a run without workers."""
+    return os.environ.get("PYTEST_XDIST_WORKER")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,9 +53,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     end_run()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """A worker is done (xdist, in the controller): its end-of-run checks join this run's."""
+    for failed, lines in getattr(node, "workeroutput", {}).get(_ENDS_KEY, []):
+        _ends.append((failed, [f"[{node.workerinput['workerid']}] {line}" for line in lines]))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_sessionfinish(session: pytest.Session) -> Generator[None]:
     result = yield  # the session's fixtures, ``backends`` last, are torn down in here
+    if hasattr(session.config, "workeroutput"):
+        return result  # a worker: its checks went to the controller, which says them
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     for failed, lines in _ends:
         if reporter is not None:
@@ -55,9 +80,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None]:
 @pytest.fixture(scope="session")
 def backends(request: pytest.FixtureRequest) -> Iterator[Backends]:
     from parlor.devinfra import scratch
-    from parlor.devinfra.backends import Backends, find_backends
+    from parlor.devinfra.backends import DEFAULT_DATA_DIR, Backends, find_backends
 
-    with find_backends() as found:
+    # embedded servers (where none run here) of this worker's own: a worker's end stops them
+    with find_backends(data_dir=DEFAULT_DATA_DIR / (worker() or "")) as found:
         assert isinstance(found, Backends)
         try:
             swept = [str(s) for s in scratch.sweep(found.database_url, found.nats_url)]
@@ -73,6 +99,31 @@ def backends(request: pytest.FixtureRequest) -> Iterator[Backends]:
         if swept:
             lines += [f"swept {len(swept)} left-overs of earlier runs:", *(f"  {s}" for s in swept)]
         _ends.append((failed, lines))
+        workeroutput = getattr(request.config, "workeroutput", None)
+        if workeroutput is not None:  # a worker: the controller reports (and fails) for it
+            workeroutput[_ENDS_KEY] = [*workeroutput.get(_ENDS_KEY, []), (failed, lines)]
+
+
+@pytest.fixture(autouse=True)
+def _runtime_dir() -> Iterator[None]:
+    """A runtime folder (``XDG_RUNTIME_DIR``) of each test's own, short, that anyone may cross.
+
+    An embedded PostgreSQL puts its socket there when its data folder's path is too long for a
+    Unix socket's (a worker's tmp_path is ``.../popen-gw0/...``), and otherwise sets it for
+    the whole process beside its data, where the next test's server (as root, run by another
+    user) could not reach it: ``could not open lock file ... Permission denied``."""
+    before = os.environ.get("XDG_RUNTIME_DIR")
+    folder = tempfile.mkdtemp(prefix="parlor-run-")
+    os.chmod(folder, 0o711)
+    os.environ["XDG_RUNTIME_DIR"] = folder
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = before
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ from parlor.takefour.v1 import takefour_pb2_grpc as tfgrpc
 from parlor.upwords.v1 import upwords_pb2 as uwpb
 from parlor.upwords.v1 import upwords_pb2_grpc as uwgrpc
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.serial]  # measures latencies
 
 P95_SECONDS = 0.12
 GAMES = 4

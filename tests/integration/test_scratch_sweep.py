@@ -57,6 +57,7 @@ def names_on_servers(backends: Backends) -> set[str]:
     return {f.name for f in found}
 
 
+@pytest.mark.serial  # a sweep is of the whole servers: another session's start sweeps too
 async def test_the_sweep_takes_stale_left_overs_of_ours_and_nothing_in_use(
     backends: Backends,
 ) -> None:
@@ -130,10 +131,13 @@ def test_a_stopped_process_still_drops_its_scratch_database(
 ) -> None:
     child = textwrap.dedent(
         f"""
-        import sys, time
+        import signal, sys, time
         from parlor.devinfra.backends import scratch_database
         from parlor.devinfra.scratch import interrupt_on_sigterm, scratch_name
         interrupt_on_sigterm()
+        # Ctrl-C's handler, which Python leaves out where SIGINT came ignored (a test run
+        # started as a background job): this child stands for a run in a terminal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         name = scratch_name("test")
         with scratch_database({backends.database_url!r}, name):
             print(name, flush=True)

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from kits.npm import npm_ci
 
 pytestmark = pytest.mark.integration
 
@@ -36,13 +37,7 @@ async def run(*command: str, env: dict[str, str] | None = None, seconds: float =
 
 async def npm_packages() -> None:
     """``npm ci`` unless node_modules already holds exactly the lockfile's packages."""
-    npm = shutil.which("npm")
-    assert npm, "npm is required for the Node.js client test (install Node.js 18+)"
-    lock = HERE / "package-lock.json"
-    installed = HERE / "node_modules" / ".package-lock.json"
-    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
-        return
-    await run(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+    await asyncio.to_thread(npm_ci, HERE, "the Node.js client tests")
 
 
 async def test_a_node_client_plays_a_whole_game_against_a_bot_and_replays_it(

@@ -1,37 +1,24 @@
-"""The web client's tests: the services in-process (the integration fixtures) and the bridge
+"""The web client's tests: the services in-process (``kits.platform``'s fixtures) and the bridge
 in front of them on a free port, served by the same code as ``make run`` and ``parlor-web``."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import os
 import socket
-import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.platform import TEST_KEY, Platform
 
 from parlor.devinfra.embedded import free_port
 from parlor.kit.auth import AuthSettings
 from parlor.kit.main import available
 from parlor.kit.server import ServerSettings, running
 from parlor.webgateway.component import Channels, bind, serve_http
-
-_path = Path(__file__).parent.parent / "integration" / "conftest.py"
-_spec = importlib.util.spec_from_file_location("parlor_tests_integration_conftest_web", _path)
-assert _spec is not None
-assert _spec.loader is not None
-_integration = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = _integration  # its dataclasses look their module up
-_spec.loader.exec_module(_integration)
-
-backend_env = _integration.backend_env
-migrated = _integration.migrated
 
 
 @dataclass
@@ -56,13 +43,13 @@ def start_web(migrated: None) -> WebFactory:
     async def start(*names: str, sock: socket.socket | None = None) -> AsyncIterator[Web]:
         port = free_port()
         factories = available()
-        auth = AuthSettings(private_key=_integration.TEST_KEY)
+        auth = AuthSettings(private_key=TEST_KEY)
         settings = ServerSettings(host="127.0.0.1", port=port, metrics_port=0, grace_seconds=2)
         saved = os.environ.get("PARLOR_DICTIONARY_TARGET")
         os.environ["PARLOR_DICTIONARY_TARGET"] = f"127.0.0.1:{port}"
         try:
             async with running(settings, [factories[n] for n in names], auth) as server:
-                async with serve_bridge(_integration.Platform(server, auth), sock) as web:
+                async with serve_bridge(Platform(server, auth), sock) as web:
                     yield web
         finally:
             if saved is None:

@@ -302,6 +302,7 @@ def _running(clocks: list[dict[str, Any]]) -> list[int]:
     return [c["seat"] for c in clocks if c["running"]]
 
 
+@pytest.mark.serial  # counts the clock's ticks against the time the page watched
 async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a_move(
     start_web: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,6 +20,7 @@ import grpc
 import httpx
 import pytest
 from joserfc.jwk import RSAKey
+from kits.npm import npm_ci
 
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
@@ -34,18 +35,7 @@ REDIRECT_URI = "http://127.0.0.1:9/signed-in"
 
 def npm_packages() -> None:
     """``npm ci`` into tests/oidc unless node_modules already holds the lockfile's packages."""
-    npm = shutil.which("npm")
-    assert npm, "npm is required for the OpenID Connect tests (install Node.js 18+)"
-    lock = HERE / "package-lock.json"
-    installed = HERE / "node_modules" / ".package-lock.json"
-    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
-        return
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=HERE,
-        check=True,
-        timeout=300,
-    )
+    npm_ci(HERE, "the OpenID Connect tests")
 
 
 def free_port() -> int:

@@ -175,6 +175,7 @@ class TestPasswordAccounts:
 
 
 @pytest.mark.integration
+@pytest.mark.serial  # measures each attempt's delay
 async def test_a_guessing_loop_over_grpc_is_slowed_locked_and_tells_nothing(
     accounts_platform: Any, monkeypatch: pytest.MonkeyPatch, unique: str
 ) -> None:

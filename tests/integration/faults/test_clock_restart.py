@@ -29,7 +29,7 @@ from parlor.devinfra.embedded import free_port, wait_for_port
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.serial]
 
 LIMIT_SECONDS = 3
 SWEEP_SECONDS = 0.5

@@ -37,7 +37,7 @@ async def cli(*args: str, stdin: str = "", env: dict[str, str] | None = None) ->
 
 
 async def test_a_whole_game_against_a_bot_then_replay_export_and_verify(
-    start_platform, database_url: str
+    start_platform, own_database: str
 ) -> None:
     async with start_platform("connect4x4") as platform:
         where = ["--target", platform.target, "--token", platform.token("ada")]
@@ -99,7 +99,7 @@ async def test_a_whole_game_against_a_bot_then_replay_export_and_verify(
         assert listed.exit_code == 0, listed.output
         assert game_id in listed.output
 
-        # Every Connect 4x4 game this test session stored verifies clean...
+        # Every Connect 4x4 game this test stored verifies clean...
         clean = await cli("verify", "--game-type", "connect4x4")
         assert clean.exit_code == 0, clean.output
         counted = re.search(r"verified (\d+) games .*: (\d+) ok, 0 diverge", clean.output)
@@ -107,7 +107,7 @@ async def test_a_whole_game_against_a_bot_then_replay_export_and_verify(
         assert int(counted.group(1)) >= 1
 
         # ...and a copy with one drop's row falsified is reported at that version.
-        store = PostgresEventStore(database_url)
+        store = PostgresEventStore(own_database)
         codec = Codec()
         try:
             records = await store.read_stream(f"connect4x4-{game_id}")

@@ -31,7 +31,7 @@ from parlor.kit.status import reason_of
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.serial]  # measures latencies
 
 LONG = 3000
 """Events in the long game: about what a minute of placing and taking back made."""
