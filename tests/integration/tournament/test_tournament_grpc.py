@@ -259,3 +259,51 @@ async def test_a_players_own_stream_tells_them_of_their_tournament_game(
         (table,) = got.tournament.rounds[0].tables
         assert ada in table.seats
         assert (notice.game_type, notice.game_id) == ("connect4x4", table.game_id)
+
+
+async def test_a_takefour_swiss_at_tables_of_4_scores_each_place_as_recomputed(
+    start_platform: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bots of Take Four among themselves at full speed; the runner looking at its games with
+    # an idle of 0 once starved the process's loop (docs/tournaments.md, "What the tests
+    # show"). With no person at a table the bots leave it after 3 s, which ends the game by
+    # forfeits in the order they left: places 1 to 4 without waiting for whole rounds.
+    for name, value in {
+        "PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS": "0",
+        "PARLOR_TAKEFOUR_BOT_IDLE_SECONDS": "0",
+        "PARLOR_TAKEFOUR_BOT_HUMAN_PACE": "false",
+        "PARLOR_TAKEFOUR_BOT_ALONE_SECONDS": "3",
+    }.items():
+        monkeypatch.setenv(name, value)
+    organiser = f"org-{secrets.token_hex(4)}"
+    async with start_platform("dictionary") as dictionary:
+        monkeypatch.setenv("PARLOR_DICTIONARY_TARGET", dictionary.target)
+        async with (
+            start_platform("takefour", "matchmaking", "tournament") as platform,
+            platform.channel(organiser) as channel,
+        ):
+            stub = pb_grpc.TournamentServiceStub(channel)
+            fours = pb.Settings(format=pb.FORMAT_SWISS, game_type="takefour", table_size=4)
+            fours.max_players, fours.rounds = 8, 2
+            # once, the platform answered no call at all: a hang fails here, in 10 s
+            request = pb.CreateTournamentRequest(settings=fours)
+            created = await asyncio.wait_for(stub.CreateTournament(request), 10)
+            tid = created.tournament.tournament_id
+            await enter_bots(stub, tid, ["easy"] * 8)
+            await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+            final = await until_finished(stub, tid, 150)
+            exported = await stub.ExportTournament(pb.ExportTournamentRequest(tournament_id=tid))
+    export = json.loads(exported.content)
+    assert len(final.rounds) == 2
+    assert all(len(t.seats) == 4 and t.scored for r in final.rounds for t in r.tables)
+    assert sum(len(r.tables) for r in final.rounds) == 4
+    for r in export["rounds"]:
+        for table in r["tables"]:
+            places = sorted(s["place"] for s in table["result"])
+            assert places[0] == 1, places
+            assert all(1 <= p <= 4 for p in places), places
+    expected = recomputed(export, 4, final.settings.bye_points)
+    assert {s.player_id: s.points for s in final.standings if s.points} == {
+        p: v for p, v in expected.items() if v
+    }
+    assert sum(expected.values()) <= 4 * (6 + 4 + 2), "more than the scale gives a table"

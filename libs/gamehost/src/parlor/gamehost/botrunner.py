@@ -70,6 +70,12 @@ game (an untimed game, or one whose clock does not end it): the runner makes the
 leave (``ABANDONED``), and then, no person being left, its bots leave too, which ends it
 (docs/bounds.md, "Every game ends")."""
 
+LOOK_FLOOR_SECONDS = 0.01
+"""The runner looks at its games at most this often when nothing woke it, whatever its idle
+setting says: with an idle of 0 and no bot due, a pass that awaited nothing would never give
+the event loop a turn, and every other call of the process (its gRPC servers, its consumers)
+would hang behind it."""
+
 STEP_SECONDS = 10.0
 """The longest a bot's call (load, act, start a round) may take before the runner goes on to
 the other games; a bot's own search is bounded by its budget instead."""
@@ -289,13 +295,15 @@ class BotRunner(Generic[S, C]):
         while True:
             now = self.now()
             due = [t - now for g in self._games.values() for t in g.next_step.values() if t > now]
-            wait = min([self.settings.idle_seconds, *due])
-            if wait > 0:
-                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
-                # that lands as the event is set, and the runner would outlive its server.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(wait):
-                        await self._wake.wait()
+            wait = max(LOOK_FLOOR_SECONDS, min([self.settings.idle_seconds, *due]))
+            # A wake already set returns at once without a turn for anyone else, and a pass
+            # whose games are not due awaits nothing: the loop is given a turn every pass.
+            await asyncio.sleep(0)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
+            # that lands as the event is set, and the runner would outlive its server.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._wake.wait()
             self._wake.clear()
             for game_id in list(self._games):
                 try:
