@@ -11,6 +11,7 @@ import { BOARDS } from "./boards";
 import { controlLabel } from "./clock";
 import { ticketState, waitLine } from "./ticket";
 import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
+import { configControls } from "./gameconfig";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
 import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
@@ -239,8 +240,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   const botGame = gameSelect("bot-game", games);
   const botLevel = h("select", { id: "bot-level" }) as HTMLSelectElement;
   const botCount = h("input", { id: "bot-count", type: "number", min: 1, max: 3, value: 1 }) as HTMLInputElement;
-  const challenge = h("input", { id: "challenge-mode", type: "checkbox" }) as HTMLInputElement;
-  const challengeLabel = h("label", {}, challenge, " Upwords: challenge mode (plays are not checked until challenged)");
+  const botConfig = configControls("bot");
   const botClock = timeControlSelect("bot-time-control", () => {
     const game = offeredOf(botGame.value);
     return game && botChoices(game.timeControls, game.defaultTimeControl);
@@ -250,9 +250,10 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     botClock.refresh();
     replace(botLevel, (game?.bots ?? []).map((b) => h("option", { value: b }, b.slice(4))));
     botCount.max = String((game?.players[1] ?? 2) - 1);
-    challengeLabel.hidden = game?.kind.type !== "upwords";
+    botConfig.show(botGame.value, 1 + Math.max(1, Number(botCount.value) || 1));
   };
   botGame.addEventListener("change", levels);
+  botCount.addEventListener("change", () => botConfig.show(botGame.value, 1 + Math.max(1, Number(botCount.value) || 1)));
   levels();
   const botForm = h(
     "form",
@@ -262,7 +263,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("label", {}, "Bot ", botLevel),
     h("label", {}, "Bots ", botCount),
     h("label", {}, "Clock ", botClock.el),
-    challengeLabel,
+    botConfig.el,
     h("button", { type: "submit", id: "start-bot-game" }, "Start"),
   );
   botForm.addEventListener("submit", async (e) => {
@@ -272,9 +273,9 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     const { kind } = game;
     try {
       const n = Math.max(1, Math.min(Number(botCount.value) || 1, game.players[1] - 1));
-      // Upwords' word checking: 1 = auto (the dictionary checks every play), 2 = challenge
-      const config = kind.type === "upwords" && challenge.checked ? { wordChecking: 2 } : {};
-      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config, botClock.chosen());
+      const config = botConfig.value();
+      if (typeof config === "string") return notice(config, "error");
+      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config ?? {}, botClock.chosen());
       go(`#/play/${kind.type}/${id}`);
     } catch (err) {
       refused(err);
