@@ -1,4 +1,5 @@
-"""Challenges in a real browser (issue 41): a challenge at a Fischer time control seen live,
+"""Challenges in a real browser (issue 41): a challenge at a Fischer time control, with a seat
+choice and the game's own configuration from the form, seen live,
 accepted and played to a win, then a rematch offered while the other player's page is
 closed, accepted later, seats rotated, the time control kept."""
 
@@ -36,6 +37,11 @@ async def test_a_challenge_is_accepted_live_and_a_rematch_waits_for_the_away_pla
     assert list(first.winners) == [0]
     assert first.moves == 7
     assert (seats[0] == report["bobId"]) == (report["winner"] == "bob")
+    # the form's seat choice (Bob first) and the game's own rules, carried to the game
+    assert seats[0] == report["bobId"]
+    assert first.config.blockers_count_toward_lines
+    assert "(its own rules)" in report["challenge"]
+    assert report["shownFor"] == {"connect4x4": True, "takefour": [False, True]}
     fischer = common_pb2.TimeControl(
         kind=common_pb2.TimeControl.KIND_FISCHER, initial_seconds=180, increment_seconds=2
     )
