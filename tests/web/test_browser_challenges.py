@@ -60,3 +60,29 @@ async def test_a_challenge_is_accepted_live_and_a_rematch_waits_for_the_away_pla
     assert report["aimed"] == report["bobId"]
     assert report["ownButtons"] == 0
     assert (SCREENSHOTS / "rematch.png").is_file()
+
+
+async def test_next_game_goes_to_the_game_waiting_with_the_earliest_deadline(
+    start_web: Any,
+) -> None:
+    """After a move (when ticked), by Alt+N and by its button: the next game waiting for the
+    player, earliest deadline first, an untimed game last (web/tests/nextgame.mjs)."""
+    browser()
+    async with start_web("matchmaking", "connect4x4") as web:
+        report = await run_script("nextgame.mjs", web)
+        stub = c4_grpc.Connect4x4ServiceStub(web.platform.service_channel())
+        games = {
+            name: (await stub.GetGame(c4.GetGameRequest(game_id=report[name]))).game
+            for name in ("days", "blitz", "untimed")
+        }
+    # the three games as made: the 5+3 one's deadline before the 2-day one's, the other untimed
+    assert games["blitz"].clocks.time_control.kind == common_pb2.TimeControl.KIND_FISCHER
+    assert games["days"].clocks.time_control.kind == common_pb2.TimeControl.KIND_CORRESPONDENCE
+    assert not games["untimed"].HasField("clocks") or not games["untimed"].clocks.seats
+    assert games["untimed"].moves >= 1  # the move that sent the page on
+    assert games["blitz"].moves == games["days"].moves == 0
+    assert report["afterMove"] == report["blitz"]  # after the move: the earliest deadline
+    assert report["afterKey"] == report["days"]  # Alt+N: the next deadline, untimed last
+    assert report["afterButton"] == report["blitz"]  # the button: the earliest, not this one
+    assert report["kept"] == "true"
+    assert "Alt+N" in report["shortcut"]

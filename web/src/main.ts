@@ -13,8 +13,9 @@ import { ticketState, waitLine } from "./ticket";
 import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
 import { configControls } from "./gameconfig";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
-import { yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
-import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
+import { nextAfter, waitingOfAll, yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
+import { createAgainstBots, describe, gameHref, livePage, replayPage, type GameKind, type GameLike } from "./play";
+import { nextGame } from "./nextgame";
 import * as session from "./session";
 import { challengeButton, inboxCard } from "./inbox";
 import * as accounts from "./account";
@@ -130,7 +131,14 @@ function route(): void {
         replace(document.getElementById("who-name") ?? who, handle);
       }, () => void signOut(me), () => go("#/account"));
     });
-  } else if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
+  } else if (page === "play" && kind && id) {
+    const gameId = decodeURIComponent(id);
+    const next = nextGame(
+      async () => nextAfter(await waitingOfAll(await myGames(me.playerId), me.playerId), gameId),
+      (w) => go(gameHref("play", w.type, w.gameId)),
+    );
+    leave = livePage(main, kind, gameId, me.playerId, shared, next);
+  }
   else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else leave = lobby(me);
 }
@@ -400,8 +408,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
         // every player of these games by handle, when they have one
         await lookUp([going, all, done].flatMap((l) => l.games.flatMap((g) => g.seats.map((s) => s.playerId))));
         for (const g of going.games) open.push(inProgress(kind, g, me.playerId));
-        for (const g of going.games)
-          waiting.push({ type: kind.type, label: kind.label, gameId: g.gameId, read: () => unary(kind.service, "getGame", { gameId: g.gameId }) as unknown as Promise<{ game?: TurnView }> });
+        for (const g of going.games) waiting.push(listedOf(kind, g.gameId));
         if (going.nextPageToken) open.push(h("li", { class: "hint" }, `${kind.label}: only the ${going.games.length} newest are shown`));
         for (const g of all.games) live.push(entry(kind, g, "play", "Watch"));
         for (const g of done.games) mine.push(entry(kind, g, "replay", "Replay"));
@@ -433,6 +440,26 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("section", { class: "card" }, h("h3", {}, "Live games"), liveEl),
   );
   return () => streams.forEach((s) => s.close());
+}
+
+// The player's games in progress of every game type (ListGames), as "Your turn" and "Next
+// game" read them; a game type the platform does not serve has none.
+async function myGames(me: string): Promise<Listed[]> {
+  const lists = await Promise.all(
+    KINDS.map(async (kind) => {
+      try {
+        const r = (await unary(kind.service, "listGames", { pageSize: 50, playerId: me, inProgressOnly: true })) as unknown as { games: Summary[] };
+        return r.games.map((g) => listedOf(kind, g.gameId));
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
+}
+
+function listedOf(kind: GameKind<GameLike>, gameId: string): Listed {
+  return { type: kind.type, label: kind.label, gameId, read: () => unary(kind.service, "getGame", { gameId }) as unknown as Promise<{ game?: TurnView }> };
 }
 
 interface Summary {

@@ -10,6 +10,7 @@ import { h, notice, replace } from "./dom";
 import { announce, focusKey, restoreFocus, shortcuts } from "./a11y";
 import { challengeButton, rematchButton } from "./inbox";
 import { lookUp, nameOf } from "./names";
+import type { NextGame } from "./nextgame";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
 export interface SeatLike {
@@ -82,6 +83,9 @@ export interface GameKind<G extends GameLike> {
   move?(event: EventLike, game: G): Move | undefined;
   // The keyboard shortcuts of the board, listed under it.
   keys?: [string, string][];
+  // Every seat plays at once (Take Four): a command never leaves the turn to others, so
+  // "Next game" never follows one by itself.
+  simultaneous?: boolean;
 }
 
 export function moveOf<G extends GameLike>(kind: GameKind<G>, event: EventLike | undefined, game: G): Move | undefined {
@@ -178,7 +182,8 @@ export function gameHref(page: "play" | "replay", type: string, gameId: string, 
 
 // The live page: the game as it happens, for a player or a spectator (of a private game: one
 // who came by its seats' spectator link, `invite`).
-export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = ""): () => void {
+// `next`: "Next game" for a seated player (src/nextgame.ts), told of each accepted move.
+export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = "", next?: NextGame): () => void {
   let game: G | undefined;
   const log: Move[] = [];
   const boardEl = h("div", { class: "board-area" });
@@ -202,8 +207,9 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     statusEl,
     boardEl,
     links,
+    next?.el,
     h("details", { open: true }, h("summary", {}, "Moves ", connEl), logEl),
-    kind.keys ? shortcuts(kind.keys) : null,
+    kind.keys ? shortcuts([...kind.keys, ...(next ? [["Alt+N", "the next game waiting for your move"] as [string, string]] : [])]) : null,
     chat.el,
   );
 
@@ -215,6 +221,8 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
       try {
         const response = await run();
         if (response.game) apply(response.game as G);
+        // a move's answer may hold a bot's reply already: the turn was left to others anyway
+        if (response.game && next && view.seat !== undefined && !kind.simultaneous) next.moved(kind.finished(response.game as G));
         return true;
       } catch (e) {
         notice(describe(e), "error");
@@ -271,6 +279,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     if (!game) return;
     const focused = focusKey();
     view.seat = seatOf(kind.seats(game), playerId);
+    if (next) next.el.hidden = view.seat === undefined;
     root.dataset.version = String(game.version);
     root.dataset.finished = String(kind.finished(game));
     const seats = kind.seats(game);
@@ -361,6 +370,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   follow();
   return () => {
     closed = true;
+    next?.close();
     clearInterval(ticker);
     watch?.close();
     chat.close();
