@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_browser import SCREENSHOTS, browser, drops_of, run_script
+from test_browser import ROOT, SCREENSHOTS, browser, drops_of, run_script
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
@@ -147,6 +147,15 @@ async def test_axe_finds_nothing_serious_on_any_page_or_game_state(start_web: An
         for state, found in results.items()
     }
     assert serious == {state: [] for state in results}, serious
+    # each game's page shows its rules page (docs/rules), opened under the board
+    for game in games:
+        page = (ROOT / "docs" / "rules" / f"{game}.md").read_text().splitlines()
+        shown = report["rules"][game]
+        assert shown["heading"] == page[0].removeprefix("# ")
+        sections = [line.removeprefix("## ") for line in page if line.startswith("## ")]
+        assert shown["sections"] == sections
+        starts = [i for i, line in enumerate(page) if line.startswith("|")]
+        assert shown["tables"] == sum(1 for i in starts if i - 1 not in starts)
 
 
 async def test_each_board_fits_a_phone_with_controls_a_finger_can_use(start_web: Any) -> None:

@@ -2,11 +2,14 @@
 // sign-in, the lobby (with a ticket waiting), each game playing, waiting for the other
 // player, watched by a spectator and finished, and each game's replay. Every violation is
 // reported (rule, impact, the elements); the Python test asks for none serious or critical.
+// Each game is checked playing with its rules opened under the board (what they say is
+// reported: their first heading, sections and tables).
 import AxeBuilder from "@axe-core/playwright";
 import { BASE, main, meetInLobby, newPage, report, signIn, startAgainstBot } from "./browser.mjs";
 
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 const results = {};
+const rules = {};
 
 async function check(page, state) {
   // the page settled: no animation frame pending, the fonts in
@@ -21,6 +24,13 @@ const finished = (page) => page.waitForSelector("#main[data-finished=true]");
 async function states(page, watcher, game, bot, ready, end) {
   const id = await startAgainstBot(page, game, bot);
   await page.waitForSelector(ready);
+  await page.click("#rules-summary");
+  await page.waitForSelector("#rules[data-loaded=true]");
+  rules[game] = {
+    heading: await page.textContent("#rules-body h3"),
+    sections: await page.locator("#rules-body h4").allTextContents(),
+    tables: await page.locator("#rules-body table").count(),
+  };
   await check(page, `${game} playing`);
   await watcher.goto(`${BASE}/#/play/${game}/${encodeURIComponent(id)}`);
   await watcher.waitForSelector("#main[data-version] .board-area > *");
@@ -57,5 +67,5 @@ await main(async (browser) => {
     await ada.context().close();
     await bob.context().close();
   }
-  report({ results });
+  report({ results, rules });
 });
