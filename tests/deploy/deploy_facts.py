@@ -46,7 +46,7 @@ def repo_games() -> tuple[str, ...]:
 
 GAMES = repo_games()
 # Every service Parlor deploys, merged or not yet: a missing manifest fails, whatever is installed.
-PLANNED_SERVICES = ("dictionary", *GAMES, "matchmaking", "scoring", "chat")
+PLANNED_SERVICES = ("dictionary", *GAMES, "matchmaking", "scoring", "chat", "tournament")
 # The gRPC API each serves, as planned; once protos/ declares one (every game's does), the
 # proto's name is checked.
 PLANNED_APIS = {
@@ -54,6 +54,7 @@ PLANNED_APIS = {
     "matchmaking": "parlor.matchmaking.v1.MatchmakingService",
     "scoring": "parlor.scoring.v1.ScoringService",
     "chat": "parlor.chat.v1.ChatService",
+    "tournament": "parlor.tournaments.v1.TournamentService",
 }
 # Services without a gRPC API of their own (their pods report health on the server as a whole).
 WITHOUT_GRPC_API: frozenset[str] = frozenset()
@@ -70,7 +71,7 @@ SECRET_SETTINGS = frozenset(
     }
 )
 # Services with a NATS user of their own, and the services holding a token signing key.
-NATS_USERS = (*GAMES, "matchmaking", "scoring", "chat")
+NATS_USERS = (*GAMES, "matchmaking", "scoring", "chat", "tournament")
 SIGNING_KEYS = {
     "matchmaking": ("identity", "parlor-identity-key"),
     "upwords": ("upwords", "parlor-upwords-key"),

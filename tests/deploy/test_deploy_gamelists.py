@@ -56,8 +56,9 @@ def test_a_new_game_is_written_into_every_list_and_taken_out_again() -> None:
     ]
     assert {"name": "chess", "port": 50051} in [b for r in routes for b in r["backendRefs"]]
     dev = json.loads(added["overlays/dev/nats.conf"][1])["authorization"]["users"]
-    assert [u["user"] for u in dev][-4:] == ["chess", "matchmaking", "scoring", "chat"]
-    assert "$JS.ACK.PARLOR_EVENTS.chess-matches.>" in dev[-4]["permissions"]["publish"]["allow"]
+    after = ["matchmaking", "scoring", "chat", "tournament"]
+    assert [u["user"] for u in dev][-5:] == ["chess", *after]
+    assert "$JS.ACK.PARLOR_EVENTS.chess-matches.>" in dev[-5]["permissions"]["publish"]["allow"]
     values = yaml.safe_load(added["overlays/prod/nats/values.yaml"][1])
     assert "chess" in [u["user"] for u in values["config"]["merge"]["authorization"]["users"]]
     assert values["container"]["env"]["CHESS_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
@@ -67,7 +68,7 @@ def test_a_new_game_is_written_into_every_list_and_taken_out_again() -> None:
     chart = yaml.safe_load(added[gamelists.HELMCHART][1])
     assert yaml.safe_load(chart["spec"]["valuesContent"]) == values
     assert (
-        '"connect4x4|takefour|upwords|chess|matchmaking|scoring|chat"'
+        '"connect4x4|takefour|upwords|chess|matchmaking|scoring|chat|tournament"'
         in (added["overlays/prod/kustomization.yaml"][1])
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from parlor.kit import auth
@@ -12,5 +14,15 @@ async def as_(identity: auth.Identity | str, call: Any) -> Any:
     token = auth.bind(auth.Identity(identity) if isinstance(identity, str) else identity)
     try:
         return await call
+    finally:
+        auth.unbind(token)
+
+
+@contextlib.contextmanager
+def calling(player: str, *roles: str) -> Iterator[None]:
+    """Within the block, ``player`` (with ``roles``) is the caller."""
+    token = auth.bind(auth.Identity(player, roles=roles))
+    try:
+        yield
     finally:
         auth.unbind(token)

@@ -37,7 +37,7 @@ GRPC_PORT = 50051
 STREAM = "PARLOR_EVENTS"
 # What runs beside the games, in the order the files list it.
 BEFORE_GAMES = ("dictionary",)
-AFTER_GAMES = ("matchmaking", "scoring", "chat")
+AFTER_GAMES = ("matchmaking", "scoring", "chat", "tournament")
 # Routes of the web bridge that are not a game's: package=service.
 ROUTES_BEFORE = (("parlor.dictionary.v1", "dictionary"),)
 ROUTES_AFTER = (
@@ -47,6 +47,7 @@ ROUTES_AFTER = (
     ("parlor.bots.v1", "matchmaking"),
     ("parlor.scoring.v1", "scoring"),
     ("parlor.chat.v1", "chat"),
+    ("parlor.tournaments.v1", "tournament"),
 )
 T = TypeVar("T")
 BEGIN, END = "# games: begin (python -m parlor.devinfra.gamelists)", "# games: end"

@@ -1,0 +1,240 @@
+"""TournamentService over the event store, on the in-memory store and on PostgreSQL.
+
+The games a pairing makes are matches in the store (``MatchFormed`` in
+``matchmaking-<game id>``); here no game service runs, so each game's stream is written as
+the game host writes it (``SeatsTaken``, then ``GameFinished`` with each seat's rank), and the
+driver finds the result in the store as it does after a lost message.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import pytest
+from kits.callers import calling
+
+from parlor.common.v1 import common_pb2
+from parlor.core.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ParlorError,
+    PermissionDenied,
+    ResourceExhausted,
+)
+from parlor.eventstore import NO_STREAM, EventStore, NewEvent
+from parlor.gamehost.bells import GameBells
+from parlor.gamehost.consent import MATCH_FORMED, match_stream
+from parlor.gamehost.games import games
+from parlor.matchmaking.v1 import events_pb2
+from parlor.services.tournament.driver import Driver
+from parlor.services.tournament.games import GAME_FINISHED, SEATS_TAKEN
+from parlor.services.tournament.servicer import TournamentServicer
+from parlor.services.tournament.settings import TournamentSettings
+from parlor.services.tournament.tournaments import Tournaments
+from parlor.tournaments.v1 import tournaments_pb2 as pb
+
+NOW_MS = 1_800_000_000_000
+
+
+class Platform:
+    def __init__(self, store: EventStore, **settings: Any) -> None:
+        self.store = store
+        self.clock = lambda: NOW_MS
+        self.tournaments = Tournaments(store)
+        self.driver = Driver(self.tournaments, games(), self.clock)
+        self.service = TournamentServicer(
+            self.tournaments,
+            games(),
+            TournamentSettings(**settings),
+            GameBells(),
+            self.clock,
+        )
+
+    async def play_out(self, tournament_id: str, winner: Any = None) -> int:
+        """Finish every game in play as its game service would (the first seat wins unless
+        ``winner(seats)`` names another seat); the games finished."""
+        played = 0
+        state, _ = await self.tournaments.load(tournament_id)
+        for game in list(state.games.values()):
+            if game.scored:
+                continue
+            match = await self.store.read_stream(match_stream(game.game_id))
+            formed = events_pb2.MatchFormed.FromString(match[0].data)
+            assert formed.tournament_id == tournament_id
+            assert match[0].type == MATCH_FORMED
+            seats = list(formed.seats)
+            won = winner(game.seats) if winner else 0
+            finished = common_pb2.GameFinished(
+                game_type=formed.game_type,
+                game_id=game.game_id,
+                reason="LINE",
+                results=[
+                    common_pb2.SeatResult(seat=s, rank=1 if i == won else 2)
+                    for i, s in enumerate(seats)
+                ],
+            )
+            stream = f"{formed.game_type}-{game.game_id}"
+            taken = common_pb2.SeatsTaken(seats=seats).SerializeToString()
+            await self.store.append(
+                stream,
+                [
+                    NewEvent(SEATS_TAKEN, taken),
+                    NewEvent(GAME_FINISHED, finished.SerializeToString()),
+                ],
+                NO_STREAM,
+            )
+            played += 1
+        return played
+
+
+def swiss(players: int, rounds: int, **more: Any) -> pb.Settings:
+    return pb.Settings(
+        name="Friday Swiss",
+        format=pb.FORMAT_SWISS,
+        game_type="connect4x4",
+        max_players=players,
+        rounds=rounds,
+        **more,
+    )
+
+
+async def create(
+    platform: Platform, organiser: str, settings: pb.Settings
+) -> pb.CreateTournamentResponse:
+    with calling(organiser):
+        return await platform.service.CreateTournament(
+            pb.CreateTournamentRequest(settings=settings), None
+        )
+
+
+async def test_a_swiss_of_bots_runs_to_its_end(tournament_store: EventStore) -> None:
+    platform = Platform(tournament_store)
+    organiser = f"org-{secrets.token_hex(4)}"
+    created = await create(platform, organiser, swiss(9, 4))
+    tid = created.tournament.tournament_id
+    assert len(tid) == 32
+    assert created.invite_code == ""
+    with calling(organiser):
+        for _ in range(9):
+            joined = await platform.service.JoinTournament(
+                pb.JoinTournamentRequest(tournament_id=tid, bot_level="random"), None
+            )
+            assert joined.player_id.startswith("bot:random#")
+        await platform.service.StartTournament(pb.StartTournamentRequest(tournament_id=tid), None)
+    for _ in range(4):
+        await platform.driver.step()  # pairs the round
+        assert await platform.play_out(tid) == 4  # 9 players: 4 tables and a bye
+        await platform.driver.step()  # scores the results, pairs the next
+    await platform.driver.step()
+    with calling("someone"):
+        got = await platform.service.GetTournament(pb.GetTournamentRequest(tournament_id=tid), None)
+        exported = await platform.service.ExportTournament(
+            pb.ExportTournamentRequest(tournament_id=tid), None
+        )
+        text = await platform.service.ExportTournament(
+            pb.ExportTournamentRequest(tournament_id=tid, format=pb.EXPORT_FORMAT_TEXT), None
+        )
+    t = got.tournament
+    assert t.status == pb.STATUS_FINISHED
+    assert len(t.rounds) == 4
+    pairs = [frozenset(table.seats) for r in t.rounds for table in r.tables]
+    assert len(pairs) == len(set(pairs)) == 16  # no repeat pairing
+    byes = [b for r in t.rounds for b in r.byes]
+    assert len(byes) == len(set(byes)) == 4  # a bye at most once each
+    assert sorted(s.rank for s in t.standings)[0] == 1
+    assert sum(s.games for s in t.standings) == 32
+    assert json.loads(exported.content)
+    assert text.content_type.startswith("text/plain")
+    assert text.content
+
+
+async def test_each_result_counts_once_whoever_brings_it(tournament_store: EventStore) -> None:
+    platform = Platform(tournament_store)
+    organiser = f"org-{secrets.token_hex(4)}"
+    tid = (await create(platform, organiser, swiss(4, 1))).tournament.tournament_id
+    with calling(organiser):
+        for _ in range(4):
+            await platform.service.JoinTournament(
+                pb.JoinTournamentRequest(tournament_id=tid, bot_level="greedy"), None
+            )
+        await platform.service.StartTournament(pb.StartTournamentRequest(tournament_id=tid), None)
+    await platform.driver.step()
+    await platform.play_out(tid)
+    # a second replica's driver, and the same results again as if redelivered
+    other = Driver(Tournaments(tournament_store), games(), platform.clock)
+    await other.step()
+    await platform.driver.step()
+    state, _ = await platform.tournaments.load(tid)
+    for game in state.games.values():
+        await platform.driver.collect(tid, game.game_id, "connect4x4")
+    state, _ = await platform.tournaments.load(tid)
+    assert all(g.scored for g in state.games.values())
+    assert sum(state.points.values()) == 2 * 2  # two games, a win each, counted once
+
+
+async def test_refusals_say_why(tournament_store: EventStore) -> None:
+    platform = Platform(tournament_store, max_players=32)
+    organiser = f"org-{secrets.token_hex(4)}"
+    with pytest.raises(ResourceExhausted) as big:
+        await create(platform, organiser, swiss(64, 3))
+    assert big.value.reason == "TOURNAMENT_TOO_BIG"
+    with pytest.raises(InvalidArgument) as bad:
+        await create(platform, organiser, swiss(8, 0))
+    assert bad.value.reason == "BAD_SETTINGS"
+    tid = (await create(platform, organiser, swiss(8, 3))).tournament.tournament_id
+    with calling("mallory"), pytest.raises(PermissionDenied) as bots:
+        await platform.service.JoinTournament(
+            pb.JoinTournamentRequest(tournament_id=tid, bot_level="random"), None
+        )
+    assert bots.value.reason == "NOT_ORGANISER"
+    with calling("mallory"), pytest.raises(ParlorError) as start:
+        await platform.service.StartTournament(pb.StartTournamentRequest(tournament_id=tid), None)
+    assert start.value.reason == "NOT_ORGANISER"
+    with calling("mallory"), pytest.raises(NotFound) as missing:
+        await platform.service.GetTournament(
+            pb.GetTournamentRequest(tournament_id=secrets.token_hex(16)), None
+        )
+    assert missing.value.reason == "TOURNAMENT_NOT_FOUND"
+    with calling("mallory"), pytest.raises(FailedPrecondition) as withdraw:
+        await platform.service.WithdrawFromTournament(
+            pb.WithdrawFromTournamentRequest(tournament_id=tid), None
+        )
+    assert withdraw.value.reason == "NOT_REGISTERED"
+
+
+async def test_an_invitation_code_admits(tournament_store: EventStore) -> None:
+    platform = Platform(tournament_store)
+    organiser = f"org-{secrets.token_hex(4)}"
+    created = await create(platform, organiser, swiss(8, 3, access=pb.ACCESS_INVITE))
+    tid, code = created.tournament.tournament_id, created.invite_code
+    assert code
+    for wrong in ("", code + "x"):
+        with calling("ada"), pytest.raises(PermissionDenied) as refused:
+            await platform.service.JoinTournament(
+                pb.JoinTournamentRequest(tournament_id=tid, invite_code=wrong), None
+            )
+        assert refused.value.reason == "BAD_INVITE_CODE"
+    with calling("ada"):
+        await platform.service.JoinTournament(
+            pb.JoinTournamentRequest(tournament_id=tid, invite_code=code), None
+        )
+        listed = await platform.service.ListTournaments(pb.ListTournamentsRequest(), None)
+    assert tid not in [t.tournament_id for t in listed.tournaments]  # never listed
+    events = await tournament_store.read_stream(f"tournament-{tid}")
+    assert all(code not in e.data.decode() for e in events)  # only its digest is kept
+
+
+async def test_create_again_with_the_same_command_id_creates_nothing(
+    tournament_store: EventStore,
+) -> None:
+    platform = Platform(tournament_store)
+    organiser = f"org-{secrets.token_hex(4)}"
+    request = pb.CreateTournamentRequest(settings=swiss(8, 3), command_id=secrets.token_hex(8))
+    with calling(organiser):
+        first = await platform.service.CreateTournament(request, None)
+        again = await platform.service.CreateTournament(request, None)
+    assert first.tournament.tournament_id == again.tournament.tournament_id
+    assert again.tournament.version == 1
