@@ -86,3 +86,55 @@ async def test_next_game_goes_to_the_game_waiting_with_the_earliest_deadline(
     assert report["afterButton"] == report["blitz"]  # the button: the earliest, not this one
     assert report["kept"] == "true"
     assert "Alt+N" in report["shortcut"]
+
+
+async def test_a_tournament_is_created_joined_started_and_its_standings_follow_live(
+    start_web: Any,
+) -> None:
+    """The tournaments page and a tournament's page (issue 43, web/tests/tournament.mjs):
+    created, joined by another player, bots added and started from the page; the standings
+    on the organiser's page follow a result without a reload and equal the service's."""
+    from parlor.tournaments.v1 import tournaments_pb2 as tn
+    from parlor.tournaments.v1 import tournaments_pb2_grpc as tn_grpc
+
+    browser()
+    async with start_web("matchmaking", "connect4x4", "tournament") as web:
+        report = await run_script("tournament.mjs", web)
+        channel = web.platform.service_channel()
+        got = await tn_grpc.TournamentServiceStub(channel).GetTournament(
+            tn.GetTournamentRequest(tournament_id=report["tournamentId"])
+        )
+        c4_stub = c4_grpc.Connect4x4ServiceStub(channel)
+        game = (await c4_stub.GetGame(c4.GetGameRequest(game_id=report["bobGame"]))).game
+    t = got.tournament
+    assert t.settings.name == "Friday Swiss"
+    assert (t.settings.format, t.settings.game_type, t.settings.rounds) == (
+        tn.FORMAT_SWISS,
+        "connect4x4",
+        1,
+    )
+    entrants = [e.player_id for e in t.entrants]
+    assert len(entrants) == 4
+    assert report["bobId"] in entrants
+    assert sum(e.is_bot for e in t.entrants) == 3
+    # the round the page showed is the service's, Bob's game among its tables
+    tables = [table.game_id for r in t.rounds for table in r.tables]
+    assert sorted(x["game"] for x in report["tables"]) == sorted(tables)
+    assert report["bobGame"] in tables
+    # its seats named as the service names its entrants (ids; Parlor's bots by level and number)
+    seats = next(
+        table.seats for r in t.rounds for table in r.tables if table.game_id == report["bobGame"]
+    )
+    named = [p if not p.startswith("bot:") else "random bot " + p.split("#")[1] for p in seats]
+    assert report["named"] == f"{' v '.join(named)} · playing"
+    assert report["standingsBefore"] == ["0"] * 4
+    # Bob resigned: the game over, and the standings the page shows now are the service's
+    assert game.status == c4.STATUS_WON
+    opponent = next(p for p in seats if p != report["bobId"])  # its entrant id
+    shown = {row["player"]: row["points"] for row in report["standings"]}
+    assert shown[opponent] > 0
+    assert shown[report["bobId"]] == 0
+    scored = {s.player_id: s.points for s in t.standings}
+    assert all(shown[p] <= scored[p] for p in shown)  # (the bots' own game may end later)
+    assert shown[opponent] == scored[opponent]
+    assert report["adaLoads"] == 0  # the organiser's page followed without a reload

@@ -1,6 +1,7 @@
 // Parlor in the browser: guest or account sign-in, the lobby, the account page, and each
 // game's live and replay pages.
-// Routes live in the URL's fragment: #/ (lobby), #/account, #/leaderboards, #/play/<type>/<id>, #/replay/<type>/<id>;
+// Routes live in the URL's fragment: #/ (lobby), #/account, #/leaderboards, #/tournaments,
+// #/tournament/<id>, #/play/<type>/<id>, #/replay/<type>/<id>;
 // a private game's spectator invite is a last part of the two (#/play/<type>/<id>/<invite>).
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
@@ -16,6 +17,7 @@ import { botChoices, ticketChoices, type Choices } from "./timecontrol";
 import { nextAfter, waitingOfAll, yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
 import { createAgainstBots, describe, gameHref, livePage, replayPage, type GameKind, type GameLike } from "./play";
 import { nextGame } from "./nextgame";
+import { tournamentPage, tournamentsPage } from "./tournaments";
 import * as session from "./session";
 import { challengeButton, inboxCard } from "./inbox";
 import * as accounts from "./account";
@@ -101,6 +103,8 @@ function route(): void {
     " · ",
     h("a", { href: "#/leaderboards", id: "leaderboards-link" }, "Leaderboards"),
     " · ",
+    h("a", { href: "#/tournaments", id: "tournaments-link" }, "Tournaments"),
+    " · ",
     h("a", { href: "#/account", id: "account-link" }, "Account"),
     " · ",
     h("button", { class: "link", id: "sign-out", onclick: () => void signOut(me) }, "Sign out"),
@@ -108,19 +112,12 @@ function route(): void {
   const [, page, type, id, invite] = location.hash.split("/");
   const kind = type ? kindOf(type) : undefined;
   const shared = invite ? decodeURIComponent(invite) : "";
-  if (page === "leaderboards") {
-    let close = () => {};
-    let gone = false;
-    leave = () => {
-      gone = true;
-      close();
-    };
-    void gameTypes().then(
-      (games) => {
-        if (!gone) close = leaderboardsPage(main, games.map((g) => g.kind));
-      },
-      (err) => notice(`No games offered: ${describe(err)}`, "error"),
-    );
+  if (page === "leaderboards") leave = withGames((games) => leaderboardsPage(main, games.map((g) => g.kind)));
+  else if (page === "tournaments" || (page === "tournament" && type)) {
+    leave = withGames((games) => {
+      const choices = games.map((g) => ({ type: g.kind.type, label: g.kind.label, bots: g.bots }));
+      return page === "tournaments" ? tournamentsPage(main, choices) : tournamentPage(main, decodeURIComponent(type), me.playerId, choices, me.account ? "" : me.name);
+    });
   } else if (page === "account") {
     void providerNames().then((names) => {
       if (location.hash !== "#/account") return;
@@ -141,6 +138,23 @@ function route(): void {
   }
   else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else leave = lobby(me);
+}
+
+// A page drawn once the games offered are known (`show` returns how to close it); the
+// returned function leaves it, before or after.
+function withGames(show: (games: Offered[]) => () => void): () => void {
+  let close = () => {};
+  let gone = false;
+  void gameTypes().then(
+    (games) => {
+      if (!gone) close = show(games);
+    },
+    (err) => notice(`No games offered: ${describe(err)}`, "error"),
+  );
+  return () => {
+    gone = true;
+    close();
+  };
 }
 
 // Signing out: an account's session is ended at the service too (the bridge's cookie with it).
