@@ -133,12 +133,13 @@ async def test_each_game_is_played_with_the_keyboard_alone_and_read_through_the_
 
 async def test_axe_finds_nothing_serious_on_any_page_or_game_state(start_web: Any) -> None:
     browser()
-    async with start_web("matchmaking", "dictionary", "connect4x4", "upwords", "takefour") as web:
+    services = ("matchmaking", "dictionary", "connect4x4", "upwords", "takefour", "tournament")
+    async with start_web(*services) as web:
         report = await run_script("axe.mjs", web)
     results = report["results"]
     games = ("connect4x4", "upwords", "takefour")
     states = ("playing", "spectating", "finished", "replay")
-    expected = {"sign-in", "lobby", "lobby, a ticket waiting"}
+    expected = {"sign-in", "lobby", "lobby, a ticket waiting", "tournaments", "tournament"}
     expected |= {f"{g} {s}" for g in games for s in states}
     expected |= {"connect4x4 waiting", "upwords waiting"}
     assert set(results) == expected

@@ -1,5 +1,5 @@
 // axe-core (npm's @axe-core/playwright, in Debian's chromium) on every page and game state:
-// sign-in, the lobby (with a ticket waiting), each game playing, waiting for the other
+// sign-in, the lobby (with a ticket waiting), the tournaments and a tournament, each game playing, waiting for the other
 // player, watched by a spectator and finished, and each game's replay. Every violation is
 // reported (rule, impact, the elements); the Python test asks for none serious or critical.
 // Each game is checked playing with its rules opened under the board (what they say is
@@ -51,6 +51,14 @@ await main(async (browser) => {
   await check(page, "sign-in");
   await signIn(page, "Ada");
   await check(page, "lobby");
+  // the tournaments: the list with its form, then a tournament's page
+  await page.click("#tournaments-link");
+  await page.waitForSelector("#tournaments-upcoming li");
+  await check(page, "tournaments");
+  await page.fill("#tn-name", "Axe Swiss");
+  await page.click("#create-tournament-button");
+  await page.waitForSelector("#main[data-status=upcoming] #tn-entrants li");
+  await check(page, "tournament");
   const watcher = await newPage(browser);
   await signIn(watcher, "Cy");
   await states(page, watcher, "connect4x4", "bot:random", ".c4[data-turn=mine]", "#c4-resign");
