@@ -127,10 +127,11 @@ async def test_a_tournament_is_created_joined_started_and_its_standings_follow_l
     )
     named = [p if not p.startswith("bot:") else "random bot " + p.split("#")[1] for p in seats]
     assert report["named"] == f"{' v '.join(named)} · playing"
-    assert report["standingsBefore"] == ["0"] * 4
+    assert report["before"] == {"bob": 0, "opponent": 0}  # before Bob's game ended
     # Bob resigned: the game over, and the standings the page shows now are the service's
     assert game.status == c4.STATUS_WON
     opponent = next(p for p in seats if p != report["bobId"])  # its entrant id
+    assert report["opponent"] == opponent
     shown = {row["player"]: row["points"] for row in report["standings"]}
     assert shown[opponent] > 0
     assert shown[report["bobId"]] == 0

@@ -40,11 +40,14 @@ await main(async (browser) => {
   await ada.click("#tn-start");
   await Promise.all([ada, bob].map((p) => p.waitForSelector("#tn-rounds [data-round='1'] li[data-game]", { timeout: 60000 })));
   const tables = await ada.locator("#tn-rounds li[data-game]").evaluateAll((els) => els.map((e) => ({ game: e.dataset.game, text: e.textContent })));
-  const standingsBefore = await ada.locator("#tn-standings .points").allTextContents();
 
   // Bob's game, opened from his page's table, resigned
   const mine = bob.locator(`#tn-rounds li[data-seats~="${bobId}"]`);
   const named = await mine.textContent();
+  const opponent = (await mine.getAttribute("data-seats")).split(" ").find((p) => p !== bobId);
+  const pointsOf = (page, player) => page.evaluate((p) => Number(document.querySelector(`#tn-standings tr[data-player="${p}"] .points`)?.textContent ?? "-1"), player);
+  // (the bots' own game may be over already: only this game's two are read)
+  const before = { bob: await pointsOf(ada, bobId), opponent: await pointsOf(ada, opponent) };
   const bobGame = await mine.getAttribute("data-game");
   await mine.locator("a").click();
   await bob.waitForSelector("#c4-resign:not([disabled])");
@@ -53,8 +56,8 @@ await main(async (browser) => {
   await bob.waitForSelector("#main[data-finished=true]");
 
   // Ada's standings, on the page she never reloaded: a win counted
-  await ada.waitForFunction(() => [...document.querySelectorAll("#tn-standings .points")].some((p) => Number(p.textContent) > 0), null, { timeout: 60000 });
+  await ada.waitForFunction((p) => Number(document.querySelector(`#tn-standings tr[data-player="${p}"] .points`)?.textContent) > 0, opponent, { timeout: 60000 });
   const standings = await ada.locator("#tn-standings tbody tr").evaluateAll((rows) => rows.map((r) => ({ player: r.dataset.player, points: Number(r.querySelector(".points").textContent) })));
   await screenshot(ada, "tournament");
-  report({ tournamentId, bobId, named, tables, bobGame, standingsBefore, standings, adaLoads });
+  report({ tournamentId, bobId, named, opponent, tables, bobGame, before, standings, adaLoads });
 });
