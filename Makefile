@@ -19,7 +19,7 @@ WEB_BUILT := libs/webgateway/src/parlor/webgateway/static/index.html
 WEB_SOURCES := web/package-lock.json $(CLIENT_BUILT) $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs docs/rules/*.md)
 
 .DEFAULT_GOAL := help
-.PHONY: help install protos lint test test-unit run bench clean
+.PHONY: help install protos lint test test-unit run bench bench-pace clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -102,6 +102,9 @@ run:  ## install only what running needs (the first time), then start the platfo
 
 bench: $(STAMP) $(GENERATED)  ## run every benchmark; one report with every figure in bench/reports/report.md
 	$(BIN)/python bench/run_all.py
+
+bench-pace: $(STAMP) $(GENERATED)  ## server CPU per game command at human pace, by kind of work, beside an echo's (AGAINST=<commit> runs that commit's server beside this one)
+	$(BIN)/python bench/pace_bench.py $(if $(AGAINST),--against=$(AGAINST))
 
 clean:  ## remove the venv, caches and embedded data
 	rm -rf $(VENV) .parlor .mypy_cache .ruff_cache .pytest_cache .hypothesis \

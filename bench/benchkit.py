@@ -55,6 +55,17 @@ def program(name: str) -> str:
     return str(found) if found.exists() else name
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` and every process under it, so far."""
+    root = psutil.Process(pid)
+    total = 0.0
+    for proc in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = proc.cpu_times()
+            total += times.user + times.system
+    return total
+
+
 REPORTS = Path(os.environ.get("PARLOR_BENCH_REPORT_DIR", Path(__file__).parent / "reports"))
 """Where benchmarks write their reports and profiles."""
 
@@ -186,13 +197,7 @@ class ServerProcess:
     def cpu_seconds(self) -> float:
         """User + system CPU time of the server and every process under it, so far."""
         assert self.process is not None
-        root = psutil.Process(self.process.pid)
-        total = 0.0
-        for proc in [root, *root.children(recursive=True)]:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                times = proc.cpu_times()
-                total += times.user + times.system
-        return total
+        return tree_cpu_seconds(self.process.pid)
 
     async def idle_cpu_rate(self, seconds: float) -> float:
         """CPU seconds per second the server spends with no calls (relays polling, timers)."""

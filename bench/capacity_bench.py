@@ -24,7 +24,10 @@ reply waits that long, at most, before its latency is read). So is what else the
 machine did meanwhile: the CPU of the server, of the load, of PostgreSQL and NATS, and
 of everything else (other people's work on a shared machine), and the p99 of a bare
 gRPC echo server pinged ten times a second from this process: the floor the machine
-itself puts under any call at that moment.
+itself puts under any call at that moment. Each step's games per core the server used
+(``games/core``: its own processes' CPU, not the load's nor the backends') and the same at
+the capacity step say what the server can do apart from what the load costs on a small
+machine (the bots think in the load's processes, never in the server's).
 
 The baseline, measured in the same run: the same platform at ``BASE_GAMES`` games with no
 thinking time (players move as fast as they can), to show what the pace buys.
@@ -277,7 +280,7 @@ async def step(
 HEADER = (
     f"{'games':>6}{'loads':>6}{'calls':>8}{'calls/s':>8}{'p50 ms':>8}{'p99 ms':>8}"
     f"{'ramp p99':>9}{'lag p99':>8}{'echo p99':>9}"
-    f"{'cpu srv':>8}{'ms/call':>8}{'load':>6}{'pg+nats':>8}{'other':>6}"
+    f"{'cpu srv':>8}{'ms/call':>8}{'games/core':>11}{'load':>6}{'pg+nats':>8}{'other':>6}"
     f"{'acked':>8}{'lost':>6}{'!nats':>6}{'twice':>6}"
 )
 
@@ -292,9 +295,16 @@ def line(s: Step) -> str:
         f"{statistics.median(every or [0]):>8.1f}{s.p99:>8.1f}"
         f"{pct(ramp, 0.99):>9.1f}{pct(s.lag, 0.99):>8.1f}{pct(m.echo, 0.99):>9.1f}"
         f"{m.server:>8.2f}{1000 * m.server * WINDOW / max(1, len(every)):>8.1f}"
+        f"{per_core(s):>11.0f}"
         f"{m.load:>6.2f}{m.backends:>8.2f}{m.other:>6.2f}"
         f"{acked:>8}{s.verdict[0]:>6}{s.verdict[1]:>6}{s.verdict[2]:>6}"
     )
+
+
+def per_core(s: Step) -> float:
+    """Concurrent games per core the server used meanwhile (its processes' CPU, not the
+    load's, PostgreSQL's or NATS's): what the server can do, whatever the load costs."""
+    return s.games / max(s.machine.server, 1e-9)
 
 
 def detail(s: Step) -> str:
@@ -320,6 +330,7 @@ async def main(settings: dict[str, str]) -> int:
     started = time.monotonic()
     rows: list[str] = []
     capacity = 0
+    at_capacity: Step | None = None
     stopped = "every step passed"
     over = ""  # the first step over the bound: the larger ones still run, for their figures
     most = max(1, math.ceil(max(STEPS) / GAMES_PER_LOAD))
@@ -347,7 +358,7 @@ async def main(settings: dict[str, str]) -> int:
                     stopped = f"{over}; {games} games: p99 over {ENOUGH_MS:.0f} ms, none larger"
                     break
                 if not over:
-                    capacity = games
+                    capacity, at_capacity = games, result
     print(
         f"Human-pace capacity: players think {PACE[0]:.0f}-{PACE[1]:.0f} s per move; mix {MIX};"
         f" players arrive over max({MIN_RAMP:.0f} s, games / {RAMP_RATE:.0f}) s, then"
@@ -358,11 +369,19 @@ async def main(settings: dict[str, str]) -> int:
         " ramp p99: the calls made while players arrived (not counted);"
         " lag p99: the load processes' event-loop lag; echo p99: a bare gRPC echo pinged"
         " meanwhile; cpu: cores used by the server, the load, PostgreSQL and NATS, the rest;"
-        " ms/call: server CPU per game command (all its work: matchmaking, watchers, relays)"
+        " ms/call: server CPU per game command (all its work: matchmaking, watchers, relays);"
+        " games/core: the step's games per core the server used (its processes only)"
     )
     print(HEADER)
     print(*rows, sep="\n")
     print(f"capacity: {capacity} concurrent games ({stopped})")
+    if at_capacity is not None:
+        m = at_capacity.machine
+        print(
+            f"per server core: {per_core(at_capacity):.0f} concurrent games (the server used"
+            f" {m.server:.2f} cores at that step; the load {m.load:.2f}, PostgreSQL and NATS"
+            f" {m.backends:.2f})"
+        )
     print("baseline, same run: no thinking time (players as fast as they can)")
     print(HEADER)
     print(line(base))

@@ -20,6 +20,7 @@ loop: the capacity benchmark spreads its players over several.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import itertools
@@ -69,10 +70,13 @@ class Tally:
     """The start of the measured window (``time.monotonic``): calls made before it (while
     players still arrive) go to ``ramp``, not ``latencies``."""
     ramp: list[float] = field(default_factory=list)
+    at: list[float] = field(default_factory=list)
+    """When (``time.monotonic``) each call of ``latencies`` was made, in the same order."""
 
     def merge(self, other: Tally) -> None:
         """Add another process's tally of the same game type to this one."""
         self.latencies += other.latencies
+        self.at += other.at
         for name, samples in other.calls.items():
             self.calls.setdefault(name, []).extend(samples)
         self.acked |= other.acked
@@ -103,6 +107,7 @@ async def timed(tally: Tally, name: str, rpc: Callable[[Any], Awaitable[Any]], r
         tally.ramp.append(elapsed)
     elif at <= tally.deadline:
         tally.latencies.append(elapsed)
+        tally.at.append(at)
         tally.calls.setdefault(name, []).append(elapsed)
     else:
         tally.after_deadline += 1
@@ -151,6 +156,8 @@ class Player:
     """Seconds a player thinks before each move, drawn uniformly (None: no pause)."""
     arrive_at: float = float("-inf")
     """When (``time.monotonic``) the player arrives and asks for a first game."""
+    gate: Gate | None = None
+    """An open-loop load's turns: when set, a player waits for its turn instead of ``pace``."""
 
     def __init__(
         self, target: str, token: str, tally: Tally, pool: Executor, deadline: float, seed: int
@@ -175,8 +182,10 @@ class Player:
                 await when_created(lambda g=game_id, s=seat: self.play(ch, g, s))
 
     async def pause(self) -> None:
-        """A human's thinking time before a move, when the run has a pace."""
-        if self.pace is not None:
+        """A human's thinking time before a move, when the run has a pace (or a gate)."""
+        if self.gate is not None:
+            await self.gate.turn()
+        elif self.pace is not None:
             await asyncio.sleep(self.rng.uniform(*self.pace))
 
     async def think(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -317,6 +326,40 @@ class TakeFourPlayer(Player):
             await self.think(forget_takefour, key)
 
 
+class Gate:
+    """Turns handed out at a fixed rate, oldest waiter first: an open-loop load.
+
+    The commands leave at ``rate`` a second whatever the server's replies take, as long as
+    players wait (a human-pace load has many more players thinking than commands due); a
+    turn due when no one waits is counted in ``missed`` (from ``counted_from`` on, the
+    measured window) and not made up later."""
+
+    def __init__(self, rate: float, counted_from: float = float("-inf")) -> None:
+        self.rate = rate
+        self.counted_from = counted_from
+        self.waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+        self.missed = 0
+        self.given = 0
+
+    async def turn(self) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.append(future)
+        await future
+
+    async def run(self, until: float) -> None:
+        due = time.monotonic()
+        while due < until:
+            due += 1.0 / self.rate
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            while self.waiting and self.waiting[0].done():  # a waiter cancelled
+                self.waiting.popleft()
+            if self.waiting:
+                self.waiting.popleft().set_result(None)
+                self.given += 1
+            elif time.monotonic() >= self.counted_from:
+                self.missed += 1
+
+
 PLAYERS: dict[str, type[Player]] = {
     "connect4x4": Connect4x4Player,
     "upwords": UpwordsPlayer,
@@ -390,15 +433,20 @@ async def _play_share(
     pace: tuple[float, float] | None,
     measured_from: float,
     deadline: float,
+    rate: float | None = None,
 ) -> tuple[dict[str, Tally], dict[str, int], list[float]]:
     assert _thinker is not None, "start_thinker first (the load processes' initializer)"
     tallies: dict[str, Tally] = {}
     tasks: dict[asyncio.Task[None], str] = {}
+    gate = Gate(rate, measured_from) if rate else None
     for game_type, _, token, seed, arrive_at in arrivals:
         tally = tallies.setdefault(game_type, Tally(deadline=deadline, measured_from=measured_from))
         player = PLAYERS[game_type](target, token, tally, _thinker, deadline, seed)
-        player.pace, player.arrive_at = pace, arrive_at
+        player.pace, player.arrive_at, player.gate = pace, arrive_at, gate
         tasks[asyncio.create_task(player.run())] = game_type
+    if gate is not None:  # the turns start with the first arrivals
+        first = min((a[4] for a in arrivals), default=time.monotonic())
+        turns = asyncio.create_task(_gate_from(gate, first, deadline))
     await asyncio.sleep(max(0.0, measured_from - time.monotonic()))  # the players arrive
     lags = asyncio.create_task(lag_samples(deadline))
     # Players stop where they are at the deadline: what they were told is checked after.
@@ -415,7 +463,16 @@ async def _play_share(
                 # where gRPC says it came from (this process, or the server), once a kind
                 print(f"{key}: {error.debug_error_string()}", file=sys.stderr, flush=True)
             failures[key] = failures.get(key, 0) + 1
+    if gate is not None:
+        await turns
+        if gate.missed:  # the load was not open-loop at its rate meanwhile
+            failures["turns due with no player waiting"] = gate.missed
     return tallies, failures, await lags
+
+
+async def _gate_from(gate: Gate, start: float, until: float) -> None:
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    await gate.run(until)
 
 
 def play_share(
@@ -424,11 +481,13 @@ def play_share(
     pace: tuple[float, float] | None,
     measured_from: float,
     deadline: float,
+    rate: float | None = None,
 ) -> tuple[dict[str, Tally], dict[str, int], list[float]]:
     """Play these players until ``deadline`` (``time.monotonic``, the same clock in every
     process of this machine); their tallies, the players that failed, and this process's
-    event-loop lag (ms) during the measured window."""
-    return asyncio.run(_play_share(target, arrivals, pace, measured_from, deadline))
+    event-loop lag (ms) during the measured window. With ``rate``, the players' commands
+    leave at that rate (``Gate``) instead of after ``pace``."""
+    return asyncio.run(_play_share(target, arrivals, pace, measured_from, deadline, rate))
 
 
 # -- thinking, in the worker process --------------------------------------------------------

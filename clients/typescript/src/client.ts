@@ -353,6 +353,25 @@ export class ParlorClient {
   }
 
   /**
+   * Abort a game that has not started (AbortGame), for your seat (`seat`: which, if you hold
+   * several): before every seat has made its first move and within the server's abort window;
+   * it ends unrated and with no result (`game.aborted`), and the other seats see it on their
+   * watch. Refused FAILED_PRECONDITION ABORT_TOO_LATE once started or past the window,
+   * RESOURCE_EXHAUSTED TOO_MANY_ABORTS past the daily limit. A command id is made, so a retry
+   * after a lost answer is safe.
+   */
+  abortGame<T extends GameType>(
+    type: T,
+    gameId: string,
+    options: CallOptions & { seat?: number; commandId?: string } = {},
+  ): Promise<ResponseOf<GameMethods<T>["abortGame"]>> {
+    const { seat, commandId, ...call } = options;
+    const method = (GAME_SERVICES[type] as GenService<GenServiceMethods>).method["abortGame"];
+    const request = { gameId, commandId: commandId ?? globalThis.crypto.randomUUID(), ...(seat === undefined ? {} : { seat }) };
+    return this.transport.unary(method, request, call) as Promise<ResponseOf<GameMethods<T>["abortGame"]>>;
+  }
+
+  /**
    * A game as it happens (WatchGame): every event from afterVersion on, each with the game
    * after it as you may see it, until the game ends; reconnects and resumes by itself.
    */

@@ -319,3 +319,17 @@ test("password sign-up and sign-in hold the access token and are sent once; clai
   assert.equal(requests.at(-1).url, `${BASE}/api/parlor.identity.v1.IdentityService/EraseAccount`);
   assert.equal(parlor.token, "");
 });
+
+test("abortGame posts the game's AbortGame with a command id, and a refusal says why", async () => {
+  const { fetch, requests } = fakeFetch(() => json({ game: { gameId: "g1", aborted: true, status: "STATUS_ABORTED" } }));
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch, token: "t0" });
+  const reply = await parlor.abortGame("connect4x4", "g1", { seat: 1 });
+  assert.equal(requests[0].url, `${BASE}/api/parlor.connect4x4.v1.Connect4x4Service/AbortGame`);
+  assert.equal(requests[0].body.gameId, "g1");
+  assert.equal(requests[0].body.seat, 1);
+  assert.match(requests[0].body.commandId, /^[0-9a-f-]{36}$/);
+  assert.equal(reply.game?.aborted, true);
+  assert.equal(reply.game?.status, connect4x4.Status.ABORTED);
+  const late = new ParlorClient({ baseUrl: BASE, fetch: fakeFetch(() => json(errorBody("FAILED_PRECONDITION", "ABORT_TOO_LATE", "started"), 400)).fetch });
+  await assert.rejects(late.abortGame("upwords", "g2"), (e) => isParlorError(e, "ABORT_TOO_LATE"));
+});

@@ -113,6 +113,35 @@ class TestChallenges:
             isinstance(r, ResourceExhausted) for r in results if isinstance(r, BaseException)
         )
 
+    async def test_concurrent_declines_cannot_pass_the_limit_together(
+        self, store: EventStore, unique: str
+    ) -> None:
+        """Declines are counted in the decliner's inbox, appended at the version counted:
+        declining five at once with a limit of two declines two; a day later, again."""
+        clock = Clock()
+        challenges = Challenges(store, per_hour=0, clock=clock, declines_per_day=2)
+        bob = f"guest-b{unique}"
+        made = [
+            await challenges.issue(offer(f"guest-{n}{unique}", (bob,), wait=3 * 86_400))
+            for n in range(6)
+        ]
+        ids = [state.issued.challenge_id for state in made if state.issued is not None]
+        results = await asyncio.gather(
+            *(challenges.decline(i, bob, "not_now") for i in ids[:5]), return_exceptions=True
+        )
+        declined = [r for r in results if not isinstance(r, BaseException)]
+        assert len(declined) == 2
+        refused = [r for r in results if isinstance(r, BaseException)]
+        assert all(isinstance(r, ResourceExhausted) for r in refused)
+        assert {r.reason for r in refused if isinstance(r, ResourceExhausted)} == {
+            "TOO_MANY_DECLINES"
+        }
+        inbox = await challenges.inbox(bob)
+        assert len(inbox.declined_at) == 2
+        assert len(inbox.pending("invitee", clock.now)) == 4  # the refused ones still wait
+        clock.now += 86_401
+        assert (await challenges.decline(ids[5], bob, "not_now")).status == "declined"
+
     async def test_a_blocked_players_challenges_never_reach_the_blocker(
         self, store: EventStore, unique: str
     ) -> None:

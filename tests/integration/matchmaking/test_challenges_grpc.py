@@ -121,6 +121,44 @@ async def test_spam_is_limited_and_blocks_hold(start_platform: Any, monkeypatch:
             )
 
 
+async def test_a_player_who_declines_too_often_is_limited(
+    start_platform: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("PARLOR_CHALLENGES_DECLINES_PER_DAY", "2")
+    ann, bob = guest(), guest()
+    async with start_platform("matchmaking") as platform:
+        async with platform.channel(ann) as a, platform.channel(bob) as b:
+            ann_s, bob_s = ch_grpc.ChallengeServiceStub(a), ch_grpc.ChallengeServiceStub(b)
+            made = [
+                (
+                    await ann_s.CreateChallenge(
+                        ch.CreateChallengeRequest(game_type="connect4x4", invitees=[bob])
+                    )
+                ).challenge
+                for _ in range(3)
+            ]
+            codes = []
+            for challenge in made:
+                try:
+                    await bob_s.DeclineChallenge(
+                        ch.DeclineChallengeRequest(
+                            challenge_id=challenge.challenge_id,
+                            reason=ch.DECLINE_REASON_TOO_FAST,
+                        )
+                    )
+                    codes.append("OK")
+                except grpc.aio.AioRpcError as error:
+                    codes.append(f"{error.code().name} {reason_of(error)}")
+            assert codes == ["OK", "OK", "RESOURCE_EXHAUSTED TOO_MANY_DECLINES"]
+            # the third still waits for him (he may accept it), and ann still sees it pending
+            incoming = (await bob_s.ListChallenges(ch.ListChallengesRequest())).incoming
+            assert [c.challenge_id for c in incoming] == [made[2].challenge_id]
+            accepted = await bob_s.AcceptChallenge(
+                ch.AcceptChallengeRequest(challenge_id=made[2].challenge_id)
+            )
+            assert accepted.challenge.status == ch.CHALLENGE_STATUS_MATCHED
+
+
 async def challenged_game(ann_s: Any, bob_s: Any, games: Any, bob: str) -> str:
     """A Connect 4x4 game between ann (seat 0) and bob, made from ann's challenge."""
     made = (
@@ -292,6 +330,22 @@ async def test_a_challenge_carries_its_game_config_to_its_match(
             game = await eventually(made_game, 60)
             assert game.config.first_seat == 1
             assert game.config.blockers_count_toward_lines
+
+            # Its rematch keeps the configuration (not the game's defaults).
+            await games.Resign(c4.ResignRequest(game_id=match_id))
+            offer = ch.OfferRematchRequest(game_type="connect4x4", game_id=match_id)
+            rematch = (await ann_s.OfferRematch(offer)).challenge
+            assert c4.Config.FromString(rematch.config) == config
+            taken = (await bob_s.OfferRematch(offer)).challenge
+            assert taken.status == ch.CHALLENGE_STATUS_MATCHED
+
+            async def rematched() -> Any:
+                return (await games.GetGame(c4.GetGameRequest(game_id=taken.match_id))).game
+
+            again = await eventually(rematched, 60)
+            assert [s.player_id for s in again.seats] == [s.player_id for s in game.seats][::-1]
+            assert again.config.first_seat == 1
+            assert again.config.blockers_count_toward_lines
 
     store = PostgresEventStore(database_url)
     try:

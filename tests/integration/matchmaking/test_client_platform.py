@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from parlor.client import NotFound, ParlorClient, PermissionDenied
+from parlor.client import FailedPrecondition, NotFound, ParlorClient, PermissionDenied
 from parlor.matchmaking.v1 import matchmaking_pb2 as mm
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("quiet_pool")]
@@ -49,6 +49,13 @@ async def test_a_client_writers_first_hour(start_platform, monkeypatch) -> None:
             assert ada_match.status == bob_match.status == mm.TICKET_STATUS_MATCHED
             assert ada_match.match_id == bob_match.match_id
             assert {s.player_id for s in ada_match.seats} == {me, bob_match.player_id}
+            # Nobody has moved yet: ada aborts the lobby's game, unrated; then it is over.
+            await ada.connect4x4.get_game(ada_match.match_id)  # made by its service by now
+            aborted = await ada.connect4x4.abort(ada_match.match_id)
+            assert aborted.game.aborted
+            with pytest.raises(FailedPrecondition) as over:
+                await bob.connect4x4.abort(ada_match.match_id)
+            assert over.value.reason == "GAME_OVER"
 
             games = ada.connect4x4
             with pytest.raises(PermissionDenied) as refused:

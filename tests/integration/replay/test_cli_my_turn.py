@@ -1,5 +1,7 @@
-"""Twenty correspondence games for one player: `parlor games --my-turn` lists those waiting
-for her by deadline, `parlor next` names the soonest, and a move there jumps to the next."""
+"""Twenty correspondence games for one player: the server's `ListGames` with `my_turn_first`
+orders them (hers by deadline, then the others newest first, paged), `parlor games
+--my-turn` lists those waiting for her by deadline from it, `parlor next` names the
+soonest, and a move there jumps to the next."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import random
 import re
 import uuid
 
+import grpc
 import pytest
 from typer.testing import CliRunner, Result
 
@@ -15,6 +18,7 @@ from parlor.cli.main import app
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
+from parlor.kit.status import reason_of
 
 pytestmark = pytest.mark.integration
 DAY = 86_400
@@ -44,12 +48,43 @@ async def test_twenty_correspondence_games_in_deadline_order(start_platform) -> 
                     )
                 )
                 made.append((game.game.game_id, d, hers))
+        # The server's order, a page of 6 at a time: hers by deadline, then bob's newest first.
+        expected = [g for g, _, hers in sorted(made, key=lambda m: m[1]) if hers]
+        theirs = [g for g, _, hers in reversed(made) if not hers]
+        async with platform.channel(ada) as mine:
+            games = pb_grpc.Connect4x4ServiceStub(mine)
+            pages: list[pb.GameSummary] = []
+            token = ""
+            while True:
+                page = await games.ListGames(
+                    pb.ListGamesRequest(my_turn_first=True, page_size=6, page_token=token)
+                )
+                pages += page.games
+                token = page.next_page_token
+                if not token:
+                    break
+            assert [g.game_id for g in pages] == expected + theirs
+            assert [g.to_move for g in pages] == [True] * 14 + [False] * 6
+            deadlines = [g.deadline.ToDatetime() for g in pages[:14]]
+            assert deadlines == sorted(deadlines)
+            assert not any(g.HasField("deadline") for g in pages[14:])
+            for bad, reason in (
+                (pb.ListGamesRequest(my_turn_first=True, player_id=bob), "MY_TURN_OWN_GAMES"),
+                (
+                    pb.ListGamesRequest(my_turn_first=True, finished_only=True),
+                    "CONFLICTING_FILTERS",
+                ),
+                (pb.ListGamesRequest(my_turn_first=True, page_token="x|y"), "INVALID_PAGE_TOKEN"),
+            ):
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await games.ListGames(bad)
+                assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+                assert reason_of(refused.value) == reason
         target = ["--target", platform.target, "--token", platform.token(ada)]
         listed = await cli("games", "--my-turn", *target)
         assert listed.exit_code == 0, listed.output
         shown = re.findall(r"[0-9a-f]{32}", listed.output)
         # hers only, by deadline: the fewest days first, then the earlier created
-        expected = [g for g, _, hers in sorted(made, key=lambda m: m[1]) if hers]
         assert len(expected) == 14
         assert shown == expected, listed.output
         first = await cli("next", *target)

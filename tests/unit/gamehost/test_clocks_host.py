@@ -704,3 +704,56 @@ def test_a_fischer_seat_is_not_charged_for_the_servers_retry() -> None:
         assert outcome.state.clock.seats[0].bank == 60 - 10 + 2
 
     run(go())
+
+
+def test_a_seat_aborts_a_game_before_every_seat_has_moved_within_the_window() -> None:
+    """A seat's own ``Abort``: any timed game (matched or not), while some seat has not made
+    its first move, within the window from the seats being taken; ended unrated (``ABORTED``),
+    the stamp names the seat, and ``parlor verify`` re-decides it as that seat's."""
+    from parlor.gamehost.clocks import Abort
+    from parlor.gamehost.timecheck import stamps_of
+
+    per_move = TimeControl.per_move(30)
+
+    async def opened(control: TimeControl, moves: int) -> tuple[Any, FakeNow]:
+        now = FakeNow()
+        host = c4_host(now=now)
+        await open_c4(host, control)
+        for seat in range(moves):
+            await host.execute("g", drop(seat, seat), actor=seats(2)[seat].player_id)
+        return host, now
+
+    async def refusal(host: Any, command: Any) -> str:
+        with pytest.raises(FailedPrecondition) as refused:
+            await host.execute("g", command, actor="ada")
+        return refused.value.reason
+
+    async def go() -> None:
+        host, now = await opened(per_move, 1)  # ada moved, bob not yet
+        now.advance(10)
+        await host.execute("g", Abort(0, window=60), actor="ada")
+        recorded = await host.history("g")
+        assert recorded[-1].event == GameFinished("ABORTED", (c4_rank1(),) * 2)
+        assert recorded[-1].record.metadata.extra["clock_seat"] == "0"
+        assert (await host.load("g"))[0].aborted
+        verdict = verify_history(
+            C4.decider,
+            C4.command_of,
+            [r.event for r in recorded],
+            create_of=C4.create_of,
+            stamps=stamps_of(r.record.metadata.extra for r in recorded),
+            actors=[r.record.metadata.actor for r in recorded],
+        )
+        assert verdict.ok, verdict.divergence
+        assert await refusal(host, Abort(1, window=60)) == "GAME_OVER"
+        assert await refusal(host, drop(1)) == "GAME_OVER"  # the rules' state never knew
+
+        host, now = await opened(per_move, 2)  # both have moved: started
+        assert await refusal(host, Abort(0, window=60)) == "ABORT_TOO_LATE"
+        host, now = await opened(TimeControl.correspondence(days=3), 0)
+        now.advance(61)  # nobody moved, but the window has passed
+        assert await refusal(host, Abort(1, window=60)) == "ABORT_TOO_LATE"
+        host, now = await opened(TimeControl.none(), 0)
+        assert await refusal(host, Abort(0, window=60)) == "NOT_ABORTABLE"
+
+    run(go())

@@ -753,7 +753,7 @@ def games(
 
 async def _my_games(where: sessions.Session) -> list[turns.Waiting]:
     async with where.client() as parlor:
-        return await turns.my_games(parlor, where.player_id, sorted(adapters()))
+        return await turns.my_games(parlor, sorted(adapters()))
 
 
 def _deadline(waiting: turns.Waiting) -> str:

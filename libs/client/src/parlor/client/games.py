@@ -134,6 +134,17 @@ class GameClient(Generic[S]):
             request.command_id = uuid.uuid4().hex
         return await self.client.call(self._method(name), request, idempotent=True)
 
+    async def abort(self, game_id: str, seat: int | None = None) -> Any:
+        """End a game that has not started (``AbortGame``), for the caller's seat (``seat``:
+        which, if they hold several): before every seat has made its first move and within
+        the server's abort window; it ends unrated, with no result (``game.aborted``).
+        ``ABORT_TOO_LATE`` once it has started or past the window, ``TOO_MANY_ABORTS`` past
+        the daily limit. The response is ``AbortGameResponse`` (``game``, ``events``)."""
+        fields: dict[str, Any] = {"game_id": game_id}
+        if seat is not None:
+            fields["seat"] = seat
+        return await self.command("AbortGame", **fields)
+
     # -- reading -------------------------------------------------------------------------------
 
     async def get_game(self, game_id: str, version: int = 0, *, invite: str = "") -> Any:
@@ -169,14 +180,20 @@ class GameClient(Generic[S]):
         finished_only: bool = False,
         in_progress_only: bool = False,
         page_size: int = 20,
+        my_turn_first: bool = False,
     ) -> list[Any]:
         """One page of the game type's games, newest first: ``player_id``'s (empty: everyone's),
-        finished ones only or games in progress only (not both: ``CONFLICTING_FILTERS``)."""
+        finished ones only or games in progress only (not both: ``CONFLICTING_FILTERS``).
+        ``my_turn_first``: the caller's own games in progress ordered by the server, those
+        waiting for their move first, earliest deadline first (each summary's ``to_move``
+        and ``deadline``), then the rest."""
         request = self.pb.ListGamesRequest(
             player_id=player_id, finished_only=finished_only, page_size=page_size
         )
         if in_progress_only:  # set only when asked: a game's proto may predate the field
             request.in_progress_only = True
+        if my_turn_first:
+            request.my_turn_first = True
         response = await self.client.call(self._method("ListGames"), request, idempotent=True)
         return list(response.games)
 

@@ -118,7 +118,15 @@ class Tick:
 
 @dataclass(frozen=True, slots=True)
 class Abort:
-    """End a matched game nobody started (``GameFinished`` reason ``ABORTED``)."""
+    """End a game that has not started (``GameFinished`` reason ``ABORTED``, unrated).
+
+    The clock's (``seat`` None): a matched game whose seat ran out before its first move.
+    A seat's own (``seat``): any timed game before every seat has made its first move,
+    within ``window`` seconds of the seats being taken (None: no window; ``parlor verify``
+    re-decides a recorded abort so, its time checked apart). See ``Seated._abort_by``."""
+
+    seat: int | None = None
+    window: float | None = None
 
 
 class Preempted(FailedPrecondition):
@@ -187,6 +195,8 @@ class Clock:
     matched: bool = False
     at: datetime | None = None
     """The time of the last stamped event: the moment a view of this version is as of."""
+    started: datetime | None = None
+    """When the seats were taken (the abort window runs from then; None: folded unstamped)."""
 
     @classmethod
     def start(
@@ -195,7 +205,7 @@ class Clock:
         """Every seat's clock stopped with its first allowance, as of ``at`` (the time the
         seats were taken; None only when folded without stamps)."""
         seats_ = tuple(SeatTime(allowance(control)) for _ in range(seats))
-        return cls(control, seats_, matched, at)
+        return cls(control, seats_, matched, at, at)
 
 
 def allowance(control: TimeControl) -> float:

@@ -187,7 +187,7 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
             return fold.decided()
         if not state.seats:
             raise FailedPrecondition("the game has not started", reason="GAME_NOT_STARTED")
-        if isinstance(command, Abort):
+        if isinstance(command, Abort) and command.seat is None:
             fold.add(self._abort(state), _stamp(at))
             return fold.decided()
         if at is not None and state.clock is not None and not self.is_terminal(state):
@@ -195,6 +195,10 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
         fired = len(fold.events)
         if isinstance(command, Tick):
             return fold.decided(fired)
+        if state.aborted:  # the rules' own state never knows: the abort is the table's
+            raise FailedPrecondition(
+                "the game was aborted: it takes no more commands", reason="GAME_OVER"
+            )
         actor = getattr(command, "seat", None)
         seat = actor if isinstance(actor, int) else None
         if fired:
@@ -210,6 +214,10 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
                 raise Preempted(
                     fold.events, self._ended(state, now), reason=GAME_OVER, states=fold.states
                 )
+        if isinstance(command, Abort):
+            finished = self._abort_by(fold.table, command, at)
+            fold.add(finished, None if at is None else Stamp(at, command.seat, True))
+            return fold.decided(fired)
         decided = self.engine.decide(fold.table.game, cast(C, command))
         self._with_finish(fold, decided, at, seat)
         return fold.decided(fired)
@@ -264,6 +272,40 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
             raise FailedPrecondition(
                 "every seat has made its first move: the game can no longer be aborted",
                 reason="GAME_STARTED",
+            )
+        return self._aborted(state)
+
+    def _abort_by(self, state: Table[S], command: Abort, at: datetime | None) -> GameFinished:
+        """A seat's ``Abort``: the game has not started, in the rules' words, while some seat
+        has not made its first move (every seat's first action, a bot's too); a seat may end
+        it then, unrated and with no result, within ``command.window`` seconds of the seats
+        being taken. Only a timed game: its clocks are what records who has acted, and when
+        the game began (an untimed game is resigned, not aborted)."""
+        if self.is_terminal(state):
+            raise FailedPrecondition("the game is over: it cannot be aborted", reason="GAME_OVER")
+        seat = command.seat
+        if seat is None or not 0 <= seat < len(state.seats):
+            raise InvalidArgument(f"seat {seat} does not exist", reason="INVALID_SEAT")
+        clock = state.clock
+        if clock is None:
+            raise FailedPrecondition(
+                "a game without clocks cannot be aborted (nothing records who has moved):"
+                " resign instead",
+                reason="NOT_ABORTABLE",
+            )
+        if all(time.acted for time in clock.seats):
+            raise FailedPrecondition(
+                "every seat has made its first move: the game has started and can no longer"
+                " be aborted (resign instead)",
+                reason="ABORT_TOO_LATE",
+            )
+        window, started = command.window, clock.started
+        if window is not None and _past(started, window, at):
+            raise FailedPrecondition(
+                f"a game may be aborted within {window:g} seconds of its start only:"
+                " resign instead",
+                reason="ABORT_TOO_LATE",
+                metadata={"abort_window_seconds": f"{window:g}"},
             )
         return self._aborted(state)
 
@@ -387,3 +429,8 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
 def _stamp(at: datetime | None) -> Stamp | None:
     """The stamp of an event no seat acted in (None: untimed)."""
     return None if at is None else Stamp(at)
+
+
+def _past(start: datetime | None, seconds: float, at: datetime | None) -> bool:
+    """Whether ``at`` is more than ``seconds`` after ``start`` (False if either is unknown)."""
+    return start is not None and at is not None and (at - start).total_seconds() > seconds

@@ -33,6 +33,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from functools import cached_property, partial
 from types import ModuleType
 from typing import Any, Generic, TypeVar, cast
@@ -41,7 +42,8 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound
-from parlor.gamehost.clocks import set_clocks
+from parlor.gamehost.aborts import AbortLedger, AbortSettings, show_aborted
+from parlor.gamehost.clocks import Abort, Preempted, Timed, set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.command import Answer, Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
@@ -51,6 +53,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.matches import recorded_match
+from parlor.gamehost.myturn import list_my_turn_first
 from parlor.gamehost.opener import Opener, Settle
 from parlor.gamehost.opengames import Claims, OpenGamesSettings
 from parlor.gamehost.pipeline import Pipeline
@@ -146,6 +149,8 @@ class GameService(Generic[T, E]):
         )
         """``PARLOR_MAX_OPEN_GAMES_PER_PLAYER``: the unfinished games a ``CreateGame`` caller
         may hold (0: no cap)."""
+        self.abort_settings = load(AbortSettings)
+        """``PARLOR_ABORT_WINDOW_SECONDS`` and ``PARLOR_ABORTS_PER_DAY`` (``aborts``)."""
         self._views: ViewCache[Message] = ViewCache()
         self._privacy: dict[str, tuple[Privacy, tuple[str, ...]]] = {}
 
@@ -193,6 +198,8 @@ class GameService(Generic[T, E]):
 
         def build() -> Message:
             game = self.build_game(game_id, version, table, viewer, everything)
+            if table.aborted:
+                show_aborted(game)
             return set_clocks(game, self.clocks(table))
 
         if not self.view_cache:
@@ -465,7 +472,31 @@ class GameService(Generic[T, E]):
         """Summaries from the game directory: seats and times only, nothing hidden; private
         games to their seats only, a player by id where they chose to be found (``privacy``)."""
         me = auth.caller()
+        if getattr(request, "my_turn_first", False):  # a game's proto may predate the field
+            return await list_my_turn_first(
+                self.directory,
+                request,
+                self.pb.ListGamesResponse,
+                me,
+                partial(self.turn_of, me.player_id),
+            )
         return await list_games(self.directory, request, self.pb.ListGamesResponse, me)
+
+    async def turn_of(self, player_id: str, game_id: str) -> tuple[bool, datetime | None]:
+        """Whether the game waits for one of ``player_id``'s seats now (its rules'
+        ``to_move``), and the earliest deadline of those seats' running clocks."""
+        table, _ = await self.host.load(game_id)
+        if self.over(table):
+            return False, None
+        mine = set(table.seats_of(player_id)) & set(self.game.engine.to_move(table.game))
+        if not mine:
+            return False, None
+        found = [
+            clock.deadline.ToDatetime(UTC)
+            for clock in self.clocks(table).seats
+            if clock.seat in mine and clock.running and clock.HasField("deadline")
+        ]
+        return True, min(found) if found else None
 
     async def ReplayGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
         """A finished game played back, everything shown (``play_back`` refuses a game in
@@ -616,6 +647,37 @@ class GameService(Generic[T, E]):
             game=self.game_message(request.game_id, followed.version, followed.state, seat, over),
             events=self.reply_events(handled.records, seat, over),
         )
+
+    @cached_property
+    def aborts(self) -> AbortLedger:
+        """Each player's aborts, counted in the event store (``aborts``)."""
+        return AbortLedger(self.host.store, self.abort_settings.per_day)
+
+    async def AbortGame(self, request: Any, context: Any) -> Any:
+        """A seat ends a game that has not started, unrated (``Seated._abort_by``), through
+        the path of move RPCs. An abort the rules would allow on the game as this replica
+        knows it is first counted against the caller's limit (``AbortLedger.counting``:
+        ``TOO_MANY_ABORTS``); any other is refused as the rules or the pipeline say, counting
+        nothing (not seated, over, started, past the window)."""
+        me = auth.caller()
+        window = float(self.abort_settings.window_seconds)
+
+        def body(table: Any, seat: int) -> Abort:
+            return Abort(seat, window)
+
+        def abort() -> Awaitable[Any]:
+            return self.move(request, body, self.pb.AbortGameResponse, context=context)
+
+        table, _ = await self.host.latest(request.game_id)
+        if not table.seats_of(me.player_id) or self.over(table):
+            return await abort()
+        seat = table.seat_of(me.player_id, requested_seat(request))
+        try:
+            self.host.decider.decide(table, Timed(body(table, seat), self.host.now()))
+        except Preempted:
+            return await abort()  # the timeouts due first are recorded, the abort refused
+        async with self.aborts.counting(me.player_id, self.host.category, request.game_id):
+            return await abort()
 
     def reply_events(
         self, records: Sequence[Recorded[E]], viewer: int | None, everything: bool

@@ -207,7 +207,7 @@ def _timeout_seat(seated: Seated[Any, Any, Any], state: Table[Any], command: Any
     the one ``Timing.timeout`` gives in this state (Take Four: a forfeit on time of a seat
     not marked idle is a timeout the host never fires)."""
     if isinstance(command, Abort):
-        return -1
+        return -1 if command.seat is None else None  # a seat's own abort is no timeout
     timing = seated.timing
     assert timing is not None
     seat = timing.timeout_seat(command)

@@ -133,7 +133,8 @@ def verify_history(
                     Divergence(version, NOT_DECIDED, f"no creation at the start: {exc!r}"),
                 )
         else:
-            command = command_of(state, stored) or _table_command(stored)
+            stamp = stamps[i] if stamps is not None and i < len(stamps) else None
+            command = command_of(state, stored) or _table_command(stored, stamp)
         if command is None:
             return Verdict(
                 stream_id,
@@ -241,13 +242,15 @@ def _acting(
     )
 
 
-def _table_command(event: object) -> Any:
-    """The platform's own commands that leave a mark: an aborted game (clocks.py)."""
+def _table_command(event: object, stamp: Stamp | None = None) -> Any:
+    """The table's own commands that leave a mark: an aborted game (clocks.py), the clock's
+    or, where its stamp records the seat that acted (``clock_seat``), that seat's own
+    (its window is the service's setting, not in the events: the rules check the rest)."""
     from parlor.gamehost.clocks import ABORTED, Abort
     from parlor.gamehost.seating import GameFinished
 
     if isinstance(event, GameFinished) and event.reason == ABORTED:
-        return Abort()
+        return Abort(stamp.seat if stamp is not None and stamp.first else None)
     return None
 
 

@@ -30,7 +30,9 @@ from parlor.tournamentrules.events import (
     TournamentFinished,
     TournamentStarted,
 )
+from parlor.tournamentrules.export import export_json, export_text, pairings
 from parlor.tournamentrules.queries import due, free_players, games_in_play, tables_needed
+from parlor.tournamentrules.scoring import berserk_clock, place_points
 from parlor.tournamentrules.settings import (
     ARENA,
     INVITE,
@@ -41,17 +43,34 @@ from parlor.tournamentrules.settings import (
     default_scale,
     resolved,
 )
+from parlor.tournamentrules.standings import (
+    BUCHHOLZ,
+    BUCHHOLZ_CUT1,
+    SONNEBORN_BERGER,
+    SWISS_TIE_BREAKS,
+    WINS,
+    Standing,
+    points_from_games,
+    standings,
+    tie_breaks,
+)
 from parlor.tournamentrules.state import Entrant, Game, Round, Tournament
 from parlor.tournamentrules.tournament import TOURNAMENTS, TournamentDecider
+from parlor.tournamentrules.verify import command_of, verify
 
 __all__ = [
     "ARENA",
+    "BUCHHOLZ",
+    "BUCHHOLZ_CUT1",
     "EVENT_TYPES",
     "INVITE",
     "OPEN",
+    "SONNEBORN_BERGER",
     "SWISS",
+    "SWISS_TIE_BREAKS",
     "TABLE_SIZES",
     "TOURNAMENTS",
+    "WINS",
     "Berserk",
     "Command",
     "Create",
@@ -73,6 +92,7 @@ __all__ = [
     "Remove",
     "Round",
     "Settings",
+    "Standing",
     "Start",
     "TablesPaired",
     "Tournament",
@@ -82,11 +102,21 @@ __all__ = [
     "TournamentFinished",
     "TournamentStarted",
     "Withdraw",
+    "berserk_clock",
+    "command_of",
     "default_scale",
     "due",
+    "export_json",
+    "export_text",
     "free_players",
     "games_in_play",
+    "pairings",
+    "place_points",
+    "points_from_games",
     "reasons",
     "resolved",
+    "standings",
     "tables_needed",
+    "tie_breaks",
+    "verify",
 ]

@@ -15,23 +15,27 @@ the hard rules of the pass:
 2. then, if no pairing keeps both, no two players meet twice;
 3. then anything, fewest repeat meetings first.
 
-An odd count gives a bye to the lowest-ranked player who has not had one (a Swiss) or
-leaves the lowest-ranked free player waiting (an arena). The arena's rule 1 is "not the
-opponent of one's last game" instead of "never twice".
+An odd count gives a bye to the lowest-ranked player who has not had one (a Swiss).
 
-More seats: tables of ``table_size`` by rank order, then improved by swapping players
-between tables while it lowers the count of repeated meetings (an arena: of last
-table-mates) and then the spread of points at a table.
+An arena pairs its free players in rank order, nearest rank first, as many pairs as can be
+made without anyone meeting the opponent of their last game again; the others (the
+lowest-ranked when the count is odd) wait for the next wave. Two players rematch at once
+only when they are the only active players left.
+
+More seats: tables of ``table_size`` by rank order; then, while a table holds a repeated
+meeting (an arena: players who sat together in their last game), one of its players is
+swapped with a player of another table if that lowers the total cost (repeats weigh far
+more than the spread of points at a table).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from parlor.tournamentrules.queries import due, free_players
-from parlor.tournamentrules.state import Tournament
+from parlor.tournamentrules.state import RUNNING, Tournament
 
 Tables = tuple[tuple[str, ...], ...]
 Byes = tuple[tuple[str, int], ...]
@@ -40,7 +44,7 @@ SEARCH_BUDGET = 4_000
 """Search steps a pass may take before the next, looser pass is tried."""
 REPEAT = 1_000_000
 """The cost of a repeated meeting when tables are improved by swaps."""
-MAX_SWAP_PASSES = 20
+MAX_SWAPS_PER_TABLE = 50
 
 
 def draw(seed: int, player: str) -> int:
@@ -51,15 +55,22 @@ def draw(seed: int, player: str) -> int:
 
 def propose(state: Tournament, at_ms: int, seed: int) -> tuple[Tables, Byes] | None:
     """The tables (players in seat order) and byes of the pairing due now, or None."""
-    if due(state, at_ms) != "pair":
+    if state.phase != RUNNING:
         return None
-    history = History(state)
     settings = state.rules
-    players = free_players(state) if settings.is_arena else state.active()
+    if settings.is_arena:
+        if at_ms >= state.arena_ends_at_ms or not arena_can_pair(state):
+            return None
+    elif state.in_play or len(state.rounds) >= settings.rounds or not state.active():
+        return None
+    players = state.free() if settings.is_arena else state.active()
+    history = History(state, players)
     ranked = sorted(players, key=lambda p: (-state.points.get(p, 0), draw(seed, p)))
     if settings.is_arena:
         if settings.table_size == 2:
             pairs = _arena_pairs(ranked, history, state)
+            if not pairs:
+                return None
             return tuple(history.seat(pair, seed) for pair in pairs), ()
         tables = _arena_tables(ranked, settings.table_size, history, state)
         return tuple(history.seat(t, seed) for t in tables), ()
@@ -70,6 +81,20 @@ def propose(state: Tournament, at_ms: int, seed: int) -> tuple[Tables, Byes] | N
     sizes = table_sizes(len(ranked), settings.table_size)
     tables = _improved(ranked, sizes, history.repeats_cost, state)
     return tuple(history.seat(t, seed) for t in tables), ()
+
+
+def arena_can_pair(state: Tournament) -> bool:
+    """An arena's free players make at least one table by its rules."""
+    free = state.free()
+    size = state.rules.table_size
+    if len(free) < size:
+        return False
+    if size > 2:
+        return True
+    history = History(state, free)
+    if len(free) == 2 and len(state.active()) == 2:
+        return True
+    return any(history.fresh(a, b) for i, a in enumerate(free) for b in free[i + 1 :])
 
 
 def table_sizes(players: int, table_size: int) -> list[int]:
@@ -83,32 +108,57 @@ def table_sizes(players: int, table_size: int) -> list[int]:
 class History:
     """What pairing needs from the games so far: meetings, seats, byes, last table-mates."""
 
-    def __init__(self, state: Tournament) -> None:
-        self.met: Counter[frozenset[str]] = Counter()
+    def __init__(self, state: Tournament, players: list[str]) -> None:
+        """The history of ``players`` (only theirs is read: an arena's wave is small)."""
+        self.state = state
+        self.players = players
         self.seats: dict[str, Counter[int]] = {}
         self.last_seat: dict[str, int] = {}
         self.last_mates: dict[str, frozenset[str]] = {}
-        for game in state.games.values():
-            for i, a in enumerate(game.seats):
-                self.seats.setdefault(a, Counter())[i] += 1
-                self.last_seat[a] = i
-                self.last_mates[a] = frozenset(game.seats) - {a}
-                for b in game.seats[i + 1 :]:
-                    self.met[frozenset((a, b))] += 1
-        self.byes = {player for r in state.rounds for player, _ in r.byes}
+        for a in players:
+            seats = self.seats.setdefault(a, Counter())
+            games = state.player_games.get(a, ())
+            for game_id in games:
+                seats[state.games[game_id].seats.index(a)] += 1
+            if games:
+                last = state.games[games[-1]].seats
+                self.last_seat[a] = last.index(a)
+                self.last_mates[a] = frozenset(last) - {a}
+
+    @functools.cached_property
+    def met(self) -> Counter[frozenset[str]]:
+        """How often each two of the players sat at one table."""
+        met: Counter[frozenset[str]] = Counter()
+        for a in self.players:
+            for game_id in self.state.player_games.get(a, ()):
+                for b in self.state.games[game_id].seats:
+                    if b != a and b in self.seats:
+                        met[frozenset((a, b))] += 1
+        return Counter({pair: n // 2 for pair, n in met.items()})  # counted from both sides
+
+    @functools.cached_property
+    def byes(self) -> set[str]:
+        return {player for r in self.state.rounds for player, _ in r.byes}
+
+    def fresh(self, a: str, b: str) -> bool:
+        """Neither met the other in their last game."""
+        return b not in self.last_mates.get(a, ()) and a not in self.last_mates.get(b, ())
+
+    @functools.cached_property
+    def colours(self) -> dict[str, int]:
+        """First seats minus second seats so far, per player."""
+        return {p: seats[0] - seats[1] for p, seats in self.seats.items()}
 
     def colour(self, player: str) -> int:
-        """First seats minus second seats so far."""
-        seats = self.seats.get(player, Counter())
-        return seats[0] - seats[1]
+        return self.colours[player]
 
     def met_before(self, a: str, b: str) -> int:
         return self.met[frozenset((a, b))]
 
     def colours_fit(self, a: str, b: str) -> bool:
         """Pairing a and b keeps both within one of balanced first and second seats."""
-        ca, cb = self.colour(a), self.colour(b)
-        return not ((ca > 0 and cb > 0) or (ca < 0 and cb < 0))
+        product = self.colours[a] * self.colours[b]
+        return product <= 0
 
     def repeats_cost(self, a: str, b: str, points: dict[str, int]) -> int:
         return self.met_before(a, b) * REPEAT + (points.get(a, 0) - points.get(b, 0)) ** 2
@@ -146,29 +196,44 @@ class _OutOfBudget(Exception):
 
 class _Search:
     """Perfect matching by backtracking: the best-ranked player left first, its candidates
-    in the order ``prefer`` gives, within ``SEARCH_BUDGET`` steps."""
+    in the order ``prefer`` gives, within ``SEARCH_BUDGET`` steps. A branch is cut as soon
+    as a player left has no allowed partner left, or ``balanced`` says the players left
+    cannot all be paired."""
 
-    def __init__(self, allowed: Allowed, prefer: Callable[[str, list[str]], list[str]]) -> None:
-        self.allowed = allowed
+    def __init__(
+        self,
+        players: list[str],
+        allowed: Allowed,
+        prefer: Callable[[str, list[str]], list[str]],
+        balanced: Callable[[list[str]], bool] = lambda left: True,
+    ) -> None:
+        self.partners = {a: {b for b in players if b != a and allowed(a, b)} for a in players}
         self.prefer = prefer
+        self.balanced = balanced
         self.steps = 0
 
-    def pairs(self, ranked: list[str]) -> list[tuple[str, str]] | None:
-        if not ranked:
-            return []
+    def pairs(self, ranked: list[str], waiting: int = 0) -> list[tuple[str, str]] | None:
+        """Pairs of all of ``ranked`` but exactly ``waiting`` players, or None."""
+        if len(ranked) <= waiting:
+            return [] if len(ranked) == waiting else None
         self.steps += 1
         if self.steps > SEARCH_BUDGET:
             raise _OutOfBudget
         top, rest = ranked[0], ranked[1:]
-        for partner in self.prefer(top, rest):
-            if not self.allowed(top, partner):
-                continue
+        mine = self.partners[top]
+        for partner in self.prefer(top, [p for p in rest if p in mine]):
             left = [p for p in rest if p != partner]
-            if any(not any(self.allowed(p, q) for q in left if q != p) for p in left[-2:]):
-                continue  # the lowest-ranked left would have nobody: a dead end
-            found = self.pairs(left)
+            if not waiting:
+                others = set(left)
+                if not self.balanced(left) or any(
+                    self.partners[p].isdisjoint(others) for p in left
+                ):
+                    continue  # someone left would have nobody: a dead end
+            found = self.pairs(left, waiting)
             if found is not None:
                 return [(top, partner), *found]
+        if waiting:
+            return self.pairs(rest, waiting - 1)  # the best-ranked left waits
         return None
 
 
@@ -198,21 +263,32 @@ def _swiss_pairs(
     ranked: list[str], history: History, state: Tournament
 ) -> tuple[list[tuple[str, str]], str | None]:
     points = state.points
-    passes: list[Allowed] = [
-        lambda a, b: not history.met_before(a, b) and history.colours_fit(a, b),
-        lambda a, b: not history.met_before(a, b),
+
+    def colours_can_fit(left: list[str]) -> bool:
+        """No more players due a second seat (or a first) than there are pairs."""
+        due_second = sum(1 for p in left if history.colour(p) > 0)
+        due_first = sum(1 for p in left if history.colour(p) < 0)
+        return max(due_second, due_first) <= len(left) // 2
+
+    passes: list[tuple[Allowed, Callable[[list[str]], bool]]] = [
+        (
+            lambda a, b: not history.met_before(a, b) and history.colours_fit(a, b),
+            colours_can_fit,
+        ),
+        (lambda a, b: not history.met_before(a, b), lambda left: True),
     ]
     may_bye = [p for p in reversed(ranked) if p not in history.byes]
-    for allowed in passes:
-        search = _Search(allowed, _fold(points))
+    for allowed, balanced in passes:
+        search = _Search(ranked, allowed, _fold(points), balanced)
         try:
             if len(ranked) % 2 == 0:
-                found = search.pairs(ranked)
+                found = search.pairs(ranked) if balanced(ranked) else None
                 if found is not None:
                     return found, None
                 continue
             for bye in may_bye:
-                found = search.pairs([p for p in ranked if p != bye])
+                left = [p for p in ranked if p != bye]
+                found = search.pairs(left) if balanced(left) else None
                 if found is not None:
                     return found, bye
         except _OutOfBudget:
@@ -228,30 +304,25 @@ def _swiss_pairs(
         order = fold(top, rest)
         return sorted(order, key=lambda p: history.met_before(top, p))
 
-    found = _Search(lambda a, b: True, fewest).pairs(left)
+    found = _Search(left, lambda a, b: True, fewest).pairs(left)
     assert found is not None, "with anything allowed a pairing always exists"
     return found, (out if out is not None and out not in history.byes else None)
 
 
 def _arena_pairs(ranked: list[str], history: History, state: Tournament) -> list[tuple[str, str]]:
-    def fresh(a: str, b: str) -> bool:
-        return b not in history.last_mates.get(a, ()) and a not in history.last_mates.get(b, ())
+    """As many pairs as can be made without a player meeting their last opponent again (the
+    others wait for the next wave); a rematch only when those two are all who are left."""
 
-    for allowed in (fresh, lambda a, b: True):
-        search = _Search(allowed, _nearest)
+    for waiting in range(len(ranked) % 2, len(ranked) - 1, 2):
         try:
-            if len(ranked) % 2 == 0:
-                found = search.pairs(ranked)
-                if found is not None:
-                    return found
-                continue
-            for waits in reversed(ranked):
-                found = search.pairs([p for p in ranked if p != waits])
-                if found is not None:
-                    return found
+            found = _Search(ranked, history.fresh, _nearest).pairs(ranked, waiting)
         except _OutOfBudget:
             continue
-    raise AssertionError("with anything allowed a pairing always exists")
+        if found is not None:
+            return found
+    if len(ranked) == 2 and len(state.active()) == 2:
+        return [(ranked[0], ranked[1])]
+    return []
 
 
 def _arena_tables(
@@ -268,31 +339,48 @@ def _improved(
     cost: Callable[[str, str, dict[str, int]], int],
     state: Tournament,
 ) -> Tables:
-    """Tables of ``sizes`` filled in rank order, then players swapped between tables while a
-    swap lowers the tables' cost (the sum of ``cost`` over each table's pairs of players)."""
+    """Tables of ``sizes`` filled in rank order; then, while a table holds a pair whose
+    ``cost`` is a repeat's, the first swap of one of its players with a player of another
+    table that lowers the total cost (the sum of ``cost`` over each table's pairs) is made,
+    at most ``MAX_SWAPS_PER_TABLE`` per table."""
     tables: list[list[str]] = []
     at = 0
     for size in sizes:
         tables.append(ranked[at : at + size])
         at += size
     points = state.points
+    known: dict[tuple[str, str], int] = {}
 
-    def table_cost(table: list[str]) -> int:
-        return sum(cost(a, b, points) for i, a in enumerate(table) for b in table[i + 1 :])
+    def pair_cost(a: str, b: str) -> int:
+        key = (a, b) if a < b else (b, a)
+        if key not in known:
+            known[key] = cost(a, b, points)
+        return known[key]
 
-    costs = [table_cost(t) for t in tables]
-    for _ in range(MAX_SWAP_PASSES):
-        improved = False
-        for i in range(len(tables)):
-            for j in range(i + 1, len(tables)):
-                for x in range(len(tables[i])):
-                    for y in range(len(tables[j])):
-                        ti, tj = list(tables[i]), list(tables[j])
-                        ti[x], tj[y] = tj[y], ti[x]
-                        ci, cj = table_cost(ti), table_cost(tj)
-                        if ci + cj < costs[i] + costs[j]:
-                            tables[i], tables[j], costs[i], costs[j] = ti, tj, ci, cj
-                            improved = True
-        if not improved:
+    def burden(player: str, table: list[str], leaving: str) -> int:
+        return sum(pair_cost(player, b) for b in table if b not in (leaving, player))
+
+    def swap() -> bool:
+        for i, here in enumerate(tables):
+            if all(pair_cost(a, b) < REPEAT for n, a in enumerate(here) for b in here[n + 1 :]):
+                continue
+            for x_at, x in enumerate(here):
+                for j, there in enumerate(tables):
+                    if j == i:
+                        continue
+                    for y_at, y in enumerate(there):
+                        delta = (
+                            burden(y, here, x)
+                            - burden(x, here, x)
+                            + burden(x, there, y)
+                            - burden(y, there, y)
+                        )
+                        if delta < 0:
+                            here[x_at], there[y_at] = y, x
+                            return True
+        return False
+
+    for _ in range(MAX_SWAPS_PER_TABLE * len(tables)):
+        if not swap():
             break
     return tuple(tuple(t) for t in tables)

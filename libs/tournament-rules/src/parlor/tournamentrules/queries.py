@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from parlor.tournamentrules.state import ACTIVE, RUNNING, Game, Tournament
+from parlor.tournamentrules.pairing import arena_can_pair
+from parlor.tournamentrules.state import RUNNING, Game, Tournament
 
 Due = Literal["pair", "finish"]
 
@@ -12,10 +13,13 @@ Due = Literal["pair", "finish"]
 def due(state: Tournament, now_ms: int) -> Due | None:
     """What the driver must do now: ``"pair"``, ``"finish"`` or nothing (None).
 
-    - Arena: pair while its time is not up and at least ``table_size`` active players are
-      free (not at a game in play); once the time is up and every game is scored, finish.
+    - Arena: pair while its time is not up and the free players (active, not at a game in
+      play) make a table by the pairing rules (``table_size`` of them; at two seats, two who
+      did not just play each other, unless they are the only two active); once the time is
+      up and every game is scored, finish.
     - Swiss: pair once every game of the round is scored and rounds are left (and someone is
-      left to pair); finish once the last round is scored (or nobody is left).
+      active: while everyone left is paused, wait for a rejoin or a removal); finish once
+      the last round is scored, or once nobody is left (all withdrawn or removed).
     """
     if state.phase != RUNNING:
         return None
@@ -23,17 +27,17 @@ def due(state: Tournament, now_ms: int) -> Due | None:
     if settings.is_arena:
         if now_ms >= state.arena_ends_at_ms:
             return None if state.in_play else "finish"
-        return "pair" if len(free_players(state)) >= settings.table_size else None
+        return "pair" if arena_can_pair(state) else None
     if state.in_play:
         return None
-    if len(state.rounds) >= settings.rounds or not state.active():
+    if len(state.rounds) >= settings.rounds or not state.playing():
         return "finish"
-    return "pair"
+    return "pair" if state.active() else None
 
 
 def free_players(state: Tournament) -> list[str]:
     """Active players not seated at a game in play, in the order they joined."""
-    return [p for p, e in state.entrants.items() if e.status == ACTIVE and p not in state.in_play]
+    return state.free()
 
 
 def games_in_play(state: Tournament) -> list[Game]:

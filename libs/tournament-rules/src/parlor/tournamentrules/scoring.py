@@ -58,3 +58,9 @@ def score(
         )
         scores.append((player, places[player], points + int(bonus), doubled, bonus))
     return tuple(scores)
+
+
+def berserk_clock(settings: Settings) -> tuple[int, int]:
+    """A berserk seat's clock, (initial ms, increment ms), as lichess sets it: half the
+    initial time and no increment (the service applies it to the seat's clock)."""
+    return settings.clock_initial_ms // 2, 0

@@ -78,6 +78,8 @@ class Tournament:
     rounds: tuple[Round, ...] = ()
     games: dict[str, Game] = field(default_factory=dict)
     """Every game paired, in the order paired."""
+    player_games: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Player -> the games they were paired in, in order."""
     in_play: dict[str, str] = field(default_factory=dict)
     """Player -> the game they sit at that is not scored yet."""
     points: dict[str, int] = field(default_factory=dict)
@@ -105,3 +107,7 @@ class Tournament:
     def active(self) -> list[str]:
         """Entrants who may be paired now (not paused, withdrawn or removed)."""
         return [p for p, e in self.entrants.items() if e.status == ACTIVE]
+
+    def free(self) -> list[str]:
+        """Active players not seated at a game in play, in the order they joined."""
+        return [p for p, e in self.entrants.items() if e.status == ACTIVE and p not in self.in_play]

@@ -322,16 +322,23 @@ def _status(state: Tournament, player: str, status: str) -> Tournament:
 def _paired(state: Tournament, event: TablesPaired) -> Tournament:
     games = dict(state.games)
     in_play = dict(state.in_play)
+    player_games = dict(state.player_games)
     for game_id, seats in event.tables:
         games[game_id] = Game(game_id, event.round, seats, event.at_ms)
         for player in seats:
             in_play[player] = game_id
+            player_games[player] = (*player_games.get(player, ()), game_id)
     points = dict(state.points)
     for player, bye in event.byes:
         points[player] = points.get(player, 0) + bye
     number = Round(event.round, event.tables, event.byes, event.seed, event.at_ms)
     return dataclasses.replace(
-        state, rounds=(*state.rounds, number), games=games, in_play=in_play, points=points
+        state,
+        rounds=(*state.rounds, number),
+        games=games,
+        in_play=in_play,
+        player_games=player_games,
+        points=points,
     )
 
 

@@ -35,7 +35,7 @@ class Connect4x4(ServiceCalls):
     # -- reading a game --------------------------------------------------------------------
 
     def is_over(self, game: pb.Game) -> bool:
-        return game.status in (pb.STATUS_WON, pb.STATUS_TIED)
+        return game.status in (pb.STATUS_WON, pb.STATUS_TIED, pb.STATUS_ABORTED)
 
     def to_move(self, game: pb.Game) -> str | None:
         if game.status != pb.STATUS_IN_PROGRESS:
@@ -48,6 +48,8 @@ class Connect4x4(ServiceCalls):
             return f"{SYMBOLS[game.winner]} {winner.display_name} wins ({game.end_reason})"
         if game.status == pb.STATUS_TIED:
             return f"tie ({game.end_reason})"
+        if game.status == pb.STATUS_ABORTED:
+            return "aborted before it started: no result"
         return "in progress"
 
     def draw(self, game: pb.Game, me: str | None) -> RenderableType:

@@ -276,6 +276,8 @@ class TakeFour(ServiceCalls):
     def outcome(self, game: pb.Game) -> str:
         if game.phase != pb.PHASE_OVER:
             return "in progress"
+        if game.aborted:
+            return "aborted before it started: no result"
         names = _names(game)
         totals = ", ".join(f"{names[s.seat.index]} {s.total}" for s in game.seats)
         winners = " and ".join(names[w] for w in game.winners)

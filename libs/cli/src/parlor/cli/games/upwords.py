@@ -81,6 +81,8 @@ def outcome_of(game: pb.Game) -> str:
     """Who won, why the game ended, and the final scores."""
     if game.status != pb.STATUS_ENDED:
         return "in progress"
+    if game.aborted:
+        return "aborted before it started: no result"
     names = seat_names(game)
     winners = " and ".join(names[s] for s in game.winners if s < len(names))
     scores = ", ".join(f"{n} {s}" for n, s in zip(names, game.scores, strict=False))

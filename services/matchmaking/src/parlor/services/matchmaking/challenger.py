@@ -259,6 +259,7 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
             else TimeControl()
         )
         was_rated = not bots and await _rated(self.challenges.store, seated, seats, game, game_id)
+        config = await _config_of(self.challenges.store, seated, game, len(rotated), len(bots))
         wait = self._wait(request.expires_in_seconds)
         await self._check_open_games(game.name)
 
@@ -279,6 +280,7 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
                 rematch_of=game_id,
                 seat_order=tuple(p for p, _ in rotated),
                 private=Privacy.of(seated.metadata.extra).private,
+                config=config,
             )
 
         state, new = await self.challenges.rematch(game.category, game_id, issued)
@@ -378,6 +380,19 @@ async def _rated(
     match_id = claimed_match(extra)
     match = await recorded_match(store, match_id) if match_id is not None else None
     return match is None or not match.unrated
+
+
+async def _config_of(
+    store: EventStore, seated: Any, game: GameType[Any, Any, Any], seats: int, bots: int
+) -> str:
+    """The finished game's configuration, for its rematch: the one its match carried
+    (``MatchFormed.config``: a challenge's, a rematch's), checked again as a challenge's
+    (empty: the game was made with the defaults, or not from a match)."""
+    match_id = claimed_match(seated.metadata.extra)
+    match = await recorded_match(store, match_id) if match_id is not None else None
+    if match is None or not match.config:
+        return ""
+    return checked_config(game, match.config, seats, bots)
 
 
 def _checked(challenge_id: str) -> str:

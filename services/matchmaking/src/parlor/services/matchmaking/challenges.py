@@ -8,7 +8,8 @@ category):
 - ``playerinbox-<player id>``: one ``Notice`` per change of a challenge that concerns the
   player, in the order of the changes: what ``ListChallenges`` folds, what the limits
   count (the challenger's inbox is appended with its expected version, so two replicas
-  creating at once cannot both pass a limit) and what ``WatchPlayer`` streams;
+  creating at once cannot both pass a limit; a decliner's too, for the declines' limit)
+  and what ``WatchPlayer`` streams;
 - ``challengeboard-open``: ``Listed``/``Delisted`` for open challenges;
 - ``playerblocks-<player id>``: ``Blocked``/``Unblocked``;
 - ``rematchof-<game type>-<game id>``: ``RematchOffered``, the rematch offers of a
@@ -65,6 +66,7 @@ from parlor.services.matchmaking.challenge import (
     Cancel,
     Challenge,
     ChallengeCommand,
+    ChallengeDeclined,
     ChallengeEvent,
     ChallengeIssued,
     Decline,
@@ -84,6 +86,7 @@ NOTICE = "Notice"
 MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 RETRIES = 8
 HOUR = 3600.0
+DAY = 86_400.0
 
 
 def new_challenge_id() -> str:
@@ -189,6 +192,9 @@ class Notice:
     expires_at: float
     at: float
     challenger: str
+    by: str = ""
+    """Who made the change, where it is one player's own answer: the decliner of a
+    ``ChallengeDeclined`` (what the declines' limit counts); empty otherwise."""
 
 
 def notice_of(recorded: RecordedEvent) -> Notice:
@@ -203,6 +209,8 @@ class Inbox:
     latest: dict[str, Notice] = field(default_factory=dict)
     issued_at: list[float] = field(default_factory=list)
     """When each challenge of theirs was issued (the rate's window counts them)."""
+    declined_at: list[float] = field(default_factory=list)
+    """When they declined a challenge (the declines' limit counts them)."""
 
     def pending(self, role: str, now: float) -> list[Notice]:
         return [
@@ -222,11 +230,14 @@ class Challenges:
         per_hour: int = 60,
         clock: Callable[[], float] = time.time,
         new_id: Callable[[], str] = new_challenge_id,
+        declines_per_day: int = 0,
     ) -> None:
         self.store = store
         self.batch = batch_for(store)
         self.max_outstanding = max_outstanding
         self.per_hour = per_hour
+        self.declines_per_day = declines_per_day
+        """Challenges one player may decline in 24 hours (0: no limit): ``TOO_MANY_DECLINES``."""
         self.clock = clock
         self.new_id = new_id
         self.rng = secrets.SystemRandom()
@@ -258,6 +269,8 @@ class Challenges:
             folded.latest[notice.challenge_id] = notice
             if notice.role == "challenger" and notice.event == "ChallengeIssued":
                 folded.issued_at.append(notice.at)
+            if notice.event == "ChallengeDeclined" and notice.by == player_id:
+                folded.declined_at.append(notice.at)
         return folded
 
     async def notices(self, player_id: str, after: int) -> list[RecordedEvent]:
@@ -364,11 +377,26 @@ class Challenges:
                 metadata={"per_hour": str(self.per_hour)},
             )
 
+    def _check_declines(self, mine: Inbox, now: float) -> None:
+        recent = sum(1 for at in mine.declined_at if at > now - DAY)
+        if self.declines_per_day and recent >= self.declines_per_day:
+            raise ResourceExhausted(
+                f"you have declined {recent} challenges in the last 24 hours, the most one"
+                f" player may ({self.declines_per_day}): let this one expire, or accept it",
+                reason="TOO_MANY_DECLINES",
+                metadata={"per_day": str(self.declines_per_day)},
+            )
+
     async def execute(
-        self, challenge_id: str, command: Callable[[Challenge, float], ChallengeCommand]
+        self,
+        challenge_id: str,
+        command: Callable[[Challenge, float], ChallengeCommand],
+        limited: str | None = None,
     ) -> Challenge:
         """Decide ``command(state, now)`` on the latest state and record it; a concurrent change is
-        decided again on the newer state (so a retried accept changes nothing)."""
+        decided again on the newer state (so a retried accept changes nothing). ``limited``:
+        the player whose declines' limit the change must pass (a decline), counted in their
+        inbox, which the change is appended to at the version counted."""
         for _ in range(RETRIES):
             state, version = await self.load(challenge_id)
             if not state.exists:
@@ -378,11 +406,16 @@ class Challenges:
             events = [*expired] or [*CHALLENGES.decide(state, command(state, now))]
             if not events:
                 return state
+            inboxes: dict[str, int] = {}
+            if limited is not None and not expired:
+                mine = await self.inbox(limited)
+                self._check_declines(mine, now)
+                inboxes[limited] = mine.version
             after = state
             for event in events:
                 after = CHALLENGES.evolve(after, event)
             try:
-                await self._record(after, version, events, {})
+                await self._record(after, version, events, inboxes)
             except Conflict:
                 continue
             if expired:  # the command's answer on the challenge as it now stands
@@ -406,7 +439,10 @@ class Challenges:
         return await self.execute(challenge_id, command)
 
     async def decline(self, challenge_id: str, player_id: str, reason: str) -> Challenge:
-        return await self.execute(challenge_id, lambda _, now: Decline(player_id, reason, now))
+        """``player_id`` declines, within their limit (``TOO_MANY_DECLINES``)."""
+        return await self.execute(
+            challenge_id, lambda _, now: Decline(player_id, reason, now), limited=player_id
+        )
 
     async def cancel(self, challenge_id: str, player_id: str) -> Challenge:
         return await self.execute(challenge_id, lambda _, now: Cancel(player_id, now))
@@ -473,6 +509,7 @@ class Challenges:
                                 issued.expires_at,
                                 _at(e),
                                 issued.challenger,
+                                e.player_id if isinstance(e, ChallengeDeclined) else "",
                             )
                         ),
                         sort_keys=True,

@@ -150,6 +150,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 store,
                 max_outstanding=settings.challenges_max_outstanding,
                 per_hour=settings.challenges_per_hour,
+                declines_per_day=settings.challenges_declines_per_day,
             )
             challenger = ChallengeServicer(
                 challenges,

@@ -24,7 +24,7 @@ from parlor.core.errors import ParlorError
 from parlor.eventstore import RecordedEvent
 from parlor.services.matchmaking.challenges import Challenges, notice_of
 from parlor.services.matchmaking.challengeview import challenge_pb, timestamp
-from parlor.services.matchmaking.turnfeed import TURN, turn_of
+from parlor.services.matchmaking.turnfeed import ABORTED, GAME_NOTICES, TURN, turn_of
 
 KIND = {
     "ChallengeIssued": pb.NOTICE_KIND_CHALLENGE_ISSUED,
@@ -38,6 +38,10 @@ KIND = {
 log = logging.getLogger("parlor.services.matchmaking.playerwatch")
 MAX_BATCH = 100
 """Notices sent in one message at most (a long absence is sent in several)."""
+
+
+GAME_KIND = {TURN: pb.NOTICE_KIND_YOUR_TURN, ABORTED: pb.NOTICE_KIND_GAME_ABORTED}
+"""A game's notice (``turnfeed``) as ``WatchPlayer`` names its kind."""
 
 
 class Bells:
@@ -78,11 +82,14 @@ class PlayerWatch:
         challenges.changed = self.bells.ring
 
     async def notice_pb(self, recorded: RecordedEvent) -> pb.PlayerNotice:
-        if recorded.type == TURN:
+        if recorded.type in GAME_NOTICES:
             turn = turn_of(recorded)
+            kind = (
+                pb.NOTICE_KIND_YOUR_TURN if recorded.type == TURN else pb.NOTICE_KIND_GAME_ABORTED
+            )
             out = pb.PlayerNotice(
                 position=recorded.version,
-                kind=pb.NOTICE_KIND_YOUR_TURN,
+                kind=kind,
                 at=timestamp(turn.at),
                 game_type=turn.game_type,
                 game_id=turn.game_id,
@@ -142,7 +149,7 @@ class PlayerWatch:
                     out = pb.WatchPlayerResponse(position=batch[-1].version)
                     for recorded in batch:
                         out.notices.append(await self.notice_pb(recorded))
-                        if recorded.type != TURN:
+                        if recorded.type not in GAME_NOTICES:
                             notice = notice_of(recorded)
                             if notice.status == "pending":
                                 due[notice.challenge_id] = notice.expires_at

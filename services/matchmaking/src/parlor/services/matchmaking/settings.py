@@ -75,6 +75,12 @@ class MatchmakingSettings:
     challenges_per_hour: int = setting(
         "PARLOR_CHALLENGES_PER_HOUR", "new challenges one player may make an hour (0: no limit)", 60
     )
+    challenges_declines_per_day: int = setting(
+        "PARLOR_CHALLENGES_DECLINES_PER_DAY",
+        "challenges one player may decline in 24 hours (one more: RESOURCE_EXHAUSTED"
+        " TOO_MANY_DECLINES; 0: no limit)",
+        30,
+    )
 
     def __post_init__(self) -> None:
         if not self.retention_hours >= MIN_RETENTION_HOURS:

@@ -9,6 +9,10 @@ their inbox under the command id ``turn-<game type>-<game id>-<version>-<seat>``
 store keeps one append per command id and stream, so replicas running this loop side by
 side, or one that restarts before its checkpoint, append each notice once. The position
 covered is kept in ``turnfeed-<game type>`` (``Covered``), so a restart goes on from it.
+
+A game aborted before it started (``AbortGame``, or the clock's abort of a matched game)
+gives each of its people a ``GameAbortedNotice`` (the same fields, no deadline) under the
+command id ``aborted-<game type>-<game id>-<seat>``: once each, however often it is seen.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from parlor.services.matchmaking.challenges import inbox_stream
 log = logging.getLogger("parlor.services.matchmaking.turnfeed")
 
 TURN = "TurnNotice"
+ABORTED = "GameAbortedNotice"
+GAME_NOTICES = (TURN, ABORTED)
+"""The inbox's notices of a game (not of a challenge): a ``TurnNotice`` each."""
 FEED = "turnfeed"
 COVERED = "Covered"
 
@@ -110,11 +117,13 @@ class TurnFeed:
     async def _notice(self, game: GameType[Any, Any, Any], game_id: str) -> int:
         table, version = await self.hosts[game.category].load(game_id)
         rules = game.decider
-        if rules.is_terminal(table):
+        aborted = bool(getattr(table, "aborted", False))
+        if rules.is_terminal(table) and not aborted:
             return 0
-        deadlines = rules.deadlines(table)
+        deadlines = {} if aborted else rules.deadlines(table)
+        seats = range(len(table.seats)) if aborted else game.engine.to_move(table.game)
         reached: list[str] = []
-        for seat in game.engine.to_move(table.game):
+        for seat in seats:
             player = table.seats[seat].player_id
             if Seat(player).is_bot:
                 continue
@@ -127,12 +136,16 @@ class TurnFeed:
                 due.timestamp() if due is not None else 0.0,
                 self.clock(),
             )
-            command_id = f"turn-{game.category}-{game_id}-{version}-{seat}"
+            kind, command_id = (
+                (ABORTED, f"aborted-{game.category}-{game_id}-{seat}")
+                if aborted
+                else (TURN, f"turn-{game.category}-{game_id}-{version}-{seat}")
+            )
             result = await self.store.append(
                 inbox_stream(player),
                 [
                     NewEvent(
-                        TURN,
+                        kind,
                         json.dumps(asdict(notice), sort_keys=True).encode(),
                         metadata=Metadata(actor=FEED, correlation_id=game_id),
                     )
