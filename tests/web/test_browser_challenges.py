@@ -28,7 +28,7 @@ async def test_a_challenge_is_accepted_live_and_a_rematch_waits_for_the_away_pla
         rematch = (await stub.GetGame(c4.GetGameRequest(game_id=report["rematch"]))).game
     assert report["adaRematch"] == report["rematch"] != report["first"]
     assert "(3+2)" in report["challenge"]
-    assert "(3+2) (rematch)" in report["offer"]
+    assert "(3+2) (its own rules) (rematch)" in report["offer"]  # the rematch keeps the rules
     assert report["bobId"] in {s.player_id for s in first.seats}
     seats = [s.player_id for s in first.seats]
     assert [s.player_id for s in rematch.seats] == seats[1:] + seats[:1]  # rotated
@@ -40,6 +40,7 @@ async def test_a_challenge_is_accepted_live_and_a_rematch_waits_for_the_away_pla
     # the form's seat choice (Bob first) and the game's own rules, carried to the game
     assert seats[0] == report["bobId"]
     assert first.config.blockers_count_toward_lines
+    assert rematch.config.blockers_count_toward_lines
     assert "(its own rules)" in report["challenge"]
     assert report["shownFor"] == {"connect4x4": True, "takefour": [False, True]}
     fischer = common_pb2.TimeControl(
