@@ -213,6 +213,7 @@ def test_every_rpc_answers_random_requests_with_a_clear_status(
     methods = _methods(served)
     assert methods, "no services to fuzz"
     tokens = [issue_token(AUTH, p or "nobody") for p in ("ada", "bob", "eve")]
+    tokens.append(issue_token(AUTH, "botacct-" + "e0" * 16, roles=("bot",)))  # a bot's calls
     seen_codes: dict[str, set[str]] = {}
 
     with grpc.insecure_channel(f"127.0.0.1:{served.port}") as channel:

@@ -4,11 +4,11 @@ another.
 One check for every RPC and server stream of every game service, found from the
 descriptors (an RPC added later is checked without editing this file):
 
-- secrets: in a real Upwords and a real Take Four game between ada and bob, played
-  for several moves, bob (an opponent) and cyd (a spectator with a token but no seat)
-  call every RPC of the game's service; each response, each streamed item, and each
-  refusal's details and trailing metadata (ErrorInfo) is searched for ada's hidden
-  tiles and the bag, by value, against the truth folded from the store
+- secrets: in a real Upwords and a real Take Four game between ada and bob (a bot account,
+  with a bot's token), played for several moves, bob (an opponent) and cyd (a spectator with
+  a token but no seat) call every RPC of the game's service; each response, each streamed
+  item, and each refusal's details and trailing metadata (ErrorInfo) is searched for ada's
+  hidden tiles and the bag, by value, against the truth folded from the store
   (``leakcheck``). Calls that act may act for bob; the truth is read again after each.
 - NATS: every message the relay published for those games is searched the same way,
   as a spectator would see it; its subject is exactly ``<prefix>.<game>.<id>.<Event>``,
@@ -84,6 +84,10 @@ STREAM_SECONDS = 0.6
 """How long a stream is read before the call is cancelled (a game in progress never ends it)."""
 
 ADA, BOB = 0, 1
+BOB_BOT = "botacct-" + "b0" * 16
+"""bob, the opponent, is a bot account (a bot token, role "bot"): every check of what an
+opponent sees is a bot's view (docs/bots.md: hidden information exactly as for a person)."""
+PLAYER_IDS = {"ada": "ada", "bob": BOB_BOT}
 VIEWERS: dict[str, int | None] = {"bob": BOB, "cyd": None}
 UNCHECKED = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNIMPLEMENTED}
 SEATED = tuple(games())  # every installed game, from the registry
@@ -189,7 +193,7 @@ class Client:
         forged = AuthSettings(private_key=generate_private_key())  # a key, not the platform's
         self.tokens: dict[str, str | None] = {
             "ada": issue_token(auth, "ada"),
-            "bob": issue_token(auth, "bob"),
+            "bob": issue_token(auth, BOB_BOT, "Bob", ("bot",)),
             "cyd": issue_token(auth, "cyd"),
             # seats ada and bob (who agreed elsewhere): a player seats only themselves and bots
             "service": issue_token(
@@ -277,7 +281,9 @@ def generic(m: MethodDescriptor, game_id: str = "") -> Message:
 
 
 def seats(*players: str) -> list[common_pb2.Seat]:
-    return [common_pb2.Seat(player_id=p, display_name=p.title()) for p in players]
+    return [
+        common_pb2.Seat(player_id=PLAYER_IDS.get(p, p), display_name=p.title()) for p in players
+    ]
 
 
 # --- the games --------------------------------------------------------------------------------

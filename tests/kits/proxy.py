@@ -45,7 +45,11 @@ class SilentProxy:
         self._writers.append(writer)
         if self.silent:
             return
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream)
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream)
+        except OSError:  # the upstream is down (restarting): the client hears a closed line
+            writer.close()
+            return
         self._writers.append(up_writer)
         await asyncio.gather(
             self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True

@@ -1,7 +1,9 @@
 """The TypeScript starter bot (examples/bots/typescript/bot.ts) compiles against code
 generated with protos/buf.gen.ts.yaml and plays: it and the Python starter bot
 (examples/bots/parlor_bot.py), both registered by their owner, play a whole Connect 4x4
-game against each other on the in-process platform, each over its one WatchPlayer stream.
+game against each other on the in-process platform through the matchmaker (the Python bot
+asks it for a bot opponent, SeekBot; the TypeScript bot offered itself), each over its one
+WatchPlayer stream.
 
 Node and npm are required: without them this test fails, it never skips."""
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.bots import leave_pool_with_secret
 from kits.scoring import eventually
 from test_node_client import npm_packages, run
 from test_ts_client import buf
@@ -25,8 +28,6 @@ from test_ts_client import buf
 from parlor.accounts import ExternalIdentity
 from parlor.bots.v1 import bots_pb2 as bpb
 from parlor.bots.v1 import bots_pb2_grpc as bpb_grpc
-from parlor.challenges.v1 import challenges_pb2 as ch
-from parlor.challenges.v1 import challenges_pb2_grpc as ch_grpc
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 from parlor.kit import client
@@ -117,7 +118,9 @@ async def test_the_typescript_and_python_starter_bots_play_each_other(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )
-        py = asyncio.create_task(python_bot().play(platform.target, made[1].secret))
+        # the Python bot asks the matchmaker for one game against a bot (SeekBot): the
+        # TypeScript bot, once it has offered itself, is the one free
+        py = asyncio.create_task(python_bot().play(platform.target, made[1].secret, seek=1))
         try:
             async with client.channel(platform.target, None) as anonymous:
                 token = (
@@ -126,32 +129,17 @@ async def test_the_typescript_and_python_starter_bots_play_each_other(
                     )
                 ).access_token
             async with client.channel(platform.target, token) as as_python_bot:
-                challenges = ch_grpc.ChallengeServiceStub(as_python_bot)
-
-                async def offered() -> Any:  # once the TypeScript bot has declared
-                    assert ts.returncode is None, "the TypeScript bot stopped"
-                    sent = await challenges.CreateChallenge(
-                        ch.CreateChallengeRequest(game_type="connect4x4", invitees=[names[0]])
-                    )
-                    if sent.challenge.status == ch.CHALLENGE_STATUS_DECLINED:
-                        return None
-                    return sent.challenge
-
-                challenge = await eventually(offered, 120)
+                games = c4_grpc.Connect4x4ServiceStub(as_python_bot)
 
                 async def finished() -> Any:
                     assert ts.returncode is None, "the TypeScript bot stopped"
                     if py.done():
                         py.result()
-                    got = await challenges.GetChallenge(
-                        ch.GetChallengeRequest(challenge_id=challenge.challenge_id)
-                    )
-                    if not got.challenge.match_id:
+                    mine = await games.ListGames(c4.ListGamesRequest(player_id=made[1].bot.bot_id))
+                    if not mine.games:
                         return None
-                    games = c4_grpc.Connect4x4ServiceStub(as_python_bot)
-                    game = (
-                        await games.GetGame(c4.GetGameRequest(game_id=got.challenge.match_id))
-                    ).game
+                    (summary,) = mine.games  # one sought, one made
+                    game = (await games.GetGame(c4.GetGameRequest(game_id=summary.game_id))).game
                     return game if game.status != c4.STATUS_IN_PROGRESS else None
 
                 game = await eventually(finished, 300)
@@ -162,6 +150,8 @@ async def test_the_typescript_and_python_starter_bots_play_each_other(
             with contextlib.suppress(ProcessLookupError):
                 ts.terminate()
             out, _ = await ts.communicate()
+            for m in made:  # they leave the shared database's pool as they stop
+                await leave_pool_with_secret(platform, m.secret)
     assert game.status in {c4.STATUS_WON, c4.STATUS_TIED}
     assert game.end_reason != "timeout"
     assert {s.player_id for s in game.seats} == {m.bot.bot_id for m in made}

@@ -10,10 +10,14 @@ const handles = new Map<string, string>(); // "" once asked and none
 export interface Named {
   playerId: string;
   displayName?: string;
+  // Set by the platform on a seat held by a bot, Parlor's own ("bot:<level>") or a bot
+  // account's (docs/bots.md): a bot account's name says so.
+  bot?: boolean;
 }
 
 export function nameOf(p: Named): string {
-  return handles.get(p.playerId) || p.displayName || p.playerId;
+  const name = handles.get(p.playerId) || p.displayName || p.playerId;
+  return p.bot && !p.playerId.startsWith("bot:") ? `${name} (bot)` : name;
 }
 
 export function remember(playerId: string, handle: string): void {

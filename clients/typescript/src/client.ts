@@ -11,6 +11,7 @@ import { IdentityService, type Account, type Session } from "./gen/parlor/identi
 import { MatchmakingService, TicketStatus, type Ticket } from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 import { ScoringService } from "./gen/parlor/scoring/v1/scoring_pb.js";
 import { ChatService } from "./gen/parlor/chat/v1/chat_pb.js";
+import { TournamentService } from "./gen/parlor/tournaments/v1/tournaments_pb.js";
 import { GAME_SERVICES } from "./games.js";
 
 /** GetPlayers takes at most this many ids a call; `handles` asks in batches. */
@@ -72,6 +73,8 @@ export class ParlorClient {
   readonly matchmaking: ServiceClient<MethodsOf<typeof MatchmakingService>>;
   readonly scoring: ServiceClient<MethodsOf<typeof ScoringService>>;
   readonly chat: ServiceClient<MethodsOf<typeof ChatService>>;
+  /** Tournaments (docs/tournaments.md): create, join, watch, export... */
+  readonly tournaments: ServiceClient<MethodsOf<typeof TournamentService>>;
   readonly dictionary: ServiceClient<MethodsOf<typeof DictionaryService>>;
   private current: string;
   private readonly onToken?: (token: string) => void;
@@ -86,6 +89,7 @@ export class ParlorClient {
       (this as unknown as Record<string, unknown>)[type] = this.service(service as GenService<GenServiceMethods>);
     this.scoring = this.service(ScoringService);
     this.chat = this.service(ChatService);
+    this.tournaments = this.service(TournamentService);
     this.dictionary = this.service(DictionaryService);
   }
 
@@ -353,12 +357,14 @@ export class ParlorClient {
   }
 
   /**
-   * Abort a game that has not started (AbortGame), for your seat (`seat`: which, if you hold
-   * several): before every seat has made its first move and within the server's abort window;
-   * it ends unrated and with no result (`game.aborted`), and the other seats see it on their
-   * watch. Refused FAILED_PRECONDITION ABORT_TOO_LATE once started or past the window,
-   * RESOURCE_EXHAUSTED TOO_MANY_ABORTS past the daily limit. A command id is made, so a retry
-   * after a lost answer is safe.
+   * Abort a game another seat has not started (AbortGame), for your seat (`seat`: which, if
+   * you hold several): when some other seat has not made its first move though its clock has
+   * run the game type's abort window; it ends unrated and with no result (`game.aborted`), and
+   * the other seats see it on their watch. Refused FAILED_PRECONDITION ABORT_TOO_LATE once
+   * every seat has moved, ABORT_OWN_FIRST_MOVE while the game waits for your first move,
+   * ABORT_NOT_YET before the window (metadata retry_after_seconds); RESOURCE_EXHAUSTED
+   * TOO_MANY_ABORTS past the daily limit. A command id is made, so a retry after a lost answer
+   * is safe.
    */
   abortGame<T extends GameType>(
     type: T,

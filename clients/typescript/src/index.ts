@@ -20,6 +20,7 @@ export * as matchmaking from "./gen/parlor/matchmaking/v1/matchmaking_pb.js";
 export * as matchmakingEvents from "./gen/parlor/matchmaking/v1/events_pb.js";
 export * as scoring from "./gen/parlor/scoring/v1/scoring_pb.js";
 export * as chat from "./gen/parlor/chat/v1/chat_pb.js";
+export * as tournaments from "./gen/parlor/tournaments/v1/tournaments_pb.js";
 export * as rpc from "./rpc.js";
 
 // what a caller needs of @bufbuild/protobuf to build and print messages

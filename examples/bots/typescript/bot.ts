@@ -1,8 +1,8 @@
 // A starter bot for Parlor in TypeScript (docs/bots.md): one stream, no polling.
 // Code generated from protos/ with protos/buf.gen.ts.yaml (protoc-gen-es) in ./gen; Connect's
-// gRPC transport. It exchanges its secret for a bot token, declares Connect 4x4, follows its
-// inbox (WatchPlayer), accepts what reaches it and, on each "your turn", reads the game as
-// its seat sees it and plays one of Game.legal_moves. After a restart (UNAVAILABLE) or its
+// gRPC transport. It exchanges its secret for a bot token, declares Connect 4x4 (offering
+// itself to the matchmaker), follows its inbox (WatchPlayer), accepts what reaches it and, on
+// each "your turn", reads the game as its seat sees it and plays one of Game.legal_moves. After a restart (UNAVAILABLE) or its
 // token's end (UNAUTHENTICATED) it exchanges again and resumes from its last position.
 //   PARLOR_TARGET=127.0.0.1:50051 PARLOR_BOT_SECRET=botacct-... node out/bot.js
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
@@ -61,7 +61,9 @@ async function main(): Promise<void> {
     try {
       token = "";
       token = (await bots.exchangeBotSecret({ secret })).accessToken;
-      await bots.declareAccepts({ accepts: { gameTypes: ["connect4x4"], maxGames } });
+      // matchmaking: people and bots asking the matchmaker for a bot opponent may get it
+      const accepts = { gameTypes: ["connect4x4"], maxGames, matchmaking: true };
+      await bots.declareAccepts({ accepts });
       for await (const message of inbox.watchPlayer({ after: position })) {
         for (const challenge of message.current) await accept(challenge);
         for (const notice of message.notices) {
@@ -73,7 +75,9 @@ async function main(): Promise<void> {
       }
     } catch (err) {
       const code = ConnectError.from(err).code;
-      if (code !== Code.Unavailable && code !== Code.Unauthenticated) throw err;
+      // a restart (UNAVAILABLE, or CANCELLED: a stopping server cancels its streams), or
+      // the token's end (UNAUTHENTICATED): exchange again and resume
+      if (code !== Code.Unavailable && code !== Code.Canceled && code !== Code.Unauthenticated) throw err;
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }

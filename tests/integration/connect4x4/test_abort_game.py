@@ -1,9 +1,10 @@
 """Aborting a game that has not started, over gRPC on the real platform (PostgreSQL, NATS,
-scoring): ``AbortGame`` for the caller's seat before every seat has made its first move,
-within ``PARLOR_ABORT_WINDOW_SECONDS``; the game ends unrated for both (no scoresheet, no
-rating change), the opponent's ``WatchGame`` sees it, and so does her ``WatchPlayer``
-(matchmaking's turn feed); too late is ``ABORT_TOO_LATE``; a
-player past ``PARLOR_ABORTS_PER_DAY`` is refused ``TOO_MANY_ABORTS``.
+scoring): a seat that makes no first move within ``PARLOR_ABORT_WINDOW_SECONDS`` (1 s
+here) lets the other abort the game; it ends unrated for both (no scoresheet, no rating
+change), the other's ``WatchGame`` sees it, and so does his ``WatchPlayer`` (matchmaking's
+turn feed). The laggard's own abort is ``ABORT_OWN_FIRST_MOVE``, one before the window
+``ABORT_NOT_YET`` (with when), one after both moved ``ABORT_TOO_LATE``; a player past
+``PARLOR_ABORTS_PER_DAY`` is refused ``TOO_MANY_ABORTS``.
 
 Games are created as matchmaking seats two people who agreed to play (its service identity
 vouches for them), so scoring would rate them.
@@ -80,17 +81,31 @@ async def seated(platform: Any, ann: str, bob: str) -> Any:
             await chan.close()
 
 
-async def test_an_abort_in_the_window_ends_the_game_unrated_and_the_opponent_sees_it(
-    start_platform: Any,
+async def test_a_seat_that_does_not_move_in_the_window_lets_the_other_abort_unrated(
+    start_platform: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("PARLOR_ABORT_WINDOW_SECONDS", "1")
     ann, bob = players()
     async with start_platform("scoring", "connect4x4", "matchmaking") as platform:
         async with seated(platform, ann, bob) as (games, game, scoring):
             aborted = await game()
-            watch = games[ann].WatchGame(c4.WatchGameRequest(game_id=aborted))
+            watch = games[bob].WatchGame(c4.WatchGameRequest(game_id=aborted))
             await games[ann].PlayMove(c4.PlayMoveRequest(game_id=aborted, move="df"))
-            # bob has not moved: his abort ends it for both
-            answer = await games[bob].AbortGame(c4.AbortGameRequest(game_id=aborted))
+            # bob has not moved: his own abort is refused, he is the one to move
+            code, reason, _ = await refused(
+                games[bob].AbortGame(c4.AbortGameRequest(game_id=aborted))
+            )
+            assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "ABORT_OWN_FIRST_MOVE")
+            # ann may abort once bob's clock has run the window, not before
+            code, reason, metadata = await refused(
+                games[ann].AbortGame(c4.AbortGameRequest(game_id=aborted))
+            )
+            assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "ABORT_NOT_YET")
+            assert set(metadata) == {"retry_after_seconds", "abort_window_seconds"}
+            assert metadata["abort_window_seconds"] == "1"
+            assert 0 < float(metadata["retry_after_seconds"]) <= 1
+            await asyncio.sleep(float(metadata["retry_after_seconds"]) + 0.05)
+            answer = await games[ann].AbortGame(c4.AbortGameRequest(game_id=aborted))
             (finished,) = [e for e in answer.events if e.HasField("game_finished")]
             assert finished.game_finished.reason == "ABORTED"
             assert list(answer.game.departures) == ["ABORTED", "ABORTED"]
@@ -99,18 +114,18 @@ async def test_an_abort_in_the_window_ends_the_game_unrated_and_the_opponent_see
             assert not answer.game.seats_to_move
             assert not answer.game.legal_moves
 
-            async def seen_by_ann() -> Any:
+            async def seen_by_bob() -> Any:
                 async for message in watch:
                     if message.event.HasField("game_finished"):
                         return message
-                raise AssertionError("ann's watch ended without the abort")
+                raise AssertionError("bob's watch ended without the abort")
 
-            message = await asyncio.wait_for(seen_by_ann(), 30)
+            message = await asyncio.wait_for(seen_by_bob(), 30)
             assert message.event.game_finished.reason == "ABORTED"
             assert list(message.game.departures) == ["ABORTED", "ABORTED"]
 
-            async def told_ann() -> Any:
-                async with platform.channel(ann) as chan:
+            async def told_bob() -> Any:
+                async with platform.channel(bob) as chan:
                     watch = ch_grpc.ChallengeServiceStub(chan).WatchPlayer(
                         ch.WatchPlayerRequest(after=0)
                     )
@@ -118,12 +133,12 @@ async def test_an_abort_in_the_window_ends_the_game_unrated_and_the_opponent_see
                         for notice in said.notices:
                             if notice.kind == ch.NOTICE_KIND_GAME_ABORTED:
                                 return notice
-                raise AssertionError("ann's WatchPlayer ended without the abort")
+                raise AssertionError("bob's WatchPlayer ended without the abort")
 
-            notice = await asyncio.wait_for(told_ann(), 30)
+            notice = await asyncio.wait_for(told_bob(), 30)
             assert (notice.game_type, notice.game_id) == ("connect4x4", aborted)
             code, reason, _ = await refused(
-                games[ann].AbortGame(c4.AbortGameRequest(game_id=aborted))
+                games[bob].AbortGame(c4.AbortGameRequest(game_id=aborted))
             )
             assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
             code, reason, _ = await refused(
@@ -159,10 +174,12 @@ async def test_an_abort_in_the_window_ends_the_game_unrated_and_the_opponent_see
                 assert rating.games == 1
 
 
-async def test_past_the_window_too_often_or_without_a_seat_is_refused(
+async def test_too_often_or_without_a_seat_or_a_clock_is_refused(
     start_platform: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """With a window of 0, ann (to move first) is a laggard at once: bob may abort."""
     monkeypatch.setenv("PARLOR_ABORTS_PER_DAY", "2")
+    monkeypatch.setenv("PARLOR_ABORT_WINDOW_SECONDS", "0")
     ann, bob = players()
     async with start_platform("connect4x4") as platform:
         async with seated(platform, ann, bob) as (games, game, _):
@@ -172,30 +189,21 @@ async def test_past_the_window_too_often_or_without_a_seat_is_refused(
             assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_SEATED")
             untimed = await game(common_pb2.TimeControl(kind=common_pb2.TimeControl.KIND_NONE))
             code, reason, _ = await refused(
-                games[ann].AbortGame(c4.AbortGameRequest(game_id=untimed))
+                games[bob].AbortGame(c4.AbortGameRequest(game_id=untimed))
             )
             assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "NOT_ABORTABLE")
             for game_id in (first, second):
-                await games[ann].AbortGame(c4.AbortGameRequest(game_id=game_id))
+                await games[bob].AbortGame(c4.AbortGameRequest(game_id=game_id))
             code, reason, metadata = await refused(
-                games[ann].AbortGame(c4.AbortGameRequest(game_id=third))
+                games[bob].AbortGame(c4.AbortGameRequest(game_id=third))
             )
             assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_ABORTS")
             assert metadata == {"per_day": "2"}
-            now = (await games[bob].GetGame(c4.GetGameRequest(game_id=third))).game
+            now = (await games[ann].GetGame(c4.GetGameRequest(game_id=third))).game
             assert now.status == c4.STATUS_IN_PROGRESS
-            # the limit is the player's: bob may still abort it
-            await games[bob].AbortGame(c4.AbortGameRequest(game_id=third))
-
-    monkeypatch.setenv("PARLOR_ABORT_WINDOW_SECONDS", "0")
-    async with start_platform("connect4x4") as platform:
-        async with seated(platform, ann, bob) as (games, game, _):
-            late = await game()
-            code, reason, metadata = await refused(
-                games[bob].AbortGame(c4.AbortGameRequest(game_id=late))
-            )
-            assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "ABORT_TOO_LATE")
-            assert metadata == {"abort_window_seconds": "0"}
+            # the limit is the player's: once ann has moved, bob lags and ann may abort it
+            await games[ann].PlayMove(c4.PlayMoveRequest(game_id=third, move="df"))
+            await games[ann].AbortGame(c4.AbortGameRequest(game_id=third))
 
 
 async def scoresheet(

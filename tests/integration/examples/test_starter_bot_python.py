@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.bots import leave_pool_with_secret
 from kits.scoring import eventually
 
 from parlor.accounts import ExternalIdentity
@@ -106,6 +107,8 @@ async def test_two_starter_bots_play_a_whole_game(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            for m in made:  # they leave the shared database's pool as they stop
+                await leave_pool_with_secret(platform, m.secret)
     assert game.status in {c4.STATUS_WON, c4.STATUS_TIED}
     assert game.end_reason != "timeout"
     assert {s.player_id for s in game.seats} == {m.bot.bot_id for m in made}

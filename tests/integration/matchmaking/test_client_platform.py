@@ -20,6 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("quiet_pool")]
 async def test_a_client_writers_first_hour(start_platform, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
     monkeypatch.setenv("PARLOR_MATCHMAKING_ACCEPT_MINIMUM_SECONDS", "0")
+    monkeypatch.setenv("PARLOR_ABORT_WINDOW_SECONDS", "0")
     async with start_platform("matchmaking", "connect4x4") as platform:
         async with ParlorClient(platform.target) as ada, ParlorClient(platform.target) as bob:
             me = await ada.sign_in_as_guest("Ada")
@@ -49,12 +50,17 @@ async def test_a_client_writers_first_hour(start_platform, monkeypatch) -> None:
             assert ada_match.status == bob_match.status == mm.TICKET_STATUS_MATCHED
             assert ada_match.match_id == bob_match.match_id
             assert {s.player_id for s in ada_match.seats} == {me, bob_match.player_id}
-            # Nobody has moved yet: ada aborts the lobby's game, unrated; then it is over.
+            # Nobody has moved yet: with a window of 0 the first seat, to move, is late at
+            # once; the other seat aborts the lobby's game, unrated; then it is over.
             await ada.connect4x4.get_game(ada_match.match_id)  # made by its service by now
-            aborted = await ada.connect4x4.abort(ada_match.match_id)
+            second, first = (ada, bob) if ada_match.seat == 1 else (bob, ada)
+            with pytest.raises(FailedPrecondition) as own:
+                await first.connect4x4.abort(ada_match.match_id)
+            assert own.value.reason == "ABORT_OWN_FIRST_MOVE"
+            aborted = await second.connect4x4.abort(ada_match.match_id)
             assert aborted.game.aborted
             with pytest.raises(FailedPrecondition) as over:
-                await bob.connect4x4.abort(ada_match.match_id)
+                await first.connect4x4.abort(ada_match.match_id)
             assert over.value.reason == "GAME_OVER"
 
             games = ada.connect4x4

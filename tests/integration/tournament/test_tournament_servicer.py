@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -238,3 +239,87 @@ async def test_create_again_with_the_same_command_id_creates_nothing(
         again = await platform.service.CreateTournament(request, None)
     assert first.tournament.tournament_id == again.tournament.tournament_id
     assert again.tournament.version == 1
+
+
+async def test_a_take_four_swiss_seats_tables_of_four(tournament_store: EventStore) -> None:
+    platform = Platform(tournament_store)
+    organiser = f"org-{secrets.token_hex(4)}"
+    settings = pb.Settings(
+        name="Take Four at fours",
+        format=pb.FORMAT_SWISS,
+        game_type="takefour",
+        table_size=4,
+        max_players=8,
+        rounds=2,
+    )
+    tid = (await create(platform, organiser, settings)).tournament.tournament_id
+    with calling(organiser):
+        for _ in range(8):
+            await platform.service.JoinTournament(
+                pb.JoinTournamentRequest(tournament_id=tid, bot_level="easy"), None
+            )
+        await platform.service.StartTournament(pb.StartTournamentRequest(tournament_id=tid), None)
+    for _ in range(2):
+        await platform.driver.step()
+        assert await platform.play_out(tid) == 2
+        await platform.driver.step()
+    with calling(organiser):
+        final = (
+            await platform.service.GetTournament(pb.GetTournamentRequest(tournament_id=tid), None)
+        ).tournament
+    assert final.status == pb.STATUS_FINISHED
+    assert [len(t.seats) for r in final.rounds for t in r.tables] == [4, 4, 4, 4]
+    # 6/4/2/0 by place at tables of four: each first seat won, the others shared place 2
+    # ((4 + 2 + 0) / 3 = 2 each)
+    firsts = Counter(t.seats[0] for r in final.rounds for t in r.tables)
+    for standing in final.standings:
+        wins = firsts[standing.player_id]
+        assert standing.points == 6 * wins + 2 * (2 - wins)
+
+
+async def test_berserk_only_before_ones_first_move(tournament_store: EventStore) -> None:
+    from parlor.eventstore import Metadata
+    from parlor.gamehost.clocks import AT, SEAT
+
+    platform = Platform(tournament_store)
+    organiser = f"org-{secrets.token_hex(4)}"
+    ada, bob = f"ada-{secrets.token_hex(4)}", f"bob-{secrets.token_hex(4)}"
+    settings = pb.Settings(
+        name="Berserk arena",
+        format=pb.FORMAT_ARENA,
+        game_type="connect4x4",
+        max_players=8,
+        duration_seconds=600,
+        berserk=True,
+    )
+    tid = (await create(platform, organiser, settings)).tournament.tournament_id
+    for player in (ada, bob):
+        with calling(player):
+            await platform.service.JoinTournament(pb.JoinTournamentRequest(tournament_id=tid), None)
+    with calling(organiser):
+        await platform.service.StartTournament(pb.StartTournamentRequest(tournament_id=tid), None)
+    await platform.driver.step()
+    state, _ = await platform.tournaments.load(tid)
+    (game,) = state.games.values()
+    first, second = game.seats
+    # the game as its service writes it: the seats, then the first seat's move
+    formed = events_pb2.MatchFormed.FromString(
+        (await tournament_store.read_stream(match_stream(game.game_id)))[0].data
+    )
+    moved = Metadata(extra={SEAT: "0", AT: "2026-12-07T12:00:00+00:00"})
+    await tournament_store.append(
+        f"connect4x4-{game.game_id}",
+        [
+            NewEvent(SEATS_TAKEN, common_pb2.SeatsTaken(seats=formed.seats).SerializeToString()),
+            NewEvent("parlor.connect4x4.v1.DiscDropped", b"", metadata=moved),
+        ],
+        NO_STREAM,
+    )
+    request = pb.BerserkRequest(tournament_id=tid, game_id=game.game_id)
+    with calling(first), pytest.raises(FailedPrecondition) as late:
+        await platform.service.Berserk(request, None)
+    assert late.value.reason == "BERSERK_TOO_LATE"
+    with calling(second):
+        await platform.service.Berserk(request, None)
+    state, _ = await platform.tournaments.load(tid)
+    assert state.games[game.game_id].berserk == frozenset({second})

@@ -706,14 +706,16 @@ def test_a_fischer_seat_is_not_charged_for_the_servers_retry() -> None:
     run(go())
 
 
-def test_a_seat_aborts_a_game_before_every_seat_has_moved_within_the_window() -> None:
-    """A seat's own ``Abort``: any timed game (matched or not), while some seat has not made
-    its first move, within the window from the seats being taken; ended unrated (``ABORTED``),
-    the stamp names the seat, and ``parlor verify`` re-decides it as that seat's."""
+def test_a_seat_that_makes_no_first_move_within_the_window_lets_the_others_abort() -> None:
+    """A seat's own ``Abort`` (issue 41): a timed game (matched or not) in which another seat
+    has not made its first move though its clock has run the window; ended unrated
+    (``ABORTED``), the stamp names the seat, and ``parlor verify`` re-decides it as that
+    seat's. The laggard's own abort is ``ABORT_OWN_FIRST_MOVE``, the others' before the
+    window ``ABORT_NOT_YET`` (with when), after every first move ``ABORT_TOO_LATE``."""
     from parlor.gamehost.clocks import Abort
     from parlor.gamehost.timecheck import stamps_of
 
-    per_move = TimeControl.per_move(30)
+    per_move = TimeControl.per_move(300)  # longer than the window: the laggard is waited for
 
     async def opened(control: TimeControl, moves: int) -> tuple[Any, FakeNow]:
         now = FakeNow()
@@ -723,37 +725,90 @@ def test_a_seat_aborts_a_game_before_every_seat_has_moved_within_the_window() ->
             await host.execute("g", drop(seat, seat), actor=seats(2)[seat].player_id)
         return host, now
 
-    async def refusal(host: Any, command: Any) -> str:
+    async def refusal(host: Any, command: Any) -> FailedPrecondition:
         with pytest.raises(FailedPrecondition) as refused:
-            await host.execute("g", command, actor="ada")
-        return refused.value.reason
+            await host.execute("g", command, actor=seats(2)[command.seat].player_id)
+        return refused.value
 
     async def go() -> None:
-        host, now = await opened(per_move, 1)  # ada moved, bob not yet
-        now.advance(10)
+        host, now = await opened(per_move, 1)  # ada moved at T0: bob's clock runs from T0
+        assert (await refusal(host, Abort(1, window=60))).reason == "ABORT_OWN_FIRST_MOVE"
+        now.advance(59.5)
+        early = await refusal(host, Abort(0, window=60))
+        assert early.reason == "ABORT_NOT_YET"
+        assert early.metadata == {"retry_after_seconds": "0.500", "abort_window_seconds": "60"}
+        now.advance(0.5)
         await host.execute("g", Abort(0, window=60), actor="ada")
         recorded = await host.history("g")
         assert recorded[-1].event == GameFinished("ABORTED", (c4_rank1(),) * 2)
         assert recorded[-1].record.metadata.extra["clock_seat"] == "0"
         assert (await host.load("g"))[0].aborted
+        events = [r.event for r in recorded]
+        stamps = stamps_of(r.record.metadata.extra for r in recorded)
+        actors = [r.record.metadata.actor for r in recorded]
         verdict = verify_history(
-            C4.decider,
-            C4.command_of,
-            [r.event for r in recorded],
-            create_of=C4.create_of,
-            stamps=stamps_of(r.record.metadata.extra for r in recorded),
-            actors=[r.record.metadata.actor for r in recorded],
+            C4.decider, C4.command_of, events, create_of=C4.create_of, stamps=stamps, actors=actors
         )
         assert verdict.ok, verdict.divergence
-        assert await refusal(host, Abort(1, window=60)) == "GAME_OVER"
-        assert await refusal(host, drop(1)) == "GAME_OVER"  # the rules' state never knew
+        # The same abort recorded as bob's, the only seat without a first move: refused.
+        last = stamps[-1]
+        assert last is not None
+        stamps[-1] = Stamp(last.at, 1, True)
+        actors[-1] = "bob"
+        forged = verify_history(
+            C4.decider, C4.command_of, events, create_of=C4.create_of, stamps=stamps, actors=actors
+        )
+        assert forged.divergence is not None
+        assert forged.divergence.reason == "COMMAND_REFUSED"
+        assert "waits for your own first move" in forged.divergence.detail
+        assert (await refusal(host, Abort(1, window=60))).reason == "GAME_OVER"
+        assert (await refusal(host, drop(1))).reason == "GAME_OVER"  # the rules never knew
+
+        # Nobody has moved: ada is to move (bob's clock has not started), bob waits for her.
+        host, now = await opened(TimeControl.correspondence(days=3), 0)
+        now.advance(61)
+        assert (await refusal(host, Abort(0, window=60))).reason == "ABORT_OWN_FIRST_MOVE"
+        await host.execute("g", Abort(1, window=60), actor="bob")
+        assert (await host.load("g"))[0].aborted
 
         host, now = await opened(per_move, 2)  # both have moved: started
-        assert await refusal(host, Abort(0, window=60)) == "ABORT_TOO_LATE"
-        host, now = await opened(TimeControl.correspondence(days=3), 0)
-        now.advance(61)  # nobody moved, but the window has passed
-        assert await refusal(host, Abort(1, window=60)) == "ABORT_TOO_LATE"
+        now.advance(61)
+        assert (await refusal(host, Abort(0, window=60))).reason == "ABORT_TOO_LATE"
+        assert (await refusal(host, Abort(1, window=60))).reason == "ABORT_TOO_LATE"
         host, now = await opened(TimeControl.none(), 0)
-        assert await refusal(host, Abort(0, window=60)) == "NOT_ABORTABLE"
+        assert (await refusal(host, Abort(1, window=60))).reason == "NOT_ABORTABLE"
+
+    run(go())
+
+
+def test_three_seats_the_laggard_is_the_one_whose_clock_runs_not_one_out_of_the_game() -> None:
+    """Connect 4x4 for three, a window of 60 s longer than the allowance of 30 s: a seat out
+    of time before its first move is no longer waited for (the game went on without it)."""
+    from parlor.gamehost.clocks import Abort
+
+    async def refusal(host: Any, command: Any, actor: str) -> FailedPrecondition:
+        with pytest.raises(FailedPrecondition) as refused:
+            await host.execute("g", command, actor=actor)
+        return refused.value
+
+    async def go() -> None:
+        now, index = FakeNow(), MemoryDeadlines()
+        host = c4_host(now=now, deadlines=index)
+        await open_c4(host, TimeControl.per_move(30), n=3)
+        await host.execute("g", drop(0), actor="ada")
+        now.advance(20)
+        # bob's clock runs, cy's has not started: cy may abort once bob's has run 60 s
+        early = await refusal(host, Abort(2, window=60), "cy")
+        assert (early.reason, early.metadata["retry_after_seconds"]) == ("ABORT_NOT_YET", "40.000")
+        # bob is to move: cy, who has not moved either, is not late, bob is
+        assert (await refusal(host, Abort(1, window=60), "bob")).reason == "ABORT_OWN_FIRST_MOVE"
+        now.advance(11)
+        await Sweeper(host, index).sweep()  # bob ran out: dropped, cy to move from now
+        now.advance(1)
+        early = await refusal(host, Abort(0, window=60), "ada")
+        assert (early.reason, early.metadata["retry_after_seconds"]) == ("ABORT_NOT_YET", "59.000")
+        await host.execute("g", drop(2, 4), actor="cy")
+        # bob never moved, but he is out: everyone still playing has moved
+        assert (await refusal(host, Abort(0, window=60), "ada")).reason == "ABORT_TOO_LATE"
 
     run(go())

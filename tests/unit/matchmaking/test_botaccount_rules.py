@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from parlor.core.errors import InvalidArgument, NotFound, PermissionDenied, Unauthenticated
+from parlor.core.errors import (
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+)
 from parlor.services.matchmaking import botaccount as rules
 from parlor.services.matchmaking.botaccount import BotAccount, BotRegistered, SecretIssued
 
@@ -113,3 +121,54 @@ def test_what_a_bot_cannot_take_is_declined_with_a_reason() -> None:
     assert rules.screen(declared(rated="rated"), "connect4x4", DAILY, False, 0) == "not_this_game"
     assert rules.screen(declared(rated="casual"), "connect4x4", DAILY, True, 0) == "not_this_game"
     assert rules.screen(declared(time_controls=[]), "connect4x4", BLITZ, True, 1) is None
+
+
+# -- the matchmaker's bots ---------------------------------------------------------------------
+
+
+def offered(matchmaking: bool = True, max_games: int = 2) -> rules.AcceptsDeclared:
+    return rules.AcceptsDeclared(["connect4x4"], [], rules.RATED_EITHER, max_games, 20, matchmaking)
+
+
+def test_a_bot_is_available_once_it_offers_itself_until_it_runs_out_of_time() -> None:
+    assert not fold(REGISTERED).available  # nothing declared
+    assert not fold(REGISTERED, offered(matchmaking=False)).available
+    state = fold(REGISTERED, offered())
+    assert state.available
+    marked = fold(REGISTERED, offered(), *rules.mark_unavailable(state, "connect4x4-g1", 30))
+    assert (marked.available, marked.unavailable_since) == (False, "connect4x4-g1")
+    assert rules.mark_unavailable(marked, "connect4x4-g2", 31) == []  # marked once
+    assert fold(REGISTERED, offered(), rules.MarkedUnavailable("c-g1", 30), offered()).available
+    assert not fold(REGISTERED, offered(), rules.BotDisabled("abuse", 40)).available
+
+
+def test_the_budget_is_a_rate_over_any_hour() -> None:
+    hour = rules.BUDGET_WINDOW_SECONDS
+    sought = [rules.BotGameSought("b1", 1000.0), rules.BotGameSought("b2", 1500.0)]
+    with pytest.raises(ResourceExhausted) as refused:
+        rules.spend_budget(sought, "b3", 2, 2000.0)
+    assert refused.value.reason == "BOT_GAMES_BUDGET"
+    assert refused.value.metadata["retry_after_seconds"] == str(1000 + hour - 2000)
+    # the oldest one leaves the window: one more
+    assert rules.spend_budget(sought, "b3", 2, 1000.0 + hour + 1) == rules.BotGameSought(
+        "b3", 1000.0 + hour + 1
+    )
+
+
+def candidate(bot_id: str, playing: int, rating: float, *events: rules.BotEvent) -> Any:
+    bot = fold(BotRegistered(bot_id, "acct-o", bot_id, bot_id, "", 1), offered(), *events)
+    return rules.Candidate(bot, playing, rating)
+
+
+def test_the_least_busy_fitting_bot_is_chosen_then_the_nearest_rating() -> None:
+    full = candidate("botacct-full", 2, 1500)  # at its max_games
+    busy = candidate("botacct-busy", 1, 1500)
+    far = candidate("botacct-far", 0, 1900)
+    near = candidate("botacct-near", 0, 1520)
+    gone = candidate("botacct-gone", 0, 1500, rules.MarkedUnavailable("c-g", 5))
+    low = candidate("botacct-low", 0, 900)
+    chosen = rules.choose(
+        [full, busy, far, near, gone, low], "connect4x4", {}, False, 1000, 2000, 1500
+    )
+    assert [c.bot.bot_id for c in chosen] == ["botacct-near", "botacct-far", "botacct-busy"]
+    assert rules.choose([near], "upwords", {}, False, 0, 9999, 1500) == []

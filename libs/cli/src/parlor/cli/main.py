@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from parlor.cli import bots
+from parlor.cli import bots, tournaments
 from parlor.cli.clocks import clock_line
 from parlor.cli.games import adapter, adapter_names, adapters
 
@@ -74,6 +74,8 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(bots.bot, name="bot")  # parlor bot register|token|rotate|revoke (docs/bots.md)
+# parlor tournament create|list|join|withdraw|start|watch|export (docs/tournaments.md)
+app.add_typer(tournaments.tournament, name="tournament")
 
 Target = Annotated[
     str | None,
@@ -895,12 +897,20 @@ def verify(
     database_url: Annotated[
         str | None, typer.Option("--database-url", help="PostgreSQL (env PARLOR_DATABASE_URL)")
     ] = None,
+    tournament: Annotated[
+        str | None, typer.Option("--tournament", help="only this tournament (no games)")
+    ] = None,
 ) -> None:
     """Re-run today's rules over stored games; report the first version where one diverges.
+    Every tournament is re-decided too (docs/tournaments.md), its games' results read from
+    their own streams.
 
     With no database given, the one `make run` keeps in this checkout (.parlor/)."""
     url = database_url or os.environ.get("PARLOR_DATABASE_URL")
     if url:
+        if tournament is not None:
+            _verify_tournaments(url, tournament)
+            return
         return _verify(url, game_type, game_id)
     from parlor.cli.checkout import checkout_database
 
@@ -915,6 +925,9 @@ def verify(
             )
         note = Console(stderr=True, highlight=False)
         note.print(f"reading the database of `make run` in {found[1]}")
+        if tournament is not None:
+            _verify_tournaments(found[0], tournament)
+            return
         _verify(found[0], game_type, game_id)
 
 
@@ -965,8 +978,33 @@ def _verify(url: str, game_type: str | None, game_id: str | None) -> None:
         f"verified {checked} games in {took:.2f}s:"
         f" {checked - len(failures)} ok, {len(failures)} diverge"
     )
-    if failures:
+    wrong = _verify_tournaments(url, None, stop=False) if game_id is None else 0
+    if failures or wrong:
         raise typer.Exit(1)
+
+
+def _verify_tournaments(url: str, tournament_id: str | None, stop: bool = True) -> int:
+    """Re-decide stored tournaments; print each problem; the number that have any."""
+    from parlor.cli.verifying import verify_tournaments
+
+    out = console()
+    found: list[tuple[str, list[str]]] = []
+
+    async def run() -> None:
+        async for stream, problems in verify_tournaments(url, tournament_id):
+            found.append((stream, problems))
+
+    asyncio.run(run())
+    wrong = [(s, p) for s, p in found if p]
+    for stream, problems in wrong:
+        for problem in problems:
+            out.print(f"[red]DIVERGES[/] {stream}: {problem}")
+    out.print(
+        f"verified {len(found)} tournaments: {len(found) - len(wrong)} ok, {len(wrong)} diverge"
+    )
+    if stop and wrong:
+        raise typer.Exit(1)
+    return len(wrong)
 
 
 def main() -> None:

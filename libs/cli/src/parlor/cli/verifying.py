@@ -59,3 +59,77 @@ async def verify_games(
             yield await verify_stream(store, game_type, gid)
     finally:
         await store.close()
+
+
+TOURNAMENT_CATEGORY = "tournament"
+
+
+async def game_places(
+    store: PostgresEventStore,
+    categories: dict[str, str],
+    game_type: str,
+    game_id: str,
+    seats: tuple[str, ...],
+) -> dict[str, int] | None:
+    """A tournament game's places as its own stream ended it (None: not finished), each seat's
+    rank in its ``GameFinished``, by the tournament's entrant in that seat."""
+    from parlor.common.v1 import common_pb2
+
+    finished = common_pb2.GameFinished.DESCRIPTOR.full_name
+    category = categories.get(game_type)
+    if category is None:
+        return None
+    records = await store.read_stream(f"{category}-{game_id}")
+    last = next((r for r in reversed(records) if r.type in (finished, "GameFinished")), None)
+    if last is None:
+        return None
+    results = common_pb2.GameFinished.FromString(last.data).results
+    return {
+        seats[r.seat.index if r.HasField("seat") else i]: r.rank or 1
+        for i, r in enumerate(results)
+        if (r.seat.index if r.HasField("seat") else i) < len(seats)
+    }
+
+
+async def verify_tournaments(
+    database_url: str, tournament_id: str | None = None
+) -> AsyncIterator[tuple[str, list[str]]]:
+    """Each stored tournament's stream id and what ``parlor.tournamentrules.verify`` finds
+    wrong with it, its games' places read from the games' own streams."""
+    from parlor.accounts.codec import decode
+    from parlor.gamehost.games import games
+    from parlor.tournamentrules import EVENT_TYPES, TablesPaired, TournamentCreated, verify
+
+    categories = {name: g.category for name, g in games().items()}
+    store = PostgresEventStore(database_url, pool_size=2)
+    try:
+        if tournament_id is not None:
+            streams = [f"{TOURNAMENT_CATEGORY}-{tournament_id}"]
+        else:
+            head = await store.head_position()
+            streams = await store.streams_touched(TOURNAMENT_CATEGORY, 0, head)
+        for stream in streams:
+            events: list[Any] = []
+            problems: list[str] = []
+            for record in await store.read_stream(stream):
+                try:
+                    events.append(decode(dict(EVENT_TYPES), record.type, record.data))
+                except Exception as exc:  # a payload today's code cannot read
+                    problems.append(f"event {record.version} ({record.type}): unreadable: {exc}")
+                    break
+            if not problems:
+                created = next((e for e in events if isinstance(e, TournamentCreated)), None)
+                results: dict[str, dict[str, int]] = {}
+                if created is not None:
+                    for event in events:
+                        if isinstance(event, TablesPaired):
+                            for game_id, seats in event.tables:
+                                places = await game_places(
+                                    store, categories, created.settings.game_type, game_id, seats
+                                )
+                                if places is not None:
+                                    results[game_id] = places
+                problems = verify(events, results)
+            yield stream, problems
+    finally:
+        await store.close()

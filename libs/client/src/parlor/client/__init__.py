@@ -27,6 +27,7 @@ from parlor.client.games import GAME_TYPES, GameApi, GameClient, game_api
 from parlor.client.identity import IdentityClient
 from parlor.client.matchmaking import MatchmakingClient
 from parlor.client.retry import NO_RETRY, RetryPolicy
+from parlor.client.tournaments import TournamentClient
 
 __all__ = [
     "DEFAULT_TARGET",
@@ -49,6 +50,7 @@ __all__ = [
     "PermissionDenied",
     "ResourceExhausted",
     "RetryPolicy",
+    "TournamentClient",
     "Unauthenticated",
     "Unavailable",
     "Unimplemented",

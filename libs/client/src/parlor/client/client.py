@@ -21,6 +21,7 @@ from parlor.client.identity import IdentityClient
 from parlor.client.matchmaking import MatchmakingClient
 from parlor.client.retry import RetryPolicy, call_with_retries
 from parlor.client.retry import idempotent as is_idempotent
+from parlor.client.tournaments import TournamentClient
 
 if TYPE_CHECKING:
     from parlor.connect4x4.v1.connect4x4_pb2_grpc import Connect4x4ServiceAsyncStub
@@ -80,6 +81,7 @@ class ParlorClient:
         self.identity = IdentityClient(self)
         self.matchmaking = MatchmakingClient(self)
         self.chat = ChatClient(self)
+        self.tournaments = TournamentClient(self)
         self._games: dict[str, GameClient[Any]] = {}
 
     async def __aenter__(self) -> ParlorClient:

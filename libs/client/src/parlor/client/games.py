@@ -135,11 +135,14 @@ class GameClient(Generic[S]):
         return await self.client.call(self._method(name), request, idempotent=True)
 
     async def abort(self, game_id: str, seat: int | None = None) -> Any:
-        """End a game that has not started (``AbortGame``), for the caller's seat (``seat``:
-        which, if they hold several): before every seat has made its first move and within
-        the server's abort window; it ends unrated, with no result (``game.aborted``).
-        ``ABORT_TOO_LATE`` once it has started or past the window, ``TOO_MANY_ABORTS`` past
-        the daily limit. The response is ``AbortGameResponse`` (``game``, ``events``)."""
+        """End a game another seat has not started (``AbortGame``), for the caller's seat
+        (``seat``: which, if they hold several): when some other seat has not made its first
+        move though its clock has run the game type's abort window; it ends unrated, with no
+        result (``game.aborted``). Refused ``ABORT_TOO_LATE`` once every seat has moved,
+        ``ABORT_OWN_FIRST_MOVE`` while the game waits for the caller's first move,
+        ``ABORT_NOT_YET`` before the window (metadata ``retry_after_seconds``),
+        ``TOO_MANY_ABORTS`` past the daily limit. The response is ``AbortGameResponse``
+        (``game``, ``events``)."""
         fields: dict[str, Any] = {"game_id": game_id}
         if seat is not None:
             fields["seat"] = seat

@@ -1,10 +1,13 @@
 """Aborting a game that has not started: the window, and the limit on players who abort often.
 
-A seat's ``AbortGame`` ends a timed game, unrated and with no result, before every seat
-has made its first move and within ``PARLOR_ABORT_WINDOW_SECONDS`` of its start (the
-rules: ``Seated._abort_by``). A player may abort at most ``PARLOR_ABORTS_PER_DAY`` games
-in any 24 hours, of every game type together; one more is ``RESOURCE_EXHAUSTED
-TOO_MANY_ABORTS`` (ErrorInfo metadata ``per_day``): that game is played or resigned.
+A seat that makes no first move within the game type's abort window lets the others abort
+the game: a seat's ``AbortGame`` ends a timed game, unrated and with no result, when some
+other seat has not made its first move and that seat's clock has been running for
+``PARLOR_ABORT_WINDOW_SECONDS`` (the rules: ``Seated._abort_by``; each game service reads
+its own, so the window is its game type's). A player may abort at most
+``PARLOR_ABORTS_PER_DAY`` games in any 24 hours, of every game type together; one more is
+``RESOURCE_EXHAUSTED TOO_MANY_ABORTS`` (ErrorInfo metadata ``per_day``): that game is
+played or resigned.
 
 The aborts are counted in the event store, in the player's own stream
 ``playeraborts-<player id>`` (never relayed to NATS): ``AbortCounted`` (game type, game
@@ -40,9 +43,9 @@ RETRIES = 8
 class AbortSettings:
     window_seconds: int = setting(
         "PARLOR_ABORT_WINDOW_SECONDS",
-        "seconds from a game's start in which a seat may abort it, before every seat has"
-        " made its first move (AbortGame; after that: ABORT_TOO_LATE)",
-        3600,
+        "the game type's abort window: seconds a seat's clock runs without its first move"
+        " before the other seats may abort the game (AbortGame; sooner: ABORT_NOT_YET)",
+        60,
     )
     per_day: int = setting(
         "PARLOR_ABORTS_PER_DAY",

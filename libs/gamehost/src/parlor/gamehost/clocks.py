@@ -121,8 +121,8 @@ class Abort:
     """End a game that has not started (``GameFinished`` reason ``ABORTED``, unrated).
 
     The clock's (``seat`` None): a matched game whose seat ran out before its first move.
-    A seat's own (``seat``): any timed game before every seat has made its first move,
-    within ``window`` seconds of the seats being taken (None: no window; ``parlor verify``
+    A seat's own (``seat``): any timed game in which another seat has not made its first
+    move though its clock has run ``window`` seconds (None: no window; ``parlor verify``
     re-decides a recorded abort so, its time checked apart). See ``Seated._abort_by``."""
 
     seat: int | None = None
@@ -185,7 +185,8 @@ class SeatTime:
     since: datetime | None = None
     """When the clock started running; None while it is stopped."""
     acted: bool = False
-    """The seat has acted at least once (a matched game is aborted until every seat has)."""
+    """The seat has acted at least once (a matched game is aborted until every seat has; a
+    seat whose clock has run the abort window without acting lets the others abort)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +196,6 @@ class Clock:
     matched: bool = False
     at: datetime | None = None
     """The time of the last stamped event: the moment a view of this version is as of."""
-    started: datetime | None = None
-    """When the seats were taken (the abort window runs from then; None: folded unstamped)."""
 
     @classmethod
     def start(
@@ -205,7 +204,7 @@ class Clock:
         """Every seat's clock stopped with its first allowance, as of ``at`` (the time the
         seats were taken; None only when folded without stamps)."""
         seats_ = tuple(SeatTime(allowance(control)) for _ in range(seats))
-        return cls(control, seats_, matched, at, at)
+        return cls(control, seats_, matched, at)
 
 
 def allowance(control: TimeControl) -> float:

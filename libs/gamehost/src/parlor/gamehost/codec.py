@@ -16,7 +16,7 @@ from google.protobuf.message_factory import GetMessageClass
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
 from parlor.core.game import GameContract
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, is_bot_account
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.timestamps import set_timestamp
 
@@ -111,7 +111,18 @@ class ProtoCodec(Generic[E]):
 
 
 def seat_pb(index: int, seat: Seat) -> common_pb2.Seat:
-    return common_pb2.Seat(index=index, player_id=seat.player_id, display_name=seat.name)
+    """A seat as views show it: ``bot`` for Parlor's own bots and bot accounts alike."""
+    return common_pb2.Seat(
+        index=index, player_id=seat.player_id, display_name=seat.name, bot=seat.shown_as_bot
+    )
+
+
+def _recorded_seat(index: int, seat: Seat) -> common_pb2.Seat:
+    """A seat as ``SeatsTaken`` records it: ``bot`` only for a bot account (Parlor's own
+    bots are known by their id, and keep the bytes they always had)."""
+    return common_pb2.Seat(
+        index=index, player_id=seat.player_id, display_name=seat.name, bot=seat.bot_account
+    )
 
 
 def game_fields(game_id: str, version: int, seats: Sequence[Seat]) -> dict[str, Any]:
@@ -141,7 +152,8 @@ def table_event_pb(event: object, game_type: str) -> Message | None:
     """``SeatsTaken`` and ``GameFinished``, the events every game has, as messages (else None)."""
     if isinstance(event, SeatsTaken):
         taken = common_pb2.SeatsTaken(
-            seats=[seat_pb(i, s) for i, s in enumerate(event.seats)], matched=event.matched
+            seats=[_recorded_seat(i, s) for i, s in enumerate(event.seats)],
+            matched=event.matched,
         )
         if event.time_control.timed:  # untimed games keep the bytes they always had
             taken.time_control.CopyFrom(event.time_control.to_proto())
@@ -168,7 +180,10 @@ def table_event_of(message: Message) -> SeatsTaken | GameFinished | None:
     """The events every game has, from their messages (else None)."""
     if isinstance(message, common_pb2.SeatsTaken):
         return SeatsTaken(
-            tuple(Seat(s.player_id, s.display_name) for s in message.seats),
+            tuple(
+                Seat(s.player_id, s.display_name, s.bot and is_bot_account(s.player_id))
+                for s in message.seats
+            ),
             TimeControl.from_proto(message.time_control),
             message.matched,
         )

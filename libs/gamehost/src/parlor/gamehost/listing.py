@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, Unavailable
 from parlor.gamehost.directory import GameList, Listed
+from parlor.gamehost.seating import shown_as_bot
 from parlor.gamehost.timestamps import set_timestamp
 from parlor.kit.auth import Identity
 
@@ -88,7 +89,7 @@ def fill_summary(out: Any, game: Listed) -> None:
     """Write one listed game into a game's ``GameSummary`` message."""
     out.game_id = game.game_id
     out.seats.extend(
-        common_pb2.Seat(index=i, player_id=p, display_name=n)
+        common_pb2.Seat(index=i, player_id=p, display_name=n, bot=shown_as_bot(p))
         for i, (p, n) in enumerate(zip(game.players, game.names, strict=True))
     )
     out.finish_reason = game.finish_reason

@@ -32,7 +32,7 @@ from parlor.eventstore.tracing import consuming
 from parlor.gamehost.consent import MATCH_CATEGORY, match_consent, match_stream
 from parlor.gamehost.host import check_id, system_command_id
 from parlor.gamehost.privacy import Privacy
-from parlor.gamehost.seating import Seat
+from parlor.gamehost.seating import Seat, is_bot_account
 from parlor.matchmaking.v1 import events_pb2
 from parlor.telemetry.metrics import set_aside
 
@@ -68,7 +68,12 @@ def match_privacy(match: events_pb2.MatchFormed) -> Privacy:
 
 
 def match_seats(match: events_pb2.MatchFormed) -> tuple[Seat, ...]:
-    return tuple(Seat(s.player_id, s.display_name or s.player_id) for s in match.seats)
+    """The match's seats; a bot account's as matchmaking recorded it (``bot``, from the
+    bot's own record), checked against the form of the ids it issues."""
+    return tuple(
+        Seat(s.player_id, s.display_name or s.player_id, s.bot and is_bot_account(s.player_id))
+        for s in match.seats
+    )
 
 
 def match_subject(prefix: str = "parlor.events") -> str:

@@ -8,6 +8,8 @@ which caller may act for which seat, and a replay needs nothing else.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,16 +42,41 @@ C = TypeVar("C")
 E = TypeVar("E")
 
 BOT_PREFIX = "bot:"
+BOT_ACCOUNT_PREFIX = "botacct-"
+_BOT_ACCOUNT = re.compile(r"^botacct-[0-9a-f]{32}$")
+
+
+def is_bot_account(player_id: str) -> bool:
+    """The id of a registered bot account (docs/bots.md): matchmaking issues them, and a
+    token for one only to the bot itself (its secret exchanged), so only the bot can ever
+    act in a seat under such an id, and no person's id has that form."""
+    return bool(_BOT_ACCOUNT.match(player_id))
+
+
+def shown_as_bot(player_id: str) -> bool:
+    """Whether a seat under this id is a bot's, Parlor's own or a bot account's (the game
+    directory's listings, which keep seats' ids: the same as ``Seat.shown_as_bot`` of the
+    recorded seat, whose ``bot_account`` is set for exactly these ids)."""
+    return player_id.startswith(BOT_PREFIX) or is_bot_account(player_id)
 
 
 @dataclass(frozen=True, slots=True)
 class Seat:
     player_id: str
     name: str = ""
+    bot_account: bool = False
+    """Held by a registered bot account (recorded in ``SeatsTaken`` as the seat's ``bot``):
+    a player's seat whose clock runs, shown as a bot (``shown_as_bot``)."""
 
     @property
     def is_bot(self) -> bool:
+        """One of Parlor's own bots (``bot:<level>``), which the platform moves."""
         return self.player_id.startswith(BOT_PREFIX)
+
+    @property
+    def shown_as_bot(self) -> bool:
+        """What every view says of the seat: a bot, Parlor's own or a bot account."""
+        return self.is_bot or self.bot_account
 
     @property
     def bot_level(self) -> str | None:
@@ -276,11 +303,21 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
         return self._aborted(state)
 
     def _abort_by(self, state: Table[S], command: Abort, at: datetime | None) -> GameFinished:
-        """A seat's ``Abort``: the game has not started, in the rules' words, while some seat
-        has not made its first move (every seat's first action, a bot's too); a seat may end
-        it then, unrated and with no result, within ``command.window`` seconds of the seats
-        being taken. Only a timed game: its clocks are what records who has acted, and when
-        the game began (an untimed game is resigned, not aborted)."""
+        """A seat's ``Abort`` (issue 41): a seat that makes no first move within the window
+        lets the others abort the game, unrated and with no result. So a seat may end it
+        when some other seat (not the caller's own: a player may hold several) has not made
+        its first move (any first action, a bot's too) and that seat's clock has been
+        running for at least ``command.window`` seconds (``SeatTime.since``: a turn-based
+        game's seat from when its turn came, Take Four's every seat from the start).
+        A seat out of the game (``Timing.out``: ran out, forfeited) is waited for no more.
+        Refused otherwise, with what the caller can do: ``ABORT_TOO_LATE`` once every seat
+        has moved (resign), ``ABORT_OWN_FIRST_MOVE`` when the only seats without a first
+        move are the caller's, or the others' clocks have not started while the caller's
+        runs (make it, or resign), ``ABORT_NOT_YET`` while the others' windows run or have
+        not started (ErrorInfo ``retry_after_seconds``, ``abort_window_seconds``).
+        ``window`` None (``parlor verify``): the time is checked apart; the rest is: some
+        other seat still in the game had not moved. Only a timed game: its clocks record
+        who has acted and since when (an untimed game is resigned, not aborted)."""
         if self.is_terminal(state):
             raise FailedPrecondition("the game is over: it cannot be aborted", reason="GAME_OVER")
         seat = command.seat
@@ -293,21 +330,49 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
                 " resign instead",
                 reason="NOT_ABORTABLE",
             )
-        if all(time.acted for time in clock.seats):
+        timing = self.timing
+        unmoved = [  # a seat out of the game (ran out, forfeited) is waited for no more
+            s
+            for s, time in enumerate(clock.seats)
+            if not time.acted and not (timing is not None and timing.out(state.game, s))
+        ]
+        if not unmoved:
             raise FailedPrecondition(
                 "every seat has made its first move: the game has started and can no longer"
                 " be aborted (resign instead)",
                 reason="ABORT_TOO_LATE",
             )
-        window, started = command.window, clock.started
-        if window is not None and _past(started, window, at):
-            raise FailedPrecondition(
-                f"a game may be aborted within {window:g} seconds of its start only:"
-                " resign instead",
-                reason="ABORT_TOO_LATE",
-                metadata={"abort_window_seconds": f"{window:g}"},
+        own = set(state.seats_of(state.seats[seat].player_id))
+        others = [s for s in unmoved if s not in own]
+        window = command.window
+        if others and window is None:
+            return self._aborted(state)
+        running = {
+            s: ran for s in others if (ran := _running_for(clock.seats[s].since, at)) is not None
+        }
+        if running and window is not None:
+            laggard = max(running, key=lambda s: (running[s], -s))  # the nearest the window
+            if running[laggard] >= window:
+                return self._aborted(state)
+            raise _not_yet(
+                f"seat {laggard} has not made its first move, but its clock has run"
+                f" {running[laggard]:.0f} of the {window:g} seconds",
+                window - running[laggard],
+                window,
             )
-        return self._aborted(state)
+        mine = [s for s in unmoved if s in own]
+        if not others or any(clock.seats[s].since is not None for s in mine):
+            raise FailedPrecondition(
+                "the game waits for your own first move: make it or resign (a game is"
+                " aborted by the others of a seat that makes no first move in time)",
+                reason="ABORT_OWN_FIRST_MOVE",
+            )
+        assert window is not None  # None: aborted above, or the caller's own first move
+        raise _not_yet(
+            f"seat {others[0]} has not made its first move, but its clock has not started",
+            window,
+            window,
+        )
 
     def due(self, state: Table[S], at: datetime) -> list[int]:
         """The seats out of time at ``at``, earliest deadline first (never a bot)."""
@@ -431,6 +496,18 @@ def _stamp(at: datetime | None) -> Stamp | None:
     return None if at is None else Stamp(at)
 
 
-def _past(start: datetime | None, seconds: float, at: datetime | None) -> bool:
-    """Whether ``at`` is more than ``seconds`` after ``start`` (False if either is unknown)."""
-    return start is not None and at is not None and (at - start).total_seconds() > seconds
+def _not_yet(why: str, left: float, window: float) -> FailedPrecondition:
+    """``ABORT_NOT_YET``: when the abort may be asked again, and the window."""
+    return FailedPrecondition(
+        f"{why}: the game may be aborted once it has run {window:g} seconds without one;"
+        f" try again in {math.ceil(left)} seconds",
+        reason="ABORT_NOT_YET",
+        metadata={"retry_after_seconds": f"{left:.3f}", "abort_window_seconds": f"{window:g}"},
+    )
+
+
+def _running_for(since: datetime | None, at: datetime | None) -> float | None:
+    """Seconds a clock started at ``since`` has run at ``at`` (None: stopped, or unknown)."""
+    if since is None or at is None:
+        return None
+    return max(0.0, (at - since).total_seconds())

@@ -60,7 +60,7 @@ from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
+from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table, is_bot_account
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.turns import Bots, Exports
 from parlor.gamehost.views import ViewCache
@@ -298,7 +298,8 @@ class GameService(Generic[T, E]):
     async def CreateGame(self, request: Any, context: Any) -> Any:
         me = auth.caller()
         seats = tuple(
-            Seat(s.player_id, s.display_name or _name(s.player_id, me)) for s in request.seats
+            Seat(s.player_id, s.display_name or _name(s.player_id, me), is_bot_account(s.player_id))
+            for s in request.seats
         )
         self.check_bots(seats)
         game_id = request.game_id or secrets.token_hex(16)
@@ -654,11 +655,12 @@ class GameService(Generic[T, E]):
         return AbortLedger(self.host.store, self.abort_settings.per_day)
 
     async def AbortGame(self, request: Any, context: Any) -> Any:
-        """A seat ends a game that has not started, unrated (``Seated._abort_by``), through
-        the path of move RPCs. An abort the rules would allow on the game as this replica
+        """A seat ends a game another seat has not started within the game type's window
+        (``PARLOR_ABORT_WINDOW_SECONDS``), unrated (``Seated._abort_by``), through the path
+        of move RPCs. An abort the rules would allow on the game as this replica
         knows it is first counted against the caller's limit (``AbortLedger.counting``:
         ``TOO_MANY_ABORTS``); any other is refused as the rules or the pipeline say, counting
-        nothing (not seated, over, started, past the window)."""
+        nothing (not seated, over, started, the caller's own first move awaited, not yet)."""
         me = auth.caller()
         window = float(self.abort_settings.window_seconds)
 

@@ -16,6 +16,7 @@ from parlor.core.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     Unauthenticated,
 )
 
@@ -73,6 +74,21 @@ class BotAccount:
     disabled_reason: str = ""
     accepts: Accepts | None = None
     """What it accepts (``AcceptsDeclared``); None until it declares: it accepts nothing."""
+    unavailable_since: str = ""
+    """The game (``<game type>-<game id>``) it ran out of time in (``MarkedUnavailable``):
+    offered to the matchmaker no more until it declares again. Empty: not marked."""
+
+    @property
+    def available(self) -> bool:
+        """Whether the matchmaker may give it a game (``SeekBot``)."""
+        accepts = self.accepts
+        return (
+            self.exists
+            and not self.disabled
+            and accepts is not None
+            and accepts.matchmaking
+            and not self.unavailable_since
+        )
 
     @property
     def exists(self) -> bool:
@@ -99,7 +115,9 @@ def evolve(state: BotAccount, event: BotEvent) -> BotAccount:
         case BotDisabled():
             return replace(state, disabled=True, disabled_reason=event.reason)
         case AcceptsDeclared():
-            return replace(state, accepts=_accepts(event))
+            return replace(state, accepts=_accepts(event), unavailable_since="")
+        case MarkedUnavailable():
+            return replace(state, unavailable_since=event.game)
 
 
 def description(raw: str) -> str:
@@ -201,6 +219,24 @@ class AcceptsDeclared:
     rated: str
     max_games: int
     at: int
+    matchmaking: bool = False
+    """Offered to the matchmaker (``SeekBot``); events stored before it: not."""
+
+
+@dataclass(frozen=True)
+class MarkedUnavailable:
+    """It ran out of time (or never started) in ``game`` (``<game type>-<game id>``): a bot
+    that stopped answering is offered no more games until it declares again."""
+
+    game: str
+    at: int
+
+
+def mark_unavailable(state: BotAccount, game: str, now: int) -> Sequence[BotEvent]:
+    """The turn feed saw the bot's seat run out of time in ``game``."""
+    if not state.exists or state.unavailable_since:
+        return []
+    return [MarkedUnavailable(game, now)]
 
 
 BotEvent = (
@@ -210,6 +246,7 @@ BotEvent = (
     | SecretRevoked
     | BotDisabled
     | AcceptsDeclared
+    | MarkedUnavailable
 )
 BOT_EVENT_TYPES: dict[str, type[BotEvent]] = {
     cls.__name__: cls
@@ -220,6 +257,7 @@ BOT_EVENT_TYPES: dict[str, type[BotEvent]] = {
         SecretRevoked,
         BotDisabled,
         AcceptsDeclared,
+        MarkedUnavailable,
     )
 }
 
@@ -230,6 +268,7 @@ class Accepts:
     time_controls: tuple[tuple[tuple[str, int], ...], ...]
     rated: str
     max_games: int
+    matchmaking: bool = False
 
 
 def declare(
@@ -240,8 +279,11 @@ def declare(
     rated: str,
     max_games: int,
     now: int,
+    matchmaking: bool = False,
 ) -> Sequence[BotEvent]:
-    """The bot itself (its own token) says what it accepts from now on."""
+    """The bot itself (its own token) says what it accepts from now on (and, with
+    ``matchmaking``, that the matchmaker may offer it: available again if it was marked
+    unavailable)."""
     _existing(state)
     if caller != state.bot_id:
         raise PermissionDenied("a bot declares what it accepts itself", reason="NOT_THIS_BOT")
@@ -259,7 +301,12 @@ def declare(
         raise InvalidArgument("rated is either, rated or casual", reason="BAD_RATED")
     return [
         AcceptsDeclared(
-            sorted(set(game_types)), [dict(c) for c in time_controls], rated, max_games, now
+            sorted(set(game_types)),
+            [dict(c) for c in time_controls],
+            rated,
+            max_games,
+            now,
+            matchmaking,
         )
     ]
 
@@ -270,6 +317,7 @@ def _accepts(event: AcceptsDeclared) -> Accepts:
         tuple(tuple(sorted(c.items())) for c in event.time_controls),
         event.rated,
         event.max_games,
+        event.matchmaking,
     )
 
 
@@ -301,3 +349,68 @@ def screen(
     if playing >= accepts.max_games:
         return NOT_NOW
     return None
+
+
+# -- the matchmaker's bots -----------------------------------------------------------------
+
+BOT_GAMES_BUDGET = "BOT_GAMES_BUDGET"
+BUDGET_WINDOW_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class BotGameSought:
+    """One bot-against-bot game an owner's bot asked the matchmaker for (``botbudget-<owner>``)."""
+
+    bot_id: str
+    at: float
+
+
+def spend_budget(
+    sought: Sequence[BotGameSought], bot_id: str, per_hour: int, now: float
+) -> BotGameSought:
+    """One more bot-against-bot game for an owner whose bots asked for ``sought`` before:
+    at most ``per_hour`` in any hour (a rate, not a daily cap); RESOURCE_EXHAUSTED past it,
+    saying when the next one may be asked for."""
+    recent = sorted(s.at for s in sought if s.at > now - BUDGET_WINDOW_SECONDS)
+    if len(recent) >= per_hour:
+        wait = recent[len(recent) - per_hour] + BUDGET_WINDOW_SECONDS - now
+        raise ResourceExhausted(
+            f"an owner's bots may play {per_hour} games against bots an hour;"
+            f" the next in {wait:.0f} s",
+            reason=BOT_GAMES_BUDGET,
+            metadata={
+                "retry_after_seconds": str(max(1, int(wait + 0.999))),
+                "per_hour": str(per_hour),
+            },
+        )
+    return BotGameSought(bot_id, now)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A bot the matchmaker may give a game (``SeekBot``), as loaded now."""
+
+    bot: BotAccount
+    playing: int
+    rating: float
+
+
+def choose(
+    candidates: Sequence[Candidate],
+    game_type: str,
+    time_control: dict[str, int],
+    rated: bool,
+    low: float,
+    high: float,
+    near: float,
+) -> list[Candidate]:
+    """The bots that may be given such a game (available, accepting it, under their
+    ``max_games``, rated within ``[low, high]``), least busy first, then nearest ``near``."""
+    fit = [
+        c
+        for c in candidates
+        if c.bot.available
+        and screen(c.bot.accepts, game_type, time_control, rated, c.playing) is None
+        and low <= c.rating <= high
+    ]
+    return sorted(fit, key=lambda c: (c.playing, abs(c.rating - near), c.bot.bot_id))

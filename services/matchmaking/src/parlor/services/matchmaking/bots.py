@@ -20,28 +20,39 @@ is refreshed only by another exchange). See docs/bots.md.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
-import re
+import json
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import Any
 
-from parlor.accounts import PLAYER_PREFIX, parse_handle
+from parlor.accounts import PLAYER_PREFIX, decode, parse_handle
 from parlor.bots.v1 import bots_pb2 as pb
 from parlor.bots.v1 import bots_pb2_grpc as pb_grpc
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound, PermissionDenied
-from parlor.eventstore import EventStore
+from parlor.core.errors import (
+    AlreadyExists,
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
+from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore, Metadata, NewEvent
+from parlor.gamehost.directory import GameList
 from parlor.gamehost.games import GameType
-from parlor.gamehost.opengames import OpenGames
+from parlor.gamehost.seating import BOT_ACCOUNT_PREFIX, is_bot_account
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking import botaccount as rules
 from parlor.services.matchmaking.accounts import RETRIES, Accounts, append, fold
 from parlor.services.matchmaking.botaccount import BOT_EVENT_TYPES, BotAccount, BotEvent
-from parlor.services.matchmaking.challenge import Challenge
+from parlor.services.matchmaking.challenge import MATCHED, Challenge
 from parlor.services.matchmaking.challenges import Challenges
 from parlor.services.matchmaking.games import (
     game_type,
@@ -51,10 +62,15 @@ from parlor.services.matchmaking.games import (
 )
 
 BOT = "bot"
-BOT_ID_PREFIX = "botacct-"
+POOL, POOLED = "botpool-all", "BotPooled"
+"""The matchmaker's pool: one event per bot that ever offered itself (``Accepts.matchmaking``)."""
+RECENT_MATCH_SECONDS = 30.0
+"""How long a bot's new match counts as a game before any directory lists it."""
+BUDGET, SOUGHT = "botbudget", "BotGameSought"
+"""An owner's bot-against-bot games (``botbudget-<owner id>``): the budget's count."""
+BOT_ID_PREFIX = BOT_ACCOUNT_PREFIX
 BOT_ROLE = "bot"
 ADMIN_ROLE = "admin"
-_BOT_ID = re.compile(r"^botacct-[0-9a-f]{32}$")
 
 
 def new_bot_id() -> str:
@@ -63,7 +79,7 @@ def new_bot_id() -> str:
 
 
 def is_bot_id(player_id: str) -> bool:
-    return bool(_BOT_ID.match(player_id))
+    return is_bot_account(player_id)
 
 
 def bot_stream(bot_id: str) -> str:
@@ -191,13 +207,80 @@ class Bots:
         time_controls: Sequence[dict[str, int]],
         rated: str,
         max_games: int,
+        matchmaking: bool = False,
     ) -> BotAccount:
         now = int(self.clock())
-        return await self._execute(
+        bot = await self._execute(
             bot_id,
             bot_id,
-            lambda s: rules.declare(s, bot_id, game_types, time_controls, rated, max_games, now),
+            lambda s: rules.declare(
+                s, bot_id, game_types, time_controls, rated, max_games, now, matchmaking
+            ),
         )
+        if matchmaking:  # in the matchmaker's pool from now on (once: the command id)
+            await self.store.append(
+                POOL,
+                [NewEvent(POOLED, bot_id.encode(), metadata=Metadata(actor=bot_id))],
+                ANY_VERSION,
+                command_id=f"pool-{bot_id}",
+            )
+        return bot
+
+    async def pool(self) -> list[str]:
+        """Every bot that ever offered itself to the matchmaker (each loaded to see whether
+        it is available now: ``BotAccount.available``)."""
+        return list(dict.fromkeys(e.data.decode() for e in await self.store.read_stream(POOL)))
+
+    async def mark_unavailable(self, bot_id: str, game: str, finished_at: float) -> None:
+        """The bot ran out of time in ``game``, which finished at ``finished_at``: unless it
+        declared again since (a replayed step of the turn feed), offered no more."""
+        state, version, declared = await self._declared(bot_id)
+        if declared > finished_at:
+            return
+        events = rules.mark_unavailable(state, game, int(self.clock()))
+        if events:
+            with contextlib.suppress(Conflict):  # it declared meanwhile: it answers again
+                await append(self.store, bot_stream(bot_id), events, version, "turnfeed")
+
+    async def _declared(self, bot_id: str) -> tuple[BotAccount, int, float]:
+        """The bot, its stream's version and when it last declared (0: never)."""
+        state, declared, version = BotAccount(), 0.0, NO_STREAM
+        for recorded in await self.store.read_stream(bot_stream(bot_id)):
+            event = decode(dict(BOT_EVENT_TYPES), recorded.type, recorded.data)
+            state, version = rules.evolve(state, event), recorded.version
+            if isinstance(event, rules.AcceptsDeclared):
+                declared = recorded.recorded_at.timestamp()
+        return state, version, declared
+
+    async def spend_budget(self, owner_id: str, bot_id: str, per_hour: int) -> None:
+        """One bot-against-bot game out of ``owner_id``'s budget (``botbudget-<owner>``,
+        appended at the version read: two replicas cannot both pass the last one)."""
+        stream = f"{BUDGET}-{owner_id}"
+        for _ in range(RETRIES):
+            recorded = await self.store.read_stream(stream)
+            sought = [rules.BotGameSought(**json.loads(e.data)) for e in recorded]
+            spent = rules.spend_budget(sought, bot_id, per_hour, self.clock())
+            version = recorded[-1].version if recorded else NO_STREAM
+            try:
+                await self.store.append(
+                    stream,
+                    [
+                        NewEvent(
+                            SOUGHT,
+                            json.dumps(asdict(spent)).encode(),
+                            metadata=Metadata(actor=bot_id),
+                        )
+                    ],
+                    version,
+                )
+                return
+            except Conflict:
+                continue
+        raise Conflict("the owner's budget kept changing under this call; retry", reason="CONFLICT")
+
+    async def handles(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The handle of each registered bot among ``player_ids`` (``GetPlayers``)."""
+        return {bot.bot_id: bot.handle for bot in await self.many(player_ids)}
 
     async def many(self, bot_ids: Sequence[str]) -> list[BotAccount]:
         """The bots among ``bot_ids`` (distinct, in the order given)."""
@@ -224,8 +307,11 @@ def bot_message(bot: BotAccount) -> pb.Bot:
                 time_controls=[_control_pb(dict(c)) for c in accepts.time_controls],
                 rated=RATED_PB[accepts.rated],
                 max_games=accepts.max_games,
+                matchmaking=accepts.matchmaking,
             )
         )
+    message.unavailable = bool(bot.unavailable_since)
+    message.unavailable_since_game = bot.unavailable_since
     return message
 
 
@@ -288,6 +374,8 @@ class BotServicer(pb_grpc.BotServiceServicer):
         self.auth = auth
         self.bots = bots
         self.game_types = game_types
+        self.seek: Callable[[pb.SeekBotRequest], Awaitable[pb.SeekBotResponse]] | None = None
+        """``SeekBot`` (``botmatch``), set once the challenges it issues exist."""
 
     async def RegisterBot(
         self, request: pb.RegisterBotRequest, context: Any
@@ -350,8 +438,17 @@ class BotServicer(pb_grpc.BotServiceServicer):
         rated = RATED.get(accepts.rated)
         if rated is None:
             raise InvalidArgument("rated is either, rated only or casual only", reason="BAD_RATED")
-        bot = await self.bots.declare(caller.player_id, names, controls, rated, accepts.max_games)
+        bot = await self.bots.declare(
+            caller.player_id, names, controls, rated, accepts.max_games, accepts.matchmaking
+        )
         return pb.DeclareAcceptsResponse(bot=bot_message(bot))
+
+    async def SeekBot(self, request: pb.SeekBotRequest, context: Any) -> pb.SeekBotResponse:
+        if self.seek is None:
+            raise FailedPrecondition(
+                "the matchmaker offers no bots here", reason="NO_BOT_AVAILABLE"
+            )
+        return await self.seek(request)
 
 
 class BotScreen:
@@ -362,7 +459,7 @@ class BotScreen:
         bots: Bots,
         challenges: Challenges,
         game_types: tuple[str, ...],
-        open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None],
+        open_games: Callable[[GameType[Any, Any, Any]], GameList | None],
     ) -> None:
         self.bots = bots
         self.challenges = challenges
@@ -370,13 +467,38 @@ class BotScreen:
         self.open_games = open_games
 
     async def playing(self, bot_id: str, at_most: int) -> int:
-        """The bot's unfinished games, over every game type (counted up to ``at_most``)."""
+        """The bot's unfinished games, over every game type (counted up to ``at_most``): the
+        directories' count (a catch-up at most a second old), and the matches made for it in
+        the last ``RECENT_MATCH_SECONDS`` that no directory lists yet (a match's game is made
+        by its game service after the match, then caught up): a bot given its last game a
+        moment ago is full at once."""
         count = 0
         for name in self.game_types:
             games = self.open_games(game_type(name, self.game_types))
             if games is not None and count < at_most:
                 count += await games.open_games(bot_id, at_most - count)
-        return count
+        if count >= at_most:
+            return count
+        now = self.challenges.clock()
+        inbox = await self.challenges.inbox(bot_id)
+        recent = [
+            n.challenge_id
+            for n in inbox.latest.values()
+            if n.status == MATCHED and n.at > now - RECENT_MATCH_SECONDS
+        ]
+        if not recent:
+            return count
+        since = datetime.fromtimestamp(now - RECENT_MATCH_SECONDS - 60, UTC)
+        listed: set[str] = set()
+        for name in self.game_types:
+            games = self.open_games(game_type(name, self.game_types))
+            if games is not None:
+                found = await games.list(player_id=bot_id, since=since, limit=500)
+                listed.update(g.game_id for g in found)
+        for challenge_id in recent:
+            if (await self.challenges.get(challenge_id)).match_id not in listed:
+                count += 1
+        return min(count, at_most)
 
     async def declines(self, state: Challenge) -> list[tuple[str, str]]:
         """For a challenge being issued: (bot, reason) for each bot invitee that cannot take

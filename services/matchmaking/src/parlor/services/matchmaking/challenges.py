@@ -55,6 +55,7 @@ from parlor.eventstore import (
     RecordedEvent,
 )
 from parlor.gamehost.consent import match_stream
+from parlor.gamehost.seating import shown_as_bot
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.matchmaking.v1 import events_pb2
 from parlor.services.matchmaking.challenge import (
@@ -561,7 +562,7 @@ def match_formed(issued: ChallengeIssued, matched: GameMatched) -> Append:
         match_id=matched.match_id,
         game_type=issued.game_type,
         seats=[
-            common_pb2.Seat(index=i, player_id=p, display_name=n)
+            common_pb2.Seat(index=i, player_id=p, display_name=n, bot=shown_as_bot(p))
             for i, (p, n) in enumerate(matched.seats)
         ],
         formed_at=formed_at,

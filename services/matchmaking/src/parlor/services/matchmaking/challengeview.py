@@ -9,6 +9,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlor.challenges.v1 import challenges_pb2 as pb
 from parlor.common.v1 import common_pb2
+from parlor.gamehost.seating import shown_as_bot
 from parlor.services.matchmaking.challenge import (
     CANCELLED,
     DECLINED,
@@ -80,7 +81,7 @@ def challenge_pb(state: Challenge) -> pb.Challenge:
         decline_reason=DECLINE_PB.get(state.decline_reason, pb.DECLINE_REASON_UNSPECIFIED),
         match_id=state.match_id,
         seats=[
-            common_pb2.Seat(index=i, player_id=p, display_name=n)
+            common_pb2.Seat(index=i, player_id=p, display_name=n, bot=shown_as_bot(p))
             for i, (p, n) in enumerate(state.seats)
         ],
         rematch_of=issued.rematch_of,

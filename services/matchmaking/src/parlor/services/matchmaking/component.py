@@ -25,6 +25,7 @@ from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
+from parlor.services.matchmaking.botmatch import BotMatcher
 from parlor.services.matchmaking.bots import Bots, BotScreen, BotServicer
 from parlor.services.matchmaking.challenger import ChallengeServicer
 from parlor.services.matchmaking.challenges import Challenges
@@ -141,9 +142,9 @@ async def matchmaking() -> AsyncIterator[Component]:
             providers = Providers(provider_configs(oidc))
             sign_ins = SignIns(store, accounts, providers, auth, oidc)
             passwords = Passwords(store, accounts, sign_ins, load(PasswordSettings))
-            identity = IdentityServicer(auth, accounts, sign_ins, passwords)
             # Bot accounts: their streams in the same store, their handles claimed as accounts'.
             bots = BotServicer(auth, Bots(store, accounts), settings.game_types)
+            identity = IdentityServicer(auth, accounts, sign_ins, passwords, bots.bots.handles)
             # Challenges: their streams in the same store; an accepted one's MatchFormed goes
             # out through this process's relay as a round's does.
             challenges = Challenges(
@@ -152,6 +153,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 per_hour=settings.challenges_per_hour,
                 declines_per_day=settings.challenges_declines_per_day,
             )
+            screen = BotScreen(bots.bots, challenges, settings.game_types, open_games)
             challenger = ChallengeServicer(
                 challenges,
                 accounts,
@@ -162,13 +164,27 @@ async def matchmaking() -> AsyncIterator[Component]:
                 directories=open_games,
                 keepalive_seconds=settings.challenges_keepalive_seconds,
                 # what a bot cannot take is declined for it at once, with a reason
-                declines=BotScreen(bots.bots, challenges, settings.game_types, open_games).declines,
+                declines=screen.declines,
             )
+            # bot accounts in the matchmaker (SeekBot): people's and bots' games against them
+            bots.seek = BotMatcher(
+                bots.bots,
+                challenges,
+                screen,
+                settings.game_types,
+                ratings=tickets.rating,
+                per_owner_per_hour=settings.bot_games_per_owner_per_hour,
+                rated_with_people=settings.bots_rated_with_people,
+                check_open_games=challenger._check_open_games,
+            ).answer
             # 'Your turn' in the players' inboxes, from every game type's streams.
             turns = TurnFeed(
                 store,
                 [GAME_TYPES[g] for g in settings.game_types if g in GAME_TYPES],
                 challenger.watch.bells.ring,
+                poll_seconds=settings.turn_feed_poll_seconds,
+                # a bot account that ran out of time is offered no more until it declares
+                timed_out=bots.bots.mark_unavailable,
             )
             yield Component(
                 name=CATEGORY,

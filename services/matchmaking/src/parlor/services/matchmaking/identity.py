@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from parlor.accounts import PLAYER_PREFIX, Account
@@ -66,14 +67,24 @@ def _account_caller() -> str:
     return player_id
 
 
+BotHandles = Callable[[Sequence[str]], Awaitable[dict[str, str]]]
+"""The handles of the registered bots among some player ids (``bots.Bots.handles``)."""
+
+
 class IdentityServicer(pb_grpc.IdentityServiceServicer):
     def __init__(
-        self, auth: AuthSettings, accounts: Accounts, sign_ins: SignIns, passwords: Passwords
+        self,
+        auth: AuthSettings,
+        accounts: Accounts,
+        sign_ins: SignIns,
+        passwords: Passwords,
+        bot_handles: BotHandles | None = None,
     ) -> None:
         self.auth = auth
         self.accounts = accounts
         self.sign_ins = sign_ins
         self.passwords = passwords
+        self.bot_handles = bot_handles
 
     async def IssueGuestToken(
         self, request: pb.IssueGuestTokenRequest, context: Any
@@ -248,9 +259,14 @@ class IdentityServicer(pb_grpc.IdentityServiceServicer):
         self, request: pb.GetPlayersRequest, context: Any
     ) -> pb.GetPlayersResponse:
         tokens.caller()  # any token: a handle is shown to everyone who plays
-        handles = await self.accounts.handles(list(request.player_ids))
+        wanted = list(request.player_ids)
+        handles = await self.accounts.handles(wanted)
+        bots = await self.bot_handles(wanted) if self.bot_handles is not None else {}
         return pb.GetPlayersResponse(
-            players=[pb.Player(player_id=p, handle=h) for p, h in handles.items()]
+            players=[
+                pb.Player(player_id=p, handle=bots.get(p, h), bot=p in bots)
+                for p, h in handles.items()
+            ]
         )
 
 

@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import Conflict
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
+from parlor.gamehost.seating import shown_as_bot
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
 from parlor.matchmaking.v1 import events_pb2
@@ -101,7 +102,7 @@ def match_formed(formed: Formed, now: datetime) -> events_pb2.MatchFormed:
         match_id=formed.match_id,
         game_type=formed.match.game_type,
         seats=[
-            common_pb2.Seat(index=i, player_id=p, display_name=n)
+            common_pb2.Seat(index=i, player_id=p, display_name=n, bot=shown_as_bot(p))
             for i, (p, n) in enumerate(formed.seats)
         ],
         formed_at=formed_at,

@@ -28,6 +28,7 @@ from parlor.core.errors import (
 )
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGames, check_open_games
+from parlor.gamehost.seating import shown_as_bot
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
@@ -97,7 +98,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             match_id=ticket.match_id or "",
             seat=ticket.seat or 0,
             seats=[
-                common_pb2.Seat(index=i, player_id=p, display_name=n)
+                common_pb2.Seat(index=i, player_id=p, display_name=n, bot=shown_as_bot(p))
                 for i, (p, n) in enumerate(ticket.seats)
             ],
             time_control=ticket.time_control.to_proto(),

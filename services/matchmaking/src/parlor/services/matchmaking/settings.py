@@ -75,6 +75,24 @@ class MatchmakingSettings:
     challenges_per_hour: int = setting(
         "PARLOR_CHALLENGES_PER_HOUR", "new challenges one player may make an hour (0: no limit)", 60
     )
+    turn_feed_poll_seconds: float = setting(
+        "PARLOR_TURN_FEED_POLL_SECONDS",
+        "how often the turn feed looks for games that came to wait for a player ('your turn'"
+        " notices on WatchPlayer)",
+        0.5,
+    )
+    bot_games_per_owner_per_hour: int = setting(
+        "PARLOR_BOTS_GAMES_PER_OWNER_PER_HOUR",
+        "games against bots that all of one owner's bots together may ask the matchmaker for"
+        " in any hour (SeekBot by a bot; BOT_GAMES_BUDGET past it)",
+        120,
+    )
+    bots_rated_with_people: bool = setting(
+        "PARLOR_BOTS_RATED_WITH_PEOPLE",
+        "join bots' rated pool to people's: the matchmaker gives people rated games against"
+        " bot accounts (off: only casual ones, BOTS_RATED_APART)",
+        False,
+    )
     challenges_declines_per_day: int = setting(
         "PARLOR_CHALLENGES_DECLINES_PER_DAY",
         "challenges one player may decline in 24 hours (one more: RESOURCE_EXHAUSTED"

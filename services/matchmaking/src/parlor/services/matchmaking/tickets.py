@@ -131,6 +131,22 @@ class Tickets:
             self._ratings = found is not None
         return self._ratings
 
+    async def rating(self, player_id: str, game_type: str) -> float:
+        """Scoring's rating of the player for the game type (``INITIAL_RATING`` if none)."""
+        async with self.autocommit.connect() as conn:
+            if not await self._has_ratings(conn):
+                return INITIAL_RATING
+            found = (
+                await conn.execute(
+                    text(
+                        f"SELECT rating FROM {RATINGS_TABLE}"
+                        " WHERE game_type = :g AND player_id = :p"
+                    ),
+                    {"g": game_type, "p": player_id},
+                )
+            ).scalar()
+        return INITIAL_RATING if found is None else float(found)
+
     async def create(
         self,
         player_id: str,

@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -52,6 +52,10 @@ class TurnNotice:
     at: float
 
 
+TimedOut = Callable[[str, str, float], Awaitable[None]]
+"""(bot id, game stream, when the game finished)."""
+
+
 def turn_of(recorded: RecordedEvent) -> TurnNotice:
     return TurnNotice(**json.loads(recorded.data))
 
@@ -64,7 +68,11 @@ class TurnFeed:
         changed: Callable[[Sequence[str]], None] = lambda players: None,
         clock: Callable[[], float] = time.time,
         poll_seconds: float = 0.5,
+        timed_out: TimedOut | None = None,
     ) -> None:
+        self.timed_out = timed_out
+        """Told of each bot account's seat that ran out of time, or never started a matched
+        game it had to start (``Bots.mark_unavailable``), as its game ends."""
         self.store = store
         self.games = {g.category: g for g in games}
         self.hosts = {g.category: GameHost(g.category, g.decider, g.codec, store) for g in games}
@@ -117,6 +125,8 @@ class TurnFeed:
     async def _notice(self, game: GameType[Any, Any, Any], game_id: str) -> int:
         table, version = await self.hosts[game.category].load(game_id)
         rules = game.decider
+        if rules.is_terminal(table):
+            await self._ran_out(game, game_id, table, version)
         aborted = bool(getattr(table, "aborted", False))
         if rules.is_terminal(table) and not aborted:
             return 0
@@ -157,6 +167,28 @@ class TurnFeed:
                 reached.append(player)
         self.changed(reached)
         return len(reached)
+
+    async def _ran_out(
+        self, game: GameType[Any, Any, Any], game_id: str, table: Any, version: int
+    ) -> None:
+        """The bot accounts that stopped answering in a game that just ended: a seat out of
+        time, or the one a matched game was aborted for (its clock ran, it never moved)."""
+        timing, clock = game.decider.timing, table.clock
+        if self.timed_out is None or timing is None or clock is None:
+            return
+        running = set(timing.running(table.game)) if table.aborted else set()
+        gone = [
+            seat.player_id
+            for i, seat in enumerate(table.seats)
+            if seat.bot_account
+            and (timing.out(table.game, i) or (i in running and not clock.seats[i].acted))
+        ]
+        if not gone:
+            return
+        stream = f"{game.category}-{game_id}"
+        (last,) = await self.store.read_stream(stream, version, version)
+        for player in gone:
+            await self.timed_out(player, stream, last.recorded_at.timestamp())
 
     async def run(self) -> None:
         """Forever: a step, then a pause; a failed step is logged and tried again."""

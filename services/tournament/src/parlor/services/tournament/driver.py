@@ -44,6 +44,8 @@ log = logging.getLogger("parlor.services.tournament")
 DRIVER = "tournament"
 """The actor of the decisions the driver and the results make."""
 CONSUMER = "tournament-results"
+SWEEP_SECONDS = 5.0
+"""How often the driver reads the games in play from the store: results the bus lost."""
 
 
 class Driver:
@@ -63,23 +65,29 @@ class Driver:
         return self.tournaments.store
 
     async def run(self, interval: float) -> None:
-        """Forever: a step every ``interval`` (sooner when woken)."""
+        """Forever: a step every ``interval`` (sooner when woken), reading the games in play
+        from the store every ``SWEEP_SECONDS`` (the bus brings their results sooner)."""
+        swept = 0.0
         while True:
+            sweep = time.monotonic() - swept >= SWEEP_SECONDS
+            if sweep:
+                swept = time.monotonic()
             try:
-                await self.step()
+                await self.step(sweep)
             except Exception:
                 log.exception("tournament driver step failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), interval)
             self.wake.clear()
 
-    async def step(self) -> None:
-        """Every unfinished tournament: results the store holds, then what is due."""
+    async def step(self, sweep: bool = True) -> None:
+        """Every unfinished tournament: (``sweep``) results the store holds, then what is due."""
         for tournament_id, (state, _) in (await self.tournaments.catalogue()).items():
             if state.phase in (NEW, FINISHED):
                 continue
-            for game in games_in_play(state):
-                await self.collect(tournament_id, game.game_id, state.rules.game_type)
+            if sweep:
+                for game in games_in_play(state):
+                    await self.collect(tournament_id, game.game_id, state.rules.game_type)
             await self.advance(tournament_id)
 
     async def advance(self, tournament_id: str) -> None:

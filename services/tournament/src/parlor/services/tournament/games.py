@@ -149,6 +149,14 @@ def moves_of(events: Sequence[RecordedEvent]) -> int:
     return sum(1 for e in events if e.metadata.extra.get(AT) and e.metadata.extra.get(SEAT))
 
 
+async def has_moved(
+    store: EventStore, game: GameType[object, object, object], game_id: str, seat: int
+) -> bool:
+    """Whether ``seat`` has made a move in the game (its clock stamped one of its events)."""
+    events = await store.read_stream(f"{game.category}-{game_id}")
+    return any(e.metadata.extra.get(SEAT) == str(seat) and e.metadata.extra.get(AT) for e in events)
+
+
 def _reason(finished: RecordedEvent) -> str:
     return common_pb2.GameFinished.FromString(finished.data).reason
 

@@ -9,9 +9,8 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
-
 from parlor.core.errors import (
+    FailedPrecondition,
     InvalidArgument,
     NotFound,
     PermissionDenied,
@@ -22,12 +21,11 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import check_command_id
 from parlor.kit import auth
 from parlor.kit.auth import Identity
-from parlor.services.tournament.games import bot_entrant
+from parlor.services.tournament.games import bot_entrant, has_moved
 from parlor.services.tournament.settings import TournamentSettings
 from parlor.services.tournament.tournaments import Tournaments, event_of, new_id
 from parlor.services.tournament.view import (
     change_of,
-    export_text,
     settings_of,
     standings_of,
     status_of,
@@ -44,6 +42,8 @@ from parlor.tournamentrules import (
     Remove,
     Start,
     Withdraw,
+    export_json,
+    export_text,
 )
 from parlor.tournamentrules.state import FINISHED, NEW
 from parlor.tournaments.v1 import tournaments_pb2 as pb
@@ -197,15 +197,14 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
         self, request: pb.ExportTournamentRequest, context: Any
     ) -> pb.ExportTournamentResponse:
         auth.caller()
-        state, version = await self._existing(request.tournament_id)
-        view = tournament_of(request.tournament_id, state, version)
+        state, _ = await self._existing(request.tournament_id)
         if request.format == pb.EXPORT_FORMAT_TEXT:
             return pb.ExportTournamentResponse(
-                content_type="text/plain; charset=utf-8", content=export_text(view)
+                content_type="text/plain; charset=utf-8", content=export_text(state)
             )
         return pb.ExportTournamentResponse(
             content_type="application/json",
-            content=json.dumps(MessageToDict(view), sort_keys=True, indent=1),
+            content=json.dumps(export_json(state), sort_keys=True, indent=1),
         )
 
     async def WatchTournament(
@@ -344,6 +343,15 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
         me = auth.caller().player_id
         if not request.game_id:
             raise InvalidArgument("name the game", reason="UNKNOWN_GAME")
+        state, _ = await self._existing(request.tournament_id)
+        game = state.games.get(request.game_id)
+        if game is not None and me in game.seats:
+            # as lichess: only before one's first move (the rules refuse the rest)
+            played = self.types[state.rules.game_type]
+            if await has_moved(self.tournaments.store, played, game.game_id, game.seats.index(me)):
+                raise FailedPrecondition(
+                    "berserk is chosen before your first move", reason="BERSERK_TOO_LATE"
+                )
         berserk = Berserk(me, request.game_id, self.clock())
         await self._do(request.tournament_id, lambda _: berserk, me)
         return pb.BerserkResponse()

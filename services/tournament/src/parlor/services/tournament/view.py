@@ -28,7 +28,9 @@ from parlor.tournamentrules import (
     TournamentCreated,
     TournamentFinished,
     TournamentStarted,
+    standings,
 )
+from parlor.tournamentrules.scoring import STREAK
 from parlor.tournamentrules.state import FINISHED, PAUSED, REMOVED, RUNNING, WITHDRAWN
 from parlor.tournaments.v1 import tournaments_pb2 as pb
 
@@ -139,41 +141,21 @@ def status_of(state: Any) -> pb.Status.ValueType:
 
 
 def standings_of(state: Any) -> list[pb.Standing]:
-    """By points (NOT DONE: the rules' standings with tie-breaks replace this)."""
-    played: dict[str, int] = {}
-    for game in state.games.values():
-        if game.scored:
-            for player in game.seats:
-                played[player] = played.get(player, 0) + 1
-    ranked = sorted(state.entrants, key=lambda p: (-state.points.get(p, 0), p))
-    out = []
-    for rank, player in enumerate(ranked, 1):
-        entrant = state.entrants[player]
-        out.append(
-            pb.Standing(
-                rank=rank,
-                player_id=player,
-                points=state.points.get(player, 0),
-                games=played.get(player, 0),
-                is_bot=entrant.is_bot,
-                withdrawn=not entrant.playing,
-                on_streak=state.streak.get(player, 0) >= 2,
-            )
+    """The rules' standings (``parlor.tournamentrules.standings``)."""
+    return [
+        pb.Standing(
+            rank=s.rank,
+            player_id=s.player,
+            points=s.points,
+            tie_breaks=[value for _, value in s.tie_breaks],
+            tie_break_names=[name for name, _ in s.tie_breaks],
+            games=s.games,
+            is_bot=s.is_bot,
+            withdrawn=s.withdrawn,
+            on_streak=state.streak.get(s.player, 0) >= STREAK,
         )
-    return out
-
-
-def _tie_breaks(tie_breaks: Any) -> tuple[list[str], list[int]]:
-    """The rules' tie-breaks, named: a mapping or (name, value) pairs."""
-    pairs = tie_breaks.items() if isinstance(tie_breaks, Mapping) else tie_breaks
-    names, values = [], []
-    for pair in pairs:
-        if isinstance(pair, tuple):
-            names.append(str(pair[0]))
-            values.append(int(pair[1]))
-        else:
-            values.append(int(pair))
-    return names, values
+        for s in standings(state)
+    ]
 
 
 def table_of(game: Any) -> pb.Table:
@@ -290,21 +272,3 @@ def change_of(position: int, event: Any) -> pb.Change:
             )
         )
     return out
-
-
-def export_text(view: pb.Tournament) -> str:
-    """Standings, then each round's tables (seats in seat order, places once scored)."""
-    lines = [f"{view.settings.name or view.tournament_id} ({view.settings.game_type})", ""]
-    lines.append(f"{'rank':>4}  {'player':<40} {'points':>6} {'games':>5}")
-    for s in view.standings:
-        lines.append(f"{s.rank:>4}  {s.player_id:<40} {s.points:>6} {s.games:>5}")
-    for r in view.rounds:
-        lines += ["", f"round {r.number}"]
-        for t in r.tables:
-            seats = ", ".join(
-                f"{p} ({t.places[i]})" if t.scored else p for i, p in enumerate(t.seats)
-            )
-            lines.append(f"  {t.game_id}: {seats}")
-        if r.byes:
-            lines.append(f"  byes: {', '.join(r.byes)}")
-    return "\n".join(lines) + "\n"
