@@ -47,10 +47,11 @@ async function connect4x4(page) {
   const tabs = await tabTo(page, (a) => a.grid === "c4-f" && a.role === "gridcell");
   const moves = [];
   let focusKept = true;
-  for (let turn = 0; turn < 40; turn++) {
+  for (let turn = 0; turn < 60; turn++) {
     await page.waitForFunction(() => document.querySelector("#main")?.dataset.finished === "true" || document.querySelector(".c4[data-turn=mine]"));
     if ((await page.getAttribute("#main", "data-finished")) === "true") break;
     const legal = await page.locator(".c4[data-turn=mine] button.column.legal").evaluateAll((els) => els.map((e) => e.dataset.move));
+    if (!legal.length) continue; // drawn again (a later picture) between the two reads: look again
     const want = legal[(turn * 3) % legal.length];
     // where the focus is: "<col><row><side>"; walk across (front then back, left to right)
     for (let step = 0; step < 20; step++) {
