@@ -16,7 +16,7 @@ CLIENT_BUILT := clients/typescript/dist/index.js
 CLIENT_SOURCES := clients/typescript/package-lock.json clients/typescript/buf.gen.yaml clients/typescript/tsconfig.json $(wildcard clients/typescript/src/*.ts clients/typescript/scripts/*.mjs protos/parlor/*/v1/*.proto protos/google/rpc/*.proto)
 # The web client, bundled into the web gateway's package data (served by make run and parlor-web).
 WEB_BUILT := libs/webgateway/src/parlor/webgateway/static/index.html
-WEB_SOURCES := web/package-lock.json $(CLIENT_BUILT) $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs)
+WEB_SOURCES := web/package-lock.json $(CLIENT_BUILT) $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/scripts/*.mjs docs/rules/*.md)
 
 .DEFAULT_GOAL := help
 .PHONY: help install protos lint test test-unit run bench bench-pace clean

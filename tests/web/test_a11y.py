@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_browser import SCREENSHOTS, browser, drops_of, run_script
+from test_browser import ROOT, SCREENSHOTS, browser, drops_of, run_script
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
@@ -82,7 +82,8 @@ async def test_each_game_is_played_with_the_keyboard_alone_and_read_through_the_
         assert f"four in a line at {line}" in c4r["status"], c4r["status"]
         assert any("in the winning line" in name for name in c4r["cells"])
 
-    # Upwords: the word typed on the board from 5D across was played, then a pass, then resigned
+    # Upwords, to its natural end: the word typed on the board from 5D across was played, a
+    # tile exchanged from the rack, then a pass at each turn until the game ended by its rules
     uwr = report["uw"]
     assert uwr["placed"] == len(uwr["word"])
     assert uwr["focusAfterTyping"] == f"4,{3 + len(uwr['word'])}"
@@ -92,36 +93,53 @@ async def test_each_game_is_played_with_the_keyboard_alone_and_read_through_the_
         (4, 3 + i) for i in range(len(uwr["word"]))
     ]
     assert "".join(p.tile for p in played[0].word_played.placements).lower() == uwr["word"]
-    assert any(e.WhichOneof("body") == "passed" and e.passed.seat == 0 for e in uw_history.events)
-    assert uw_game.status == uw.STATUS_ENDED
-    assert uw_game.end_reason == "RESIGNED"
     letter = played[0].word_played.placements[1].tile
     assert uwr["square"].startswith(f"5E: {letter}, stack of 1"), uwr["square"]
+    bodies = [(e.WhichOneof("body"), e) for e in uw_history.events]
+    exchanges = [e for kind, e in bodies if kind == "tile_exchanged" and e.tile_exchanged.seat == 0]
+    assert len(exchanges) == 1
+    passes = [e for kind, e in bodies if kind == "passed" and e.passed.seat == 0]
+    assert len(passes) == uwr["passes"] > 0
+    assert not any(e.WhichOneof("body") == "player_resigned" for e in uw_history.events)
+    assert uw_game.status == uw.STATUS_ENDED
+    assert uw_game.end_reason in ("OUT_OF_TILES", "ALL_PASSED"), uw_game.end_reason
+    assert uw_game.bag_count == 0
+    assert uwr["status"].startswith("Game over"), uwr["status"]
     assert f"Ada: {played[0].notation} {played[0].word_played.score}" in uwr["log"]
-    assert "Ada: passed" in uwr["log"]
-    assert "Ada: resigned" in uwr["log"]
+    assert "Ada: exchanged a tile" in uwr["log"]
+    assert uwr["log"].count("Ada: passed") == uwr["passes"]
 
-    # Take Four: typed, moved and taken back from the keyboard, then left
+    # Take Four, to its natural end (one round, the bag emptied by the first deal): a word
+    # typed as jokers, its last tile taken back and typed again, then Done
     tfr = report["tf"]
     x, y = map(int, tfr["at"].split(","))
-    assert tfr["typedThen"] == f"{x + 1},{y}"
-    assert tfr["cellName"] == f"{x},{y}: {tfr['letter']}"
-    assert tfr["moved"] == ["", tfr["letter"]]
-    assert tfr["handAfter"] == len(tfr["hand"])
+    assert tfr["hand"] == ["?"] * 4
+    assert tfr["typedThen"] == f"{x + 4},{y}"
+    assert tfr["cellName"] == f"{x},{y}: joker as W"
+    assert tfr["handAfter"] == 1
     assert tf_game.phase == tf.PHASE_OVER
-    assert f"Ada: placed {tfr['letter']} at {x},{y}" in tfr["log"]
-    assert f"Ada: took back the tile at {x + 1},{y}" in tfr["log"]
+    assert tf_game.round == 1
+    assert tf_game.config.max_rounds == 1
+    ada = tf_game.seats[0]
+    assert ada.seat.player_id == report["playerId"]
+    word = sorted((t.x, t.y, t.letter) for t in ada.grid)
+    assert word == [(x + i, y, letter) for i, letter in enumerate("WORD")]
+    assert [(r.done_seat, r.scores[0]) for r in tf_game.results] == [(0, 0)]  # Done, valid
+    assert "Ada: called Done" in tfr["log"]
+    assert f"Ada: took back the tile at {x + 3},{y}" in tfr["log"]
+    assert tfr["status"].startswith("Game over after round 1"), tfr["status"]
     assert (SCREENSHOTS / "connect4x4-keyboard.png").is_file()
 
 
 async def test_axe_finds_nothing_serious_on_any_page_or_game_state(start_web: Any) -> None:
     browser()
-    async with start_web("matchmaking", "dictionary", "connect4x4", "upwords", "takefour") as web:
+    services = ("matchmaking", "dictionary", "connect4x4", "upwords", "takefour", "tournament")
+    async with start_web(*services) as web:
         report = await run_script("axe.mjs", web)
     results = report["results"]
     games = ("connect4x4", "upwords", "takefour")
     states = ("playing", "spectating", "finished", "replay")
-    expected = {"sign-in", "lobby", "lobby, a ticket waiting"}
+    expected = {"sign-in", "lobby", "lobby, a ticket waiting", "tournaments", "tournament"}
     expected |= {f"{g} {s}" for g in games for s in states}
     expected |= {"connect4x4 waiting", "upwords waiting"}
     assert set(results) == expected
@@ -130,6 +148,15 @@ async def test_axe_finds_nothing_serious_on_any_page_or_game_state(start_web: An
         for state, found in results.items()
     }
     assert serious == {state: [] for state in results}, serious
+    # each game's page shows its rules page (docs/rules), opened under the board
+    for game in games:
+        page = (ROOT / "docs" / "rules" / f"{game}.md").read_text().splitlines()
+        shown = report["rules"][game]
+        assert shown["heading"] == page[0].removeprefix("# ")
+        sections = [line.removeprefix("## ") for line in page if line.startswith("## ")]
+        assert shown["sections"] == sections
+        starts = [i for i, line in enumerate(page) if line.startswith("|")]
+        assert shown["tables"] == sum(1 for i in starts if i - 1 not in starts)
 
 
 async def test_each_board_fits_a_phone_with_controls_a_finger_can_use(start_web: Any) -> None:

@@ -117,16 +117,31 @@ async def test_a_guest_plays_a_whole_connect4x4_game_against_a_bot_and_replays_i
         else:
             assert "tie" in report["status"]
 
-        # the replay slider at event N shows the game as it was at version N
+        # the replay counts moves as the move list does: the slider at move N shows the game
+        # as it was after its N-th move (and the bot's events up to the next move)
+        notated = [e for e in history.events if e.notation]
         at_n = report["atN"]
-        assert at_n["version"] == 6
-        assert at_n["counter"] == f"event 6 of {len(history.events)}"
-        then = (await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"], version=6))).game
+        assert report["positions"] == len(notated) + 1  # the start, then each move
+        assert at_n["counter"] == f"move 6 of {len(notated)}"
+        assert at_n["version"] == notated[6].info.version - 1
+        then = (
+            await stub.GetGame(c4.GetGameRequest(game_id=report["gameId"], version=at_n["version"]))
+        ).game
         checkers = sum(h.content == c4.CONTENT_CHECKER for h in [*then.front, *then.back])
         assert at_n["checkers"] == checkers
-        assert report["back"] == 5
-        assert report["events"] == len(history.events)
-        assert report["exported"] == len(history.events)
+        assert at_n["note"] == report["log"][5] == at_n["current"][0]
+        assert at_n["valuetext"] == f"move 6 of {len(notated)}: {report['log'][5]}"
+        assert report["back"] == notated[5].info.version - 1
+        assert report["first"]["position"] == 1
+        assert report["first"]["checkers"] == 1
+        assert report["start"] == {"position": 0, "checkers": 0, "note": "the start"}
+        # the export: the game's own text notation (its seats, a move a line, how it ended)
+        export = await stub.ExportGame(c4.ExportGameRequest(game_id=report["gameId"]))
+        assert report["exported"] == export.text.strip().split("\n")
+        played = [line for line in report["exported"] if not line.startswith(("[", "#"))]
+        assert played == [f"{getattr(e, e.WhichOneof('body')).seat} {e.notation}" for e in notated]
+        assert report["exported"][-1].startswith("# ")
+        assert report["file"].endswith(".txt")
         await channel.close()
     assert (SCREENSHOTS / "connect4x4.png").stat().st_size > 10_000
     assert (SCREENSHOTS / "connect4x4-replay.png").is_file()

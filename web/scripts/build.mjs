@@ -20,4 +20,6 @@ await build({
 });
 cpSync(join(web, "src", "index.html"), join(out, "index.html"));
 cpSync(join(web, "src", "style.css"), join(out, "style.css"));
+// each game's rules page (docs/rules), read by the game pages' "Rules of <game>"
+cpSync(join(web, "..", "docs", "rules"), join(out, "rules"), { recursive: true, filter: (f) => !/\.(?!md$)[^/]+$/.test(f) });
 console.log(`web client built into ${out}`);

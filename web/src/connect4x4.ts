@@ -246,4 +246,8 @@ export const connect4x4: GameKind<Game> = {
         : null,
     );
   },
+  // its record in the game's notation, one move a line ("0 df"), the result last
+  async exportText(gameId, invite = "") {
+    return (await unary(Connect4x4Service, "exportGame", { gameId, invite })).text;
+  },
 };

@@ -10,11 +10,13 @@ import { describe } from "./play";
 import { stored } from "./session";
 import { controlLabel } from "./clock";
 import { ticketChoices, type Choices } from "./timecontrol";
+import { configBytes, configControls } from "./gameconfig";
 import type { TimeControl } from "@parlor/client/gen/parlor/common/v1/common_pb";
 import {
   ChallengeService,
   DeclineReason,
   NoticeKind,
+  SeatChoice,
   type Challenge,
 } from "@parlor/client/gen/parlor/challenges/v1/challenges_pb";
 
@@ -81,8 +83,22 @@ export function inboxCard(
     replace(clock, (clocks?.choices ?? []).map((c, i) => h("option", { value: String(i) }, c.label)));
     if (clocks) clock.value = String(clocks.selected);
   };
-  game.addEventListener("change", offerClocks);
+  // who moves first (the seat choice), rated or not, and the game's own configuration
+  const seatChoice = h(
+    "select",
+    { id: "challenge-seat" },
+    h("option", { value: String(SeatChoice.RANDOM) }, "random"),
+    h("option", { value: String(SeatChoice.FIRST) }, "I move first"),
+    h("option", { value: String(SeatChoice.SECOND) }, "they move first"),
+  ) as HTMLSelectElement;
+  const rated = h("input", { id: "challenge-rated", type: "checkbox" }) as HTMLInputElement;
+  const config = configControls("challenge", false);
+  game.addEventListener("change", () => {
+    offerClocks();
+    config.show(game.value);
+  });
   offerClocks();
+  config.show(game.value);
   const aim = () => {
     if (target === undefined) return;
     whom.value = target;
@@ -97,13 +113,25 @@ export function inboxCard(
     h("label", {}, "Player ", whom),
     h("label", {}, "Game ", game),
     h("label", {}, "Clock ", clock),
+    h("label", {}, "Seats ", seatChoice),
+    h("label", { title: "rated games are between signed-in players only" }, rated, " Rated"),
+    config.el,
     h("button", { type: "submit", id: "send-challenge" }, "Challenge"),
   );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const timeControl = clocks?.choices[Number(clock.value)]?.control;
+    const chosen = config.value();
+    if (typeof chosen === "string") return notice(chosen, "error");
     try {
-      await unary(ChallengeService, "createChallenge", { gameType: game.value, invitees: [whom.value.trim()], ...(timeControl ? { timeControl } : {}) });
+      await unary(ChallengeService, "createChallenge", {
+        gameType: game.value,
+        invitees: [whom.value.trim()],
+        ...(timeControl ? { timeControl } : {}),
+        seatChoice: Number(seatChoice.value) as SeatChoice,
+        rated: rated.checked,
+        config: configBytes(game.value, chosen),
+      });
       whom.value = "";
       await refresh();
     } catch (err) {
@@ -122,7 +150,7 @@ export function inboxCard(
   };
   const what = (c: Challenge) => {
     const clockLabel = controlLabel(c.timeControl);
-    return `${labelOf(games, c.gameType)}${clockLabel ? ` (${clockLabel})` : ""}${c.rematchOf ? " (rematch)" : ""}`;
+    return `${labelOf(games, c.gameType)}${clockLabel ? ` (${clockLabel})` : ""}${c.config.length ? " (its own rules)" : ""}${c.rematchOf ? " (rematch)" : ""}`;
   };
   const incoming = (c: Challenge) => {
     const reason = h("select", { class: "decline-reason" }, DECLINES.map(([v, t]) => h("option", { value: String(v) }, t))) as HTMLSelectElement;

@@ -1,6 +1,7 @@
 // Parlor in the browser: guest or account sign-in, the lobby, the account page, and each
 // game's live and replay pages.
-// Routes live in the URL's fragment: #/ (lobby), #/account, #/leaderboards, #/play/<type>/<id>, #/replay/<type>/<id>;
+// Routes live in the URL's fragment: #/ (lobby), #/account, #/leaderboards, #/tournaments,
+// #/tournament/<id>, #/play/<type>/<id>, #/replay/<type>/<id>;
 // a private game's spectator invite is a last part of the two (#/play/<type>/<id>/<invite>).
 import { ApiError, stream, unary, type Stream } from "./api";
 import { h, notice, replace } from "./dom";
@@ -11,9 +12,12 @@ import { BOARDS } from "./boards";
 import { controlLabel } from "./clock";
 import { ticketState, waitLine } from "./ticket";
 import { IN_PROGRESS_HEADING, openGamesRefusal, opponents } from "./opengames";
+import { configControls } from "./gameconfig";
 import { botChoices, ticketChoices, type Choices } from "./timecontrol";
-import { yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
-import { createAgainstBots, describe, livePage, replayPage, type GameKind, type GameLike } from "./play";
+import { nextAfter, waitingOfAll, yourTurnCard, type GameLike as TurnView, type Listed } from "./yourturn";
+import { createAgainstBots, describe, gameHref, livePage, replayPage, type GameKind, type GameLike } from "./play";
+import { nextGame } from "./nextgame";
+import { tournamentPage, tournamentsPage } from "./tournaments";
 import * as session from "./session";
 import { challengeButton, inboxCard } from "./inbox";
 import * as accounts from "./account";
@@ -99,6 +103,8 @@ function route(): void {
     " · ",
     h("a", { href: "#/leaderboards", id: "leaderboards-link" }, "Leaderboards"),
     " · ",
+    h("a", { href: "#/tournaments", id: "tournaments-link" }, "Tournaments"),
+    " · ",
     h("a", { href: "#/account", id: "account-link" }, "Account"),
     " · ",
     h("button", { class: "link", id: "sign-out", onclick: () => void signOut(me) }, "Sign out"),
@@ -106,19 +112,12 @@ function route(): void {
   const [, page, type, id, invite] = location.hash.split("/");
   const kind = type ? kindOf(type) : undefined;
   const shared = invite ? decodeURIComponent(invite) : "";
-  if (page === "leaderboards") {
-    let close = () => {};
-    let gone = false;
-    leave = () => {
-      gone = true;
-      close();
-    };
-    void gameTypes().then(
-      (games) => {
-        if (!gone) close = leaderboardsPage(main, games.map((g) => g.kind));
-      },
-      (err) => notice(`No games offered: ${describe(err)}`, "error"),
-    );
+  if (page === "leaderboards") leave = withGames((games) => leaderboardsPage(main, games.map((g) => g.kind)));
+  else if (page === "tournaments" || (page === "tournament" && type)) {
+    leave = withGames((games) => {
+      const choices = games.map((g) => ({ type: g.kind.type, label: g.kind.label, bots: g.bots }));
+      return page === "tournaments" ? tournamentsPage(main, choices) : tournamentPage(main, decodeURIComponent(type), me.playerId, choices, me.account ? "" : me.name);
+    });
   } else if (page === "account") {
     void providerNames().then((names) => {
       if (location.hash !== "#/account") return;
@@ -129,9 +128,33 @@ function route(): void {
         replace(document.getElementById("who-name") ?? who, handle);
       }, () => void signOut(me), () => go("#/account"));
     });
-  } else if (page === "play" && kind && id) leave = livePage(main, kind, decodeURIComponent(id), me.playerId, shared);
+  } else if (page === "play" && kind && id) {
+    const gameId = decodeURIComponent(id);
+    const next = nextGame(
+      async () => nextAfter(await waitingOfAll(await myGames(me.playerId), me.playerId), gameId),
+      (w) => go(gameHref("play", w.type, w.gameId)),
+    );
+    leave = livePage(main, kind, gameId, me.playerId, shared, next);
+  }
   else if (page === "replay" && kind && id) leave = replayPage(main, kind, decodeURIComponent(id), me.playerId, shared);
   else leave = lobby(me);
+}
+
+// A page drawn once the games offered are known (`show` returns how to close it); the
+// returned function leaves it, before or after.
+function withGames(show: (games: Offered[]) => () => void): () => void {
+  let close = () => {};
+  let gone = false;
+  void gameTypes().then(
+    (games) => {
+      if (!gone) close = show(games);
+    },
+    (err) => notice(`No games offered: ${describe(err)}`, "error"),
+  );
+  return () => {
+    gone = true;
+    close();
+  };
 }
 
 // Signing out: an account's session is ended at the service too (the bridge's cookie with it).
@@ -239,8 +262,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
   const botGame = gameSelect("bot-game", games);
   const botLevel = h("select", { id: "bot-level" }) as HTMLSelectElement;
   const botCount = h("input", { id: "bot-count", type: "number", min: 1, max: 3, value: 1 }) as HTMLInputElement;
-  const challenge = h("input", { id: "challenge-mode", type: "checkbox" }) as HTMLInputElement;
-  const challengeLabel = h("label", {}, challenge, " Upwords: challenge mode (plays are not checked until challenged)");
+  const botConfig = configControls("bot");
   const botClock = timeControlSelect("bot-time-control", () => {
     const game = offeredOf(botGame.value);
     return game && botChoices(game.timeControls, game.defaultTimeControl);
@@ -250,9 +272,10 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     botClock.refresh();
     replace(botLevel, (game?.bots ?? []).map((b) => h("option", { value: b }, b.slice(4))));
     botCount.max = String((game?.players[1] ?? 2) - 1);
-    challengeLabel.hidden = game?.kind.type !== "upwords";
+    botConfig.show(botGame.value, 1 + Math.max(1, Number(botCount.value) || 1));
   };
   botGame.addEventListener("change", levels);
+  botCount.addEventListener("change", () => botConfig.show(botGame.value, 1 + Math.max(1, Number(botCount.value) || 1)));
   levels();
   const botForm = h(
     "form",
@@ -262,7 +285,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("label", {}, "Bot ", botLevel),
     h("label", {}, "Bots ", botCount),
     h("label", {}, "Clock ", botClock.el),
-    challengeLabel,
+    botConfig.el,
     h("button", { type: "submit", id: "start-bot-game" }, "Start"),
   );
   botForm.addEventListener("submit", async (e) => {
@@ -272,9 +295,9 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     const { kind } = game;
     try {
       const n = Math.max(1, Math.min(Number(botCount.value) || 1, game.players[1] - 1));
-      // Upwords' word checking: 1 = auto (the dictionary checks every play), 2 = challenge
-      const config = kind.type === "upwords" && challenge.checked ? { wordChecking: 2 } : {};
-      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config, botClock.chosen());
+      const config = botConfig.value();
+      if (typeof config === "string") return notice(config, "error");
+      const id = await createAgainstBots(kind, seat, Array(n).fill(botLevel.value), config ?? {}, botClock.chosen());
       go(`#/play/${kind.type}/${id}`);
     } catch (err) {
       refused(err);
@@ -399,8 +422,7 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
         // every player of these games by handle, when they have one
         await lookUp([going, all, done].flatMap((l) => l.games.flatMap((g) => g.seats.map((s) => s.playerId))));
         for (const g of going.games) open.push(inProgress(kind, g, me.playerId));
-        for (const g of going.games)
-          waiting.push({ type: kind.type, label: kind.label, gameId: g.gameId, read: () => unary(kind.service, "getGame", { gameId: g.gameId }) as unknown as Promise<{ game?: TurnView }> });
+        for (const g of going.games) waiting.push(listedOf(kind, g.gameId));
         if (going.nextPageToken) open.push(h("li", { class: "hint" }, `${kind.label}: only the ${going.games.length} newest are shown`));
         for (const g of all.games) live.push(entry(kind, g, "play", "Watch"));
         for (const g of done.games) mine.push(entry(kind, g, "replay", "Replay"));
@@ -432,6 +454,26 @@ function lobbyOf(me: session.Session, games: Offered[]): () => void {
     h("section", { class: "card" }, h("h3", {}, "Live games"), liveEl),
   );
   return () => streams.forEach((s) => s.close());
+}
+
+// The player's games in progress of every game type (ListGames), as "Your turn" and "Next
+// game" read them; a game type the platform does not serve has none.
+async function myGames(me: string): Promise<Listed[]> {
+  const lists = await Promise.all(
+    KINDS.map(async (kind) => {
+      try {
+        const r = (await unary(kind.service, "listGames", { pageSize: 50, playerId: me, inProgressOnly: true })) as unknown as { games: Summary[] };
+        return r.games.map((g) => listedOf(kind, g.gameId));
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
+}
+
+function listedOf(kind: GameKind<GameLike>, gameId: string): Listed {
+  return { type: kind.type, label: kind.label, gameId, read: () => unary(kind.service, "getGame", { gameId }) as unknown as Promise<{ game?: TurnView }> };
 }
 
 interface Summary {

@@ -10,6 +10,8 @@ import { h, notice, replace } from "./dom";
 import { announce, focusKey, restoreFocus, shortcuts } from "./a11y";
 import { challengeButton, rematchButton } from "./inbox";
 import { lookUp, nameOf } from "./names";
+import type { NextGame } from "./nextgame";
+import { rulesPanel } from "./rules";
 
 // What the three games' messages have in common (the fields every Game and GameEvent has).
 export interface SeatLike {
@@ -82,6 +84,9 @@ export interface GameKind<G extends GameLike> {
   move?(event: EventLike, game: G): Move | undefined;
   // The keyboard shortcuts of the board, listed under it.
   keys?: [string, string][];
+  // Every seat plays at once (Take Four): a command never leaves the turn to others, so
+  // "Next game" never follows one by itself.
+  simultaneous?: boolean;
 }
 
 export function moveOf<G extends GameLike>(kind: GameKind<G>, event: EventLike | undefined, game: G): Move | undefined {
@@ -178,7 +183,8 @@ export function gameHref(page: "play" | "replay", type: string, gameId: string, 
 
 // The live page: the game as it happens, for a player or a spectator (of a private game: one
 // who came by its seats' spectator link, `invite`).
-export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = ""): () => void {
+// `next`: "Next game" for a seated player (src/nextgame.ts), told of each accepted move.
+export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = "", next?: NextGame): () => void {
   let game: G | undefined;
   const log: Move[] = [];
   const boardEl = h("div", { class: "board-area" });
@@ -202,8 +208,10 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     statusEl,
     boardEl,
     links,
+    next?.el,
     h("details", { open: true }, h("summary", {}, "Moves ", connEl), logEl),
-    kind.keys ? shortcuts(kind.keys) : null,
+    kind.keys ? shortcuts([...kind.keys, ...(next ? [["Alt+N", "the next game waiting for your move"] as [string, string]] : [])]) : null,
+    rulesPanel(kind.type, kind.label),
     chat.el,
   );
 
@@ -215,6 +223,8 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
       try {
         const response = await run();
         if (response.game) apply(response.game as G);
+        // a move's answer may hold a bot's reply already: the turn was left to others anyway
+        if (response.game && next && view.seat !== undefined && !kind.simultaneous) next.moved(kind.finished(response.game as G));
         return true;
       } catch (e) {
         notice(describe(e), "error");
@@ -271,6 +281,7 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
     if (!game) return;
     const focused = focusKey();
     view.seat = seatOf(kind.seats(game), playerId);
+    if (next) next.el.hidden = view.seat === undefined;
     root.dataset.version = String(game.version);
     root.dataset.finished = String(kind.finished(game));
     const seats = kind.seats(game);
@@ -361,27 +372,39 @@ export function livePage<G extends GameLike>(root: HTMLElement, kind: GameKind<G
   follow();
   return () => {
     closed = true;
+    next?.close();
     clearInterval(ticker);
     watch?.close();
     chat.close();
   };
 }
 
-// The replay page: every event of a finished game with the game after it; a slider and steps.
+// The replay page: a finished game move by move, numbered as its move list numbers them
+// (position 0 is the start, position k the game after its k-th move and whatever followed it
+// before the next: a bot's reply is a move of its own, a deal or the end is not); a slider,
+// step buttons, the list of moves to jump to, and the export.
 export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind<G>, gameId: string, playerId: string, invite = ""): () => void {
   const frames: Frame<G>[] = [];
-  const slider = h("input", { type: "range", min: 0, max: 0, value: 0, id: "replay-slider", "aria-label": "event" }) as HTMLInputElement;
+  const moves: { frame: number; move: Move }[] = []; // each move and its event's frame
+  // the frame shown at position k: the last one before move k + 1 (the end: the last frame)
+  const frameAt = (k: number) => Math.max(0, (k < moves.length ? moves[k].frame : frames.length) - 1);
+  const slider = h("input", { type: "range", min: 0, max: 0, value: 0, id: "replay-slider", "aria-label": "move" }) as HTMLInputElement;
   const counter = h("span", { id: "replay-counter" });
   const boardEl = h("div", { class: "board-area" });
   const statusEl = h("p", { class: "status", id: "status" });
   const noteEl = h("p", { class: "notation", id: "replay-notation", "aria-live": "polite" });
   const seatsEl = h("div");
+  const listEl = h("ol", { class: "log", id: "replay-moves", "aria-label": "Moves" });
   const view: View = { seat: undefined, live: false, online: true, act: async () => false, rerender: () => show() };
-  const step = (d: number) => () => {
-    slider.value = String(Math.min(Math.max(Number(slider.value) + d, 0), frames.length - 1));
+  const to = (k: number) => {
+    slider.value = String(Math.min(Math.max(k, 0), moves.length));
     show();
   };
+  const step = (d: number) => () => to(Number(slider.value) + d);
   const exportButton = h("button", { id: "export", onclick: () => void download() }, "Export");
+  // the step buttons' marks are drawn by the page's own style (no font need have them)
+  const stepButton = (id: string, label: string, mark: string, onclick: () => void) =>
+    h("button", { id, "aria-label": label, title: label, class: `step ${mark}`, onclick }, h("span", { class: "mark", "aria-hidden": "true" }));
   replace(
     root,
     h("h2", { id: "game-title" }, `Replay: ${kind.label}`),
@@ -389,39 +412,53 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
     h(
       "div",
       { class: "replay-controls" },
-      h("button", { id: "replay-first", "aria-label": "first", title: "first", onclick: () => { slider.value = "0"; show(); } }, "|◀"),
-      h("button", { id: "replay-prev", "aria-label": "previous", title: "previous", onclick: step(-1) }, "◀"),
+      stepButton("replay-first", "first", "first", () => to(0)),
+      stepButton("replay-prev", "previous", "prev", step(-1)),
       slider,
-      h("button", { id: "replay-next", "aria-label": "next", title: "next", onclick: step(1) }, "▶"),
-      h("button", { id: "replay-last", "aria-label": "last", title: "last", onclick: () => { slider.value = String(frames.length - 1); show(); } }, "▶|"),
+      stepButton("replay-next", "next", "next", step(1)),
+      stepButton("replay-last", "last", "last", () => to(moves.length)),
       counter,
       exportButton,
     ),
     noteEl,
     statusEl,
     boardEl,
+    h("details", { open: true }, h("summary", {}, "Moves"), listEl),
+    rulesPanel(kind.type, kind.label),
   );
   slider.addEventListener("input", () => show());
 
   function show(): void {
-    const i = Number(slider.value);
+    const k = Number(slider.value);
+    const i = frameAt(k);
     const frame = frames[i];
     if (!frame?.game) return;
     const game = frame.game;
     view.seat = seatOf(kind.seats(game), playerId);
-    // the last move up to this event, marked on the board
-    view.last = undefined;
-    for (let j = i; j >= 0 && !view.last; j--) if (frames[j].game && moveOf(kind, frames[j].event, frames[j].game!)) view.last = frames[j].event;
+    // the last move up to here, marked on the board
+    view.last = k > 0 ? frames[moves[k - 1].frame].event : undefined;
     root.dataset.version = String(game.version);
-    counter.textContent = `event ${i + 1} of ${frames.length}`;
-    const move = moveOf(kind, frame.event, game);
-    noteEl.textContent = move ? moveLine(kind.seats(game), move) : frame.event ? (frame.event.info?.type.split(".").pop() ?? "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() : "";
+    root.dataset.position = String(k);
+    counter.textContent = `move ${k} of ${moves.length}`;
+    const line = k > 0 ? moveLine(kind.seats(game), moves[k - 1].move) : "the start";
+    noteEl.textContent = line;
+    slider.setAttribute("aria-valuetext", `move ${k} of ${moves.length}: ${line}`);
     replace(seatsEl, seatsLine(kind.seats(game), view.seat, game.clocks));
     void lookUp(kind.seats(game).map((s) => s.playerId)).then((found) => found && show());
-    paintClocks(seatsEl, game.clocks, 0, false); // as they stood after this event: nothing runs
+    paintClocks(seatsEl, game.clocks, 0, false); // as they stood after this move: nothing runs
     statusEl.textContent = kind.status(game, view);
     const focused = focusKey();
     replace(boardEl, kind.board(game, view));
+    replace(
+      listEl,
+      moves.map((m, j) =>
+        h(
+          "li",
+          { class: m.move.seat !== undefined ? `seat-${m.move.seat}` : "", "aria-current": j + 1 === k ? "step" : undefined },
+          h("button", { class: "link", "data-position": j + 1, onclick: () => to(j + 1) }, moveLine(kind.seats(game), m.move)),
+        ),
+      ),
+    );
     restoreFocus(focused);
     const title = `Replay: ${kind.label}: ${playersTitle(kind.seats(game))}`;
     if (root.querySelector("#game-title")!.textContent !== title) root.querySelector("#game-title")!.textContent = title;
@@ -444,18 +481,20 @@ export function replayPage<G extends GameLike>(root: HTMLElement, kind: GameKind
 
   const replay = stream(kind.service, "replayGame", { gameId, paceMs: 0, invite }, {
     message(item) {
-      frames.push(item as unknown as Frame<G>);
-      slider.max = String(frames.length - 1);
+      const frame = item as unknown as Frame<G>;
+      frames.push(frame);
+      const move = frame.game ? moveOf(kind, frame.event, frame.game) : undefined;
+      if (move) moves.push({ frame: frames.length - 1, move });
+      slider.max = String(moves.length);
       if (frames.length === 1) show();
-      counter.textContent = `event ${Number(slider.value) + 1} of ${frames.length}`;
+      counter.textContent = `move ${Number(slider.value)} of ${moves.length}`;
     },
     error(e) {
       notice(describe(e), "error");
     },
     end() {
       root.dataset.loaded = "true";
-      slider.value = String(frames.length - 1);
-      show();
+      to(moves.length);
     },
   });
   return () => replay.close();

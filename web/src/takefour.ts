@@ -156,6 +156,7 @@ export const takefour: GameKind<Game> = {
   seats: seatsOf,
   finished: (game) => game.phase === Phase.OVER,
   stale: ["ROUND_CHANGED"],
+  simultaneous: true,
   status(game, view) {
     if (game.phase === Phase.OVER) {
       const seats = seatsOf(game);

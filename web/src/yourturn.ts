@@ -53,6 +53,28 @@ export function titled(title: string, waiting: number): string {
   return waiting > 0 ? `(${waiting}) ${bare}` : bare;
 }
 
+// The next game waiting for the player after `current`: their turn, earliest deadline first
+// (none last), then by game id; undefined when no other game waits.
+export function nextAfter(waiting: Waiting[], current: string): Waiting | undefined {
+  return ordered(waiting).find((w) => w.myTurn && w.gameId !== current);
+}
+
+// Each listed game as it waits (read with its GetGame; one gone since it was listed, or whose
+// service is away, left out).
+export async function waitingOfAll(games: Listed[], me: string): Promise<Waiting[]> {
+  const read = await Promise.all(
+    games.map(async (g) => {
+      try {
+        const answer = await g.read();
+        return answer.game ? [waitingOf(g.type, answer.game, me)] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return read.flat();
+}
+
 // A game of the player's in progress: its type, and how to read its view (GetGame).
 export interface Listed {
   type: string;
@@ -70,17 +92,7 @@ export function yourTurnCard(): { el: HTMLElement; update(games: Listed[], me: s
     el,
     async update(games, me) {
       const labels = new Map(games.map((g) => [g.type, g.label]));
-      const read = await Promise.all(
-        games.map(async (g) => {
-          try {
-            const answer = await g.read();
-            return answer.game ? [waitingOf(g.type, answer.game, me)] : [];
-          } catch {
-            return []; // gone since it was listed, or its service away: not waiting
-          }
-        }),
-      );
-      const waiting = ordered(read.flat()).filter((w) => w.myTurn);
+      const waiting = ordered(await waitingOfAll(games, me)).filter((w) => w.myTurn);
       document.title = titled(document.title, waiting.length);
       replace(
         list,

@@ -1,12 +1,15 @@
 // axe-core (npm's @axe-core/playwright, in Debian's chromium) on every page and game state:
-// sign-in, the lobby (with a ticket waiting), each game playing, waiting for the other
+// sign-in, the lobby (with a ticket waiting), the tournaments and a tournament, each game playing, waiting for the other
 // player, watched by a spectator and finished, and each game's replay. Every violation is
 // reported (rule, impact, the elements); the Python test asks for none serious or critical.
+// Each game is checked playing with its rules opened under the board (what they say is
+// reported: their first heading, sections and tables).
 import AxeBuilder from "@axe-core/playwright";
 import { BASE, main, meetInLobby, newPage, report, signIn, startAgainstBot } from "./browser.mjs";
 
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 const results = {};
+const rules = {};
 
 async function check(page, state) {
   // the page settled: no animation frame pending, the fonts in
@@ -21,6 +24,13 @@ const finished = (page) => page.waitForSelector("#main[data-finished=true]");
 async function states(page, watcher, game, bot, ready, end) {
   const id = await startAgainstBot(page, game, bot);
   await page.waitForSelector(ready);
+  await page.click("#rules-summary");
+  await page.waitForSelector("#rules[data-loaded=true]");
+  rules[game] = {
+    heading: await page.textContent("#rules-body h3"),
+    sections: await page.locator("#rules-body h4").allTextContents(),
+    tables: await page.locator("#rules-body table").count(),
+  };
   await check(page, `${game} playing`);
   await watcher.goto(`${BASE}/#/play/${game}/${encodeURIComponent(id)}`);
   await watcher.waitForSelector("#main[data-version] .board-area > *");
@@ -41,6 +51,14 @@ await main(async (browser) => {
   await check(page, "sign-in");
   await signIn(page, "Ada");
   await check(page, "lobby");
+  // the tournaments: the list with its form, then a tournament's page
+  await page.click("#tournaments-link");
+  await page.waitForSelector("#tournaments-upcoming li");
+  await check(page, "tournaments");
+  await page.fill("#tn-name", "Axe Swiss");
+  await page.click("#create-tournament-button");
+  await page.waitForSelector("#main[data-status=upcoming] #tn-entrants li");
+  await check(page, "tournament");
   const watcher = await newPage(browser);
   await signIn(watcher, "Cy");
   await states(page, watcher, "connect4x4", "bot:random", ".c4[data-turn=mine]", "#c4-resign");
@@ -57,5 +75,5 @@ await main(async (browser) => {
     await ada.context().close();
     await bob.context().close();
   }
-  report({ results });
+  report({ results, rules });
 });

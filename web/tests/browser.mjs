@@ -81,10 +81,13 @@ export async function wordFor(page, rack) {
 
 // A new game against a bot from the lobby's form, started by a click or (keyboard) by Enter on
 // its button; its id once the page is on it.
-export async function startAgainstBot(page, game, bot, { keyboard = false } = {}) {
-  await page.goto(BASE + "/#/");
-  await page.waitForSelector("#vs-bots");
-  await page.selectOption("#bot-game", game);
+// `keep`: the lobby's form is already filled in (the game and its configuration).
+export async function startAgainstBot(page, game, bot, { keyboard = false, keep = false } = {}) {
+  if (!keep) {
+    await page.goto(BASE + "/#/");
+    await page.waitForSelector("#vs-bots");
+    await page.selectOption("#bot-game", game);
+  }
   await page.selectOption("#bot-level", bot);
   if (keyboard) {
     await page.focus("#start-bot-game");

@@ -1,4 +1,5 @@
-// Ada challenges Bob from the lobby to Connect 4x4 at 3+2 (Fischer, not the game's default);
+// Ada challenges Bob from the lobby to Connect 4x4 at 3+2 (Fischer, not the game's default),
+// Bob to move first and blockers counting toward lines (the game's own Config);
 // Bob sees it without reloading and accepts; both pages open the game, and they play it to
 // the end: whoever starts drops four checkers in column a (front), the other in column b.
 // Ada offers a rematch while Bob's page is closed; Bob opens the page later, finds the offer
@@ -32,6 +33,14 @@ await main(async (browser) => {
   const bobId = await bob.evaluate(() => JSON.parse(localStorage.getItem("parlor.session")).playerId);
 
   await ada.fill("#challenge-player", bobId);
+  await ada.selectOption("#challenge-game", "connect4x4");
+  await ada.selectOption("#challenge-time-control", { label: "3+2" });
+  // Bob moves first (the seat choice), and the game's own rules: blockers count toward a line
+  await ada.selectOption("#challenge-seat", { label: "they move first" });
+  await ada.check("#challenge-blockers-count");
+  const shownFor = { connect4x4: await ada.isVisible("#challenge-blockers-count") };
+  await ada.selectOption("#challenge-game", "takefour");
+  shownFor.takefour = [await ada.isVisible("#challenge-blockers-count"), await ada.isVisible("#challenge-max-rounds")];
   await ada.selectOption("#challenge-game", "connect4x4");
   await ada.selectOption("#challenge-time-control", { label: "3+2" });
   await ada.click("#send-challenge");
@@ -74,5 +83,5 @@ await main(async (browser) => {
   for (const [name, page] of [["ada", ada], ["bob", bob]])
     turns[name] = { title: await page.title(), games: await page.locator("#your-turn li[data-game]").evaluateAll((els) => els.map((e) => e.dataset.game)) };
   await screenshot(ada, "your-turn");
-  report({ first, rematch, adaRematch, challenge, offer, bobId, winner, turns, aimed, ownButtons });
+  report({ first, rematch, adaRematch, challenge, offer, bobId, winner, turns, aimed, ownButtons, shownFor });
 });

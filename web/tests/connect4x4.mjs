@@ -1,5 +1,5 @@
 // A guest plays a whole Connect 4x4 game against a bot by clicking, then replays it: the
-// slider at event N, a step back, and the export.
+// slider at move N, a step back, a move of the list, and the export (the game's notation).
 import { readFileSync } from "node:fs";
 import { BASE, main, newPage, report, screenshot, signIn } from "./browser.mjs";
 
@@ -38,22 +38,29 @@ await main(async (browser) => {
   const log = await page.locator("#log li").allTextContents();
   await screenshot(page, "connect4x4");
 
-  // Replay: the slider to event N shows the game after its N-th event.
+  // Replay: the slider to move N shows the game after its N-th move (the move list's numbering).
   await page.click("#replay-link");
   await page.waitForURL(/#\/replay\/connect4x4\//);
   await page.waitForSelector("#main[data-loaded=true]");
-  const events = Number(await page.getAttribute("#replay-slider", "max")) + 1;
+  const positions = Number(await page.getAttribute("#replay-slider", "max")) + 1;
   const n = Number(process.env.PARLOR_REPLAY_AT ?? 6);
-  await page.locator("#replay-slider").fill(String(n - 1));
+  await page.locator("#replay-slider").fill(String(n));
   const atN = {
     version: Number(await main.getAttribute("data-version")),
     checkers: await page.locator(".cell.checker").count(),
     counter: await page.textContent("#replay-counter"),
+    note: await page.textContent("#replay-notation"),
+    current: await page.locator('#replay-moves li[aria-current="step"]').allTextContents(),
+    valuetext: await page.getAttribute("#replay-slider", "aria-valuetext"),
   };
   await screenshot(page, "connect4x4-replay");
   await page.click("#replay-prev");
   const back = Number(await main.getAttribute("data-version"));
+  await page.click('#replay-moves button[data-position="1"]');
+  const first = { position: Number(await main.getAttribute("data-position")), checkers: await page.locator(".cell.checker").count() };
+  await page.click("#replay-first");
+  const start = { position: Number(await main.getAttribute("data-position")), checkers: await page.locator(".cell.checker").count(), note: await page.textContent("#replay-notation") };
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
   const exported = readFileSync(await download.path(), "utf8").trim().split("\n");
-  report({ gameId, moves, status, lineCells, log, events, atN, back, exported: exported.length, base: BASE });
+  report({ gameId, moves, status, lineCells, log, positions, atN, back, first, start, exported, file: download.suggestedFilename(), base: BASE });
 });

@@ -3,11 +3,11 @@
 // - Connect 4x4 against a bot to its end: Tab into the front, the arrow keys to a legal
 //   column (on to the back past the right edge), Enter to drop; the focus stays on the board
 //   across every re-render; the last move is said by the live region.
-// - Upwords: a word typed onto the board from its first square (as on Woogles), Enter to
-//   play it; a pass by the keyboard; then resigned from the keyboard (the dialog accepted).
-// - Take Four: a hand tile typed onto the grid, picked up and moved by Enter and the arrows,
-//   taken back by Delete; then left from the keyboard.
-import { main, newPage, report, screenshot, signIn, startAgainstBot, wordFor } from "./browser.mjs";
+// - Upwords against the best bot to its end: a word typed onto the board from its first
+//   square (as on Woogles), Enter to play it; a tile exchanged from the rack; then passes.
+// - Take Four, one round on a tile set of jokers, to its end: a word typed onto the grid,
+//   a tile taken back by Delete and typed again, then Done.
+import { BASE, main, newPage, report, screenshot, signIn, startAgainstBot, wordFor } from "./browser.mjs";
 
 // The accessibility tree as Chromium gives it to a screen reader (CDP), not the DOM.
 async function axTree(page) {
@@ -25,7 +25,7 @@ async function axTree(page) {
 const active = (page) =>
   page.evaluate(() => {
     const el = document.activeElement;
-    return { role: el?.getAttribute("role") ?? "", key: el?.dataset?.key ?? "", id: el?.id ?? "", grid: el?.closest("[data-grid]")?.dataset.grid ?? "" };
+    return { role: el?.getAttribute("role") ?? "", key: el?.dataset?.key ?? "", id: el?.id ?? "", grid: el?.closest("[data-grid]")?.dataset.grid ?? "", toolbar: el?.closest("[data-toolbar]")?.dataset.toolbar ?? "" };
   });
 
 // Tab until the focus is on what `want` accepts (at most `limit` presses).
@@ -37,7 +37,7 @@ async function tabTo(page, want, limit = 60) {
   throw new Error(`never reached by Tab: ${JSON.stringify(await active(page))}`);
 }
 
-const start = (page, game, bot) => startAgainstBot(page, game, bot, { keyboard: true });
+const start = (page, game, bot, { keep = false } = {}) => startAgainstBot(page, game, bot, { keyboard: true, keep });
 
 const version = (page) => page.evaluate(() => Number(document.querySelector("#main")?.dataset.version));
 
@@ -47,10 +47,11 @@ async function connect4x4(page) {
   const tabs = await tabTo(page, (a) => a.grid === "c4-f" && a.role === "gridcell");
   const moves = [];
   let focusKept = true;
-  for (let turn = 0; turn < 40; turn++) {
+  for (let turn = 0; turn < 60; turn++) {
     await page.waitForFunction(() => document.querySelector("#main")?.dataset.finished === "true" || document.querySelector(".c4[data-turn=mine]"));
     if ((await page.getAttribute("#main", "data-finished")) === "true") break;
     const legal = await page.locator(".c4[data-turn=mine] button.column.legal").evaluateAll((els) => els.map((e) => e.dataset.move));
+    if (!legal.length) continue; // drawn again (a later picture) between the two reads: look again
     const want = legal[(turn * 3) % legal.length];
     // where the focus is: "<col><row><side>"; walk across (front then back, left to right)
     for (let step = 0; step < 20; step++) {
@@ -92,11 +93,25 @@ async function connect4x4(page) {
   };
 }
 
+// Tab to the button `id` and press Enter on it (a button the page keeps enabled only while it
+// may be used: the focus is walked there, never clicked).
+async function pressButton(page, id) {
+  await tabTo(page, (a) => a.id === id, 80);
+  await page.keyboard.press("Enter");
+}
+
+const over = (page) => page.evaluate(() => document.querySelector("#main")?.dataset.finished === "true");
+
+// Upwords to its natural end against the best bot (its fastest game: the bot empties the bag
+// by playing, the game ends when a rack is used up with the bag empty, or after a round of
+// passes): the first word typed onto the board from 5D (as on Woogles) and played with
+// Enter, one tile exchanged from the rack (arrow keys, Enter, the Exchange button), then a
+// pass from the keyboard at each turn until the game is over.
 async function upwords(page) {
   let gameId = "";
   let word = "";
   for (let attempt = 0; attempt < 10 && !word; attempt++) {
-    gameId = await start(page, "upwords", "bot:random");
+    gameId = await start(page, "upwords", "bot:best");
     await page.waitForSelector("#rack .tile");
     await page.waitForSelector(".uw[data-turn=mine]");
     const rack = await page.locator("#rack .tile").evaluateAll((els) => els.map((e) => e.dataset.tile));
@@ -128,55 +143,76 @@ async function upwords(page) {
   const tree = await axTree(page);
   const square = tree.find((n) => n.role === "gridcell" && n.name.startsWith("5E:"))?.name ?? "";
   await screenshot(page, "upwords-keyboard");
-  // the bot's turn, then a pass from the keyboard, then resign
-  await page.waitForSelector(".uw[data-turn=mine]", { timeout: 120000 });
-  await tabTo(page, (a) => a.id === "uw-pass");
-  const passAt = await version(page);
-  await page.keyboard.press("Enter");
-  await page.waitForFunction((v) => Number(document.querySelector("#main")?.dataset.version) > v, passAt);
-  await page.waitForSelector(".uw[data-turn=mine]", { timeout: 120000 });
-  page.once("dialog", (d) => void d.accept());
-  await tabTo(page, (a) => a.id === "uw-resign");
-  await page.keyboard.press("Enter");
+  // on each turn of ours: the first an exchange of the rack's last tile, then passes
+  let exchanged = "";
+  let passes = 0;
+  for (let turn = 0; turn < 200; turn++) {
+    await page.waitForFunction(() => document.querySelector("#main")?.dataset.finished === "true" || document.querySelector(".uw[data-turn=mine]"), null, { timeout: 120000 });
+    if (await over(page)) break;
+    const at = await version(page);
+    const bag = Number((await page.textContent("#bag")).replace(/\D+/g, ""));
+    if (!exchanged && bag > 0) {
+      await tabTo(page, (a) => a.toolbar === "uw-rack", 80);
+      await page.keyboard.press("End");
+      exchanged = await page.evaluate(() => document.activeElement?.dataset.tile ?? "");
+      await page.keyboard.press("Enter"); // picked
+      await page.waitForSelector("#rack .tile.chosen");
+      await pressButton(page, "uw-exchange");
+    } else {
+      await pressButton(page, "uw-pass");
+      passes++;
+    }
+    await page.waitForFunction((v) => Number(document.querySelector("#main")?.dataset.version) > v, at);
+  }
   await page.waitForSelector("#main[data-finished=true]");
   await page.waitForFunction(() => {
     const d = document.querySelector("#main")?.dataset;
     return Number(d?.streamed) >= Number(d?.version);
   });
-  return { gameId, word, placed, focusAfterTyping, square, log: await page.locator("#log li").allTextContents(), status: await page.textContent("#status") };
+  return { gameId, word, placed, focusAfterTyping, square, exchanged, passes, log: await page.locator("#log li").allTextContents(), status: await page.textContent("#status") };
 }
 
+// Take Four to its natural end, one round on a tile set of eight jokers (the game's fastest:
+// the first deal empties the bag, so the first to finish calls Done, and the round limit of
+// one ends the game): a word typed onto the grid as jokers (Shift and its letters), its last
+// tile taken back by Delete and typed again, then Done from the keyboard.
+const TF_WORD = "WORD";
 async function takefour(page) {
-  const gameId = await start(page, "takefour", "bot:easy");
+  await page.goto(BASE + "/#/");
+  await page.waitForSelector("#vs-bots");
+  await page.selectOption("#bot-game", "takefour");
+  await page.fill("#bot-max-rounds", "1");
+  await page.fill("#bot-tiles", "?8");
+  const gameId = await start(page, "takefour", "bot:easy", { keep: true });
   await page.waitForSelector("#tf-hand .tile");
   const hand = await page.locator("#tf-hand .tile").evaluateAll((els) => els.map((e) => e.dataset.tile));
-  const letter = hand.find((t) => t !== "?");
   await tabTo(page, (a) => a.grid === "tf-mine" && a.role === "gridcell");
   const at = (await active(page)).key;
   const [x, y] = at.split(",").map(Number);
-  await page.keyboard.press(letter);
   const cellIs = (cell, text) => page.waitForFunction(([c, t]) => document.querySelector(`#tf-grid [data-cell="${c}"] .face`)?.textContent === t, [cell, text]);
-  await cellIs(at, letter);
-  const typedThen = (await active(page)).key; // stepped on to the right
+  for (const [i, letter] of [...TF_WORD].entries()) {
+    await page.keyboard.press(`Shift+${letter}`);
+    await cellIs(`${x + i},${y}`, letter);
+  }
+  const typedThen = (await active(page)).key; // stepped on past the word
   const tree = await axTree(page);
   const cellName = tree.find((n) => n.role === "gridcell" && n.name.startsWith(`${x},${y}:`))?.name ?? "";
-  // pick it up, one to the right, put it down
+  // the last tile taken back into the hand, and typed again
+  const last = `${x + TF_WORD.length - 1},${y}`;
   await page.keyboard.press("ArrowLeft");
-  await page.keyboard.press("Enter");
-  await page.waitForSelector("#tf-grid .tf-sq.chosen");
-  await page.keyboard.press("ArrowRight");
-  await page.keyboard.press("Enter");
-  await cellIs(`${x + 1},${y}`, letter);
-  const moved = [await page.textContent(`#tf-grid [data-cell="${x},${y}"] .face`), await page.textContent(`#tf-grid [data-cell="${x + 1},${y}"] .face`)];
-  // and back into the hand
   await page.keyboard.press("Delete");
-  await cellIs(`${x + 1},${y}`, "");
+  await cellIs(last, "");
   const handAfter = await page.locator("#tf-hand .tile").count();
-  page.once("dialog", (d) => void d.accept());
-  await tabTo(page, (a) => a.id === "tf-leave");
-  await page.keyboard.press("Enter");
+  await page.keyboard.press(`Shift+${TF_WORD.at(-1)}`);
+  await cellIs(last, TF_WORD.at(-1));
+  await pressButton(page, "tf-done");
   await page.waitForSelector('.tf[data-phase="over"]');
-  return { gameId, hand, letter, at, typedThen, cellName, moved, handAfter, log: await page.locator("#log li").allTextContents() };
+  await page.waitForFunction(() => {
+    const d = document.querySelector("#main")?.dataset;
+    return Number(d?.streamed) >= Number(d?.version);
+  });
+  await screenshot(page, "takefour-keyboard");
+  return { gameId, hand, at, typedThen, cellName, handAfter, log: await page.locator("#log li").allTextContents(), status: await page.textContent("#status") };
 }
 
 await main(async (browser) => {
@@ -185,5 +221,6 @@ await main(async (browser) => {
   const c4 = await connect4x4(page);
   const uw = await upwords(page);
   const tf = await takefour(page);
-  report({ c4, uw, tf });
+  const playerId = await page.evaluate(() => JSON.parse(localStorage.getItem("parlor.session")).playerId);
+  report({ c4, uw, tf, playerId });
 });

@@ -12,7 +12,10 @@ await main(async (browser) => {
   const moves = [];
   for (let i = 0; i < 2; i++) {
     const pages = [ada, bob];
-    const mover = (await ada.locator(".c4[data-turn=mine]").count()) ? 0 : 1;
+    // both pages on the same version of the game, then whose turn it is by the page that says so
+    await ada.waitForFunction(async (v) => Number(document.querySelector("#main")?.dataset.version) === v, await version(bob)).catch(() => undefined);
+    await Promise.all(pages.map((p) => p.waitForFunction(() => { const d = document.querySelector("#main")?.dataset; return Number(d?.streamed) >= Number(d?.version); })));
+    const mover = await Promise.any(pages.map((p, k) => p.waitForSelector(".c4[data-turn=mine]").then(() => k)));
     const [me, other] = [pages[mover], pages[1 - mover]];
     await me.waitForSelector(".c4[data-turn=mine] button.column.legal");
     const before = await version(other);

@@ -12,7 +12,7 @@ await main(async (browser) => {
   await page.waitForSelector("#vs-bots");
   await page.selectOption("#bot-game", "upwords");
   await page.selectOption("#bot-level", "bot:random");
-  await page.check("#challenge-mode");
+  await page.check("#bot-challenge-mode");
   await page.click("#start-bot-game");
   await page.waitForURL(/#\/play\/upwords\//);
   await page.waitForSelector("#uw-board");

@@ -24,5 +24,5 @@ export * as tournaments from "./gen/parlor/tournaments/v1/tournaments_pb.js";
 export * as rpc from "./rpc.js";
 
 // what a caller needs of @bufbuild/protobuf to build and print messages
-export { create, fromJson, toJson, type JsonValue, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+export { create, fromBinary, fromJson, toBinary, toJson, type JsonValue, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 export type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";

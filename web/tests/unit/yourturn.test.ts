@@ -2,7 +2,7 @@
 // for the player first and by earliest deadline (no clock: last), the count on the title.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ordered, titled, waitingOf, type GameLike } from "../../src/yourturn";
+import { nextAfter, ordered, titled, waitingOf, type GameLike } from "../../src/yourturn";
 
 const at = (ms: number) => ({ seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 });
 const seat = (playerId: string) => ({ playerId, displayName: playerId });
@@ -22,14 +22,23 @@ test("a game waits for the player when one of their seats is to move, with that 
   assert.equal(waitingOf("takefour", nested, "me").myTurn, true);
 });
 
+// Four games: two timed and one untimed waiting for the player, one for the other seat.
+const fourGames = () => [
+  waitingOf("c", game("late", [0], [9000, undefined]), "me"),
+  waitingOf("c", game("theirs", [1], [undefined, 1000]), "me"),
+  waitingOf("c", game("untimed", [0], [undefined, undefined]), "me"),
+  waitingOf("c", game("soon", [0], [2000, undefined]), "me"),
+];
+
 test("your turn first, earliest deadline first, no clock last", () => {
-  const games = [
-    waitingOf("c", game("late", [0], [9000, undefined]), "me"),
-    waitingOf("c", game("theirs", [1], [undefined, 1000]), "me"),
-    waitingOf("c", game("untimed", [0], [undefined, undefined]), "me"),
-    waitingOf("c", game("soon", [0], [2000, undefined]), "me"),
-  ];
-  assert.deepEqual(ordered(games).map((w) => w.gameId), ["soon", "late", "untimed", "theirs"]);
+  assert.deepEqual(ordered(fourGames()).map((w) => w.gameId), ["soon", "late", "untimed", "theirs"]);
+});
+
+test("the next game is the first other game waiting for the player, none when none waits", () => {
+  const games = fourGames();
+  assert.equal(nextAfter(games, "untimed")?.gameId, "soon");
+  assert.equal(nextAfter(games, "soon")?.gameId, "late");
+  assert.equal(nextAfter(games.slice(1, 3), "untimed"), undefined);
 });
 
 test("the page title counts the games waiting, and loses the count when none waits", () => {
