@@ -46,6 +46,7 @@ async def play(
     """Play until cancelled; ``position``: where the inbox was left (0: from the start);
     ``seek``: how many games to ask the matchmaker for against other bots (SeekBot)."""
     wanted = [seek]  # still to seek, across reconnects
+    kept = [position]  # the last position handled, across reconnects (never 0 again)
     while True:
         seeking: asyncio.Task[None] | None = None
         try:
@@ -64,7 +65,7 @@ async def play(
                     bots.DeclareAccepts, bots_pb2.DeclareAcceptsRequest(accepts=accepts)
                 )
                 seeking = asyncio.create_task(seek_games(parlor, bots, wanted))
-                position = await follow(parlor, position, saved)
+                await follow(parlor, kept, saved)
         except GONE as exc:  # a restart, or the token's end
             log.info("reconnecting after %s", exc)
             await asyncio.sleep(1.0)
@@ -88,10 +89,13 @@ async def seek_games(parlor: ParlorClient, bots: Any, wanted: list[int]) -> None
         log.info("matched with %s: %s game %s", made.bot.handle, game_type, made.challenge.match_id)
 
 
-async def follow(parlor: ParlorClient, position: int, saved: Callable[[int], object]) -> int:
-    """Follow the inbox from ``position`` until the stream ends; the last position seen."""
+async def follow(parlor: ParlorClient, kept: list[int], saved: Callable[[int], object]) -> None:
+    """Follow the inbox from ``kept[0]`` until the stream ends, keeping in ``kept[0]`` the
+    position of each message as soon as it is handled: a reconnect, however the stream
+    ended, resumes from there (from where this stream started, it would resume from 0 the
+    first time, which means "from now" and skips the turns noted meanwhile)."""
     inbox = ch_grpc.ChallengeServiceStub(parlor.channel)
-    async for message in parlor.stream(inbox.WatchPlayer, ch.WatchPlayerRequest(after=position)):
+    async for message in parlor.stream(inbox.WatchPlayer, ch.WatchPlayerRequest(after=kept[0])):
         for challenge in message.current:
             await accept(parlor, inbox, challenge)
         for notice in message.notices:
@@ -99,9 +103,8 @@ async def follow(parlor: ParlorClient, position: int, saved: Callable[[int], obj
                 await accept(parlor, inbox, notice.challenge)
             elif notice.kind == ch.NOTICE_KIND_YOUR_TURN:
                 await move(parlor, notice)
-        position = message.position
-        saved(position)
-    return position
+        kept[0] = message.position
+        saved(kept[0])
 
 
 async def accept(parlor: ParlorClient, inbox: Any, challenge: Any) -> None:

@@ -1,16 +1,31 @@
 """Bot accounts for tests: an owner's account made in the platform's own store, a bot
-registered over gRPC, its secret exchanged for a bot token, what it accepts declared."""
+registered over gRPC, its secret exchanged for a bot token, what it accepts declared; and
+the Python starter bot (examples/bots/parlor_bot.py) loaded as a module."""
 
 from __future__ import annotations
 
+import importlib.util
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from parlor.accounts import ExternalIdentity
 from parlor.bots.v1 import bots_pb2 as bpb
 from parlor.bots.v1 import bots_pb2_grpc as bpb_grpc
 from parlor.kit import client
+
+STARTER_BOT = Path(__file__).parents[2] / "examples" / "bots" / "parlor_bot.py"
+
+
+def starter_bot() -> Any:
+    """A fresh module of the Python starter bot (its ``play``), as its users run it."""
+    spec = importlib.util.spec_from_file_location("parlor_bot", STARTER_BOT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @dataclass(frozen=True)

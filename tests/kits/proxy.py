@@ -18,12 +18,24 @@ class SilentProxy:
     def __init__(self, upstream: int) -> None:
         self.upstream = upstream
         self.silent = False
+        self.down = False
         self.target = ""
         self._server: asyncio.Server | None = None
         self._writers: list[asyncio.StreamWriter] = []
 
     def silence(self) -> None:
         self.silent = True
+
+    def cut(self) -> None:
+        """Close every connection passed so far and refuse new ones until ``mend()``, as a
+        stopping server does to its clients: they hear a closed line, then nobody there."""
+        self.down = True
+        for writer in self._writers:
+            writer.close()
+        self._writers.clear()
+
+    def mend(self) -> None:
+        self.down = False
 
     async def __aenter__(self) -> SilentProxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
@@ -42,6 +54,9 @@ class SilentProxy:
             writer.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.down:
+            writer.close()
+            return
         self._writers.append(writer)
         if self.silent:
             return
