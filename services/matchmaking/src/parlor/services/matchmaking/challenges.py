@@ -212,6 +212,8 @@ class Inbox:
     """When each challenge of theirs was issued (the rate's window counts them)."""
     declined_at: list[float] = field(default_factory=list)
     """When they declined a challenge (the declines' limit counts them)."""
+    turns: dict[tuple[str, str], RecordedEvent] = field(default_factory=dict)
+    """Each game's latest notice (``turnfeed``: a turn, or its abort), by (game type, game id)."""
 
     def pending(self, role: str, now: float) -> list[Notice]:
         return [
@@ -264,8 +266,10 @@ class Challenges:
         folded = Inbox()
         for recorded in await self.store.read_stream(inbox_stream(player_id)):
             folded.version = recorded.version
-            if recorded.type != NOTICE:
-                continue  # a game's turn (``turnfeed``)
+            if recorded.type != NOTICE:  # a game's turn or abort (``turnfeed``)
+                game = json.loads(recorded.data)
+                folded.turns[(str(game["game_type"]), str(game["game_id"]))] = recorded
+                continue
             notice = notice_of(recorded)
             folded.latest[notice.challenge_id] = notice
             if notice.role == "challenger" and notice.event == "ChallengeIssued":

@@ -24,7 +24,7 @@ from parlor.core.errors import ParlorError
 from parlor.eventstore import RecordedEvent
 from parlor.services.matchmaking.challenges import Challenges, notice_of
 from parlor.services.matchmaking.challengeview import challenge_pb, timestamp
-from parlor.services.matchmaking.turnfeed import ABORTED, GAME_NOTICES, TURN, turn_of
+from parlor.services.matchmaking.turnfeed import ABORTED, GAME_NOTICES, TURN, TurnNotice, turn_of
 
 KIND = {
     "ChallengeIssued": pb.NOTICE_KIND_CHALLENGE_ISSUED,
@@ -107,6 +107,11 @@ class PlayerWatch:
             at=timestamp(notice.at),
         )
 
+    async def _still_waiting(self, turn: TurnNotice) -> bool:
+        """Whether the game is where the notice found it (no event since: still that turn)."""
+        stream = f"{turn.game_type}-{turn.game_id}"
+        return await self.challenges.store.stream_version(stream) == turn.version
+
     async def _expire(self, due: dict[str, float]) -> None:
         """Record the expiry of each challenge past its time (its notices then follow)."""
         now = self.challenges.clock()
@@ -137,6 +142,12 @@ class PlayerWatch:
                         state = await self.challenges.get(notice.challenge_id)
                         if state.pending_at(now):
                             first.current.append(challenge_pb(state))
+                # ... and each of their games waiting for them now: its latest turn notice,
+                # while the game's stream is still at that notice's version (nobody has moved
+                # since); a client that lost its position is told of every turn it owes.
+                for recorded in inbox.turns.values():
+                    if recorded.type == TURN and await self._still_waiting(turn_of(recorded)):
+                        first.notices.append(await self.notice_pb(recorded))
                 position = max(inbox.version, 0)
                 first.position = position
                 yield first
