@@ -54,8 +54,10 @@ def _wait_health(target: str, service: str, status: int, seconds: float) -> floa
 
 
 def test_a_platform_started_before_nats_serves_and_publishes_once_nats_starts(
-    migrated: None, tmp_path: Path
+    own_database: str, tmp_path: Path
 ) -> None:
+    # A database of its own: its new stream is relayed from the start of the database's
+    # order, which in the session's would be every event the tests before it stored.
     nats_port, port = free_ports(2)  # two different ones: NATS starts after the platform
     nats_server = NatsServer(tmp_path / "nats", port=nats_port)  # not started yet
     stream = f"LATE_{uuid.uuid4().hex[:8]}"

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.integration
 
 SUMMARY_FIELDS = {"game_id", "seats", "created_at", "finished_at", "finish_reason", "version"}
 SUMMARY_FIELDS |= {"private"}  # whether it is listed to its seats only
+SUMMARY_FIELDS |= {"to_move", "deadline"}  # whose turn, and when it runs out (my_turn_first)
 
 
 def seats(*players: str) -> list[common_pb2.Seat]:
