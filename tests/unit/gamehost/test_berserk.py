@@ -151,3 +151,18 @@ def test_verify_re_decides_the_berserk_from_its_event() -> None:
         assert "BERSERK_TOO_LATE" in forged.detail or "first move" in forged.detail
 
     run(go())
+
+
+@pytest.mark.parametrize("game", ["connect4x4", "upwords", "takefour"])
+def test_every_game_stores_seat_berserked_and_carries_it_on_the_bus_as_it_is(game: str) -> None:
+    from importlib import import_module
+
+    module = import_module(
+        f"parlor.services.{game}." + ("wire" if game == "connect4x4" else "codec")
+    )
+    event_type, data = module.Codec().encode(SeatBerserked(2))
+    assert event_type == "parlor.common.v1.SeatBerserked"
+    assert module.Codec().decode(event_type, data) == SeatBerserked(2)
+    public = getattr(module, "public", None)
+    if public is not None:  # a game that hides something: nothing hidden here
+        assert public(event_type, data) == (event_type, data)
