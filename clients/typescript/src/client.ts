@@ -371,10 +371,36 @@ export class ParlorClient {
     gameId: string,
     options: CallOptions & { seat?: number; commandId?: string } = {},
   ): Promise<ResponseOf<GameMethods<T>["abortGame"]>> {
+    return this.seatCommand(type, "abortGame", gameId, options);
+  }
+
+  /**
+   * Go berserk in an arena tournament's game (BerserkGame), for your seat (`seat`: which, if
+   * you hold several), before your first move: your clock is halved and gains no increment,
+   * and a win of at least the arena's minimum number of moves scores one point more
+   * (docs/tournaments.md). Refused FAILED_PRECONDITION BERSERK_NOT_ALLOWED (not an arena's
+   * game that allows it, or untimed), BERSERK_TOO_LATE once you have moved, ALREADY_BERSERK.
+   * A command id is made, so a retry after a lost answer is safe.
+   */
+  berserkGame<T extends GameType>(
+    type: T,
+    gameId: string,
+    options: CallOptions & { seat?: number; commandId?: string } = {},
+  ): Promise<ResponseOf<GameMethods<T>["berserkGame"]>> {
+    return this.seatCommand(type, "berserkGame", gameId, options);
+  }
+
+  /** A game's command for the caller's seat (`seat`: which, if several) with a command id. */
+  private seatCommand<T extends GameType, M extends "abortGame" | "berserkGame">(
+    type: T,
+    name: M,
+    gameId: string,
+    options: CallOptions & { seat?: number; commandId?: string },
+  ): Promise<ResponseOf<GameMethods<T>[M]>> {
     const { seat, commandId, ...call } = options;
-    const method = (GAME_SERVICES[type] as GenService<GenServiceMethods>).method["abortGame"];
+    const method = (GAME_SERVICES[type] as GenService<GenServiceMethods>).method[name];
     const request = { gameId, commandId: commandId ?? globalThis.crypto.randomUUID(), ...(seat === undefined ? {} : { seat }) };
-    return this.transport.unary(method, request, call) as Promise<ResponseOf<GameMethods<T>["abortGame"]>>;
+    return this.transport.unary(method, request, call) as Promise<ResponseOf<GameMethods<T>[M]>>;
   }
 
   /**

@@ -333,3 +333,16 @@ test("abortGame posts the game's AbortGame with a command id, and a refusal says
   const late = new ParlorClient({ baseUrl: BASE, fetch: fakeFetch(() => json(errorBody("FAILED_PRECONDITION", "ABORT_TOO_LATE", "started"), 400)).fetch });
   await assert.rejects(late.abortGame("upwords", "g2"), (e) => isParlorError(e, "ABORT_TOO_LATE"));
 });
+
+test("berserkGame posts the game's BerserkGame with a command id, and a refusal says why", async () => {
+  const { fetch, requests } = fakeFetch(() => json({ game: { gameId: "g1" } }));
+  const parlor = new ParlorClient({ baseUrl: BASE, fetch, token: "t0" });
+  const reply = await parlor.berserkGame("takefour", "g1", { seat: 0 });
+  assert.equal(requests[0].url, `${BASE}/api/parlor.takefour.v1.TakeFourService/BerserkGame`);
+  assert.equal(requests[0].body.gameId, "g1");
+  assert.equal(requests[0].body.seat, 0);
+  assert.match(requests[0].body.commandId, /^[0-9a-f-]{36}$/);
+  assert.equal(reply.game?.gameId, "g1");
+  const late = new ParlorClient({ baseUrl: BASE, fetch: fakeFetch(() => json(errorBody("FAILED_PRECONDITION", "BERSERK_TOO_LATE", "moved"), 400)).fetch });
+  await assert.rejects(late.berserkGame("connect4x4", "g2"), (e) => isParlorError(e, "BERSERK_TOO_LATE"));
+});

@@ -307,3 +307,87 @@ async def test_a_takefour_swiss_at_tables_of_4_scores_each_place_as_recomputed(
         p: v for p, v in expected.items() if v
     }
     assert sum(expected.values()) <= 4 * (6 + 4 + 2), "more than the scale gives a table"
+
+
+async def test_a_berserk_halves_the_clock_in_the_game_and_scores_one_more_for_a_win(
+    start_platform: Any,
+) -> None:
+    """Issue 43's berserk end to end: the arena's pairing allows it, the second seat goes
+    berserk in the game (its clock shows half the time), the first seat may not once it has
+    moved, and the berserk win of enough moves scores 2 + 1 in the tournament."""
+    import grpc
+
+    from parlor.common.v1 import common_pb2
+    from parlor.connect4x4.v1 import connect4x4_pb2 as c4
+    from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
+    from parlor.kit.status import reason_of
+
+    organiser = f"org-{secrets.token_hex(4)}"
+    ada, bob = f"ada-{secrets.token_hex(4)}", f"bob-{secrets.token_hex(4)}"
+    async with (
+        start_platform("connect4x4", "matchmaking", "tournament") as platform,
+        platform.channel(organiser) as theirs,
+        platform.channel(ada) as hers,
+        platform.channel(bob) as his,
+    ):
+        stub = pb_grpc.TournamentServiceStub(theirs)
+        settings = pb.Settings(
+            name="Berserk arena",
+            format=pb.FORMAT_ARENA,
+            game_type="connect4x4",
+            max_players=2,
+            duration_seconds=600,
+            berserk=True,
+            berserk_min_moves=2,
+            time_control=common_pb2.TimeControl(
+                kind=common_pb2.TimeControl.KIND_FISCHER, initial_seconds=60, increment_seconds=2
+            ),
+        )
+        created = await stub.CreateTournament(pb.CreateTournamentRequest(settings=settings))
+        tid = created.tournament.tournament_id
+        for channel in (hers, his):
+            await pb_grpc.TournamentServiceStub(channel).JoinTournament(
+                pb.JoinTournamentRequest(tournament_id=tid)
+            )
+        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+        deadline = time.monotonic() + 60
+        while True:
+            got = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))
+            if got.tournament.rounds and got.tournament.rounds[0].tables:
+                break
+            assert time.monotonic() < deadline, "never paired"
+            await asyncio.sleep(0.1)
+        table = got.tournament.rounds[0].tables[0]
+        game_id = table.game_id
+        game = {ada: c4_grpc.Connect4x4ServiceStub(hers), bob: c4_grpc.Connect4x4ServiceStub(his)}
+        first, second = (game[p] for p in table.seats)
+        while True:  # the game service makes the game from the match
+            try:
+                await first.GetGame(c4.GetGameRequest(game_id=game_id))
+                break
+            except grpc.aio.AioRpcError as exc:
+                assert exc.code() == grpc.StatusCode.NOT_FOUND
+                assert time.monotonic() < deadline, "the game was never made"
+                await asyncio.sleep(0.1)
+
+        went = await second.BerserkGame(c4.BerserkGameRequest(game_id=game_id))
+        clocks = {s.seat: s.remaining.ToTimedelta().total_seconds() for s in went.game.clocks.seats}
+        assert clocks[1] == 30  # half of 60, stopped: the first seat is to move
+        assert clocks[0] > 30
+        await first.PlayMove(c4.PlayMoveRequest(game_id=game_id, move="df"))
+        with pytest.raises(grpc.aio.AioRpcError) as late:
+            await first.BerserkGame(c4.BerserkGameRequest(game_id=game_id))
+        assert late.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert reason_of(late.value) == "BERSERK_TOO_LATE"
+        await second.PlayMove(c4.PlayMoveRequest(game_id=game_id, move="ef"))
+        await first.Resign(c4.ResignRequest(game_id=game_id))
+
+        winner = table.seats[1]
+        while True:
+            got = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))
+            points = {s.player_id: s.points for s in got.tournament.standings}
+            if points.get(winner):
+                break
+            assert time.monotonic() < deadline, "the game was never scored"
+            await asyncio.sleep(0.1)
+        assert points[winner] == 2 + 1

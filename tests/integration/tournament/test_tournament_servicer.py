@@ -277,9 +277,16 @@ async def test_a_take_four_swiss_seats_tables_of_four(tournament_store: EventSto
         assert standing.points == 6 * wins + 2 * (2 - wins)
 
 
-async def test_berserk_only_before_ones_first_move(tournament_store: EventStore) -> None:
+async def test_berserk_is_scored_as_the_games_stream_records_it(
+    tournament_store: EventStore,
+) -> None:
+    """The pairing's match allows berserk in an arena that does; the game's stream records who
+    went berserk (``SeatBerserked``, the game halving that clock) and the result scores it:
+    the berserk winner of a game of enough moves gets one point more. The tournament's own
+    ``Berserk`` only says where to go."""
     from parlor.eventstore import Metadata
     from parlor.gamehost.clocks import AT, SEAT
+    from parlor.services.tournament.games import SEAT_BERSERKED
 
     platform = Platform(tournament_store)
     organiser = f"org-{secrets.token_hex(4)}"
@@ -291,6 +298,10 @@ async def test_berserk_only_before_ones_first_move(tournament_store: EventStore)
         max_players=8,
         duration_seconds=600,
         berserk=True,
+        berserk_min_moves=2,
+        time_control=common_pb2.TimeControl(
+            kind=common_pb2.TimeControl.KIND_FISCHER, initial_seconds=60
+        ),
     )
     tid = (await create(platform, organiser, settings)).tournament.tournament_id
     for player in (ada, bob):
@@ -302,24 +313,43 @@ async def test_berserk_only_before_ones_first_move(tournament_store: EventStore)
     state, _ = await platform.tournaments.load(tid)
     (game,) = state.games.values()
     first, second = game.seats
-    # the game as its service writes it: the seats, then the first seat's move
     formed = events_pb2.MatchFormed.FromString(
         (await tournament_store.read_stream(match_stream(game.game_id)))[0].data
     )
-    moved = Metadata(extra={SEAT: "0", AT: "2026-12-07T12:00:00+00:00"})
+    assert formed.berserk_allowed
+    request = pb.BerserkRequest(tournament_id=tid, game_id=game.game_id)
+    with calling(second), pytest.raises(FailedPrecondition) as elsewhere:
+        await platform.service.Berserk(request, None)
+    assert elsewhere.value.reason == "BERSERK_IN_GAME"
+
+    # the game as its service writes it: seats, the second seat's berserk, two moves, its win
+    def moved(seat: int) -> Metadata:
+        return Metadata(extra={SEAT: str(seat), AT: "2026-12-07T12:00:00+00:00"})
+
+    taken = common_pb2.SeatsTaken(seats=formed.seats, berserk_allowed=True)
+    finished = common_pb2.GameFinished(
+        game_type="connect4x4",
+        game_id=game.game_id,
+        reason="LINE",
+        results=[
+            common_pb2.SeatResult(seat=s, rank=2 if i == 0 else 1)
+            for i, s in enumerate(formed.seats)
+        ],
+    )
     await tournament_store.append(
         f"connect4x4-{game.game_id}",
         [
-            NewEvent(SEATS_TAKEN, common_pb2.SeatsTaken(seats=formed.seats).SerializeToString()),
-            NewEvent("parlor.connect4x4.v1.DiscDropped", b"", metadata=moved),
+            NewEvent(SEATS_TAKEN, taken.SerializeToString()),
+            NewEvent(SEAT_BERSERKED, common_pb2.SeatBerserked(seat=1).SerializeToString()),
+            NewEvent("parlor.connect4x4.v1.CheckerDropped", b"", metadata=moved(0)),
+            NewEvent("parlor.connect4x4.v1.CheckerDropped", b"", metadata=moved(1)),
+            NewEvent(GAME_FINISHED, finished.SerializeToString()),
         ],
         NO_STREAM,
     )
-    request = pb.BerserkRequest(tournament_id=tid, game_id=game.game_id)
-    with calling(first), pytest.raises(FailedPrecondition) as late:
-        await platform.service.Berserk(request, None)
-    assert late.value.reason == "BERSERK_TOO_LATE"
-    with calling(second):
-        await platform.service.Berserk(request, None)
+    await platform.driver.step()
+    await platform.driver.step()  # a second look scores nothing twice
     state, _ = await platform.tournaments.load(tid)
-    assert state.games[game.game_id].berserk == frozenset({second})
+    scored = state.games[game.game_id]
+    assert scored.berserk == frozenset({second})
+    assert scored.scores == ((first, 2, 0, False, False), (second, 1, 3, False, True))

@@ -47,6 +47,10 @@ class Scripted(pb_grpc.TakeFourServiceServicer):
         await self._step("PlaceTile", request, context)
         return pb.PlaceTileResponse(game=pb.Game(game_id=request.game_id, version=7))
 
+    async def BerserkGame(self, request: Any, context: Any) -> pb.BerserkGameResponse:
+        await self._step("BerserkGame", request, context)
+        return pb.BerserkGameResponse(game=pb.Game(game_id=request.game_id, version=2))
+
     async def CreateGame(self, request: Any, context: Any) -> pb.CreateGameResponse:
         await self._step("CreateGame", request, context)
         return pb.CreateGameResponse(game=pb.Game(game_id="new"))
@@ -270,3 +274,20 @@ async def test_export_reads_every_games_text() -> None:
             assert await parlor.takefour.export("g2") == "takefour g2"
     finally:
         await server.stop(None)
+
+
+async def test_berserk_asks_the_games_berserk_game_for_a_seat_with_a_command_id(
+    served: Any,
+) -> None:
+    servicer, connect = served
+    servicer.script["BerserkGame"] = [core.FailedPrecondition("moved", reason="BERSERK_TOO_LATE")]
+    async with connect() as parlor:
+        with pytest.raises(pc.FailedPrecondition) as late:
+            await parlor.takefour.berserk("g", seat=1)
+        assert late.value.reason == "BERSERK_TOO_LATE"
+        answer = await parlor.takefour.berserk("g")
+    assert answer.game.game_id == "g"
+    first, second = servicer.requests["BerserkGame"]
+    assert (first.seat, first.HasField("seat"), second.HasField("seat")) == (1, True, False)
+    assert first.command_id
+    assert second.command_id != first.command_id

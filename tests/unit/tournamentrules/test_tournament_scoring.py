@@ -107,6 +107,17 @@ def test_berserk_adds_one_to_a_win_of_enough_moves_only() -> None:
         assert scored.scores[[s[0] for s in scored.scores].index("ada")][2] == expected
 
 
+def test_verify_checks_the_berserks_scored_against_the_games_streams() -> None:
+    run = started(ARENA, ["ada", "bob"])
+    game_id = one_game(run, 10)
+    run.do(Berserk("ada", game_id, 10))
+    run.do(RecordResult(game_id, (("ada", 1), ("bob", 2)), 9, 10))
+    assert verify(run.events, berserks={game_id: frozenset({"ada"})}) == []
+    (found,) = verify(run.events, berserks={game_id: frozenset({"bob"})})
+    assert f"game {game_id} records berserk ['bob'], scored with ['ada']" in found
+    assert verify(run.events, berserks={}) != []  # a berserk the game never recorded
+
+
 def test_a_berserk_clock_is_half_the_time_without_increment() -> None:
     rules = dataclasses.replace(ARENA, clock_initial_ms=180_000, clock_increment_ms=2_000)
     assert berserk_clock(rules) == (90_000, 0)

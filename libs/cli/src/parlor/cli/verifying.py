@@ -70,12 +70,14 @@ async def game_places(
     game_type: str,
     game_id: str,
     seats: tuple[str, ...],
-) -> dict[str, int] | None:
+) -> tuple[dict[str, int], frozenset[str]] | None:
     """A tournament game's places as its own stream ended it (None: not finished), each seat's
-    rank in its ``GameFinished``, by the tournament's entrant in that seat."""
+    rank in its ``GameFinished``, by the tournament's entrant in that seat; and the entrants
+    whose seats went berserk there (``SeatBerserked``)."""
     from parlor.common.v1 import common_pb2
 
     finished = common_pb2.GameFinished.DESCRIPTOR.full_name
+    berserked = common_pb2.SeatBerserked.DESCRIPTOR.full_name
     category = categories.get(game_type)
     if category is None:
         return None
@@ -84,11 +86,15 @@ async def game_places(
     if last is None:
         return None
     results = common_pb2.GameFinished.FromString(last.data).results
-    return {
+    places = {
         seats[r.seat.index if r.HasField("seat") else i]: r.rank or 1
         for i, r in enumerate(results)
         if (r.seat.index if r.HasField("seat") else i) < len(seats)
     }
+    went = (
+        common_pb2.SeatBerserked.FromString(r.data).seat for r in records if r.type == berserked
+    )
+    return places, frozenset(seats[s] for s in went if 0 <= s < len(seats))
 
 
 async def verify_tournaments(
@@ -120,16 +126,17 @@ async def verify_tournaments(
             if not problems:
                 created = next((e for e in events if isinstance(e, TournamentCreated)), None)
                 results: dict[str, dict[str, int]] = {}
+                berserks: dict[str, frozenset[str]] = {}
                 if created is not None:
                     for event in events:
                         if isinstance(event, TablesPaired):
                             for game_id, seats in event.tables:
-                                places = await game_places(
+                                found = await game_places(
                                     store, categories, created.settings.game_type, game_id, seats
                                 )
-                                if places is not None:
-                                    results[game_id] = places
-                problems = verify(events, results)
+                                if found is not None:
+                                    results[game_id], berserks[game_id] = found
+                problems = verify(events, results, berserks)
             yield stream, problems
     finally:
         await store.close()

@@ -148,6 +148,18 @@ class GameClient(Generic[S]):
             fields["seat"] = seat
         return await self.command("AbortGame", **fields)
 
+    async def berserk(self, game_id: str, seat: int | None = None) -> Any:
+        """Go berserk in an arena tournament's game (``BerserkGame``), for the caller's seat
+        (``seat``: which, if they hold several), before its first move: half the clock, no
+        increment, one point more for a win of at least the arena's minimum number of moves.
+        Refused ``BERSERK_NOT_ALLOWED`` where the arena does not allow it (or untimed),
+        ``BERSERK_TOO_LATE`` once the seat has moved, ``ALREADY_BERSERK``. The response is
+        ``BerserkGameResponse`` (``game``, ``events``)."""
+        fields: dict[str, Any] = {"game_id": game_id}
+        if seat is not None:
+            fields["seat"] = seat
+        return await self.command("BerserkGame", **fields)
+
     # -- reading -------------------------------------------------------------------------------
 
     async def get_game(self, game_id: str, version: int = 0, *, invite: str = "") -> Any:

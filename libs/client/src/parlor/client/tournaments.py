@@ -80,9 +80,12 @@ class TournamentClient:
         request = pb.StartTournamentRequest(tournament_id=tournament_id)
         await self.client.call(self.stub.StartTournament, request)
 
-    async def berserk(self, tournament_id: str, game_id: str) -> None:
-        request = pb.BerserkRequest(tournament_id=tournament_id, game_id=game_id)
-        await self.client.call(self.stub.Berserk, request)
+    async def berserk(self, tournament_id: str, game_id: str) -> Any:
+        """Go berserk in one of the tournament's games, before one's first move there: in the
+        game itself (its type's ``BerserkGame``: ``GameClient.berserk``), which halves the
+        clock; the tournament scores what the game records (docs/tournaments.md)."""
+        game_type = (await self.get(tournament_id)).settings.game_type
+        return await self.client.game(game_type).berserk(game_id)
 
     async def export(
         self, tournament_id: str, kind: pb.ExportFormat.ValueType = pb.EXPORT_FORMAT_JSON

@@ -129,6 +129,15 @@ class Abort:
     window: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Berserk:
+    """A seat halves its own clock before its first action (an arena's berserk: lichess
+    gives one point more for a win). Only in a timed game whose ``SeatsTaken`` allows it
+    (``berserk_allowed``: the tournament's pairing says so); see ``Seated._berserk``."""
+
+    seat: int
+
+
 class Preempted(FailedPrecondition):
     """A command the timeouts due before it overtake: ``events`` (the timeouts) are appended
     in its place and the caller is told ``reason``: ``TIMED_OUT`` if its own seat ran out,
@@ -187,6 +196,8 @@ class SeatTime:
     acted: bool = False
     """The seat has acted at least once (a matched game is aborted until every seat has; a
     seat whose clock has run the abort window without acting lets the others abort)."""
+    berserk: bool = False
+    """The seat went berserk (``SeatBerserked``): half the allowance, and no increment."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,15 +207,30 @@ class Clock:
     matched: bool = False
     at: datetime | None = None
     """The time of the last stamped event: the moment a view of this version is as of."""
+    berserk_allowed: bool = False
+    """A seat may go berserk (``SeatsTaken.berserk_allowed``: an arena that allows it)."""
 
     @classmethod
     def start(
-        cls, control: TimeControl, seats: int, matched: bool = False, at: datetime | None = None
+        cls,
+        control: TimeControl,
+        seats: int,
+        matched: bool = False,
+        at: datetime | None = None,
+        berserk_allowed: bool = False,
     ) -> Clock:
         """Every seat's clock stopped with its first allowance, as of ``at`` (the time the
         seats were taken; None only when folded without stamps)."""
         seats_ = tuple(SeatTime(allowance(control)) for _ in range(seats))
-        return cls(control, seats_, matched, at)
+        return cls(control, seats_, matched, at, berserk_allowed)
+
+
+def berserked(clock: Clock, seat: int) -> Clock:
+    """``seat`` gone berserk (lichess's arena): its time is half its first allowance and it
+    earns no increment (``advance``); its clock runs on from when it ran (``since``)."""
+    seats = list(clock.seats)
+    seats[seat] = replace(seats[seat], bank=allowance(clock.control) / 2, berserk=True)
+    return replace(clock, seats=tuple(seats))
 
 
 def allowance(control: TimeControl) -> float:
@@ -240,10 +266,12 @@ def advance(
             bank = time.bank
             if _banked(control, idle):
                 ran = max(0.0, (at - time.since).total_seconds()) if time.since else 0.0
-                bank = max(0.0, bank - ran) + (control.increment_seconds if acting else 0)
-            time = SeatTime(bank, starts if seat in after else None, time.acted or acting)
+                earned = control.increment_seconds if acting and not time.berserk else 0
+                bank = max(0.0, bank - ran) + earned
+            since = starts if seat in after else None
+            time = replace(time, bank=bank, since=since, acted=time.acted or acting)
         elif seat in after and seat not in before:
-            time = SeatTime(time.bank, starts, time.acted)
+            time = replace(time, since=starts)
         seats[seat] = time
     if actor is not None and 0 <= actor < len(seats) and not seats[actor].acted:
         seats[actor] = replace(seats[actor], acted=True)
@@ -258,7 +286,7 @@ def stopped(clock: Clock, at: datetime | None, idle: bool) -> Clock:
             bank = time.bank
             if _banked(clock.control, idle) and at is not None:
                 bank = max(0.0, bank - max(0.0, (at - time.since).total_seconds()))
-            time = SeatTime(bank, None, time.acted)
+            time = replace(time, bank=bank, since=None)
         seats.append(time)
     return replace(clock, seats=tuple(seats), at=at or clock.at)
 

@@ -16,7 +16,14 @@ from google.protobuf.message_factory import GetMessageClass
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
 from parlor.core.game import GameContract
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, is_bot_account
+from parlor.gamehost.seating import (
+    GameFinished,
+    Seat,
+    SeatBerserked,
+    SeatsTaken,
+    Standing,
+    is_bot_account,
+)
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.timestamps import set_timestamp
 
@@ -149,11 +156,13 @@ def play_fields(
 
 
 def table_event_pb(event: object, game_type: str) -> Message | None:
-    """``SeatsTaken`` and ``GameFinished``, the events every game has, as messages (else None)."""
+    """``SeatsTaken``, ``GameFinished`` and ``SeatBerserked``, the platform's own events
+    in every game, as messages (else None)."""
     if isinstance(event, SeatsTaken):
         taken = common_pb2.SeatsTaken(
             seats=[_recorded_seat(i, s) for i, s in enumerate(event.seats)],
             matched=event.matched,
+            berserk_allowed=event.berserk_allowed,
         )
         if event.time_control.timed:  # untimed games keep the bytes they always had
             taken.time_control.CopyFrom(event.time_control.to_proto())
@@ -173,10 +182,12 @@ def table_event_pb(event: object, game_type: str) -> Message | None:
                 for i, s in enumerate(event.standings)
             ],
         )
+    if isinstance(event, SeatBerserked):
+        return common_pb2.SeatBerserked(seat=event.seat)
     return None
 
 
-def table_event_of(message: Message) -> SeatsTaken | GameFinished | None:
+def table_event_of(message: Message) -> SeatsTaken | GameFinished | SeatBerserked | None:
     """The events every game has, from their messages (else None)."""
     if isinstance(message, common_pb2.SeatsTaken):
         return SeatsTaken(
@@ -186,10 +197,13 @@ def table_event_of(message: Message) -> SeatsTaken | GameFinished | None:
             ),
             TimeControl.from_proto(message.time_control),
             message.matched,
+            message.berserk_allowed,
         )
     if isinstance(message, common_pb2.GameFinished):
         return GameFinished(
             message.reason,
             tuple(Standing(r.rank, r.score, r.timed_out, r.departure) for r in message.results),
         )
+    if isinstance(message, common_pb2.SeatBerserked):
+        return SeatBerserked(message.seat)
     return None

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken
+from parlor.gamehost.seating import TABLE_EVENTS, GameFinished, Seat, SeatsTaken
 
 
 def tag(name: str, value: str) -> str:
@@ -52,5 +52,5 @@ def export_parts(
     ends = [
         (e.reason, [s.rank for s in e.standings]) for e in events if isinstance(e, GameFinished)
     ]
-    moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
+    moves = [e for e in events if not isinstance(e, TABLE_EVENTS)]
     return moves, seat_tags(seats), ends[-1] if ends else None

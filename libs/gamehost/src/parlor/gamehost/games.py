@@ -211,13 +211,20 @@ def on_table(command_of: Callable[[S, object], C | None]) -> CommandOf[Table[S],
 
 def opened(create_of: Callable[[object], C]) -> CreateOf[Any, OpenTable[C]]:
     """A game's ``create_of`` for replay tools, from its rules' (the create command of its
-    ``GameCreated``): the seats, time control and match as ``SeatsTaken`` recorded them."""
+    ``GameCreated``): the seats, time control, match and berserk as ``SeatsTaken`` recorded
+    them."""
 
     def create(events: Sequence[object]) -> OpenTable[C]:
         seats = events[0]
         if not isinstance(seats, SeatsTaken):
             raise ValueError("a game's stream starts with SeatsTaken")
-        return OpenTable(seats.seats, create_of(events[1]), seats.time_control, seats.matched)
+        return OpenTable(
+            seats.seats,
+            create_of(events[1]),
+            seats.time_control,
+            seats.matched,
+            seats.berserk_allowed,
+        )
 
     return create
 

@@ -46,7 +46,7 @@ from google.protobuf.message_factory import GetMessageClass
 from parlor.common.v1 import common_pb2
 from parlor.core.game import secret_fields
 from parlor.gamehost.codec import Bodies, ProtoCodec, table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, SeatsTaken
+from parlor.gamehost.seating import TABLE_EVENTS
 
 T = TypeVar("T")
 E = TypeVar("E")
@@ -156,10 +156,9 @@ class Messages(Generic[E]):
             assert out is not None
             return out
 
-        for common in (SeatsTaken, GameFinished):
+        for common in TABLE_EVENTS:
             self._event_encoders[common] = table_pb
-        for message in (common_pb2.SeatsTaken, common_pb2.GameFinished):
-            self._event_decoders[message] = table_event_of
+            self._event_decoders[getattr(common_pb2, common.__name__)] = table_event_of
 
     # --- what a game's codec calls -------------------------------------------------------------
 

@@ -81,6 +81,7 @@ class Opener(Generic[T, E]):
         deadline: float | None = None,
         time_control: TimeControl = UNTIMED,
         matched: bool = False,
+        berserk_allowed: bool = False,
         capped: auth.Identity | None = None,
         fingerprint: str | None = None,
     ) -> Outcome[T, E]:
@@ -105,7 +106,7 @@ class Opener(Generic[T, E]):
                 try:
                     return await self.host.create(
                         game_id,
-                        OpenTable(seats, command, time_control, matched),
+                        OpenTable(seats, command, time_control, matched, berserk_allowed),
                         command_id=command_id,
                         actor=actor,
                         correlation_id=correlation_id,
@@ -128,7 +129,8 @@ class Opener(Generic[T, E]):
         configuration a challenge chose (``MatchFormed.config``, checked by matchmaking when
         the challenge was made and by the game's create here) or the game's default rules,
         under the match's system command id (the pipeline's ``create_from_match`` makes it,
-        then the bots' turns)."""
+        then the bots' turns). A seat may go berserk if the match allows it (an arena's
+        pairing: ``MatchFormed.berserk_allowed``) and the game is timed."""
         seats = match_seats(match)
         config = None
         message = getattr(self.game.proto, "Config", None)
@@ -137,13 +139,15 @@ class Opener(Generic[T, E]):
         requested = match.time_control if match.HasField("time_control") else None
         made = from_match(match)
         made["extra"] = {**made["extra"], **match_privacy(match).extra()}
+        time_control = self.time_control(requested, seats)
         return await self.open(
             match.match_id,
             seats,
             config,
             **made,
-            time_control=self.time_control(requested, seats),
+            time_control=time_control,
             matched=True,
+            berserk_allowed=match.berserk_allowed and time_control.timed,
         )
 
     def time_control(self, requested: Any, seats: Sequence[Seat]) -> TimeControl:

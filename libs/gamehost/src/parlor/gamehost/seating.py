@@ -23,6 +23,7 @@ from parlor.gamehost.clocks import (
     ABORTED,
     GAME_OVER,
     Abort,
+    Berserk,
     Clock,
     Preempted,
     Stamp,
@@ -30,6 +31,7 @@ from parlor.gamehost.clocks import (
     Timed,
     Timing,
     advance,
+    berserked,
     clocks_pb,
     deadline,
     stopped,
@@ -85,12 +87,22 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class SeatsTaken:
-    """The first event of every game: seat i is ``seats[i]``; how the game is timed, and
-    whether matchmaking formed it (a matched game nobody starts is aborted)."""
+    """The first event of every game: seat i is ``seats[i]``; how the game is timed,
+    whether matchmaking formed it (a matched game nobody starts is aborted), and whether a
+    seat may go berserk (an arena's pairing that allows it: ``Berserk``)."""
 
     seats: tuple[Seat, ...]
     time_control: TimeControl = TimeControl()
     matched: bool = False
+    berserk_allowed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBerserked:
+    """A seat went berserk before its first action: its clock is half its allowance and
+    earns no increment (``clocks.berserked``); a tournament scores it from this event."""
+
+    seat: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +121,7 @@ class OpenTable(Generic[C]):
     create: C
     time_control: TimeControl = TimeControl()
     matched: bool = False
+    berserk_allowed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +157,9 @@ class Table(Generic[S]):
 
 
 Standings = Callable[[S], tuple[str, tuple[Standing, ...]]]
-TableEvent = SeatsTaken | GameFinished
+TableEvent = SeatsTaken | GameFinished | SeatBerserked
+TABLE_EVENTS = (SeatsTaken, GameFinished, SeatBerserked)
+"""The platform's own events in a game's stream (none is a seat's move)."""
 
 
 class _Fold(Generic[S]):
@@ -245,6 +260,9 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
             finished = self._abort_by(fold.table, command, at)
             fold.add(finished, None if at is None else Stamp(at, command.seat, True))
             return fold.decided(fired)
+        if isinstance(command, Berserk):  # not a seat's action: its clock runs on as it was
+            fold.add(self._berserk(fold.table, command), _stamp(at))
+            return fold.decided(fired)
         decided = self.engine.decide(fold.table.game, cast(C, command))
         self._with_finish(fold, decided, at, seat)
         return fold.decided(fired)
@@ -279,7 +297,12 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
                 )
         if command.time_control.timed and self.timing is None:
             raise InvalidArgument("this game has no clocks", reason="INVALID_TIME_CONTROL")
-        fold.add(SeatsTaken(command.seats, command.time_control, command.matched), _stamp(at))
+        if command.berserk_allowed and not command.time_control.timed:
+            raise InvalidArgument("berserk needs a timed game", reason="INVALID_TIME_CONTROL")
+        taken = SeatsTaken(
+            command.seats, command.time_control, command.matched, command.berserk_allowed
+        )
+        fold.add(taken, _stamp(at))
         self._with_finish(fold, self.engine.decide(fold.table.game, command.create), at, None)
 
     def _aborted(self, state: Table[S]) -> GameFinished:
@@ -374,6 +397,31 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
             window,
         )
 
+    def _berserk(self, state: Table[S], command: Berserk) -> SeatBerserked:
+        """A seat's ``Berserk`` (an arena's, issue 43): half its clock, no increment, for
+        one point more on a win (the tournament's to score). Only in a timed game whose
+        ``SeatsTaken`` allows it (``BERSERK_NOT_ALLOWED``), once (``ALREADY_BERSERK``) and
+        before the seat's first action (``BERSERK_TOO_LATE``: its clock records it)."""
+        if self.is_terminal(state):
+            raise FailedPrecondition("the game is over", reason="GAME_OVER")
+        seat = command.seat
+        if not 0 <= seat < len(state.seats):
+            raise InvalidArgument(f"seat {seat} does not exist", reason="INVALID_SEAT")
+        clock = state.clock
+        if clock is None or not clock.berserk_allowed:
+            raise FailedPrecondition(
+                "berserk is allowed only in a timed game an arena that allows it paired",
+                reason="BERSERK_NOT_ALLOWED",
+            )
+        time = clock.seats[seat]
+        if time.berserk:
+            raise FailedPrecondition("this seat went berserk already", reason="ALREADY_BERSERK")
+        if time.acted:
+            raise FailedPrecondition(
+                "berserk is chosen before the seat's first move", reason="BERSERK_TOO_LATE"
+            )
+        return SeatBerserked(seat)
+
     def due(self, state: Table[S], at: datetime) -> list[int]:
         """The seats out of time at ``at``, earliest deadline first (never a bot)."""
         found = [
@@ -451,8 +499,13 @@ class Seated(SeatedDecider[Table[S], Any, Any], Generic[S, C, E]):
                     len(event.seats),
                     event.matched,
                     stamp.at if stamp is not None else None,
+                    event.berserk_allowed,
                 )
             return Table(event.seats, state.game, clock)
+        if isinstance(event, SeatBerserked):
+            if state.clock is None:
+                return state
+            return Table(state.seats, state.game, berserked(state.clock, event.seat), state.aborted)
         if isinstance(event, GameFinished):
             clock = state.clock
             if clock is not None:

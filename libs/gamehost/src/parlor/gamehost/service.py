@@ -43,7 +43,7 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound
 from parlor.gamehost.aborts import AbortLedger, AbortSettings, show_aborted
-from parlor.gamehost.clocks import Abort, Preempted, Timed, set_clocks
+from parlor.gamehost.clocks import Abort, Berserk, Preempted, Timed, set_clocks
 from parlor.gamehost.codec import event_info, seat_pb
 from parlor.gamehost.command import Answer, Body, Check, Command, expires_in
 from parlor.gamehost.consent import create_consent
@@ -60,7 +60,13 @@ from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.replay import check_seen, entitlement, play_back
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table, is_bot_account
+from parlor.gamehost.seating import (
+    TABLE_EVENTS,
+    GameFinished,
+    Seat,
+    Table,
+    is_bot_account,
+)
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.turns import Bots, Exports
 from parlor.gamehost.views import ViewCache
@@ -209,7 +215,7 @@ class GameService(Generic[T, E]):
     def shown(self, event: E, viewer: int | None) -> E:
         """What ``viewer`` may see of ``event`` during play: the engine's ``public_event``
         (the platform's own events, seats and finish, are everyone's)."""
-        if isinstance(event, SeatsTaken | GameFinished):
+        if isinstance(event, TABLE_EVENTS):
             return event
         return cast(E, self.game.engine.public_event(event, viewer))
 
@@ -244,7 +250,7 @@ class GameService(Generic[T, E]):
             own, tags, finished = export_parts(events)
             text = self.game.hosting.export(game_id, table.game, own, tags, finished)
             return self._response("ExportGameResponse", text=text, notation=text)
-        moves = [e for e in events if not isinstance(e, SeatsTaken | GameFinished)]
+        moves = [e for e in events if not isinstance(e, TABLE_EVENTS)]
         record = self.export_text(table, moves)
         text = with_seat_tags(table.seats, [record] if isinstance(record, str) else record)
         response = self.pb.ExportGameResponse(text=text)
@@ -680,6 +686,16 @@ class GameService(Generic[T, E]):
             return await abort()  # the timeouts due first are recorded, the abort refused
         async with self.aborts.counting(me.player_id, self.host.category, request.game_id):
             return await abort()
+
+    async def BerserkGame(self, request: Any, context: Any) -> Any:
+        """The caller's seat goes berserk before its first move (an arena's: half its clock,
+        no increment; ``Seated._berserk``), through the path of move RPCs: the seat is the
+        caller's own, and whether the game allows it is in its ``SeatsTaken``."""
+
+        def body(table: Any, seat: int) -> Berserk:
+            return Berserk(seat)
+
+        return await self.move(request, body, self.pb.BerserkGameResponse, context=context)
 
     def reply_events(
         self, records: Sequence[Recorded[E]], viewer: int | None, everything: bool

@@ -245,12 +245,15 @@ def _acting(
 def _table_command(event: object, stamp: Stamp | None = None) -> Any:
     """The table's own commands that leave a mark: an aborted game (clocks.py), the clock's
     or, where its stamp records the seat that acted (``clock_seat``), that seat's own
-    (its window is the service's setting, not in the events: the rules check the rest)."""
-    from parlor.gamehost.clocks import ABORTED, Abort
-    from parlor.gamehost.seating import GameFinished
+    (its window is the service's setting, not in the events: the rules check the rest);
+    a seat gone berserk (``SeatBerserked``: the seat is in the event)."""
+    from parlor.gamehost.clocks import ABORTED, Abort, Berserk
+    from parlor.gamehost.seating import GameFinished, SeatBerserked
 
     if isinstance(event, GameFinished) and event.reason == ABORTED:
         return Abort(stamp.seat if stamp is not None and stamp.first else None)
+    if isinstance(event, SeatBerserked):
+        return Berserk(event.seat)
     return None
 
 

@@ -83,9 +83,12 @@ def command_of(event: TournamentEvent, state: Tournament) -> Command:
 def verify(
     events: Iterable[TournamentEvent],
     results: Mapping[str, Mapping[str, int]] | None = None,
+    berserks: Mapping[str, frozenset[str]] | None = None,
 ) -> list[str]:
     """What is wrong with a stored tournament (``[]``: nothing). ``results``: the games'
-    own places by game id (from their streams), when the caller has them."""
+    own places by game id (from their streams), when the caller has them; ``berserks``: the
+    players each game's stream records going berserk (``SeatBerserked``), which must be the
+    berserks the game is scored with."""
     problems: list[str] = []
     state = TOURNAMENTS.initial_state()
     for n, event in enumerate(events, start=1):
@@ -112,6 +115,15 @@ def verify(
                 problems.append(
                     f"event {n} ({name}): game {event.game_id} ended {dict(game_places)}, "
                     f"scored as {places}"
+                )
+        if isinstance(event, GameScored) and berserks is not None:
+            game = state.games.get(event.game_id)
+            scored = set(game.berserk) if game is not None else set()
+            recorded = set(berserks.get(event.game_id, frozenset()))
+            if scored != recorded:
+                problems.append(
+                    f"event {n} ({name}): game {event.game_id} records berserk"
+                    f" {sorted(recorded)}, scored with {sorted(scored)}"
                 )
         try:
             state = TOURNAMENTS.evolve(state, event)

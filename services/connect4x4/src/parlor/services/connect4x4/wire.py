@@ -8,7 +8,7 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.gamehost.codec import Bodies, game_fields
 from parlor.gamehost.messages import Messages
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
+from parlor.gamehost.seating import Table, TableEvent
 from parlor.gamehost.views import ElementWire
 from parlor.gamehost.wire import Move, Wire
 from parlor.rules import connect4x4 as c4
@@ -26,7 +26,7 @@ STATUS = {
     c4.Status.TIED: pb.STATUS_TIED,
 }
 
-Event = c4.Event | SeatsTaken | GameFinished
+Event = c4.Event | TableEvent
 
 BODIES = Bodies(pb.GameEvent, "Connect 4x4")
 MESSAGES: Messages[Event] = Messages(

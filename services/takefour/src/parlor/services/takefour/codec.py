@@ -17,14 +17,14 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.gamehost.codec import Bodies, play_fields, seat_pb
 from parlor.gamehost.messages import DEFAULT, Custom, Messages, Wire
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Table
+from parlor.gamehost.seating import TABLE_EVENTS, Seat, Table, TableEvent
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.contract import ENGINE
 from parlor.rules.takefour.tiles import STANDARD_TILES
 from parlor.rules.takefour.view import GridChanged, SeatView, SeenEvent, Viewer
 from parlor.takefour.v1 import takefour_pb2 as pb
 
-Event = tf.TakeFourEvent | SeatsTaken | GameFinished
+Event = tf.TakeFourEvent | TableEvent
 GAME_TYPE = "takefour"
 
 
@@ -83,7 +83,7 @@ Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Take Four games."""
 _TYPES = BODIES.types
 _TABLE_TYPES = frozenset(
-    m.DESCRIPTOR.full_name for m in (common_pb2.SeatsTaken, common_pb2.GameFinished)
+    getattr(common_pb2, event.__name__).DESCRIPTOR.full_name for event in TABLE_EVENTS
 )
 
 
@@ -95,7 +95,7 @@ def seen_pb(event: Event, viewer: Viewer, reveal: bool) -> tuple[Message, int]:
     the event's own message, of the event whole or of the shape shown with its secrets out
     (a viewer's own share of them in the ``secret`` message, in its seat's place)."""
     unchanged = pb.GRID_CHANGE_UNSPECIFIED
-    if isinstance(event, SeatsTaken | GameFinished):
+    if isinstance(event, TABLE_EVENTS):
         return event_pb(event), unchanged
     seen: SeenEvent = tf.public_event(event, viewer, reveal=reveal)
     if seen is event:  # nothing of it is hidden from this viewer

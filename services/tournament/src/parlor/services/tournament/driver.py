@@ -8,7 +8,8 @@
 - **Results**: each ``GameFinished`` on the bus is only a claim: the game's own stream in the
   store is read, the game is a tournament's only if its match (``matchmaking-<game id>``,
   written by this service) names the tournament, and the result is recorded once
-  (``RecordResult``: a game already scored is refused by the rules and the message is acked).
+  (``RecordResult``: a game already scored is refused by the rules and the message is acked),
+  after the berserks its stream records (``SeatBerserked``: ``PlayerBerserked``, once each).
   The driver also reads, for every game in play, whether its stream has finished: a result
   whose message was lost (NATS away, the service restarted) is recorded all the same.
 """
@@ -30,6 +31,7 @@ from parlor.gamehost.games import GameType
 from parlor.services.tournament.games import Result, match_appends, result_of
 from parlor.services.tournament.tournaments import Tournaments, new_id
 from parlor.tournamentrules import (
+    Berserk,
     Finish,
     Pair,
     RecordResult,
@@ -125,7 +127,25 @@ class Driver:
             await self.record(result)
 
     async def record(self, result: Result) -> bool:
-        """Score ``result`` once (False: already scored, or no longer in play)."""
+        """Score ``result`` once (False: already scored, or no longer in play): first each
+        seat the game's stream records going berserk (``PlayerBerserked``, once), then the
+        result, which scores the berserk win's extra point."""
+        for seat in result.berserk:
+
+            def berserk(state: Any, seat: int = seat) -> Any:
+                game = state.games.get(result.game_id)
+                if (
+                    game is None
+                    or game.scored
+                    or not state.rules.berserk
+                    or not state.rules.is_arena
+                ):
+                    return None
+                if not 0 <= seat < len(game.seats) or game.seats[seat] in game.berserk:
+                    return None
+                return Berserk(game.seats[seat], result.game_id, self.clock())
+
+            await self.tournaments.execute(result.tournament_id, berserk, DRIVER)
 
         def command(state: Any) -> Any:
             game = state.games.get(result.game_id)

@@ -7,7 +7,9 @@ that carries matchmaking's lane puts on the bus. A Parlor bot entrant (``bot:<le
 sits as ``bot:<level>``, the game service's own bot; everyone else as themselves.
 
 Results: a game's ``GameFinished`` as its stream in the store holds it, never as a message
-says; the game is a tournament's only if its match names the tournament.
+says; the game is a tournament's only if its match names the tournament. The seats that went
+berserk are the ones the game's stream records (``SeatBerserked``: the game halved their
+clocks), so a berserk is scored only as the game played it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from parlor.tournamentrules import Settings, TablesPaired
 
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
+SEAT_BERSERKED = common_pb2.SeatBerserked.DESCRIPTOR.full_name
 BOT_PREFIX = "bot:"
 BOT_NUMBER = "#"
 
@@ -67,7 +70,8 @@ def match_appends(
     """The ``MatchFormed`` of every table of the pairings among ``events``."""
     formed_at = Timestamp()
     formed_at.FromDatetime(datetime.fromtimestamp(at, UTC))
-    control = time_control_of(settings).to_proto()
+    control = time_control_of(settings)
+    berserk = settings.is_arena and settings.berserk and control.timed
     out = []
     for event in events:
         if not isinstance(event, TablesPaired):
@@ -85,8 +89,9 @@ def match_appends(
                     for i, p in enumerate(seats)
                 ],
                 formed_at=formed_at,
-                time_control=control,
+                time_control=control.to_proto(),
                 unrated=not settings.rated,
+                berserk_allowed=berserk,
                 tournament_id=tournament_id,
             )
             new = NewEvent(
@@ -108,6 +113,8 @@ class Result:
     """(seat index, place) of every seat (place 1 won; equal places shared)."""
     moves: int
     reason: str
+    berserk: tuple[int, ...] = ()
+    """The seats the game's stream records going berserk (``SeatBerserked``)."""
 
 
 async def tournament_of(store: EventStore, game_id: str) -> str | None:
@@ -133,7 +140,14 @@ async def result_of(
     finished = next((e for e in reversed(events) if _is(e, GAME_FINISHED)), None)
     if finished is None:
         return None
-    return Result(tournament_id, game_id, places(finished), moves_of(events), _reason(finished))
+    return Result(
+        tournament_id,
+        game_id,
+        places(finished),
+        moves_of(events),
+        _reason(finished),
+        berserk_of(events),
+    )
 
 
 def places(finished: RecordedEvent) -> tuple[tuple[int, int], ...]:
@@ -149,12 +163,11 @@ def moves_of(events: Sequence[RecordedEvent]) -> int:
     return sum(1 for e in events if e.metadata.extra.get(AT) and e.metadata.extra.get(SEAT))
 
 
-async def has_moved(
-    store: EventStore, game: GameType[object, object, object], game_id: str, seat: int
-) -> bool:
-    """Whether ``seat`` has made a move in the game (its clock stamped one of its events)."""
-    events = await store.read_stream(f"{game.category}-{game_id}")
-    return any(e.metadata.extra.get(SEAT) == str(seat) and e.metadata.extra.get(AT) for e in events)
+def berserk_of(events: Sequence[RecordedEvent]) -> tuple[int, ...]:
+    """The seats that went berserk in the game, as its stream records them."""
+    return tuple(
+        common_pb2.SeatBerserked.FromString(e.data).seat for e in events if _is(e, SEAT_BERSERKED)
+    )
 
 
 def _reason(finished: RecordedEvent) -> str:

@@ -21,7 +21,7 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.host import check_command_id
 from parlor.kit import auth
 from parlor.kit.auth import Identity
-from parlor.services.tournament.games import bot_entrant, has_moved
+from parlor.services.tournament.games import bot_entrant
 from parlor.services.tournament.settings import TournamentSettings
 from parlor.services.tournament.tournaments import Tournaments, event_of, new_id
 from parlor.services.tournament.view import (
@@ -34,7 +34,6 @@ from parlor.services.tournament.view import (
 )
 from parlor.tournamentrules import (
     INVITE,
-    Berserk,
     Create,
     Join,
     Pause,
@@ -340,18 +339,12 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
         return pb.StartTournamentResponse()
 
     async def Berserk(self, request: pb.BerserkRequest, context: Any) -> pb.BerserkResponse:
-        me = auth.caller().player_id
-        if not request.game_id:
-            raise InvalidArgument("name the game", reason="UNKNOWN_GAME")
-        state, _ = await self._existing(request.tournament_id)
-        game = state.games.get(request.game_id)
-        if game is not None and me in game.seats:
-            # as lichess: only before one's first move (the rules refuse the rest)
-            played = self.types[state.rules.game_type]
-            if await has_moved(self.tournaments.store, played, game.game_id, game.seats.index(me)):
-                raise FailedPrecondition(
-                    "berserk is chosen before your first move", reason="BERSERK_TOO_LATE"
-                )
-        berserk = Berserk(me, request.game_id, self.clock())
-        await self._do(request.tournament_id, lambda _: berserk, me)
-        return pb.BerserkResponse()
+        """Deprecated (kept on the wire): a berserk is the game's to record, since it halves
+        the seat's clock there: ``BerserkGame`` on the game's service, whose ``SeatBerserked``
+        the results score (``Driver.record``). Refused with where to go."""
+        auth.caller()
+        raise FailedPrecondition(
+            "go berserk in the game itself: BerserkGame on the game's service, before your"
+            " first move (docs/tournaments.md)",
+            reason="BERSERK_IN_GAME",
+        )

@@ -14,7 +14,7 @@ from typing import cast
 from parlor.common.v1 import common_pb2
 from parlor.gamehost.codec import Bodies, game_fields
 from parlor.gamehost.messages import Custom, Messages, Wire
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
+from parlor.gamehost.seating import TABLE_EVENTS, Table, TableEvent
 from parlor.gamehost.views import ElementWire
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.contract import ENGINE
@@ -25,7 +25,7 @@ from parlor.upwords.v1 import upwords_pb2 as pb
 GAME_TYPE = "upwords"
 STATUS = {uw.Phase.PLAYING: pb.STATUS_IN_PROGRESS, uw.Phase.ENDED: pb.STATUS_ENDED}
 
-Event = uw.Event | SeatsTaken | GameFinished
+Event = uw.Event | TableEvent
 
 
 def _racks_pb(racks: Sequence[Sequence[str] | None] | None) -> list[pb.SeatRack]:
@@ -87,7 +87,7 @@ def public(event_type: str, data: bytes) -> tuple[str, bytes]:
 def shown(event: Event, viewer: int | None) -> Event:
     """The event as ``viewer`` (a seat, or None for a spectator) may see it during play: the
     engine's ``public_event`` (their own rack and draws, never bag order)."""
-    if isinstance(event, SeatsTaken | GameFinished):
+    if isinstance(event, TABLE_EVENTS):
         return event
     return cast(Event, ENGINE.public_event(event, viewer))
 
