@@ -16,7 +16,8 @@ from parlor.scoring.v1 import scoring_pb2_grpc as sc_grpc
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 
-pytestmark = [pytest.mark.integration, pytest.mark.serial]  # failed only beside other workers (rounds [] or [1]); cause not found yet
+# Serial: beside other workers it found fewer rounds than two ([] and [1]); cause not found yet.
+pytestmark = [pytest.mark.integration, pytest.mark.serial]
 
 
 async def test_the_scoresheet_of_a_take_four_game_lists_every_round(
