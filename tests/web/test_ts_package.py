@@ -63,4 +63,4 @@ async def test_the_npm_package_passes_its_own_tests_against_the_gateway(
     # node's test runner's summary: every test ran (none skipped for want of a gateway)
     assert "# fail 0" in text, text
     assert "# skipped 0" in text, text
-    assert "# pass 25" in text, text
+    assert "# pass 26" in text, text
