@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,5 +26,11 @@ async def takefour(
         monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", bot_pause_seconds)
         monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_HUMAN_PACE", "false")  # tests need no waiting
         monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_IDLE_SECONDS", "0.2")
+        # Bots leave a table of bots alone after this (60 by default): a bots-only game that
+        # takes longer on a busy machine would end early, with fewer rounds than it was made
+        # for. They stay, unless a test about leaving (a ``bot_pause_seconds`` of its own)
+        # has set it.
+        if "PARLOR_TAKEFOUR_BOT_ALONE_SECONDS" not in os.environ:
+            monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_ALONE_SECONDS", "3600")
         async with start_platform("takefour") as platform:
             yield platform

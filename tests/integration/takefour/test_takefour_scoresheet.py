@@ -19,15 +19,6 @@ from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(autouse=True)
-def bots_stay(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Its two bots sit at a table of bots alone, which bots leave after
-    ``PARLOR_TAKEFOUR_BOT_ALONE_SECONDS`` (60): on a busy machine two rounds took longer, the
-    bots left and the game ended with fewer rounds ([] or [1]). This test is about the
-    scoresheet, not about leaving (test_takefour_every_game_ends.py is): they stay."""
-    monkeypatch.setenv("PARLOR_TAKEFOUR_BOT_ALONE_SECONDS", "3600")
-
-
 async def test_the_scoresheet_of_a_take_four_game_lists_every_round(
     takefour: Any, start_platform: Any
 ) -> None:
