@@ -63,6 +63,34 @@ async def test_create_list_join_and_export_from_the_terminal(start_platform: Any
         assert f"entered: {guest}" in joined.output
 
 
+async def test_a_guest_with_no_login_lists_and_exports_open_tournaments(
+    start_platform: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """Reading tournaments needs no account: with no --token, no PARLOR_TOKEN and no
+    `parlor login` at the target, the CLI reads as a new guest (creating still asks for an
+    account)."""
+    monkeypatch.delenv("PARLOR_TOKEN", raising=False)
+    monkeypatch.setenv("PARLOR_CONFIG_DIR", str(tmp_path))  # no stored login anywhere
+    name = f"Open Swiss {secrets.token_hex(3)}"
+    async with start_platform("tournament") as platform:
+        where = ["--target", platform.target]
+        mine = [*where, "--token", platform.token(f"org-{secrets.token_hex(4)}")]
+        made = await cli("tournament", "create", "connect4x4", "--rounds", "2", "-n", name, *mine)
+        assert made.exit_code == 0, made.output
+        found = re.search(r"tournament: ([0-9a-f]{32})", made.output)
+        assert found is not None
+        listed = await cli("tournament", "list", *where)
+        assert listed.exit_code == 0, listed.output
+        assert found[1] in listed.output
+        assert name in listed.output
+        exported = await cli("tournament", "export", found[1], *where)
+        assert exported.exit_code == 0, exported.output
+        assert name in exported.output
+        refused = await cli("tournament", "create", "connect4x4", "--rounds", "2", *where)
+        assert refused.exit_code != 0
+        assert "`parlor login` first" in refused.output
+
+
 async def test_parlor_verify_re_decides_tournaments(tournament_url: str) -> None:
     """A Swiss played to its end verifies; one whose stored result was changed does not."""
     from test_tournament_servicer import Platform, create, swiss

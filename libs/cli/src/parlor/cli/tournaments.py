@@ -1,5 +1,6 @@
 """``parlor tournament``: create, list, join, withdraw, watch and export tournaments
-(docs/tournaments.md). Calls as your account (`parlor login`, or --token)."""
+(docs/tournaments.md). Creating, entering and leaving call as your account (`parlor login`,
+or --token); listing, watching and exporting are open to a guest too."""
 
 from __future__ import annotations
 
@@ -38,6 +39,19 @@ def _session(target: str | None, token: str | None) -> Session:
     if not who:
         raise fail("tournaments are played by accounts: `parlor login` first (or --token)")
     return sessions.Session(where, who)
+
+
+def _viewer(target: str | None, token: str | None) -> Session:
+    """Who reads: the account when one is signed in (or --token), else a new guest; the
+    platform lists, shows and exports open tournaments to anyone signed in at all."""
+    from parlor.cli import session as sessions
+    from parlor.cli.main import fail
+    from parlor.kit.settings import SettingsError
+
+    try:
+        return sessions.session(target, token)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
 
 
 def _call(session: Session, name: str, request: Any, idempotent: bool = False) -> Any:
@@ -114,7 +128,7 @@ def list_(
     pb = _pb()
     chosen = getattr(pb, f"STATUS_{status.upper()}", pb.STATUS_UNSPECIFIED) if status else 0
     listed = _call(
-        _session(target, token),
+        _viewer(target, token),
         "ListTournaments",
         pb.ListTournamentsRequest(status=chosen, page_size=100),
         idempotent=True,
@@ -173,7 +187,7 @@ def export(
     pb = _pb()
     kind = pb.EXPORT_FORMAT_JSON if format == "json" else pb.EXPORT_FORMAT_TEXT
     exported = _call(
-        _session(target, token),
+        _viewer(target, token),
         "ExportTournament",
         pb.ExportTournamentRequest(tournament_id=tournament_id, format=kind),
         idempotent=True,
@@ -189,7 +203,7 @@ def watch(tournament_id: Id, target: Target = None, token: Token = None) -> None
     from parlor.tournaments.v1 import tournaments_pb2_grpc
 
     pb = _pb()
-    session = _session(target, token)
+    session = _viewer(target, token)
 
     def table(standings: Any) -> None:
         for s in standings:
