@@ -179,3 +179,49 @@ class TestBots:
         assert [b.bot_id for b in await bots.many([bot.bot_id, owner, bot.bot_id, "x"])] == [
             bot.bot_id
         ]
+
+    async def test_erasing_the_owner_shreds_its_bots_handles_and_stops_them(
+        self, store: EventStore, unique: str
+    ) -> None:
+        """A bot's handle, its skeleton and its description are sealed with its owner's
+        key: erasure leaves none of them readable, in the stream or through the API, and
+        no secret of the owner's bots is exchanged after the owner closes or erases."""
+        accounts = Accounts(store)
+        bots = Bots(store, accounts)
+        owner = await person(accounts, unique)
+        name = handle(unique, "e")
+        bot, secret = await bots.register(owner, name, "Ann's own bot")
+        stored = b"".join(e.data for e in await store.read_stream(bot_stream(bot.bot_id)))
+        assert name.encode() not in stored
+        assert b"Ann's own bot" not in stored
+        assert (await bots.get(bot.bot_id)).handle == name  # read back with the key
+        assert await bots.handles([bot.bot_id]) == {bot.bot_id: name}
+        assert (await bots.sign_in(secret)).bot_id == bot.bot_id
+
+        await accounts.erase(owner)
+        after = await bots.get(bot.bot_id)
+        assert (after.owner_id, after.handle, after.handle_key, after.description) == (
+            owner,
+            "",
+            "",
+            "",
+        )
+        assert await bots.handles([bot.bot_id]) == {bot.bot_id: ""}
+        with pytest.raises(PermissionDenied) as refused:
+            await bots.sign_in(secret)
+        assert refused.value.reason == "OWNER_CLOSED"
+        with pytest.raises(Unauthenticated):  # a wrong secret still says only that
+            await bots.sign_in(bot.bot_id + ".wrong")
+
+    async def test_a_closed_owners_bots_exchange_no_secret(
+        self, store: EventStore, unique: str
+    ) -> None:
+        accounts = Accounts(store)
+        bots = Bots(store, accounts)
+        owner = await person(accounts, unique)
+        bot, secret = await bots.register(owner, handle(unique, "c"), "")
+        await accounts.close(owner)
+        with pytest.raises(PermissionDenied) as refused:
+            await bots.sign_in(secret)
+        assert refused.value.reason == "OWNER_CLOSED"
+        assert (await bots.get(bot.bot_id)).handle == handle(unique, "c")  # closed, not erased

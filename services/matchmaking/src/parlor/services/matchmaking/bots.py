@@ -15,6 +15,11 @@ A secret is ``<bot id>.<random>``: only its SHA-256 digest is kept, compared in 
 time. Exchanged, it gives a token like any player's, for the bot's id, with the role
 ``bot``; a person's token never gains that role (only an exchange grants it, and the token
 is refreshed only by another exchange). See docs/bots.md.
+
+A bot's handle, its skeleton and its description (``BOT_PERSONAL``) are sealed with its
+owner's account key (``vault``), like the owner's own personal fields: erasing the owner
+shreds them, and from then on no secret of its bots is exchanged (nor once the owner
+closes the account).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from parlor.accounts import PLAYER_PREFIX, decode, parse_handle
+from parlor.accounts import PLAYER_PREFIX, decode, encode, parse_handle
 from parlor.bots.v1 import bots_pb2 as pb
 from parlor.bots.v1 import bots_pb2_grpc as pb_grpc
 from parlor.common.v1 import common_pb2
@@ -43,14 +48,21 @@ from parlor.core.errors import (
     NotFound,
     PermissionDenied,
 )
-from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore, Metadata, NewEvent
+from parlor.eventstore import (
+    ANY_VERSION,
+    NO_STREAM,
+    EventStore,
+    Metadata,
+    NewEvent,
+    RecordedEvent,
+)
 from parlor.gamehost.directory import GameList
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import BOT_ACCOUNT_PREFIX, is_bot_account
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking import botaccount as rules
-from parlor.services.matchmaking.accounts import RETRIES, Accounts, append, fold
+from parlor.services.matchmaking.accounts import RETRIES, Accounts
 from parlor.services.matchmaking.botaccount import BOT_EVENT_TYPES, BotAccount, BotEvent
 from parlor.services.matchmaking.challenge import MATCHED, Challenge
 from parlor.services.matchmaking.challenges import Challenges
@@ -60,6 +72,7 @@ from parlor.services.matchmaking.games import (
     time_control_json,
     time_control_of,
 )
+from parlor.services.matchmaking.vault import seal, unseal
 
 BOT = "bot"
 POOL, POOLED = "botpool-all", "BotPooled"
@@ -68,6 +81,10 @@ RECENT_MATCH_SECONDS = 30.0
 """How long a bot's new match counts as a game before any directory lists it."""
 BUDGET, SOUGHT = "botbudget", "BotGameSought"
 """An owner's bot-against-bot games (``botbudget-<owner id>``): the budget's count."""
+BOT_PERSONAL: dict[str, tuple[str, ...]] = {
+    "BotRegistered": ("handle", "handle_key", "description")
+}
+"""The fields of a bot's events sealed with its owner's key (docs/accounts.md, "Erasure")."""
 BOT_ID_PREFIX = BOT_ACCOUNT_PREFIX
 BOT_ROLE = "bot"
 ADMIN_ROLE = "admin"
@@ -114,10 +131,41 @@ class Bots:
         self.clock = clock
 
     async def load(self, bot_id: str) -> tuple[BotAccount, int]:
-        state, version, _ = await fold(
-            self.store, bot_stream(bot_id), BOT_EVENT_TYPES, BotAccount(), rules.evolve
-        )
+        state, version, _ = await self._declared(bot_id)
         return state, version
+
+    async def _read(self, bot_id: str) -> list[tuple[RecordedEvent, BotEvent]]:
+        """The bot's events, their personal fields unsealed with its owner's key (empty
+        once the owner is erased; fields stored before sealing read as they are)."""
+        read = []
+        for recorded in await self.store.read_stream(bot_stream(bot_id)):
+            data = recorded.data
+            personal = BOT_PERSONAL.get(recorded.type, ())
+            if personal:
+                fields = json.loads(data)
+                key = await self.accounts.keys.get(fields["owner_id"])
+                for name in personal:
+                    fields[name] = unseal(key, bot_id, recorded.type, name, fields[name])
+                data = json.dumps(fields).encode()
+            read.append((recorded, decode(dict(BOT_EVENT_TYPES), recorded.type, data)))
+        return read
+
+    async def _append(
+        self, bot_id: str, events: Sequence[BotEvent], version: int, actor: str
+    ) -> None:
+        """Append to the bot's stream, its personal fields sealed with its owner's key."""
+        new = []
+        for event in events:
+            kind, data = encode(event)
+            personal = BOT_PERSONAL.get(kind, ())
+            if personal:
+                fields = json.loads(data)
+                key = await self.accounts.keys.get_or_create(fields["owner_id"])
+                for name in personal:
+                    fields[name] = seal(key, bot_id, kind, name, fields[name])
+                data = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+            new.append(NewEvent(kind, data, metadata=Metadata(actor=actor)))
+        await self.store.append(bot_stream(bot_id), new, version)
 
     async def get(self, bot_id: str) -> BotAccount:
         state, _ = await self.load(bot_id)
@@ -135,7 +183,7 @@ class Bots:
             if not events:
                 return state
             try:
-                await append(self.store, bot_stream(bot_id), events, version, actor)
+                await self._append(bot_id, events, version, actor)
             except Conflict:
                 continue
             for event in events:
@@ -198,6 +246,12 @@ class Bots:
         state, _ = await self.load(bot_id)
         matches = hmac.compare_digest(state.secret_digest or "-", digest(secret))
         rules.may_sign_in(state, matches)
+        owner, _ = await self.accounts.load(state.owner_id)
+        if owner.closed:  # erased ones are closed too
+            raise PermissionDenied(
+                "this bot's owner closed their account: its bots play no more",
+                reason="OWNER_CLOSED",
+            )
         return state
 
     async def declare(
@@ -240,13 +294,12 @@ class Bots:
         events = rules.mark_unavailable(state, game, int(self.clock()))
         if events:
             with contextlib.suppress(Conflict):  # it declared meanwhile: it answers again
-                await append(self.store, bot_stream(bot_id), events, version, "turnfeed")
+                await self._append(bot_id, events, version, "turnfeed")
 
     async def _declared(self, bot_id: str) -> tuple[BotAccount, int, float]:
         """The bot, its stream's version and when it last declared (0: never)."""
         state, declared, version = BotAccount(), 0.0, NO_STREAM
-        for recorded in await self.store.read_stream(bot_stream(bot_id)):
-            event = decode(dict(BOT_EVENT_TYPES), recorded.type, recorded.data)
+        for recorded, event in await self._read(bot_id):
             state, version = rules.evolve(state, event), recorded.version
             if isinstance(event, rules.AcceptsDeclared):
                 declared = recorded.recorded_at.timestamp()
