@@ -1,9 +1,10 @@
 """Erasure without breaking history (issue 40): an account signs in through the provider,
-plays a rated game and is erased. Its handle, display name, provider subject and the name
-its client gave are then readable nowhere: not in any table of PostgreSQL (every row of
-every table searched, as text and as bytes), not in any message JetStream keeps, not
-through the API. Its game still verifies (``parlor verify``'s check), and the scoring
-rebuild gives every row back."""
+registers a bot, plays a rated game, says something in its game's chat and is erased. Its
+handle, display name, provider subject, the name its client gave, its words in chat and
+its bot's handle and description are then readable nowhere: not in any table of
+PostgreSQL (every row of every table searched, as text and as bytes), not in any message
+JetStream keeps, not through the API. Its game still verifies (``parlor verify``'s check),
+and the scoring rebuild gives every row back."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ from kits.scoring import eventually, snapshot
 from nats.js.errors import NotFoundError
 from oidc_provider import refusal, sign_in
 
+from parlor.bots.v1 import bots_pb2 as bots
+from parlor.bots.v1 import bots_pb2_grpc as bots_grpc
+from parlor.chat.v1 import chat_pb2 as chat
+from parlor.chat.v1 import chat_pb2_grpc as chat_grpc
 from parlor.cli.verifying import verify_stream
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
@@ -80,7 +85,9 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
     subject = f"erin-subject-{unique}"
     handle = f"erin{unique[:12]}"
     device = f"Erin's laptop {unique}"
-    async with accounts_platform("matchmaking", "scoring", "connect4x4") as platform:
+    said = f"Erin here, from Lyon {unique}"
+    bot_handle, bot_about = f"ebot{unique[:12]}", f"Erin's own bot {unique}"
+    async with accounts_platform("matchmaking", "scoring", "connect4x4", "chat") as platform:
         anonymous = client.channel(platform.target, None)
         seater = client.channel(
             platform.target, platform.token("service:matchmaking", roles=("service",))
@@ -95,7 +102,11 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
             mine = client.channel(platform.target, done.access_token)
             me = pb_grpc.IdentityServiceStub(mine)
             assert [s.client for s in (await me.ListSessions(pb.ListSessionsRequest())).sessions]
-            needles = [handle, subject, device]
+            needles = [handle, subject, device, said, bot_handle, bot_about]
+            registered = await bots_grpc.BotServiceStub(mine).RegisterBot(
+                bots.RegisterBotRequest(handle=bot_handle, description=bot_about)
+            )
+            bot_id = registered.bot.bot_id
             assert found_in_postgres(database_url, [subject]) == []  # sealed from the start
 
             # a rated game, to the end, scored
@@ -107,6 +118,14 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
             for n, move in enumerate(("af", "bf", "cf", "df")):
                 await stubs[n % 2].PlayMove(c4.PlayMoveRequest(game_id=game_id, move=move))
             await stubs[1].Resign(c4.ResignRequest(game_id=game_id))
+            room = chat.Room(kind=chat.ROOM_KIND_PLAYERS, game_type="connect4x4", game_id=game_id)
+            my_chat = chat_grpc.ChatServiceStub(mine)
+            await my_chat.SetChatEnabled(chat.SetChatEnabledRequest(enabled=True))
+            await my_chat.PostMessage(chat.PostMessageRequest(room=room, text=said))
+            their_chat = chat_grpc.ChatServiceStub(rival)
+            history = await their_chat.GetRoomHistory(chat.GetRoomHistoryRequest(room=room))
+            assert [m.message.text for m in history.items] == [said]
+            assert found_in_postgres(database_url, [said, bot_handle, bot_about]) == []  # sealed
             scoring = sc_grpc.ScoringServiceStub(rival)
 
             async def scored() -> bool:
@@ -125,6 +144,16 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
                 pb.GetPlayersRequest(player_ids=[account])
             )
             assert [(p.player_id, p.handle) for p in shown.players] == [(account, "")]
+            history = await their_chat.GetRoomHistory(chat.GetRoomHistoryRequest(room=room))
+            assert [(m.message.author, m.message.text) for m in history.items] == [(account, "")]
+            (bot,) = (
+                await bots_grpc.BotServiceStub(rival).GetBots(bots.GetBotsRequest(bot_ids=[bot_id]))
+            ).bots
+            assert (bot.bot_id, bot.handle, bot.description) == (bot_id, "", "")
+            assert await refusal(
+                bots_grpc.BotServiceStub(anonymous).ExchangeBotSecret,
+                bots.ExchangeBotSecretRequest(secret=registered.secret),
+            ) == (grpc.StatusCode.PERMISSION_DENIED, "OWNER_CLOSED")
             assert await me.ListSessions(pb.ListSessionsRequest()) == pb.ListSessionsResponse()
             assert await refusal(
                 identity.RenewSession, pb.RenewSessionRequest(refresh_token=done.refresh_token)

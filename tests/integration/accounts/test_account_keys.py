@@ -10,8 +10,8 @@ import uuid
 import pytest
 
 from parlor.eventstore import EventStore
+from parlor.eventstore.vault import SEALED, keys_for, seal, unseal
 from parlor.services.matchmaking.accounts import Accounts, account_stream
-from parlor.services.matchmaking.vault import SEALED, keys_for, seal, unseal
 
 
 class TestAccountKeys:

@@ -10,6 +10,11 @@ watchers learn that a room has news, and read it from the store; no text is ever
 - ``chatprefs-<sha256 of the player id, 40 hex digits>``: a player's mutes, blocks and whether
   their chat is on (no personal data in a stream id).
 
+A message's text is stored sealed with its author's key (``parlor.eventstore.vault``):
+erasing the author's account shreds it, and the message then reads with no text
+(docs/chat.md). The room's state never holds texts, so deciding needs no key; what is shown
+is unsealed by ``Rooms.readable``.
+
 Each room is decided by ``parlor.chatrules.ROOMS`` on the state folded from its stream (cached per
 room and brought up to date from the store before each decision) and appended with the
 version it was decided on; a conflict with another replica decides again.
@@ -18,10 +23,11 @@ version it was decided on; a conflict with another replica decides again.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from parlor.accounts.codec import decode, encode
@@ -32,6 +38,7 @@ from parlor.chatrules import (
     ROOMS,
     Kind,
     Limits,
+    MessagePosted,
     Prefs,
     PrefsCommand,
     Room,
@@ -41,11 +48,14 @@ from parlor.chatrules import (
 from parlor.core.errors import Conflict, Unavailable
 from parlor.eventstore import EventStore, Metadata, NewEvent, RecordedEvent
 from parlor.eventstore.events import command_id_reused
+from parlor.eventstore.vault import AccountKeys, keys_for, seal, unseal
 
 CATEGORY = "chat"
 PREFS_CATEGORY = "chatprefs"
 RETRIES = 16
 CACHED_ROOMS = 4096
+TEXT = "text"
+"""The sealed field of ``MessagePosted``."""
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 
@@ -78,9 +88,12 @@ def prefs_stream(player_id: str) -> str:
 class Rooms:
     """Rooms over any event store (in memory for unit tests, PostgreSQL in service)."""
 
-    def __init__(self, store: EventStore, limits: Limits | None = None) -> None:
+    def __init__(
+        self, store: EventStore, limits: Limits | None = None, keys: AccountKeys | None = None
+    ) -> None:
         self.store = store
         self.limits = limits or Limits()
+        self.keys = keys or keys_for(store)
         self._cache: OrderedDict[str, tuple[Room, int]] = OrderedDict()
 
     async def load(self, room: RoomId) -> tuple[Room, int]:
@@ -118,7 +131,7 @@ class Rooms:
             try:
                 result = await self.store.append(
                     room.stream,
-                    _new(events, actor, command_id),
+                    await self._sealed(events, actor, command_id),
                     version,
                     command_id,
                     fingerprint=fingerprint,
@@ -129,6 +142,34 @@ class Rooms:
                 return await self._again(room, result.versions)
             return list(result.events)
         raise Unavailable("the room is too busy right now; try again", reason="CHAT_CONFLICT")
+
+    async def _sealed(
+        self, events: Sequence[RoomEvent], actor: str, command_id: str | None
+    ) -> list[NewEvent]:
+        """The events to append, each message's text sealed with its author's key."""
+        out = []
+        for event in events:
+            kind, data = encode(event)
+            if isinstance(event, MessagePosted):
+                key = await self.keys.get_or_create(event.author)
+                fields = json.loads(data)
+                fields[TEXT] = seal(key, event.author, kind, TEXT, event.text)
+                data = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+            out.append(NewEvent(kind, data, metadata=Metadata(command_id=command_id, actor=actor)))
+        return out
+
+    async def readable(self, events: Sequence[RecordedEvent]) -> list[RoomEvent]:
+        """The events as they may be shown: each message's text unsealed with its author's
+        key ("" once the author is erased; texts stored before sealing read as they are)."""
+        decoded = [room_event(e) for e in events]
+        authors = {e.author for e in decoded if isinstance(e, MessagePosted)}
+        keys = {author: await self.keys.get(author) for author in authors}
+        return [
+            replace(e, text=unseal(keys[e.author], e.author, MessagePosted.__name__, TEXT, e.text))
+            if isinstance(e, MessagePosted)
+            else e
+            for e in decoded
+        ]
 
     async def _again(self, room: RoomId, versions: range) -> list[RecordedEvent]:
         """A retried command id: the events its first outcome appended."""

@@ -213,7 +213,7 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
             command_id = scoped_command_id(identity.player_id, request.command_id)
         post = Post(secrets.token_hex(16), identity.player_id, text, self.clock(), preset)
         (event,) = await self._execute(room, post, identity, command_id)
-        posted = room_event(event)
+        (posted,) = await self.rooms.readable([event])
         assert isinstance(posted, MessagePosted)
         state, _ = await self.rooms.load(room)
         return pb.PostMessageResponse(message=message_of(posted, event.version, state))
@@ -269,8 +269,7 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
         # a full read: more may be there already, read on at once
         wait = 0.0 if len(events) == limit else self.wait_seconds
         items = []
-        for event in events:
-            item = room_event(event)
+        for event, item in zip(events, await self.rooms.readable(events), strict=True):
             if isinstance(item, MessagePosted) and not _revealed(shown, item, now):
                 if shown.delay is None:
                     wait = HELD_POLL_SECONDS

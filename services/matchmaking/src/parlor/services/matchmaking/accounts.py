@@ -67,7 +67,7 @@ from parlor.accounts import (
 )
 from parlor.core.errors import AlreadyExists, Conflict, InvalidArgument, NotFound
 from parlor.eventstore import NO_STREAM, EventStore, Metadata, NewEvent
-from parlor.services.matchmaking.vault import AccountKeys, keys_for, seal, unseal
+from parlor.eventstore.vault import AccountKeys, keys_for, seal, unseal
 
 ACCOUNT = ACCOUNT_CATEGORY
 HANDLE = "accounthandle"

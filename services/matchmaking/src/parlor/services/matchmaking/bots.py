@@ -56,6 +56,7 @@ from parlor.eventstore import (
     NewEvent,
     RecordedEvent,
 )
+from parlor.eventstore.vault import seal, unseal
 from parlor.gamehost.directory import GameList
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import BOT_ACCOUNT_PREFIX, is_bot_account
@@ -72,7 +73,6 @@ from parlor.services.matchmaking.games import (
     time_control_json,
     time_control_of,
 )
-from parlor.services.matchmaking.vault import seal, unseal
 
 BOT = "bot"
 POOL, POOLED = "botpool-all", "BotPooled"

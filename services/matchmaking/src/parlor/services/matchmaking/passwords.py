@@ -57,10 +57,10 @@ from parlor.core.errors import (
     Unauthenticated,
 )
 from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore
+from parlor.eventstore.vault import seal, unseal
 from parlor.kit.settings import setting
 from parlor.services.matchmaking.accounts import Accounts, append, fold, new_player_id
 from parlor.services.matchmaking.signin import SignIns, Tokens
-from parlor.services.matchmaking.vault import seal, unseal
 
 PASSWORD = "accountpassword"
 GUARD = "accountguard"

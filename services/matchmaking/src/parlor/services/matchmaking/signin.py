@@ -52,10 +52,10 @@ from parlor.core.errors import (
     Unauthenticated,
 )
 from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore
+from parlor.eventstore.vault import seal, unseal
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking.accounts import Accounts, append, fold
 from parlor.services.matchmaking.oidc import OidcSettings, Providers
-from parlor.services.matchmaking.vault import seal, unseal
 
 SIGN_IN = "accountsignin"
 SESSION = "accountsession"

@@ -1,5 +1,7 @@
-"""Each account's own key, and the personal fields of its events sealed with it
-(crypto-shredding: docs/accounts.md, "Erasure").
+"""Each player's own key, and the personal fields of events sealed with it
+(crypto-shredding: docs/accounts.md, "Erasure"). Kept beside the event store because
+every service that stores a player's own words seals them here: the identity service
+(accounts and bots) and chat (each message's text, with its author's key).
 
 An account's personal fields (``parlor.accounts.PERSONAL``: display names, handles and
 their skeletons, providers' issuers and subjects, a closing's reason) are stored as
@@ -26,7 +28,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from parlor.eventstore import EventStore, PostgresEventStore
+from parlor.eventstore.postgres import PostgresEventStore
+from parlor.eventstore.store import EventStore
 
 SEALED = "sealed:"
 _LOCK = 0x70617263_6B  # "parck": one creation of the keys table at a time
