@@ -11,8 +11,8 @@ of move RPC -> command body)::
     WIRE = Wire(game_pb, game_event_pb, {"PlayMove": Move(lambda request, table, seat: ...)})
     servicer = GameService(host, game=GAME, wire=WIRE)
 
-(Upwords and Take Four still subclass it, naming ``game`` and overriding ``build_game`` and
-``build_event``, their moves ``Move``s in the class body.)
+A word game's is given its dictionary client too (``dictionary``), a game with bots of its
+own its ``bots``; every game's is built so, none subclasses it.
 
 Its create, its opening and its bots are the game's value (``GAME.hosting``), which the
 ``Opener`` and ``bots`` play. A move RPC is declared (``Move``): how its request
@@ -71,6 +71,7 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.turns import Bots, Exports
 from parlor.gamehost.views import ViewCache
 from parlor.gamehost.wire import Move, MoveRPC, Wire
+from parlor.gamehost.words import Dictionary, WordAnswers
 from parlor.kit import auth
 from parlor.kit.fingerprint import request_fingerprint
 from parlor.kit.settings import load
@@ -114,16 +115,9 @@ def deadline(context: Any) -> float | None:
 
 
 class GameService(Generic[T, E]):
-    """The RPCs every game has, built from the game's value and its ``Wire``."""
-
-    game: GameType[Any, Any, Any]
-    """The game's declaration (``parlor.services.<game>.game.GAME``)."""
-    simultaneous = False
-    """Seats act at once (Take Four): a move's reply leaves out others' events between its
-    own and its follow-up's, and bots are played by a runner (``botrunner``), not here."""
-    view_cache = True
-    """Keep each version's ``Game`` message per viewer (``ViewCache``); False: build it per
-    call (Take Four's is cheap, and a test switches its redaction off in a live service)."""
+    """The RPCs every game has, built from the game's value and its ``Wire``; a word game's
+    given its dictionary client (``dictionary``: ``words.WordAnswers`` of the game's declared
+    ``words``), a game with bots of its own given them (``bots``: Upwords')."""
 
     matched_game_wait = 5.0
     """Seconds ``GetGame`` and ``WatchGame`` wait for a game matchmaking has formed and this
@@ -135,19 +129,29 @@ class GameService(Generic[T, E]):
         directory: GameList | None = None,
         queue: GameQueue | None = None,
         *,
+        game: GameType[Any, Any, Any],
+        wire: Wire[T, E],
         open_games: Claims | None = None,
         max_open_games: int | None = None,
-        game: GameType[Any, Any, Any] | None = None,
-        wire: Wire[T, E] | None = None,
+        dictionary: Dictionary | None = None,
+        bots: Bots | None = None,
     ) -> None:
-        if game is not None:
-            self.game = game
+        self.game = game
+        """The game's declaration (``parlor.services.<game>.game.GAME``)."""
         self.wire = wire
-        for name, declared in (wire.moves if wire is not None else {}).items():
+        for name, declared in wire.moves.items():
             setattr(self, name, self._move_rpc(name, declared))
         self.host = host
         self.directory = directory
         self.queue = queue
+        self.words: WordAnswers | None = None
+        """A word game's outside answers (its lexicon's id, the verdicts on its words)."""
+        if dictionary is not None:
+            if game.words is None:
+                raise TypeError(f"{game.name} declares no words for a dictionary to judge")
+            self.words = WordAnswers(dictionary, game.words)
+        if bots is not None:
+            self.bots = bots
         self.open_games: Claims | None = open_games if open_games is not None else directory
         """Where a creator's unfinished games are counted (``opengames``; None: not counted)."""
         self.max_open_games = (
@@ -176,22 +180,7 @@ class GameService(Generic[T, E]):
         """The game type's default (``GameType.default_time_control``) for games with people."""
         return self.game.default_time_control
 
-    # -- what each game says (override) ----------------------------------------------------
-
-    def build_game(
-        self, game_id: str, version: int, table: T, viewer: int | None, everything: bool
-    ) -> Message:
-        """The ``Game`` message at ``version`` as ``viewer`` sees it (the wire's)."""
-        if self.wire is None:
-            raise NotImplementedError
-        return self.wire.game(game_id, version, table, viewer, everything)
-
-    def build_event(self, event: E, info: common_pb2.EventInfo, before: T) -> Message:
-        """One ``GameEvent`` of ``event`` (already as the viewer may see it) with its place
-        in the stream; ``before`` is the game before it (as in ``event_message``)."""
-        if self.wire is None:
-            raise NotImplementedError
-        return self.wire.event(event, info, before)
+    # -- pictures ---------------------------------------------------------------------------
 
     def game_message(
         self, game_id: str, version: int, table: T, viewer: int | None, everything: bool
@@ -203,12 +192,12 @@ class GameService(Generic[T, E]):
             viewer, everything = None, False
 
         def build() -> Message:
-            game = self.build_game(game_id, version, table, viewer, everything)
+            game = self.wire.game(game_id, version, table, viewer, everything)
             if table.aborted:
                 show_aborted(game)
             return set_clocks(game, self.clocks(table))
 
-        if not self.view_cache:
+        if not self.wire.view_cache:
             return build()
         return self._views.get(game_id, version, viewer, everything, build)
 
@@ -227,8 +216,12 @@ class GameService(Generic[T, E]):
         self, recorded: Recorded[E], before: T, viewer: int | None, everything: bool
     ) -> Message:
         """One ``GameEvent`` as ``viewer`` may see it; ``before`` is the game before it (in a
-        move's reply, as the host's records hold it: ``Recorded.before``)."""
-        return self.build_event(
+        move's reply, as the host's records hold it: ``Recorded.before``); a wire that
+        redacts its own events (``Wire.seen_event``) is given the event whole."""
+        if self.wire.seen_event is not None:
+            return self.wire.seen_event(recorded.event, event_info(recorded), viewer, everything)
+        assert self.wire.event is not None
+        return self.wire.event(
             self.seen(recorded.event, viewer, everything), event_info(recorded), before
         )
 
@@ -534,7 +527,7 @@ class GameService(Generic[T, E]):
     def bots(self) -> Bots:
         """The game's bots as the pipeline plays them (``turns.Bots``: the game's strategies;
         a service may set its own before its first command, as Upwords does)."""
-        return Bots(self.game.hosting)
+        return Bots(self.game.hosting)  # a game with bots of its own gives them (``bots``)
 
     @cached_property
     def opener(self) -> Opener[T, E]:
@@ -548,9 +541,9 @@ class GameService(Generic[T, E]):
         )
 
     def create_answers(self) -> Settle | None:
-        """What gives a create command the outside answers it needs: none here; a word
-        game's lexicon id (``parlor.gamehost.wordgame``)."""
-        return None
+        """What gives a create command the outside answers it needs: a word game's lexicon
+        id (``WordAnswers.settled``); none for any other."""
+        return None if self.words is None else self.words.settled
 
     @cached_property
     def pipeline(self) -> Pipeline[T, E]:
@@ -569,14 +562,15 @@ class GameService(Generic[T, E]):
             private=private,
             not_found=lambda game_id: unknown_game(self.host.category, game_id),
             answer=self.outside_answers(),
-            simultaneous=self.simultaneous,
+            simultaneous=self.game.simultaneous,
             chance=self.game.chance,
         )
 
     def outside_answers(self) -> Answer | None:
-        """What gives a command the outside answers it needs (``Command.asks``): none here;
-        a word game's dictionary verdicts (``parlor.gamehost.wordgame``)."""
-        return None
+        """What gives a command the outside answers it needs (``Command.asks``: every
+        declared move's, a bot runner's): a word game's verdicts on the state it is decided
+        on (``WordAnswers.with_verdicts``); none for any other."""
+        return None if self.words is None else self.words.with_verdicts
 
     def _move_rpc(self, name: str, declared: Move) -> MoveRPC:
         """The wire's move ``name`` as this servicer's gRPC method of that name."""
@@ -591,13 +585,16 @@ class GameService(Generic[T, E]):
         return rpc
 
     async def declared_move(self, declared: Move, request: Any, context: Any) -> Any:
-        """A declared move (``Move``) served: ``move`` with its command and check."""
-        check = declared.check
+        """A declared move (``Move``) served: ``move`` with its command and check, given the
+        request as its ``parse`` read it at the edge (if it has one)."""
+        check, read = declared.check, request
+        if declared.parse is not None:
+            read = declared.parse(request)
         return await self.move(
             request,
-            partial(declared.command, request),
+            partial(declared.command, read),
             getattr(self.pb, f"{declared.name}Response"),
-            None if check is None else partial(check, request),
+            None if check is None else partial(check, read),
             asks=True,
             context=context,
         )
