@@ -528,7 +528,7 @@ class Driver:
     async def over(self, game: Game) -> bool:
         served = self.served[game.category]
         table, _ = await served.host.load(game.game_id)
-        return bool(served.servicer.over(table))
+        return bool(served.servicer.pictures.over(table))
 
     async def create(self, game: Game) -> Answer:
         rng = self.rng

@@ -119,9 +119,9 @@ def test_a_game_that_hides_nothing_shows_every_viewer_one_picture_per_version() 
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
     servicer = c4_servicer(host)
     table = c4_table("ada", "bob")
-    seen = [servicer.game_message("g", 2, table, viewer, False) for viewer in (0, 1, None)]
+    seen = [servicer.pictures.game_message("g", 2, table, viewer, False) for viewer in (0, 1, None)]
     assert seen[0] is seen[1] is seen[2]
-    assert servicer.game_message("g", 3, table, 0, False) is not seen[0]
+    assert servicer.pictures.game_message("g", 3, table, 0, False) is not seen[0]
 
 
 async def test_the_callers_own_seat_named_by_no_display_name_takes_their_tokens_name() -> None:
