@@ -33,6 +33,7 @@ from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.eventstore import migrate
 from parlor.gamehost.botwords import index_once
+from parlor.gamehost.service import GameService
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import ServerSettings, running
@@ -40,7 +41,6 @@ from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
 from parlor.services.dictionary.component import dictionary
 from parlor.services.upwords.component import rules, upwords
-from parlor.services.upwords.servicer import UpwordsServicer
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
@@ -81,7 +81,7 @@ async def bench(games: int, moves: int) -> None:
             async with running(settings, [upwords], AUTH) as server:
                 (component,) = server.components
                 servicer = component.extra["servicer"]
-                assert isinstance(servicer, UpwordsServicer)
+                assert isinstance(servicer, GameService)
                 target = f"127.0.0.1:{server.port}"
                 dict_target = f"127.0.0.1:{dict_server.port}"
                 async with (
@@ -106,7 +106,7 @@ async def bench(games: int, moves: int) -> None:
 
 
 async def run_games(
-    servicer: UpwordsServicer,
+    servicer: GameService[Any, Any],
     stubs: dict[int, pb_grpc.UpwordsServiceStub],
     words_stub: dpb_grpc.DictionaryServiceStub,
     helper: Any,

@@ -179,9 +179,9 @@ async def serving(
     from parlor.services.connect4x4.game import GAME as C4
     from parlor.services.takefour.game import GAME as TF
     from parlor.services.takefour.game import bots
-    from parlor.services.takefour.servicer import TakeFourServicer
+    from parlor.services.takefour.wire import servicer as takefour_servicer
     from parlor.services.upwords.game import GAME as UW
-    from parlor.services.upwords.servicer import UpwordsServicer
+    from parlor.services.upwords.wire import servicer as upwords_servicer
 
     folder = tempfile.TemporaryDirectory(prefix="parlor-fuzz-")
     words_file, words = small_words(Path(folder.name))
@@ -207,12 +207,17 @@ async def serving(
                     C4_HOSTING.bot_budget = 200
                     stack.callback(setattr, C4_HOSTING, "bot_budget", budget)
                 elif game is UW:
-                    servicer = UpwordsServicer(
-                        host, dictionary, bot_words=str(words_file), directory=directory
+                    servicer = upwords_servicer(
+                        host,
+                        dictionary,
+                        bot_words=str(words_file),
+                        directory=directory,
+                        chance=chance,
                     )
-                    servicer.random = servicer.bots.random = chance
                 else:
-                    servicer = TakeFourServicer(host, dictionary, directory, GameQueue())
+                    servicer = takefour_servicer(
+                        host, dictionary, directory=directory, queue=GameQueue()
+                    )
                     runner = service_runner(servicer.pipeline, bots(lambda: words), BotPace())
                     await runner.game.prepare()
                 servicer.bots.retry_seconds = ()  # nothing moves behind the driver's back
@@ -523,7 +528,7 @@ class Driver:
     async def over(self, game: Game) -> bool:
         served = self.served[game.category]
         table, _ = await served.host.load(game.game_id)
-        return bool(served.servicer.over(table))
+        return bool(served.servicer.pictures.over(table))
 
     async def create(self, game: Game) -> Answer:
         rng = self.rng

@@ -676,13 +676,13 @@ def test_the_search_finds_secrets_when_a_live_service_stops_redacting(
     """Redaction switched off in the live services (they run in this process): every read leaks."""
     games.live(category)
     if category == "upwords":
-        from parlor.services.upwords import servicer as up
+        from parlor.gamehost.pictures import Pictures
 
-        monkeypatch.setattr(up.UpwordsServicer, "shown", lambda self, event, viewer: event)
-        monkeypatch.setattr(up.UpwordsServicer, "over", lambda self, table: True)
+        monkeypatch.setattr(Pictures, "shown", lambda self, event, viewer: event)
+        monkeypatch.setattr(Pictures, "over", lambda self, table: True)
     else:
         from parlor.services.takefour import codec
-        from parlor.services.takefour import servicer as tk
+        from parlor.services.takefour import wire as tk
 
         monkeypatch.setattr(
             tk,

@@ -16,9 +16,10 @@ import pytest
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.gamehost.botwords import built_index
+from parlor.gamehost.service import GameService
 from parlor.lexicon import enable1
 from parlor.rules.upwords.bot import UpwordsBot
-from parlor.services.upwords.servicer import UpwordsServicer
+from parlor.services.upwords.game import GAME as UW
 
 
 @dataclass
@@ -39,11 +40,12 @@ class UpwordsPlatform:
         return client.channel(self.platform.target, token)  # type: ignore[attr-defined]
 
     @property
-    def servicer(self) -> UpwordsServicer:
+    def servicer(self) -> GameService:  # type: ignore[type-arg]
         server = self.platform.server  # type: ignore[attr-defined]
         (component,) = [c for c in server.components if c.name == "upwords"]
         servicer = component.extra["servicer"]
-        assert isinstance(servicer, UpwordsServicer)
+        assert isinstance(servicer, GameService)
+        assert servicer.game is UW
         return servicer
 
 

@@ -25,7 +25,7 @@ from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb
 from parlor.services.takefour.component import rules
-from parlor.services.takefour.servicer import export
+from parlor.services.takefour.wire import export
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()

@@ -36,9 +36,11 @@ from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.takefour.component import TakeFourSettings
 from parlor.services.takefour.game import GAME as TF
 from parlor.services.takefour.game import bots as takefour_bots
-from parlor.services.takefour.servicer import TakeFourServicer, engine_seats
+from parlor.services.takefour.wire import engine_seats
+from parlor.services.takefour.wire import servicer as takefour_servicer
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.servicer import UpwordsServicer, UpwordsTable
+from parlor.services.upwords.wire import UpwordsTable
+from parlor.services.upwords.wire import servicer as upwords_servicer
 from parlor.takefour.v1 import takefour_pb2 as tfpb
 from parlor.upwords.v1 import upwords_pb2 as uwpb
 
@@ -104,17 +106,16 @@ class SlowPassingBots(Bots):
         return command
 
 
-class SlowUpwords(UpwordsServicer):
-    """A servicer whose bot is ``SlowPassingBots``."""
-
-    def __init__(self, now: FakeNow) -> None:
-        super().__init__(timed_host(UW, now), EveryWord())
-        self.bots = SlowPassingBots(now)
+def slow_upwords(now: FakeNow) -> Any:
+    """Upwords' servicer, its bots ``SlowPassingBots``."""
+    servicer = upwords_servicer(timed_host(UW, now), EveryWord())
+    servicer.bots = SlowPassingBots(now)
+    return servicer
 
 
 async def test_upwords_a_slow_bots_move_leaves_the_person_their_whole_time() -> None:
     now = FakeNow()
-    servicer = SlowUpwords(now)
+    servicer = slow_upwords(now)
     names = ("ada", "bot:best")
     bag = tiles.full_bag()
     create = uw.CreateGame(uw.UpwordsConfig(), names, bag, bag)
@@ -173,7 +174,7 @@ async def test_takefour_a_slow_bots_step_leaves_the_persons_deadline_where_it_wa
     however long it thinks, leaves a person's deadline where it was."""
     now = FakeNow()
     host = timed_host(TF, now)
-    servicer = TakeFourServicer(host, EveryWord())
+    servicer = takefour_servicer(host, EveryWord())
     seats = (Seat("ada"), Seat("bot:hard"))
     config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
     create = tf.CreateGame(config, engine_seats(seats))
@@ -199,7 +200,7 @@ async def test_takefour_a_persons_wait_in_the_games_queue_is_not_charged_to_them
     now = FakeNow()
     host = timed_host(TF, now)
     queue = GameQueue()
-    servicer = TakeFourServicer(host, EveryWord(), queue=queue)
+    servicer = takefour_servicer(host, EveryWord(), queue=queue)
     seats = (Seat("ada"), Seat("bot:hard"))
     config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
     create = tf.CreateGame(config, engine_seats(seats))
@@ -241,7 +242,7 @@ async def test_upwords_the_dictionarys_time_is_neither_the_movers_nor_the_next_p
     the fold of the stored events (a replica loading the game) agrees."""
     now = FakeNow()
     host = timed_host(UW, now)
-    servicer = UpwordsServicer(host, SlowDictionary(now))
+    servicer = upwords_servicer(host, SlowDictionary(now))
     names = ("ada", "bob")
     bag = tiles.full_bag()
     create = uw.CreateGame(uw.UpwordsConfig(), names, bag, bag)

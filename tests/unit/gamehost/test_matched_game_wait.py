@@ -69,7 +69,7 @@ def test_an_id_no_match_holds_is_not_found_at_once_and_a_match_never_created_aft
         other_type.CopyFrom(MATCH)
         other_type.match_id, other_type.game_type = "m2", "upwords"
         servicer = await served(MATCH, other_type)
-        servicer.matched_game_wait = 0.3
+        servicer.reads.matched_game_wait = 0.3
         for game_id in ("nope", "m2"):  # no match; another game type's match
             began = time.monotonic()
             with pytest.raises(NotFound):

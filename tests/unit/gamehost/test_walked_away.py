@@ -31,9 +31,10 @@ from parlor.rules.upwords import tiles
 from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.takefour.game import GAME as TF
-from parlor.services.takefour.servicer import engine_seats
+from parlor.services.takefour.wire import engine_seats
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.servicer import UpwordsServicer, UpwordsTable
+from parlor.services.upwords.wire import UpwordsTable
+from parlor.services.upwords.wire import servicer as upwords_servicer
 
 
 def real_now() -> FakeNow:
@@ -84,15 +85,15 @@ class PassingBots(Bots):
         return command
 
 
-class PassingUpwords(UpwordsServicer):
-    def __init__(self, host: Any, dictionary: Any) -> None:
-        super().__init__(host, dictionary)
-        self.bots = PassingBots(UW.hosting)
+def passing_upwords(host: Any, dictionary: Any) -> Any:
+    servicer = upwords_servicer(host, dictionary)
+    servicer.bots = PassingBots(UW.hosting)
+    return servicer
 
 
 async def test_upwords_a_person_who_walked_away_times_out_and_the_game_ends() -> None:
     now = real_now()
-    servicer = PassingUpwords(timed_host(UW, now), EveryWord())
+    servicer = passing_upwords(timed_host(UW, now), EveryWord())
     names = ("ada", "bot:best")
     bag = tiles.full_bag()
     create = uw.CreateGame(uw.UpwordsConfig(), names, bag, bag)

@@ -214,7 +214,7 @@ def test_a_watcher_takes_the_state_after_a_local_append_from_the_command_not_a_f
     # same replica, which has the state before it, takes that instead of folding again.
     async def run() -> None:
         store, host, servicer = await _served_game()
-        servicer.view_cache = False  # each picture drawn from the state its watcher holds
+        servicer.pictures.view_cache = False  # each picture drawn from the state its watcher holds
         stream = servicer.WatchGame(c4pb.WatchGameRequest(game_id="g"), None)
         opened = [await anext(stream)]
         while opened[-1].game.status != c4pb.STATUS_IN_PROGRESS:

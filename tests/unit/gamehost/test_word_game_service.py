@@ -15,8 +15,7 @@ import pytest
 from parlor.gamehost.botwords import index_once
 from parlor.gamehost.command import Command, expires_in
 from parlor.gamehost.service import deadline
-from parlor.gamehost.wordgame import WordGameService
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.words import Dictionary, WordAnswers
 
 WORDS = {"cat", "dog"}
 
@@ -51,10 +50,6 @@ class Words(Dictionary):
         return {w: w in WORDS for w in words}
 
 
-class SayService(WordGameService[Any, Any]):
-    word_checks = SayChecks()
-
-
 def table(lexicon: str) -> Any:
     return SimpleNamespace(game=SimpleNamespace(config=SimpleNamespace(lexicon=lexicon)))
 
@@ -66,16 +61,14 @@ class Context:
 
 async def test_a_declared_moves_command_carries_the_verdicts_on_its_words_in_one_batch() -> None:
     words = Words()
-    service = SayService(host=None, dictionary=words)  # type: ignore[arg-type]
+    service = WordAnswers(words, SayChecks())
     command = Command(
         "ada",
         lambda table, seat: Say(seat, ("cat", "zzz")),
         asks=True,
         expires=expires_in(deadline(Context())),
     )
-    said = await dataclasses.replace(command, seat=1).made(
-        table("lex-1"), service.outside_answers()
-    )
+    said = await dataclasses.replace(command, seat=1).made(table("lex-1"), service.with_verdicts)
     assert said == Say(1, ("cat", "zzz"), {"cat": True, "zzz": False})
     # the game's lexicon, the caller's time left (2.5 s at the edge, less by now)
     assert words.asked == [("lex-1", ("cat", "zzz"), pytest.approx(2.5, abs=0.5))]
@@ -83,9 +76,9 @@ async def test_a_declared_moves_command_carries_the_verdicts_on_its_words_in_one
 
 async def test_a_command_that_needs_no_words_asks_the_dictionary_nothing() -> None:
     words = Words()
-    service = SayService(host=None, dictionary=words)  # type: ignore[arg-type]
+    service = WordAnswers(words, SayChecks())
     command = Command("ada", lambda table, seat: Say(seat), seat=0, asks=True)
-    assert await command.made(table("lex-1"), service.outside_answers()) == Say(0)
+    assert await command.made(table("lex-1"), service.with_verdicts) == Say(0)
     assert await service.with_verdicts(table("lex-2").game, Say(3, ("dog",))) == Say(
         3, ("dog",), {"dog": True}
     )

@@ -17,7 +17,7 @@ from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.services.takefour.component import TakeFourSettings, rules
 from parlor.services.takefour.game import bots as takefour_bots
-from parlor.services.takefour.servicer import engine_seats
+from parlor.services.takefour.wire import engine_seats
 
 RULES = rules()
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1 H1 I1 N1", jokers=1)

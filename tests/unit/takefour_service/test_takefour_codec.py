@@ -24,7 +24,7 @@ from parlor.services.takefour.codec import (
     public,
 )
 from parlor.services.takefour.component import rules
-from parlor.services.takefour.servicer import export
+from parlor.services.takefour.wire import export
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 

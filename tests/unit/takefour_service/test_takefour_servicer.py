@@ -13,13 +13,15 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import GameFinished, OpenTable, Seat
+from parlor.gamehost.service import GameService
 from parlor.gamehost.words import Dictionary
 from parlor.lexicon.shelf import enable1
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
 from parlor.services.takefour.codec import Codec
 from parlor.services.takefour.component import rules, standings
-from parlor.services.takefour.servicer import TakeFourServicer, engine_seats
+from parlor.services.takefour.wire import engine_seats
+from parlor.services.takefour.wire import servicer as takefour_servicer
 
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1")  # ids: C0 A1 T2 S3 D4 O5 G6 E7
 WORDS = {"CAT", "DOG", "DOGE", "CATS", "GOD", "GODS", "AT", "TA", "DO", "GO", "OD"}
@@ -47,17 +49,17 @@ class FakeDictionary(Dictionary):
         return {w: w in WORDS for w in words}
 
 
-def make(queue: bool = True) -> tuple[Any, TakeFourServicer, FakeDictionary]:
+def make(queue: bool = True) -> tuple[Any, GameService[Any, Any], FakeDictionary]:
     host: Any = GameHost("takefour", rules(), Codec(), InMemoryEventStore())
     dictionary = FakeDictionary()
     return (
         host,
-        TakeFourServicer(host, queue=GameQueue() if queue else None, dictionary=dictionary),
+        takefour_servicer(host, dictionary, queue=GameQueue() if queue else None),
         dictionary,
     )
 
 
-async def open_game(host: Any, servicer: TakeFourServicer, players: tuple[str, ...]) -> None:
+async def open_game(host: Any, servicer: GameService[Any, Any], players: tuple[str, ...]) -> None:
     seats = tuple(Seat(p) for p in players)
     config = tf.TakeFourConfig(tiles=TILES, max_rounds=1, lexicon="enable1-test")
     await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))
@@ -261,7 +263,7 @@ async def test_a_round_judged_by_enable_is_followed_at_once_by_the_next_deal() -
     """GODE is no word in ENABLE (GOD is: E goes); the round scored short of the game's end
     is followed by the next round's deal, and the last round set ends the game."""
     host: Any = GameHost("takefour", rules(), Codec(), InMemoryEventStore())
-    servicer = TakeFourServicer(host, queue=GameQueue(), dictionary=EnableDictionary())
+    servicer = takefour_servicer(host, EnableDictionary(), queue=GameQueue())
     seats = (Seat("ada"), Seat("bob"))
     config = tf.TakeFourConfig(tiles=TILES, max_rounds=2, lexicon="enable1-test")
     await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))

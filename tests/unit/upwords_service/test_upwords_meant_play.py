@@ -18,12 +18,13 @@ from parlor.core.errors import RuleViolation
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.service import GameService
 from parlor.gamehost.words import Dictionary
 from parlor.kit import auth
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.servicer import UpwordsServicer
+from parlor.services.upwords.wire import servicer as upwords_servicer
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 NAMES = ("ada", "bob", "cy")
@@ -53,20 +54,22 @@ async def as_player(player_id: str, call: Any) -> Any:
         auth.unbind(token)
 
 
-async def started() -> tuple[UpwordsServicer, GameHost[Any, Any, Any]]:
+async def started() -> tuple[GameService[Any, Any], GameHost[Any, Any, Any]]:
     host: GameHost[Any, Any, Any] = GameHost("upwords", UW.decider, UW.codec, InMemoryEventStore())
     bag = tiles.full_bag()
     create = uw.CreateGame(CHALLENGE, NAMES, bag, bag)
     await host.create("u", OpenTable(tuple(Seat(n) for n in NAMES), create))
-    return UpwordsServicer(host, EveryWord()), host
+    return upwords_servicer(host, EveryWord()), host
 
 
-async def play(servicer: UpwordsServicer, player_id: str, placements: list[pb.Placement]) -> None:
+async def play(
+    servicer: GameService[Any, Any], player_id: str, placements: list[pb.Placement]
+) -> None:
     request = pb.PlayRequest(game_id="u", placements=placements)
     await as_player(player_id, lambda: servicer.Play(request, None))
 
 
-async def ada_then_bob(servicer: UpwordsServicer) -> tuple[pb.Game, pb.Game]:
+async def ada_then_bob(servicer: GameService[Any, Any]) -> tuple[pb.Game, pb.Game]:
     """Ada plays (play 1), then Bob (play 2): the game as Cy saw it after each."""
     await play(servicer, "ada", ADA_AA)
     seen_first = await get(servicer, "cy")
@@ -74,7 +77,7 @@ async def ada_then_bob(servicer: UpwordsServicer) -> tuple[pb.Game, pb.Game]:
     return seen_first, await get(servicer, "cy")
 
 
-async def get(servicer: UpwordsServicer, player_id: str) -> pb.Game:
+async def get(servicer: GameService[Any, Any], player_id: str) -> pb.Game:
     response = await as_player(
         player_id, lambda: servicer.GetGame(pb.GetGameRequest(game_id="u"), None)
     )

@@ -25,13 +25,17 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.message import Message
 
 from parlor.core.errors import Conflict, ParlorError, ResourceExhausted
 from parlor.eventstore import ANY_VERSION, NO_STREAM, EventStore, Metadata, NewEvent
-from parlor.gamehost.clocks import ABORTED
+from parlor.gamehost.clocks import ABORTED, Abort, Preempted, Timed
 from parlor.kit.settings import setting
+
+AbortBody = Callable[[Any, int], Abort]
+"""(the game, the seat) -> the seat's ``Abort``."""
 
 DAY = 86_400.0
 COUNTED = "AbortCounted"
@@ -179,3 +183,22 @@ def show_aborted(game: Message) -> None:
             if value in field.enum_type.values_by_name:
                 setattr(game, name, field.enum_type.values_by_name[value].number)
                 break
+
+
+async def abort_counts(
+    host: Any, game_id: str, player_id: str, requested: int | None, body: AbortBody
+) -> bool:
+    """Whether the caller's abort of the game, as ``host`` (a ``GameHost``) knows it, would
+    be allowed by the rules, and so is counted against their limit before it is decided
+    (``AbortLedger.counting``): not when they hold no seat, the game is over, or the
+    timeouts due first overtake it (``Preempted``: they are recorded, the abort refused).
+    An abort the rules refuse otherwise is refused here, as they say, counting nothing."""
+    table, _ = await host.latest(game_id)
+    if not table.seats_of(player_id) or host.decider.is_terminal(table):
+        return False
+    seat = table.seat_of(player_id, requested)
+    try:
+        host.decider.decide(table, Timed(body(table, seat), host.now()))
+    except Preempted:
+        return False
+    return True

@@ -21,7 +21,8 @@ none ever sat) for ``ALONE_SECONDS`` at most, then leave it one by one (``BotGam
 which ends it; a person who has not acted (``BotGame.mark``) for ``ABANDON_SECONDS`` while
 bots play has walked away, and their seat leaves (``ABANDONED``) before the bots do.
 
-What is the game's own is a ``BotGame``: its bots by level, the seat's view they plan
+Its pace settings and limits are ``botpace``'s. What is the game's own is a ``BotGame``
+(``botgames``): its bots by level, the seat's view they plan
 from, and the phases the runner tells apart (over, between rounds, the round); a
 ``ContractBots`` reads all but the bots and the round from the game's contract.
 ``service_runner`` wires a runner to a game's command pipeline: it loads games from the
@@ -36,39 +37,51 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from parlor.core.errors import NotFound, ParlorError
-from parlor.core.game import GameContract
+from parlor.gamehost.botgames import BotGame, ContractBots, SeatBot
+from parlor.gamehost.botpace import (
+    ABANDON_HELP,
+    ABANDON_SECONDS,
+    ALONE_HELP,
+    ALONE_SECONDS,
+    HUMAN_PACE_HELP,
+    IDLE_HELP,
+    PAUSE_HELP,
+    PaceSettings,
+)
 from parlor.gamehost.command import Command
 from parlor.gamehost.host import Outcome, system_command_id
-from parlor.gamehost.once import BuiltOnce
 from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.thinking import think
+
+__all__ = [
+    "ABANDON_HELP",
+    "ABANDON_SECONDS",
+    "ALONE_HELP",
+    "ALONE_SECONDS",
+    "HUMAN_PACE_HELP",
+    "IDLE_HELP",
+    "PAUSE_HELP",
+    "BotGame",
+    "BotRunner",
+    "ContractBots",
+    "PaceSettings",
+    "SeatBot",
+    "service_runner",
+]  # the pace (``botpace``) and the game as bots play it (``botgames``) given with the runner
 
 log = logging.getLogger("parlor.gamehost.botrunner")
 
 S = TypeVar("S")
 C = TypeVar("C")
 T = TypeVar("T")
-C_co = TypeVar("C_co", covariant=True)
-S_contra = TypeVar("S_contra", contravariant=True)
 
 Act = Callable[[str, str, int, C, str], Awaitable[None]]
 """(game id, bot player id, seat, command, command id) -> the command executed."""
 Load = Callable[[str], Awaitable[tuple[tuple[str, ...], S, int]]]
 """game id -> (seat player ids, engine state, version)."""
-
-ALONE_SECONDS = 60.0
-"""How long bots play on at a table no person is left at (all left, or none ever sat): then
-they leave it, which ends it. A game of bots is watchable for a minute, and one player's
-tables of bots cost the platform a minute each, not days (docs/bounds.md)."""
-
-ABANDON_SECONDS = 900.0
-"""A person who has not acted for this long while only bots play has walked away from the
-game (an untimed game, or one whose clock does not end it): the runner makes their seat
-leave (``ABANDONED``), and then, no person being left, its bots leave too, which ends it
-(docs/bounds.md, "Every game ends")."""
 
 LOOK_FLOOR_SECONDS = 0.01
 """The runner looks at its games at most this often when nothing woke it, whatever its idle
@@ -79,144 +92,6 @@ would hang behind it."""
 STEP_SECONDS = 10.0
 """The longest a bot's call (load, act, start a round) may take before the runner goes on to
 the other games; a bot's own search is bounded by its budget instead."""
-
-
-PAUSE_HELP = "pause between two steps of one bot (0: as fast as it can plan)"
-IDLE_HELP = "how often the bot runner looks at its games when nothing woke it"
-HUMAN_PACE_HELP = (
-    "while a person plays (has not left), each bot level waits its own time per step"
-    " (the game's paces; false: only the pause)"
-)
-ALONE_HELP = (
-    "how long bots play on at a table no person is at before they leave it, which ends the game"
-)
-ABANDON_HELP = (
-    "how long a person may go without acting while bots play before their seat leaves the"
-    " game (ABANDONED)"
-)
-"""What a game's pace settings say (``PaceSettings``; the env names are the game's own)."""
-
-
-class PaceSettings(Protocol):
-    """How fast the runner's bots go (a game's settings class, read from its environment:
-    its fields are ``setting(<the game's env name>, PAUSE_HELP, 0.5)`` and so on)."""
-
-    @property
-    def pause_seconds(self) -> float:
-        """Between two steps of one bot (0: as fast as it can plan)."""
-
-    @property
-    def idle_seconds(self) -> float:
-        """How often the runner looks at its games when nothing woke it."""
-
-    @property
-    def human_pace(self) -> bool:
-        """While a person plays, each bot level waits its own time per step (``paces``)."""
-
-
-class SeatBot(Protocol[C_co]):
-    """One bot seat's planner: its next command from the seat's view (None: nothing to do)."""
-
-    def next_command(self, seen: Any) -> C_co | None: ...
-
-    def refused(self) -> None:
-        """Its last command was refused: plan afresh."""
-
-    def new_round(self) -> None:
-        """A new hand: forget the plan."""
-
-    # A seat bot may also have ``async def think(seen)``: its next command, planned in the
-    # bot workers itself (``thinking.think`` of a picklable function); the runner then
-    # awaits that instead of running ``next_command`` in the bot thread.
-
-
-class BotGame(Protocol[S_contra, C_co]):
-    """A game of simultaneous play as the runner plays it."""
-
-    async def prepare(self) -> None:
-        """Slow set-up the bots need (a word index), done as the runner starts."""
-
-    async def seat_bot(self, level: str) -> SeatBot[C_co]:
-        """A new bot of ``level`` for one seat."""
-
-    def view(self, state: S_contra, seat: int) -> Any:
-        """What the seat sees: all a bot plans from."""
-
-    def over(self, state: S_contra) -> bool: ...
-
-    def between_rounds(self, state: S_contra) -> bool:
-        """Whether the next round is to be started (``start_round``) before anyone acts."""
-
-    def round(self, state: S_contra) -> int: ...
-
-    def left(self, state: S_contra, seat: int) -> bool:
-        """Whether the seat has left the game (forfeited, resigned): it plays no more."""
-
-    def leave(self, state: S_contra, seat: int, why: str) -> Any | None:
-        """The command by which the seat leaves the game (``why``: ``LEFT`` for a bot at a
-        table no person sits at, ``ABANDONED`` for a person idle too long); None: the game
-        has none (the runner then only stops playing it)."""
-
-    def mark(self, state: S_contra, seat: int) -> Any:
-        """What changes when the seat acts (compared between steps: a person who has not
-        acted for ``ABANDON_SECONDS`` while bots play has walked away)."""
-
-
-class ContractBots(Generic[S, C, T]):
-    """A ``BotGame`` read from the game's contract (``parlor.core.game.GameContract``): a seat
-    plans from the contract's ``view`` of it, the game is over when ``is_terminal``, and
-    between rounds (the next to be started) when no seat is to move (``to_move``).
-
-    The game gives its bots: ``shared()`` builds what every bot plays from (a word index:
-    seconds, so built once, off the event loop, as the runner starts), ``seat_bot(shared,
-    level)`` makes one seat's, ``round`` numbers the hands (in a new one bots re-plan), and
-    ``left`` says which seats have left the game (none, if not given).
-    """
-
-    def __init__(
-        self,
-        engine: GameContract[S, C, Any],
-        shared: Callable[[], T],
-        seat_bot: Callable[[T, str], SeatBot[C]],
-        round: Callable[[S], int],
-        left: Callable[[S, int], bool] | None = None,
-        leave: Callable[[S, int, str], C | None] | None = None,
-        mark: Callable[[S, int], Any] | None = None,
-    ) -> None:
-        self.engine = engine
-        self._shared = BuiltOnce(shared)
-        self._seat_bot = seat_bot
-        self._round = round
-        self._left = left
-        self._leave = leave
-        self._mark = mark
-
-    async def prepare(self) -> None:
-        await self._shared.get()
-
-    async def seat_bot(self, level: str) -> SeatBot[C]:
-        return self._seat_bot(await self._shared.get(), level)
-
-    def view(self, state: S, seat: int) -> Any:
-        return self.engine.view(state, seat)
-
-    def over(self, state: S) -> bool:
-        return self.engine.is_terminal(state)
-
-    def between_rounds(self, state: S) -> bool:
-        return not self.engine.to_move(state)
-
-    def round(self, state: S) -> int:
-        return self._round(state)
-
-    def left(self, state: S, seat: int) -> bool:
-        return self._left is not None and self._left(state, seat)
-
-    def leave(self, state: S, seat: int, why: str) -> C | None:
-        return self._leave(state, seat, why) if self._leave is not None else None
-
-    def mark(self, state: S, seat: int) -> Any:
-        return self._mark(state, seat) if self._mark is not None else None
 
 
 @dataclass

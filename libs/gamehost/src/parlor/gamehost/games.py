@@ -28,6 +28,7 @@ from parlor.gamehost.seating import OpenTable, Seated, SeatsTaken, Standings, Ta
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.turns import Hosting
 from parlor.gamehost.verify import CommandOf, CreateOf
+from parlor.gamehost.words import WordChecks
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -110,6 +111,15 @@ class GameType(Generic[S, C, E]):
     create_retry_reasons: frozenset[str] = frozenset()
     """Refusals of a create that a new draw of its opening may avoid (Upwords' first-player
     draw run out), up to ``create_attempts`` creates (``opener.Opener.open``)."""
+    words: WordChecks[Any, Any] | None = None
+    """The words a command is decided by and how it takes the dictionary's verdicts on them
+    (a word game's rules' ``WordChecks``, with ``calls=("dictionary",)``): its servicer,
+    given a dictionary, asks about them in one batch inside the command
+    (``words.WordAnswers``), and a new game records its lexicon's id."""
+    simultaneous: bool = False
+    """Seats act at once (Take Four): a move's reply leaves out others' events between its
+    own and its follow-up's, and bots are played by a runner (``botrunner``), not the
+    pipeline."""
 
     @property
     def category(self) -> str:

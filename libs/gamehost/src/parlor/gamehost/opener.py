@@ -16,12 +16,14 @@ from typing import Any, Generic, TypeVar
 
 from google.protobuf.message import Message
 
-from parlor.core.errors import ParlorError
+from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.gamehost.chance import drawn
+from parlor.gamehost.consent import create_consent
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome
 from parlor.gamehost.matches import from_match, match_privacy, match_seats
 from parlor.gamehost.opengames import Claims, within_cap
+from parlor.gamehost.privacy import Privacy
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.kit import auth
@@ -158,3 +160,48 @@ class Opener(Generic[T, E]):
         if requested is None:
             return default
         return TimeControl.from_proto(requested, default)
+
+    def check_bots(self, seats: Sequence[Seat]) -> None:
+        """Refuse a seat of a bot the game has none of (``UNKNOWN_BOT_LEVEL``, naming them)."""
+        levels = tuple(dict.fromkeys(self.game.bots))
+        for seat in seats:
+            if seat.is_bot and seat.bot_level not in levels:
+                bots = ", ".join(f"bot:{level}" for level in levels)
+                raise InvalidArgument(
+                    f"unknown bot {seat.player_id!r}; bots are {bots}", reason="UNKNOWN_BOT_LEVEL"
+                )
+
+    async def open_for(
+        self,
+        me: auth.Identity,
+        game_id: str,
+        seats: tuple[Seat, ...],
+        config: Message | None,
+        *,
+        requested: Any,
+        private: bool,
+        findable: bool,
+        command_id: str | None,
+        fingerprint: str | None,
+        deadline: float | None,
+    ) -> Outcome[T, E]:
+        """A caller's ``CreateGame``: its bots known (``check_bots``), its time control
+        (``requested``, or the default: ``time_control``), its seats consented (a person seats
+        only themselves and bots: ``create_consent``) and its privacy chosen (``findable``:
+        the caller may be found in it by id), then ``open``, capped by the caller's open games."""
+        self.check_bots(seats)
+        control = self.time_control(requested, seats)
+        consent = await create_consent(self.host.store, game_id, seats, me)
+        privacy = Privacy.chosen(private, [me.player_id] if findable else [])
+        return await self.open(
+            game_id,
+            seats,
+            config,
+            command_id=command_id,
+            fingerprint=fingerprint,
+            actor=me.player_id,
+            extra={**consent, **privacy.extra()},
+            deadline=deadline,
+            time_control=control,
+            capped=me,
+        )

@@ -9,15 +9,13 @@ which caller may act for which seat, and a replay needs nothing else.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import Decider, replay
-from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.core.game import Standing as Standing  # a pure value: the rules give standings
 from parlor.gamehost.clocks import (
     ABORTED,
@@ -37,129 +35,43 @@ from parlor.gamehost.clocks import (
     stopped,
 )
 from parlor.gamehost.decider import Decided, SeatedDecider
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.table import (
+    BOT_ACCOUNT_PREFIX,
+    BOT_PREFIX,
+    TABLE_EVENTS,
+    GameFinished,
+    OpenTable,
+    Seat,
+    SeatBerserked,
+    SeatsTaken,
+    Standings,
+    Table,
+    TableEvent,
+    is_bot_account,
+    shown_as_bot,
+)
 
 S = TypeVar("S")
 C = TypeVar("C")
 E = TypeVar("E")
 
-BOT_PREFIX = "bot:"
-BOT_ACCOUNT_PREFIX = "botacct-"
-_BOT_ACCOUNT = re.compile(r"^botacct-[0-9a-f]{32}$")
-
-
-def is_bot_account(player_id: str) -> bool:
-    """The id of a registered bot account (docs/bots.md): matchmaking issues them, and a
-    token for one only to the bot itself (its secret exchanged), so only the bot can ever
-    act in a seat under such an id, and no person's id has that form."""
-    return bool(_BOT_ACCOUNT.match(player_id))
-
-
-def shown_as_bot(player_id: str) -> bool:
-    """Whether a seat under this id is a bot's, Parlor's own or a bot account's (the game
-    directory's listings, which keep seats' ids: the same as ``Seat.shown_as_bot`` of the
-    recorded seat, whose ``bot_account`` is set for exactly these ids)."""
-    return player_id.startswith(BOT_PREFIX) or is_bot_account(player_id)
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    player_id: str
-    name: str = ""
-    bot_account: bool = False
-    """Held by a registered bot account (recorded in ``SeatsTaken`` as the seat's ``bot``):
-    a player's seat whose clock runs, shown as a bot (``shown_as_bot``)."""
-
-    @property
-    def is_bot(self) -> bool:
-        """One of Parlor's own bots (``bot:<level>``), which the platform moves."""
-        return self.player_id.startswith(BOT_PREFIX)
-
-    @property
-    def shown_as_bot(self) -> bool:
-        """What every view says of the seat: a bot, Parlor's own or a bot account."""
-        return self.is_bot or self.bot_account
-
-    @property
-    def bot_level(self) -> str | None:
-        return self.player_id[len(BOT_PREFIX) :] if self.is_bot else None
-
-
-@dataclass(frozen=True, slots=True)
-class SeatsTaken:
-    """The first event of every game: seat i is ``seats[i]``; how the game is timed,
-    whether matchmaking formed it (a matched game nobody starts is aborted), and whether a
-    seat may go berserk (an arena's pairing that allows it: ``Berserk``)."""
-
-    seats: tuple[Seat, ...]
-    time_control: TimeControl = TimeControl()
-    matched: bool = False
-    berserk_allowed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SeatBerserked:
-    """A seat went berserk before its first action: its clock is half its allowance and
-    earns no increment (``clocks.berserked``); a tournament scores it from this event."""
-
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class GameFinished:
-    """The last event of every game, the same for all game types: what scoring consumes."""
-
-    reason: str
-    standings: tuple[Standing, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class OpenTable(Generic[C]):
-    """Create a game: the seats and the engine's own create command."""
-
-    seats: tuple[Seat, ...]
-    create: C
-    time_control: TimeControl = TimeControl()
-    matched: bool = False
-    berserk_allowed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Table(Generic[S]):
-    seats: tuple[Seat, ...]
-    game: S
-    clock: Clock | None = None
-    """The seats' clocks (None: an untimed game, as every game stored before clocks)."""
-    aborted: bool = False
-
-    def seats_of(self, player_id: str) -> tuple[int, ...]:
-        return tuple(i for i, seat in enumerate(self.seats) if seat.player_id == player_id)
-
-    def seat_of(self, player_id: str, requested: int | None = None) -> int:
-        """The seat a caller acts for: theirs, or the requested one if it is theirs."""
-        mine = self.seats_of(player_id)
-        if requested is not None:
-            if not 0 <= requested < len(self.seats):
-                raise InvalidArgument(
-                    f"seat {requested} does not exist (seats 0 to {len(self.seats) - 1})",
-                    reason="INVALID_SEAT",
-                )
-            if requested not in mine:
-                raise PermissionDenied(f"seat {requested} is not yours", reason="NOT_YOUR_SEAT")
-            return requested
-        if not mine:
-            raise PermissionDenied("you have no seat in this game", reason="NOT_SEATED")
-        if len(mine) > 1:
-            raise InvalidArgument(
-                "you hold several seats in this game; say which", reason="SEAT_REQUIRED"
-            )
-        return mine[0]
-
-
-Standings = Callable[[S], tuple[str, tuple[Standing, ...]]]
-TableEvent = SeatsTaken | GameFinished | SeatBerserked
-TABLE_EVENTS = (SeatsTaken, GameFinished, SeatBerserked)
-"""The platform's own events in a game's stream (none is a seat's move)."""
+__all__ = [
+    "BOT_ACCOUNT_PREFIX",
+    "BOT_PREFIX",
+    "TABLE_EVENTS",
+    "GameFinished",
+    "OpenTable",
+    "Seat",
+    "SeatBerserked",
+    "Seated",
+    "SeatsTaken",
+    "Standing",
+    "Standings",
+    "Table",
+    "TableEvent",
+    "is_bot_account",
+    "shown_as_bot",
+]  # the table's values (``table``) given with the rules that seat them
 
 
 class _Fold(Generic[S]):

@@ -3,14 +3,14 @@
 A game's own ``wire.py`` (beside its proto) holds its messages, its ``Game`` and
 ``GameEvent`` pictures and a table of move RPC -> ``Move``, as one ``Wire``; the game host
 builds the game's servicer from the game's value and it (``GameService(host, game=GAME,
-wire=WIRE)``), subclassing nothing.
+wire=WIRE)``), subclassing nothing; every game's is built so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, overload
+from typing import Any, Generic, Protocol, TypeVar
 
 from google.protobuf.message import Message
 
@@ -31,49 +31,31 @@ class MoveRPC(Protocol):
     def __call__(self, request: Any, context: Any) -> Awaitable[Any]: ...
 
 
-class Serves(Protocol):
-    """A servicer serving declared moves (``GameService``)."""
-
-    async def declared_move(self, declared: Move, request: Any, context: Any) -> Any: ...
-
-
 class Move:
-    """A move RPC, declared in a wire's table under the RPC's name (or, in a servicer still
-    subclassing ``GameService``, in its class body)::
+    """A move RPC, declared in a wire's table under the RPC's name::
 
         {"Resign": Move(lambda request, table, seat: c4.Resign(seat))}
 
     ``command(request, table, seat)`` is the seat's command, built on the state it is
     decided on (``GameService.move``); ``check(request, table)``, first, refuses one that
-    state has made stale (Take Four: a command meant for another round). The reply is the
-    game's ``<Name>Response``. gRPC finds the method by name on the servicer, as any other.
+    state has made stale (Take Four: a command meant for another round). ``parse(request)``,
+    if given, reads the request at the edge, before any game is loaded (bad input refused
+    there: Upwords' placements and tiles), and ``command`` and ``check`` are given what it
+    read in the request's place. The reply is the game's ``<Name>Response``; the servicer
+    serves it as its method of the RPC's name.
     """
 
-    def __init__(self, command: MoveCommand, check: MoveCheck | None = None) -> None:
+    def __init__(
+        self,
+        command: MoveCommand,
+        check: MoveCheck | None = None,
+        *,
+        parse: Callable[[Any], Any] | None = None,
+    ) -> None:
         self.command = command
         self.check = check
+        self.parse = parse
         self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        if not any(callable(getattr(base, name, None)) for base in owner.__mro__[1:]):
-            raise TypeError(f"{owner.__name__}.{name}: no RPC of that name in its service")
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type) -> Move: ...
-
-    @overload
-    def __get__(self, instance: Serves, owner: type) -> MoveRPC: ...
-
-    def __get__(self, instance: Serves | None, owner: type) -> Move | MoveRPC:
-        if instance is None:
-            return self
-
-        async def rpc(request: Any, context: Any) -> Any:
-            return await instance.declared_move(self, request, context)
-
-        rpc.__name__ = rpc.__qualname__ = self.name
-        return rpc
 
 
 @dataclass(frozen=True)
@@ -83,12 +65,20 @@ class Wire(Generic[T, E]):
     ``game(game_id, version, table, viewer, everything)`` is the ``Game`` message as a viewer
     sees it; ``event(event, info, before)`` one ``GameEvent``, already as the viewer may see
     it (``before``: the game before it); ``moves`` maps each move RPC's name to its ``Move``
-    (the request -> the seat's command body)."""
+    (the request -> the seat's command body). A game whose event picture redacts itself
+    (Take Four's, through the rules' ``public_event``) gives ``seen_event(event, info,
+    viewer, everything)`` instead, given the event whole. ``view_cache`` False: its ``Game``
+    pictures are built per call, not kept per version and viewer (Take Four's are cheap, and
+    a test switches their redaction off in a live service)."""
 
     game: Callable[[str, int, T, int | None, bool], Message]
-    event: Callable[[E, common_pb2.EventInfo, T], Message]
+    event: Callable[[E, common_pb2.EventInfo, T], Message] | None = None
     moves: Mapping[str, Move] = field(default_factory=dict)
+    seen_event: Callable[[E, common_pb2.EventInfo, int | None, bool], Message] | None = None
+    view_cache: bool = True
 
     def __post_init__(self) -> None:
+        if (self.event is None) == (self.seen_event is None):
+            raise TypeError("a Wire gives one of event and seen_event")
         for name, declared in self.moves.items():
             declared.name = name  # its reply is the game's ``<name>Response``

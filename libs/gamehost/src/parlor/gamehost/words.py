@@ -17,7 +17,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, Self, TypeVar, cast
 
 import grpc
@@ -287,3 +287,30 @@ def _upstream(error: ParlorError) -> ParlorError:
     return Unavailable(
         f"the dictionary is unavailable: {error.message}", reason="DICTIONARY_UNAVAILABLE"
     )
+
+
+class WordAnswers:
+    """A word game's outside answers, from its dictionary client: a new game's create gets
+    its lexicon's id (``settled``: the game records the very list it is played by), and a
+    command that asks (``Command.asks``) the verdicts on the words it is decided by
+    (``with_verdicts``: the rules' ``WordChecks``, one batch on the very state it is decided
+    on; a command that needs none asks nothing). The game's state has its lexicon's id at
+    ``config.lexicon``; its config is a dataclass."""
+
+    def __init__(self, dictionary: Dictionary, checks: WordChecks[Any, Any]) -> None:
+        self.dictionary, self.checks = dictionary, checks
+
+    async def with_lexicon(self, config: Any, deadline: float | None) -> Any:
+        """``config`` with the dictionary's id of the lexicon it names ("": the default)."""
+        return replace(config, lexicon=await self.dictionary.lexicon_id(config.lexicon, deadline))
+
+    async def settled(self, create: Any, deadline: float | None) -> Any:
+        """A new game's create command with its lexicon's id (``with_lexicon``)."""
+        return replace(create, config=await self.with_lexicon(create.config, deadline))
+
+    async def with_verdicts(
+        self, game: Any, command: C, remaining: Callable[[], float | None] = lambda: None
+    ) -> C:
+        """``command`` carrying the verdicts it needs on ``game`` (bounded by ``remaining``)."""
+        lexicon = game.config.lexicon
+        return await self.dictionary.attach(self.checks, lexicon, game, command, remaining)

@@ -26,7 +26,7 @@ from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
 from parlor.services.takefour.game import BOT_PACE_SECONDS, GAME, bots
 from parlor.services.takefour.game import standings as standings
-from parlor.services.takefour.servicer import TakeFourHost, TakeFourServicer
+from parlor.services.takefour.wire import TakeFourHost, servicer
 
 rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
@@ -52,9 +52,9 @@ async def takefour() -> AsyncIterator[Component]:
     queue = GameQueue() if settings.queue_per_game else None
 
     def serve(host: TakeFourHost, directory: Directory, dictionary: Dictionary) -> Served:
-        servicer = TakeFourServicer(host, dictionary, directory, queue)
-        runner = service_runner(servicer.pipeline, bots(), settings, paces=BOT_PACE_SECONDS)
-        return Served(servicer, [runner.run], {"bots": runner})
+        served = servicer(host, dictionary, directory=directory, queue=queue)
+        runner = service_runner(served.pipeline, bots(), settings, paces=BOT_PACE_SECONDS)
+        return Served(served, [runner.run], {"bots": runner})
 
     # hands, grids stay home
     async with word_game_component(GAME, load(DictionarySettings), serve) as component:

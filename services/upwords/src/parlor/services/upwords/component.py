@@ -1,4 +1,5 @@
-"""The Upwords service as a component: the word games' set-up (a dictionary client), bots."""
+"""The Upwords service as a component: its servicer built from the game's value and its wire
+(``wire.servicer``), in the word games' set-up (a dictionary client)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
 from parlor.services.upwords.game import GAME
 from parlor.services.upwords.game import standings as standings
-from parlor.services.upwords.servicer import UpwordsServicer
+from parlor.services.upwords.wire import servicer
 
 rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
@@ -34,7 +35,7 @@ async def upwords() -> AsyncIterator[Component]:
     words = load(BotSettings).words
 
     def serve(host: Any, directory: Directory, dictionary: Dictionary) -> Served:
-        return Served(UpwordsServicer(host, dictionary, bot_words=words, directory=directory))
+        return Served(servicer(host, dictionary, bot_words=words, directory=directory))
 
     # racks, bag stay home
     async with word_game_component(GAME, load(DictionarySettings), serve) as component:
