@@ -70,13 +70,13 @@ async def get(servicer: Any, game_id: str) -> c4pb.Game:
 
 async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_moves_it() -> None:
     servicer = flaky_c4(failures=2)
-    servicer.bots.retry_seconds = (0.3, 0.01)  # the reads below come well before the first
+    servicer.bots.retry_seconds = (3.0, 0.01)  # the reads below come well before the first
     created = await as_("ada", servicer.CreateGame(create("g"), None))
     assert list(created.game.seats_to_move) == [0]  # the bot's move failed: still its turn
     task = servicer.pipeline._retries["g"]
     for _ in range(3):
         assert (await get(servicer, "g")).version == created.game.version
-    await asyncio.wait_for(task, 5)  # the retry fails once more, then the bot moves
+    await asyncio.wait_for(task, 30)  # the retry fails once more, then the bot moves
     moved = await get(servicer, "g")
     assert moved.version == created.game.version + 1
     assert list(moved.seats_to_move) == [1]
@@ -87,13 +87,13 @@ async def test_reading_a_game_whose_bot_failed_writes_nothing_and_the_retry_move
 async def test_the_retry_gives_up_after_its_delays_and_a_later_failure_retries_again() -> None:
     servicer = flaky_c4(failures=10)
     created = await as_("ada", servicer.CreateGame(create("g"), None))
-    await asyncio.wait_for(servicer.pipeline._retries["g"], 5)
+    await asyncio.wait_for(servicer.pipeline._retries["g"], 30)
     assert (await get(servicer, "g")).version == created.game.version
     assert servicer.bots.failures == 10 - 1 - len(RETRIES)
     assert "g" not in servicer.pipeline._retries
     servicer.bots.failures = 0
     servicer.pipeline.retry_bots("g")
-    await asyncio.wait_for(servicer.pipeline._retries["g"], 5)
+    await asyncio.wait_for(servicer.pipeline._retries["g"], 30)
     assert list((await get(servicer, "g")).seats_to_move) == [1]
 
 
@@ -116,5 +116,5 @@ async def test_a_persons_refused_move_lets_a_bot_owed_its_move_move_again() -> N
     move = c4pb.PlayMoveRequest(game_id="g", move="af")
     with pytest.raises(PermissionDenied):  # not ada's turn: refused, as before
         await as_("ada", servicer.PlayMove(move, None))
-    await asyncio.wait_for(servicer.pipeline._retries["g"], 5)  # the refusal set the bot going
+    await asyncio.wait_for(servicer.pipeline._retries["g"], 30)  # the refusal set the bot going
     assert list((await get(servicer, "g")).seats_to_move) == [1]
