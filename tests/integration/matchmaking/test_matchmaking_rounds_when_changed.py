@@ -84,10 +84,10 @@ async def test_a_waiting_ticket_runs_no_rounds_until_a_change_or_its_bot_fill(
             assert len(ran) - before <= 3
 
             # Nothing rang since: the lone ticket's bot fill comes from its deadline alone.
-            filled = await _until(stub, alone.ticket_id, pb.TICKET_STATUS_MATCHED, 5.0)
+            filled = await _until(stub, alone.ticket_id, pb.TICKET_STATUS_MATCHED, 20.0)
             assert filled.status == pb.TICKET_STATUS_MATCHED
             assert any(s.bot for s in filled.seats)
             made_at = alone.created_at.seconds + alone.created_at.nanos / 1e9
-            # at its bot fill (2 s), not at the idle sweep (60 s)
-            assert time.time() - made_at < 4.0
+            # at its bot fill (2 s), not at the idle sweep (60 s); slack for a busy machine
+            assert time.time() - made_at < 20.0
             assert len(ran) <= 8, ran
