@@ -132,13 +132,13 @@ async def test_rounds_run_only_for_game_types_with_waiting_tickets(start_platfor
     async with start_platform("matchmaking") as platform:
         rounds = matchmaking_of(platform).extra["rounds"]
         ran: list[str] = []
-        run = rounds.run
+        run = rounds.run_timed  # the round loop's call (``run`` is the same round)
 
         async def counted_run(game_type: str) -> Any:
             ran.append(game_type)
             return await run(game_type)
 
-        monkeypatch.setattr(rounds, "run", counted_run)
+        monkeypatch.setattr(rounds, "run_timed", counted_run)
         await asyncio.sleep(0.5)
         assert ran == [], "no round without a waiting ticket"
         async with platform.channel("lonely-1") as ch:
@@ -150,5 +150,7 @@ async def test_rounds_run_only_for_game_types_with_waiting_tickets(start_platfor
             ).ticket
             await asyncio.sleep(0.5)
             assert set(ran) == {"upwords"}
-            assert len(ran) >= 3, "a round every 0.05 s while the ticket waits"
+            # Its creation's round; no more while nothing changes (rounds come when tickets
+            # change or time could change the outcome: test_matchmaking_rounds_when_changed).
+            assert len(ran) >= 1, "a round for the waiting ticket"
             await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=made.ticket_id))

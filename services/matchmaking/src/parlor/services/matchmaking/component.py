@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -36,6 +35,7 @@ from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_c
 from parlor.services.matchmaking.passwords import Passwords, PasswordSettings
 from parlor.services.matchmaking.retention import Retention, run_sweeps
 from parlor.services.matchmaking.rounds import CATEGORY, Rounds
+from parlor.services.matchmaking.schedule import RoundSchedule
 from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
 from parlor.services.matchmaking.signin import SignIns
@@ -65,26 +65,35 @@ a handle and a password), and the calls whose credential is a refresh token or a
 (all under the limits of tokenless calls)."""
 
 
-async def run_rounds(
-    rounds: Rounds, game_types: tuple[str, ...], seconds: float, board: TicketBoard
-) -> None:
-    """Forever: a round per game type with waiting tickets, then a pause; a failed round is
-    logged and retried."""
+async def run_rounds(rounds: Rounds, schedule: RoundSchedule, board: TicketBoard) -> None:
+    """Forever: each game type's round when ``schedule`` says it is due (a ticket changed
+    here, the time reached what could change its outcome, a retry), and at each idle sweep a
+    round of every game type with waiting tickets; a failed round is logged and retried."""
     while True:
-        try:
-            waiting = await rounds.waiting(game_types)
-        except Exception:
-            log.exception("looking for waiting tickets failed")
-            waiting = list(game_types)
-        for game in waiting:
+        due = await schedule.due()
+        if schedule.sweep_due:
             try:
-                outcome = await rounds.run(game)
+                waiting = await rounds.waiting(schedule.game_types)
+            except Exception:
+                log.exception("looking for waiting tickets failed")
+                waiting = list(schedule.game_types)
+            schedule.swept(waiting)
+            due = [g for g in schedule.game_types if g in due or g in waiting]
+        for game in due:
+            changes = schedule.changes(game)
+            schedule.started(game)
+            try:
+                ran = await rounds.run_timed(game)
             except Exception:
                 log.exception("matching round failed", extra={"game_type": game})
+                schedule.again(game)
                 continue
-            if outcome is not None and outcome[0].consumed:
+            if ran is None:  # another replica's round: it may have missed this one's change
+                schedule.again(game)
+                continue
+            schedule.ran(game, ran.next_change, changes)
+            if ran.round.consumed:
                 board.ring()
-        await asyncio.sleep(seconds)
 
 
 @contextlib.asynccontextmanager
@@ -115,6 +124,12 @@ async def matchmaking() -> AsyncIterator[Component]:
             # 0.5 s and at once when this process's rounds or cancels ring it.
             board = TicketBoard(tickets)
             rounds = Rounds(store, settings.policy())
+            # Rounds run when tickets change here or time could change a round's outcome,
+            # not every pause whatever happened; a sweep every idle_round_seconds catches
+            # what no one here was told of.
+            schedule = RoundSchedule(
+                settings.game_types, settings.round_seconds, settings.idle_round_seconds
+            )
             # Finished rows go after the retention; every replica sweeps (SKIP LOCKED).
             retention = Retention(store.engine, timedelta(hours=settings.retention_hours))
             # A player's unfinished games, per game type, as the game directory (the same
@@ -135,6 +150,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 load(OpenGamesSettings).max_per_player,
                 bot_fill_after=settings.policy().bot_fill_after,
                 heartbeat_seconds=settings.watch_heartbeat_seconds,
+                changed=schedule.changed,
             )
             # Accounts and their sign-ins live in the same event store (their streams are
             # not relayed); the OpenID Connect providers share one HTTP client.
@@ -216,7 +232,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 ],
                 tasks=[
                     outbox.run,
-                    lambda: run_rounds(rounds, settings.game_types, settings.round_seconds, board),
+                    lambda: run_rounds(rounds, schedule, board),
                     board.run,
                     turns.run,
                     lambda: run_sweeps(retention),
@@ -225,6 +241,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                 checks={BUS_HEALTH: BusHealth(outbox.bus).problems},
                 extra={
                     "rounds": rounds,
+                    "schedule": schedule,
                     "tickets": tickets,
                     "board": board,
                     "retention": retention,

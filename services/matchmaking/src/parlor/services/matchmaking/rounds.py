@@ -25,9 +25,10 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy import text
@@ -50,6 +51,10 @@ CATEGORY = "matchmaking"
 ROUND_LOCK_CLASS = 0x6D6D  # "mm": two-key advisory locks, (class, hashtext(game type))
 MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 MAX_ID_DRAWS = 8
+MAX_LINE_FOR_PAIRS = 64
+"""Past this many public tickets waiting in one line (game type and time control), the
+moment their rating windows next let a pair meet is not worked out pair by pair
+(``next_change``): the round is simply due again after the pause between rounds."""
 
 
 @dataclass(frozen=True)
@@ -319,6 +324,56 @@ async def free_ids(
     raise Conflict("could not draw free match ids", reason="MATCH_IDS_TAKEN")
 
 
+def _window_reaches(policy: Policy, ticket: Ticket, gap: float) -> datetime | None:
+    """When ``ticket``'s rating window first reaches ``gap`` points (None: never)."""
+    if gap <= policy.window_base:
+        return ticket.created_at
+    if gap > policy.window_cap or policy.window_growth <= 0.0:
+        return None
+    return ticket.created_at + timedelta(seconds=(gap - policy.window_base) / policy.window_growth)
+
+
+def next_change(left: Sequence[Ticket], now: datetime, policy: Policy) -> timedelta | None:
+    """How long until time alone could change a round over the tickets ``left`` waiting
+    after a round at ``now``: ``form_matches`` is a function of the tickets and the time, and
+    the time enters it only through each ticket's wait crossing ``accept_minimum_after``,
+    ``bot_fill_after`` or ``expires_after``, and through rating windows, which only grow, so
+    two public tickets of one line may first sit together once both windows reach their
+    rating gap. None: no ticket is waiting, nothing happens by itself. ``timedelta(0)``:
+    too many tickets in one line to work out the pairs (``MAX_LINE_FOR_PAIRS``).
+    """
+    times: list[datetime] = []
+    waits = (policy.accept_minimum_after, policy.bot_fill_after, policy.expires_after)
+    lines: dict[Hashable, list[Ticket]] = defaultdict(list)
+    for ticket in left:
+        times += [ticket.created_at + w for w in waits if w is not None]
+        if ticket.lobby is None:
+            lines[(ticket.game_type, ticket.time_control)].append(ticket)
+    for line in lines.values():
+        if len(line) > MAX_LINE_FOR_PAIRS:
+            return timedelta(0)
+        for i, a in enumerate(line):
+            for b in line[i + 1 :]:
+                if a.player_id == b.player_id:
+                    continue
+                gap = abs(a.rating - b.rating)
+                at_a, at_b = _window_reaches(policy, a, gap), _window_reaches(policy, b, gap)
+                if at_a is not None and at_b is not None:
+                    times.append(max(at_a, at_b))
+    future = [t for t in times if t > now]
+    return min(future) - now if future else None
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A round as run: its outcome, and how long until time alone could change the next one
+    over the tickets it left waiting (``next_change``; None: none left)."""
+
+    round: Round
+    formed: list[Formed]
+    next_change: timedelta | None
+
+
 class Rounds:
     """Runs rounds for one game type at a time; any number of replicas may run them."""
 
@@ -353,6 +408,12 @@ class Rounds:
 
     async def run(self, game_type: str) -> tuple[Round, list[Formed]] | None:
         """One round; None if another replica holds this game type's round right now."""
+        ran = await self.run_timed(game_type)
+        return None if ran is None else (ran.round, ran.formed)
+
+    async def run_timed(self, game_type: str) -> Ran | None:
+        """One round, and when time alone could next change one (``Ran``); None if another
+        replica holds this game type's round right now."""
         async with self.engine.begin() as conn:
             locked = (
                 await conn.execute(
@@ -367,7 +428,7 @@ class Rounds:
             # The clock after the rows are locked: every ticket was created before it.
             now = (await conn.execute(text("SELECT clock_timestamp()"))).scalar_one()
             if not tickets:
-                return Round((), (), ()), []
+                return Ran(Round((), (), ()), [], None)
             round_ = Pool.from_tickets(tickets, self.policy).match(now)
             ids = await free_ids(conn, game_type, len(round_.matches), self.new_id)
             formed = [
@@ -387,4 +448,6 @@ class Rounds:
         for f in formed:  # committed: each seated ticket's wait is over
             for ticket_id in f.match.tickets:
                 waited.observe((now - created[ticket_id]).total_seconds())
-        return round_, formed
+        consumed = set(round_.consumed)
+        left = [t for t in tickets if t.id not in consumed]
+        return Ran(round_, formed, next_change(left, now, self.policy))

@@ -66,8 +66,12 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         *,
         bot_fill_after: timedelta | None = None,
         heartbeat_seconds: float = 20.0,
+        changed: Callable[[str], None] = lambda game_type: None,
     ) -> None:
         self.tickets = tickets
+        self.changed = changed
+        """Told a game type once one of its tickets was added or cancelled (committed): the
+        rounds' schedule, which makes its round due."""
         self.bot_fill_after = bot_fill_after
         """The rounds' ``Policy.bot_fill_after``: told to a waiting ticket as ``bots_fill_at``."""
         self.heartbeat_seconds = heartbeat_seconds
@@ -161,6 +165,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             bot_level=level,
             findable=request.findable,
         )
+        self.changed(game.name)
         return pb.CreateTicketResponse(ticket=self.ticket_pb(ticket))
 
     async def GetTicket(self, request: pb.GetTicketRequest, context: Any) -> pb.GetTicketResponse:
@@ -175,6 +180,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         # their watchers too.
         ticket = await self.tickets.cancel(request.ticket_id, mine.lobby)
         self.board.ring()
+        self.changed(ticket.game_type)
         return pb.CancelTicketResponse(ticket=self.ticket_pb(ticket))
 
     async def WatchTicket(
@@ -217,6 +223,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 findable=request.findable,
                 conn=conn,
             )
+        self.changed(game.name)
         return pb.CreateLobbyResponse(code=lobby.code, ticket=self.ticket_pb(ticket))
 
     async def JoinLobby(self, request: pb.JoinLobbyRequest, context: Any) -> pb.JoinLobbyResponse:
@@ -272,6 +279,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 findable=request.findable,
                 conn=conn,
             )
+        self.changed(lobby.game_type)
         return pb.JoinLobbyResponse(ticket=self.ticket_pb(ticket))
 
     async def ListGameTypes(

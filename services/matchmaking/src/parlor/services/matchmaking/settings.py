@@ -15,7 +15,17 @@ MIN_RETENTION_HOURS = 1.0
 @dataclass(frozen=True)
 class MatchmakingSettings:
     round_seconds: float = setting(
-        "PARLOR_MATCHMAKING_ROUND_SECONDS", "pause between matching rounds", 0.5
+        "PARLOR_MATCHMAKING_ROUND_SECONDS",
+        "least pause between two matching rounds of a game type (a round runs when a ticket"
+        " changes or time could change its outcome, not this often whatever happens)",
+        0.5,
+    )
+    idle_round_seconds: float = setting(
+        "PARLOR_MATCHMAKING_IDLE_ROUND_SECONDS",
+        "every game type with waiting tickets gets a round at least this often, whatever"
+        " this process was told: the safety net for a change made by a replica that stopped"
+        " before its round",
+        5.0,
     )
     game_types: tuple[str, ...] = setting(
         "PARLOR_MATCHMAKING_GAME_TYPES",
