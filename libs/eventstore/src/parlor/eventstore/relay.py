@@ -136,6 +136,7 @@ from parlor.eventstore.bus import (
     redelivery_id,
     same_message,
 )
+from parlor.eventstore.cursors import partition_key
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import RecordedEvent
 from parlor.eventstore.postgres import PostgresEventStore, rows_to_events
@@ -275,7 +276,7 @@ def lane_name(name: str, partition: int) -> str:
     """The lease and checkpoint name of lane ``name``'s part in ``partition``: the lane's
     own name in partition 0 (so a store of one partition keeps its rows as they were, and
     a database whose P grows goes on from them), ``name@p<partition>`` in the others."""
-    return name if partition == 0 else f"{name}@p{partition}"
+    return partition_key(name, partition)
 
 
 class LeaseLost(Exception):
