@@ -1277,3 +1277,45 @@ async def test_a_relay_of_one_partition_is_followed_by_one_of_four_from_its_chec
     finally:
         await one.close()
         await four.close()
+
+
+async def test_an_event_committing_late_below_another_partitions_checkpoint_is_published(
+    fresh_url: str, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """With P > 1 positions interleave: an append whose transaction stays open commits at a
+    position below events of another partition the relay has already published and
+    checkpointed. Its partition's part has not passed it (that partition's appends wait for
+    its lock), so it is published; one cursor over the global order would have passed it."""
+    store = PostgresEventStore(fresh_url, poll_interval=0.5, partitions=4)
+    try:
+        late = "connect4x4-late"
+        early = next(
+            f"connect4x4-early{n}"
+            for n in range(100)
+            if partition_of(f"connect4x4-early{n}", 4) != partition_of(late, 4)
+        )
+        r = relay(store, bus)
+        r.start()
+        try:
+            await eventually(lambda: r.is_leader)
+            async with store.engine.begin() as conn:
+                await store.append(
+                    late, [NewEvent("DiscDropped", b"late")], NO_STREAM, connection=conn
+                )
+                await store.append(early, [NewEvent("DiscDropped", b"early")], NO_STREAM)
+                (published,) = await store.read_stream(early)
+                await eventually(lambda: r.published == 1)  # the other partition's event
+
+                async def furthest() -> int:
+                    return max((await r.partition_checkpoints()).values())
+
+                await eventually_async(furthest, published.position)  # and checkpointed
+            (committed,) = await store.read_stream(late)
+            assert committed.position < published.position  # committed late, below it
+            await eventually(lambda: r.published == 2)
+        finally:
+            await r.stop()
+        ids = await published_ids(bus, 2)
+        assert ids == [published.message_id, committed.message_id]
+    finally:
+        await store.close()
