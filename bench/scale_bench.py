@@ -422,16 +422,17 @@ async def prefill(store: PostgresEventStore, events: int) -> None:
 
 
 async def relay_rate(
-    store: PostgresEventStore, nats: NatsServer
+    store: PostgresEventStore, nats: NatsServer, tag: str = ""
 ) -> tuple[float, int, float, float]:
-    """Events/s one relay leader publishes draining the store, its events, CPU ms per 1000
-    events of the relay's process and of nats-server."""
+    """Events/s one relay leader publishes draining the store (each of its partitions, one
+    part of the lane each), its events, CPU ms per 1000 events of the relay's process and of
+    nats-server."""
     bus = await JetStreamBus.connect(
-        nats.url, Subjects(prefix="benchscale.events", stream="BENCH_SCALE")
+        nats.url, Subjects(prefix=f"benchscale{tag}.events", stream=f"BENCH_SCALE{tag.upper()}")
     )
     await bus.ensure_streams()
     head = await store.head_position()
-    relay = Relay(store, bus, name="benchscale")
+    relay = Relay(store, bus, name=f"benchscale{tag}")
     assert nats.process is not None
     nats_proc = psutil.Process(nats.process.pid)
     relay.start()
@@ -520,6 +521,12 @@ async def main() -> None:
     parser.add_argument("--delay-ms", type=float, default=1.0, help="each way, to the standby")
     parser.add_argument("--partitions", type=int, default=32, help="of the lift's store")
     parser.add_argument("--relay-events", type=int, default=8_000 if QUICK else 40_000)
+    parser.add_argument(
+        "--relay-partitions",
+        type=int,
+        default=4,
+        help="the relay alone is measured on a store of one partition and of this many",
+    )
     args = parser.parse_args()
     counts = [int(n) for n in args.writers.split(",")]
     loads = [load_now()]
@@ -598,6 +605,27 @@ async def main() -> None:
                 head = await store.head_position()
             finally:
                 await store.close()
+            # the relay alone on a database of its own, its order in one partition and in
+            # --relay-partitions (one leader leading each partition's part of the lane)
+            relays = []
+            for p in sorted({1, args.relay_partitions}):
+                async with await psycopg.AsyncConnection.connect(
+                    cluster.admin_url, autocommit=True
+                ) as conn:
+                    await conn.execute(f"CREATE DATABASE relay{p}")
+                relay_url = cluster.url(f"relay{p}")
+                await migrate(relay_url)
+                store = PostgresEventStore(relay_url, pool_size=APPENDERS, partitions=p)
+                try:
+                    await prefill(store, args.relay_events)
+                    drained = await relay_rate(store, nats, tag=f"p{p}")
+                finally:
+                    await store.close()
+                relays.append(
+                    f"| {p} | {drained[1]:,} | {drained[0]:,.0f} | {drained[2]:.0f}"
+                    f" | {drained[3]:.0f} |"
+                )
+                print(relays[-1], flush=True)
     notes = [
         f"a lone commit (median of 50 single-row INSERTs): {'; '.join(commits)}",
         f"relay: one leader published {events:,} events at {rate:,.0f} events/s"
@@ -619,6 +647,18 @@ async def main() -> None:
     print()
     print(lift_title)
     print("\n".join(lift))
+    relay_title = (
+        "The relay alone: one leader draining a database of its own whose order is in P"
+        " partitions (one part of the lane a partition), behind the synchronous standby:"
+    )
+    relay_table = [
+        "| partitions (P) | events | events/s | relay µs CPU an event | nats-server µs |",
+        "|---|---|---|---|---|",
+        *relays,
+    ]
+    print()
+    print(relay_title)
+    print("\n".join(relay_table))
     print()
     print("\n".join(notes))
     REPORTS.mkdir(parents=True, exist_ok=True)
@@ -629,6 +669,8 @@ async def main() -> None:
         + "\n".join(table)
         + f"\n\n{lift_title}\n\n"
         + "\n".join(lift)
+        + f"\n\n{relay_title}\n\n"
+        + "\n".join(relay_table)
         + "\n\n"
         + "\n".join(f"- {n}" for n in notes)
         + "\n"

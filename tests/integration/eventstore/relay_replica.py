@@ -1,6 +1,7 @@
 """A relay replica in a process of its own, so a test can freeze it (SIGSTOP) and wake it.
 
-``python relay_replica.py DATABASE_URL NATS_URL PREFIX STREAM LEASE_SECONDS``; prints one
+``python relay_replica.py DATABASE_URL NATS_URL PREFIX STREAM LEASE_SECONDS [PARTITIONS]``
+(the store's partitions, 1 if not given); prints one
 JSON line ``{"leader": ..., "published": ...}`` whenever either changes, and stops on SIGTERM.
 """
 
@@ -15,8 +16,10 @@ import sys
 from parlor.eventstore import JetStreamBus, PostgresEventStore, Relay, Subjects
 
 
-async def main(url: str, nats_url: str, prefix: str, stream: str, lease: float) -> None:
-    store = PostgresEventStore(url, poll_interval=0.2)
+async def main(
+    url: str, nats_url: str, prefix: str, stream: str, lease: float, partitions: int
+) -> None:
+    store = PostgresEventStore(url, poll_interval=0.2, partitions=partitions)
     bus = await JetStreamBus.connect(nats_url, Subjects(prefix=prefix, stream=stream))
     relay = Relay(
         store, bus, name="games", lease_seconds=lease, takeover_interval=0.1, poll_interval=0.2
@@ -40,4 +43,5 @@ async def main(url: str, nats_url: str, prefix: str, stream: str, lease: float) 
 
 if __name__ == "__main__":
     url, nats_url, prefix, stream, lease = sys.argv[1:6]
-    asyncio.run(main(url, nats_url, prefix, stream, float(lease)))
+    partitions = int(sys.argv[6]) if len(sys.argv) > 6 else 1
+    asyncio.run(main(url, nats_url, prefix, stream, float(lease), partitions))

@@ -34,6 +34,7 @@ from parlor.eventstore import (
 )
 from parlor.eventstore.events import NO_METADATA
 from parlor.eventstore.jetstream import DEFAULT_MAX_AGE, DUPLICATE_WINDOW
+from parlor.eventstore.partitions import partition_of
 from parlor.eventstore.relay import Lane
 from parlor.gamehost.outbox import category_lane, category_relay
 
@@ -46,9 +47,12 @@ class Crash(BaseException):
     """A process dying: nothing after it runs, no ``except Exception`` catches it."""
 
 
-@pytest.fixture
-async def store(fresh_url: str) -> AsyncIterator[PostgresEventStore]:
-    pg = PostgresEventStore(fresh_url, poll_interval=0.5)
+@pytest.fixture(params=[1, 4], ids=["P1", "P4"])
+async def store(
+    fresh_url: str, request: pytest.FixtureRequest
+) -> AsyncIterator[PostgresEventStore]:
+    """The store of one partition, and split into four: the relay's guarantees hold for both."""
+    pg = PostgresEventStore(fresh_url, poll_interval=0.5, partitions=request.param)
     try:
         yield pg
     finally:
@@ -105,6 +109,28 @@ async def published_ids(bus: JetStreamBus, count: int) -> list[str]:
     return ids
 
 
+async def in_commit_order(
+    store: PostgresEventStore, ids: list[str], keep: Callable[[RecordedEvent], bool] = bool
+) -> list[str]:
+    """What ``ids`` (message ids as published) must be: every committed event's once, in
+    commit order. With one partition, the global order; with P > 1, each partition's events
+    in that partition's order (a stream lives in one), the partitions interleaved as ``ids``
+    interleaves them (each partition is relayed under a lease of its own)."""
+    everything = await store.read_all(1, limit=1000)
+    if store.partitions == 1:
+        return [e.message_id for e in everything if keep(e)]
+    orders = [
+        [e.message_id for e in await store.read_partition(p, 1, 1000) if keep(e)]
+        for p in range(store.partitions)
+    ]
+    home = {message_id: p for p, order in enumerate(orders) for message_id in order}
+    queues = [iter(order) for order in orders]
+    # Each id in ``ids`` is replaced by the next of its partition's order: equal to ``ids``
+    # only if each partition's ids come once each, in order, and no id is unknown.
+    expected = [next(queues[home[i]], "") if i in home else "" for i in ids]
+    return expected + [i for q in queues for i in q]
+
+
 async def test_relay_publishes_every_committed_event_once_in_commit_order(
     store: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
 ) -> None:
@@ -119,7 +145,8 @@ async def test_relay_publishes_every_committed_event_once_in_commit_order(
         await r.stop()
     assert await stored(bus) == total + more
     everything = await store.read_all(1, limit=1000)
-    assert await published_ids(bus, total + more) == [e.message_id for e in everything]
+    ids = await published_ids(bus, total + more)
+    assert ids == await in_commit_order(store, ids)
     assert await r.checkpoint() == everything[-1].position
 
 
@@ -143,7 +170,10 @@ async def test_relay_writes_its_checkpoint_once_an_interval_and_when_it_stops(
     second.start()
     try:
         await eventually(lambda: second.is_leader)
-        assert second.lanes["games"].checkpoint == first + more, "it goes on from there"
+        # it goes on from there: each partition's part from its partition's head
+        assert [part.checkpoint for part in parts(second, "games")] == list(
+            await store.head_positions()
+        )
     finally:
         await second.stop()
     assert await stored(bus) == first + more
@@ -211,9 +241,9 @@ async def test_relay_crash_midway_through_publishing_resumes_and_publishes_each_
         await eventually(lambda: second.published == total)
     finally:
         await second.stop()
-    everything = await store.read_all(1, limit=1000)
     assert await stored(bus) == total
-    assert await published_ids(bus, total) == [e.message_id for e in everything]
+    ids = await published_ids(bus, total)
+    assert ids == await in_commit_order(store, ids)
 
 
 async def test_games_go_on_while_nats_is_down_and_everything_is_published_when_it_returns(
@@ -242,8 +272,8 @@ async def test_games_go_on_while_nats_is_down_and_everything_is_published_when_i
             await asyncio.sleep(0.1)
         assert await r.checkpoint() == before + during
         assert await stored(bus) == before + during
-        everything = await store.read_all(1, limit=1000)
-        assert await published_ids(bus, before + during) == [e.message_id for e in everything]
+        ids = await published_ids(bus, before + during)
+        assert ids == await in_commit_order(store, ids)
     finally:
         await r.stop()
         await bus.close()
@@ -271,8 +301,8 @@ async def test_two_relay_replicas_one_publishes_and_the_other_takes_over_when_it
         await a.stop()
         await b.stop()
     assert await stored(bus) == total + more
-    everything = await store.read_all(1, limit=1000)
-    assert await published_ids(bus, total + more) == [e.message_id for e in everything]
+    ids = await published_ids(bus, total + more)
+    assert ids == await in_commit_order(store, ids)
 
 
 async def test_a_replica_takes_over_when_the_leaders_database_session_dies(
@@ -598,14 +628,34 @@ async def test_one_relay_publishes_each_hosted_category_once_in_order_through_it
         await eventually_async(lambda: relay.checkpoints(), {"connect4x4": head, "upwords": head})
     finally:
         await relay.stop()
-    everything = await store.read_all(1, 1000)
-    expected = [e for e in everything if e.stream_id != "chess-g1" and e.type != "Secret"]
     found = await on_stream(bus)
-    assert [i for i, _ in found] == [e.message_id for e in expected]
+    ids = [i for i, _ in found]
+    assert ids == await in_commit_order(
+        store, ids, lambda e: e.stream_id != "chess-g1" and e.type != "Secret"
+    )
     assert [d for i, d in found if i.startswith("upwords")] == [b"public", b"public"]
     assert [d for i, d in found if i.startswith("connect4x4")] == [b"0", b"1", b"2", b"3"]
-    assert relay.lanes["connect4x4"].published == 4
-    assert relay.lanes["upwords"].published == 2
+    assert published_by(relay, "connect4x4") == 4
+    assert published_by(relay, "upwords") == 2
+
+
+def parts(relay: Relay, lane: str) -> list[Lane]:
+    """The lane's part in each of the store's partitions (one, itself, with P = 1)."""
+    return [relay.lane_for(lane, p) for p in range(relay.partitions)]
+
+
+def home(relay: Relay, lane: str, stream_id: str) -> Lane:
+    """The lane's part that publishes ``stream_id``'s events: its partition's."""
+    return relay.lane_for(lane, partition_of(stream_id, relay.partitions))
+
+
+def holds(relay: Relay, lane: str) -> bool:
+    """Whether ``relay`` leads ``lane`` in every partition."""
+    return all(part.held for part in parts(relay, lane))
+
+
+def published_by(relay: Relay, lane: str) -> int:
+    return sum(part.published for part in parts(relay, lane))
 
 
 async def eventually_async(
@@ -664,16 +714,16 @@ async def test_a_category_another_replica_leads_is_left_to_it_until_it_stops(
     relay = shared(store, bus)
     relay.start()
     try:
-        await eventually(lambda: relay.lanes["upwords"].held)
-        assert not relay.lanes["connect4x4"].held
+        await eventually(lambda: holds(relay, "upwords"))
+        assert not any(lane.held for lane in parts(relay, "connect4x4"))
         await append_to(store, "connect4x4", 3)
         await append_to(store, "upwords", 2)
         await eventually(lambda: alone.published == 3 and relay.published == 2)
-        assert relay.lanes["connect4x4"].published == 0
+        assert published_by(relay, "connect4x4") == 0
         await alone.stop()  # hands its lease over at once
-        await eventually(lambda: relay.lanes["connect4x4"].held)
+        await eventually(lambda: holds(relay, "connect4x4"))
         await append_to(store, "connect4x4", 2)
-        await eventually(lambda: relay.lanes["connect4x4"].published == 2)
+        await eventually(lambda: published_by(relay, "connect4x4") == 2)
     finally:
         await relay.stop()
         await alone.stop()
@@ -775,7 +825,7 @@ async def assert_the_next_leader_takes_the_swap_for_its_own(
     again = fast(store, bus, [category_lane("takefour", swaps_as_moves)])
     again.start()
     try:
-        await eventually(lambda: again.lanes["takefour"].verified_position == 2)
+        await eventually(lambda: home(again, "takefour", "takefour-g1").verified_position == 2)
     finally:
         await again.stop()
     assert (again.forgeries, again.rebuilds, again.published) == (0, 0, 0)
@@ -898,7 +948,10 @@ async def test_an_event_whose_id_a_forger_took_first_still_reaches_the_stream_an
     finally:
         await again.stop()
     assert await on_stream(bus) == found
-    assert again.lanes["games-replay"].published_position == 0  # nothing new on the stream
+    # nothing new on the stream
+    assert [part.published_position for part in parts(again, "games-replay")] == [0] * len(
+        parts(again, "games-replay")
+    )
 
 
 async def forge(nats_url: str, subject: str, position: int, count: int = 1) -> None:
@@ -973,7 +1026,8 @@ async def test_a_forged_low_position_causes_no_rebuild(
     r = relay(store, bus)
     r.start()
     try:
-        await eventually(lambda: r.forgeries == 2 and r.lanes["games"].verified_position == 3)
+        lane = home(r, "games", "connect4x4-g0")
+        await eventually(lambda: r.forgeries == 2 and lane.verified_position == 3)
     finally:
         await r.stop()
     assert (r.rebuilds, r.published) == (0, 0)
@@ -989,7 +1043,8 @@ async def test_a_stream_buried_in_forgeries_is_republished_from_the_last_positio
     r = relay(store, bus, verify_interval=0.2)
     r.start()
     try:
-        await eventually(lambda: r.published == 3 and r.lanes["games"].verified_position == 3)
+        lane = home(r, "games", "connect4x4-g0")
+        await eventually(lambda: r.published == 3 and lane.verified_position == 3)
         # More forgeries than verify walks back past: it believes no more than it saw last.
         subject = f"{bus.subjects.prefix}.connect4x4.g0.DiscDropped"
         await forge(nats_url, subject, 10_000, count=VERIFY_LOOKBACK + 1)
@@ -1097,8 +1152,13 @@ async def test_a_lane_whose_messages_expired_publishes_nothing_again(
             connections = bus.connections
             private_nats.stop()
             private_nats.start()
-            lane = second.lanes["games"]
-            await eventually(lambda: lane.verified_connections == bus.connections > connections, 20)
+            await eventually(
+                lambda: all(
+                    lane.verified_connections == bus.connections > connections
+                    for lane in parts(second, "games")
+                ),
+                20,
+            )
             checked = second.verifies
             await eventually(lambda: second.verifies >= checked + 2)
         finally:
@@ -1177,3 +1237,85 @@ async def test_a_consumer_away_longer_than_max_age_gets_what_is_left_without_err
     finally:
         await bus.js.delete_stream(subjects.stream)
         await bus.close()
+
+
+async def test_a_relay_of_one_partition_is_followed_by_one_of_four_from_its_checkpoint(
+    fresh_url: str, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """P raised on a database a relay of one partition has published: partition 0's part
+    goes on from the lane's checkpoint (its lease and checkpoint keep their name), the new
+    partitions from their start; nothing is published twice, nothing is missed, each
+    partition in its order."""
+    one = PostgresEventStore(fresh_url, poll_interval=0.5)
+    four = PostgresEventStore(fresh_url, poll_interval=0.5, partitions=4)
+    try:
+        before = await play(one, games=3, moves=4, tag="before")
+        first = relay(one, bus)
+        first.start()
+        try:
+            await eventually(lambda: first.published == before)
+        finally:
+            await first.stop()
+        assert await first.checkpoint() == before
+
+        # the old games go on where they live (partition 0); new games spread over four
+        after = await play(four, games=3, moves=2, tag="before")
+        after += await play(four, games=8, moves=2, tag="after")
+        homes = {p for p in range(4) if await four.read_partition(p, before + 1, 1)}
+        assert len(homes) > 1, "the new games went to more than one partition"
+        second = relay(four, bus)
+        second.start()
+        try:
+            await eventually(lambda: second.published == after)
+            await eventually_async(second.checkpoint, before + after)
+        finally:
+            await second.stop()
+        assert second.published == after  # none of the first relay's published again
+        assert await stored(bus) == before + after
+        ids = await published_ids(bus, before + after)
+        assert ids == await in_commit_order(four, ids)
+    finally:
+        await one.close()
+        await four.close()
+
+
+async def test_an_event_committing_late_below_another_partitions_checkpoint_is_published(
+    fresh_url: str, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """With P > 1 positions interleave: an append whose transaction stays open commits at a
+    position below events of another partition the relay has already published and
+    checkpointed. Its partition's part has not passed it (that partition's appends wait for
+    its lock), so it is published; one cursor over the global order would have passed it."""
+    store = PostgresEventStore(fresh_url, poll_interval=0.5, partitions=4)
+    try:
+        late = "connect4x4-late"
+        early = next(
+            f"connect4x4-early{n}"
+            for n in range(100)
+            if partition_of(f"connect4x4-early{n}", 4) != partition_of(late, 4)
+        )
+        r = relay(store, bus)
+        r.start()
+        try:
+            await eventually(lambda: r.is_leader)
+            async with store.engine.begin() as conn:
+                await store.append(
+                    late, [NewEvent("DiscDropped", b"late")], NO_STREAM, connection=conn
+                )
+                await store.append(early, [NewEvent("DiscDropped", b"early")], NO_STREAM)
+                (published,) = await store.read_stream(early)
+                await eventually(lambda: r.published == 1)  # the other partition's event
+
+                async def furthest() -> int:
+                    return max((await r.partition_checkpoints()).values())
+
+                await eventually_async(furthest, published.position)  # and checkpointed
+            (committed,) = await store.read_stream(late)
+            assert committed.position < published.position  # committed late, below it
+            await eventually(lambda: r.published == 2)
+        finally:
+            await r.stop()
+        ids = await published_ids(bus, 2)
+        assert ids == [published.message_id, committed.message_id]
+    finally:
+        await store.close()

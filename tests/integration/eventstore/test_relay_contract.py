@@ -64,7 +64,11 @@ class Relayed:
 
 
 @pytest.fixture(
-    params=["memory", pytest.param("postgres+jetstream", marks=pytest.mark.integration)]
+    params=[
+        "memory",
+        pytest.param("postgres+jetstream", marks=pytest.mark.integration),
+        pytest.param("postgres+jetstream P4", marks=pytest.mark.integration),
+    ]
 )
 async def relayed(
     request: pytest.FixtureRequest, unique: str, scratch_stream_name: str, eventually: Eventually
@@ -76,7 +80,10 @@ async def relayed(
         bus = InMemoryBus(subjects)
         yield Relayed(store, bus, InMemoryRelay(store, bus, name=name), eventually)
         return
-    pg = PostgresEventStore(request.getfixturevalue("fresh_url"), poll_interval=0.5)
+    partitions = 4 if request.param.endswith("P4") else 1  # the order split in four too
+    pg = PostgresEventStore(
+        request.getfixturevalue("fresh_url"), poll_interval=0.5, partitions=partitions
+    )
     js = await JetStreamBus.connect(request.getfixturevalue("nats_url"), subjects)
     await js.ensure_streams()
     try:

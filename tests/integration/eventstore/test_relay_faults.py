@@ -46,9 +46,12 @@ Eventually = Callable[..., Awaitable[None]]
 REPLICA = Path(__file__).with_name("relay_replica.py")
 
 
-@pytest.fixture
-async def store(fresh_url: str) -> AsyncIterator[PostgresEventStore]:
-    pg = PostgresEventStore(fresh_url, poll_interval=0.2)
+@pytest.fixture(params=[1, 4], ids=["P1", "P4"])
+async def store(
+    fresh_url: str, request: pytest.FixtureRequest
+) -> AsyncIterator[PostgresEventStore]:
+    """The store of one partition, and split into four: the relay's guarantees hold for both."""
+    pg = PostgresEventStore(fresh_url, poll_interval=0.2, partitions=request.param)
     try:
         yield pg
     finally:
@@ -378,6 +381,7 @@ async def test_a_frozen_leader_loses_the_lease_and_woken_publishes_nothing(
         subjects.prefix,
         subjects.stream,
         str(lease),
+        str(store.partitions),  # a replica of the same deployment: its P
         stdout=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None

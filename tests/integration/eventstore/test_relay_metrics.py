@@ -19,9 +19,12 @@ def sample(name: str, **labels: str) -> float:
     return 0.0 if value is None else value
 
 
-@pytest.fixture
-async def store(fresh_url: str) -> AsyncIterator[PostgresEventStore]:
-    pg = PostgresEventStore(fresh_url, poll_interval=0.5)
+@pytest.fixture(params=[1, 4], ids=["P1", "P4"])
+async def store(
+    fresh_url: str, request: pytest.FixtureRequest
+) -> AsyncIterator[PostgresEventStore]:
+    """The store of one partition, and split into four: the relay's guarantees hold for both."""
+    pg = PostgresEventStore(fresh_url, poll_interval=0.5, partitions=request.param)
     try:
         yield pg
     finally:

@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
+from parlor.eventstore.cursors import partition_key
 from parlor.gamehost.directory import GAME_FINISHED, SEATS_TAKEN, Directory
 
 pytestmark = pytest.mark.integration
@@ -26,11 +27,14 @@ def finished(reason: str) -> NewEvent:
     return NewEvent(GAME_FINISHED, common_pb2.GameFinished(reason=reason).SerializeToString())
 
 
+@pytest.mark.parametrize("partitions", [1, 4], ids=["P1", "P4"])
 async def test_games_are_listed_by_player_and_end_and_other_types_are_ignored(
-    migrated: None, database_url: str, unique: str
+    migrated: None, database_url: str, unique: str, partitions: int
 ) -> None:
+    """With the store's order in one partition, and split into four: the directory keeps a
+    checkpoint per partition and reaches each partition's head."""
     category, other = f"dir{unique}", f"other{unique}"
-    store = PostgresEventStore(database_url)
+    store = PostgresEventStore(database_url, partitions=partitions)
     try:
         await store.append(f"{category}-g1", [seated("a", "b")], NO_STREAM)
         await store.append(f"{other}-g2", [seated("a")], NO_STREAM)
@@ -48,17 +52,32 @@ async def test_games_are_listed_by_player_and_end_and_other_types_are_ignored(
         assert [g.game_id for g in await directory.list(finished=False)] == ["g1"]
         assert await directory.all_ids() == ["g1", "g3"]
 
-        # A later event of another type only: the checkpoint still reaches the head.
+        # A later event of another type only: the checkpoint still reaches the head (each
+        # partition's, under the type's name for partition 0 and type@p<p> for the others).
         await store.append(f"{other}-g4", [seated("z")], NO_STREAM)
         assert await directory.catch_up() == 0
         async with store.engine.connect() as conn:
-            checkpoint = (
-                await conn.execute(
-                    text("SELECT position FROM game_directory_checkpoints WHERE category = :c"),
-                    {"c": category},
-                )
-            ).scalar()
-        assert checkpoint == await store.head_position()
+            heads = dict(
+                (
+                    await conn.execute(
+                        text("SELECT partition, max(position) FROM events GROUP BY partition")
+                    )
+                ).all()
+            )
+            checkpoints = dict(
+                (
+                    await conn.execute(
+                        text(
+                            "SELECT category, position FROM game_directory_checkpoints"
+                            " WHERE category = :c OR category LIKE :p"
+                        ),
+                        {"c": category, "p": f"{category}@p%"},
+                    )
+                ).all()
+            )
+        assert checkpoints == {partition_key(category, p): head for p, head in heads.items()}
+        if partitions == 1:
+            assert checkpoints == {category: await store.head_position()}
     finally:
         await store.close()
 

@@ -14,6 +14,7 @@ from kits.clock import FakeNow
 
 from parlor.core.errors import Unavailable
 from parlor.eventstore import InMemoryEventStore
+from parlor.eventstore.cursors import heads, partition_key
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import MemoryDeadlines
 from parlor.gamehost.seating import OpenTable, Seat
@@ -22,6 +23,16 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.wire import Codec
+
+BOTH = pytest.mark.parametrize("partitions", [1, 4], ids=["P1", "P4"])
+"""The store's order in one partition, and split into four: recovery follows each."""
+
+
+async def marks(index: MemoryDeadlines, store: InMemoryEventStore) -> tuple[int, ...]:
+    """The index's mark of each partition of the store's order (one: the game type's)."""
+    return tuple(
+        [await index.covered(partition_key("connect4x4", p)) for p in range(store.partitions)]
+    )
 
 
 class Forgetful(MemoryDeadlines):
@@ -44,9 +55,10 @@ async def open_game(host: GameHost[Any, Any, Any], game_id: str) -> None:
     await host.execute(game_id, c4.DropChecker(0, 3, c4.Side.FRONT), actor="ada")
 
 
-def test_a_game_whose_notes_died_with_its_replica_still_times_out() -> None:
+@BOTH
+def test_a_game_whose_notes_died_with_its_replica_still_times_out(partitions: int) -> None:
     async def go() -> None:
-        store, now = InMemoryEventStore(), FakeNow()
+        store, now = InMemoryEventStore(partitions=partitions), FakeNow()
         await open_game(host_of(store, now, Forgetful()), "g")  # then the replica is killed
         index = MemoryDeadlines()  # the table as the crash left it: no row for "g"
         sweeper = Sweeper(host_of(store, now, index), index, interval=1)
@@ -61,16 +73,17 @@ def test_a_game_whose_notes_died_with_its_replica_still_times_out() -> None:
     asyncio.run(go())
 
 
-def test_recovery_goes_on_from_the_mark_and_twice_changes_nothing() -> None:
+@BOTH
+def test_recovery_goes_on_from_the_mark_and_twice_changes_nothing(partitions: int) -> None:
     async def go() -> None:
-        store, now = InMemoryEventStore(), FakeNow()
+        store, now = InMemoryEventStore(partitions=partitions), FakeNow()
         lost = host_of(store, now, Forgetful())
         await open_game(lost, "old")
         await open_game(lost, "new")
         index = MemoryDeadlines()
         sweeper = Sweeper(host_of(store, now, index), index, interval=1)
         assert await sweeper.recover() == 2
-        assert await index.covered("connect4x4") == await store.head_position()
+        assert await marks(index, store) == await heads(store)
         assert await sweeper.recover() == 0  # nothing after the mark
         await open_game(lost, "later")
         assert await sweeper.recover() == 1
@@ -82,16 +95,17 @@ def test_recovery_goes_on_from_the_mark_and_twice_changes_nothing() -> None:
     asyncio.run(go())
 
 
-def test_a_catch_up_covers_the_games_of_one_pass_before() -> None:
+@BOTH
+def test_a_catch_up_covers_the_games_of_one_pass_before(partitions: int) -> None:
     async def go() -> None:
-        store, now = InMemoryEventStore(), FakeNow()
+        store, now = InMemoryEventStore(partitions=partitions), FakeNow()
         index = MemoryDeadlines()
         sweeper = Sweeper(host_of(store, now, index), index, interval=1)
         assert await sweeper.recover() == 0
         await open_game(host_of(store, now, Forgetful()), "g")  # then its replica dies
         assert await sweeper.catch_up() == 0  # up to the head the recovery read
         assert await sweeper.catch_up() == 1  # up to the head the first catch-up read
-        assert await index.covered("connect4x4") == await store.head_position()
+        assert await marks(index, store) == await heads(store)
         now.at += timedelta(seconds=31)
         assert await sweeper.sweep() == 1
 
@@ -128,11 +142,12 @@ class Failing(MemoryDeadlines):
         await super().retry_at(category, game_id, at)
 
 
+@BOTH
 def test_a_game_whose_recovery_always_fails_is_left_to_the_sweep_and_the_mark_moves_on(
-    caplog: pytest.LogCaptureFixture,
+    partitions: int, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def go() -> None:
-        store, now = InMemoryEventStore(), FakeNow()
+        store, now = InMemoryEventStore(partitions=partitions), FakeNow()
         lost = host_of(store, now, Forgetful())
         await open_game(lost, "bad")
         await open_game(lost, "good")
@@ -143,7 +158,7 @@ def test_a_game_whose_recovery_always_fails_is_left_to_the_sweep_and_the_mark_mo
             assert await sweeper.recover() == 2
         assert [r.game_id for r in caplog.records] == ["bad"]  # type: ignore[attr-defined]
         # The mark passed it: no pass loads the games touched since it again.
-        assert await index.covered("connect4x4") == await store.head_position()
+        assert await marks(index, store) == await heads(store)
         assert await sweeper.recover() == 0
         # But the sweep has it: due after the backoff, longer apart at each failure.
         assert await index.due("connect4x4", now.at + timedelta(seconds=1)) == []
@@ -183,7 +198,7 @@ def test_the_index_down_when_a_failed_game_is_left_to_the_sweep_stops_the_pass()
         assert await index.covered("connect4x4") == good_end
         index.down = False
         assert await sweeper.recover() == 1
-        assert await index.covered("connect4x4") == await store.head_position()
+        assert await marks(index, store) == await heads(store)
         assert sweeper.failures == {"bad": 2}  # each pass counts: the second waits 2 s
         assert await index.due("connect4x4", now.at + timedelta(seconds=2)) == ["bad"]
 

@@ -1,4 +1,5 @@
-"""The backends' settings: how long the bus's stream keeps an event, and on how many servers."""
+"""The backends' settings: how long the bus's stream keeps an event, and on how many servers;
+how many partitions the event store's order splits into."""
 
 from __future__ import annotations
 
@@ -30,4 +31,18 @@ def test_the_stream_is_on_one_server_unless_told_up_to_five() -> None:
     for replicas in ("0", "6", "-1"):
         wrong = {**BACKENDS, "PARLOR_NATS_STREAM_REPLICAS": replicas}
         with pytest.raises(SettingsError, match="PARLOR_NATS_STREAM_REPLICAS"):
+            load(BackendSettings, wrong)
+
+
+def test_the_event_store_is_one_order_unless_told_up_to_1024_partitions() -> None:
+    from parlor.eventstore.partitions import MAX_PARTITIONS
+    from parlor.kit.settings import MAX_EVENT_PARTITIONS
+
+    assert load(BackendSettings, BACKENDS).event_partitions == 1
+    told = {**BACKENDS, "PARLOR_EVENT_PARTITIONS": "16"}
+    assert load(BackendSettings, told).event_partitions == 16
+    assert MAX_EVENT_PARTITIONS == MAX_PARTITIONS == 1024  # the store's own limit
+    for partitions in ("0", "1025", "-1"):
+        wrong = {**BACKENDS, "PARLOR_EVENT_PARTITIONS": partitions}
+        with pytest.raises(SettingsError, match="PARLOR_EVENT_PARTITIONS"):
             load(BackendSettings, wrong)

@@ -5,10 +5,10 @@ order, today's lock, nothing changes). Each partition has its own append lock an
 gap-free order by position, so appends to different partitions no longer wait for one
 another; a consumer follows each partition with a cursor of its own (``read_partition``),
 because across partitions positions interleave and a single cursor over them could skip
-an event that commits late (docs/scale.md). The services make their stores with P = 1
-until every consumer of the global order they run (the relay, the game directory, the
-sweepers) reads by partition; until then P > 1 is for the store's own users (tests,
-``bench/scale_bench.py``).
+an event that commits late (docs/scale.md). The services make their stores with P from
+``PARLOR_EVENT_PARTITIONS`` (1 by default): every consumer of the order they run follows
+each partition (the relay's lanes, and ``cursors.py``: the game directory, the sweepers'
+recovery, the turn feed, the tournament catalogue).
 
 A stream's partition is a stable hash of its id, fixed by its first event: an append to a
 stream that lives in another partition (P was changed since) is told ``moved`` by the

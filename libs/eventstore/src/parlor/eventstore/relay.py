@@ -6,6 +6,19 @@ replayed after a crash (published, not yet checkpointed) is dropped by
 JetStream's dedupe window. A LISTEN doorbell wakes it within milliseconds of a
 commit; ``poll_interval`` is only the safety net.
 
+**Per partition** (a store of P partitions, ``partitions.py``): each lane is relayed in
+each partition by a part of its own (``Lane.partition``), following that partition's
+gap-free order (``read_partition``) under a lease and a checkpoint of its own
+(``lane_name``: the lane's name in partition 0, so a store of one partition keeps its rows
+as they were, ``<name>@p<partition>`` in the others), each with its own stream check. So
+every event is published once, and in order within its partition, which holds every
+event of its stream; across partitions messages interleave. A replica takes every part
+whose lease is free, so one replica leads them all until it stops; each part's lease can
+be taken over alone. A relay reads only its store's P partitions: P may be raised, never
+lowered while streams live in the partitions it would leave unread (their first event
+fixed their partition). Metrics, dead letters and ``checkpoints`` are of the lane, its
+parts together (``partition_checkpoints`` has each part's).
+
 **What it publishes** of an event is what the event's lane's ``redact`` makes of it: its
 payload, and its type (on the subject and in ``Parlor-Event-Type``), may be others than
 stored, so that the bus tells no more than a spectator may see (a Take Four joker swap
@@ -123,6 +136,7 @@ from parlor.eventstore.bus import (
     redelivery_id,
     same_message,
 )
+from parlor.eventstore.cursors import partition_key
 from parlor.eventstore.doorbell import Doorbell
 from parlor.eventstore.events import RecordedEvent
 from parlor.eventstore.postgres import PostgresEventStore, rows_to_events
@@ -224,27 +238,45 @@ _REMEMBER_STREAM = (
 _DEAD_LETTER = (
     "INSERT INTO relay_dead_letters "
     "(name, position, stream_id, version, type, size, reason, recorded_at) "
-    "SELECT %(name)s, %(position)s, %(stream_id)s, %(version)s, %(type)s, %(size)s, "
+    "SELECT %(lane)s, %(position)s, %(stream_id)s, %(version)s, %(type)s, %(size)s, "
     f"%(reason)s, now() WHERE {_FENCE} ON CONFLICT (name, position) DO NOTHING"
 )
 # The first event at or after a position, and whether it is older than an age by the store's
 # own clock (the one that wrote recorded_at): one look up the primary key.
 _OLDER_THAN = (
     "SELECT position, recorded_at < now() - make_interval(secs => %(age)s) FROM events "
-    "WHERE position >= %(position)s ORDER BY position LIMIT 1"
+    "WHERE partition = %(partition)s AND position >= %(position)s ORDER BY position LIMIT 1"
 )
 _COLUMNS = (
     "stream_id, version, position, type, data, schema_version, command_id, actor, "
     "causation_id, correlation_id, extra, recorded_at"
 )
 _READ_CATEGORIES = (
-    # The head as of the same snapshot: with nothing of these categories after the last
-    # one read, the lanes' checkpoints move up to it (positions commit in order).
-    "WITH head AS (SELECT coalesce(max(position), 0) AS head FROM events) "
+    # The partition's head as of the same snapshot: with nothing of these categories after
+    # the last one read, the lanes' checkpoints move up to it (within a partition positions
+    # commit in order).
+    "WITH head AS (SELECT coalesce(max(position), 0) AS head FROM events "
+    "WHERE partition = %(partition)s) "
     f"SELECT head.head, e.* FROM head LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM events "
-    "WHERE position >= %(from_position)s AND split_part(stream_id, '-', 1) = ANY(%(categories)s) "
+    "WHERE partition = %(partition)s AND position >= %(from_position)s "
+    "AND split_part(stream_id, '-', 1) = ANY(%(categories)s) "
     "ORDER BY position LIMIT %(limit)s) e ON true"
 )
+# Each (partition, checkpoint)'s next position: the first event after it in its partition.
+_NEXT_AFTER = (
+    "SELECT (SELECT min(position) FROM events WHERE partition = t.p AND position > t.c) "
+    "FROM unnest(%(partitions)s::smallint[], %(positions)s::bigint[]) WITH ORDINALITY "
+    "AS t(p, c, n) ORDER BY t.n"
+)
+# The event at a position a message claims, with its partition (``verify``).
+_EVENT_AT = f"SELECT partition, {_COLUMNS} FROM events WHERE position = %(position)s"
+
+
+def lane_name(name: str, partition: int) -> str:
+    """The lease and checkpoint name of lane ``name``'s part in ``partition``: the lane's
+    own name in partition 0 (so a store of one partition keeps its rows as they were, and
+    a database whose P grows goes on from them), ``name@p<partition>`` in the others."""
+    return partition_key(name, partition)
 
 
 class LeaseLost(Exception):
@@ -266,7 +298,9 @@ def keep(event: RecordedEvent) -> RecordedEvent | None:
 
 @dataclass(eq=False)
 class Lane:
-    """What one relay publishes under one lease and checkpoint (both named ``name``).
+    """What one relay publishes under one lease and checkpoint (both named ``name``), in
+    one partition of the store's order (``partition``; ``base`` is the lane's name in
+    every partition, ``name`` that of this part, see ``lane_name``).
 
     A lane with a ``category`` reads only that category's events (in SQL) and publishes on
     ``subject`` (default: the category's subjects); a lane without one reads every event.
@@ -279,6 +313,8 @@ class Lane:
     redact: Redact = keep
     subject: str | None = None
     category: str | None = None
+    partition: int = 0  # the store's partition whose order this lane follows
+    base: str = ""  # the lane's name in every partition (metrics, dead letters); ``name``'s
     held: bool = False
     token: int = 0
     checkpoint: int = 0
@@ -290,6 +326,19 @@ class Lane:
     verified_position: int = 0  # the last position ``verify`` found of this lane's on the stream
     verified_connections: int = -1
     verify_due: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.base:
+            self.base = self.name
+
+
+@dataclass
+class _Check:
+    """One check of a lane's parts in every partition (they share the stream's subjects):
+    what it has reported, so that a forgery or a rebuild is reported once, not by each."""
+
+    reported: set[int] = dataclasses.field(default_factory=set)  # forgeries' stream sequences
+    rebuilt: bool = False
 
 
 class Relay:
@@ -322,7 +371,10 @@ class Relay:
     ) -> None:
         self.store = store
         self.bus = bus
-        self.lanes: dict[str, Lane] = {}
+        # (a store-less relay in unit tests relays one partition)
+        self.partitions: int = getattr(store, "partitions", 1)
+        self.lanes: dict[str, Lane] = {}  # by lease name: one a (lane, partition)
+        self._by_key: dict[tuple[str | None, int], Lane] = {}
         for lane in lanes if lanes is not None else [Lane(name, redact, subject)]:
             self.add_lane(lane)
         self.batch_size = batch_size
@@ -345,10 +397,13 @@ class Relay:
         self._renew_due = 0.0
         self._takeover_due = 0.0
         self._save_due = 0.0
+        self._check: _Check | None = None  # while a lane's partitions are checked together
 
     def add_lane(self, lane: Lane) -> None:
-        """Relay one more lane (taken at the next takeover attempt if the relay runs)."""
-        if lane.name in self.lanes:
+        """Relay one more lane (taken at the next takeover attempt if the relay runs): in
+        each of the store's partitions, under a lease and checkpoint of that partition's
+        (``lane_name``; ``lane`` itself is partition 0's)."""
+        if lane.name in self.lanes or any(held.base == lane.name for held in self.lanes.values()):
             raise ValueError(f"relay already has a lane {lane.name!r}")
         if lane.subject is None:
             lane.subject = (
@@ -358,7 +413,21 @@ class Relay:
             )
         if self.lanes and (lane.category is None) != (self._unfiltered):
             raise ValueError("a relay's lanes are all of one category each, or one of everything")
-        self.lanes[lane.name] = lane
+        lane.partition, lane.base = 0, lane.name
+        for partition in range(self.partitions):
+            part = (
+                lane
+                if partition == 0
+                else dataclasses.replace(
+                    lane, name=lane_name(lane.name, partition), partition=partition
+                )
+            )
+            self.lanes[part.name] = part
+            self._by_key[(lane.category, partition)] = part
+
+    def lane_for(self, name: str, partition: int) -> Lane:
+        """Lane ``name``'s part in ``partition`` (the one that publishes its events)."""
+        return self.lanes[lane_name(name, partition)]
 
     @property
     def _unfiltered(self) -> bool:
@@ -367,7 +436,7 @@ class Relay:
     @property
     def name(self) -> str:
         """The lanes' names, for logs and the task's name."""
-        return "+".join(sorted(self.lanes))
+        return "+".join(sorted({lane.base for lane in self.lanes.values()}))
 
     @property
     def is_leader(self) -> bool:
@@ -467,7 +536,7 @@ class Relay:
                 # (else the earlier renewal's deadline stands: it is the sooner)
                 for (name, token), lane in zip(rows, taken, strict=True):
                     lane.held, lane.token, lane.verified_connections = True, int(token), -1
-                    LEADERSHIPS.labels(name).inc()
+                    LEADERSHIPS.labels(lane.base).inc()
                     log.info("relay %s leads (lease token %d)", name, lane.token)
         return self.is_leader
 
@@ -534,22 +603,15 @@ class Relay:
                 continue
             backoff = 0.05
             bell.clear()
-            held = self._held()
-            start = min(lane.checkpoint for lane in held)
-            batch, end = await self._read(conn, start + 1, held)
-            if batch:
-                try:
-                    await self.publish_batch(batch, conn)
-                except _Reverify:
-                    for lane in self.lanes.values():
-                        lane.verified_connections = -1
-                    continue
-            if end > start:
-                for lane in self._held():
-                    lane.checkpoint = max(lane.checkpoint, end)
+            try:
+                full = await self._follow_partitions(conn)
+            except _Reverify:
+                for lane in self.lanes.values():
+                    lane.verified_connections = -1
+                continue
             if loop.time() >= self._save_due:
                 await self._save_unsaved(conn)
-            if len(batch) == self.batch_size:
+            if full:
                 continue
             now = loop.time()
             dues = [self._renew_due, *(lane.verify_due for lane in self._held())]
@@ -561,14 +623,39 @@ class Relay:
             if rung and self.linger > 0:
                 await asyncio.sleep(self.linger)  # the appends close behind it come along
 
+    async def _follow_partitions(self, conn: Connection) -> bool:
+        """Read and publish the next batch of each partition a held lane follows, from its
+        lanes' checkpoints in that partition's own order; True if any batch was full (more
+        is waiting)."""
+        full = False
+        for partition in sorted({lane.partition for lane in self._held()}):
+            lanes = [lane for lane in self._held() if lane.partition == partition]
+            if not lanes:
+                continue  # lost on the way
+            start = min(lane.checkpoint for lane in lanes)
+            batch, end = await self._read(conn, partition, start + 1, lanes)
+            if batch:
+                await self.publish_batch(batch, conn, partition)
+            if end > start:
+                for lane in lanes:
+                    if lane.held:
+                        lane.checkpoint = max(lane.checkpoint, end)
+            full = full or len(batch) == self.batch_size
+        return full
+
     async def _read(
-        self, conn: Connection, from_position: int, lanes: Sequence[Lane]
+        self, conn: Connection, partition: int, from_position: int, lanes: Sequence[Lane]
     ) -> tuple[list[RecordedEvent], int]:
-        """The next batch of the lanes' events and the position the lanes are read up to."""
+        """The next batch of the lanes' events in ``partition``'s order and the position
+        the lanes are read up to."""
         if self._unfiltered:
-            batch = await self.store.read_all(from_position, self.batch_size)
+            # Partition 0's order even with P = 1, where it is every event: a replica of one
+            # partition beside replicas of more (P being raised) follows partition 0 alone,
+            # as their part of partition 0 does under the same lease.
+            batch = await self.store.read_partition(partition, from_position, self.batch_size)
             return batch, batch[-1].position if batch else 0
         params = {
+            "partition": partition,
             "from_position": from_position,
             "categories": [lane.category for lane in lanes],
             "limit": self.batch_size,
@@ -587,11 +674,21 @@ class Relay:
     async def _verify_due(self, conn: Connection) -> bool:
         """Verify each held lane that reconnected or is due; False if the bus is away."""
         now = asyncio.get_running_loop().time()
-        for lane in self._held():
-            if (
-                lane.verified_connections != self.bus.connections or now >= lane.verify_due
-            ) and not await self.verify(conn, lane):
-                return False
+        due = {
+            lane.base
+            for lane in self._held()
+            if lane.verified_connections != self.bus.connections or now >= lane.verify_due
+        }
+        for base in sorted(due):
+            # A lane's parts in every partition are checked together: the same subjects
+            # carry them all, and a forgery among them is reported once, not by each part.
+            self._check = _Check()
+            try:
+                for lane in self._held():
+                    if lane.base == base and not await self.verify(conn, lane):
+                        return False
+            finally:
+                self._check = None
         return True
 
     async def verify(self, conn: Connection, lane: Lane | None = None) -> bool:
@@ -648,8 +745,12 @@ class Relay:
                 conn, lane, _RESET_CHECKPOINT, position=resume, created=check.created
             )
             lane.checkpoint = lane.published_position = lane.saved = resume
-            self.rebuilds += 1
-            STREAM_REBUILDS.labels(lane.name).inc()
+            if self._check is None or not self._check.rebuilt:
+                # one rebuild of the stream however many of the lane's partitions it takes
+                self.rebuilds += 1
+                STREAM_REBUILDS.labels(lane.base).inc()
+            if self._check is not None:
+                self._check.rebuilt = True
             log.warning(
                 "relay %s: %s; republishing from the store after position %d",
                 lane.name,
@@ -683,7 +784,9 @@ class Relay:
         probe = lane.published_position
         while young - old > 1:
             row = await (
-                await conn.execute(_OLDER_THAN, {"age": age, "position": probe})
+                await conn.execute(
+                    _OLDER_THAN, {"age": age, "position": probe, "partition": lane.partition}
+                )
             ).fetchone()
             if row is None or row[0] >= young or not row[1]:
                 young = probe
@@ -697,37 +800,66 @@ class Relay:
         event (checked against the store), walking back at most ``VERIFY_LOOKBACK``
         sequences past messages that are not; 0 if the stream has none of them at all,
         None if none is in that reach. Each message passed over is logged and counted as
-        a forgery (``found``: ``forged position``)."""
+        a forgery (``found``: ``forged position``), except the lane's own messages of the
+        store's other partitions (the same subjects carry every partition's events): those
+        are passed over without a word and, ``VERIFY_LOOKBACK`` of them for each other
+        partition at most, do not use up the reach; nor is what lies behind them reported (of
+        one partition, the walk would have stopped there). A forgery whose stream sequence is in
+        ``_check.reported`` (another partition's part met it in the same check) is not
+        reported again."""
+        reported = None if self._check is None else self._check.reported
         subject = lane.subject or self.bus.subjects.all()
         floor = last.sequence - VERIFY_LOOKBACK if last is not None else 0
+        others_left = VERIFY_LOOKBACK * (self.partitions - 1)
+        passed_ours = False  # past the lane's last message (of another partition)
         while last is not None:
-            if await self._is_ours(lane, last):
+            owner = await self._owner(lane, last)
+            if owner == lane.partition:
                 return last.claimed_position
-            self.forgeries += 1
-            FORGED_DUPLICATES.labels(lane.name, FORGED_POSITION).inc()
-            log.error(
-                "relay %s: the stream's message at sequence %d (on %s, claiming position %d) "
-                "is not an event this relay published; looking at the message before it",
-                lane.name,
-                last.sequence,
-                last.subject,
-                last.claimed_position,
-                extra={
-                    "relay": lane.name,
-                    "forged_sequence": last.sequence,
-                    "claimed_position": last.claimed_position,
-                },
-            )
+            if owner is not None:
+                passed_ours = True
+                if others_left > 0:
+                    others_left -= 1
+                    floor -= 1
+            elif not passed_ours and (reported is None or last.sequence not in reported):
+                if reported is not None:
+                    reported.add(last.sequence)
+                self._forged_position(lane, last)
             within = last.sequence - max(floor, 0) - 1
             if within <= 0:
                 return 0 if floor <= 0 else None
             last = await self.bus.message_before(subject, last.sequence, within)
         return 0 if floor <= 0 else None
 
+    def _forged_position(self, lane: Lane, last: StreamMessage) -> None:
+        """Report ``last``: the last on the lane's subjects, it is not the event whose position
+        it claims."""
+        self.forgeries += 1
+        FORGED_DUPLICATES.labels(lane.base, FORGED_POSITION).inc()
+        log.error(
+            "relay %s: the stream's message at sequence %d (on %s, claiming position %d) "
+            "is not an event this relay published; looking at the message before it",
+            lane.name,
+            last.sequence,
+            last.subject,
+            last.claimed_position,
+            extra={
+                "relay": lane.name,
+                "forged_sequence": last.sequence,
+                "claimed_position": last.claimed_position,
+            },
+        )
+
     async def _is_ours(self, lane: Lane, message: StreamMessage) -> bool:
-        """Whether ``message`` is what this lane publishes of the store's event at the
-        position it claims: that event, of the lane's category and not kept off the bus
-        by its redaction, on its subject, under its own id or a ``redelivery_id`` of it,
+        """Whether ``message`` is what this lane's part in its partition published (see
+        ``_owner``)."""
+        return await self._owner(lane, message) == lane.partition
+
+    async def _owner(self, lane: Lane, message: StreamMessage) -> int | None:
+        """The partition of the store's event at the position ``message`` claims if the
+        message is what this lane (in that partition) publishes of it, else None: that
+        event, of the lane's category and not kept off the bus by its redaction, on its
+        subject, under its own id or a ``redelivery_id`` of it,
         with its headers (``same_message``), under the type its redaction shows it as or
         its type in the store.
 
@@ -742,21 +874,24 @@ class Relay:
         try:
             claimed = decode_event(message.headers, message.data)
         except InvalidArgument:
-            return False
+            return None
         if claimed is None:
-            return False
-        found = await self.store.read_all(claimed.position, 1)
-        if not found or found[0].position != claimed.position:
-            return False
-        event = found[0]
+            return None
+        rows = await self.store.fetch(_EVENT_AT, {"position": claimed.position})
+        if not rows:
+            return None
+        partition = int(rows[0][0])
+        (event,) = rows_to_events([rows[0][1:]])
+        if self.store.upcasters:
+            event = self.store.upcasters.upcast(event)
         if lane.category is not None and event.stream_id.partition("-")[0] != lane.category:
-            return False
+            return None
         try:
             out = lane.redact(event)
         except Exception:
-            return False  # never published (it went to the dead letters)
+            return None  # never published (it went to the dead letters)
         if out is None:
-            return False
+            return None
         message_id = message.headers.get(MSG_ID, "")
         for shown in dict.fromkeys((out.type, event.type)):
             carried = dataclasses.replace(out, type=shown, data=message.data)
@@ -774,19 +909,20 @@ class Relay:
                 message.data,
                 message.headers,
             ):
-                return True
-        return False
+                return partition
+        return None
 
-    def _lane_of(self, event: RecordedEvent) -> Lane | None:
-        """The held lane that publishes ``event`` and has not yet, if any."""
-        if self._unfiltered:
-            lane: Lane | None = next(iter(self.lanes.values()))
-        else:
-            lane = self.lanes.get(event.stream_id.partition("-")[0])
+    def _lane_of(self, event: RecordedEvent, partition: int) -> Lane | None:
+        """The held lane that publishes ``event`` (of ``partition``) and has not yet, if any."""
+        category = None if self._unfiltered else event.stream_id.partition("-")[0]
+        lane = self._by_key.get((category, partition))
         return lane if lane is not None and lane.held and event.position > lane.checkpoint else None
 
-    async def publish_batch(self, batch: Sequence[RecordedEvent], conn: Connection) -> None:
-        """Publish in order, ``window`` at a time; while the bus is down, retry from the gap.
+    async def publish_batch(
+        self, batch: Sequence[RecordedEvent], conn: Connection, partition: int = 0
+    ) -> None:
+        """Publish ``partition``'s events in order, ``window`` at a time; while the bus is
+        down, retry from the gap.
 
         The publishes of a window leave in order on one NATS connection, so what
         JetStream stored is a prefix of it; the rest is sent again (dedupe drops repeats).
@@ -794,7 +930,7 @@ class Relay:
         """
         outgoing: list[tuple[RecordedEvent, Lane, RecordedEvent]] = []
         for event in batch:
-            lane = self._lane_of(event)
+            lane = self._lane_of(event, partition)
             if lane is None:
                 continue
             try:
@@ -861,7 +997,12 @@ class Relay:
             log.warning("relay %s: bus unavailable (%s); retrying", self.name, failure)
             first_unpublished = failed_event.position
             if first_unpublished > 1:
-                await self.save_checkpoint(conn, first_unpublished - 1)
+                # What came before it in this partition's order is published: only this
+                # partition's lanes may be saved that far (the others' orders interleave).
+                for lane in self._held():
+                    if lane.partition == partition:
+                        lane.checkpoint = max(lane.checkpoint, first_unpublished - 1)
+                await self.save_checkpoint(conn, 0)
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, self.max_backoff)
 
@@ -872,7 +1013,7 @@ class Relay:
         that is not it. Raises ``Unavailable`` once every id tried was taken too."""
         for attempt in range(1, REDELIVERY_ATTEMPTS + 1):
             self.forgeries += 1
-            FORGED_DUPLICATES.labels(lane.name, taken.found).inc()
+            FORGED_DUPLICATES.labels(lane.base, taken.found).inc()
             message_id = redelivery_id(out, attempt)
             log.error(
                 "relay %s: %s (position %d) was dropped as a duplicate of %s on the stream "
@@ -917,6 +1058,7 @@ class Relay:
             _DEAD_LETTER,
             {
                 "name": lane.name,
+                "lane": lane.base,
                 "token": lane.token,
                 "position": event.position,
                 "stream_id": event.stream_id,
@@ -926,7 +1068,7 @@ class Relay:
                 "reason": reason[:500],
             },
         )
-        DEAD_LETTERS.labels(lane.name).inc()
+        DEAD_LETTERS.labels(lane.base).inc()
         log.error(
             "relay %s: %s (position %d, %d bytes) not published: %s; set aside as a dead letter",
             lane.name,
@@ -982,9 +1124,10 @@ class Relay:
         if lost:
             self._lost(lost, f"token {lost[0].token} is no longer the lease's")
 
-    async def checkpoints(self) -> dict[str, int]:
-        """Each lane's last position published (for monitoring and tests; on the store's
-        pool, within its process's connections)."""
+    async def partition_checkpoints(self) -> dict[str, int]:
+        """Each (lane, partition)'s saved checkpoint, by its lease name: the last position
+        of that partition's order it published (on the store's pool, within its process's
+        connections)."""
         rows = await self.store.fetch(
             "SELECT name, position FROM relay_checkpoints WHERE name = ANY(%(names)s)",
             {"names": list(self.lanes)},
@@ -992,9 +1135,40 @@ class Relay:
         found = {str(name): int(position) for name, position in rows}
         return {name: found.get(name, 0) for name in self.lanes}
 
+    async def checkpoints(self) -> dict[str, int]:
+        """Each lane's last position published (for monitoring and tests).
+
+        With one partition, its checkpoint. With P > 1, where each partition has its own
+        (``partition_checkpoints``): the position up to which every event is published,
+        the one before the first event after a partition's checkpoint (of the partitions
+        whose checkpoint is not their head), or the highest checkpoint when no partition
+        has one (the global head once it has published everything)."""
+        saved = await self.partition_checkpoints()
+        if self.partitions == 1:
+            return {lane.base: saved[lane.name] for lane in self.lanes.values()}
+        lanes = list(self.lanes.values())
+        rows = await self.store.fetch(
+            _NEXT_AFTER,
+            {
+                "partitions": [lane.partition for lane in lanes],
+                "positions": [saved[lane.name] for lane in lanes],
+            },
+        )
+        found: dict[str, int] = {}
+        for lane, (following,) in zip(lanes, rows, strict=True):
+            if following is None:
+                found.setdefault(lane.base, 0)
+        for lane, (following,) in zip(lanes, rows, strict=True):
+            if following is None:
+                found[lane.base] = max(found[lane.base], saved[lane.name])
+        for lane, (following,) in zip(lanes, rows, strict=True):
+            if following is not None:
+                found[lane.base] = min(found.get(lane.base, following - 1), following - 1)
+        return found
+
     async def checkpoint(self, lane: str | None = None) -> int:
-        """The last position a lane (the first, if not named) published."""
-        name = lane or next(iter(self.lanes))
+        """The last position a lane (the first, if not named) published (``checkpoints``)."""
+        name = lane or next(iter(self.lanes.values())).base
         return (await self.checkpoints())[name]
 
     async def dead_letters(
@@ -1009,19 +1183,32 @@ class Relay:
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     async def oldest_unpublished(self, lane: Lane, checkpoint: int) -> RecordedEvent | None:
-        """The lane's first event after ``checkpoint`` (for the lag's age)."""
+        """The lane's first event after ``checkpoint`` in its partition (for the lag's age)."""
         if lane.category is None:
-            oldest = await self.store.read_all(checkpoint + 1, 1)
+            oldest = await self.store.read_partition(lane.partition, checkpoint + 1, 1)
             return oldest[0] if oldest else None
         rows = await self.store.fetch(
             _READ_CATEGORIES,
-            {"from_position": checkpoint + 1, "categories": [lane.category], "limit": 1},
+            {
+                "partition": lane.partition,
+                "from_position": checkpoint + 1,
+                "categories": [lane.category],
+                "limit": 1,
+            },
         )
         return None if rows[0][1] is None else rows_to_events([rows[0][1:]])[0]
 
     async def lag(self) -> int:
-        """How many positions the bus is behind the store (for metrics)."""
-        return await self.store.head_position() - await self.checkpoint()
+        """How many positions the bus is behind the store (for metrics): of the first
+        lane, summed over the partitions."""
+        base = next(iter(self.lanes.values())).base
+        saved = await self.partition_checkpoints()
+        heads = await self.store.head_positions()
+        return sum(
+            max(heads[lane.partition] - saved[lane.name], 0)
+            for lane in self.lanes.values()
+            if lane.base == base
+        )
 
 
 def _names(lanes: Sequence[Lane]) -> dict[str, list[Any]]:

@@ -170,7 +170,9 @@ async def process_outbox(
         # for the lag metric.
         async with contextlib.AsyncExitStack() as stack:
             pools = await stack.enter_async_context(database(settings))
-            store = PostgresEventStore(settings.database_url, pools=pools)
+            store = PostgresEventStore(
+                settings.database_url, pools=pools, partitions=settings.event_partitions
+            )
             stack.push_async_callback(store.close)
             # NATS may not be there yet: the bus keeps trying, the service reports NOT_SERVING.
             credentials = NatsCredentials.of(settings)
@@ -269,7 +271,9 @@ async def game_backends(
         database(settings) as pools,
         process_outbox(settings, category, public or everything) as outbox,
     ):
-        store = PostgresEventStore(settings.database_url, pools=pools)
+        store = PostgresEventStore(
+            settings.database_url, pools=pools, partitions=settings.event_partitions
+        )
         try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus

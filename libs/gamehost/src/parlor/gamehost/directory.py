@@ -46,6 +46,7 @@ from parlor.accounts import ACCOUNT_CATEGORY, PLAYER_PREFIX, guests_claimed
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import EventStore
+from parlor.eventstore.cursors import partition_key
 from parlor.gamehost.opengames import Claims
 from parlor.gamehost.privacy import Privacy
 from parlor.gamehost.queue import GameQueue
@@ -124,11 +125,23 @@ _SCHEMA = [
 
 _NEW = text(
     "SELECT position, stream_id, version, type, data, recorded_at, extra FROM events "
-    "WHERE position > :after AND position <= :head AND type = ANY(:types) "
-    "AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
+    "WHERE partition = :partition AND position > :after AND position <= :head "
+    "AND type = ANY(:types) AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
+)
+# Each partition of the store's order that has events, with its head: found in the
+# (partition, position) index one partition at a time (a loose index scan, P + 1 probes),
+# so the directory follows every partition written, whatever P its process was made with.
+_HEADS = text(
+    "WITH RECURSIVE parts(p) AS (SELECT min(partition) FROM events UNION ALL "
+    "SELECT (SELECT min(e.partition) FROM events e WHERE e.partition > parts.p) FROM parts "
+    "WHERE parts.p IS NOT NULL) "
+    "SELECT p, (SELECT max(e.position) FROM events e WHERE e.partition = parts.p) "
+    "FROM parts WHERE p IS NOT NULL ORDER BY p"
+)
+_CHECKPOINTS = text(
+    "SELECT category, position FROM game_directory_checkpoints WHERE category = ANY(:keys)"
 )
 _LOCK = text("SELECT pg_advisory_xact_lock(CAST(:kind AS integer), CAST(:key AS integer))")
-_HEAD = text("SELECT max(position) FROM events")
 _SEATED = text(
     "INSERT INTO game_directory (stream_id, category, game_id, players, names, created_at,"
     " last_version, private, findable) VALUES (:stream_id, :category, :game_id, :players,"
@@ -330,44 +343,50 @@ class Directory:
         await self.ensure()
         total = 0
         while True:
+            full = False
             async with self.engine.begin() as conn:
                 await conn.execute(
                     _LOCK, {"kind": DIRECTORY_LOCK_CLASS, "key": hash_category(self.category)}
                 )
-                after = (
-                    await conn.execute(
-                        text(
-                            "SELECT position FROM game_directory_checkpoints"
-                            " WHERE category = :category"
-                        ),
-                        {"category": self.category},
-                    )
-                ).scalar() or 0
-                # Everything up to the head is committed (appends are serialised), so a
-                # quiet game type moves its checkpoint past other types' events too.
-                head = (await conn.execute(_HEAD)).scalar() or 0
-                rows = (
-                    await conn.execute(
-                        _NEW,
-                        {
-                            "after": after,
-                            "head": head,
-                            "types": [SEATS_TAKEN, GAME_FINISHED, *self.departures],
-                            "prefix": self.category.replace("_", r"\_") + "-%",
-                            "limit": self.batch,
-                        },
-                    )
-                ).all()
-                for position, stream_id, version, type_, data, recorded_at, extra in rows:
-                    await self._fold(
-                        conn, stream_id, version, type_, bytes(data), recorded_at, extra
-                    )
-                    after = position
-                if len(rows) < self.batch:
-                    after = max(after, head)
-                await conn.execute(_CHECKPOINT, {"category": self.category, "position": after})
-            total += len(rows)
-            if len(rows) < self.batch:
+                # A checkpoint per partition of the store's order (``partition_key``: the
+                # game type's own for partition 0, today's row): across partitions positions
+                # interleave, and one checkpoint over them could skip a late commit.
+                heads = [(int(p), int(head)) for p, head in (await conn.execute(_HEADS)).all()]
+                keys = [partition_key(self.category, p) for p, _ in heads]
+                rows_saved = (await conn.execute(_CHECKPOINTS, {"keys": keys})).all()
+                saved = {str(key): int(position) for key, position in rows_saved}
+                for (partition, head), key in zip(heads, keys, strict=True):
+                    after = saved.get(key, 0)
+                    if head <= after:
+                        continue
+                    # Everything up to the partition's head is committed (its appends are
+                    # serialised), so a quiet game type moves its checkpoint past other
+                    # types' events too.
+                    rows = (
+                        await conn.execute(
+                            _NEW,
+                            {
+                                "partition": partition,
+                                "after": after,
+                                "head": head,
+                                "types": [SEATS_TAKEN, GAME_FINISHED, *self.departures],
+                                "prefix": self.category.replace("_", r"\_") + "-%",
+                                "limit": self.batch,
+                            },
+                        )
+                    ).all()
+                    for position, stream_id, version, type_, data, recorded_at, extra in rows:
+                        await self._fold(
+                            conn, stream_id, version, type_, bytes(data), recorded_at, extra
+                        )
+                        after = position
+                    if len(rows) < self.batch:
+                        after = max(after, head)
+                    else:
+                        full = True
+                    await conn.execute(_CHECKPOINT, {"category": key, "position": after})
+                    total += len(rows)
+            if not full:
                 return total
 
     async def _fold(

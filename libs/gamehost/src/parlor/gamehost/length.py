@@ -17,9 +17,12 @@ then), and the clocks and the walked-away rule still end a game nobody resigns.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from typing import cast
 
 from parlor.core.errors import ResourceExhausted
 from parlor.eventstore import AppendResult, EventStore, NewEvent, RecordedEvent, Snapshot
+from parlor.eventstore.cursors import heads, partitions_of
+from parlor.eventstore.store import PartitionedOrder
 
 MAX_EVENTS_PER_GAME = 10_000
 """The most events a game holds (its versions are 1 to this). A long Take Four race with
@@ -100,8 +103,30 @@ class LengthCapped:
     async def head_position(self) -> int:
         return await self.inner.head_position()
 
-    async def streams_touched(self, category: str, after: int, through: int) -> list[str]:
-        return await self.inner.streams_touched(category, after, through)
+    async def streams_touched(
+        self, category: str, after: int, through: int, partition: int | None = None
+    ) -> list[str]:
+        if partition is None:
+            return await self.inner.streams_touched(category, after, through)
+        return await cast(PartitionedOrder, self.inner).streams_touched(
+            category, after, through, partition
+        )
+
+    # The partitioned order (``PartitionedOrder``), as the store behind reads it: the
+    # consumers of the store by position (the sweeper's recovery) follow each partition.
+    @property
+    def partitions(self) -> int:
+        return partitions_of(self.inner)
+
+    async def read_partition(
+        self, partition: int, from_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
+        return await cast(PartitionedOrder, self.inner).read_partition(
+            partition, from_position, limit
+        )
+
+    async def head_positions(self) -> tuple[int, ...]:
+        return await heads(self.inner)
 
     def subscribe_all(self, from_position: int = 0) -> AsyncIterator[RecordedEvent]:
         return self.inner.subscribe_all(from_position)

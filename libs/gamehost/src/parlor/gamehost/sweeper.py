@@ -72,6 +72,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from parlor.core.errors import NotFound, ParlorError, Unavailable
+from parlor.eventstore.cursors import Cursor, heads, partition_key, streams_touched
 from parlor.gamehost.deadlines import DeadlineIndex
 from parlor.gamehost.host import GameHost, Outcome
 from parlor.gamehost.pipeline import CLOCK_ACTOR, Pipeline
@@ -124,7 +125,7 @@ class Sweeper:
         self.max_backoff = max_backoff
         self.cover_seconds = cover_seconds
         self.chunk = chunk
-        self._head: int | None = None
+        self._head: Cursor | None = None  # each partition's head, read by the last pass
         """The head read by this replica's last recovery pass (where ``catch_up`` covers to)."""
         self.failures: dict[str, int] = {}
         """Game id -> its sweeps failed in a row on this replica (for the backoff)."""
@@ -197,7 +198,7 @@ class Sweeper:
     async def recover(self) -> int:
         """Note again every game of this type with an event after the mark, up to the head,
         and run its follow-ups (see the module's doc); how many games it looked at."""
-        head = await self.host.store.head_position()
+        head = await heads(self.host.store)
         looked = await self._cover(head)
         self._head = head
         return looked
@@ -205,26 +206,31 @@ class Sweeper:
     async def catch_up(self) -> int:
         """``recover`` up to the head read by the previous pass (see the module's doc); how
         many games it looked at."""
-        head = await self.host.store.head_position()
+        head = await heads(self.host.store)
         looked = 0 if self._head is None else await self._cover(self._head)
         self._head = head
         return looked
 
-    async def _cover(self, through: int) -> int:
+    async def _cover(self, through: Cursor) -> int:
         """Recover the games touched from the mark up to ``through``, chunk by chunk, raising
-        the mark after each chunk. (The host notes to the sweeper's own index: its pending
-        notes are the ones ``cover`` writes before the mark.)"""
+        the mark after each chunk: in each partition of the store's order, from its own mark
+        (``partition_key``: the game type's own for partition 0, as before partitions) up to
+        its own head. (The host notes to the sweeper's own index: its pending notes are the
+        ones ``cover`` writes before the mark.)"""
         category = self.host.category
-        start = await self.deadlines.covered(category)
         prefix = f"{category}-"
         looked = 0
-        while start < through:
-            end = min(start + self.chunk, through)
-            for stream_id in await self.host.store.streams_touched(category, start, end):
-                looked += 1
-                await self._recover_one(stream_id[len(prefix) :])
-            await self.deadlines.cover(category, end)
-            start = end
+        for partition, until in enumerate(through):
+            mark = partition_key(category, partition)
+            start = await self.deadlines.covered(mark)
+            while start < until:
+                end = min(start + self.chunk, until)
+                store = self.host.store
+                for stream_id in await streams_touched(store, category, start, end, partition):
+                    looked += 1
+                    await self._recover_one(stream_id[len(prefix) :])
+                await self.deadlines.cover(mark, end)
+                start = end
         return looked
 
     async def _recover_one(self, game_id: str) -> None:

@@ -131,6 +131,9 @@ MIN_STREAM_MAX_AGE_HOURS = 1.0
 """The shortest ``PARLOR_NATS_STREAM_MAX_AGE_HOURS`` but 0: above the relay's dedupe window."""
 MAX_STREAM_REPLICAS = 5
 """The most servers JetStream keeps a stream on (``PARLOR_NATS_STREAM_REPLICAS``)."""
+MAX_EVENT_PARTITIONS = 1024
+"""The most partitions the event store's order splits into (``PARLOR_EVENT_PARTITIONS``;
+``parlor.eventstore.partitions.MAX_PARTITIONS``)."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,14 @@ class BackendSettings:
         " LISTEN of all its processes together (at least 5 a process; --workers N splits it,"
         " and unset it is 40, or 5 a worker when N > 8)",
         DEFAULT_DATABASE_POOL_SIZE,
+    )
+    event_partitions: int = setting(
+        "PARLOR_EVENT_PARTITIONS",
+        "partitions the event store's global order is split into, each with its own append"
+        " lock, relay lease and consumers' cursors (1 to 1024; 1: one order, as before); the"
+        " same in every service of a database, and raise it only: streams stay in the"
+        " partition their first event went to",
+        1,
     )
     nats_stream: str = setting(
         "PARLOR_NATS_STREAM", "JetStream stream that holds every published event", "PARLOR_EVENTS"
@@ -190,6 +201,11 @@ class BackendSettings:
             raise SettingsError(
                 f"PARLOR_NATS_STREAM_MAX_AGE_HOURS={hours:g} is invalid: 0 (for ever) or at"
                 f" least {MIN_STREAM_MAX_AGE_HOURS:g} (the relay's dedupe window is 10 minutes)"
+            )
+        if not 1 <= self.event_partitions <= MAX_EVENT_PARTITIONS:
+            raise SettingsError(
+                f"PARLOR_EVENT_PARTITIONS={self.event_partitions} is invalid: the event store's"
+                f" order splits into 1 to {MAX_EVENT_PARTITIONS} partitions"
             )
         if not 1 <= self.nats_stream_replicas <= MAX_STREAM_REPLICAS:
             raise SettingsError(

@@ -36,7 +36,9 @@ async def chat() -> AsyncIterator[Component]:
         database(backend) as pools,
         process_outbox(backend, CATEGORY, announced) as outbox,
     ):
-        store = PostgresEventStore(backend.database_url, pools=pools)
+        store = PostgresEventStore(
+            backend.database_url, pools=pools, partitions=backend.event_partitions
+        )
         try:
             bells = GameBells()
             rooms = Rooms(store, settings.limits())

@@ -109,7 +109,9 @@ async def matchmaking() -> AsyncIterator[Component]:
     # keeps trying and parlor.bus reports NOT_SERVING, while tickets and matches go on (the
     # relay publishes the matches once NATS answers). The store draws on the process's pools.
     async with database(backend) as pools, process_outbox(backend, CATEGORY, everything) as outbox:
-        store = PostgresEventStore(backend.database_url, pools=pools)
+        store = PostgresEventStore(
+            backend.database_url, pools=pools, partitions=backend.event_partitions
+        )
         providers: Providers | None = None  # closed at the end, if made before a failure
         try:
             # The server's max payload, read at each append: NATS may answer only later.

@@ -1,6 +1,7 @@
 """'Your turn' in each player's inbox: the games that come to wait for a player's move.
 
-A loop follows the store's global order: for each game type, the game streams an
+A loop follows the store's global order (each partition of it on its own when the store
+splits it, ``parlor.eventstore.cursors``): for each game type, the game streams an
 interval of positions touched (``EventStore.streams_touched``, read in the store), each
 game's state folded by the game's own rules (a read-only ``GameHost``, its cache kept
 between steps), and for each person whose seat the game waits for (the engine's
@@ -8,7 +9,8 @@ between steps), and for each person whose seat the game waits for (the engine's
 their inbox under the command id ``turn-<game type>-<game id>-<version>-<seat>``: the
 store keeps one append per command id and stream, so replicas running this loop side by
 side, or one that restarts before its checkpoint, append each notice once. The position
-covered is kept in ``turnfeed-<game type>`` (``Covered``), so a restart goes on from it.
+covered is kept in ``turnfeed-<game type>`` (``Covered``: ``position``, and with P > 1
+``positions``, one a partition), so a restart goes on from it.
 
 A game aborted before it started (``AbortGame``, or the clock's abort of a matched game)
 gives each of its people a ``GameAbortedNotice`` (the same fields, no deadline) under the
@@ -26,6 +28,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from parlor.eventstore import ANY_VERSION, EventStore, Metadata, NewEvent, RecordedEvent
+from parlor.eventstore.cursors import Cursor, heads, partition_key, widen
+from parlor.eventstore.cursors import touched as touched_streams
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.seating import Seat
@@ -80,24 +84,31 @@ class TurnFeed:
         self.clock = clock
         self.poll_seconds = poll_seconds
         self.covered: dict[str, int] = {}
+        """Each game type's position covered in each partition of the store's order, by
+        ``partition_key`` (the game type's own for partition 0, its only one with P = 1)."""
 
-    async def _covered(self, category: str) -> int:
+    async def _covered(self, category: str, partitions: int) -> Cursor:
+        keys = [partition_key(category, p) for p in range(partitions)]
         if category not in self.covered:
             stream = f"{FEED}-{category}"
             version = await self.store.stream_version(stream)
             last = await self.store.read_stream(stream, version, version) if version else []
-            self.covered[category] = json.loads(last[0].data)["position"] if last else 0
-        return self.covered[category]
+            mark = json.loads(last[0].data) if last else {"position": 0}
+            # ``positions``: one a partition, written with P > 1 (a mark of one partition
+            # has ``position`` alone); the partitions it has none for start from 0
+            cursor = widen(mark.get("positions", [mark["position"]]), partitions)
+            self.covered.update(zip(keys, cursor, strict=True))
+        return tuple(self.covered.get(key, 0) for key in keys)
 
     async def step(self) -> int:
         """Notice every game touched since the last step; how many notices were appended."""
-        head = await self.store.head_position()
+        head = await heads(self.store)
         appended = 0
         for category, game in self.games.items():
-            after = await self._covered(category)
-            if head <= after:
+            after = await self._covered(category, len(head))
+            if all(end <= start for start, end in zip(after, head, strict=True)):
                 continue
-            touched = await self.store.streams_touched(category, after, head)
+            touched = await touched_streams(self.store, category, after, head)
             for stream_id in touched:
                 game_id = stream_id.split("-", 1)[1]
                 try:
@@ -108,18 +119,16 @@ class TurnFeed:
                     # every other game's, as a step that failed and was tried again did.
                     log.exception("no turn notice for %s %s", game.name, game_id)
             if touched:  # kept only when it covers a game: the mark itself touches none
+                mark: dict[str, Any] = {"position": head[0]}
+                if len(head) > 1:
+                    mark["positions"] = list(head)
                 await self.store.append(
                     f"{FEED}-{category}",
-                    [
-                        NewEvent(
-                            COVERED,
-                            json.dumps({"position": head}).encode(),
-                            metadata=Metadata(actor=FEED),
-                        )
-                    ],
+                    [NewEvent(COVERED, json.dumps(mark).encode(), metadata=Metadata(actor=FEED))],
                     ANY_VERSION,
                 )
-            self.covered[category] = head
+            for partition, position in enumerate(head):
+                self.covered[partition_key(category, partition)] = position
         return appended
 
     async def _notice(self, game: GameType[Any, Any, Any], game_id: str) -> int:

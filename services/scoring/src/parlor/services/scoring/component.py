@@ -67,7 +67,9 @@ async def scoring() -> AsyncIterator[Component]:
     async with contextlib.AsyncExitStack() as stack:
         # The process's pools (its connection budget), shared with its other components.
         pools = await stack.enter_async_context(database(backend))
-        store = PostgresEventStore(backend.database_url, pools=pools)
+        store = PostgresEventStore(
+            backend.database_url, pools=pools, partitions=backend.event_partitions
+        )
         stack.push_async_callback(store.close)
         # NATS may not be there yet: the bus keeps trying, parlor.bus reports NOT_SERVING.
         bus = await JetStreamBus.open(

@@ -37,7 +37,9 @@ async def tournament() -> AsyncIterator[Component]:
         database(backend) as pools,
         process_outbox(backend, CATEGORY, announced) as outbox,
     ):
-        store = PostgresEventStore(backend.database_url, pools=pools)
+        store = PostgresEventStore(
+            backend.database_url, pools=pools, partitions=backend.event_partitions
+        )
         try:
             bells = GameBells()
             types = games()

@@ -8,7 +8,8 @@ state. A pairing's games are made in the same transaction: each table's ``MatchF
 the game from exactly once, as it does a challenge's (``parlor.gamehost.matches``).
 
 The catalogue (every tournament this replica knows, for listings and the driver) is read
-from the store's category index (``streams_touched``), caught up at each ask.
+from the store's category index (``streams_touched``, in each partition of the store's order
+from a position of its own: ``parlor.eventstore.cursors``), caught up at each ask.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from parlor.accounts.codec import decode, encode
 from parlor.core.errors import Conflict, Unavailable
 from parlor.eventstore import EventStore, Metadata, NewEvent, PostgresEventStore, RecordedEvent
+from parlor.eventstore.cursors import Cursor, heads, touched, widen
 from parlor.eventstore.events import command_id_reused
 from parlor.tournamentrules import EVENT_TYPES, TOURNAMENTS
 
@@ -76,8 +78,8 @@ class Tournaments:
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self._cache: dict[str, tuple[State, int]] = {}
-        self._catalogued = 0
-        """The store position the catalogue is caught up to."""
+        self._catalogued: Cursor = ()
+        """The store position the catalogue is caught up to, in each partition of its order."""
         self.changed: Callable[[str, int], None] = lambda tournament_id, version: None
         """Told of each append (WatchTournament's bells)."""
 
@@ -92,11 +94,11 @@ class Tournaments:
 
     async def catalogue(self) -> dict[str, tuple[State, int]]:
         """Every tournament in the store, each as it is now."""
-        head = await self.store.head_position()
-        if head > self._catalogued:
-            for stream in await self.store.streams_touched(CATEGORY, self._catalogued, head):
-                self._cache.setdefault(stream, (TOURNAMENTS.initial_state(), 0))
-            self._catalogued = head
+        head = await heads(self.store)
+        after = widen(self._catalogued, len(head))
+        for stream in await touched(self.store, CATEGORY, after, head):
+            self._cache.setdefault(stream, (TOURNAMENTS.initial_state(), 0))
+        self._catalogued = head
         out = {}
         for stream in list(self._cache):
             tournament_id = stream.removeprefix(f"{CATEGORY}-")
