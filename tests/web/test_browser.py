@@ -1,8 +1,9 @@
 """The web client in headless Chromium: each test starts the services and the bridge here, runs
 one script of ``web/tests`` (playwright-core driving Debian's ``chromium``), and checks what
-the page did against the services. Screenshots go to a folder under the system's temp
-directory, so a test run leaves the checkout as it was; ``PARLOR_SCREENSHOTS=docs/screenshots``
-takes the documentation's pictures again.
+the page did against the services. Screenshots go to a folder of the test process's own under
+the system's temp directory, removed when it ends, so a test run leaves the checkout as it was
+and runs beside it (other workers, other checkouts) never write the pictures it checks;
+``PARLOR_SCREENSHOTS=docs/screenshots`` takes the documentation's pictures again.
 
 Chromium is never downloaded: without a ``chromium`` on the PATH these tests say what to
 install and are skipped on a developer's machine; in CI (``CI`` set) they fail.
@@ -11,6 +12,7 @@ install and are skipped on a developer's machine; in CI (``CI`` set) they fail.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import shutil
@@ -31,9 +33,20 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
-SCREENSHOTS = Path(
-    os.environ.get("PARLOR_SCREENSHOTS") or Path(tempfile.gettempdir()) / "parlor-screenshots"
-).resolve()
+
+
+def _screenshots() -> Path:
+    """``PARLOR_SCREENSHOTS``, or a new folder under the temp directory removed at exit (one
+    shared folder let another run rewrite ``connect4x4.png`` between this run's write and its
+    size check)."""
+    if chosen := os.environ.get("PARLOR_SCREENSHOTS"):
+        return Path(chosen).resolve()
+    made = Path(tempfile.mkdtemp(prefix="parlor-screenshots-")).resolve()
+    atexit.register(shutil.rmtree, made, ignore_errors=True)
+    return made
+
+
+SCREENSHOTS = _screenshots()
 BUILT = ROOT / "libs" / "webgateway" / "src" / "parlor" / "webgateway" / "static" / "index.html"
 
 
