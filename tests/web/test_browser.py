@@ -1,8 +1,9 @@
 """The web client in headless Chromium: each test starts the services and the bridge here, runs
 one script of ``web/tests`` (playwright-core driving Debian's ``chromium``), and checks what
 the page did against the services. Screenshots go to a folder of the test process's own under
-the system's temp directory, removed when it ends, so a test run leaves the checkout as it was
-and runs beside it (other workers, other checkouts) never write the pictures it checks;
+the system's temp directory, removed when its session ends (``shots``), so a test run leaves
+the checkout as it was and runs beside it (other workers, other checkouts) never write the
+pictures it checks;
 ``PARLOR_SCREENSHOTS=docs/screenshots`` takes the documentation's pictures again.
 
 Chromium is never downloaded: without a ``chromium`` on the PATH these tests say what to
@@ -12,17 +13,16 @@ install and are skipped on a developer's machine; in CI (``CI`` set) they fail.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from leaks import received_json, secrets_in
 from missing import stop_if_missing
+from shots import SCREENSHOTS
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
@@ -34,19 +34,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 
-
-def _screenshots() -> Path:
-    """``PARLOR_SCREENSHOTS``, or a new folder under the temp directory removed at exit (one
-    shared folder let another run rewrite ``connect4x4.png`` between this run's write and its
-    size check)."""
-    if chosen := os.environ.get("PARLOR_SCREENSHOTS"):
-        return Path(chosen).resolve()
-    made = Path(tempfile.mkdtemp(prefix="parlor-screenshots-")).resolve()
-    atexit.register(shutil.rmtree, made, ignore_errors=True)
-    return made
-
-
-SCREENSHOTS = _screenshots()
 BUILT = ROOT / "libs" / "webgateway" / "src" / "parlor" / "webgateway" / "static" / "index.html"
 
 
