@@ -93,7 +93,7 @@ lint: $(STAMP) $(GENERATED)  ## ruff, mypy (the example game too), the import la
 # servers of its own (tests/conftest.py), a test file's tests on one worker (its module fixtures
 # start once); then those marked `serial` (they measure time or load) alone. Both phases always
 # run; either failing fails. `pytest` alone runs everything in one process.
-TEST_WORKERS ?= 0
+TEST_WORKERS ?= 3
 test: $(GENERATED) $(WEB_BUILT) lint  ## lint, then every test (unit, integration on real PostgreSQL and NATS, end to end)
 	@rc=0; \
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial" || rc=$$?; \

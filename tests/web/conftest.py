@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+import shots
 from kits.platform import TEST_KEY, Platform
 
 from parlor.devinfra.embedded import free_port
@@ -73,3 +74,9 @@ async def serve_bridge(platform: Any, sock: socket.socket | None = None) -> Asyn
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The screenshots' folder of this process removed (``shots``): an xdist worker ends
+    without running ``atexit``."""
+    shots.remove()

@@ -1,8 +1,10 @@
 """The web client in headless Chromium: each test starts the services and the bridge here, runs
 one script of ``web/tests`` (playwright-core driving Debian's ``chromium``), and checks what
-the page did against the services. Screenshots go to a folder under the system's temp
-directory, so a test run leaves the checkout as it was; ``PARLOR_SCREENSHOTS=docs/screenshots``
-takes the documentation's pictures again.
+the page did against the services. Screenshots go to a folder of the test process's own under
+the system's temp directory, removed when its session ends (``shots``), so a test run leaves
+the checkout as it was and runs beside it (other workers, other checkouts) never write the
+pictures it checks;
+``PARLOR_SCREENSHOTS=docs/screenshots`` takes the documentation's pictures again.
 
 Chromium is never downloaded: without a ``chromium`` on the PATH these tests say what to
 install and are skipped on a developer's machine; in CI (``CI`` set) they fail.
@@ -14,13 +16,13 @@ import asyncio
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from leaks import received_json, secrets_in
 from missing import stop_if_missing
+from shots import SCREENSHOTS
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
@@ -31,9 +33,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
-SCREENSHOTS = Path(
-    os.environ.get("PARLOR_SCREENSHOTS") or Path(tempfile.gettempdir()) / "parlor-screenshots"
-).resolve()
+
 BUILT = ROOT / "libs" / "webgateway" / "src" / "parlor" / "webgateway" / "static" / "index.html"
 
 

@@ -13,18 +13,22 @@ await main(async (browser) => {
   const gameId = decodeURIComponent(page.url().split("/").pop());
   const main = page.locator("#main");
   const moves = [];
-  for (let turn = 0; turn < 40; turn++) {
+  for (let turn = 0, played = 0; turn < 60; turn++) {
     await page.waitForFunction(
       () => document.querySelector("#main")?.dataset.finished === "true" || document.querySelector(".c4[data-turn=mine] button.column.legal"),
     );
     if ((await main.getAttribute("data-finished")) === "true") break;
-    const legal = page.locator(".c4[data-turn=mine] button.column.legal");
-    const count = await legal.count();
-    const button = legal.nth((turn * 3) % count);
-    const move = await button.getAttribute("data-move");
+    // The legal columns in one read, and the one chosen clicked by its move: the page draws its
+    // board again whenever it learns something (a stream frame, a name, the connection), so a
+    // count, then the n-th button, then its move, then a click were four looks at what could be
+    // four pictures (none legal in one of them: nth(NaN), a 30 s wait).
+    const legal = await page.locator(".c4[data-turn=mine] button.column.legal").evaluateAll((els) => els.map((e) => e.dataset.move));
+    if (!legal.length) continue; // drawn again (offline a moment, say) between the two reads: look again
+    const move = legal[(played * 3) % legal.length];
     const before = Number(await main.getAttribute("data-version"));
-    if (turn === 3) await screenshot(page, "connect4x4-playing");
-    await button.click();
+    if (played === 3) await screenshot(page, "connect4x4-playing");
+    await page.click(`.c4[data-turn=mine] button.column.legal[data-move="${move}"]`);
+    played++;
     await page.waitForFunction((v) => Number(document.querySelector("#main")?.dataset.version) > v, before);
     moves.push(move);
   }

@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 import nats
 import pytest
+from kits.ports import restartable_port
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
@@ -89,7 +90,7 @@ async def published_versions(url: str, subject: str, stream: str, want: int) -> 
 async def test_moves_go_on_while_nats_is_down_and_are_published_once_when_it_returns(
     start_platform, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, subject_prefix: str
 ) -> None:
-    server = NatsServer(tmp_path / "nats")
+    server = NatsServer(tmp_path / "nats", port=restartable_port())
     server.start()
     monkeypatch.setenv("PARLOR_NATS_URL", server.url)
     stream = f"FAULTS_{uuid.uuid4().hex[:8]}"

@@ -20,11 +20,12 @@ import grpc
 import nats
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from kits.ports import restartable_ports
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
-from parlor.devinfra.embedded import NatsServer, free_ports
+from parlor.devinfra.embedded import NatsServer
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 
@@ -58,7 +59,7 @@ def test_a_platform_started_before_nats_serves_and_publishes_once_nats_starts(
 ) -> None:
     # A database of its own: its new stream is relayed from the start of the database's
     # order, which in the session's would be every event the tests before it stored.
-    nats_port, port = free_ports(2)  # two different ones: NATS starts after the platform
+    nats_port, port = restartable_ports(2)  # two different ones: NATS starts after the platform
     nats_server = NatsServer(tmp_path / "nats", port=nats_port)  # not started yet
     stream = f"LATE_{uuid.uuid4().hex[:8]}"
     env = dict(

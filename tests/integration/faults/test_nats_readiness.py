@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from kits.ports import restartable_port
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
@@ -66,7 +67,7 @@ async def consumers_up(want: float, seconds: float = 5.0) -> None:
 async def test_with_nats_stopped_the_services_stay_ready_and_store_moves_and_the_bus_says_not(
     start_platform: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    nats_server = NatsServer(tmp_path / "nats")
+    nats_server = NatsServer(tmp_path / "nats", port=restartable_port())
     nats_server.start()
     monkeypatch.setenv("PARLOR_NATS_URL", nats_server.url)
     monkeypatch.setenv("PARLOR_NATS_STREAM", f"READY_{uuid.uuid4().hex[:8]}")

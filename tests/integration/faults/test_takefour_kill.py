@@ -24,11 +24,12 @@ from typing import Any
 
 import grpc
 import pytest
+from kits.ports import restartable_port
 from kits.takefour import tile_set
 from takefour_actions import next_action, stored_game
 
 from parlor.common.v1 import common_pb2
-from parlor.devinfra.embedded import free_port, wait_for_port
+from parlor.devinfra.embedded import wait_for_port
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.takefour.codec import game_pb, tiles_pb
@@ -83,7 +84,7 @@ async def test_four_seats_acting_at_once_through_a_kill_lose_and_double_nothing(
     retries = 0
     auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     async with start_platform("dictionary") as dictionary:
-        service = TakeFourProcess(free_port(), dictionary.target)
+        service = TakeFourProcess(restartable_port(), dictionary.target)
         target = f"127.0.0.1:{service.port}"
         service.start()
         try:

@@ -7,7 +7,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parlor.core.errors import InvalidArgument
@@ -166,6 +166,8 @@ def _rebuild(history: list[list[tuple[str, int]]]) -> tuple[dict[str, Rating], d
     return ratings, records
 
 
+# no deadline: it checks numbers, not time (294 ms for one history beside 3 test workers)
+@settings(deadline=None)
 @given(histories())
 def test_rebuilding_from_the_same_history_gives_identical_numbers(
     history: list[list[tuple[str, int]]],
