@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -350,10 +351,11 @@ def test_a_worker_that_cannot_start_makes_the_server_give_up(migrated: None) -> 
     malformed) is restarted with a back-off, then the server stops with exit 1 and says
     why, instead of restarting it for ever.
 
-    In the serial phase: the restart policy forgets deaths older than its 60 s window, so the
-    five deaths (five start-ups, imports and all, and 7.5 s of back-off) must fit in 60 s; on
-    a machine busy with other workers a start-up took over 13 s and the server, never seeing
-    five within the window, went on restarting (it did, beside 2 other workers at load 12)."""
+    Beside 2 other test workers at load 12 a start-up took over 13 s, the five deaths no
+    longer fitted in the restart policy's 60 s window, and the server went on restarting for
+    ever: deaths of a worker that has not served since are now counted in a row however far
+    apart (tests/unit/kit/test_workers_restart.py), and the server says which it saw. Still
+    in the serial phase: five start-ups of a real server are most of a minute's work."""
     with serving({"PARLOR_STREAM_IDLE_SECONDS": "never"}, wait=False) as served:
         code: int | None = None
         with contextlib.suppress(subprocess.TimeoutExpired):  # then: what it said, below
@@ -365,5 +367,8 @@ def test_a_worker_that_cannot_start_makes_the_server_give_up(migrated: None) -> 
         assert "PARLOR_STREAM_IDLE_SECONDS" in output  # the worker's own words
         assert "starting another in 0.5 s" in output
         assert "starting another in 4 s" in output
-        assert "died 5 times within 60 s, it cannot stay up; giving up" in output
+        assert re.search(
+            r"died 5 times (within 60 s|in a row without serving), it cannot stay up; giving up",
+            output,
+        ), output
         assert "parlor: serving" not in output

@@ -68,6 +68,29 @@ def test_a_worker_that_dies_at_once_every_time_makes_the_parent_give_up(
     assert "worker 0 died 4 times within 60 s, it cannot stay up; giving up" in err
 
 
+def test_a_worker_whose_slow_start_ups_all_fail_still_makes_the_parent_give_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each start-up takes longer than the window / limit (as on a very busy machine), so
+    the deaths are never ``limit`` within the window; none of its lives served, so they
+    count in a row and the parent still gives up instead of restarting it for ever."""
+    (tmp_path / "fake_worker.py").write_text("import sys, time; time.sleep(0.6); sys.exit(3)")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    slow = RestartPolicy(first_delay_seconds=0.1, max_delay_seconds=0.1, limit=4, window_seconds=1)
+    workers = Workers("fake_worker", lambda i: [str(i)], 1, env, 0, 0, 0.5, restart=slow)
+    workers.start()
+    finished: list[int] = []
+    thread = threading.Thread(target=lambda: finished.append(workers.wait()), daemon=True)
+    thread.start()
+    thread.join(30)
+    if not finished:
+        workers.on_signal(signal.SIGTERM, None)
+        thread.join(30)
+    assert finished == [1]
+    err = capsys.readouterr().err
+    assert "worker 0 died 4 times in a row without serving, it cannot stay up; giving up" in err
+
+
 def test_a_worker_that_dies_is_replaced_and_the_others_go_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -58,7 +58,10 @@ class RestartPolicy:
     A worker's n-th death within ``window_seconds`` is followed by a replacement after
     ``first_delay_seconds`` * 2^(n-1) (at most ``max_delay_seconds``); its ``limit``-th
     ends the server (exit 1). Deaths further back are forgotten, so a worker that dies once a
-    day is replaced every time, at once.
+    day is replaced every time, at once; but not while it has not served since: a worker
+    whose every start-up fails, however slowly (a machine busy enough that one start-up
+    takes longer than the window / ``limit``), still ends the server at its ``limit``-th
+    death in a row.
     """
 
     first_delay_seconds: float = 0.5
@@ -153,6 +156,8 @@ class Workers:
         self._deaths: list[list[float]] = [[] for _ in range(count)]
         self._due: dict[int, float] = {}  # worker index -> when its replacement starts
         self._ready: set[int] = set()
+        self._served = [False] * count
+        """Whether worker i's current process has said it serves."""
         self._announced = False
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -201,6 +206,7 @@ class Workers:
         for line in process.stdout:
             if line.startswith(SERVING):
                 with self._lock:
+                    self._served[index] = True
                     if self._announced:
                         print(f"parlor: worker {process.pid} serves again", flush=True)
                         continue
@@ -251,6 +257,8 @@ class Workers:
             if due is not None:
                 if now >= due:
                     del self._due[index]
+                    with self._lock:
+                        self._served[index] = False
                     self.processes[index] = self._spawn(index)
                     print(
                         f"parlor: worker {self.processes[index].pid} started"
@@ -263,13 +271,23 @@ class Workers:
             if code is None:
                 continue
             window = self.restart.window_seconds
-            deaths = [t for t in self._deaths[index] if now - t < window] + [now]
+            with self._lock:
+                served = self._served[index]
+            earlier = self._deaths[index]
+            if served:  # it served since: deaths older than the window are forgotten
+                earlier = [t for t in earlier if now - t < window]
+            deaths = [*earlier, now]
             self._deaths[index] = deaths
             how = f"signal {-code}" if code < 0 else f"code {code}"
             if len(deaths) >= self.restart.limit:
+                span = (
+                    f"within {window:g} s"
+                    if now - deaths[0] < window
+                    else "in a row without serving"
+                )
                 print(
                     f"parlor: worker {process.pid} exited with {how}: worker {index} died"
-                    f" {len(deaths)} times within {window:g} s, it cannot stay up; giving up,"
+                    f" {len(deaths)} times {span}, it cannot stay up; giving up,"
                     " stopping the other workers (see its output above)",
                     file=sys.stderr,
                     flush=True,
