@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -314,3 +316,36 @@ def test_no_tracked_file_holds_a_private_key_or_a_nats_password() -> None:
             found.append(f"{name}: {match.group(0)[:40]}")
         found += [f"{name}: a generated NATS password" for p in passwords if p in text]
     assert not found, found
+
+
+def test_make_secrets_run_many_times_at_once_makes_one_set_of_whole_secrets(
+    tmp_path: Path,
+) -> None:
+    """Runs at once (parallel test workers, two terminals) into a new folder all succeed and
+    leave one set: every key file whole, the JWKS of those keys, and nats.env's passwords the
+    ones nats.conf holds (a run read another's key file while it was still empty)."""
+    script = OVERLAYS["dev"] / "make-secrets.py"
+    runs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(tmp_path / "keys")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    for run in runs:
+        _, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+    keys = tmp_path / "keys"
+    pems = sorted(keys.glob("*.pem"))
+    assert pems
+    assert all(p.read_text().startswith("-----BEGIN PRIVATE KEY-----") for p in pems)
+    assert not list(keys.glob(".*.pem.*"))  # no file of a run's own left behind
+    assert not list(keys.glob(".jwks.json.*"))
+    documents = json.loads((keys / "jwks.json").read_text())["keys"]
+    assert sorted(k["kid"] for k in documents) == sorted(p.stem for p in pems)
+    conf = json.loads((keys / "nats.conf").read_text())
+    passwords = {u["user"]: u["password"] for u in conf["authorization"]["users"]}
+    env = dict(line.split("-password=", 1) for line in (keys / "nats.env").read_text().splitlines())
+    assert env == passwords

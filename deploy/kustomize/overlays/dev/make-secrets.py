@@ -8,14 +8,19 @@ passwords (nats.env, for the Secret parlor-nats) and the NATS server's configura
 them (nats.conf: the committed nats.conf, whose users and permissions these are, with each
 placeholder password replaced). Keys and passwords already there are kept, so running it
 again changes no secret; nats.conf is written again each time, so that it has the committed
-file's permissions as they are now. Delete dev-keys/ to start over with new secrets.
+file's permissions as they are now. Delete dev-keys/ to start over with new secrets. Runs at
+the same time (two terminals, parallel tests) take turns: one makes the secrets, the other
+keeps them.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import secrets
 import sys
+import tempfile
 from pathlib import Path
 
 from parlor.kit.keys import write_keys
@@ -25,6 +30,13 @@ PLACEHOLDER = "GENERATED-BY-make-secrets.py"
 
 
 def make(directory: Path = HERE / "dev-keys") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return _make(directory)
+
+
+def _make(directory: Path) -> Path:
     write_keys(directory)
     env, conf = directory / "nats.env", directory / "nats.conf"
     kept: dict[str, str] = {}
@@ -39,11 +51,18 @@ def make(directory: Path = HERE / "dev-keys") -> Path:
         assert user["password"] == PLACEHOLDER, "the committed nats.conf holds a password"
         user["password"] = kept.get(user["user"]) or secrets.token_hex(24)
         lines.append(f"{user['user']}-password={user['password']}\n")
-    env.write_text("".join(lines))
-    conf.write_text(json.dumps(config, indent=2) + "\n")
-    env.chmod(0o600)
-    conf.chmod(0o600)
+    _replace(env, "".join(lines))
+    _replace(conf, json.dumps(config, indent=2) + "\n")
     return directory
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``path`` (owner only) so that a reader (kubectl kustomize) sees the old file or
+    the new one, never one half written."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as out:  # 0600, as mkstemp makes it
+        out.write(text)
+    os.replace(temporary, path)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,10 @@ deploy/README.md shows how they become the Secrets the manifests read.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -43,6 +45,21 @@ def calling_services() -> tuple[str, ...]:
     return tuple(declared_calls())
 
 
+def _create_whole(path: Path, text: str) -> None:
+    """Create ``path`` holding ``text``, readable by its owner only, appearing whole or not
+    at all: written to a file of its own, then linked into place, which fails if another
+    process made it meanwhile (theirs is then the key; two runs at once read one key, and
+    never a file half written)."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as out:  # mkstemp's file is 0600 already
+            out.write(text)
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        os.unlink(temporary)
+
+
 def write_keys(
     directory: Path, calls: Mapping[str, Sequence[str]] | None = None
 ) -> dict[str, Path]:
@@ -55,12 +72,14 @@ def write_keys(
     for kid in (IDENTITY_KEY_ID, *calls):
         path = directory / f"{kid}.pem"
         if not path.exists():
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as out:
-                out.write(generate_private_key())
+            _create_whole(path, generate_private_key())
         paths[kid] = path
     document = jwks({kid: path.read_text() for kid, path in paths.items()}, calls)
-    (directory / "jwks.json").write_text(document + "\n")
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".jwks.json.")
+    with os.fdopen(fd, "w") as out:
+        out.write(document + "\n")
+    os.chmod(temporary, 0o644)
+    os.replace(temporary, directory / "jwks.json")  # a reader sees the old one or this
     return paths
 
 
