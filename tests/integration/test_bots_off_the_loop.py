@@ -175,6 +175,11 @@ async def test_takefour_bots_racing_in_four_games_hold_up_no_one(
             )
         (component,) = [c for c in platform.server.components if c.name == "takefour"]
         runner = component.extra["bots"]
+        # the runner first builds its bots' word index (seconds on a slow machine): the
+        # measured window starts once they play
+        async with asyncio.timeout(120):
+            while runner.steps == 0:
+                await asyncio.sleep(0.1)
         before = runner.steps
         latencies = await probed(
             lambda: probe.GetGame(tfpb.GetGameRequest(game_id=mine)), asyncio.sleep(4)
