@@ -181,9 +181,11 @@ async def test_a_starter_bot_plays_a_hundred_games_over_one_stream_through_a_res
 
     async def logged_call(self: Any, method: Any, request: Any, **kw: Any) -> Any:
         calls[type(request).__name__] += 1
+        answered = await call(self, method, request, **kw)
         if isinstance(request, c4.PlayMoveRequest):
+            # a move answered; one the restart left unanswered is sent again, with its id
             commands.append(request.command_id)
-        return await call(self, method, request, **kw)
+        return answered
 
     def logged_stream(self: Any, method: Any, request: Any) -> Any:
         calls[type(request).__name__] += 1
@@ -282,7 +284,7 @@ async def test_a_starter_bot_plays_a_hundred_games_over_one_stream_through_a_res
     assert not calls["ListGamesRequest"]
     assert not calls["GetChallengeRequest"]
     assert turns <= calls["GetGameRequest"] <= turns + calls["WatchPlayerRequest"]
-    # no move sent twice; positions forward only, to the inbox's last
+    # no move answered twice; positions forward only, to the inbox's last
     assert len(commands) == len(set(commands))
     assert positions == sorted(set(positions))
     assert positions[-1] == inbox[-1].version
