@@ -114,8 +114,12 @@ async def test_every_consumer_comes_back_after_each_of_ten_nats_store_wipes(
     start_platform: Any,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
-    database_url: str,
+    own_database: str,
 ) -> None:
+    # a database of its own: the relay fills this test's new JetStream stream from the store,
+    # and from the session's (every earlier test's events) the first match's MatchFormed
+    # reached the game service after the 60 s wait, beside other workers
+    database_url = own_database
     monkeypatch.setenv("PARLOR_MATCHMAKING_ROUND_SECONDS", "0.05")
     nats_server = NatsServer(tmp_path / "nats", port=restartable_port())
     nats_server.start()
