@@ -23,265 +23,54 @@ they share one checkpoint. Unfinished rows have partial
 indexes of their own (by time, by player): a player's games in progress, and everyone's, are
 found without reading the finished ones, which outnumber them more every day.
 
-``EventScan`` is the same list read from every event at each call, for a store without the
-directory's tables (the in-memory store of unit tests): what one lists, the other lists.
+``EventScan`` (``parlor.gamehost.eventscan``) is the same list read from every event at each
+call, for a store without the directory's tables (the in-memory store of unit tests): what
+one lists, the other lists.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import datetime as dt
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from parlor.accounts import ACCOUNT_CATEGORY, PLAYER_PREFIX, guests_claimed
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import InvalidArgument
-from parlor.eventstore import EventStore
 from parlor.eventstore.cursors import partition_key
-from parlor.gamehost.opengames import Claims
+from parlor.gamehost import directorytables as tables
+from parlor.gamehost.eventscan import EventScan
+from parlor.gamehost.listed import (
+    GAME_FINISHED,
+    MAX_PAGE,
+    SEATS_TAKEN,
+    GameList,
+    Listed,
+    check_limit,
+    departures_by_type,
+)
 from parlor.gamehost.privacy import Privacy
 from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.seating import BOT_PREFIX
 
 if TYPE_CHECKING:
     from parlor.gamehost.games import GameType
 
-SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
-GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
-# Two-key advisory locks (class, object): a key space apart from the event store's
-# one-key locks (appends, migrations, relays). Object 0 guards the tables' creation;
-# otherwise one catch-up per category at a time.
-DIRECTORY_LOCK_CLASS = 0x70617264  # "pard"
-# One player's creations of one game type at a time (``claiming``), keyed by both.
-CLAIM_LOCK_CLASS = 0x70617263  # "parc"
-MAX_PAGE = 500
 
-_SCHEMA = [
-    f"SELECT pg_advisory_xact_lock({DIRECTORY_LOCK_CLASS}, 0)",
-    """CREATE TABLE IF NOT EXISTS game_directory (
-        stream_id text PRIMARY KEY,
-        category text NOT NULL,
-        game_id text NOT NULL,
-        players text[] NOT NULL,
-        names text[] NOT NULL,
-        created_at timestamptz NOT NULL,
-        finished_at timestamptz,
-        finish_reason text,
-        last_version bigint NOT NULL)""",
-    """CREATE INDEX IF NOT EXISTS game_directory_by_time
-        ON game_directory (category, created_at DESC, stream_id)""",
-    """CREATE INDEX IF NOT EXISTS game_directory_by_player
-        ON game_directory USING gin (players)""",
-    # Unfinished games only (a few per player, at most the open-games cap of each type,
-    # against every game ever played): a player's games in progress and the open-games
-    # count read these, not every game the player finished; everyone's games in progress
-    # are paged without stepping over the finished ones.
-    """CREATE INDEX IF NOT EXISTS game_directory_unfinished
-        ON game_directory (category, created_at DESC, stream_id DESC)
-        WHERE finished_at IS NULL""",
-    """CREATE INDEX IF NOT EXISTS game_directory_unfinished_by_player
-        ON game_directory USING gin (players) WHERE finished_at IS NULL""",
-    """CREATE TABLE IF NOT EXISTS game_directory_checkpoints (
-        category text PRIMARY KEY, position bigint NOT NULL)""",
-    # Games created for a player under the cap (``claiming``) that the directory may not have
-    # folded yet: counted until it has (then deleted), each only once its events exist.
-    """CREATE TABLE IF NOT EXISTS game_open_claims (
-        category text NOT NULL,
-        player_id text NOT NULL,
-        stream_id text NOT NULL,
-        claimed_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (category, player_id, stream_id))""",
-    # The players who left a game others play on (added after the table: games left before
-    # it count as before, until they finish).
-    # Looked up first: ALTER TABLE takes the table's exclusive lock even when the column is
-    # there, and every process runs this as it starts, beside other replicas' listings.
-    """DO $$ BEGIN
-        IF NOT EXISTS (SELECT 1 FROM information_schema.columns
-                       WHERE table_schema = current_schema() AND table_name = 'game_directory'
-                       AND column_name = 'departed') THEN
-            ALTER TABLE game_directory ADD COLUMN departed text[] NOT NULL DEFAULT '{}';
-        END IF;
-    END $$""",
-    # A game's privacy (``parlor.gamehost.privacy``: added after the table; games before it
-    # are public, and no one is findable in them by player id).
-    """DO $$ BEGIN
-        IF NOT EXISTS (SELECT 1 FROM information_schema.columns
-                       WHERE table_schema = current_schema() AND table_name = 'game_directory'
-                       AND column_name = 'findable') THEN
-            ALTER TABLE game_directory ADD COLUMN private boolean NOT NULL DEFAULT false,
-                ADD COLUMN findable text[] NOT NULL DEFAULT '{}';
-        END IF;
-    END $$""",
+__all__ = [
+    "GAME_FINISHED",
+    "MAX_PAGE",
+    "SEATS_TAKEN",
+    "Directory",
+    "EventScan",
+    "GameList",
+    "Listed",
+    "game_directory",
 ]
-
-_NEW = text(
-    "SELECT position, stream_id, version, type, data, recorded_at, extra FROM events "
-    "WHERE partition = :partition AND position > :after AND position <= :head "
-    "AND type = ANY(:types) AND stream_id LIKE :prefix ORDER BY position LIMIT :limit"
-)
-# Each partition of the store's order that has events, with its head: found in the
-# (partition, position) index one partition at a time (a loose index scan, P + 1 probes),
-# so the directory follows every partition written, whatever P its process was made with.
-_HEADS = text(
-    "WITH RECURSIVE parts(p) AS (SELECT min(partition) FROM events UNION ALL "
-    "SELECT (SELECT min(e.partition) FROM events e WHERE e.partition > parts.p) FROM parts "
-    "WHERE parts.p IS NOT NULL) "
-    "SELECT p, (SELECT max(e.position) FROM events e WHERE e.partition = parts.p) "
-    "FROM parts WHERE p IS NOT NULL ORDER BY p"
-)
-_CHECKPOINTS = text(
-    "SELECT category, position FROM game_directory_checkpoints WHERE category = ANY(:keys)"
-)
-_LOCK = text("SELECT pg_advisory_xact_lock(CAST(:kind AS integer), CAST(:key AS integer))")
-_SEATED = text(
-    "INSERT INTO game_directory (stream_id, category, game_id, players, names, created_at,"
-    " last_version, private, findable) VALUES (:stream_id, :category, :game_id, :players,"
-    " :names, :at, :version, :private, :findable) ON CONFLICT (stream_id) DO NOTHING"
-)
-_FINISHED = text(
-    "UPDATE game_directory SET finished_at = :at, finish_reason = :reason,"
-    " last_version = :version WHERE stream_id = :stream_id"
-)
-_DEPARTED = text(
-    "UPDATE game_directory SET departed = array_append(departed, players[:seat])"
-    " WHERE stream_id = :stream_id AND players[:seat] IS NOT NULL"
-    " AND NOT departed @> ARRAY[players[:seat]]"
-)
-# A game the player holds: unfinished, and not one they left while another person plays on.
-_HOLDS = (
-    "players @> ARRAY[CAST(:player AS text)] AND finished_at IS NULL"
-    " AND (NOT departed @> ARRAY[CAST(:player AS text)] OR NOT EXISTS ("
-    "SELECT 1 FROM unnest(players) AS seated(p) WHERE p NOT LIKE 'bot:%'"
-    " AND NOT p = ANY(departed)))"
-)
-# The same for any of an account's ids (its player id and the guest ids it claimed).
-_HOLDS_ANY = (
-    "finished_at IS NULL AND EXISTS (SELECT 1 FROM unnest(CAST(:players AS text[])) AS me(id)"
-    " WHERE players @> ARRAY[me.id] AND (NOT departed @> ARRAY[me.id] OR NOT EXISTS ("
-    "SELECT 1 FROM unnest(players) AS seated(p) WHERE p NOT LIKE 'bot:%'"
-    " AND NOT p = ANY(departed))))"
-)
-_CLAIMED_GUESTS = text(
-    "SELECT type, data FROM events WHERE stream_id = :stream AND type = 'GuestClaimed'"
-    " ORDER BY version"
-)
-_OPEN_SQL = (
-    "SELECT count(*) FROM (SELECT 1 FROM game_directory WHERE category = :category AND "
-    + _HOLDS
-    + " LIMIT :limit) AS open"
-)
-_OPEN = text(_OPEN_SQL)
-# Claims the directory has folded (counted there now) or whose create never committed.
-_SETTLED = text(
-    "DELETE FROM game_open_claims c WHERE c.category = :category AND c.player_id = :player"
-    " AND (EXISTS (SELECT 1 FROM game_directory d WHERE d.stream_id = c.stream_id)"
-    " OR (c.claimed_at < now() - interval '10 minutes'"
-    " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)))"
-)
-_CLAIMED_SQL = (
-    "SELECT count(*) FROM game_open_claims c WHERE c.category = :category"
-    " AND c.player_id = :player AND c.stream_id <> :stream_id"
-    " AND EXISTS (SELECT 1 FROM events e WHERE e.stream_id = c.stream_id)"
-    " AND NOT EXISTS (SELECT 1 FROM game_directory d WHERE d.stream_id = c.stream_id)"
-)
-# Both counts in one statement, so in one snapshot: counted apart, a catch-up committing
-# between them moved a game from the claims to the directory unseen by either, and a burst
-# across two servers made one game past the cap.
-_HELD = text(f"SELECT ({_OPEN_SQL}) + ({_CLAIMED_SQL})")
-_CLAIM = text(
-    "INSERT INTO game_open_claims (category, player_id, stream_id)"
-    " VALUES (:category, :player, :stream_id) ON CONFLICT DO NOTHING"
-)
-_CHECKPOINT = text(
-    "INSERT INTO game_directory_checkpoints (category, position) VALUES (:category, :position)"
-    " ON CONFLICT (category) DO UPDATE SET position = GREATEST("
-    "game_directory_checkpoints.position, EXCLUDED.position)"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Listed:
-    """One game in a listing."""
-
-    game_id: str
-    players: tuple[str, ...]
-    names: tuple[str, ...]
-    created_at: dt.datetime
-    finished_at: dt.datetime | None
-    finish_reason: str
-    last_version: int
-    departed: tuple[str, ...] = ()
-    """The players who left it while the others played on (``GameType.departures``)."""
-    private: bool = False
-    findable: tuple[str, ...] = ()
-    """The players who chose to be found in it by their id (``parlor.gamehost.privacy``)."""
-
-    def shown_to(
-        self,
-        viewer: str | None,
-        player_id: str | None,
-        viewers: Sequence[str] = (),
-        ids: Sequence[str] = (),
-    ) -> bool:
-        """Whether a listing for ``viewer`` (None: a service, who sees all) filtered by
-        ``player_id`` shows the game: a private one only to its seats; another player's
-        games only where they chose to be findable. ``viewers``, ``ids``: every id of the
-        viewer and of the player (an account's guest ids besides its own; default: it)."""
-        if viewer is None:
-            return True
-        if self.private and not any(v in self.players for v in viewers or (viewer,)):
-            return False
-        if not player_id or player_id == viewer:
-            return True
-        return any(i in self.findable for i in ids or (player_id,))
-
-    @property
-    def finished(self) -> bool:
-        return self.finished_at is not None
-
-
-class GameList(Claims, Protocol):
-    """Where a game type's games are listed and a player's unfinished ones counted: the
-    directory's tables (``Directory``) or the events themselves (``EventScan``)."""
-
-    async def list(
-        self,
-        *,
-        player_id: str | None = None,
-        since: dt.datetime | None = None,
-        until: dt.datetime | None = None,
-        finished: bool | None = None,
-        limit: int = 50,
-        before: tuple[dt.datetime, str] | None = None,
-        viewer: str | None = None,
-    ) -> list[Listed]:
-        """Newest first; ``finished`` True: finished games only, False: in progress only,
-        None: all; ``before`` (created_at, game_id) continues a previous page; ``viewer`` the
-        player the listing is for (``Listed.shown_to``; None: a service, everything)."""
-        ...
-
-
-async def _ids_of(conn: Any, player_id: str) -> list[str]:
-    """``player_id`` and, for an account, the guest ids it claimed (its stream's
-    ``GuestClaimed`` events, ``parlor.accounts``): one indexed read of a short stream."""
-    if not player_id.startswith(PLAYER_PREFIX):
-        return [player_id]
-    rows = await conn.execute(_CLAIMED_GUESTS, {"stream": f"{ACCOUNT_CATEGORY}-{player_id}"})
-    return [player_id, *guests_claimed((kind, bytes(data)) for kind, data in rows)]
-
-
-def check_limit(limit: int) -> None:
-    if not 1 <= limit <= MAX_PAGE:
-        raise InvalidArgument(f"page size must be 1 to {MAX_PAGE}", reason="INVALID_PAGE_SIZE")
 
 
 class Directory:
@@ -298,7 +87,7 @@ class Directory:
     ) -> None:
         self.engine = engine
         self.category = category
-        self.departures = _by_type(departures)
+        self.departures = departures_by_type(departures)
         self.batch = batch
         self.fresh_seconds = fresh_seconds
         self.clock = clock
@@ -314,7 +103,7 @@ class Directory:
         if self._ready:
             return
         async with self.engine.begin() as conn:
-            for statement in _SCHEMA:
+            for statement in tables.SCHEMA:
                 await conn.execute(text(statement))
         self._ready = True
 
@@ -346,14 +135,20 @@ class Directory:
             full = False
             async with self.engine.begin() as conn:
                 await conn.execute(
-                    _LOCK, {"kind": DIRECTORY_LOCK_CLASS, "key": hash_category(self.category)}
+                    tables.LOCK,
+                    {
+                        "kind": tables.DIRECTORY_LOCK_CLASS,
+                        "key": tables.hash_category(self.category),
+                    },
                 )
                 # A checkpoint per partition of the store's order (``partition_key``: the
                 # game type's own for partition 0, today's row): across partitions positions
                 # interleave, and one checkpoint over them could skip a late commit.
-                heads = [(int(p), int(head)) for p, head in (await conn.execute(_HEADS)).all()]
+                heads = [
+                    (int(p), int(head)) for p, head in (await conn.execute(tables.HEADS)).all()
+                ]
                 keys = [partition_key(self.category, p) for p, _ in heads]
-                rows_saved = (await conn.execute(_CHECKPOINTS, {"keys": keys})).all()
+                rows_saved = (await conn.execute(tables.CHECKPOINTS, {"keys": keys})).all()
                 saved = {str(key): int(position) for key, position in rows_saved}
                 for (partition, head), key in zip(heads, keys, strict=True):
                     after = saved.get(key, 0)
@@ -364,7 +159,7 @@ class Directory:
                     # types' events too.
                     rows = (
                         await conn.execute(
-                            _NEW,
+                            tables.NEW,
                             {
                                 "partition": partition,
                                 "after": after,
@@ -384,7 +179,7 @@ class Directory:
                         after = max(after, head)
                     else:
                         full = True
-                    await conn.execute(_CHECKPOINT, {"category": key, "position": after})
+                    await conn.execute(tables.CHECKPOINT, {"category": key, "position": after})
                     total += len(rows)
             if not full:
                 return total
@@ -404,7 +199,7 @@ class Directory:
             seats = common_pb2.SeatsTaken.FromString(data).seats
             privacy = Privacy.of(extra if isinstance(extra, dict) else None)
             await conn.execute(
-                _SEATED,
+                tables.SEATED,
                 {
                     "stream_id": stream_id,
                     "category": self.category,
@@ -420,12 +215,12 @@ class Directory:
         elif type_ == GAME_FINISHED:
             finished = common_pb2.GameFinished.FromString(data)
             await conn.execute(
-                _FINISHED,
+                tables.FINISHED,
                 {"stream_id": stream_id, "at": at, "reason": finished.reason, "version": version},
             )
         else:  # a departure: PostgreSQL's arrays count from 1
             seat = self.departures[type_].FromString(data).seat  # type: ignore[attr-defined]
-            await conn.execute(_DEPARTED, {"stream_id": stream_id, "seat": int(seat) + 1})
+            await conn.execute(tables.DEPARTED, {"stream_id": stream_id, "seat": int(seat) + 1})
 
     async def list(
         self,
@@ -447,15 +242,15 @@ class Directory:
         async with self.engine.connect() as conn:
             # An account is also every guest id it claimed (docs/accounts.md): its games
             # are listed under it, read through the claims, as scoring counts them.
-            ids = await _ids_of(conn, player_id) if player_id else []
-            viewers = await _ids_of(conn, viewer) if viewer else []
+            ids = await tables.ids_of(conn, player_id) if player_id else []
+            viewers = await tables.ids_of(conn, viewer) if viewer else []
         where = ["category = :category"]
         params: dict[str, Any] = {"category": self.category, "limit": limit}
         if player_id and len(ids) > 1:
             where.append("players && CAST(:players AS text[])")
             params["players"] = ids
             if finished is False:  # the games any of its ids holds, as ``open_games`` counts
-                where.append(_HOLDS_ANY)
+                where.append(tables.HOLDS_ANY)
         elif player_id:
             where.append("players @> ARRAY[CAST(:player AS text)]")
             params["player"] = player_id
@@ -468,7 +263,7 @@ class Directory:
         if finished is not None:
             where.append("finished_at IS NOT NULL" if finished else "finished_at IS NULL")
         if player_id and len(ids) == 1 and finished is False:  # as ``open_games`` counts
-            where.append(_HOLDS)
+            where.append(tables.HOLDS)
         if viewer is not None:  # as ``Listed.shown_to``
             params["viewer"] = viewer
             if len(viewers) > 1:
@@ -521,7 +316,7 @@ class Directory:
         async with self.engine.connect() as conn:
             count = (
                 await conn.execute(
-                    _OPEN, {"category": self.category, "player": player_id, "limit": at_most}
+                    tables.OPEN, {"category": self.category, "player": player_id, "limit": at_most}
                 )
             ).scalar()
         return int(count or 0)
@@ -553,12 +348,12 @@ class Directory:
                 "stream_id": f"{self.category}-{game_id}",
                 "limit": at_most,
             }
-            key = hash_category(f"{self.category}\x1f{player_id}")
+            key = tables.hash_category(f"{self.category}\x1f{player_id}")
             async with self.engine.begin() as conn:
-                await conn.execute(_LOCK, {"kind": CLAIM_LOCK_CLASS, "key": key})
-                await conn.execute(_SETTLED, params)
-                held = (await conn.execute(_HELD, params)).scalar() or 0
-                await conn.execute(_CLAIM, params)
+                await conn.execute(tables.LOCK, {"kind": tables.CLAIM_LOCK_CLASS, "key": key})
+                await conn.execute(tables.SETTLED, params)
+                held = (await conn.execute(tables.HELD, params)).scalar() or 0
+                await conn.execute(tables.CLAIM, params)
                 yield min(int(held), at_most)
 
     def _claim_slots(self) -> asyncio.Semaphore:
@@ -584,131 +379,6 @@ class Directory:
         return [row[0] for row in rows]
 
 
-class EventScan:
-    """The directory read from every event of the store at each call (no tables needed):
-    for the in-memory store of unit tests, where a scan costs nothing worth saving."""
-
-    def __init__(
-        self, store: EventStore, category: str, departures: Sequence[type[Message]] = ()
-    ) -> None:
-        self.store = store
-        self.prefix = category + "-"
-        self.departures = _by_type(departures)
-        self._players = GameQueue()  # one claim at a time per player
-
-    async def _games(self) -> dict[str, Listed]:
-        """Every game of the type by stream id, folded as ``Directory._fold`` folds them."""
-        games: dict[str, Listed] = {}
-        position = 1
-        while batch := await self.store.read_all(position, 1000):
-            for event in batch:
-                position = event.position + 1
-                stream_id = event.stream_id
-                if not stream_id.startswith(self.prefix):
-                    continue
-                if event.type == SEATS_TAKEN and stream_id not in games:
-                    seats = common_pb2.SeatsTaken.FromString(event.data).seats
-                    privacy = Privacy.of(event.metadata.extra)
-                    games[stream_id] = Listed(
-                        stream_id[len(self.prefix) :],
-                        tuple(s.player_id for s in seats),
-                        tuple(s.display_name for s in seats),
-                        event.recorded_at,
-                        None,
-                        "",
-                        event.version,
-                        private=privacy.private,
-                        findable=privacy.findable,
-                    )
-                elif event.type == GAME_FINISHED and stream_id in games:
-                    reason = common_pb2.GameFinished.FromString(event.data).reason
-                    games[stream_id] = dataclasses.replace(
-                        games[stream_id],
-                        finished_at=event.recorded_at,
-                        finish_reason=reason,
-                        last_version=event.version,
-                    )
-                elif event.type in self.departures and stream_id in games:
-                    game = games[stream_id]
-                    seat = self.departures[event.type].FromString(event.data).seat  # type: ignore[attr-defined]
-                    player = game.players[seat] if 0 <= seat < len(game.players) else None
-                    if player is not None and player not in game.departed:
-                        games[stream_id] = dataclasses.replace(
-                            game, departed=(*game.departed, player)
-                        )
-        return games
-
-    async def list(
-        self,
-        *,
-        player_id: str | None = None,
-        since: dt.datetime | None = None,
-        until: dt.datetime | None = None,
-        finished: bool | None = None,
-        limit: int = 50,
-        before: tuple[dt.datetime, str] | None = None,
-        viewer: str | None = None,
-    ) -> list[Listed]:
-        """As ``Directory.list``."""
-        check_limit(limit)
-        after = None if before is None else (before[0], self.prefix + before[1])
-        ids = await self._ids_of(player_id) if player_id else ()
-        viewers = await self._ids_of(viewer) if viewer else ()
-        chosen = sorted(
-            (
-                (game.created_at, stream_id, game)
-                for stream_id, game in (await self._games()).items()
-                if (not player_id or any(i in game.players for i in ids))
-                and not (
-                    player_id
-                    and finished is False
-                    and not any(i in game.players and holds(game, i) for i in ids)
-                )
-                and (since is None or game.created_at >= since)
-                and (until is None or game.created_at < until)
-                and (finished is None or game.finished == finished)
-                and (after is None or (game.created_at, stream_id) < after)
-                and game.shown_to(viewer, player_id, viewers, ids)
-            ),
-            key=lambda row: (row[0], row[1]),
-            reverse=True,
-        )
-        return [game for _, _, game in chosen[:limit]]
-
-    async def _ids_of(self, player_id: str) -> tuple[str, ...]:
-        """As ``_ids_of`` for the tables: the player, and an account's claimed guest ids."""
-        if not player_id.startswith(PLAYER_PREFIX):
-            return (player_id,)
-        events = await self.store.read_stream(f"{ACCOUNT_CATEGORY}-{player_id}")
-        return (player_id, *guests_claimed((e.type, e.data) for e in events))
-
-    async def open_games(self, player_id: str, at_most: int) -> int:
-        games = (await self._games()).values()
-        held = sum(1 for game in games if player_id in game.players and holds(game, player_id))
-        return min(held, at_most)
-
-    @contextlib.asynccontextmanager
-    async def claiming(self, player_id: str, game_id: str, at_most: int) -> AsyncIterator[int]:
-        """As ``OpenGames.claiming``: one process holds the store, and a game it creates is
-        in its events at once, so one creation per player at a time is the whole claim."""
-        async with self._players.turn(player_id):
-            yield await self.open_games(player_id, at_most)
-
-
-def holds(game: Listed, player_id: str) -> bool:
-    """Whether ``game`` counts among ``player_id``'s open games (``_HOLDS``): unfinished, and
-    not one they left while another person (no bot, not departed) plays on."""
-    if game.finished:
-        return False
-    if player_id not in game.departed:
-        return True
-    return not any(not p.startswith(BOT_PREFIX) and p not in game.departed for p in game.players)
-
-
-def _by_type(departures: Sequence[type[Message]]) -> dict[str, type[Message]]:
-    return {message.DESCRIPTOR.full_name: message for message in departures}
-
-
 def game_directory(engine: AsyncEngine, game: GameType[Any, Any, Any]) -> Directory:
     """The directory of ``game``'s games, folding its departures as every other of the type
     must (they share the type's checkpoint: one that skipped them would move it past them)."""
@@ -720,11 +390,3 @@ def _retrieved(task: asyncio.Task[int]) -> None:
     as never retrieved when all of them were cancelled first."""
     if not task.cancelled():
         task.exception()
-
-
-def hash_category(category: str) -> int:
-    """A stable number 1..2**31-1 per category (Python's ``hash`` is salted per process)."""
-    value = 0
-    for ch in category:
-        value = (value * 131 + ord(ch)) % 2_147_483_647
-    return value or 1

@@ -179,7 +179,7 @@ async def _traced(
 
 
 def watched(watch: F) -> F:
-    """Decorate the game host's following of a game (``GameHost._after``, behind ``watch``
+    """Decorate the game host's following of a game (``GameFollowing._after``, behind ``watch``
     and ``opening``): the open watch streams, by game type."""
 
     @functools.wraps(watch)
