@@ -21,12 +21,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from kits.ports import restartable_port
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
-from parlor.devinfra.embedded import wait_for_port
+from parlor.devinfra.embedded import free_port, wait_for_port
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 
@@ -79,7 +78,7 @@ async def test_a_timeout_fires_after_the_service_restarts(migrated: None, how: s
     auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     tag = uuid.uuid4().hex[:6]
     ann, bob = f"ann-{tag}", f"bob-{tag}"
-    service = Connect4x4Process(restartable_port())
+    service = Connect4x4Process(free_port())
     target = f"127.0.0.1:{service.port}"
     await service.start()
     seater = client.channel(
