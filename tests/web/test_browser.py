@@ -341,7 +341,8 @@ async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a
         ticking = {c["seat"]: c for c in page["before"]}, {c["seat"]: c for c in page["after"]}
         runs, still = to_move[0], 1 - to_move[0]
         fell = ticking[0][runs]["ms"] - ticking[1][runs]["ms"]
-        assert 1000 <= fell <= page["elapsed"] + 200, page  # 1.5 s watched, at 10 ticks a second
+        # 1.5 s watched, at 10 ticks a second; 400 ms for a slow frame between the two reads
+        assert 1000 <= fell <= page["elapsed"] + 400, page
         assert ticking[0][runs]["text"] != ticking[1][runs]["text"]
         assert ticking[0][still] == ticking[1][still]
         assert ticking[0][still]["text"] == "5:00"
@@ -365,7 +366,7 @@ async def test_a_timed_games_clocks_count_down_in_the_browser_and_switch_after_a
         assert _running(page["before"]) == _running(page["after"]) == [now], page
         before = {c["seat"]: c for c in page["before"]}
         after = {c["seat"]: c for c in page["after"]}
-        assert 1000 <= before[now]["ms"] - after[now]["ms"] <= page["elapsed"] + 200, page
+        assert 1000 <= before[now]["ms"] - after[now]["ms"] <= page["elapsed"] + 400, page
         assert before[stopped] == after[stopped]
         # the mover's bank as the server keeps it: what it had, less its move, plus 3 s
         assert abs(after[stopped]["ms"] - after_move[stopped]["ms"]) <= 1

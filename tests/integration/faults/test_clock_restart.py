@@ -33,8 +33,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.serial]
 
 LIMIT_SECONDS = 3
 SWEEP_SECONDS = 0.5
-SLACK_SECONDS = 10.0
-"""A restarted process's start-up (imports, migrations check, the store) on a loaded machine."""
+SLACK_SECONDS = 20.0
+"""A restarted process's start-up (imports, migrations check, the store) on a loaded machine:
+a bound for a hang, not a speed (on this session's machine the stopped case ended the game
+14.0-14.4 s after the move, over the 13.5 s that 10 s allowed, in both fresh-clone runs)."""
 
 
 class Connect4x4Process:
