@@ -94,7 +94,7 @@ class ProcessOutbox:
         self.bus = bus
         self._resources = resources or contextlib.AsyncExitStack()
         """The store and the process's pools, closed with the outbox."""
-        self.relay = Relay(store, bus, lanes=[])
+        self.relay = Relay(store, bus, lanes=[], spread=True)  # parts shared: relayshares.py
         self.users = 0
         self._runners = 0
         self._task: asyncio.Task[None] | None = None

@@ -56,4 +56,4 @@ def category_relay(
     store: PostgresEventStore, bus: Bus, category: str, public: Public = everything
 ) -> Relay:
     """A relay of one category's lane (a service that relays its own events alone)."""
-    return Relay(store, bus, lanes=[category_lane(category, public)])
+    return Relay(store, bus, lanes=[category_lane(category, public)], spread=True)
