@@ -54,10 +54,10 @@ from parlor.eventstore import (
     PostgresEventStore,
     RecordedEvent,
 )
-from parlor.gamehost.consent import match_stream
-from parlor.gamehost.seating import shown_as_bot
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import shown_as_bot
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import match_stream
 from parlor.services.matchmaking.challenge import (
     CHALLENGES,
     EVENT_TYPES,

@@ -37,8 +37,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import Conflict
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
-from parlor.gamehost.seating import shown_as_bot
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import shown_as_bot
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
 from parlor.matchmaking.v1 import events_pb2
 from parlor.services.matchmaking.games import GAME_TYPES, bot_player, time_control_from_json
