@@ -40,7 +40,6 @@ log = logging.getLogger("parlor.gamehost.matches")
 
 CreateFromMatch = Callable[[events_pb2.MatchFormed], Awaitable[object]]
 """What makes a match's game: the pipeline's ``create_from_match``."""
-MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 
 
 class MatchCreate(TypedDict):
