@@ -36,7 +36,7 @@ from parlor.eventstore.events import NO_METADATA
 from parlor.eventstore.jetstream import DEFAULT_MAX_AGE, DUPLICATE_WINDOW
 from parlor.eventstore.partitions import partition_of
 from parlor.eventstore.relay import Lane
-from parlor.gamehost.outbox import category_lane, category_relay
+from parlor.runtime.outbox import category_lane, category_relay
 
 pytestmark = pytest.mark.integration
 

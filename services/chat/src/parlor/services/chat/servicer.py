@@ -43,11 +43,11 @@ from parlor.chatrules import (
 )
 from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.eventstore import RecordedEvent
-from parlor.gamehost.bells import GameBells
-from parlor.gamehost.host import check_command_id
+from parlor.gametypes.ids import check_command_id
 from parlor.kit import auth
 from parlor.kit.auth import Identity
 from parlor.kit.fingerprint import request_fingerprint
+from parlor.runtime.bells import GameBells
 from parlor.services.chat.facts import Games
 from parlor.services.chat.rooms import RoomId, Rooms
 from parlor.services.chat.settings import ChatSettings

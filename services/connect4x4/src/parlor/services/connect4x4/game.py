@@ -16,7 +16,7 @@ from typing import Any
 from parlor.connect4x4.v1 import connect4x4_pb2
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import hosting, replay
 from parlor.rules.connect4x4.contract import ENGINE

@@ -17,7 +17,8 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.gamehost.codec import Bodies, play_fields, seat_pb
 from parlor.gamehost.messages import DEFAULT, Custom, Messages, Wire
-from parlor.gamehost.seating import TABLE_EVENTS, Seat, Table, TableEvent
+from parlor.gamehost.seating import TABLE_EVENTS, Table, TableEvent
+from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.contract import ENGINE
 from parlor.rules.takefour.tiles import STANDARD_TILES

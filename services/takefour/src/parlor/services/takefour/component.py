@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from parlor.directory.projection import Directory
 from parlor.gamehost.botrunner import (
     ABANDON_HELP,
     ABANDON_SECONDS,
@@ -18,12 +19,11 @@ from parlor.gamehost.botrunner import (
     service_runner,
 )
 from parlor.gamehost.component import Served
-from parlor.gamehost.directory import Directory
-from parlor.gamehost.queue import PER_GAME_HELP, GameQueue
 from parlor.gamehost.wordgame import word_game_component
 from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load, setting
+from parlor.runtime.queue import PER_GAME_HELP, GameQueue
 from parlor.services.takefour.game import BOT_PACE_SECONDS, GAME, bots
 from parlor.services.takefour.game import standings as standings
 from parlor.services.takefour.wire import TakeFourHost, servicer

@@ -28,7 +28,7 @@ from parlor.gamehost.botwords import built_index
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
 from parlor.gamehost.thinking import think
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import WordIndex, hosting, replay
 from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, seat_bot

@@ -17,10 +17,11 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.gamehost import GameHost
 from parlor.gamehost.export import export_parts
-from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.seating import Table
 from parlor.gamehost.service import GameService
 from parlor.gamehost.wire import Move, Wire
 from parlor.gamehost.words import Dictionary
+from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import hosting, notation
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from parlor.directory.projection import Directory
 from parlor.gamehost.component import Served
-from parlor.gamehost.directory import Directory
 from parlor.gamehost.wordgame import word_game_component
 from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.server import Component

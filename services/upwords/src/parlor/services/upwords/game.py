@@ -20,9 +20,9 @@ from parlor.gamehost.botwords import built_index
 from parlor.gamehost.games import GameType
 from parlor.gamehost.seating import Table
 from parlor.gamehost.thinking import think
-from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.turns import BotCommand, Bots
 from parlor.gamehost.words import Dictionary
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import hosting, record, replay, verdicts
 from parlor.rules.upwords.bot import Offer, UpwordsBot, bot_turn
