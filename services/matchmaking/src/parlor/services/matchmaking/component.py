@@ -30,6 +30,7 @@ from parlor.services.matchmaking.challenger import ChallengeServicer
 from parlor.services.matchmaking.challenges import Challenges
 from parlor.services.matchmaking.games import GAME_TYPES
 from parlor.services.matchmaking.identity import IdentityServicer
+from parlor.services.matchmaking.inboxes import InboxBoard
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
 from parlor.services.matchmaking.passwords import Passwords, PasswordSettings
@@ -184,6 +185,9 @@ async def matchmaking() -> AsyncIterator[Component]:
                 # what a bot cannot take is declined for it at once, with a reason
                 declines=screen.declines,
             )
+            # WatchPlayer's watchers are rung by this process's appends to their inboxes
+            # and, for another replica's, by one look at the store for all of them.
+            inboxes = InboxBoard(store, challenger.watch.bells)
             # bot accounts in the matchmaker (SeekBot): people's and bots' games against them
             bots.seek = BotMatcher(
                 bots.bots,
@@ -237,6 +241,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     lambda: run_rounds(rounds, schedule, board),
                     board.run,
                     turns.run,
+                    inboxes.run,
                     lambda: run_sweeps(retention),
                 ],
                 public_methods=PUBLIC_METHODS,
@@ -251,6 +256,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     "bots": bots.bots,
                     "challenges": challenges,
                     "turns": turns,
+                    "inboxes": inboxes,
                     "providers": providers,
                 },
             )
