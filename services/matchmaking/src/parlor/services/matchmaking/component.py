@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
 from parlor.accounts import GUEST_CLAIM_CATEGORY
 from parlor.bots.v1 import bots_pb2, bots_pb2_grpc
 from parlor.challenges.v1 import challenges_pb2, challenges_pb2_grpc
-from parlor.eventstore import BusHealth, PostgresEventStore
+from parlor.eventstore import BusHealth, PostgresEventStore, Subjects
 from parlor.gamehost.backends import database, process_outbox
+from parlor.gamehost.bells import ring_from_bus
 from parlor.gamehost.directory import Directory, game_directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.opengames import OpenGamesSettings
@@ -41,7 +42,7 @@ from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
 from parlor.services.matchmaking.signin import SignIns
 from parlor.services.matchmaking.tickets import Lobbies, Tickets
-from parlor.services.matchmaking.turnfeed import TurnFeed
+from parlor.services.matchmaking.turnfeed import GameNews, TurnFeed
 
 log = logging.getLogger("parlor.services.matchmaking")
 
@@ -114,6 +115,7 @@ async def matchmaking() -> AsyncIterator[Component]:
             backend.database_url, pools=pools, partitions=backend.event_partitions
         )
         providers: Providers | None = None  # closed at the end, if made before a failure
+        unsubscribes: list[Callable[[], Awaitable[None]]] = []
         try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus
@@ -207,7 +209,13 @@ async def matchmaking() -> AsyncIterator[Component]:
                 poll_seconds=settings.turn_feed_poll_seconds,
                 # a bot account that ran out of time is offered no more until it declares
                 timed_out=bots.bots.mark_unavailable,
+                idle_seconds=settings.turn_feed_idle_seconds,
             )
+            # ... stepping when a game event is on the bus (a move on any replica)
+            subjects = Subjects(prefix=backend.nats_subject_prefix, stream=backend.nats_stream)
+            news = GameNews(turns.wake.set)
+            for category in turns.games:
+                unsubscribes.append(await ring_from_bus(outbox.bus, subjects, category, news))
             yield Component(
                 name=CATEGORY,
                 services=[
@@ -261,6 +269,8 @@ async def matchmaking() -> AsyncIterator[Component]:
                 },
             )
         finally:
+            for unsubscribe in unsubscribes:
+                await unsubscribe()
             if providers is not None:
                 await providers.close()
             await store.close()
