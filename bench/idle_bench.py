@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import statistics
 import sys
@@ -50,6 +51,9 @@ from parlor.kit.auth import issue_token
 from parlor.matchmaking.v1 import matchmaking_pb2 as mm
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
 
+# Lobbies waiting alone are the WatchTicket phase's tickets: no bots fill them (they would
+# start games, which are not idle work) however long the phase takes.
+os.environ["PARLOR_MATCHMAKING_BOT_FILL_SECONDS"] = ""
 WATCHERS = int(_option("watchers", "50" if QUICK else "200"))
 WINDOW = 12.0 if QUICK else 30.0
 PROBES = 6 if QUICK else 20
