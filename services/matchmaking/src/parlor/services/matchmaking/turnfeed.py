@@ -13,8 +13,8 @@ covered is kept in ``turnfeed-<game type>`` (``Covered``: ``position``, and with
 ``positions``, one a partition), so a restart goes on from it.
 
 The loop steps when a game event is on the bus (``GameNews``: a move made on any replica,
-as the relay publishes it), never sooner than ``poll_seconds`` after its last step (the
-moves of that pause share one step, as they did when it stepped every ``poll_seconds``),
+as the relay publishes it), never sooner than ``poll_seconds`` after its last step ended
+(the moves of that pause share one step, as they did when it paused that long after each),
 and every ``idle_seconds`` whatever happened (NATS away, a message lost).
 
 A game aborted before it started (``AbortGame``, or the clock's abort of a matched game)
@@ -227,15 +227,17 @@ class TurnFeed:
 
     async def run(self) -> None:
         """Forever: a step when woken (or after ``idle_seconds``), never sooner than
-        ``poll_seconds`` after the last; a failed step is logged and tried again."""
+        ``poll_seconds`` after the last one ended (as the pause after each step was when it
+        polled: a slow step under load is not followed at once by another); a failed step
+        is logged and tried again."""
         loop = asyncio.get_running_loop()
         while True:
             self.wake.clear()  # before the step: a game moving during it wakes the next one
-            began = loop.time()
             try:
                 await self.step()
             except Exception:
                 log.exception("turn notices failed")
+            ended = loop.time()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.idle_seconds)
-            await asyncio.sleep(max(0.0, began + self.poll_seconds - loop.time()))
+            await asyncio.sleep(max(0.0, ended + self.poll_seconds - loop.time()))
