@@ -416,29 +416,36 @@ def report(sides: list[Side], edges: list[float], echo_cpu: list[float], made: l
         )
 
 
-async def main() -> int:
-    with contextlib.ExitStack() as stack:
-        backends = stack.enter_context(find_backends())
-        sides = [
+async def sides_of(stack: contextlib.ExitStack, against: str | None) -> list[Side]:
+    """This checkout's side and, with ``against``, that commit's: each on a scratch database
+    and stream of its own (migrated), kept until ``stack`` closes."""
+    backends = stack.enter_context(find_backends())
+    sides = [
+        Side(
+            "this",
+            stack.enter_context(
+                scratch_settings(backends.database_url, backends.nats_url, "bench")
+            ),
+        )
+    ]
+    if against:
+        sides.append(
             Side(
-                "this",
+                against.replace("/", "-")[:20],
                 stack.enter_context(
                     scratch_settings(backends.database_url, backends.nats_url, "bench")
                 ),
+                stack.enter_context(source_of(against)),
             )
-        ]
-        if AGAINST:
-            sides.append(
-                Side(
-                    AGAINST.replace("/", "-")[:20],
-                    stack.enter_context(
-                        scratch_settings(backends.database_url, backends.nats_url, "bench")
-                    ),
-                    stack.enter_context(source_of(AGAINST)),
-                )
-            )
-        for side in sides:
-            await migrate(side.settings["PARLOR_DATABASE_URL"])
+        )
+    for side in sides:
+        await migrate(side.settings["PARLOR_DATABASE_URL"])
+    return sides
+
+
+async def main() -> int:
+    with contextlib.ExitStack() as stack:
+        sides = await sides_of(stack, AGAINST)
         edges, echo_cpu, made = await run(sides)
         report(sides, edges, echo_cpu, made)
         bad = any(any(side.verdict) for side in sides)

@@ -18,6 +18,21 @@ pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("quiet_pool")]
 WATCHERS = 10
 
 
+async def far_apart(stub: Any, name: str, i: int) -> Any:
+    """A waiting Upwords ticket for player ``name-i``, rated 1000 points from the others:
+    no two of them meet within a test."""
+    made = await stub.CreateTicket(
+        pb.CreateTicketRequest(
+            game_type="upwords",
+            min_players=2,
+            max_players=2,
+            player_id=f"{name}-{i}",
+            rating=1000.0 * i,
+        )
+    )
+    return made.ticket
+
+
 def matchmaking_of(platform: Any) -> Any:
     (component,) = [c for c in platform.server.components if c.name == "matchmaking"]
     return component
@@ -32,25 +47,13 @@ async def test_many_watchers_are_read_by_one_poll_not_one_query_each(start_platf
         token = platform.token("service:tests", roles=("service",))
         async with client.channel(platform.target, token) as ch:
             stub = pb_grpc.MatchmakingServiceStub(ch)
-            made = [
-                (
-                    await stub.CreateTicket(
-                        pb.CreateTicketRequest(
-                            game_type="upwords",
-                            min_players=2,
-                            max_players=2,
-                            player_id=f"watched-{i}",
-                            rating=1000.0 * i,
-                        )
-                    )
-                ).ticket
-                for i in range(WATCHERS)
-            ]
+            made = [await far_apart(stub, "watched", i) for i in range(WATCHERS)]
             component = matchmaking_of(platform)
             tickets, board = component.extra["tickets"], component.extra["board"]
             gets: list[str] = []
             polled: list[int] = []
-            get, many = tickets.get, tickets.many
+            returned: list[int] = []
+            get, left_waiting = tickets.get, tickets.left_waiting
 
             async def counted_get(ticket_id: str) -> Any:
                 gets.append(ticket_id)
@@ -58,10 +61,12 @@ async def test_many_watchers_are_read_by_one_poll_not_one_query_each(start_platf
 
             async def counted_many(ids: list[str]) -> Any:
                 polled.append(len(ids))
-                return await many(ids)
+                rows = await left_waiting(ids)
+                returned.append(len(rows))
+                return rows
 
             monkeypatch.setattr(tickets, "get", counted_get)
-            monkeypatch.setattr(tickets, "many", counted_many)
+            monkeypatch.setattr(tickets, "left_waiting", counted_many)
 
             streams = [stub.WatchTicket(pb.WatchTicketRequest(ticket_id=t.ticket_id)) for t in made]
             firsts = [await s.read() for s in streams]
@@ -74,6 +79,7 @@ async def test_many_watchers_are_read_by_one_poll_not_one_query_each(start_platf
             assert len(gets) == opened  # no watcher read its ticket again by itself
             assert polled, "the board read the watched tickets"
             assert all(n == WATCHERS for n in polled)  # every poll read all ten at once
+            assert not any(returned)  # and brought back none: they are all still waiting
 
             for t in made:
                 await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=t.ticket_id))
@@ -154,3 +160,32 @@ async def test_rounds_run_only_for_game_types_with_waiting_tickets(start_platfor
             # change or time could change the outcome: test_matchmaking_rounds_when_changed).
             assert len(ran) >= 1, "a round for the waiting ticket"
             await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=made.ticket_id))
+
+
+async def test_another_replicas_cancel_reaches_the_watch_within_the_tick(
+    start_platform, monkeypatch
+):
+    """Two replicas: the watch on one, the cancel on the other (its own process and
+    connections), so only the board's poll can bring it: within its half-second tick plus a
+    little, as before the poll read only the tickets that left waiting."""
+    monkeypatch.delenv("PARLOR_MATCHMAKING_BOT_FILL_SECONDS", raising=False)
+    async with start_platform("matchmaking") as one, start_platform("matchmaking") as two:
+        token = one.token("service:tests", roles=("service",))
+        async with (
+            client.channel(one.target, token) as here,
+            client.channel(two.target, token) as there,
+        ):
+            watched = pb_grpc.MatchmakingServiceStub(here)
+            for i in range(3):
+                ticket = await far_apart(watched, "far", i)
+                stream = watched.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id))
+                assert (await stream.read()).ticket.status == pb.TICKET_STATUS_WAITING
+                await asyncio.sleep(0.3 * i)  # anywhere in the board's tick
+                start = asyncio.get_running_loop().time()
+                await pb_grpc.MatchmakingServiceStub(there).CancelTicket(
+                    pb.CancelTicketRequest(ticket_id=ticket.ticket_id)
+                )
+                update = await stream.read()
+                took = asyncio.get_running_loop().time() - start
+                assert update.ticket.status == pb.TICKET_STATUS_CANCELLED
+                assert took < 0.5 + 0.3

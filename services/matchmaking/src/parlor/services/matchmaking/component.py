@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 
 from parlor.accounts import GUEST_CLAIM_CATEGORY
@@ -12,7 +12,7 @@ from parlor.admission.opengames import OpenGamesSettings
 from parlor.bots.v1 import bots_pb2, bots_pb2_grpc
 from parlor.challenges.v1 import challenges_pb2, challenges_pb2_grpc
 from parlor.directory.projection import Directory, game_directory
-from parlor.eventstore import BusHealth, PostgresEventStore
+from parlor.eventstore import BusHealth, PostgresEventStore, Subjects
 from parlor.gametypes.catalogue import CataloguedGame
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
@@ -20,6 +20,7 @@ from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from parlor.runtime.backends import database, process_outbox
+from parlor.runtime.bells import ring_from_bus
 from parlor.runtime.outbox import category_lane, everything
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
@@ -29,6 +30,7 @@ from parlor.services.matchmaking.challenger import ChallengeServicer
 from parlor.services.matchmaking.challenges import Challenges
 from parlor.services.matchmaking.games import GAME_TYPES
 from parlor.services.matchmaking.identity import IdentityServicer
+from parlor.services.matchmaking.inboxes import InboxBoard
 from parlor.services.matchmaking.migrate import migrate
 from parlor.services.matchmaking.oidc import OidcSettings, Providers, provider_configs
 from parlor.services.matchmaking.passwords import Passwords, PasswordSettings
@@ -39,7 +41,7 @@ from parlor.services.matchmaking.servicer import MatchmakingServicer
 from parlor.services.matchmaking.settings import MatchmakingSettings
 from parlor.services.matchmaking.signin import SignIns
 from parlor.services.matchmaking.tickets import Lobbies, Tickets
-from parlor.services.matchmaking.turnfeed import TurnFeed
+from parlor.services.matchmaking.turnfeed import GameNews, TurnFeed
 
 log = logging.getLogger("parlor.services.matchmaking")
 
@@ -112,6 +114,7 @@ async def matchmaking() -> AsyncIterator[Component]:
             backend.database_url, pools=pools, partitions=backend.event_partitions
         )
         providers: Providers | None = None  # closed at the end, if made before a failure
+        unsubscribes: list[Callable[[], Awaitable[None]]] = []
         try:
             # The server's max payload, read at each append: NATS may answer only later.
             bus = outbox.bus
@@ -183,6 +186,9 @@ async def matchmaking() -> AsyncIterator[Component]:
                 # what a bot cannot take is declined for it at once, with a reason
                 declines=screen.declines,
             )
+            # WatchPlayer's watchers are rung by this process's appends to their inboxes
+            # and, for another replica's, by one look at the store for all of them.
+            inboxes = InboxBoard(store, challenger.watch.bells)
             # bot accounts in the matchmaker (SeekBot): people's and bots' games against them
             bots.seek = BotMatcher(
                 bots.bots,
@@ -202,7 +208,13 @@ async def matchmaking() -> AsyncIterator[Component]:
                 poll_seconds=settings.turn_feed_poll_seconds,
                 # a bot account that ran out of time is offered no more until it declares
                 timed_out=bots.bots.mark_unavailable,
+                idle_seconds=settings.turn_feed_idle_seconds,
             )
+            # ... stepping when a game event is on the bus (a move on any replica)
+            subjects = Subjects(prefix=backend.nats_subject_prefix, stream=backend.nats_stream)
+            news = GameNews(turns.wake.set)
+            for category in turns.games:
+                unsubscribes.append(await ring_from_bus(outbox.bus, subjects, category, news))
             yield Component(
                 name=CATEGORY,
                 services=[
@@ -236,6 +248,7 @@ async def matchmaking() -> AsyncIterator[Component]:
                     lambda: run_rounds(rounds, schedule, board),
                     board.run,
                     turns.run,
+                    inboxes.run,
                     lambda: run_sweeps(retention),
                 ],
                 public_methods=PUBLIC_METHODS,
@@ -250,10 +263,13 @@ async def matchmaking() -> AsyncIterator[Component]:
                     "bots": bots.bots,
                     "challenges": challenges,
                     "turns": turns,
+                    "inboxes": inboxes,
                     "providers": providers,
                 },
             )
         finally:
+            for unsubscribe in unsubscribes:
+                await unsubscribe()
             if providers is not None:
                 await providers.close()
             await store.close()

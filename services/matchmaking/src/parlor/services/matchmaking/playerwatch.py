@@ -3,13 +3,15 @@
 The inbox is a stream in the event store, so its versions are the positions a client
 resumes from: the same on every replica and after any restart, one per change, in the
 order the changes committed (each is appended in the change's own transaction). A watcher
-reads the notices after the position it has given, sends them, and waits for more: woken
-at once by a change this process records (``Bells``), and otherwise looking again every
-``poll_seconds`` (a change recorded by another replica, or a turn the turn feed noted);
-a message with no notices
-after ``keepalive_seconds`` of quiet. A watcher also records the expiry of the player's
-pending challenges when their time comes (``ChallengeExpired``, once, whoever sees it
-first), so their players are told then rather than at the next answer.
+reads the notices after the position it has given, sends them, and waits for its bell
+(``Bells``): rung at once by a change this process records (a challenge's notice, the
+turn feed's), and within half a second of a change another replica recorded by the
+process's ``InboxBoard`` (``inboxes``: one look at the store for every watcher). After
+``keepalive_seconds`` of quiet it reads on its own (the safety net, were the board to
+miss a change) and sends a message with no notices. A watcher also records the expiry of
+the player's pending challenges when their time comes (``ChallengeExpired``, once,
+whoever sees it first; it wakes for it), so their players are told then rather than at
+the next answer.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ KIND = {
 log = logging.getLogger("parlor.services.matchmaking.playerwatch")
 MAX_BATCH = 100
 """Notices sent in one message at most (a long absence is sent in several)."""
+EXPIRY_SLACK_SECONDS = 0.01
+"""Added to the wait for a challenge's expiry: a timer may fire a little early."""
 
 
 GAME_KIND = {TURN: pb.NOTICE_KIND_YOUR_TURN, ABORTED: pb.NOTICE_KIND_GAME_ABORTED}
@@ -49,6 +53,11 @@ class Bells:
 
     def __init__(self) -> None:
         self._bells: dict[str, set[asyncio.Event]] = {}
+
+    @property
+    def players(self) -> frozenset[str]:
+        """The players watched in this process now."""
+        return frozenset(self._bells)
 
     def ring(self, players: Sequence[str]) -> None:
         for player in players:
@@ -73,11 +82,15 @@ class PlayerWatch:
         self,
         challenges: Challenges,
         keepalive_seconds: float = 15.0,
-        poll_seconds: float = 0.5,
+        poll_seconds: float | None = None,
     ) -> None:
         self.challenges = challenges
         self.keepalive_seconds = keepalive_seconds
-        self.poll_seconds = poll_seconds
+        self.poll_seconds = keepalive_seconds if poll_seconds is None else poll_seconds
+        """How often a watcher reads its inbox when its bell does not ring (None: at each
+        keepalive; the bells and the ``InboxBoard`` bring every change sooner)."""
+        self.reads = 0
+        """Reads of an inbox's new notices by this process's watchers."""
         self.bells = Bells()
         challenges.changed = self.bells.ring
 
@@ -155,6 +168,7 @@ class PlayerWatch:
             while True:
                 bell.clear()
                 found = await self.challenges.notices(player_id, position)
+                self.reads += 1
                 for start in range(0, len(found), MAX_BATCH):
                     batch = found[start : start + MAX_BATCH]
                     out = pb.WatchPlayerResponse(position=batch[-1].version)
@@ -174,5 +188,9 @@ class PlayerWatch:
                 if now - quiet_since >= self.keepalive_seconds:
                     yield pb.WatchPlayerResponse(position=position)
                     quiet_since = now
+                wait = min(self.poll_seconds, quiet_since + self.keepalive_seconds - now)
+                if due:  # woken for the first pending challenge's expiry
+                    expiry = min(due.values()) - self.challenges.clock()
+                    wait = min(wait, expiry + EXPIRY_SLACK_SECONDS)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(bell.wait(), self.poll_seconds)
+                    await asyncio.wait_for(bell.wait(), max(wait, 0.0))

@@ -87,9 +87,16 @@ class MatchmakingSettings:
     )
     turn_feed_poll_seconds: float = setting(
         "PARLOR_TURN_FEED_POLL_SECONDS",
-        "how often the turn feed looks for games that came to wait for a player ('your turn'"
-        " notices on WatchPlayer)",
+        "least pause between two steps of the turn feed, which looks for games that came to"
+        " wait for a player ('your turn' notices on WatchPlayer) when a game event is on the"
+        " bus: the moves of a pause share one step",
         0.5,
+    )
+    turn_feed_idle_seconds: float = setting(
+        "PARLOR_TURN_FEED_IDLE_SECONDS",
+        "the turn feed steps at least this often when no game event on the bus wakes it"
+        " (NATS away, a message lost): the safety net",
+        5.0,
     )
     bot_games_per_owner_per_hour: int = setting(
         "PARLOR_BOTS_GAMES_PER_OWNER_PER_HOUR",

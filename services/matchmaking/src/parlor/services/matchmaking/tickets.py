@@ -256,8 +256,10 @@ class Tickets:
             )
         return _row(row)
 
-    async def many(self, ticket_ids: Sequence[str]) -> list[TicketRow]:
-        """The tickets of these ids that exist, in one statement (the watchers' poll)."""
+    async def left_waiting(self, ticket_ids: Sequence[str]) -> list[TicketRow]:
+        """The tickets of these ids that are no longer waiting, in one statement (the
+        watchers' poll: a ticket's row changes only once, when it leaves waiting, so the
+        waiting ones, nearly all of them, are not read back at every poll)."""
         if not ticket_ids:
             return []
         async with self.autocommit.connect() as conn:
@@ -265,7 +267,7 @@ class Tickets:
                 text(
                     f"SELECT {_COLUMNS} FROM mm_tickets t"
                     " LEFT JOIN mm_matches m ON m.match_id = t.match_id"
-                    " WHERE t.ticket_id = ANY(:ids)"
+                    " WHERE t.ticket_id = ANY(:ids) AND t.status <> 'waiting'"
                 ),
                 {"ids": list(ticket_ids)},
             )

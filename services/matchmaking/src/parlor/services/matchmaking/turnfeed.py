@@ -13,6 +13,11 @@ checkpoint, append each notice once. The position covered is kept in
 ``turnfeed-<game type>`` (``Covered``: ``position``, and with P > 1 ``positions``, one a
 partition), so a restart goes on from it.
 
+The loop steps when a game event is on the bus (``GameNews``: a move made on any replica,
+as the relay publishes it), never sooner than ``poll_seconds`` after its last step ended
+(the moves of that pause share one step, as they did when it paused that long after each),
+and every ``idle_seconds`` whatever happened (NATS away, a message lost).
+
 A game aborted before it started (``AbortGame``, or the clock's abort of a matched game)
 gives each of its people a ``GameAbortedNotice`` (the same fields, no deadline) under the
 command id ``aborted-<game type>-<game id>-<seat>``: once each, however often it is seen.
@@ -21,6 +26,7 @@ command id ``aborted-<game type>-<game id>-<seat>``: once each, however often it
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -33,6 +39,7 @@ from parlor.eventstore.cursors import Cursor, heads, partition_key, widen
 from parlor.eventstore.cursors import touched as touched_streams
 from parlor.gametypes.catalogue import CataloguedGame
 from parlor.gametypes.seats import Seat
+from parlor.runtime.bells import GameBells
 from parlor.services.matchmaking.challenges import inbox_stream
 
 log = logging.getLogger("parlor.services.matchmaking.turnfeed")
@@ -64,6 +71,17 @@ def turn_of(recorded: RecordedEvent) -> TurnNotice:
     return TurnNotice(**json.loads(recorded.data))
 
 
+class GameNews(GameBells):
+    """Bells for ``ring_from_bus`` that ring none: any game's news on the bus wakes the feed."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        super().__init__(remember=0)
+        self.wake = wake
+
+    def hint(self, game_id: str, version: int | None = None) -> None:
+        self.wake()
+
+
 class TurnFeed:
     def __init__(
         self,
@@ -73,6 +91,7 @@ class TurnFeed:
         clock: Callable[[], float] = time.time,
         poll_seconds: float = 0.5,
         timed_out: TimedOut | None = None,
+        idle_seconds: float = 5.0,
     ) -> None:
         self.timed_out = timed_out
         """Told of each bot account's seat that ran out of time, or never started a matched
@@ -83,6 +102,12 @@ class TurnFeed:
         self.changed = changed
         self.clock = clock
         self.poll_seconds = poll_seconds
+        """The least pause between two steps."""
+        self.idle_seconds = max(idle_seconds, poll_seconds)
+        """The longest: a step comes this often when nothing wakes the feed."""
+        self.wake = asyncio.Event()
+        """Set when a game may have moved (``GameNews``)."""
+        self.steps = 0
         self.covered: dict[str, int] = {}
         """Each game type's position covered in each partition of the store's order, by
         ``partition_key`` (the game type's own for partition 0, its only one with P = 1)."""
@@ -102,6 +127,7 @@ class TurnFeed:
 
     async def step(self) -> int:
         """Notice every game touched since the last step; how many notices were appended."""
+        self.steps += 1
         head = await heads(self.store)
         appended = 0
         for category, game in self.games.items():
@@ -198,10 +224,18 @@ class TurnFeed:
             await self.timed_out(player, stream, last.recorded_at.timestamp())
 
     async def run(self) -> None:
-        """Forever: a step, then a pause; a failed step is logged and tried again."""
+        """Forever: a step when woken (or after ``idle_seconds``), never sooner than
+        ``poll_seconds`` after the last one ended (as the pause after each step was when it
+        polled: a slow step under load is not followed at once by another); a failed step
+        is logged and tried again."""
+        loop = asyncio.get_running_loop()
         while True:
+            self.wake.clear()  # before the step: a game moving during it wakes the next one
             try:
                 await self.step()
             except Exception:
                 log.exception("turn notices failed")
-            await asyncio.sleep(self.poll_seconds)
+            ended = loop.time()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), self.idle_seconds)
+            await asyncio.sleep(max(0.0, ended + self.poll_seconds - loop.time()))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 from parlor.eventstore import BusHealth, DurableConsumer, PostgresEventStore, Subjects
 from parlor.gametypes.catalogue import catalogue
@@ -18,6 +19,24 @@ from parlor.services.tournament.tournaments import CATEGORY, Tournaments, scaled
 from parlor.tournaments.v1 import tournaments_pb2, tournaments_pb2_grpc
 
 SERVICE_NAME = tournaments_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
+
+
+class DriverBells(GameBells):
+    """The tournaments' bells (WatchTournament's), that also wake the driver: at each local
+    append (``ring``) and at the bus's news of any tournament (``hint``: another replica's
+    change, or the echo of one of this process's)."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        super().__init__()
+        self.wake = wake
+
+    def ring(self, game_id: str, version: int | None = None, records: Sequence[Any] = ()) -> None:
+        super().ring(game_id, version, records)
+        self.wake()
+
+    def hint(self, game_id: str, version: int | None = None) -> None:
+        super().hint(game_id, version)
+        self.wake()
 
 
 def announced(event_type: str, data: bytes) -> tuple[str, bytes]:
@@ -41,12 +60,13 @@ async def tournament() -> AsyncIterator[Component]:
             backend.database_url, pools=pools, partitions=backend.event_partitions
         )
         try:
-            bells = GameBells()
             types = catalogue()
             tournaments = Tournaments(store)
-            tournaments.changed = bells.ring
             clock = scaled_clock(settings.time_scale)
-            driver = Driver(tournaments, types, clock)
+            driver = Driver(tournaments, types, clock, settings.time_scale)
+            # Any tournament's change wakes the driver, made here or on another replica
+            bells = DriverBells(driver.wake.set)
+            tournaments.changed = bells.ring
             servicer = TournamentServicer(
                 tournaments, types, settings, bells, clock, driver.wake.set
             )

@@ -1,7 +1,12 @@
 """What moves tournaments on without a caller: pairings, ends and results.
 
-- **The driver** (one per replica; two are safe): every ``driver_interval`` it asks each
-  running tournament what is due (``parlor.tournamentrules.due``) and pairs or finishes it.
+- **The driver** (one per replica; two are safe): when something may have made a pairing or
+  an end due, it asks each running tournament what is due (``parlor.tournamentrules.due``)
+  and pairs or finishes it. It is woken by any tournament's change, made here or (its event
+  on the bus) on another replica, by a result it records, and by the clock when an arena's
+  time is up; and it looks every ``driver_interval`` whatever happened (the safety net for
+  a change the bus lost). It used to look every second: with no tournament running, a
+  read of the catalogue a second on every replica, and a read of every tournament it knew.
   Every decision is appended at the version it was made on, so of two replicas deciding the
   same pairing one appends and the other, finding the stream moved, decides again on the new
   state (where nothing is due any more).
@@ -48,6 +53,8 @@ DRIVER = "tournament"
 CONSUMER = "tournament-results"
 SWEEP_SECONDS = 5.0
 """How often the driver reads the games in play from the store: results the bus lost."""
+TIMER_SLACK_SECONDS = 0.01
+"""Added to the wait for an arena's end: a timer may fire a little early."""
 
 
 class Driver:
@@ -56,34 +63,44 @@ class Driver:
         tournaments: Tournaments,
         types: Mapping[str, CataloguedGame],
         clock: Callable[[], int],
+        time_scale: float = 1.0,
     ) -> None:
         self.tournaments = tournaments
         self.types = dict(types)
         self.clock = clock
+        self.time_scale = time_scale
+        """How many times faster than the wall clock ``clock`` runs (tests only)."""
         self.wake = asyncio.Event()
+        self.steps = 0
 
     @property
     def store(self) -> EventStore:
         return self.tournaments.store
 
     async def run(self, interval: float) -> None:
-        """Forever: a step every ``interval`` (sooner when woken), reading the games in play
-        from the store every ``SWEEP_SECONDS`` (the bus brings their results sooner)."""
-        swept = 0.0
+        """Forever: a step when woken, when an arena's time is up, and at least every
+        ``interval``; the games in play are read from the store every ``SWEEP_SECONDS`` while
+        there are any (the bus brings their results sooner)."""
+        swept = float("-inf")
         while True:
+            self.wake.clear()  # before the step: a change during it wakes the next one
             sweep = time.monotonic() - swept >= SWEEP_SECONDS
             if sweep:
                 swept = time.monotonic()
+            wait = interval
             try:
-                await self.step(sweep)
+                wait = min(wait, await self.step(sweep))
             except Exception:
                 log.exception("tournament driver step failed")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), interval)
-            self.wake.clear()
+                await asyncio.wait_for(self.wake.wait(), max(wait, 0.0))
 
-    async def step(self, sweep: bool = True) -> None:
-        """Every unfinished tournament: (``sweep``) results the store holds, then what is due."""
+    async def step(self, sweep: bool = True) -> float:
+        """Every unfinished tournament: (``sweep``) results the store holds, then what is due;
+        how many seconds until the time alone may make something due (an arena's end, the
+        next sweep of games in play; inf: nothing)."""
+        self.steps += 1
+        until = float("inf")
         for tournament_id, (state, _) in (await self.tournaments.catalogue()).items():
             if state.phase in (NEW, FINISHED):
                 continue
@@ -91,6 +108,18 @@ class Driver:
                 for game in games_in_play(state):
                     await self.collect(tournament_id, game.game_id, state.rules.game_type)
             await self.advance(tournament_id)
+            until = min(until, self._until(state))
+        return until
+
+    def _until(self, state: Any) -> float:
+        """Seconds until the time may make something due in ``state`` (as it was read)."""
+        until = SWEEP_SECONDS if games_in_play(state) else float("inf")
+        ends = state.arena_ends_at_ms
+        if ends >= 0:
+            left = (ends - self.clock()) / 1000 / self.time_scale
+            if left >= 0:
+                until = min(until, left + TIMER_SLACK_SECONDS)
+        return until
 
     async def advance(self, tournament_id: str) -> None:
         """Pair or finish while something is due."""

@@ -23,8 +23,10 @@ class TournamentSettings:
     driver_interval_seconds: float = setting(
         "PARLOR_TOURNAMENT_DRIVER_INTERVAL_SECONDS",
         "how often each replica's driver asks every running tournament what is due"
-        " (pairings, the end), and looks for results the bus has not brought",
-        1.0,
+        " (pairings, the end) when nothing woke it: any tournament's change (here, or on"
+        " another replica through the bus), a result and an arena's end wake it at once;"
+        " the safety net for what the bus lost",
+        5.0,
     )
     keepalive_seconds: float = setting(
         "PARLOR_TOURNAMENT_KEEPALIVE_SECONDS",

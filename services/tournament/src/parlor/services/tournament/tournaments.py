@@ -9,7 +9,8 @@ the game from exactly once, as it does a challenge's (``parlor.gamehost.matches`
 
 The catalogue (every tournament this replica knows, for listings and the driver) is read
 from the store's category index (``streams_touched``, in each partition of the store's order
-from a position of its own: ``parlor.eventstore.cursors``), caught up at each ask.
+from a position of its own: ``parlor.eventstore.cursors``), caught up at each ask: only the
+tournaments with events since the last ask are read again.
 """
 
 from __future__ import annotations
@@ -96,14 +97,15 @@ class Tournaments:
         """Every tournament in the store, each as it is now."""
         head = await heads(self.store)
         after = widen(self._catalogued, len(head))
+        # Only the tournaments with an event since the last ask are read again: the others'
+        # cached states hold every event up to that ask's head, so they are as they are now
+        # (each cached tournament used to be read at every ask, finished ones too).
         for stream in await touched(self.store, CATEGORY, after, head):
-            self._cache.setdefault(stream, (TOURNAMENTS.initial_state(), 0))
-        self._catalogued = head
-        out = {}
-        for stream in list(self._cache):
-            tournament_id = stream.removeprefix(f"{CATEGORY}-")
-            out[tournament_id] = await self.load(tournament_id)
-        return out
+            await self.load(stream.removeprefix(f"{CATEGORY}-"))
+        self._catalogued = head  # once every tournament it covers is read
+        return {
+            stream.removeprefix(f"{CATEGORY}-"): folded for stream, folded in self._cache.items()
+        }
 
     async def execute(
         self,
