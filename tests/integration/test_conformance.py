@@ -14,7 +14,6 @@ import os
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -45,19 +44,19 @@ bots at once, and a table of bots ended by their leaving it after a few seconds,
 platform ends every game of bots (docs/bounds.md, "Every game ends")."""
 
 
-@pytest.fixture(params=registered_names())
+@pytest.fixture(scope="module", params=registered_names())
 async def served(
-    request: pytest.FixtureRequest,
-    migrated: None,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest, migrated: None, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Served]:
+    """The game's service on a platform of its own, for every test of the game."""
+    name = request.param
     auth = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
-    for variable, value in BOTS_AT_ONCE.items():  # a game whose bots a runner plays
-        monkeypatch.setenv(f"PARLOR_{request.param.upper()}_{variable}", value)
-    with game_type(request.param, tmp_path) as (game, factories):
-        async with serving(game, factories, auth) as served:
-            yield served
+    with pytest.MonkeyPatch.context() as patch:
+        for variable, value in BOTS_AT_ONCE.items():  # a game whose bots a runner plays
+            patch.setenv(f"PARLOR_{name.upper()}_{variable}", value)
+        with game_type(name, tmp_path_factory.mktemp(f"{name}-generated")) as (game, factories):
+            async with serving(game, factories, auth) as served:
+                yield served
 
 
 def seats(*players: str) -> list[common_pb2.Seat]:
@@ -101,7 +100,7 @@ async def test_a_game_of_bots_is_played_watched_stored_published_and_exported(
             create = served.request("CreateGame", game_id=game_id, seats=seats(*players))
             await unary(host, served.method("CreateGame"), create)
             watch = served.request("WatchGame", game_id=game_id)
-            watched = await asyncio.wait_for(stream(carol, served.method("WatchGame"), watch), 60)
+            watched = await asyncio.wait_for(stream(carol, served.method("WatchGame"), watch), 120)
             final = await unary(
                 carol, served.method("GetGame"), served.request("GetGame", game_id=game_id)
             )
@@ -276,7 +275,7 @@ async def test_refusals_store_nothing_and_say_why(served: Served, database_url: 
         create = served.request("CreateGame", game_id=game_id, seats=seats(*[bot] * game.min_seats))
         await unary(host, served.method("CreateGame"), create)
         watch = served.request("WatchGame", game_id=game_id)
-        ended = await asyncio.wait_for(stream(carol, served.method("WatchGame"), watch), 60)
+        ended = await asyncio.wait_for(stream(carol, served.method("WatchGame"), watch), 120)
         assert ended[-1].event.WhichOneof("body") == "game_finished"
         over = len(read_stream(database_url, f"{name}-{game_id}"))
         # a move as the game writes one (its events' notation), where its moves are text

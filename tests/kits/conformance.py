@@ -104,7 +104,7 @@ async def unary(channel: Any, method: MethodDescriptor, request: Message) -> Any
         request_serializer=type(request).SerializeToString,
         response_deserializer=reply.FromString,
     )
-    return await call(request, timeout=30)
+    return await call(request, timeout=90)
 
 
 async def stream(channel: Any, method: MethodDescriptor, request: Message) -> list[Any]:
@@ -115,7 +115,7 @@ async def stream(channel: Any, method: MethodDescriptor, request: Message) -> li
         request_serializer=type(request).SerializeToString,
         response_deserializer=reply.FromString,
     )
-    return [item async for item in call(request, timeout=60)]
+    return [item async for item in call(request, timeout=120)]
 
 
 @contextlib.asynccontextmanager
