@@ -10,9 +10,10 @@ real PostgreSQL and NATS with the relay and the services it calls (the word game
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,3 +142,68 @@ async def serving(
             os.environ.pop("PARLOR_DICTIONARY_TARGET", None)
         else:
             os.environ["PARLOR_DICTIONARY_TARGET"] = saved
+
+
+def view_leaves(value: object, path: str = "") -> dict[str, object]:
+    """Every text and every sequence of scalars in a rules' view (dataclasses, tuples,
+    mappings), by path."""
+    found: dict[str, object] = {}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            found |= view_leaves(getattr(value, field.name), f"{path}.{field.name}")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            found |= view_leaves(item, f"{path}[{key!r}]")
+    elif isinstance(value, (tuple, list, frozenset, set)):
+        items = list(value)
+        if items and all(isinstance(i, (str, int)) for i in items):
+            found[path] = tuple(sorted(str(i) for i in items))
+        for i, item in enumerate(items):
+            found |= view_leaves(item, f"{path}[{i}]")
+    elif isinstance(value, str):
+        found[path] = value
+    return found
+
+
+def hidden_from(engine: Any, state: object, seats: int) -> set[object]:
+    """What some seat's view of ``state`` shows and the view of no seat does not (racks, a
+    hand, the bag): texts of 3 characters and more, sequences of 2 items and more."""
+    public = set(view_leaves(engine.view(state, None)).items())
+    hidden: set[object] = set()
+    for seat in range(seats):
+        for path, value in view_leaves(engine.view(state, seat)).items():
+            if (path, value) in public:
+                continue
+            if (isinstance(value, str) and len(value) >= 3) or (
+                isinstance(value, tuple) and len(value) >= 2
+            ):
+                hidden.add(value)
+    return hidden - {v for _, v in public}
+
+
+def message_leaves(message: Message) -> set[object]:
+    """Every text and every repeated scalar field (as a sorted tuple of its items as text) of a
+    protobuf message, nested messages included, and of repeated messages each scalar field
+    across the items."""
+    found: set[object] = set()
+    for field, value in message.ListFields():
+        if field.type == field.TYPE_MESSAGE:
+            items = list(value) if field.is_repeated else [value]
+            for item in items:
+                found |= message_leaves(item)
+            if field.is_repeated and items:  # a hand of tiles: their ids, their letters
+                for sub in field.message_type.fields:
+                    if sub.type != sub.TYPE_MESSAGE and not sub.is_repeated:
+                        found.add(tuple(sorted(str(getattr(i, sub.name)) for i in items)))
+        elif field.is_repeated:
+            found.add(tuple(sorted(str(i) for i in value)))
+        elif isinstance(value, str):
+            found.add(value)
+    return found
+
+
+def leaks(message: Message, hidden: set[object]) -> set[object]:
+    """What of ``hidden`` ``message`` shows: a field equal to it, or a text containing it."""
+    shown = message_leaves(message)
+    texts = [s for s in shown if isinstance(s, str)]
+    return {h for h in hidden if h in shown or (isinstance(h, str) and any(h in t for t in texts))}
