@@ -9,6 +9,7 @@ descriptors (``kits.conformance``). A new game gets this run by being registered
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import uuid
@@ -350,22 +351,46 @@ async def test_refusals_store_nothing_and_say_why(served: Served, database_url: 
             assert hidden.game_id not in {g.game_id for g in listed.games}
 
 
-async def test_a_game_in_play_is_read_by_a_seat_and_a_spectator(
-    served: Served, database_url: str
-) -> None:
-    """GetGame of a game in play, as its seat to move and as a spectator: the game at its
-    version, its seats as WatchGame showed them (the clocks are as of the call)."""
-    name = served.game.name
+@dataclass
+class Seated:
+    """Channels to a game of people just opened: the platform's, a spectator's, seat 0's."""
+
+    host: Any
+    carol: Any
+    ada: Any
+    table: Table
+
+
+@contextlib.asynccontextmanager
+async def at_a_table(served: Served, database_url: str) -> AsyncIterator[Seated]:
     async with (
         served.channel("service:tests", service=True) as host,
         served.channel("carol") as carol,
         served.channel(PEOPLE[0]) as ada,
     ):
-        table = await people(served, host, carol, database_url)
+        yield Seated(host, carol, ada, await people(served, host, carol, database_url))
+
+
+def conforms_or_known_gap(name: str, check: str, conforms: bool, detail: object) -> None:
+    """Pass if the game conforms; a known gap (``KNOWN_GAPS``) fails once it conforms."""
+    gap = KNOWN_GAPS.get((name, check))
+    if gap is not None:
+        assert not conforms, f"{name} conforms now: take its gap out of KNOWN_GAPS"
+        pytest.xfail(f"{gap}: {detail}")
+    assert conforms, detail
+
+
+async def test_a_game_in_play_is_read_by_a_seat_and_a_spectator(
+    served: Served, database_url: str
+) -> None:
+    """GetGame of a game in play, as its seat to move and as a spectator: the game at its
+    version, its seats as WatchGame showed them (the clocks are as of the call)."""
+    failed: list[str] = []
+    async with at_a_table(served, database_url) as at:
+        table = at.table
         watch = served.request("WatchGame", game_id=table.game_id, after_version=table.version - 1)
         read = served.request("GetGame", game_id=table.game_id)
-        failed: list[str] = []
-        for channel in (ada, carol):
+        for channel in (at.ada, at.carol):
             watched = await first(channel, served, watch)
             try:
                 got = await unary(channel, served.method("GetGame"), read)
@@ -374,11 +399,7 @@ async def test_a_game_in_play_is_read_by_a_seat_and_a_spectator(
                 continue
             assert got.game.version == table.version
             assert list(got.game.seats) == list(watched.game.seats)
-    gap = KNOWN_GAPS.get((name, "get-game-in-play"))
-    if gap is not None:
-        assert failed, f"{name} conforms now: take its gap out of KNOWN_GAPS"
-        pytest.xfail(f"{gap}: {failed}")
-    assert not failed
+    conforms_or_known_gap(served.game.name, "get-game-in-play", not failed, failed)
 
 
 async def test_a_malformed_move_is_invalid_argument(served: Served, database_url: str) -> None:
@@ -386,25 +407,16 @@ async def test_a_malformed_move_is_invalid_argument(served: Served, database_url
     the seat to move with text no game reads as a move, is INVALID_ARGUMENT with a reason, and
     nothing is stored."""
     name = served.game.name
-    async with (
-        served.channel("service:tests", service=True) as host,
-        served.channel("carol") as carol,
-        served.channel(PEOPLE[0]) as ada,
-    ):
-        table = await people(served, host, carol, database_url)
-        checked = []
+    checked = []
+    async with at_a_table(served, database_url) as at:
         for method in served.moves():
-            request = served.request(method.name, game_id=table.game_id, command_id=method.name)
+            request = served.request(method.name, game_id=at.table.game_id, command_id=method.name)
             malformed = with_text(request, "?!")
             if malformed is None:
                 continue
-            code, reason = await refusal(ada, method, malformed)
+            code, reason = await refusal(at.ada, method, malformed)
             checked.append((method.name, code.name, reason))
         assert checked, f"no move of {name} takes text"
-        assert len(read_stream(database_url, f"{name}-{table.game_id}")) == table.version
+        assert len(read_stream(database_url, f"{name}-{at.table.game_id}")) == at.table.version
     conforms = all(code == "INVALID_ARGUMENT" and reason for _, code, reason in checked)
-    gap = KNOWN_GAPS.get((name, "malformed"))
-    if gap is not None:
-        assert not conforms, f"{name} conforms now: take its gap out of KNOWN_GAPS"
-        pytest.xfail(f"{gap}: {checked}")
-    assert conforms, checked
+    conforms_or_known_gap(name, "malformed", conforms, checked)
