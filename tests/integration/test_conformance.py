@@ -136,6 +136,7 @@ async def test_a_game_of_bots_is_played_watched_stored_published_and_exported(
     events = [game.codec.decode(r.type, r.data) for r in stored]
     verdict = verify_history(game.decider, game.command_of, events, create_of=game.create_of)
     assert verdict.ok, verdict.divergence
+    assert verdict.final is not None
     assert game.decider.is_terminal(verdict.final)
     assert len(replayed) == len(stored)
     assert replayed[-1].game == final.game
@@ -146,8 +147,10 @@ async def test_a_game_of_bots_is_played_watched_stored_published_and_exported(
     # Exported in the game's notation: the seat tags, then its record of its own events (or
     # the whole text, for a game that writes its export itself).
     moves, seat_lines, finished = export_parts(events)
+    final_state = verdict.final
+    assert final_state is not None
     if isinstance(game.hosting, Exports):
-        expected = game.hosting.export(game_id, verdict.final.game, moves, seat_lines, finished)
+        expected = game.hosting.export(game_id, final_state.game, moves, seat_lines, finished)
         assert exported.text == expected
     else:
         assert game.notation is not None, f"{name} declares no notation"
@@ -157,10 +160,11 @@ async def test_a_game_of_bots_is_played_watched_stored_published_and_exported(
     # On NATS once each, in order, with nothing the rules keep from someone with no seat
     # (their ``Secret`` fields; a game that hides nothing passes as it is). The watcher saw
     # each event so, or whole once the game was over (the end reveals what was hidden).
-    assert [int(m.headers["Parlor-Version"]) for m in published] == versions
+    headers = [m.headers or {} for m in published]
+    assert [int(h["Parlor-Version"]) for h in headers] == versions
     assert any(secrets_in(e) for e in events) == game.hides  # what the check looks for
-    for event, seen, message in zip(events, watched, published, strict=True):
-        carried = game.codec.decode(message.headers["Parlor-Event-Type"], message.data)
+    for event, seen, message, header in zip(events, watched, published, headers, strict=True):
+        carried = game.codec.decode(header["Parlor-Event-Type"], message.data)
         assert not secrets_in(carried), f"NATS {message.subject}: {secrets_in(carried)}"
         shown = game.codec.decode(*body_bytes(seen))
         assert shown == event or not secrets_in(shown), f"watched v{seen.event.info.version}"
@@ -201,7 +205,7 @@ async def refusal(channel: Any, method: Any, request: Any) -> tuple[Any, str]:
     try:
         await unary(channel, method, request)
     except grpc.RpcError as error:
-        return error.code(), reason_of(error)  # type: ignore[attr-defined,arg-type]
+        return error.code(), reason_of(error) or ""  # type: ignore[attr-defined,arg-type]
     raise AssertionError(f"{method.name} {request} was accepted")
 
 

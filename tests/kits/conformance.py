@@ -192,7 +192,7 @@ def message_leaves(message: Message) -> set[object]:
             for item in items:
                 found |= message_leaves(item)
             if field.is_repeated and items:  # a hand of tiles: their ids, their letters
-                for sub in field.message_type.fields:
+                for sub in items[0].DESCRIPTOR.fields:
                     if sub.type != sub.TYPE_MESSAGE and not sub.is_repeated:
                         found.add(tuple(sorted(str(getattr(i, sub.name)) for i in items)))
         elif field.is_repeated:
