@@ -174,9 +174,6 @@ KNOWN_GAPS = {
     ("takefour", "malformed"): "Take Four reads a tile's letter after the seat's hand and"
     " board (its wire has no ``parse``): a letter that is no letter, on a tile not in hand"
     " or a cell that is empty, is FAILED_PRECONDITION TILE_NOT_IN_HAND / CELL_EMPTY",
-    ("tictactoe", "get-game-in-play"): "GetGame of a game in play is INTERNAL where the"
-    ' game\'s Game message has no clocks field (gamehost/reads.py get_game: HasField("clocks")'
-    " raises ValueError)",
 }
 """Where a registered game does not conform yet (its service's owners fix it; the check
 then fails until its entry here is taken out)."""

@@ -329,6 +329,12 @@ def clocks_pb(
     return message
 
 
+def shows_clocks(game: Message) -> bool:
+    """Whether a ``Game`` message shows clocks: a game whose message has a ``clocks`` field
+    (tic-tac-toe's has none), set (an untimed game's is left out)."""
+    return "clocks" in game.DESCRIPTOR.fields_by_name and game.HasField("clocks")
+
+
 def set_clocks(game: Message, clocks: common_pb2.Clocks) -> Message:
     """Put ``clocks`` in a ``Game`` message that has a ``clocks`` field (others are left);
     an untimed game's are left out, so its views are what they were before clocks."""

@@ -23,7 +23,7 @@ from parlor.admission.privacy import Privacy, unknown_game
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound
 from parlor.directory.listed import SEATS_TAKEN
-from parlor.gamehost.clocks import set_clocks
+from parlor.gamehost.clocks import set_clocks, shows_clocks
 from parlor.gamehost.codec import seat_pb
 from parlor.gamehost.export import export_parts, with_seat_tags
 from parlor.gamehost.games import GameType
@@ -139,7 +139,7 @@ class Reads(Generic[T, E]):
             table, version = current, now
         seen = entitlement(over(current), viewer_seat(current, me))
         game = self.pictures.game_message(game_id, version, table, seen.viewer, seen.everything)
-        if version == now and not over(table) and game.HasField("clocks"):
+        if version == now and not over(table) and shows_clocks(game):
             # A game in play now: remaining times as of this moment (a copy: pictures are
             # shared). A finished game's clocks are stopped, as of its last event.
             copy = type(game)()
