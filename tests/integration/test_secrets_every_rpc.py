@@ -308,15 +308,15 @@ class Games:
         game_id = game_id or self.ids[category][-1]
         if category == "upwords":
             from parlor.services.upwords.codec import Codec
-            from parlor.services.upwords.component import rules
+            from parlor.services.upwords.game import rules
 
             return fold(self.database_url, category, game_id, Codec(), rules())
         if category == "takefour":
             from parlor.services.takefour.codec import Codec as TakeFourCodec
-            from parlor.services.takefour.component import rules as takefour_rules
+            from parlor.services.takefour.game import rules as takefour_rules
 
             return fold(self.database_url, category, game_id, TakeFourCodec(), takefour_rules())
-        from parlor.services.connect4x4.component import rules as c4_rules
+        from parlor.services.connect4x4.game import rules as c4_rules
         from parlor.services.connect4x4.wire import Codec as C4Codec
 
         return fold(self.database_url, category, game_id, C4Codec(), c4_rules())

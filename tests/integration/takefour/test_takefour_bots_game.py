@@ -16,7 +16,7 @@ from parlor.eventstore import PostgresEventStore
 from parlor.kit import client
 from parlor.kit.status import reason_of
 from parlor.services.takefour.codec import Codec, event_of, game_pb, tiles_pb
-from parlor.services.takefour.component import rules
+from parlor.services.takefour.game import rules
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

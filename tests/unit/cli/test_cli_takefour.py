@@ -24,7 +24,7 @@ from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb
-from parlor.services.takefour.component import rules
+from parlor.services.takefour.game import rules
 from parlor.services.takefour.wire import export
 from parlor.takefour.v1 import takefour_pb2 as pb
 

@@ -12,7 +12,7 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.command import Command
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import rules
+from parlor.services.connect4x4.game import rules
 from parlor.services.connect4x4.wire import Codec
 
 Host = GameHost[Table[c4.State], object, object]

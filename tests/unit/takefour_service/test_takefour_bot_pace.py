@@ -15,7 +15,7 @@ from parlor.gamehost.botrunner import BotRunner
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.component import TakeFourSettings, rules
+from parlor.services.takefour.game import TakeFourSettings, rules
 from parlor.services.takefour.game import bots as takefour_bots
 from parlor.services.takefour.wire import engine_seats
 

@@ -23,7 +23,7 @@ from parlor.services.takefour.codec import (
     game_pb,
     public,
 )
-from parlor.services.takefour.component import rules
+from parlor.services.takefour.game import rules
 from parlor.services.takefour.wire import export
 from parlor.takefour.v1 import takefour_pb2 as pb
 

@@ -21,14 +21,26 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from parlor.gamehost.botrunner import ContractBots
+from parlor.gamehost.botrunner import (
+    ABANDON_HELP,
+    ABANDON_SECONDS,
+    ALONE_HELP,
+    ALONE_SECONDS,
+    HUMAN_PACE_HELP,
+    IDLE_HELP,
+    PAUSE_HELP,
+    ContractBots,
+)
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.games import GameType
+from parlor.gamehost.queue import PER_GAME_HELP
 from parlor.gamehost.seating import Table
 from parlor.gamehost.thinking import think
 from parlor.gamehost.timecontrol import TimeControl
+from parlor.kit.settings import setting
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import WordIndex, hosting, replay
 from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, seat_bot
@@ -43,6 +55,21 @@ BOT_PACE_SECONDS = {"easy": 8.0, "medium": 5.0, "hard": 3.0}
 
 ENABLE = functools.partial(built_index, WordIndex)
 """The bots' own word index: the packaged ENABLE list (built once per process)."""
+
+
+@dataclass(frozen=True)
+class TakeFourSettings:
+    """The service's own settings: its queue (``queue.GameQueue``), its bots' pace
+    (``botrunner.PaceSettings``; with a person at the table, ``BOT_PACE_SECONDS``)."""
+
+    queue_per_game: bool = setting("PARLOR_TAKEFOUR_QUEUE_PER_GAME", PER_GAME_HELP, True)
+    pause_seconds: float = setting("PARLOR_TAKEFOUR_BOT_PAUSE_SECONDS", PAUSE_HELP, 0.5)
+    idle_seconds: float = setting("PARLOR_TAKEFOUR_BOT_IDLE_SECONDS", IDLE_HELP, 1.0)
+    human_pace: bool = setting("PARLOR_TAKEFOUR_BOT_HUMAN_PACE", HUMAN_PACE_HELP, True)
+    alone_seconds: float = setting("PARLOR_TAKEFOUR_BOT_ALONE_SECONDS", ALONE_HELP, ALONE_SECONDS)
+    abandon_seconds: float = setting(
+        "PARLOR_TAKEFOUR_BOT_ABANDON_SECONDS", ABANDON_HELP, ABANDON_SECONDS
+    )
 
 
 Bots = ContractBots[tf.TakeFourState, tf.TakeFourCommand, WordIndex | None]
@@ -135,3 +162,4 @@ GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(
         TimeControl.correspondence(days=1),
     ),
 )
+rules = GAME.rules  # the seated rules, as tests and tools fold a stream with

@@ -1,10 +1,10 @@
 """Take Four on the wire: its ``Game`` and ``GameEvent`` pictures (``codec``: each event as
 the engine's ``public_event`` lets a viewer see it) and its move RPCs, each refused if it
 names another round (the rules' ``check_round``), from which the game host builds its
-servicer (``servicer``), a word game's: given the dictionary client, every command carries
-the verdicts on the words it needs (the game's ``words``), on the very state it is decided
-on. Its export is the rules' notation with the platform's seats and finish (``export``);
-its bots are a runner's (``game.py``).
+servicer (``SERVING``, with its queue and bot runner), a word game's: given the dictionary
+client, every command carries the verdicts on the words it needs (the game's ``words``), on
+the very state it is decided on. Its export is the rules' notation with the platform's
+seats and finish (``export``); its bots are a runner's (``game.py``).
 """
 
 from __future__ import annotations
@@ -16,15 +16,18 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.gamehost import GameHost
+from parlor.gamehost.botrunner import service_runner
+from parlor.gamehost.component import Served
 from parlor.gamehost.export import export_parts
+from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Seat, Table
 from parlor.gamehost.service import GameService
+from parlor.gamehost.serving import Serving
 from parlor.gamehost.wire import Move, Wire
-from parlor.gamehost.words import Dictionary
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import hosting, notation
 from parlor.services.takefour.codec import Event, game_event_pb, game_pb
-from parlor.services.takefour.game import GAME
+from parlor.services.takefour.game import BOT_PACE_SECONDS, GAME, TakeFourSettings, bots
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 State = Table[tf.TakeFourState]
@@ -90,6 +93,12 @@ WIRE: Wire[State, Event] = Wire(
 )
 
 
-def servicer(host: Any, dictionary: Dictionary, **options: Any) -> GameService[State, Event]:
-    """Take Four's gRPC servicer on ``host`` (``GameService``'s ``options``)."""
-    return GameService(host, game=GAME, wire=WIRE, dictionary=dictionary, **options)
+def _start(make: Callable[..., GameService[State, Event]], settings: TakeFourSettings) -> Served:
+    """The servicer with its queue, and the bot runner that plays its bots (``bots``)."""
+    served = make(queue=GameQueue() if settings.queue_per_game else None)
+    runner = service_runner(served.pipeline, bots(), settings, paces=BOT_PACE_SECONDS)
+    return Served(served, [runner.run], {"bots": runner})
+
+
+# Its servicer: ``SERVING.servicer(host, dictionary, queue=...)``.
+SERVING = Serving(GAME, WIRE, settings=TakeFourSettings, start=_start)

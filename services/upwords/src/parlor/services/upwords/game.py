@@ -60,6 +60,7 @@ GAME: GameType[UpwordsTable, Any, Event] = GameType(
         TimeControl.correspondence(days=2),
     ),
 )
+rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 
 def thought_turn(

@@ -1,5 +1,5 @@
 """Upwords on the wire: its ``Game`` and ``GameEvent`` pictures (``codec``) and its move RPCs,
-from which the game host builds its servicer (``servicer``), a word game's: given the
+from which the game host builds its servicer (``SERVING``), a word game's: given the
 dictionary client, every command asks it about its words in one batch, inside it, so the
 verdicts are about the very state the command is decided on (the game's ``words``).
 
@@ -10,20 +10,21 @@ else's, until the game ends (then everything). The bots are the game's (``game.U
 from __future__ import annotations
 
 import random
-import secrets
+from dataclasses import dataclass
 from typing import Any
 
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.service import GameService
+from parlor.gamehost.component import Served
+from parlor.gamehost.serving import Serving
 from parlor.gamehost.wire import Move, Wire
-from parlor.gamehost.words import Dictionary
+from parlor.kit.settings import setting
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import notation
 from parlor.services.upwords.codec import Event, game_event_pb, game_pb
 from parlor.services.upwords.game import GAME, UpwordsBots, UpwordsTable, insert_position
 from parlor.upwords.v1 import upwords_pb2 as pb
 
-__all__ = ["UpwordsTable", "insert_position", "servicer", "wire"]
+__all__ = ["SERVING", "UpwordsTable", "insert_position", "wire"]
 
 
 def _meant_play(request: pb.ChallengeRequest | pb.AcceptPlayRequest, table: UpwordsTable) -> None:
@@ -76,19 +77,17 @@ def wire(chance: random.Random) -> Wire[UpwordsTable, Event]:
     )
 
 
-def servicer(
-    host: Any,
-    dictionary: Dictionary,
-    *,
-    bot_words: str = "",
-    chance: random.Random | None = None,
-    **options: Any,
-) -> GameService[UpwordsTable, Event]:
-    """Upwords' gRPC servicer on ``host`` (``GameService``'s ``options``): ``bot_words``, the
-    word list file the bots play from (empty: the packaged ENABLE); ``chance``, what draws
-    the bots' choices and where returned tiles go (a secure random unless a test's)."""
-    drawn = chance if chance is not None else secrets.SystemRandom()
-    bots = UpwordsBots(dictionary, bot_words, drawn)
-    return GameService(
-        host, game=GAME, wire=wire(drawn), dictionary=dictionary, bots=bots, **options
+@dataclass(frozen=True)
+class BotSettings:
+    words: str = setting(
+        "PARLOR_UPWORDS_BOT_WORDS",
+        "word list file the Upwords bots play from (empty: the packaged ENABLE list)",
+        "",
     )
+
+
+# Its servicer (``SERVING.servicer(host, dictionary, bot_words=..., chance=...)``): the wire
+# and the bots draw from ``chance``; the component's bots play from ``BotSettings.words``.
+SERVING = Serving(
+    GAME, wire, UpwordsBots, BotSettings, lambda make, s: Served(make(bot_words=s.words))
+)
