@@ -29,8 +29,7 @@ from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
-from parlor.services.connect4x4.game import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 GAMES = int(__import__("os").environ.get("PARLOR_BENCH_GAMES", "50"))
 AUTH = AuthSettings(private_key=generate_private_key())

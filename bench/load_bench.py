@@ -55,8 +55,7 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.game import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 SECRET = generate_private_key()  # the identity key this run signs with
 AUTH = AuthSettings(private_key=SECRET)

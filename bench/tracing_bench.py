@@ -40,8 +40,7 @@ from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
-from parlor.services.connect4x4.game import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 GAMES = int(os.environ.get("PARLOR_BENCH_GAMES", "20"))
 ROUNDS = int(os.environ.get("PARLOR_BENCH_ROUNDS", "3"))

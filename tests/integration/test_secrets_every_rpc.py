@@ -316,8 +316,8 @@ class Games:
             from parlor.services.takefour.game import rules as takefour_rules
 
             return fold(self.database_url, category, game_id, TakeFourCodec(), takefour_rules())
+        from parlor.services.connect4x4.game import Codec as C4Codec
         from parlor.services.connect4x4.game import rules as c4_rules
-        from parlor.services.connect4x4.wire import Codec as C4Codec
 
         return fold(self.database_url, category, game_id, C4Codec(), c4_rules())
 

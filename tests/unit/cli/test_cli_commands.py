@@ -15,7 +15,7 @@ from parlor.cli.games.connect4x4 import Connect4x4
 from parlor.gamehost.seating import Seat, Table
 from parlor.kit.auth import AuthSettings, data_dir_key, generate_private_key, verify_token
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.wire import game_pb
+from parlor.services.connect4x4.game import game_pb
 
 runner = CliRunner()
 

@@ -24,7 +24,7 @@ from parlor.gamehost.codec import seat_pb, table_event_of, table_event_pb
 from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.contract import ENGINE
-from parlor.services.connect4x4 import wire as codec
+from parlor.services.connect4x4 import game as codec
 
 # --- the reference: the codec before the generic mapping ----------------------------------
 

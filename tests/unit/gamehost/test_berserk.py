@@ -21,7 +21,7 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.verify import verify_history
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec
 
 SEATS = (Seat("ada"), Seat("bob"))
 FISCHER = TimeControl.fischer(60, 2)
@@ -158,7 +158,7 @@ def test_every_game_stores_seat_berserked_and_carries_it_on_the_bus_as_it_is(gam
     from importlib import import_module
 
     module = import_module(
-        f"parlor.services.{game}." + ("wire" if game == "connect4x4" else "codec")
+        f"parlor.services.{game}." + ("game" if game == "connect4x4" else "codec")
     )
     event_type, data = module.Codec().encode(SeatBerserked(2))
     assert event_type == "parlor.common.v1.SeatBerserked"

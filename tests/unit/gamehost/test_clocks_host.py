@@ -28,7 +28,7 @@ from parlor.gamehost.verify import verify_history
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec
 from parlor.services.takefour.game import GAME as TF
 
 

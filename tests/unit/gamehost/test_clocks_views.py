@@ -16,9 +16,8 @@ from parlor.gamehost.deadlines import MemoryDeadlines
 from parlor.gamehost.service import GameService
 from parlor.gamehost.sweeper import Sweeper
 from parlor.kit import auth
-from parlor.services.connect4x4.game import GAME
+from parlor.services.connect4x4.game import GAME, Codec
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
-from parlor.services.connect4x4.wire import Codec
 
 
 def serve() -> tuple[GameService[Any, Any], FakeNow, MemoryDeadlines]:

@@ -11,8 +11,7 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.game import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 
 async def _game() -> GameHost[Table[c4.State], object, object]:

@@ -27,7 +27,7 @@ from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
-from parlor.services.connect4x4.wire import WIRE
+from parlor.services.connect4x4.game import WIRE
 from parlor.services.takefour.game import GAME as TF
 
 SERVICE = auth.Identity("host", roles=(auth.SERVICE_ROLE,))

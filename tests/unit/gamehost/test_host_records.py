@@ -9,8 +9,7 @@ from kits.stores import CountingStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.game import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 Host = GameHost[Table[c4.State], object, object]
 

@@ -21,9 +21,8 @@ from parlor.gamehost.matches import MATCH_FORMED
 from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.matchmaking.v1 import events_pb2
-from parlor.services.connect4x4.game import GAME
+from parlor.services.connect4x4.game import GAME, Codec
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
-from parlor.services.connect4x4.wire import Codec
 
 MATCH = events_pb2.MatchFormed(
     match_id="m1",

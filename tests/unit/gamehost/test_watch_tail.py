@@ -21,9 +21,8 @@ from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.game import GAME, rules
+from parlor.services.connect4x4.game import GAME, Codec, rules
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
-from parlor.services.connect4x4.wire import Codec
 
 Host = GameHost[Table[c4.State], object, object]
 

@@ -155,6 +155,26 @@ def play_fields(
     }
 
 
+def table_fields(
+    into: type[Message],
+    engine: GameContract[Any, Any, Any],
+    game_id: str,
+    version: int,
+    table: Any,
+    viewer: int | None,
+) -> dict[str, Any]:
+    """The fields every game's ``Game`` message (``into``) starts with, as keyword arguments:
+    ``game_fields`` of the table (``seating.Table``: its seats), then ``play_fields`` of its
+    game, the viewer's seat only where ``into`` has that field."""
+    fields = {
+        **game_fields(game_id, version, table.seats),
+        **play_fields(engine, table.game, viewer),
+    }
+    if "viewer_seat" not in into.DESCRIPTOR.fields_by_name:
+        del fields["viewer_seat"]
+    return fields
+
+
 def table_event_pb(event: object, game_type: str) -> Message | None:
     """``SeatsTaken``, ``GameFinished`` and ``SeatBerserked``, the platform's own events
     in every game, as messages (else None)."""
