@@ -40,8 +40,8 @@ from parlor.kit.server import ServerSettings, running
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
 from parlor.services.dictionary.component import dictionary
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
 from parlor.services.upwords.game import rules
-from parlor.services.upwords.wire import SERVING as UPWORDS_SERVING
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 

@@ -178,10 +178,10 @@ async def serving(
     from parlor.services.connect4x4.game import GAME as C4
     from parlor.services.connect4x4.game import SERVING as C4_SERVING
     from parlor.services.takefour.game import GAME as TF
+    from parlor.services.takefour.game import SERVING as TAKEFOUR_SERVING
     from parlor.services.takefour.game import bots
-    from parlor.services.takefour.wire import SERVING as TAKEFOUR_SERVING
     from parlor.services.upwords.game import GAME as UW
-    from parlor.services.upwords.wire import SERVING as UPWORDS_SERVING
+    from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
 
     folder = tempfile.TemporaryDirectory(prefix="parlor-fuzz-")
     words_file, words = small_words(Path(folder.name))

@@ -23,9 +23,7 @@ from parlor.core.decider import replay
 from parlor.gamehost.seating import OpenTable, Seat, Table
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.codec import Event, game_event_pb, game_pb
-from parlor.services.takefour.game import rules
-from parlor.services.takefour.wire import export
+from parlor.services.takefour.game import Event, export, game_event_pb, game_pb, rules
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()

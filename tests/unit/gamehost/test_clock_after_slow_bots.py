@@ -34,13 +34,12 @@ from parlor.rules.upwords import tiles
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
 from parlor.services.takefour.game import GAME as TF
-from parlor.services.takefour.game import TakeFourSettings
+from parlor.services.takefour.game import SERVING as TAKEFOUR_SERVING
+from parlor.services.takefour.game import TakeFourSettings, engine_seats
 from parlor.services.takefour.game import bots as takefour_bots
-from parlor.services.takefour.wire import SERVING as TAKEFOUR_SERVING
-from parlor.services.takefour.wire import engine_seats
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.wire import SERVING as UPWORDS_SERVING
-from parlor.services.upwords.wire import UpwordsTable
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
+from parlor.services.upwords.game import UpwordsTable
 from parlor.takefour.v1 import takefour_pb2 as tfpb
 from parlor.upwords.v1 import upwords_pb2 as uwpb
 

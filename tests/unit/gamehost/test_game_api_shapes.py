@@ -23,8 +23,8 @@ from parlor.rules import upwords as uw
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
 from parlor.services.connect4x4.game import game_pb
-from parlor.services.takefour import codec as tf_codec
-from parlor.services.upwords import codec as uw_codec
+from parlor.services.takefour import game as tf_codec
+from parlor.services.upwords import game as uw_codec
 from parlor.takefour.v1 import takefour_pb2
 from parlor.upwords.v1 import upwords_pb2
 

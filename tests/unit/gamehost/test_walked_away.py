@@ -31,10 +31,10 @@ from parlor.rules.upwords import tiles
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
 from parlor.services.takefour.game import GAME as TF
-from parlor.services.takefour.wire import engine_seats
+from parlor.services.takefour.game import engine_seats
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.wire import SERVING as UPWORDS_SERVING
-from parlor.services.upwords.wire import UpwordsTable
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
+from parlor.services.upwords.game import UpwordsTable
 
 
 def real_now() -> FakeNow:

@@ -18,10 +18,8 @@ from parlor.gamehost.words import Dictionary
 from parlor.lexicon.shelf import enable1
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
-from parlor.services.takefour.codec import Codec
-from parlor.services.takefour.game import rules, standings
-from parlor.services.takefour.wire import SERVING as TAKEFOUR_SERVING
-from parlor.services.takefour.wire import engine_seats
+from parlor.services.takefour.game import SERVING as TAKEFOUR_SERVING
+from parlor.services.takefour.game import Codec, engine_seats, rules, standings
 
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1")  # ids: C0 A1 T2 S3 D4 O5 G6 E7
 WORDS = {"CAT", "DOG", "DOGE", "CATS", "GOD", "GODS", "AT", "TA", "DO", "GO", "OD"}

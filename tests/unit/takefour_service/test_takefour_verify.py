@@ -20,8 +20,7 @@ from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken
 from parlor.gamehost.verify import COMMAND_REFUSED, EVENT_DIFFERS, NOT_DECIDED, verify_history
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.codec import Codec, Event
-from parlor.services.takefour.game import GAME, rules
+from parlor.services.takefour.game import GAME, Codec, Event, rules
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()

@@ -24,7 +24,7 @@ from parlor.kit import auth
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.wire import SERVING as UPWORDS_SERVING
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 NAMES = ("ada", "bob", "cy")
