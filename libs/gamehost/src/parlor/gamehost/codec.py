@@ -94,6 +94,18 @@ class Bodies:
         getattr(out, self.fields[message.DESCRIPTOR.full_name]).CopyFrom(message)
         return out
 
+    def shown(self, message: Message, info: common_pb2.EventInfo, **fields: Any) -> Any:
+        """The ``GameEvent`` of a stored event as a viewer sees it, ``message`` (the event's
+        own or, Take Four's joker swap shown as a move, another), with ``info``, whose type
+        then names the message shown, and ``fields``."""
+        shown = message.DESCRIPTOR.full_name
+        if info.type and info.type != shown:
+            renamed = common_pb2.EventInfo()
+            renamed.CopyFrom(info)
+            renamed.type = shown
+            info = renamed
+        return self.wrap(message, info=info, **fields)
+
 
 class ProtoCodec(Generic[E]):
     """The ``EventCodec`` of a game whose events are protobuf messages: the message's full

@@ -58,17 +58,17 @@ from parlor.gamehost.export import export_parts
 from parlor.gamehost.games import GameType
 from parlor.gamehost.messages import DEFAULT, Custom, Messages
 from parlor.gamehost.messages import Wire as WireField
+from parlor.gamehost.pooledseat import PooledSeat
 from parlor.gamehost.queue import PER_GAME_HELP, GameQueue
 from parlor.gamehost.seating import TABLE_EVENTS, Seat, Table, TableEvent
 from parlor.gamehost.service import GameService
 from parlor.gamehost.serving import Serving
-from parlor.gamehost.thinking import think
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.wire import Move, Wire
 from parlor.kit.settings import setting
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import WordIndex, hosting, notation, replay
-from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, seat_bot
+from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, budget, mark, seat_bot
 from parlor.rules.takefour.contract import ENGINE, chance
 from parlor.rules.takefour.standings import standings as standings  # the component's too
 from parlor.rules.takefour.tiles import STANDARD_TILES
@@ -134,9 +134,6 @@ _config_of = MESSAGES.reader(pb.Config, tf.TakeFourConfig)
 Codec = MESSAGES.codec
 """``Codec()``: the ``EventCodec`` of Take Four games."""
 _TYPES = BODIES.types
-_TABLE_TYPES = frozenset(
-    getattr(common_pb2, event.__name__).DESCRIPTOR.full_name for event in TABLE_EVENTS
-)
 
 
 # --- events as one viewer sees them ---------------------------------------------------------
@@ -168,15 +165,10 @@ SHAPES: dict[str, type[Message]] = {
 swap is shown as a move: ``GridChanged``)."""
 
 
-def public(event_type: str, data: bytes) -> tuple[str, bytes]:
-    """What NATS carries of a stored event (anyone on the bus reads it, as it happens): its
-    type and payload as a spectator sees them during play (``seen_pb``), no ``secret`` and a
-    joker swap as a ``TileMoved``, whose type alone would tell that a joker is now in that
-    hand. Seats and results hide nothing: they go as stored."""
-    if event_type in _TABLE_TYPES:
-        return event_type, data
-    seen, _ = seen_pb(event_of(BODIES.parse(event_type, data)), None, reveal=False)
-    return seen.DESCRIPTOR.full_name, seen.SerializeToString(deterministic=True)
+public = MESSAGES.published_as(lambda event: seen_pb(event, None, reveal=False)[0])
+"""What NATS carries of a stored event (anyone on the bus reads it, as it happens): its type
+and payload as a spectator sees them during play (``seen_pb``), no ``secret`` and a joker
+swap as a ``TileMoved``, whose type alone would tell that a joker is now in that hand."""
 
 
 def game_event_pb(
@@ -185,13 +177,7 @@ def game_event_pb(
     """The event as ``viewer`` sees it; ``info.type`` names the message shown (a joker swap
     shown as a move is a ``TileMoved``)."""
     message, change = seen_pb(event, viewer, reveal)
-    shown = message.DESCRIPTOR.full_name
-    if change != pb.GRID_CHANGE_UNSPECIFIED and info.type and info.type != shown:
-        renamed = common_pb2.EventInfo()
-        renamed.CopyFrom(info)
-        renamed.type = shown
-        info = renamed
-    out: pb.GameEvent = BODIES.wrap(message, info=info, change=cast(Any, change))
+    out: pb.GameEvent = BODIES.shown(message, info, change=cast(Any, change))
     return out
 
 
@@ -270,35 +256,11 @@ def planned(budget: int, seen: tf.TakeFourView) -> list[tf.TakeFourCommand]:
     return TakeFourBot(ENABLE(), budget).plan(seen)
 
 
-class PooledSeat:
-    """A bot in a seat whose plans are thought in the process's bot workers (``think``: off
-    the event loop and its GIL), then run to their end one command at a time (as the rules'
-    ``BotSeat``)."""
-
-    def __init__(self, level: str) -> None:
-        self.budget = LEVELS.get(level, LEVELS["medium"])
-        self._pending: list[tf.TakeFourCommand] = []
-
-    async def think(self, seen: tf.TakeFourView) -> tf.TakeFourCommand | None:
-        if not self._pending:
-            self._pending = await think(planned, self.budget, seen)
-        return self._pending.pop(0) if self._pending else None
-
-    def next_command(self, seen: tf.TakeFourView) -> tf.TakeFourCommand | None:
-        """Planned here, in the caller's thread (for a runner without the bot workers)."""
-        if not self._pending:
-            self._pending = planned(self.budget, seen)
-        return self._pending.pop(0) if self._pending else None
-
-    def refused(self) -> None:
-        self._pending = []
-
-    def new_round(self) -> None:
-        self._pending = []
-
-
-def _seat_bot(index: WordIndex | None, level: str) -> PooledSeat | BotSeat:
-    return PooledSeat(level) if index is None else seat_bot(index, level)
+def _seat_bot(index: WordIndex | None, level: str) -> PooledSeat[tf.TakeFourCommand] | BotSeat:
+    """A bot planning in the bot workers (``planned``), or on ``index`` (the rules')."""
+    if index is None:
+        return PooledSeat(planned, budget(level))
+    return seat_bot(index, level)
 
 
 def bots(words: Callable[[], Iterable[str] | WordIndex] = ENABLE) -> Bots:
@@ -315,15 +277,8 @@ def bots(words: Callable[[], Iterable[str] | WordIndex] = ENABLE) -> Bots:
         lambda s: s.round,
         left=lambda s, seat: s.players[seat].forfeited,
         leave=lambda s, seat, why: tf.Forfeit(seat, why),
-        mark=_mark,
+        mark=mark,
     )
-
-
-def _mark(state: tf.TakeFourState, seat: int) -> object:
-    """What the seat's own actions change: its grid, its agreement to deal, its calls (a
-    deal changes its hand, not this; a new round empties the grid once)."""
-    player = state.players[seat]
-    return (tuple(sorted(player.grid.items())), player.agrees_to_deal, player.calls)
 
 
 GAME: GameType[Table[tf.TakeFourState], Any, Event] = GameType(

@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from parlor.common.v1 import common_pb2
-from parlor.core.errors import InvalidArgument
 from parlor.gamehost.botwords import built_index
 from parlor.gamehost.codec import Bodies, game_fields
 from parlor.gamehost.component import Served
@@ -113,10 +112,9 @@ def new_config(message: pb.Config) -> uw.UpwordsConfig:
     return replace(config_of(message), rules=uw.rules_for_new_game(message.rules_version))
 
 
-def public(event_type: str, data: bytes) -> tuple[str, bytes]:
-    """What NATS carries: the event's own type (every Upwords move is shown to all as what it
-    is), its payload with every secret field cleared (as a stripped event's)."""
-    return event_type, MESSAGES.public(event_type, data)
+public = MESSAGES.published
+"""What NATS carries: every Upwords move is shown to all as what it is, its payload with every
+secret field cleared (as a stripped event's)."""
 
 
 def shown(event: Event, viewer: int | None) -> Event:
@@ -135,12 +133,8 @@ def game_event_pb(event: Event, info: common_pb2.EventInfo, board_before: uw.Boa
     return out
 
 
-def _stack_pb(tiles: tuple[str, ...]) -> pb.Stack:
-    return pb.Stack(tiles=tiles)
-
-
 # The board's 100 stacks (row by row) go in as one parse of kept wire bytes.
-_BOARD: ElementWire[tuple[str, ...]] = ElementWire(pb.Game, "board", _stack_pb)
+_BOARD = ElementWire(pb.Game, "board", MESSAGES.writer(tuple[str, ...], pb.Stack))
 
 
 def game_pb(
@@ -148,7 +142,6 @@ def game_pb(
     version: int,
     table: Table[uw.UpwordsState],
     viewer: int | None,
-    *,
     reveal: bool = False,
 ) -> pb.Game:
     """The game as ``viewer`` sees it; ``reveal`` (the game is over now) shows every rack."""
@@ -213,12 +206,6 @@ def thought_turn(
     return bot_turn(bot, game, seat, level, random.Random(seed))
 
 
-def insert_position(rng: random.Random, game: uw.UpwordsState) -> int:
-    """Where a returned tile goes into the bag: uniformly at random (``rng``: a secure one)."""
-    positions = uw.exchange_positions(game)
-    return rng.randrange(positions) if positions > 0 else 0
-
-
 class UpwordsBots(Bots):
     """``bot:best`` plays its highest-scoring valid play, ``bot:random`` any: each seeing
     only its seat's view, from its own word graph of ``words_file`` (built once per process,
@@ -240,7 +227,7 @@ class UpwordsBots(Bots):
             if not isinstance(turn, Offer):
                 return await self.dictionary.attach(verdicts, lexicon, game, turn, lambda: None)
             found = await self.dictionary.verdicts(lexicon, turn.words) if turn.words else {}
-            return turn.chosen(game, seat, found, insert_position(self.random, game))
+            return turn.chosen(game, seat, found, uw.insert_position(game, self.random))
 
         return command
 
@@ -260,31 +247,20 @@ def _played(play: notation.NotatedPlay, table: UpwordsTable, seat: int) -> uw.Pl
     return uw.Play(seat, play.placements)  # every board rule first, then one batch
 
 
-def _tile(request: pb.ExchangeRequest) -> str:
-    tile = notation.tile_of(request.tile)
-    if tile not in uw.DISTRIBUTION:
-        raise InvalidArgument(f"{request.tile!r} is not an Upwords tile", reason="UNKNOWN_TILE")
-    return tile
-
-
-def _game(game_id: str, version: int, table: UpwordsTable, viewer: int | None, all_: bool) -> Any:
-    return game_pb(game_id, version, table, viewer, reveal=all_)
-
-
 def wire(chance: random.Random) -> Wire[UpwordsTable, Event]:
     """Upwords' wire, a returned tile put back into the bag where ``chance`` (a secure
     random) says. An event's notation reads the board before it."""
     return Wire(
-        _game,
+        game_pb,
         lambda event, info, before: game_event_pb(event, info, before.game.board),
         {
             "Play": Move(_played, parse=_play),
             "Pass": Move(lambda request, table, seat: uw.Pass(seat)),
             "Exchange": Move(
                 lambda tile, table, seat: uw.Exchange(
-                    seat, tile, insert_position(chance, table.game)
+                    seat, tile, uw.insert_position(table.game, chance)
                 ),
-                parse=_tile,
+                parse=lambda request: notation.exchanged_tile(request.tile),
             ),
             # Both name the play they mean (``play``): refused if another is pending (PLAY_CHANGED).
             "AcceptPlay": Move(lambda request, table, seat: uw.AcceptPlay(seat), _meant_play),
