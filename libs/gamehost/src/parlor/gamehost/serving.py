@@ -8,11 +8,13 @@ and registers ``SERVING.component`` under ``parlor.services`` (its pyproject), a
 ``GAME`` under ``parlor.game_types``. From it come the game's gRPC servicer
 (``SERVING.servicer(host, ...)``: ``GameService`` built from the value and the wire, which
 tests and tools call too) and its component (``game_component``, or a word game's
-``word_game_component`` when its declaration calls the dictionary). What a game adds is
+``word_game_component``, given ``dictionary``: a word game's). What a game adds is
 declared, not written out: a wire drawing from the servicer's secure random (Upwords' returned
 tiles: ``wire`` as a function of it), bots made with the dictionary client (``bots``),
 settings of its own, loaded when its component starts, and the work its servicer starts with
-(``start``: Take Four's queue and bot runner).
+(``start``: Take Four's queue and bot runner). A word game's component loads its dictionary
+client's settings in its own module (``dictionary=lambda: load(DictionarySettings)``): only
+the word games' deployments set them (tests/deploy reads which service loads which).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from parlor.gamehost.service import GameService
 from parlor.gamehost.turns import Bots
 from parlor.gamehost.wire import Wire
 from parlor.gamehost.wordgame import word_game_component
-from parlor.gamehost.words import AUDIENCE, Dictionary, DictionarySettings
+from parlor.gamehost.words import Dictionary, DictionarySettings
 from parlor.kit.server import Component
 from parlor.kit.settings import load
 
@@ -52,13 +54,15 @@ def _served(make: Callable[..., GameService[Any, Any]], settings: Any) -> Served
 class Serving:
     """How a game is served (see the module's notes): ``wire``, or the wire of the
     servicer's random; ``bots`` (default: the game's value's); ``settings`` (a
-    ``kit.settings`` dataclass) loaded when the component starts and handed to ``start``."""
+    ``kit.settings`` dataclass) loaded when the component starts and handed to ``start``;
+    ``dictionary``, a word game's: its dictionary client's settings, loaded then."""
 
     game: GameType[Any, Any, Any]
     wire: Wire[Any, Any] | Callable[[random.Random], Wire[Any, Any]]
     bots: MakeBots | None = None
     settings: type | None = None
     start: Start = _served
+    dictionary: Callable[[], DictionarySettings] | None = None
 
     def servicer(
         self,
@@ -93,10 +97,10 @@ class Serving:
             make = functools.partial(self.servicer, host, dictionary, directory=directory)
             return self.start(make, settings)
 
-        if AUDIENCE not in self.game.calls:
+        if self.dictionary is None:
             async with game_component(self.game, serve) as component:
                 yield component
         else:
-            words = load(DictionarySettings)
+            words = self.dictionary()
             async with word_game_component(self.game, words, serve) as component:
                 yield component

@@ -39,7 +39,6 @@ from typing import Any, cast
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.gamehost import GameHost
 from parlor.gamehost.botrunner import (
     ABANDON_HELP,
     ABANDON_SECONDS,
@@ -65,7 +64,8 @@ from parlor.gamehost.service import GameService
 from parlor.gamehost.serving import Serving
 from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.wire import Move, Wire
-from parlor.kit.settings import setting
+from parlor.gamehost.words import DictionarySettings
+from parlor.kit.settings import load, setting
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import WordIndex, hosting, notation, replay
 from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, budget, mark, seat_bot
@@ -309,7 +309,6 @@ rules = GAME.rules  # the seated rules, as tests and tools fold a stream with
 
 
 State = Table[tf.TakeFourState]
-TakeFourHost = GameHost[State, Any, Event]
 
 
 def engine_seats(seats: tuple[Seat, ...]) -> tuple[str, ...]:
@@ -379,4 +378,10 @@ def _start(make: Callable[..., GameService[State, Event]], settings: TakeFourSet
 
 
 # Its servicer: ``SERVING.servicer(host, dictionary, queue=...)``.
-SERVING = Serving(GAME, WIRE, settings=TakeFourSettings, start=_start)
+SERVING = Serving(
+    GAME,
+    WIRE,
+    settings=TakeFourSettings,
+    start=_start,
+    dictionary=lambda: load(DictionarySettings),  # hands, grids stay home
+)

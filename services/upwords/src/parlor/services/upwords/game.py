@@ -44,8 +44,8 @@ from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.turns import BotCommand, Bots
 from parlor.gamehost.views import ElementWire
 from parlor.gamehost.wire import Move, Wire
-from parlor.gamehost.words import Dictionary
-from parlor.kit.settings import setting
+from parlor.gamehost.words import Dictionary, DictionarySettings
+from parlor.kit.settings import load, setting
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import hosting, notation, record, replay, verdicts
 from parlor.rules.upwords.bot import Offer, UpwordsBot, bot_turn
@@ -283,5 +283,10 @@ class BotSettings:
 # Its servicer (``SERVING.servicer(host, dictionary, bot_words=..., chance=...)``): the wire
 # and the bots draw from ``chance``; the component's bots play from ``BotSettings.words``.
 SERVING = Serving(
-    GAME, wire, UpwordsBots, BotSettings, lambda make, s: Served(make(bot_words=s.words))
+    GAME,
+    wire,
+    UpwordsBots,
+    BotSettings,
+    lambda make, s: Served(make(bot_words=s.words)),
+    lambda: load(DictionarySettings),  # racks, bag stay home
 )
