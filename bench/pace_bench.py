@@ -91,7 +91,7 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # (kind, markers): a sample is the first kind one of whose markers is in one of its
     # frames, looked for from the outermost frame in: the work that set the rest off
     ("matchmaking", ("matchmaking/", "matching/")),
-    ("directory", ("gamehost/directory.py", "gamehost/listing.py", "gamehost/opengames.py")),
+    ("directory", ("directory/projection.py", "gamehost/listing.py", "admission/opengames.py")),
     (
         "clocks",
         ("gamehost/clocks.py", "gamehost/deadlines.py", "gamehost/sweeper.py", "timecheck.py"),
@@ -104,8 +104,8 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "eventstore/consumers.py",
             "eventstore/bus.py",
             "eventstore/jetstream.py",
-            "gamehost/bells.py",
-            "gamehost/outbox.py",
+            "runtime/bells.py",
+            "runtime/outbox.py",
         ),
     ),
     ("pictures to watchers", ("WatchGame", "gamehost/observe.py", "GameHost._after")),

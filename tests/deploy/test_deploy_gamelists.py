@@ -106,6 +106,8 @@ def test_a_new_game_gets_its_manifests_from_the_one_template() -> None:
     assert [r["configMapRef"]["name"] for r in container["envFrom"]] == [
         "parlor-common",
         "parlor-backends",
+        "parlor-games",
+        "parlor-admission",
     ]
     assert container["resources"] == {
         "requests": {"cpu": "100m", "memory": "192Mi"},

@@ -53,12 +53,11 @@ from leakcheck import Secrets, StoredEvent, Truth, describe, secrets_of
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as cpb
+from parlor.directory.projection import game_directory
 from parlor.eventstore import PostgresEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.botrunner import service_runner
 from parlor.gamehost.component import generated_register
-from parlor.gamehost.directory import game_directory
-from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.seating import Table
 from parlor.gamehost.words import SERVICE as DICTIONARY_SERVICE
 from parlor.gamehost.words import Dictionary
@@ -68,6 +67,7 @@ from parlor.kit.interceptor import ServerInterceptor
 from parlor.lexicon import Registry, enable1
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
+from parlor.runtime.queue import GameQueue
 from parlor.services.dictionary.servicer import DictionaryServicer
 from parlor.takefour.v1 import takefour_pb2 as tpb
 from parlor.upwords.v1 import upwords_pb2 as upb
@@ -237,8 +237,8 @@ async def serving(
 async def chat_served(stack: contextlib.AsyncExitStack, database_url: str) -> Served:
     """ChatService beside the games, on the same store: its rooms name the games played."""
     from parlor.chat.v1 import chat_pb2, chat_pb2_grpc
-    from parlor.gamehost.bells import GameBells
     from parlor.gamehost.games import games
+    from parlor.runtime.bells import GameBells
     from parlor.services.chat.facts import Games
     from parlor.services.chat.rooms import Rooms
     from parlor.services.chat.servicer import ChatServicer

@@ -3,7 +3,7 @@ several connections and across two servers sharing one database (each with pools
 directory of its own, as two processes have), create exactly
 the cap's number of games; the rest are refused ``TOO_MANY_OPEN_GAMES``.
 
-The count and the create are one claim per player (``parlor.gamehost.opengames``), taken
+The count and the create are one claim per player (``parlor.admission.opengames``), taken
 where the game is created, not a read of a directory caught up a second ago.
 """
 

@@ -40,12 +40,13 @@ from parlor.eventstore import (
     Subjects,
     event_headers,
 )
-from parlor.gamehost.consent import CONSENT
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
+from parlor.gametypes.seats import Seat
 from parlor.kit.status import reason_of
 from parlor.matchmaking.v1 import events_pb2
 from parlor.matchmaking.v1 import matchmaking_pb2 as mm
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
+from parlor.matchrecords.consent import CONSENT
 from parlor.rules import connect4x4 as c4r
 from parlor.services.connect4x4.game import Codec as C4Codec
 from parlor.services.connect4x4.game import rules as c4_rules

@@ -1,7 +1,8 @@
 """Erasure without breaking history (issue 40): an account signs in through the provider,
 registers a bot, plays a rated game, says something in its game's chat and is erased. Its
-handle, display name, provider subject, the name its client gave, its words in chat and
-its bot's handle and description are then readable nowhere: not in any table of
+handle, display name, provider subject, the name its client gave, its words in chat (a
+message and a report's reason) and its bot's handle and description are then readable
+nowhere: not in any table of
 PostgreSQL (every row of every table searched, as text and as bytes), not in any message
 JetStream keeps, not through the API. Its game still verifies (``parlor verify``'s check),
 and the scoring rebuild gives every row back."""
@@ -86,6 +87,7 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
     handle = f"erin{unique[:12]}"
     device = f"Erin's laptop {unique}"
     said = f"Erin here, from Lyon {unique}"
+    reported = f"Erin finds this rude {unique}"
     bot_handle, bot_about = f"ebot{unique[:12]}", f"Erin's own bot {unique}"
     async with accounts_platform("matchmaking", "scoring", "connect4x4", "chat") as platform:
         anonymous = client.channel(platform.target, None)
@@ -102,7 +104,7 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
             mine = client.channel(platform.target, done.access_token)
             me = pb_grpc.IdentityServiceStub(mine)
             assert [s.client for s in (await me.ListSessions(pb.ListSessionsRequest())).sessions]
-            needles = [handle, subject, device, said, bot_handle, bot_about]
+            needles = [handle, subject, device, said, reported, bot_handle, bot_about]
             registered = await bots_grpc.BotServiceStub(mine).RegisterBot(
                 bots.RegisterBotRequest(handle=bot_handle, description=bot_about)
             )
@@ -125,7 +127,20 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
             their_chat = chat_grpc.ChatServiceStub(rival)
             history = await their_chat.GetRoomHistory(chat.GetRoomHistoryRequest(room=room))
             assert [m.message.text for m in history.items] == [said]
-            assert found_in_postgres(database_url, [said, bot_handle, bot_about]) == []  # sealed
+            await their_chat.PostMessage(chat.PostMessageRequest(room=room, text="gg"))
+            history = await my_chat.GetRoomHistory(chat.GetRoomHistoryRequest(room=room))
+            rude = history.items[-1].message.message_id
+            await my_chat.ReportMessage(
+                chat.ReportMessageRequest(room=room, message_id=rude, reason=reported)
+            )
+            moderator = client.channel(platform.target, platform.token("mod", roles=("moderator",)))
+            moderation = chat_grpc.ChatServiceStub(moderator)
+            log = await moderation.GetModerationLog(chat.GetModerationLogRequest(room=room))
+            assert [(e.reported.by, e.reported.reason) for e in log.entries] == [
+                (account, reported)
+            ]
+            # sealed, each with its writer's key
+            assert found_in_postgres(database_url, [said, reported, bot_handle, bot_about]) == []
             scoring = sc_grpc.ScoringServiceStub(rival)
 
             async def scored() -> bool:
@@ -145,7 +160,13 @@ async def test_an_erased_account_is_readable_nowhere_and_its_game_still_verifies
             )
             assert [(p.player_id, p.handle) for p in shown.players] == [(account, "")]
             history = await their_chat.GetRoomHistory(chat.GetRoomHistoryRequest(room=room))
-            assert [(m.message.author, m.message.text) for m in history.items] == [(account, "")]
+            assert [(m.message.author, m.message.text) for m in history.items] == [
+                (account, ""),
+                (other, "gg"),
+            ]
+            log = await moderation.GetModerationLog(chat.GetModerationLogRequest(room=room))
+            assert [(e.reported.by, e.reported.reason) for e in log.entries] == [(account, "")]
+            await moderator.close()
             (bot,) = (
                 await bots_grpc.BotServiceStub(rival).GetBots(bots.GetBotsRequest(bot_ids=[bot_id]))
             ).bots

@@ -11,8 +11,8 @@ import pytest
 from parlor.challenges.v1 import challenges_pb2 as ch
 from parlor.core.errors import FailedPrecondition, ResourceExhausted
 from parlor.eventstore import EventStore
-from parlor.gamehost.consent import match_stream
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import match_stream
 from parlor.services.matchmaking.challenge import FIRST, ChallengeIssued
 from parlor.services.matchmaking.challenges import (
     BOARD,

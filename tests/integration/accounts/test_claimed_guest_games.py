@@ -9,10 +9,12 @@ import uuid
 
 import pytest
 
+from parlor.admission.privacy import Privacy
 from parlor.common.v1 import common_pb2
+from parlor.directory.eventscan import EventScan
+from parlor.directory.listed import GAME_FINISHED, SEATS_TAKEN
+from parlor.directory.projection import Directory
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
-from parlor.gamehost.directory import GAME_FINISHED, SEATS_TAKEN, Directory, EventScan
-from parlor.gamehost.privacy import Privacy
 from parlor.services.matchmaking.accounts import Accounts
 
 pytestmark = pytest.mark.integration

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from parlor.admission.privacy import Privacy
 from parlor.chat.v1 import chat_pb2 as pb
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import (
@@ -23,13 +24,12 @@ from parlor.core.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
+from parlor.directory.listed import GAME_FINISHED, SEATS_TAKEN
 from parlor.eventstore import NO_STREAM, EventStore, Metadata, NewEvent
-from parlor.gamehost.bells import GameBells
-from parlor.gamehost.directory import GAME_FINISHED, SEATS_TAKEN
 from parlor.gamehost.games import games
-from parlor.gamehost.privacy import Privacy
 from parlor.kit import auth
 from parlor.kit.auth import Identity
+from parlor.runtime.bells import GameBells
 from parlor.services.chat.facts import Games
 from parlor.services.chat.rooms import Rooms
 from parlor.services.chat.servicer import ChatServicer

@@ -272,7 +272,7 @@ async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url:
     assert migrate_cli([fresh_url]) == 0
     with psycopg.connect(fresh_url) as conn:
         versions = conn.execute("SELECT version_num FROM parlor_eventstore_alembic_version")
-        assert versions.fetchall() == [("0009",)]  # the head revision
+        assert versions.fetchall() == [("0010",)]  # the head revision
         tables = {
             r[0]
             for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
@@ -282,6 +282,7 @@ async def test_migrations_run_twice_and_concurrently_leave_one_schema(fresh_url:
         "event_commands",
         "relay_checkpoints",
         "relay_leases",
+        "relay_members",
         "relay_dead_letters",
         "inbox",
         "snapshots",

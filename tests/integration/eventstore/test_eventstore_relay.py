@@ -36,7 +36,7 @@ from parlor.eventstore.events import NO_METADATA
 from parlor.eventstore.jetstream import DEFAULT_MAX_AGE, DUPLICATE_WINDOW
 from parlor.eventstore.partitions import partition_of
 from parlor.eventstore.relay import Lane
-from parlor.gamehost.outbox import category_lane, category_relay
+from parlor.runtime.outbox import category_lane, category_relay
 
 pytestmark = pytest.mark.integration
 
@@ -1319,3 +1319,142 @@ async def test_an_event_committing_late_below_another_partitions_checkpoint_is_p
         assert ids == [published.message_id, committed.message_id]
     finally:
         await store.close()
+
+
+# ------------------------------------------------- the parts shared among replicas (spread)
+
+
+def held_parts(relay: Relay) -> list[int]:
+    return sorted(part.partition for part in parts(relay, "games") if part.held)
+
+
+async def lease_holders(store: PostgresEventStore) -> dict[str, str]:
+    """Each of the lane's parts' lease, by the replica that holds it (not expired)."""
+    rows = await store.fetch(
+        "SELECT name, holder FROM relay_leases WHERE expires_at > now() "
+        "AND (name = 'games' OR name LIKE 'games@p%%')",
+        {},
+    )
+    return {name: holder for name, holder in rows}
+
+
+@pytest.fixture
+async def split(fresh_url: str) -> AsyncIterator[PostgresEventStore]:
+    store = PostgresEventStore(fresh_url, poll_interval=0.5, partitions=4)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def test_replicas_share_the_parts_and_publish_every_event_once_in_order(
+    split: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """With ``spread``, a second replica gets half the parts from the first (which led all
+    four alone), a third none of four (each's share is two); both publish, every event once,
+    each partition in its order, each part under one lease throughout."""
+    a = relay(split, bus, spread=True, lease_seconds=2.0)
+    b = relay(split, bus, spread=True, lease_seconds=2.0)
+    c = relay(split, bus, spread=True, lease_seconds=2.0)
+    a.start()
+    try:
+        await eventually(lambda: held_parts(a) == [0, 1, 2, 3])
+        before = await play(split, games=8, moves=3, tag="before")
+        b.start()
+        await eventually(lambda: len(held_parts(a)) == 2 and len(held_parts(b)) == 2)
+        assert held_parts(a) == [0, 1]
+        assert held_parts(b) == [2, 3]  # a handed its highest over
+        c.start()
+        await eventually(lambda: c.replicas == 3)
+        await asyncio.sleep(1.0)  # c's looks find nothing its share of ceil(4/3) = 2 leaves
+        assert held_parts(c) == []
+        assert len(held_parts(a)) == len(held_parts(b)) == 2
+        holders = await lease_holders(split)
+        assert len(holders) == 4
+        assert set(holders.values()) == {a.holder, b.holder}
+        after = await play(split, games=8, moves=3, tag="after")
+        await eventually(lambda: a.published + b.published >= before + after)
+        await eventually_async(a.checkpoint, before + after)
+        assert b.published > 0, "the second replica publishes its partitions"
+        # b went on from what a verified when it handed the parts over: a's events in them
+        # are not published again (JetStream would drop them, but past its dedupe window
+        # they would be duplicates)
+        assert a.published + b.published == before + after
+    finally:
+        for r in (a, b, c):
+            await r.stop()
+    assert await stored(bus) == before + after
+    ids = await published_ids(bus, before + after)
+    assert ids == await in_commit_order(split, ids)
+
+
+async def test_a_replica_that_stops_or_dies_leaves_its_parts_to_the_others(
+    split: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """Stopped, a replica hands its parts over at once (its row gone, the others' shares
+    grow); its session killed, its parts go to the others when its leases run out. Nothing
+    is lost or published twice either way."""
+    a = relay(split, bus, spread=True, lease_seconds=2.0)
+    b = relay(split, bus, spread=True, lease_seconds=2.0)
+    c = relay(split, bus, spread=True, lease_seconds=2.0)
+    for r in (a, b):
+        r.start()
+    try:
+        await eventually(lambda: len(held_parts(a)) == 2 and len(held_parts(b)) == 2)
+        total = await play(split, games=8, moves=2, tag="one")
+        await b.stop()
+        await eventually(lambda: held_parts(a) == [0, 1, 2, 3], seconds=5)
+        total += await play(split, games=8, moves=2, tag="two")
+        await eventually_async(a.checkpoint, total)
+
+        c.start()
+        await eventually(lambda: len(held_parts(a)) == 2 and len(held_parts(c)) == 2)
+        with psycopg.connect(split.url, autocommit=True) as admin:
+            # c's relay session killed, as a crash or a network cut would
+            admin.execute("SELECT pg_terminate_backend(%s)", (c.session_pid,))
+        total += await play(split, games=8, moves=2, tag="three")
+        await eventually_async(a.checkpoint, total, seconds=15)
+        holders = await lease_holders(split)
+        assert len(holders) == 4
+        assert all(h in (a.holder, c.holder) for h in holders.values())
+    finally:
+        for r in (a, b, c):
+            await r.stop()
+    assert await stored(bus) == total
+    ids = await published_ids(bus, total)
+    assert ids == await in_commit_order(split, ids)
+
+
+async def test_a_part_taken_over_under_the_other_parts_messages_is_not_published_again(
+    split: PostgresEventStore, bus: JetStreamBus, eventually: Eventually
+) -> None:
+    """The parts b takes over have their last messages buried under 300 of the other
+    parts' (far past verify's walk of 32 + 32 a partition): b finds each on its own game's
+    subjects and goes on from there, publishing none of a's again."""
+    a = relay(split, bus, spread=True, lease_seconds=2.0)
+    b = relay(split, bus, spread=True, lease_seconds=2.0)
+    a.start()
+    try:
+        await eventually(lambda: held_parts(a) == [0, 1, 2, 3])
+        total = await play(split, games=16, moves=2, tag="all")
+        low = [
+            f"connect4x4-low{n}" for n in range(400) if partition_of(f"connect4x4-low{n}", 4) < 2
+        ][:150]
+        for stream in low:
+            await split.append(
+                stream, [NewEvent("DiscDropped", b"1"), NewEvent("DiscDropped", b"2")], NO_STREAM
+            )
+        total += 2 * len(low)
+        await eventually(lambda: a.published == total)
+        b.start()
+        await eventually(lambda: held_parts(b) == [2, 3])
+        total += await play(split, games=16, moves=1, tag="after")
+        await eventually_async(a.checkpoint, total)
+        assert b.rebuilds == 0
+    finally:
+        await a.stop()
+        await b.stop()
+    assert a.published + b.published == total  # none published twice
+    assert await stored(bus) == total
+    ids = await published_ids(bus, total)
+    assert ids == await in_commit_order(split, ids)

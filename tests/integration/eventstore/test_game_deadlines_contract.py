@@ -24,9 +24,10 @@ from parlor.eventstore import (
 )
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import DeadlineIndex, MemoryDeadlines, PostgresDeadlines
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
 from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME, Codec
 

@@ -21,9 +21,9 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.consent import match_stream
 from parlor.kit.status import reason_of
 from parlor.matchmaking.v1 import events_pb2 as mm_events
+from parlor.matchrecords.consent import match_stream
 from parlor.takefour.v1 import takefour_pb2 as tf
 
 pytestmark = [pytest.mark.integration]

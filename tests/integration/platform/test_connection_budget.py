@@ -39,11 +39,11 @@ from parlor.devinfra.embedded import free_port
 from parlor.devinfra.scratch import scratch_name, scratch_stream
 from parlor.eventstore import migrate
 from parlor.eventstore.monitor import sample_relay
-from parlor.gamehost.backends import _OUTBOXES
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.matchmaking.v1 import matchmaking_pb2 as mm
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
+from parlor.runtime.backends import _OUTBOXES
 from parlor.scoring.v1 import scoring_pb2 as sc
 from parlor.scoring.v1 import scoring_pb2_grpc as sc_grpc
 

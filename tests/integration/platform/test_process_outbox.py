@@ -7,8 +7,9 @@ import asyncio
 import pytest
 
 from parlor.eventstore import BusHealth
-from parlor.gamehost.backends import _OUTBOXES, game_backends
+from parlor.gamehost.backends import game_backends
 from parlor.kit.server import BUS_HEALTH
+from parlor.runtime.backends import _OUTBOXES
 
 pytestmark = pytest.mark.integration
 

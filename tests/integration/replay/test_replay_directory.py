@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import text
 
 from parlor.common.v1 import common_pb2
+from parlor.directory.listed import GAME_FINISHED, SEATS_TAKEN
+from parlor.directory.projection import Directory
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
 from parlor.eventstore.cursors import partition_key
-from parlor.gamehost.directory import GAME_FINISHED, SEATS_TAKEN, Directory
 
 pytestmark = pytest.mark.integration
 
@@ -131,7 +132,7 @@ async def test_a_players_games_in_progress_are_listed_newest_first_and_paged(
 async def test_open_games_counts_a_players_unfinished_games_of_the_type_as_of_the_head(
     migrated: None, database_url: str, unique: str
 ) -> None:
-    """The count the open-games cap reads (``parlor.gamehost.opengames``): caught up first
+    """The count the open-games cap reads (``parlor.admission.opengames``): caught up first
     (here at every call, ``fresh_seconds=0``), so a game created or finished just before
     counts at once, whichever replica wrote it."""
     category, other = f"open{unique}", f"elsewhere{unique}"
@@ -228,7 +229,7 @@ async def test_a_player_who_left_a_game_the_others_play_on_no_longer_holds_it_op
     progress, not among the others', and is otherwise listed as before (still in progress,
     with them seated). A directory of the type made by ``game_directory`` folds them."""
     from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
-    from parlor.gamehost.directory import game_directory
+    from parlor.directory.projection import game_directory
     from parlor.services.connect4x4.game import GAME as C4
 
     category = C4.category
@@ -287,7 +288,8 @@ async def test_a_game_left_to_bots_still_counts_for_the_player_who_left(
     still counts among the open games of those who left it, in the directory as in a scan of
     the events (``EventScan``), until it ends."""
     from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
-    from parlor.gamehost.directory import EventScan, game_directory
+    from parlor.directory.eventscan import EventScan
+    from parlor.directory.projection import game_directory
     from parlor.services.connect4x4.game import GAME as C4
 
     def resigned(seat: int) -> NewEvent:

@@ -24,9 +24,10 @@ from parlor.cli.main import app
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import MemoryDeadlines
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
 from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles

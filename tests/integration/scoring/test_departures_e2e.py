@@ -23,9 +23,9 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
-from parlor.gamehost.consent import CONSENT
 from parlor.kit import client
 from parlor.kit.status import reason_of
+from parlor.matchrecords.consent import CONSENT
 from parlor.scoring.v1 import scoring_pb2 as sc
 from parlor.scoring.v1 import scoring_pb2_grpc as sc_grpc
 from parlor.services.scoring.sheet import GAME_FINISHED, SEATS_TAKEN

@@ -35,8 +35,8 @@ from parlor.eventstore import (
     RecordedEvent,
 )
 from parlor.eventstore.bus import MSG_ID, event_headers, redelivery_id
-from parlor.gamehost.consent import CONSENT, MATCH_FORMED, match_stream
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import CONSENT, MATCH_FORMED, match_stream
 from parlor.services.scoring.migrate import migrate
 from parlor.services.scoring.scorer import Scorer
 from parlor.services.scoring.sheet import GAME_FINISHED, SEATS_TAKEN

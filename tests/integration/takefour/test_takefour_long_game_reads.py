@@ -26,7 +26,7 @@ from takefour_actions import game_of_ada_and_bob
 
 from parlor.eventstore import NewEvent, PostgresEventStore
 from parlor.gamehost.checkpoints import EVERY
-from parlor.gamehost.clocks import AT
+from parlor.gametypes.clockkeys import AT
 from parlor.kit.status import reason_of
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc

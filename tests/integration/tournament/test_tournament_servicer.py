@@ -26,10 +26,10 @@ from parlor.core.errors import (
     ResourceExhausted,
 )
 from parlor.eventstore import NO_STREAM, EventStore, NewEvent
-from parlor.gamehost.bells import GameBells
-from parlor.gamehost.consent import MATCH_FORMED, match_stream
 from parlor.gamehost.games import games
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import MATCH_FORMED, match_stream
+from parlor.runtime.bells import GameBells
 from parlor.services.tournament.driver import Driver
 from parlor.services.tournament.games import GAME_FINISHED, SEATS_TAKEN
 from parlor.services.tournament.servicer import TournamentServicer
@@ -285,7 +285,7 @@ async def test_berserk_is_scored_as_the_games_stream_records_it(
     the berserk winner of a game of enough moves gets one point more. The tournament's own
     ``Berserk`` only says where to go."""
     from parlor.eventstore import Metadata
-    from parlor.gamehost.clocks import AT, SEAT
+    from parlor.gametypes.clockkeys import AT, SEAT
     from parlor.services.tournament.games import SEAT_BERSERKED
 
     platform = Platform(tournament_store)

@@ -18,8 +18,8 @@ import pytest
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost import system_command_id
 from parlor.gamehost.seating import GameFinished, SeatsTaken
+from parlor.gametypes.ids import system_command_id
 from parlor.rules import upwords as uw
 from parlor.services.upwords.game import Codec, game_pb, rules
 from parlor.upwords.v1 import upwords_pb2 as pb

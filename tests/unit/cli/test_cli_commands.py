@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from parlor.cli import main as cli_main
 from parlor.cli.games.connect4x4 import Connect4x4
-from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.seating import Table
+from parlor.gametypes.seats import Seat
 from parlor.kit.auth import AuthSettings, data_dir_key, generate_private_key, verify_token
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import game_pb

@@ -14,7 +14,8 @@ from parlor.gamehost.replay import (
     entitlement_of,
     play_back,
 )
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
+from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import Codec, rules
 

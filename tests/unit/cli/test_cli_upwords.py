@@ -16,7 +16,8 @@ from rich.console import Console
 
 from parlor.cli.games.upwords import Turn, Upwords, read_turn
 from parlor.gamehost.export import with_seat_tags
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken, Table
+from parlor.gamehost.seating import GameFinished, OpenTable, SeatsTaken, Table
+from parlor.gametypes.seats import Seat
 from parlor.lexicon import enable1
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import BotPlay, UpwordsBot

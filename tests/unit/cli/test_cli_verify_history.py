@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, SeatsTaken
+from parlor.gamehost.seating import GameFinished, OpenTable, SeatsTaken
 from parlor.gamehost.verify import (
     COMMAND_REFUSED,
     EVENT_DIFFERS,
@@ -16,6 +16,7 @@ from parlor.gamehost.verify import (
     NOT_DECIDED,
     verify_history,
 )
+from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME, rules
 

@@ -21,7 +21,8 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.core.conformance import random_playout
 from parlor.core.decider import execute
 from parlor.gamehost.codec import seat_pb, table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
+from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.contract import ENGINE
 from parlor.services.connect4x4 import game as codec

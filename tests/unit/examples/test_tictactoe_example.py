@@ -26,8 +26,9 @@ from parlor.core.errors import InvalidArgument, PermissionDenied
 from parlor.core.game import problems
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.games import GROUP, GameType
+from parlor.gamehost.games import GameType
 from parlor.gamehost.verify import verify_history
+from parlor.gametypes.catalogue import GROUP
 from parlor.kit import auth
 
 SERVICE = auth.Identity("host", roles=(auth.SERVICE_ROLE,))

@@ -15,10 +15,11 @@ from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.clocks import Berserk, deadline
-from parlor.gamehost.seating import OpenTable, Seat, SeatBerserked, Table
+from parlor.gamehost.seating import OpenTable, SeatBerserked, Table
 from parlor.gamehost.timecheck import stamps_of
-from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.verify import verify_history
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import Codec

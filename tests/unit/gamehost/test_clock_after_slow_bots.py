@@ -24,13 +24,14 @@ from kits.words import EveryWord
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.botrunner import service_runner
 from parlor.gamehost.pipeline import BotCommand, Bots
-from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.seating import OpenTable, Seat, Table
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.seating import OpenTable, Table
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
+from parlor.runtime.queue import GameQueue
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
 from parlor.services.takefour.game import GAME as TF

@@ -21,10 +21,11 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.clocks import Clock, Stamp, advance, deadline, remaining
 from parlor.gamehost.deadlines import MemoryDeadlines
 from parlor.gamehost.pipeline import Pipeline
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
+from parlor.gamehost.seating import GameFinished, OpenTable, Table
 from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.verify import verify_history
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.services.connect4x4.game import GAME as C4

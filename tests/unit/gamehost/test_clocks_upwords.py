@@ -14,9 +14,10 @@ from kits.clock import T0, FakeNow
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import MemoryDeadlines
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat
+from parlor.gamehost.seating import GameFinished, OpenTable
 from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
 from parlor.rules.upwords.moves import Placement

@@ -6,10 +6,10 @@ import pytest
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import PermissionDenied
-from parlor.gamehost.consent import CONSENT, agreed, match_consent, seat_consent
-from parlor.gamehost.seating import Seat
+from parlor.gametypes.seats import Seat
 from parlor.kit.auth import Identity
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import CONSENT, agreed, match_consent, seat_consent
 
 ADA = Identity("ada")
 

@@ -12,9 +12,9 @@ import nats.js.errors
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import InMemoryBus, InMemoryEventStore, NewEvent
 from parlor.eventstore.memory import InMemoryDelivery, InMemorySubscription
-from parlor.gamehost.consent import match_stream
-from parlor.gamehost.matches import MATCH_FORMED, consume_matches, match_subject
+from parlor.gamehost.matches import consume_matches, match_subject
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import MATCH_FORMED, match_stream
 
 MATCH = events_pb2.MatchFormed(
     match_id="m1",

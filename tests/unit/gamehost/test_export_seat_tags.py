@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from parlor.gamehost.export import export_parts, seat_tags, tag, with_seat_tags
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
+from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing
+from parlor.gametypes.seats import Seat
 
 
 def test_each_seat_has_its_name_then_its_player_id() -> None:

@@ -19,8 +19,9 @@ from parlor.core.errors import FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost, Outcome
 from parlor.gamehost.pipeline import Pipeline
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Seated, SeatsTaken, Table
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.seating import GameFinished, OpenTable, Seated, SeatsTaken, Table
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import Codec

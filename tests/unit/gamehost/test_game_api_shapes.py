@@ -15,8 +15,9 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.seating import Table
 from parlor.gamehost.service import GameService
+from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw

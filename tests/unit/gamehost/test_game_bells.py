@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from parlor.gamehost.bells import GameBells
+from parlor.runtime.bells import GameBells
 
 
 def test_a_ring_wakes_the_watchers_of_that_game_only() -> None:
@@ -91,7 +91,7 @@ def test_bus_messages_with_odd_or_huge_versions_only_wake_watchers() -> None:
     from types import SimpleNamespace
 
     from parlor.eventstore import Subjects
-    from parlor.gamehost.bells import ring_from_bus
+    from parlor.runtime.bells import ring_from_bus
 
     async def run() -> None:
         nc = _Subscriptions()

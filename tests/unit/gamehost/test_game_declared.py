@@ -20,9 +20,10 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.component import generated_register
 from parlor.gamehost.games import games
-from parlor.gamehost.seating import Seat, Table
+from parlor.gamehost.seating import Table
 from parlor.gamehost.service import GameService
 from parlor.gamehost.wire import Move, Wire
+from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4

@@ -18,7 +18,8 @@ from parlor.core.errors import ResourceExhausted
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.checkpoints import EVERY
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
+from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.services.takefour.game import Codec, engine_seats, rules
 

@@ -15,9 +15,9 @@ from kits.callers import as_
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import InvalidArgument
+from parlor.directory.eventscan import EventScan
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.directory import EventScan
 from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.services.connect4x4.game import GAME as C4

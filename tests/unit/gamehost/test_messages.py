@@ -21,7 +21,8 @@ from parlor.common.v1 import common_pb2
 from parlor.core.game import Secret
 from parlor.gamehost.codec import Bodies
 from parlor.gamehost.messages import DEFAULT, Custom, Messages, Wire
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing
+from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing
+from parlor.gametypes.seats import Seat
 
 PROTO = """
 name: "tv1/messages.proto" package: "tv1" syntax: "proto3"

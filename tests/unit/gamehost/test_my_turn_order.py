@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.directory import Listed
+from parlor.directory.listed import Listed
 from parlor.gamehost.myturn import Waiting, key_of, ordered, token_of
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from kits.callers import as_
 
+from parlor.admission.opengames import OpenGamesSettings
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import ResourceExhausted
+from parlor.directory.eventscan import EventScan
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.directory import EventScan
-from parlor.gamehost.opengames import OpenGamesSettings
 from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.kit.settings import load

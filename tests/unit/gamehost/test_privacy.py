@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from parlor.admission.privacy import INVITE, Privacy
 from parlor.eventstore import RecordedEvent
 from parlor.eventstore.bus import event_headers
 from parlor.eventstore.events import Metadata
-from parlor.gamehost.outbox import category_lane
-from parlor.gamehost.privacy import INVITE, Privacy
 from parlor.kit.auth import SERVICE_ROLE, Identity
+from parlor.runtime.outbox import category_lane
 
 
 def recorded(extra: dict[str, str]) -> RecordedEvent:

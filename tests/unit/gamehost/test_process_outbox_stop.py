@@ -6,7 +6,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any, cast
 
-from parlor.gamehost.backends import ProcessOutbox
+from parlor.runtime.backends import ProcessOutbox
 
 
 async def test_a_stop_cancels_the_relay_until_it_has_ended() -> None:

@@ -16,9 +16,10 @@ from parlor.core.errors import FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.deadlines import MemoryDeadlines
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
 from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.services.connect4x4.game import GAME as C4

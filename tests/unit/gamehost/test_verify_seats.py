@@ -23,10 +23,9 @@ from kits.clock import FakeNow, timed_host
 from parlor.gamehost import GameHost
 from parlor.gamehost.clocks import Stamp
 from parlor.gamehost.games import GameType
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
 from parlor.gamehost.sweeper import Sweeper
 from parlor.gamehost.timecheck import stamps_of
-from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.verify import (
     COMMAND_REFUSED,
     NOT_SEATED,
@@ -34,6 +33,8 @@ from parlor.gamehost.verify import (
     Verdict,
     verify_history,
 )
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw

@@ -21,9 +21,10 @@ from kits.words import EveryWord
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.gamehost.host import WALKED_AWAY
 from parlor.gamehost.pipeline import BotCommand, Bots
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
 from parlor.gamehost.service import GameService
 from parlor.gamehost.sweeper import Sweeper
+from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw

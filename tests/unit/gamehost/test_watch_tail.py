@@ -16,11 +16,12 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import NotFound
 from parlor.eventstore import NewEvent
 from parlor.gamehost import GameHost
-from parlor.gamehost.bells import GameBells
-from parlor.gamehost.seating import OpenTable, Seat, Table
+from parlor.gamehost.seating import OpenTable, Table
 from parlor.gamehost.service import GameService
+from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
+from parlor.runtime.bells import GameBells
 from parlor.services.connect4x4.game import GAME, Codec, rules
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
 

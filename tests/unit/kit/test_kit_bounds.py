@@ -156,7 +156,7 @@ def _service_limits() -> list[tuple[Any, str, int, str]]:
     service checks beyond their type's range."""
     from parlor.connect4x4.v1 import connect4x4_pb2 as cpb
     from parlor.dictionary.v1 import dictionary_pb2 as dpb
-    from parlor.gamehost.directory import MAX_PAGE
+    from parlor.directory.listed import MAX_PAGE
     from parlor.gamehost.replay import MAX_PACE_MS
     from parlor.lexicon import MAX_LIMIT as MAX_WORDS
     from parlor.lexicon import MAX_WORD_LENGTH

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.matching import Policy, Pool, Ticket
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

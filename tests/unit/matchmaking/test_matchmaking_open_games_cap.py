@@ -15,7 +15,7 @@ import pytest
 from kits.callers import as_
 
 from parlor.core.errors import PermissionDenied, ResourceExhausted
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
 from parlor.services.matchmaking.board import TicketBoard

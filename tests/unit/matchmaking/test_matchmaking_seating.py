@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.matching import Match
 from parlor.services.matchmaking.games import GAME_TYPES, bot_player, check_counts, game_type
 from parlor.services.matchmaking.rounds import match_formed, seat_match

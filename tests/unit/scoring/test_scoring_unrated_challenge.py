@@ -8,8 +8,8 @@ import pytest
 
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import NO_STREAM, InMemoryEventStore, Metadata, NewEvent, RecordedEvent
-from parlor.gamehost.consent import match_consent, match_stream
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import match_consent, match_stream
 from parlor.services.scoring.sheet import seats_agreed
 
 SEATS = [common_pb2.Seat(index=0, player_id="ann"), common_pb2.Seat(index=1, player_id="bob")]

@@ -12,7 +12,8 @@ from kits.takefour import lexicon, tile_set
 
 from parlor.core.decider import replay
 from parlor.gamehost.botrunner import BotRunner
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
+from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
 from parlor.services.takefour.game import TakeFourSettings, engine_seats, rules

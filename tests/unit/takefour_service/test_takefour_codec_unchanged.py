@@ -21,7 +21,8 @@ from kits.takefour import chooser, crc_word, playout, tile_set
 from parlor.core.conformance import random_playout
 from parlor.core.errors import InvalidArgument
 from parlor.gamehost.codec import seat_pb, table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
+from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.contract import ENGINE
 from parlor.rules.takefour.state import RoundResult

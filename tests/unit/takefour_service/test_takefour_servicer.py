@@ -11,13 +11,14 @@ from kits.takefour import tile_set
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.queue import GameQueue
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat
+from parlor.gamehost.seating import GameFinished, OpenTable
 from parlor.gamehost.service import GameService
 from parlor.gamehost.words import Dictionary
+from parlor.gametypes.seats import Seat
 from parlor.lexicon.shelf import enable1
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
+from parlor.runtime.queue import GameQueue
 from parlor.services.takefour.game import SERVING as TAKEFOUR_SERVING
 from parlor.services.takefour.game import Codec, engine_seats, rules, standings
 

@@ -19,7 +19,8 @@ from kits.codecs import assert_same, instances
 
 from parlor.core.conformance import random_playout
 from parlor.gamehost.codec import seat_pb, table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, Seat, SeatsTaken, Standing, Table
+from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
+from parlor.gametypes.seats import Seat
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
 from parlor.rules.upwords.contract import ENGINE

@@ -17,9 +17,10 @@ import pytest
 from parlor.core.errors import RuleViolation
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import OpenTable, Seat
+from parlor.gamehost.seating import OpenTable
 from parlor.gamehost.service import GameService
 from parlor.gamehost.words import Dictionary
+from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from parlor.gamehost.seating import GameFinished, OpenTable, Seat, Table
+from parlor.gamehost.seating import GameFinished, OpenTable, Table
 from parlor.gamehost.verify import COMMAND_REFUSED, EVENT_DIFFERS, verify_history
+from parlor.gametypes.seats import Seat
 from parlor.lexicon import enable1
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot

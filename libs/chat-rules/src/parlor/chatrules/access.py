@@ -4,7 +4,7 @@ Rooms: the lobby's (one for the platform), and two per game: its **players' room
 seats) and its **spectators' room** (kibitz). The facts (``GameFacts``) are the game's as its
 own stream records them: its seats, whether it has finished, whether its game type hides
 information (Upwords' racks, Take Four's hands: ``GameType.public`` is set), and whether
-the caller is admitted to a private game (``parlor.gamehost.privacy``). Nothing a client
+the caller is admitted to a private game (``parlor.admission.privacy``). Nothing a client
 says about a game is believed.
 
 Writing:

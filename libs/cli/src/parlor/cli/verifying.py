@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from parlor.directory.projection import game_directory
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.directory import game_directory
 from parlor.gamehost.replay import GameType
 from parlor.gamehost.timecheck import stamps_of
 from parlor.gamehost.verify import Verdict, unreadable, verify_history

@@ -119,6 +119,8 @@ spec:
           envFrom:
             - configMapRef: {name: parlor-common}
             - configMapRef: {name: parlor-backends}
+            - configMapRef: {name: parlor-games}
+            - configMapRef: {name: parlor-admission}
 $config_maps\
           env:
             - name: PARLOR_JWT_KEY_ID

@@ -14,10 +14,12 @@ as they were, ``<name>@p<partition>`` in the others), each with its own stream c
 every event is published once, and in order within its partition, which holds every
 event of its stream; across partitions messages interleave. A replica takes every part
 whose lease is free, so one replica leads them all until it stops; each part's lease can
-be taken over alone. A relay reads only its store's P partitions: P may be raised, never
-lowered while streams live in the partitions it would leave unread (their first event
-fixed their partition). Metrics, dead letters and ``checkpoints`` are of the lane, its
-parts together (``partition_checkpoints`` has each part's).
+be taken over alone. Or, with ``spread=True`` (as the platform runs it), the replicas
+share the parts, each leading about P / replicas of them (``relayshares.py``). A relay
+reads only its store's P partitions: P may be raised, never lowered while streams live
+in the partitions it would leave unread (their first event fixed their partition).
+Metrics, dead letters and ``checkpoints`` are of the lane, its parts together
+(``partition_checkpoints`` has each part's).
 
 **What it publishes** of an event is what the event's lane's ``redact`` makes of it: its
 payload, and its type (on the subject and in ``Parlor-Event-Type``), may be others than
@@ -126,6 +128,7 @@ import psycopg
 from prometheus_client import Counter
 
 from parlor.core.errors import InvalidArgument, Unavailable
+from parlor.eventstore import relayshares
 from parlor.eventstore.bus import (
     MSG_ID,
     Bus,
@@ -209,9 +212,10 @@ _FENCE = "EXISTS (SELECT 1 FROM relay_leases l WHERE l.name = %(name)s AND l.tok
 _LOAD_CHECKPOINTS = (
     "WITH made AS (INSERT INTO relay_checkpoints (name, position, updated_at) "
     "SELECT n, 0, now() FROM unnest(%(names)s::text[]) AS n ON CONFLICT (name) DO NOTHING "
-    "RETURNING name, position, published_position, stream_created) "
-    "SELECT name, position, published_position, stream_created FROM made UNION ALL "
-    "SELECT name, position, published_position, stream_created FROM relay_checkpoints "
+    "RETURNING name, position, published_position, stream_created, verified_position) "
+    "SELECT name, position, published_position, stream_created, verified_position FROM made "
+    "UNION ALL SELECT name, position, published_position, stream_created, verified_position "
+    "FROM relay_checkpoints "
     "WHERE name = ANY(%(names)s::text[])"
 )
 # One statement, one round trip: ``set_config(..., true)`` holds for the statement's own
@@ -219,9 +223,11 @@ _LOAD_CHECKPOINTS = (
 # where BEGIN, SET LOCAL, the update and COMMIT were four round trips.
 _SAVE_CHECKPOINTS = (
     "UPDATE relay_checkpoints c SET position = greatest(c.position, t.position), "
-    "published_position = greatest(c.published_position, t.published), updated_at = now() "
+    "published_position = greatest(c.published_position, t.published), "
+    "verified_position = t.verified, updated_at = now() "
     "FROM unnest(%(names)s::text[], %(tokens)s::bigint[], %(positions)s::bigint[], "
-    "%(published)s::bigint[]) AS t(name, token, position, published) "
+    "%(published)s::bigint[], %(verified)s::bigint[]) AS t(name, token, position, published, "
+    "verified) "
     "CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait "
     "WHERE c.name = t.name AND EXISTS "
     "(SELECT 1 FROM relay_leases l WHERE l.name = t.name AND l.token = t.token) RETURNING c.name"
@@ -368,6 +374,7 @@ class Relay:
         verify_interval: float = 10.0,
         checkpoint_interval: float = 0.1,
         linger: float = 0.005,
+        spread: bool = False,
     ) -> None:
         self.store = store
         self.bus = bus
@@ -387,6 +394,10 @@ class Relay:
         self.verify_interval = verify_interval
         self.checkpoint_interval = checkpoint_interval
         self.linger = linger
+        # Share the parts among the relay's live replicas (relayshares.py); with one
+        # partition there is nothing to share.
+        self.spread = spread and self.partitions > 1
+        self.replicas = 1  # the replicas sharing the parts, as last counted
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.published = 0
         self.rebuilds = 0
@@ -490,6 +501,11 @@ class Relay:
                         with contextlib.suppress(Exception):
                             # Hand over at once rather than after the lease runs out.
                             await asyncio.wait_for(conn.execute(_RELEASE, _names(held)), 1.0)
+                    if self.spread:
+                        with contextlib.suppress(Exception):
+                            # The others' shares grow now, not when this row expires.
+                            leave = {"relay": self._members_name, "holder": self.holder}
+                            await asyncio.wait_for(conn.execute(relayshares.LEAVE, leave), 1.0)
                     with contextlib.suppress(Exception):
                         await conn.close()
             except asyncio.CancelledError:
@@ -520,6 +536,8 @@ class Relay:
         loop = asyncio.get_running_loop()
         self._takeover_due = loop.time() + self.takeover_interval
         missing = [lane for lane in self.lanes.values() if not lane.held]
+        if self.spread:
+            missing = await self._to_take(conn, missing)
         if missing:
             sent = loop.time()
             params = {
@@ -563,6 +581,60 @@ class Relay:
         kept = {name for (name,) in rows}
         self._lost([lane for lane in held if lane.name not in kept], "its token was taken over")
         self._leased(sent)
+        if self.spread:
+            await self._hand_over(conn)
+
+    @property
+    def _members_name(self) -> str:
+        # Replicas share with those of the same lanes and P (relayshares.py).
+        return f"{self.name}/P{self.partitions}"
+
+    async def _count_replicas(self, conn: Connection, lanes: Sequence[Lane]) -> list[str]:
+        """Renew this replica's row, count the replicas sharing the parts
+        (``self.replicas``), and return which of ``lanes`` are free to take."""
+        params = {
+            "relay": self._members_name,
+            "holder": self.holder,
+            "secs": self.lease_seconds,
+            "names": [lane.name for lane in lanes],
+        }
+        row = await (await conn.execute(relayshares.HEARTBEAT, params)).fetchone()
+        assert row is not None  # one row, always
+        self.replicas = int(row[0])
+        return list(row[1])
+
+    async def _to_take(self, conn: Connection, missing: Sequence[Lane]) -> list[Lane]:
+        """Of the parts not held, the free ones this replica's share leaves it to take."""
+        free = set(await self._count_replicas(conn, missing))
+        return relayshares.to_take(
+            list(self.lanes.values()),
+            [lane for lane in missing if lane.name in free],
+            self.partitions,
+            self.replicas,
+        )
+
+    async def _hand_over(self, conn: Connection) -> None:
+        """Hand over the parts held beyond this replica's share: their checkpoints saved
+        under their tokens, then their leases released for another replica to take."""
+        await self._count_replicas(conn, [])
+        over = relayshares.to_hand_over(self._held(), self.partitions, self.replicas)
+        if not over:
+            return
+        for lane in over:
+            # Verified now, while its last message is near the stream's end: the replica
+            # taking it over goes on from there when the other parts' messages have buried
+            # it by then (``_load_checkpoints``), instead of publishing it all again.
+            await self.verify(conn, lane)
+        await self.save_checkpoint(conn, 0)  # each held part's own checkpoint
+        await conn.execute(_RELEASE, _names(over))
+        for lane in over:
+            lane.held = False
+            log.info(
+                "relay %s hands its lease over: %d replicas share %d partitions",
+                lane.name,
+                self.replicas,
+                self.partitions,
+            )
 
     async def _hold_lease(self, conn: Connection) -> None:
         """Renew when due; never go on (publish) on a lease the local clock says has run out,
@@ -806,7 +878,8 @@ class Relay:
         partition at most, do not use up the reach; nor is what lies behind them reported (of
         one partition, the walk would have stopped there). A forgery whose stream sequence is in
         ``_check.reported`` (another partition's part met it in the same check) is not
-        reported again."""
+        reported again. Past the reach, one look on the game of the part's last published
+        event (``_last_on_its_game``) before None."""
         reported = None if self._check is None else self._check.reported
         subject = lane.subject or self.bus.subjects.all()
         floor = last.sequence - VERIFY_LOOKBACK if last is not None else 0
@@ -827,9 +900,32 @@ class Relay:
                 self._forged_position(lane, last)
             within = last.sequence - max(floor, 0) - 1
             if within <= 0:
-                return 0 if floor <= 0 else None
+                return 0 if floor <= 0 else await self._last_on_its_game(lane)
             last = await self.bus.message_before(subject, last.sequence, within)
-        return 0 if floor <= 0 else None
+        return 0 if floor <= 0 else await self._last_on_its_game(lane)
+
+    async def _last_on_its_game(self, lane: Lane) -> int | None:
+        """``published_position`` if the stream holds this part's last published event as
+        the part published it, looked up on that event's own game's subjects; else None.
+
+        One look for a part whose last message is out of the walk's reach: the lane's
+        other parts, published by other replicas (``spread``), or a batch of them, came
+        after it on the same subjects. A message there that is not the event (a forgery,
+        another position) proves nothing, and the walk's answer (None) stands."""
+        if lane.published_position <= 0:
+            return None
+        rows = await self.store.fetch(_EVENT_AT, {"position": lane.published_position})
+        if not rows:
+            return None
+        stream_id = str(rows[0][1])  # (partition, then _COLUMNS: stream_id first)
+        try:
+            check = await self.bus.check_stream(self.bus.subjects.stream_of(stream_id))
+        except Unavailable:
+            return None
+        last = check.last
+        if last is None or last.claimed_position != lane.published_position:
+            return None
+        return last.claimed_position if await self._owner(lane, last) == lane.partition else None
 
     def _forged_position(self, lane: Lane, last: StreamMessage) -> None:
         """Report ``last``: the last on the lane's subjects, it is not the event whose position
@@ -1083,11 +1179,15 @@ class Relay:
         rows = await (
             await conn.execute(_LOAD_CHECKPOINTS, {"names": [lane.name for lane in lanes]})
         ).fetchall()
-        for name, position, published_position, stream_created in rows:
+        for name, position, published_position, stream_created, verified in rows:
             lane = self.lanes[name]
             lane.checkpoint, lane.published_position = int(position), int(published_position)
             lane.saved = lane.checkpoint
             lane.stream_created = stream_created
+            # What the lane's last holder's verify found on that stream: a replica taking
+            # the part over believes it, as the holder would have, when its own look finds
+            # none of the part's messages in reach (buried by the other parts' replicas).
+            lane.verified_position = int(verified)
 
     def _unsaved(self) -> bool:
         return any(lane.checkpoint > lane.saved for lane in self._held())
@@ -1110,6 +1210,7 @@ class Relay:
             **_names(held),
             "positions": positions,
             "published": [lane.published_position for lane in held],
+            "verified": [lane.verified_position for lane in held],
         }
         # It need not wait for the disk (synchronous_commit off in the statement): a
         # checkpoint a database crash loses (the last fraction of a second of them) only

@@ -71,6 +71,7 @@ relay_checkpoints = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("published_position", BigInteger, nullable=False),
     Column("stream_created", Text),
+    Column("verified_position", BigInteger, nullable=False),
 )
 
 relay_leases = Table(
@@ -80,6 +81,15 @@ relay_leases = Table(
     Column("holder", Text, nullable=False),
     Column("token", BigInteger, nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+relay_members = Table(
+    "relay_members",
+    metadata,
+    Column("relay", Text, nullable=False),
+    Column("holder", Text, nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("relay", "holder", name="relay_members_pkey"),
 )
 
 relay_dead_letters = Table(

@@ -52,9 +52,10 @@ from parlor.gamehost.botpace import (
     PaceSettings,
 )
 from parlor.gamehost.command import Command
-from parlor.gamehost.host import Outcome, system_command_id
+from parlor.gamehost.host import Outcome
 from parlor.gamehost.pipeline import Pipeline
 from parlor.gamehost.thinking import think
+from parlor.gametypes.ids import system_command_id
 
 __all__ = [
     "ABANDON_HELP",

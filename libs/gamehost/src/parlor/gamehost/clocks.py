@@ -35,8 +35,9 @@ from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import FailedPrecondition
-from parlor.gamehost.timecontrol import Kind, TimeControl
 from parlor.gamehost.timestamps import set_timestamp
+from parlor.gametypes.clockkeys import AT, GIVEN, SEAT
+from parlor.gametypes.timecontrol import Kind, TimeControl
 
 S = TypeVar("S")
 S_contra = TypeVar("S_contra", contravariant=True)
@@ -44,15 +45,6 @@ C = TypeVar("C")
 
 Now = Callable[[], datetime]
 """The server's current time (UTC): the host's one source of time, injected in tests."""
-
-AT = "clock_at"
-"""Metadata key: the server time of the command that appended the event (ISO 8601, UTC)."""
-SEAT = "clock_seat"
-"""Metadata key, on a command's first event only: the seat the command acted for."""
-GIVEN = "clock_given"
-"""Metadata key, where it differs from ``clock_at``: when the command was decided, after
-what the platform did for it once it arrived (the dictionary's answer): the seats it gives
-the turn to start then, never charged the platform's time."""
 
 TIMED_OUT = "TIMED_OUT"
 GAME_OVER = "GAME_OVER"

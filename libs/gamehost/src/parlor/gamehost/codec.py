@@ -16,16 +16,10 @@ from google.protobuf.message_factory import GetMessageClass
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import ParlorError
 from parlor.core.game import GameContract
-from parlor.gamehost.seating import (
-    GameFinished,
-    Seat,
-    SeatBerserked,
-    SeatsTaken,
-    Standing,
-    is_bot_account,
-)
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gamehost.seating import GameFinished, SeatBerserked, SeatsTaken, Standing
 from parlor.gamehost.timestamps import set_timestamp
+from parlor.gametypes.seats import Seat, is_bot_account
+from parlor.gametypes.timecontrol import TimeControl
 
 E = TypeVar("E")
 

@@ -25,8 +25,8 @@ from typing import Any, cast
 
 import grpc
 
+from parlor.directory.projection import Directory, game_directory
 from parlor.gamehost.backends import game_backends
-from parlor.gamehost.directory import Directory, game_directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.service import GameService

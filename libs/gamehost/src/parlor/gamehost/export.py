@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from parlor.gamehost.seating import TABLE_EVENTS, GameFinished, Seat, SeatsTaken
+from parlor.gamehost.seating import TABLE_EVENTS, GameFinished, SeatsTaken
+from parlor.gametypes.seats import Seat
 
 
 def tag(name: str, value: str) -> str:

@@ -26,7 +26,6 @@ from parlor.core.errors import (
 )
 from parlor.eventstore import AppendResult, EventStore
 from parlor.eventstore.events import command_id_reused
-from parlor.gamehost.bells import GameBells
 from parlor.gamehost.checkpoints import Checkpoints
 from parlor.gamehost.clocks import Now, stamp_of, system_now
 from parlor.gamehost.codec import EventCodec
@@ -39,10 +38,11 @@ from parlor.gamehost.recorded import (
     READ_PAGE,
     Outcome,
     Recorded,
-    check_id,
     check_version,
 )
 from parlor.gamehost.seating import Table
+from parlor.gametypes.ids import check_id
+from parlor.runtime.bells import GameBells
 
 S = TypeVar("S", bound=Table[Any])
 C = TypeVar("C")

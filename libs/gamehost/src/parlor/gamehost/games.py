@@ -4,9 +4,11 @@ A game service declares its game in one module (``parlor.services.<game>.game``)
 one ``GameType``: its engine (which names it and gives its seat range), the standings and
 clocks its rules add, its event codec, what the relay may publish, its bots, its proto,
 its rules page and how replay tools rebuild commands. It registers that object under the
-entry-point group ``parlor.game_types``; matchmaking (game list, seat limits, bot names),
-scoring (game list), ``parlor verify``, the secrets check and the deploy checks read
-``games()``, so a new game edits no other package.
+entry-point group ``parlor.game_types``; ``parlor verify``, the secrets check and the deploy
+checks read ``games()``, and the services beside the runtime (matchmaking: game list, seat
+limits, bot names; scoring, chat, tournaments) read the same registry through
+``parlor.gametypes.catalogue``, which a ``GameType`` answers, so a new game edits no other
+package.
 """
 
 from __future__ import annotations
@@ -21,20 +23,22 @@ from google.protobuf.message import Message
 
 from parlor.core.errors import InvalidArgument
 from parlor.core.game import GameContract
+from parlor.eventstore import EventStore
 from parlor.gamehost.chance import Chance
 from parlor.gamehost.clocks import Timing
 from parlor.gamehost.codec import EventCodec
+from parlor.gamehost.gamerecord import GameRecord
 from parlor.gamehost.seating import OpenTable, Seated, SeatsTaken, Standings, Table
-from parlor.gamehost.timecontrol import UNTIMED, TimeControl
 from parlor.gamehost.turns import Hosting
 from parlor.gamehost.verify import CommandOf, CreateOf
 from parlor.gamehost.words import WordChecks
+from parlor.gametypes.catalogue import GROUP, GameStates, registered
+from parlor.gametypes.timecontrol import UNTIMED, TimeControl
 
 S = TypeVar("S")
 C = TypeVar("C")
 E = TypeVar("E")
 
-GROUP = "parlor.game_types"
 Notation = Callable[[Sequence[Any]], str | Sequence[str]]
 """A game's record in its notation, from its own events (``GameType.notation``)."""
 Public = Callable[[str, bytes], tuple[str, bytes] | None]
@@ -70,7 +74,7 @@ class GameType(Generic[S, C, E]):
     (None: the game hides nothing); ``departures`` the messages of the events by which a
     seat leaves a game the others play on (resigning in a game of three, leaving a race),
     each with a ``seat`` field: the game then no longer counts among that player's open
-    games (``parlor.gamehost.directory``).
+    games (``parlor.directory.projection``).
     """
 
     engine: GameContract[Any, Any, Any]
@@ -203,6 +207,11 @@ class GameType(Generic[S, C, E]):
             metadata={"game_type": self.name, "time_controls": labels},
         )
 
+    def states(self, store: EventStore) -> GameStates:
+        """The game's states read from ``store`` and folded by its rules (a ``GameRecord``,
+        its cache kept): what a service beside the runtime reads a game with."""
+        return GameRecord(self.category, self.decider, self.codec, store)
+
     @property
     def hides(self) -> bool:
         """Whether anything of the game is kept from some viewers (racks, hands, bags)."""
@@ -239,19 +248,21 @@ def opened(create_of: Callable[[object], C]) -> CreateOf[Any, OpenTable[C]]:
     return create
 
 
-def _load(ep: Any) -> GameType[Any, Any, Any]:
-    found = ep.load()
-    return found if isinstance(found, GameType) else found()  # a factory, as before
+def checked(found: object) -> GameType[Any, Any, Any]:
+    """A registered game type, or TypeError naming what was registered instead."""
+    if not isinstance(found, GameType):
+        raise TypeError(f"{GROUP} names {found!r}, not a GameType")
+    return found
 
 
 def game_types() -> dict[str, Callable[[], GameType[Any, Any, Any]]]:
-    """Installed game types by name; nothing is imported until asked."""
-    from importlib.metadata import entry_points
+    """Installed game types by name (``catalogue.registered``); nothing is imported until
+    asked."""
 
-    def loader(ep: Any) -> Callable[[], GameType[Any, Any, Any]]:
-        return lambda: _load(ep)
+    def typed(load: Callable[[], object]) -> Callable[[], GameType[Any, Any, Any]]:
+        return lambda: checked(load())
 
-    return {ep.name: loader(ep) for ep in entry_points(group=GROUP)}
+    return {name: typed(load) for name, load in registered().items()}
 
 
 def games() -> dict[str, GameType[Any, Any, Any]]:

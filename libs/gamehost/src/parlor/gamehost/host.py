@@ -40,16 +40,9 @@ from parlor.gamehost.clocks import Preempted, Stamp, Timed
 from parlor.gamehost.command import Answer, Given, Issued
 from parlor.gamehost.following import GameFollowing
 from parlor.gamehost.observe import observed_decide
-from parlor.gamehost.recorded import (
-    Outcome,
-    Overtaken,
-    Recorded,
-    SystemCommandId,
-    check_command_id,
-    check_id,
-    system_command_id,
-)
+from parlor.gamehost.recorded import Outcome, Overtaken, Recorded
 from parlor.gamehost.seating import OpenTable, Table
+from parlor.gametypes.ids import SystemCommandId, check_command_id, system_command_id
 
 __all__ = [
     "GIVEN_AFTER",
@@ -59,10 +52,6 @@ __all__ = [
     "Outcome",
     "Overtaken",
     "Recorded",
-    "SystemCommandId",
-    "check_command_id",
-    "check_id",
-    "system_command_id",
 ]
 
 S = TypeVar("S", bound=Table[Any])

@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, Unavailable
-from parlor.gamehost.directory import GameList, Listed
-from parlor.gamehost.seating import shown_as_bot
+from parlor.directory.listed import GameList, Listed
 from parlor.gamehost.timestamps import set_timestamp
+from parlor.gametypes.seats import shown_as_bot
 from parlor.kit.auth import Identity
 
 R = TypeVar("R")

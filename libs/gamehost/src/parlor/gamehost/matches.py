@@ -26,21 +26,20 @@ from typing import TypedDict
 
 from google.protobuf.message import DecodeError
 
+from parlor.admission.privacy import Privacy
 from parlor.core.errors import ParlorError, Unavailable
 from parlor.eventstore import Bus, BusHealth, Delivery, DurableConsumer, EventStore
 from parlor.eventstore.tracing import consuming
-from parlor.gamehost.consent import MATCH_CATEGORY, match_consent, match_stream
-from parlor.gamehost.host import check_id, system_command_id
-from parlor.gamehost.privacy import Privacy
-from parlor.gamehost.seating import Seat, is_bot_account
+from parlor.gametypes.ids import system_command_id
+from parlor.gametypes.seats import Seat, is_bot_account
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import MATCH_CATEGORY, match_consent, recorded_match
 from parlor.telemetry.metrics import set_aside
 
 log = logging.getLogger("parlor.gamehost.matches")
 
 CreateFromMatch = Callable[[events_pb2.MatchFormed], Awaitable[object]]
 """What makes a match's game: the pipeline's ``create_from_match``."""
-MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 
 
 class MatchCreate(TypedDict):
@@ -62,7 +61,7 @@ def from_match(match: events_pb2.MatchFormed) -> MatchCreate:
 
 
 def match_privacy(match: events_pb2.MatchFormed) -> Privacy:
-    """A match's game is public; a private lobby's is private (``parlor.gamehost.privacy``).
+    """A match's game is public; a private lobby's is private (``parlor.admission.privacy``).
     Its players are findable by id where their tickets chose to be."""
     return Privacy.chosen(private=bool(match.lobby), findable=match.findable_players)
 
@@ -90,19 +89,6 @@ async def confirmed_match(store: EventStore, data: bytes) -> events_pb2.MatchFor
     except DecodeError:
         return None
     return await recorded_match(store, claimed.match_id)
-
-
-async def recorded_match(store: EventStore, match_id: str) -> events_pb2.MatchFormed | None:
-    """The match of this id as matchmaking recorded it in the store (None: there is none)."""
-    try:
-        stream = match_stream(check_id(match_id, "match_id"))
-    except ParlorError:
-        return None
-    recorded = await store.read_stream(stream, 1, 1)
-    if not recorded or recorded[0].type != MATCH_FORMED:
-        return None
-    match = events_pb2.MatchFormed.FromString(recorded[0].data)
-    return match if match.match_id == match_id else None
 
 
 def match_consumer(bus: Bus, game_type: str, health: BusHealth | None = None) -> DurableConsumer:

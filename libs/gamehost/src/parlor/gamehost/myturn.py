@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlor.core.errors import InvalidArgument, Unavailable
-from parlor.gamehost.directory import MAX_PAGE, GameList, Listed
+from parlor.directory.listed import MAX_PAGE, GameList, Listed
 from parlor.gamehost.listing import fill_summary, finished_filter, moment
 from parlor.gamehost.timestamps import set_timestamp
 from parlor.kit.auth import Identity

@@ -21,11 +21,13 @@ import functools
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from parlor import telemetry
 from parlor.core.errors import ParlorError
+from parlor.eventstore import EventStore
 from parlor.gamehost.decider import Decided, SeatedDecider
+from parlor.gamehost.recorded import Outcome
 from parlor.gamehost.seating import GameFinished
 from parlor.telemetry import logcontext
 from parlor.telemetry.metrics import (
@@ -37,8 +39,20 @@ from parlor.telemetry.metrics import (
     labelled,
 )
 
-if TYPE_CHECKING:
-    from parlor.gamehost.host import GameHost, Outcome
+
+class Observed(Protocol):
+    """What the traces, logs and metrics read of the game host (``GameHost`` is one): its
+    game type, its store and a game's stream; the host imports this module, not the other
+    way round."""
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def store(self) -> EventStore: ...
+
+    def stream_id(self, game_id: str) -> str: ...
+
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -58,7 +72,7 @@ def _remember_trace(key: tuple[str, str], fields: Mapping[str, str]) -> None:
         _game_traces.popitem(last=False)
 
 
-async def game_trace(host: GameHost[Any, Any, Any], game_id: str) -> Mapping[str, str]:
+async def game_trace(host: Observed, game_id: str) -> Mapping[str, str]:
     """The trace context stored with a game's first event (empty if it was not traced)."""
     key = (host.category, game_id)
     found = _game_traces.get(key)
@@ -112,7 +126,7 @@ def observed_decide(execute: F) -> F:
 
     @functools.wraps(execute)
     async def wrapper(
-        host: GameHost[Any, Any, Any], game_id: str, command: Any, **options: Any
+        host: Observed, game_id: str, command: Any, **options: Any
     ) -> Outcome[Any, Any]:
         game_type = host.category
         command_id: str | None = command.command_id
@@ -148,7 +162,7 @@ def observed_decide(execute: F) -> F:
 
 
 async def _traced(
-    host: GameHost[Any, Any, Any],
+    host: Observed,
     game_id: str,
     command_id: str | None,
     actor: str | None,
@@ -183,9 +197,7 @@ def watched(watch: F) -> F:
     and ``opening``): the open watch streams, by game type."""
 
     @functools.wraps(watch)
-    async def wrapper(
-        host: GameHost[Any, Any, Any], *args: Any, **kwargs: Any
-    ) -> AsyncIterator[Any]:
+    async def wrapper(host: Observed, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         gauge = WATCHERS.labels(host.category)
         gauge.inc()
         try:

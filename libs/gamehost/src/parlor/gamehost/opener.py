@@ -16,18 +16,19 @@ from typing import Any, Generic, TypeVar
 
 from google.protobuf.message import Message
 
+from parlor.admission.opengames import Claims, within_cap
+from parlor.admission.privacy import Privacy
 from parlor.core.errors import InvalidArgument, ParlorError
 from parlor.gamehost.chance import drawn
-from parlor.gamehost.consent import create_consent
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome
 from parlor.gamehost.matches import from_match, match_privacy, match_seats
-from parlor.gamehost.opengames import Claims, within_cap
-from parlor.gamehost.privacy import Privacy
-from parlor.gamehost.seating import OpenTable, Seat, Table
-from parlor.gamehost.timecontrol import UNTIMED, TimeControl
+from parlor.gamehost.seating import OpenTable, Table
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import UNTIMED, TimeControl
 from parlor.kit import auth
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
+from parlor.matchrecords.consent import create_consent
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")

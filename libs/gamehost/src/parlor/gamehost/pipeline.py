@@ -26,11 +26,12 @@ from parlor.core.errors import Conflict, FailedPrecondition, ParlorError, Permis
 from parlor.gamehost.chance import Chance, drawn
 from parlor.gamehost.clocks import Tick
 from parlor.gamehost.command import Answer, Command, Given, Issued, Own
-from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded, system_command_id
-from parlor.gamehost.queue import GameQueue
+from parlor.gamehost.host import GameHost, Outcome, Overtaken, Recorded
 from parlor.gamehost.seating import Table
 from parlor.gamehost.turns import NO_BOTS, BotCommand, Bots
+from parlor.gametypes.ids import system_command_id
 from parlor.matchmaking.v1.events_pb2 import MatchFormed
+from parlor.runtime.queue import GameQueue
 
 __all__ = ["CLOCK_ACTOR", "BotCommand", "Bots", "Handled", "Pipeline"]
 

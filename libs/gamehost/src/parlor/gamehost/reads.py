@@ -19,21 +19,21 @@ from typing import Any, Generic, TypeVar
 
 from google.protobuf.message import Message
 
+from parlor.admission.privacy import Privacy, unknown_game
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound
+from parlor.directory.listed import SEATS_TAKEN
 from parlor.gamehost.clocks import set_clocks
 from parlor.gamehost.codec import seat_pb
-from parlor.gamehost.directory import SEATS_TAKEN
 from parlor.gamehost.export import export_parts, with_seat_tags
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Recorded
-from parlor.gamehost.matches import recorded_match
 from parlor.gamehost.pictures import Pictures
-from parlor.gamehost.privacy import Privacy, unknown_game
 from parlor.gamehost.replay import check_seen, entitlement, play_back
 from parlor.gamehost.seating import TABLE_EVENTS, GameFinished, Table
 from parlor.gamehost.turns import Exports
 from parlor.kit import auth
+from parlor.matchrecords.consent import recorded_match
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")

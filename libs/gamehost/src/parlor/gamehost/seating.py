@@ -36,19 +36,14 @@ from parlor.gamehost.clocks import (
 from parlor.gamehost.decider import Decided, SeatedDecider
 from parlor.gamehost.seatrules import SeatRules
 from parlor.gamehost.table import (
-    BOT_ACCOUNT_PREFIX,
-    BOT_PREFIX,
     TABLE_EVENTS,
     GameFinished,
     OpenTable,
-    Seat,
     SeatBerserked,
     SeatsTaken,
     Standings,
     Table,
     TableEvent,
-    is_bot_account,
-    shown_as_bot,
 )
 
 S = TypeVar("S")
@@ -56,12 +51,9 @@ C = TypeVar("C")
 E = TypeVar("E")
 
 __all__ = [
-    "BOT_ACCOUNT_PREFIX",
-    "BOT_PREFIX",
     "TABLE_EVENTS",
     "GameFinished",
     "OpenTable",
-    "Seat",
     "SeatBerserked",
     "Seated",
     "SeatsTaken",
@@ -69,8 +61,6 @@ __all__ = [
     "Standings",
     "Table",
     "TableEvent",
-    "is_bot_account",
-    "shown_as_bot",
 ]  # the table's values (``table``) given with the rules that seat them
 
 

@@ -20,28 +20,29 @@ from functools import cached_property, partial
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
+from parlor.admission.opengames import Claims, OpenGamesSettings
+from parlor.admission.privacy import unknown_game
+from parlor.directory.listed import GameList
 from parlor.gamehost.aborts import AbortLedger, AbortSettings, abort_counts
 from parlor.gamehost.clocks import Abort, Berserk
 from parlor.gamehost.command import Body, Check, Command, expires_in
-from parlor.gamehost.directory import GameList
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost, Outcome, Recorded
 from parlor.gamehost.listing import list_games
 from parlor.gamehost.myturn import list_my_turn_first
 from parlor.gamehost.opener import Opener
-from parlor.gamehost.opengames import Claims, OpenGamesSettings
 from parlor.gamehost.pictures import Pictures
 from parlor.gamehost.pipeline import Pipeline
-from parlor.gamehost.privacy import unknown_game
-from parlor.gamehost.queue import GameQueue
 from parlor.gamehost.reads import Reads, answer, viewer_seat
-from parlor.gamehost.seating import Seat, Table, is_bot_account
+from parlor.gamehost.seating import Table
 from parlor.gamehost.turns import Bots
 from parlor.gamehost.wire import Move, MoveRPC, Wire
 from parlor.gamehost.words import Dictionary, WordAnswers
+from parlor.gametypes.seats import Seat, is_bot_account
 from parlor.kit import auth
 from parlor.kit.fingerprint import request_fingerprint
 from parlor.kit.settings import load
+from parlor.runtime.queue import GameQueue
 
 T = TypeVar("T", bound=Table[Any])
 E = TypeVar("E")

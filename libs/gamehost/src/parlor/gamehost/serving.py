@@ -27,8 +27,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from parlor.directory.projection import Directory
 from parlor.gamehost.component import Served, game_component
-from parlor.gamehost.directory import Directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.service import GameService

@@ -18,8 +18,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from parlor.directory.projection import Directory
 from parlor.gamehost.component import Served, game_component
-from parlor.gamehost.directory import Directory
 from parlor.gamehost.games import GameType
 from parlor.gamehost.host import GameHost
 from parlor.gamehost.words import AUDIENCE, Dictionary, DictionarySettings

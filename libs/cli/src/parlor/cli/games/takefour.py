@@ -32,7 +32,7 @@ from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
 from parlor.gamehost.export import seat_tags
-from parlor.gamehost.seating import Seat
+from parlor.gametypes.seats import Seat
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 JOKER = "?"

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
 from parlor.gamehost.export import seat_tags
-from parlor.gamehost.seating import Seat
+from parlor.gametypes.seats import Seat
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 SIZE = 10

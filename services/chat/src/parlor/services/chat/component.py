@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 
 from parlor.chat.v1 import chat_pb2, chat_pb2_grpc
 from parlor.eventstore import BusHealth, PostgresEventStore, Subjects
-from parlor.gamehost.backends import database, process_outbox
-from parlor.gamehost.bells import GameBells, ring_from_bus
-from parlor.gamehost.games import games
+from parlor.gametypes.catalogue import catalogue
 from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
+from parlor.runtime.backends import database, process_outbox
+from parlor.runtime.bells import GameBells, ring_from_bus
 from parlor.services.chat.facts import Games
 from parlor.services.chat.rooms import CATEGORY, Rooms
 from parlor.services.chat.servicer import ChatServicer
@@ -42,7 +42,7 @@ async def chat() -> AsyncIterator[Component]:
         try:
             bells = GameBells()
             rooms = Rooms(store, settings.limits())
-            servicer = ChatServicer(rooms, Games(store, games()), settings, bells)
+            servicer = ChatServicer(rooms, Games(store, catalogue()), settings, bells)
             subjects = Subjects(prefix=backend.nats_subject_prefix, stream=backend.nats_stream)
             unsubscribe = await ring_from_bus(outbox.bus, subjects, CATEGORY, bells)
             try:

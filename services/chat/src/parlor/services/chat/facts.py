@@ -2,7 +2,7 @@
 is private (and its spectator invite), whether its type hides information.
 
 Read from the game's stream in the event store, never from a request: the seats and the
-privacy of its ``SeatsTaken`` (and that event's metadata, ``parlor.gamehost.privacy``), the
+privacy of its ``SeatsTaken`` (and that event's metadata, ``parlor.admission.privacy``), the
 end from its ``GameFinished``. Seats and privacy never change, so they are kept once read; a
 game not yet ended is read on from the version last seen at each ask.
 """
@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
+from parlor.admission.privacy import Privacy, unknown_game
 from parlor.chatrules import GameFacts
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
+from parlor.directory.listed import GAME_FINISHED, SEATS_TAKEN
 from parlor.eventstore import EventStore
-from parlor.gamehost.directory import GAME_FINISHED, SEATS_TAKEN
-from parlor.gamehost.games import GameType
-from parlor.gamehost.privacy import Privacy, unknown_game
+from parlor.gametypes.catalogue import CataloguedGame
 from parlor.kit.auth import Identity
 from parlor.services.chat.rooms import GAME_ID
 
@@ -38,12 +37,12 @@ class Known:
 class Games:
     """The facts of the installed game types' games."""
 
-    def __init__(self, store: EventStore, types: Mapping[str, GameType[Any, Any, Any]]) -> None:
+    def __init__(self, store: EventStore, types: Mapping[str, CataloguedGame]) -> None:
         self.store = store
         self.types = dict(types)
         self._known: OrderedDict[str, Known] = OrderedDict()
 
-    def game_type(self, name: str) -> GameType[Any, Any, Any]:
+    def game_type(self, name: str) -> CataloguedGame:
         game = self.types.get(name)
         if game is None:
             raise InvalidArgument(

@@ -10,10 +10,11 @@ watchers learn that a room has news, and read it from the store; no text is ever
 - ``chatprefs-<sha256 of the player id, 40 hex digits>``: a player's mutes, blocks and whether
   their chat is on (no personal data in a stream id).
 
-A message's text is stored sealed with its author's key (``parlor.eventstore.vault``):
-erasing the author's account shreds it, and the message then reads with no text
-(docs/chat.md). The room's state never holds texts, so deciding needs no key; what is shown
-is unsealed by ``Rooms.readable``.
+What a person wrote is stored sealed with their key (``parlor.eventstore.vault``): a
+message's text with its author's, a report's reason with its reporter's, a moderator's
+reason with the moderator's (``SEALED``); erasing the account shreds them, and they then
+read as "" (docs/chat.md). The room's state never holds texts, so deciding needs no key;
+what is shown is unsealed by ``Rooms.readable``.
 
 Each room is decided by ``parlor.chatrules.ROOMS`` on the state folded from its stream (cached per
 room and brought up to date from the store before each decision) and appended with the
@@ -28,7 +29,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from parlor.accounts.codec import decode, encode
 from parlor.chatrules import (
@@ -38,10 +39,14 @@ from parlor.chatrules import (
     ROOMS,
     Kind,
     Limits,
+    MessageDeleted,
     MessagePosted,
+    MessageReported,
+    PlayerTimedOut,
     Prefs,
     PrefsCommand,
     Room,
+    RoomClosed,
     RoomCommand,
     RoomEvent,
 )
@@ -56,6 +61,15 @@ RETRIES = 16
 CACHED_ROOMS = 4096
 TEXT = "text"
 """The sealed field of ``MessagePosted``."""
+SEALED: dict[type[RoomEvent], tuple[str, str]] = {
+    MessagePosted: ("author", TEXT),
+    MessageReported: ("by", "reason"),
+    PlayerTimedOut: ("by", "reason"),
+    MessageDeleted: ("by", "reason"),
+    RoomClosed: ("by", "reason"),
+}
+"""What each kind of event holds that a person wrote: (whose it is, the field), sealed with
+that person's key."""
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 
@@ -79,6 +93,17 @@ class RoomId:
 
 def room_event(event: RecordedEvent) -> RoomEvent:
     return decode(dict(EVENT_TYPES), event.type, event.data)
+
+
+def _unsealed(event: RoomEvent, keys: dict[str, bytes | None]) -> RoomEvent:
+    sealed = SEALED.get(type(event))
+    if sealed is None:
+        return event
+    whose, field = sealed
+    owner = getattr(event, whose)
+    opened = unseal(keys[owner], owner, type(event).__name__, field, getattr(event, field))
+    out: RoomEvent = replace(cast(Any, event), **{field: opened})
+    return out
 
 
 def prefs_stream(player_id: str) -> str:
@@ -146,30 +171,29 @@ class Rooms:
     async def _sealed(
         self, events: Sequence[RoomEvent], actor: str, command_id: str | None
     ) -> list[NewEvent]:
-        """The events to append, each message's text sealed with its author's key."""
+        """The events to append, what a person wrote in each sealed with their key
+        (``SEALED``; an empty reason stays empty)."""
         out = []
         for event in events:
             kind, data = encode(event)
-            if isinstance(event, MessagePosted):
-                key = await self.keys.get_or_create(event.author)
+            sealed = SEALED.get(type(event))
+            if sealed is not None and getattr(event, sealed[1]):
+                whose, field = sealed
+                owner = getattr(event, whose)
+                key = await self.keys.get_or_create(owner)
                 fields = json.loads(data)
-                fields[TEXT] = seal(key, event.author, kind, TEXT, event.text)
+                fields[field] = seal(key, owner, kind, field, getattr(event, field))
                 data = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
             out.append(NewEvent(kind, data, metadata=Metadata(command_id=command_id, actor=actor)))
         return out
 
     async def readable(self, events: Sequence[RecordedEvent]) -> list[RoomEvent]:
-        """The events as they may be shown: each message's text unsealed with its author's
-        key ("" once the author is erased; texts stored before sealing read as they are)."""
+        """The events as they may be shown: what a person wrote unsealed with their key
+        ("" once they are erased; texts stored before sealing read as they are)."""
         decoded = [room_event(e) for e in events]
-        authors = {e.author for e in decoded if isinstance(e, MessagePosted)}
-        keys = {author: await self.keys.get(author) for author in authors}
-        return [
-            replace(e, text=unseal(keys[e.author], e.author, MessagePosted.__name__, TEXT, e.text))
-            if isinstance(e, MessagePosted)
-            else e
-            for e in decoded
-        ]
+        owners = {getattr(e, SEALED[type(e)][0]) for e in decoded if type(e) in SEALED}
+        keys = {owner: await self.keys.get(owner) for owner in owners}
+        return [_unsealed(e, keys) for e in decoded]
 
     async def _again(self, room: RoomId, versions: range) -> list[RecordedEvent]:
         """A retried command id: the events its first outcome appended."""

@@ -43,13 +43,13 @@ from parlor.chatrules import (
 )
 from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.eventstore import RecordedEvent
-from parlor.gamehost.bells import GameBells
-from parlor.gamehost.host import check_command_id
+from parlor.gametypes.ids import check_command_id
 from parlor.kit import auth
 from parlor.kit.auth import Identity
 from parlor.kit.fingerprint import request_fingerprint
+from parlor.runtime.bells import GameBells
 from parlor.services.chat.facts import Games
-from parlor.services.chat.rooms import RoomId, Rooms, room_event
+from parlor.services.chat.rooms import RoomId, Rooms
 from parlor.services.chat.settings import ChatSettings
 
 MODERATOR_ROLES = frozenset({"moderator", "admin"})
@@ -359,10 +359,11 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
         room, facts = await self._room(request.room, identity)
         may_moderate(viewer_of(identity), facts)
         state, _ = await self.rooms.load(room)
+        events = await self.rooms.store.read_stream(room.stream)
         entries = [
             item_of(item, event.version, state)
-            for event in await self.rooms.store.read_stream(room.stream)
-            if isinstance(item := room_event(event), MODERATION)
+            for event, item in zip(events, await self.rooms.readable(events), strict=True)
+            if isinstance(item, MODERATION)
         ]
         return pb.GetModerationLogResponse(entries=entries[-MODERATION_LOG:])
 

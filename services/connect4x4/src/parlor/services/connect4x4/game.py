@@ -23,9 +23,9 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.messages import Messages
 from parlor.gamehost.seating import Table, TableEvent
 from parlor.gamehost.serving import Serving
-from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.views import ElementWire
 from parlor.gamehost.wire import Move, Wire
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import hosting, replay
 from parlor.rules.connect4x4.contract import ENGINE

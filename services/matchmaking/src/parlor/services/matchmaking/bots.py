@@ -48,6 +48,7 @@ from parlor.core.errors import (
     NotFound,
     PermissionDenied,
 )
+from parlor.directory.listed import GameList
 from parlor.eventstore import (
     ANY_VERSION,
     NO_STREAM,
@@ -57,9 +58,8 @@ from parlor.eventstore import (
     RecordedEvent,
 )
 from parlor.eventstore.vault import seal, unseal
-from parlor.gamehost.directory import GameList
-from parlor.gamehost.games import GameType
-from parlor.gamehost.seating import BOT_ACCOUNT_PREFIX, is_bot_account
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.gametypes.seats import BOT_ACCOUNT_PREFIX, is_bot_account
 from parlor.kit import auth as tokens
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.services.matchmaking import botaccount as rules
@@ -512,7 +512,7 @@ class BotScreen:
         bots: Bots,
         challenges: Challenges,
         game_types: tuple[str, ...],
-        open_games: Callable[[GameType[Any, Any, Any]], GameList | None],
+        open_games: Callable[[CataloguedGame], GameList | None],
     ) -> None:
         self.bots = bots
         self.challenges = challenges

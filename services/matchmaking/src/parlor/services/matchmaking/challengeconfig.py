@@ -21,13 +21,12 @@ carries them (``MatchFormed.config``).
 from __future__ import annotations
 
 import base64
-from typing import Any
 
 from google.protobuf import unknown_fields
 from google.protobuf.message import DecodeError, Message
 
 from parlor.core.errors import InvalidArgument, ParlorError
-from parlor.gamehost.games import GameType
+from parlor.gametypes.catalogue import CataloguedGame
 from parlor.kit import bounds
 
 
@@ -35,13 +34,13 @@ def _refuse(message: str) -> InvalidArgument:
     return InvalidArgument(message, reason="BAD_CONFIG")
 
 
-def config_type(game: GameType[Any, Any, Any]) -> type[Message] | None:
+def config_type(game: CataloguedGame) -> type[Message] | None:
     """The game's Config message (None: the game takes no configuration)."""
     config = getattr(game.proto, "Config", None) if game.proto is not None else None
     return config if isinstance(config, type) and issubclass(config, Message) else None
 
 
-def checked_config(game: GameType[Any, Any, Any], raw: bytes, seats: int, bots: int = 0) -> str:
+def checked_config(game: CataloguedGame, raw: bytes, seats: int, bots: int = 0) -> str:
     """``raw`` checked for a challenge of ``game`` with ``seats`` seats (the last ``bots`` of
     them bots), as the challenge keeps it (base64; empty: none given, the game's defaults)."""
     if not raw:

@@ -15,20 +15,20 @@ from datetime import UTC, datetime
 from typing import Any
 
 from parlor.accounts import PLAYER_PREFIX
+from parlor.admission.opengames import OpenGames, check_open_games
+from parlor.admission.privacy import Privacy
 from parlor.challenges.v1 import challenges_pb2 as pb
 from parlor.challenges.v1 import challenges_pb2_grpc as pb_grpc
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from parlor.directory.listed import GameList
 from parlor.eventstore import EventStore
-from parlor.gamehost.consent import claimed_match, rated, recorded_match
-from parlor.gamehost.directory import GameList
-from parlor.gamehost.games import GameType
-from parlor.gamehost.host import check_id
-from parlor.gamehost.opengames import OpenGames, check_open_games
-from parlor.gamehost.privacy import Privacy
-from parlor.gamehost.seating import Seat
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.gametypes.ids import check_id
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit import auth
+from parlor.matchrecords.consent import claimed_match, rated, recorded_match
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.challenge import (
     FIXED,
@@ -63,9 +63,9 @@ class ChallengeServicer(pb_grpc.ChallengeServiceServicer):
         accounts: Accounts,
         game_types: tuple[str, ...],
         expire_seconds: float = 86_400.0,
-        open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None] = lambda game: None,
+        open_games: Callable[[CataloguedGame], OpenGames | None] = lambda game: None,
         max_open_games: int = 0,
-        directories: Callable[[GameType[Any, Any, Any]], GameList | None] = lambda game: None,
+        directories: Callable[[CataloguedGame], GameList | None] = lambda game: None,
         keepalive_seconds: float = 15.0,
         declines: Callable[[Challenge], Awaitable[list[tuple[str, str]]]] | None = None,
     ) -> None:
@@ -369,7 +369,7 @@ async def _rated(
     store: EventStore,
     seated: Any,
     seats: list[tuple[str, str]],
-    game: GameType[Any, Any, Any],
+    game: CataloguedGame,
     game_id: str,
 ) -> bool:
     """Whether the finished game was rated: agreed by its seats, and not an unrated match."""
@@ -383,7 +383,7 @@ async def _rated(
 
 
 async def _config_of(
-    store: EventStore, seated: Any, game: GameType[Any, Any, Any], seats: int, bots: int
+    store: EventStore, seated: Any, game: CataloguedGame, seats: int, bots: int
 ) -> str:
     """The finished game's configuration, for its rematch: the one its match carried
     (``MatchFormed.config``: a challenge's, a rematch's), checked again as a challenge's

@@ -54,10 +54,10 @@ from parlor.eventstore import (
     PostgresEventStore,
     RecordedEvent,
 )
-from parlor.gamehost.consent import match_stream
-from parlor.gamehost.seating import shown_as_bot
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import shown_as_bot
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import MATCH_FORMED, match_stream
 from parlor.services.matchmaking.challenge import (
     CHALLENGES,
     EVENT_TYPES,
@@ -84,7 +84,6 @@ BLOCKS = "playerblocks"
 BOARD = "challengeboard-open"
 REMATCH = "rematchof"
 NOTICE = "Notice"
-MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 RETRIES = 8
 HOUR = 3600.0
 DAY = 86_400.0

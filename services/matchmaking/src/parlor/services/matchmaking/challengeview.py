@@ -9,7 +9,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlor.challenges.v1 import challenges_pb2 as pb
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.seating import shown_as_bot
+from parlor.gametypes.seats import shown_as_bot
 from parlor.services.matchmaking.challenge import (
     CANCELLED,
     DECLINED,

@@ -6,22 +6,21 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any
 
 from parlor.accounts import GUEST_CLAIM_CATEGORY
+from parlor.admission.opengames import OpenGamesSettings
 from parlor.bots.v1 import bots_pb2, bots_pb2_grpc
 from parlor.challenges.v1 import challenges_pb2, challenges_pb2_grpc
+from parlor.directory.projection import Directory, game_directory
 from parlor.eventstore import BusHealth, PostgresEventStore
-from parlor.gamehost.backends import database, process_outbox
-from parlor.gamehost.directory import Directory, game_directory
-from parlor.gamehost.games import GameType
-from parlor.gamehost.opengames import OpenGamesSettings
-from parlor.gamehost.outbox import category_lane, everything
+from parlor.gametypes.catalogue import CataloguedGame
 from parlor.identity.v1 import identity_pb2, identity_pb2_grpc
 from parlor.kit.auth import AuthSettings
 from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
 from parlor.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+from parlor.runtime.backends import database, process_outbox
+from parlor.runtime.outbox import category_lane, everything
 from parlor.services.matchmaking.accounts import Accounts
 from parlor.services.matchmaking.board import TicketBoard
 from parlor.services.matchmaking.botmatch import BotMatcher
@@ -138,7 +137,7 @@ async def matchmaking() -> AsyncIterator[Component]:
             # database's, caught up from the events) counts them.
             directories: dict[str, Directory] = {}
 
-            def open_games(game: GameType[Any, Any, Any]) -> Directory:
+            def open_games(game: CataloguedGame) -> Directory:
                 if game.category not in directories:
                     directories[game.category] = game_directory(store.engine, game)
                 return directories[game.category]

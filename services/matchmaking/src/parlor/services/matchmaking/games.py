@@ -10,8 +10,8 @@ from typing import Any
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.games import GameType, games
-from parlor.gamehost.timecontrol import Kind, TimeControl
+from parlor.gametypes.catalogue import CataloguedGame, catalogue
+from parlor.gametypes.timecontrol import Kind, TimeControl
 
 # Bots by strength: the matching library numbers bot levels from 1 (weakest); each game
 # service names its own bots. Thresholds (Policy.bot_levels) give one level per name.
@@ -19,11 +19,11 @@ BOT_NAMES = ("random", "greedy", "strong")
 BOT_THRESHOLDS = (1300.0, 1700.0)
 
 
-GAME_TYPES: dict[str, GameType[Any, Any, Any]] = games()
+GAME_TYPES: dict[str, CataloguedGame] = catalogue()
 """Every installed game (its declaration in the registry): name, seat range, bot names."""
 
 
-def game_type(name: str, allowed: tuple[str, ...]) -> GameType[Any, Any, Any]:
+def game_type(name: str, allowed: tuple[str, ...]) -> CataloguedGame:
     """The game type, or INVALID_ARGUMENT UNKNOWN_GAME_TYPE."""
     found = GAME_TYPES.get(name)
     if found is None or name not in allowed:
@@ -34,9 +34,7 @@ def game_type(name: str, allowed: tuple[str, ...]) -> GameType[Any, Any, Any]:
     return found
 
 
-def check_counts(
-    game: GameType[Any, Any, Any], min_players: int, max_players: int
-) -> tuple[int, int]:
+def check_counts(game: CataloguedGame, min_players: int, max_players: int) -> tuple[int, int]:
     """The requested range (0 means the game's own bound), or BAD_PLAYER_COUNT."""
     low = min_players or game.min_seats
     high = max_players or game.max_seats
@@ -57,12 +55,12 @@ def bot_player(level_seat: str, game: str = "connect4x4") -> str:
     return "bot:" + names[min(level, len(names)) - 1]
 
 
-def bot_levels(game: GameType[Any, Any, Any]) -> tuple[str, ...]:
+def bot_levels(game: CataloguedGame) -> tuple[str, ...]:
     """The game's bot names, weakest first, each once (a level a ticket may name)."""
     return tuple(dict.fromkeys(game.bots))
 
 
-def bot_level(game: GameType[Any, Any, Any], name: str) -> int | None:
+def bot_level(game: CataloguedGame, name: str) -> int | None:
     """The matching level (1 = weakest) of a bot name ("strong" or "bot:strong"); None if empty.
 
     INVALID_ARGUMENT UNKNOWN_BOT_LEVEL, naming the game's levels, for any other name.
@@ -80,7 +78,7 @@ def bot_level(game: GameType[Any, Any, Any], name: str) -> int | None:
     return game.bots.index(bare) + 1
 
 
-def time_control_of(game: GameType[Any, Any, Any], message: common_pb2.TimeControl) -> TimeControl:
+def time_control_of(game: CataloguedGame, message: common_pb2.TimeControl) -> TimeControl:
     """The time control a request names, KIND_UNSPECIFIED being the game's default.
 
     A match always seats a person, so the default for games with people applies even

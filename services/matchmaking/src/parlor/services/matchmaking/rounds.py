@@ -37,10 +37,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import Conflict
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
-from parlor.gamehost.seating import shown_as_bot
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.seats import shown_as_bot
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.matching import BOT_PREFIX, Match, Policy, Pool, Round, Ticket
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import MATCH_FORMED
 from parlor.services.matchmaking.games import GAME_TYPES, bot_player, time_control_from_json
 from parlor.services.matchmaking.tickets import LOBBY_CLOSED
 from parlor.telemetry.metrics import MATCHMAKING_WAIT_SECONDS
@@ -49,7 +50,6 @@ log = logging.getLogger("parlor.services.matchmaking.rounds")
 
 CATEGORY = "matchmaking"
 ROUND_LOCK_CLASS = 0x6D6D  # "mm": two-key advisory locks, (class, hashtext(game type))
-MATCH_FORMED = events_pb2.MatchFormed.DESCRIPTOR.full_name
 MAX_ID_DRAWS = 8
 MAX_LINE_FOR_PAIRS = 64
 """Past this many public tickets waiting in one line (game type and time control), the

@@ -7,7 +7,7 @@ ticket: the interceptor lets through only service tokens meant for matchmaking (
 A ticket is a game to come: ``CreateTicket``, ``CreateLobby`` and ``JoinLobby`` refuse a
 player who already holds ``max_open_games`` unfinished games of that type
 (``RESOURCE_EXHAUSTED`` ``TOO_MANY_OPEN_GAMES``, counted by the game directory:
-``parlor.gamehost.opengames``) before anything is stored; services are not capped. A match
+``parlor.admission.opengames``) before anything is stored; services are not capped. A match
 formed after the player reached the cap meanwhile is still made into its game.
 """
 
@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import Any
 
+from parlor.admission.opengames import OpenGames, check_open_games
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import (
     FailedPrecondition,
@@ -26,9 +27,8 @@ from parlor.core.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
-from parlor.gamehost.games import GameType
-from parlor.gamehost.opengames import OpenGames, check_open_games
-from parlor.gamehost.seating import shown_as_bot
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.gametypes.seats import shown_as_bot
 from parlor.kit import auth
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
@@ -61,7 +61,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         lobbies: Lobbies,
         game_types: tuple[str, ...],
         board: TicketBoard,
-        open_games: Callable[[GameType[Any, Any, Any]], OpenGames | None] = lambda game: None,
+        open_games: Callable[[CataloguedGame], OpenGames | None] = lambda game: None,
         max_open_games: int = 0,
         *,
         bot_fill_after: timedelta | None = None,
@@ -84,7 +84,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         self.max_open_games = max_open_games
         """``PARLOR_MAX_OPEN_GAMES_PER_PLAYER`` (0: no cap)."""
 
-    async def check_open_games(self, game: GameType[Any, Any, Any]) -> None:
+    async def check_open_games(self, game: CataloguedGame) -> None:
         """Refuse the caller a ticket for ``game`` if they hold the most unfinished games of
         it one player may (``TOO_MANY_OPEN_GAMES``); services pass."""
         await check_open_games(self.open_games(game), auth.caller(), self.max_open_games, game.name)

@@ -22,7 +22,7 @@ from parlor.core.errors import (
     InvalidArgument,
     NotFound,
 )
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit.bounds import shown_name
 from parlor.rating import INITIAL_RATING
 from parlor.services.matchmaking.games import time_control_from_json, time_control_json
@@ -166,7 +166,7 @@ class Tickets:
         """A waiting ticket, in one statement: rated as given, else by scoring's rating of
         the player (a newcomer's if none). ``conn``: within the caller's transaction (a
         lobby's host ticket, written with its lobby), else on its own. ``findable``: the
-        player may be found in the match's game by their id (``parlor.gamehost.privacy``)."""
+        player may be found in the match's game by their id (``parlor.admission.privacy``)."""
         if rating is not None and not (math.isfinite(rating) and 0 <= rating <= 10_000):
             raise InvalidArgument("a rating is a number from 0 to 10000", reason="BAD_RATING")
         display_name = shown_name(display_name, player_id)  # a token's name is a claim too

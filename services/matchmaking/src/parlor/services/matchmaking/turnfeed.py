@@ -1,16 +1,17 @@
 """'Your turn' in each player's inbox: the games that come to wait for a player's move.
 
 A loop follows the store's global order (each partition of it on its own when the store
-splits it, ``parlor.eventstore.cursors``): for each game type, the game streams an
-interval of positions touched (``EventStore.streams_touched``, read in the store), each
-game's state folded by the game's own rules (a read-only ``GameHost``, its cache kept
-between steps), and for each person whose seat the game waits for (the engine's
-``to_move``), a ``TurnNotice`` (game, version, seat, that seat's deadline) appended to
-their inbox under the command id ``turn-<game type>-<game id>-<version>-<seat>``: the
-store keeps one append per command id and stream, so replicas running this loop side by
-side, or one that restarts before its checkpoint, append each notice once. The position
-covered is kept in ``turnfeed-<game type>`` (``Covered``: ``position``, and with P > 1
-``positions``, one a partition), so a restart goes on from it.
+splits it, ``parlor.eventstore.cursors``): for each game type, the game streams an interval
+of positions touched (``EventStore.streams_touched``, read in the store), each game's state
+folded by the game's own rules (``CataloguedGame.states``: the game's stream read and
+folded, its cache kept between steps), and for each person whose seat the game waits for
+(the engine's ``to_move``), a ``TurnNotice`` (game, version, seat, that seat's deadline)
+appended to their inbox under the command id
+``turn-<game type>-<game id>-<version>-<seat>``: the store keeps one append per command id
+and stream, so replicas running this loop side by side, or one that restarts before its
+checkpoint, append each notice once. The position covered is kept in
+``turnfeed-<game type>`` (``Covered``: ``position``, and with P > 1 ``positions``, one a
+partition), so a restart goes on from it.
 
 A game aborted before it started (``AbortGame``, or the clock's abort of a matched game)
 gives each of its people a ``GameAbortedNotice`` (the same fields, no deadline) under the
@@ -30,9 +31,8 @@ from typing import Any
 from parlor.eventstore import ANY_VERSION, EventStore, Metadata, NewEvent, RecordedEvent
 from parlor.eventstore.cursors import Cursor, heads, partition_key, widen
 from parlor.eventstore.cursors import touched as touched_streams
-from parlor.gamehost.games import GameType
-from parlor.gamehost.host import GameHost
-from parlor.gamehost.seating import Seat
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.gametypes.seats import Seat
 from parlor.services.matchmaking.challenges import inbox_stream
 
 log = logging.getLogger("parlor.services.matchmaking.turnfeed")
@@ -68,7 +68,7 @@ class TurnFeed:
     def __init__(
         self,
         store: EventStore,
-        games: Sequence[GameType[Any, Any, Any]],
+        games: Sequence[CataloguedGame],
         changed: Callable[[Sequence[str]], None] = lambda players: None,
         clock: Callable[[], float] = time.time,
         poll_seconds: float = 0.5,
@@ -79,7 +79,7 @@ class TurnFeed:
         game it had to start (``Bots.mark_unavailable``), as its game ends."""
         self.store = store
         self.games = {g.category: g for g in games}
-        self.hosts = {g.category: GameHost(g.category, g.decider, g.codec, store) for g in games}
+        self.states = {g.category: g.states(store) for g in games}
         self.changed = changed
         self.clock = clock
         self.poll_seconds = poll_seconds
@@ -131,8 +131,8 @@ class TurnFeed:
                 self.covered[partition_key(category, partition)] = position
         return appended
 
-    async def _notice(self, game: GameType[Any, Any, Any], game_id: str) -> int:
-        table, version = await self.hosts[game.category].load(game_id)
+    async def _notice(self, game: CataloguedGame, game_id: str) -> int:
+        table, version = await self.states[game.category].load(game_id)
         rules = game.decider
         if rules.is_terminal(table):
             await self._ran_out(game, game_id, table, version)
@@ -177,9 +177,7 @@ class TurnFeed:
         self.changed(reached)
         return len(reached)
 
-    async def _ran_out(
-        self, game: GameType[Any, Any, Any], game_id: str, table: Any, version: int
-    ) -> None:
+    async def _ran_out(self, game: CataloguedGame, game_id: str, table: Any, version: int) -> None:
         """The bot accounts that stopped answering in a game that just ended: a seat out of
         time, or the one a matched game was aborted for (its clock ran, it never moved)."""
         timing, clock = game.decider.timing, table.clock

@@ -17,10 +17,10 @@ from parlor.eventstore import (
     PostgresEventStore,
     Subjects,
 )
-from parlor.gamehost.backends import database
-from parlor.gamehost.games import games
+from parlor.gametypes.catalogue import catalogue
 from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load, setting
+from parlor.runtime.backends import database
 from parlor.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from parlor.services.scoring.migrate import migrate
 from parlor.services.scoring.scorer import Scorer
@@ -55,7 +55,7 @@ class ScoringSettings:
     game_types: tuple[str, ...] = setting(
         "PARLOR_SCORING_GAME_TYPES",
         "game types scoring answers for (comma-separated)",
-        tuple(games()),
+        tuple(catalogue()),
     )
 
 

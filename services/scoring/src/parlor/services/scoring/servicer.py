@@ -7,9 +7,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from parlor.admission.privacy import Privacy
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument, NotFound, PermissionDenied
-from parlor.gamehost.privacy import Privacy
 from parlor.kit import auth
 from parlor.rating import Rating
 from parlor.scoring.v1 import scoring_pb2 as pb
@@ -178,7 +178,7 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
         self, game_type: str, request: pb.GetScoresheetRequest, players: list[str]
     ) -> None:
         """Refuse a private game's scoresheet to a caller who may not read the game, as a
-        game never scored is refused: its existence is not revealed (``parlor.gamehost.privacy``;
+        game never scored is refused: its existence is not revealed (``parlor.admission.privacy``;
         the choice is in the metadata of the game's first event, which only the store holds)."""
         stream_id = f"{game_type}-{request.game_id}"
         first = await self.scorer.store.read_stream(stream_id, 1, 1)

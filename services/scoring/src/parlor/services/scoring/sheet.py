@@ -14,12 +14,12 @@ from datetime import datetime
 from parlor.accounts import canonical
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import EventStore, RecordedEvent
-from parlor.gamehost.clocks import AT, SEAT
-from parlor.gamehost.consent import claimed_match, rated, recorded_match
+from parlor.gametypes.clockkeys import AT, SEAT
+from parlor.gametypes.seats import BOT_PREFIX
+from parlor.matchrecords.consent import claimed_match, rated, recorded_match
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
-BOT_PREFIX = "bot:"
 
 
 def is_type(event: RecordedEvent, full_name: str) -> bool:
@@ -79,7 +79,7 @@ async def seats_agreed(store: EventStore, event: RecordedEvent) -> bool:
     """Whether every human in a game's ``SeatsTaken`` agreed to play (a game to rate).
 
     The game host records how the seats were agreed with the game's first events
-    (``parlor.gamehost.consent``); a game without that record is not scored, nor one whose
+    (``parlor.matchrecords.consent``); a game without that record is not scored, nor one whose
     record the store does not bear out (a match it does not hold, or with other seats; a
     service not allowed to vouch for players). A challenge's match its challenger made
     unrated (``MatchFormed.unrated``) is agreed but not rated.

@@ -58,13 +58,13 @@ from parlor.gamehost.games import GameType
 from parlor.gamehost.messages import DEFAULT, Custom, Messages
 from parlor.gamehost.messages import Wire as WireField
 from parlor.gamehost.pooledseat import PooledSeat
-from parlor.gamehost.queue import PER_GAME_HELP, GameQueue
-from parlor.gamehost.seating import TABLE_EVENTS, Seat, Table, TableEvent
+from parlor.gamehost.seating import TABLE_EVENTS, Table, TableEvent
 from parlor.gamehost.service import GameService
 from parlor.gamehost.serving import Serving
-from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.wire import Move, Wire
 from parlor.gamehost.words import DictionarySettings
+from parlor.gametypes.seats import Seat
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit.settings import load, setting
 from parlor.rules import takefour as tf
 from parlor.rules.takefour import WordIndex, hosting, notation, replay
@@ -74,6 +74,7 @@ from parlor.rules.takefour.standings import standings as standings  # the compon
 from parlor.rules.takefour.tiles import STANDARD_TILES
 from parlor.rules.takefour.timing import Timing
 from parlor.rules.takefour.view import GridChanged, SeatView, SeenEvent, Viewer
+from parlor.runtime.queue import PER_GAME_HELP, GameQueue
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 Event = tf.TakeFourEvent | TableEvent

@@ -6,11 +6,11 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from parlor.eventstore import BusHealth, DurableConsumer, PostgresEventStore, Subjects
-from parlor.gamehost.backends import database, process_outbox
-from parlor.gamehost.bells import GameBells, ring_from_bus
-from parlor.gamehost.games import games
+from parlor.gametypes.catalogue import catalogue
 from parlor.kit.server import BUS_HEALTH, Component, GrpcService
 from parlor.kit.settings import BackendSettings, load
+from parlor.runtime.backends import database, process_outbox
+from parlor.runtime.bells import GameBells, ring_from_bus
 from parlor.services.tournament.driver import CONSUMER, Driver
 from parlor.services.tournament.servicer import TournamentServicer
 from parlor.services.tournament.settings import TournamentSettings
@@ -42,7 +42,7 @@ async def tournament() -> AsyncIterator[Component]:
         )
         try:
             bells = GameBells()
-            types = games()
+            types = catalogue()
             tournaments = Tournaments(store)
             tournaments.changed = bells.ring
             clock = scaled_clock(settings.time_scale)

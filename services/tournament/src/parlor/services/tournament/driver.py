@@ -27,7 +27,7 @@ from typing import Any
 from parlor.core.errors import ParlorError, Unavailable
 from parlor.eventstore import Delivery, DurableConsumer, EventStore
 from parlor.eventstore.tracing import consuming
-from parlor.gamehost.games import GameType
+from parlor.gametypes.catalogue import CataloguedGame
 from parlor.services.tournament.games import Result, match_appends, result_of
 from parlor.services.tournament.tournaments import Tournaments, new_id
 from parlor.tournamentrules import (
@@ -54,7 +54,7 @@ class Driver:
     def __init__(
         self,
         tournaments: Tournaments,
-        types: Mapping[str, GameType[Any, Any, Any]],
+        types: Mapping[str, CataloguedGame],
         clock: Callable[[], int],
     ) -> None:
         self.tournaments = tournaments

@@ -23,19 +23,18 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
 from parlor.eventstore import NO_STREAM, EventStore, Metadata, NewEvent, RecordedEvent
-from parlor.gamehost.clocks import AT, SEAT
-from parlor.gamehost.consent import MATCH_CATEGORY, MATCH_FORMED, match_stream
-from parlor.gamehost.games import GameType
-from parlor.gamehost.matches import recorded_match
-from parlor.gamehost.timecontrol import Kind, TimeControl
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.gametypes.clockkeys import AT, SEAT
+from parlor.gametypes.seats import BOT_PREFIX
+from parlor.gametypes.timecontrol import Kind, TimeControl
 from parlor.matchmaking.v1 import events_pb2
+from parlor.matchrecords.consent import MATCH_CATEGORY, MATCH_FORMED, match_stream, recorded_match
 from parlor.services.tournament.tournaments import Append
 from parlor.tournamentrules import Settings, TablesPaired
 
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 SEAT_BERSERKED = common_pb2.SeatBerserked.DESCRIPTOR.full_name
-BOT_PREFIX = "bot:"
 BOT_NUMBER = "#"
 
 
@@ -124,7 +123,7 @@ async def tournament_of(store: EventStore, game_id: str) -> str | None:
 
 
 async def result_of(
-    store: EventStore, types: Mapping[str, GameType[object, object, object]], stream_id: str
+    store: EventStore, types: Mapping[str, CataloguedGame], stream_id: str
 ) -> Result | None:
     """The result of the game ``stream_id`` if it is a finished tournament game."""
     category, _, game_id = stream_id.partition("-")

@@ -16,11 +16,11 @@ from parlor.core.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
-from parlor.gamehost.bells import GameBells
-from parlor.gamehost.games import GameType
-from parlor.gamehost.host import check_command_id
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.gametypes.ids import check_command_id
 from parlor.kit import auth
 from parlor.kit.auth import Identity
+from parlor.runtime.bells import GameBells
 from parlor.services.tournament.games import bot_entrant
 from parlor.services.tournament.settings import TournamentSettings
 from parlor.services.tournament.tournaments import Tournaments, event_of, new_id
@@ -76,7 +76,7 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
     def __init__(
         self,
         tournaments: Tournaments,
-        types: Mapping[str, GameType[Any, Any, Any]],
+        types: Mapping[str, CataloguedGame],
         settings: TournamentSettings,
         bells: GameBells,
         clock: Callable[[], int],

@@ -9,8 +9,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.games import GameType
-from parlor.gamehost.timecontrol import TimeControl
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.tournamentrules import (
     ARENA,
     INVITE,
@@ -47,7 +47,7 @@ def _bad(field: str, message: str) -> InvalidArgument:
     return InvalidArgument(message, reason="BAD_SETTINGS", metadata={"field": field})
 
 
-def settings_of(request: pb.Settings, types: Mapping[str, GameType[Any, Any, Any]]) -> Settings:
+def settings_of(request: pb.Settings, types: Mapping[str, CataloguedGame]) -> Settings:
     """The rules' settings from a request's (the rules check them again in ``Create``)."""
     if request.format not in FORMATS:
         raise _bad("format", "choose FORMAT_ARENA or FORMAT_SWISS")

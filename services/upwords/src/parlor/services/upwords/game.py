@@ -40,11 +40,11 @@ from parlor.gamehost.messages import Wire as WireField
 from parlor.gamehost.seating import TABLE_EVENTS, Table, TableEvent
 from parlor.gamehost.serving import Serving
 from parlor.gamehost.thinking import think
-from parlor.gamehost.timecontrol import TimeControl
 from parlor.gamehost.turns import BotCommand, Bots
 from parlor.gamehost.views import ElementWire
 from parlor.gamehost.wire import Move, Wire
 from parlor.gamehost.words import Dictionary, DictionarySettings
+from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit.settings import load, setting
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import hosting, notation, record, replay, verdicts

@@ -5,7 +5,7 @@ Revises: 0004
 Create Date: 2026-12-07
 
 - ``mm_tickets.findable`` (false for every ticket before: no one was asked, and no one is
-  findable unless they chose it; ``parlor.gamehost.privacy``).
+  findable unless they chose it; ``parlor.admission.privacy``).
 
 Downgrade: the column goes; matches formed since keep their ``MatchFormed.findable_players``.
 """

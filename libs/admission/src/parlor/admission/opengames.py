@@ -33,7 +33,7 @@ most once a second for the count) without letting a burst through. Matchmaking's
 (tickets, lobbies) are the soft ``check_open_games``: a ticket waits, at most one per player,
 and its match is made into its game whatever the count then.
 
-``parlor.gamehost.eventscan.EventScan`` counts from the events themselves, reading every one:
+``parlor.directory.eventscan.EventScan`` counts from the events themselves, reading every one:
 for a store without the directory's tables (the in-memory store of unit tests).
 
 A player who reached the cap finds the games they hold with ``ListGames``

@@ -19,7 +19,7 @@ their own games, and services find everyone's. A listed game still shows all its
 players are public, as in ``GetGame``): ``findable`` governs following a player by id.
 
 The choice is recorded in the metadata of the game's creating events (``extra``: with the
-seats' consent, ``parlor.gamehost.consent``), which the game directory folds with
+seats' consent, ``parlor.matchrecords.consent``), which the game directory folds with
 ``SeatsTaken``. The invite is stored there too, and kept off the bus (``redacted``: the
 relay publishes events' metadata as NATS headers), so only the store and the seats hold it.
 """

@@ -9,7 +9,7 @@ joker is now in that hand). The subject (``<prefix>.<category>.<id>.<type>``) an
 ``Parlor-Event-Type`` header name the type shown; ``Nats-Msg-Id`` (``<stream>:<version>``),
 the stream, version and position stay the event's own. A private game's spectator invite,
 kept in its creating events' metadata, is left out of the headers
-(``parlor.gamehost.privacy.redacted``). So nothing secret ever reaches NATS, whoever
+(``parlor.admission.privacy.redacted``). So nothing secret ever reaches NATS, whoever
 subscribes. Each lane has a lease and a checkpoint named after its category: the
 replicas hosting a category elect one publisher for it among themselves, whether a replica
 hosts that game alone (``--only connect4x4``, a pod) or beside others (the platform), where
@@ -21,9 +21,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from parlor.admission.privacy import redacted
 from parlor.eventstore import Bus, PostgresEventStore, RecordedEvent, Relay
 from parlor.eventstore.relay import Lane
-from parlor.gamehost.privacy import redacted
 
 Public = Callable[[str, bytes], tuple[str, bytes] | None]
 """(event type, payload) -> the (type, payload) anyone may see, or None to publish nothing."""
@@ -56,4 +56,4 @@ def category_relay(
     store: PostgresEventStore, bus: Bus, category: str, public: Public = everything
 ) -> Relay:
     """A relay of one category's lane (a service that relays its own events alone)."""
-    return Relay(store, bus, lanes=[category_lane(category, public)])
+    return Relay(store, bus, lanes=[category_lane(category, public)], spread=True)

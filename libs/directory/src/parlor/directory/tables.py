@@ -1,4 +1,4 @@
-"""The directory's tables (``parlor.gamehost.directory``): their schema, the advisory locks
+"""The directory's tables (``parlor.directory.projection``): their schema, the advisory locks
 that serialise their creation, each game type's catch-up and each player's claims, and the
 statements ``Directory`` reads and writes them with; a player's ids (``ids_of``) and the
 locks' keys (``hash_category``).
@@ -64,7 +64,7 @@ SCHEMA = [
             ALTER TABLE game_directory ADD COLUMN departed text[] NOT NULL DEFAULT '{}';
         END IF;
     END $$""",
-    # A game's privacy (``parlor.gamehost.privacy``: added after the table; games before it
+    # A game's privacy (``parlor.admission.privacy``: added after the table; games before it
     # are public, and no one is findable in them by player id).
     """DO $$ BEGIN
         IF NOT EXISTS (SELECT 1 FROM information_schema.columns

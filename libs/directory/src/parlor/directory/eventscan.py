@@ -1,6 +1,6 @@
 """``EventScan``: the game directory read from every event of the store at each call, for a
 store without the directory's tables (the in-memory store of unit tests): what
-``Directory`` lists, it lists. ``directory`` gives it too.
+``Directory`` (``parlor.directory.projection``) lists, it lists.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Sequence
 from google.protobuf.message import Message
 
 from parlor.accounts import ACCOUNT_CATEGORY, PLAYER_PREFIX, guests_claimed
+from parlor.admission.privacy import Privacy
 from parlor.common.v1 import common_pb2
-from parlor.eventstore import EventStore
-from parlor.gamehost.listed import (
+from parlor.directory.listed import (
     GAME_FINISHED,
     SEATS_TAKEN,
     Listed,
@@ -23,8 +23,8 @@ from parlor.gamehost.listed import (
     departures_by_type,
     holds,
 )
-from parlor.gamehost.privacy import Privacy
-from parlor.gamehost.queue import GameQueue
+from parlor.eventstore import EventStore
+from parlor.runtime.queue import GameQueue
 
 
 class EventScan:

@@ -1,7 +1,7 @@
 """A game as a listing shows it (``Listed``), where a game type's games are listed from
-(``GameList``: the directory's tables, ``parlor.gamehost.directory``, or the events
-themselves, ``parlor.gamehost.eventscan``) and which unfinished games count as a player's
-open ones (``holds``). ``directory`` gives these names too.
+(``GameList``: the directory's tables, ``parlor.directory.projection``, or the events
+themselves, ``parlor.directory.eventscan``) and which unfinished games count as a player's
+open ones (``holds``).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Protocol
 
 from google.protobuf.message import Message
 
+from parlor.admission.opengames import Claims
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.opengames import Claims
-from parlor.gamehost.seating import BOT_PREFIX
+from parlor.gametypes.seats import BOT_PREFIX
 
 SEATS_TAKEN = common_pb2.SeatsTaken.DESCRIPTOR.full_name
 GAME_FINISHED = common_pb2.GameFinished.DESCRIPTOR.full_name
@@ -38,7 +38,7 @@ class Listed:
     """The players who left it while the others played on (``GameType.departures``)."""
     private: bool = False
     findable: tuple[str, ...] = ()
-    """The players who chose to be found in it by their id (``parlor.gamehost.privacy``)."""
+    """The players who chose to be found in it by their id (``parlor.admission.privacy``)."""
 
     def shown_to(
         self,

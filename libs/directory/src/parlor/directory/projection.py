@@ -11,7 +11,7 @@ so a quiet game type does not rescan other types' events) and writes rows and
 checkpoint in one transaction, under an advisory lock per game type, so replicas
 may catch up concurrently and a listing right after a game ends already shows it
 (``list`` catches up first). ``open_games`` counts a player's unfinished games (the cap
-on them: ``parlor.gamehost.opengames``), caught up first too, leaving out those the player
+on them: ``parlor.admission.opengames``), caught up first too, leaving out those the player
 has left (``GameType.departures``: resigned from a game of three, left a race) while another
 person plays on there: the others may play on for as long as they like, and the player can do
 nothing more there. A game the player left where only bots (or people who left too) play on
@@ -23,7 +23,7 @@ they share one checkpoint. Unfinished rows have partial
 indexes of their own (by time, by player): a player's games in progress, and everyone's, are
 found without reading the finished ones, which outnumber them more every day.
 
-``EventScan`` (``parlor.gamehost.eventscan``) is the same list read from every event at each
+``EventScan`` (``parlor.directory.eventscan``) is the same list read from every event at each
 call, for a store without the directory's tables (the in-memory store of unit tests): what
 one lists, the other lists.
 """
@@ -35,40 +35,28 @@ import contextlib
 import datetime as dt
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.protobuf.message import Message
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from parlor.admission.privacy import Privacy
 from parlor.common.v1 import common_pb2
-from parlor.eventstore.cursors import partition_key
-from parlor.gamehost import directorytables as tables
-from parlor.gamehost.eventscan import EventScan
-from parlor.gamehost.listed import (
+from parlor.directory import tables
+from parlor.directory.listed import (
     GAME_FINISHED,
-    MAX_PAGE,
     SEATS_TAKEN,
-    GameList,
     Listed,
     check_limit,
     departures_by_type,
 )
-from parlor.gamehost.privacy import Privacy
-from parlor.gamehost.queue import GameQueue
-
-if TYPE_CHECKING:
-    from parlor.gamehost.games import GameType
-
+from parlor.eventstore.cursors import partition_key
+from parlor.gametypes.catalogue import CataloguedGame
+from parlor.runtime.queue import GameQueue
 
 __all__ = [
-    "GAME_FINISHED",
-    "MAX_PAGE",
-    "SEATS_TAKEN",
     "Directory",
-    "EventScan",
-    "GameList",
-    "Listed",
     "game_directory",
 ]
 
@@ -379,7 +367,7 @@ class Directory:
         return [row[0] for row in rows]
 
 
-def game_directory(engine: AsyncEngine, game: GameType[Any, Any, Any]) -> Directory:
+def game_directory(engine: AsyncEngine, game: CataloguedGame) -> Directory:
     """The directory of ``game``'s games, folding its departures as every other of the type
     must (they share the type's checkpoint: one that skipped them would move it past them)."""
     return Directory(engine, game.category, departures=game.departures)

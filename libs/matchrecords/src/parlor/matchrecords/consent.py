@@ -41,8 +41,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from parlor.core.errors import AlreadyExists, InvalidArgument, PermissionDenied
 from parlor.eventstore import EventStore
-from parlor.gamehost.host import check_id
-from parlor.gamehost.seating import Seat
+from parlor.gametypes.ids import check_id
+from parlor.gametypes.seats import Seat
 from parlor.kit.auth import SERVICE_SUBJECT_PREFIX, Identity
 from parlor.matchmaking.v1 import events_pb2
 
@@ -127,14 +127,16 @@ def claimed_match(extra: Mapping[str, str]) -> str | None:
 
 
 async def recorded_match(store: EventStore, match_id: str) -> events_pb2.MatchFormed | None:
-    """``matchmaking-<match_id>`` version 1 as matchmaking stored it, if it is a ``MatchFormed``."""
+    """``matchmaking-<match_id>`` version 1 as matchmaking stored it, if it is a ``MatchFormed``
+    of that match (None: there is none, or the id is one no match could have)."""
     try:
         recorded = await store.read_stream(match_stream(check_id(match_id, "match_id")), 1, 1)
     except InvalidArgument:
         return None  # an id no match could have
     if not recorded or recorded[0].type != MATCH_FORMED:
         return None
-    return events_pb2.MatchFormed.FromString(recorded[0].data)
+    match = events_pb2.MatchFormed.FromString(recorded[0].data)
+    return match if match.match_id == match_id else None
 
 
 async def rated(
