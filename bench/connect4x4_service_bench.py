@@ -29,8 +29,8 @@ from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import connect4x4, rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
+from parlor.services.connect4x4.game import Codec, rules
 
 GAMES = int(__import__("os").environ.get("PARLOR_BENCH_GAMES", "50"))
 AUTH = AuthSettings(private_key=generate_private_key())
@@ -126,7 +126,7 @@ async def main(database_url: str) -> None:
     os.environ["PARLOR_DATABASE_URL"] = database_url
     settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0)
     no_limit = RateLimitSettings(per_second=0, burst=1)
-    async with running(settings, [connect4x4], AUTH, no_limit) as server:
+    async with running(settings, [C4_SERVING.component], AUTH, no_limit) as server:
         target = f"127.0.0.1:{server.port}"
         grpc_lat, grpc_s, grpc_moves = await over_grpc(target)
         read_lat = await reads(target)

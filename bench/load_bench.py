@@ -56,8 +56,7 @@ from parlor.gamehost.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 SECRET = generate_private_key()  # the identity key this run signs with
 AUTH = AuthSettings(private_key=SECRET)

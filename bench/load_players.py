@@ -600,7 +600,7 @@ def takefour_view(game: tfpb.Game) -> Any:
     from parlor.rules import takefour as tf
     from parlor.rules.takefour.state import Placement, RoundResult
     from parlor.rules.takefour.view import SeatView, TakeFourView
-    from parlor.services.takefour.codec import config_of
+    from parlor.services.takefour.game import config_of
 
     phases = {
         tfpb.PHASE_BETWEEN_ROUNDS: tf.Phase.BETWEEN_ROUNDS,

@@ -43,9 +43,8 @@ from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules.takefour import TAKE_FOUR, CreateGame, TakeFourConfig
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.wire import Codec
-from parlor.services.takefour.codec import Codec as TakeFourCodec
+from parlor.services.connect4x4.game import Codec, rules
+from parlor.services.takefour.game import Codec as TakeFourCodec
 
 EVENTS = 1_000
 MOVES = 1_000

@@ -42,7 +42,7 @@ from parlor.kit.main import available
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.codec import tiles_pb
+from parlor.services.takefour.game import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

@@ -20,8 +20,8 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.kit import auth
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
 MODULES = ("gamehost/service.py", "gamehost/pipeline.py", "gamehost/host.py")
 
@@ -36,7 +36,7 @@ async def as_(identity: auth.Identity, call: Any) -> Any:
 
 async def main() -> None:
     host: Any = GameHost(GAME.name, GAME.decider, GAME.codec, InMemoryEventStore())
-    servicer = connect4x4_servicer(host)
+    servicer = C4_SERVING.servicer(host)
     seats = [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")]
     create = pb.CreateGameRequest(game_id="g", seats=seats, config=pb.Config(players=2))
     await as_(auth.Identity("host", roles=(auth.SERVICE_ROLE,)), servicer.CreateGame(create, None))

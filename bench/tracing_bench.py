@@ -40,8 +40,8 @@ from parlor.gametypes.seats import Seat
 from parlor.kit.ratelimit import RateLimitSettings
 from parlor.kit.server import ServerSettings, running
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import connect4x4, rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
+from parlor.services.connect4x4.game import Codec, rules
 
 GAMES = int(os.environ.get("PARLOR_BENCH_GAMES", "20"))
 ROUNDS = int(os.environ.get("PARLOR_BENCH_ROUNDS", "3"))
@@ -125,7 +125,7 @@ async def grpc_figures() -> dict[str, list[tuple[float, float, float]]]:
         for mode in ("off", "on"):
             provider = tracing_on()[0] if mode == "on" else None
             try:
-                async with running(settings, [connect4x4], AUTH, no_limit) as server:
+                async with running(settings, [C4_SERVING.component], AUTH, no_limit) as server:
                     lat, seconds, moves = await over_grpc(f"127.0.0.1:{server.port}")
             finally:
                 if provider is not None:

@@ -40,7 +40,8 @@ from parlor.kit.server import ServerSettings, running
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
 from parlor.services.dictionary.component import dictionary
-from parlor.services.upwords.component import rules, upwords
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
+from parlor.services.upwords.game import rules
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 
@@ -78,7 +79,7 @@ async def bench(games: int, moves: int) -> None:
         )
         async with running(settings, [dictionary], AUTH) as dict_server:
             os.environ["PARLOR_DICTIONARY_TARGET"] = f"127.0.0.1:{dict_server.port}"
-            async with running(settings, [upwords], AUTH) as server:
+            async with running(settings, [UPWORDS_SERVING.component], AUTH) as server:
                 (component,) = server.components
                 servicer = component.extra["servicer"]
                 assert isinstance(servicer, GameService)

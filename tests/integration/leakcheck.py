@@ -509,7 +509,7 @@ def takefour_secrets(truth: Truth, viewer: int | None) -> Secrets:
     secrets.forbidden_ids = frozenset(range(size)) - held
     secrets.forbidden_sets = {s for s in secrets.forbidden_sets if len(s) >= 2} - public_faces
     secrets.forbidden_rows -= public_rows
-    from parlor.services.takefour.codec import event_pb
+    from parlor.services.takefour.game import event_pb
 
     for v in truth.hidden_versions:
         if v == 0:

@@ -11,8 +11,7 @@ from kits.takefour import check_invariants
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore, RecordedEvent
-from parlor.services.takefour.codec import Codec
-from parlor.services.takefour.component import rules
+from parlor.services.takefour.game import Codec, rules
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

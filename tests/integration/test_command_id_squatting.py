@@ -24,7 +24,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as pb_grpc
 from parlor.eventstore import PostgresEventStore
 from parlor.kit.status import reason_of
-from parlor.services.takefour.codec import tiles_pb
+from parlor.services.takefour.game import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as tf_pb
 from parlor.takefour.v1 import takefour_pb2_grpc as tf_grpc
 

@@ -175,13 +175,13 @@ async def serving(
     database_url: str, clock: FakeNow, chance: random.Random
 ) -> AsyncIterator[tuple[dict[str, Served], Path]]:
     from parlor.rules.connect4x4.hosting import GAME as C4_HOSTING
-    from parlor.services.connect4x4.component import servicer as connect4x4_servicer
     from parlor.services.connect4x4.game import GAME as C4
+    from parlor.services.connect4x4.game import SERVING as C4_SERVING
     from parlor.services.takefour.game import GAME as TF
+    from parlor.services.takefour.game import SERVING as TAKEFOUR_SERVING
     from parlor.services.takefour.game import bots
-    from parlor.services.takefour.wire import servicer as takefour_servicer
     from parlor.services.upwords.game import GAME as UW
-    from parlor.services.upwords.wire import servicer as upwords_servicer
+    from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
 
     folder = tempfile.TemporaryDirectory(prefix="parlor-fuzz-")
     words_file, words = small_words(Path(folder.name))
@@ -202,12 +202,12 @@ async def serving(
                 directory = game_directory(store.engine, game)
                 runner = None
                 if game is C4:
-                    servicer: Any = connect4x4_servicer(host, directory=directory)
+                    servicer: Any = C4_SERVING.servicer(host, directory=directory)
                     budget = C4_HOSTING.bot_budget  # the rules' bot, as the game hosts it
                     C4_HOSTING.bot_budget = 200
                     stack.callback(setattr, C4_HOSTING, "bot_budget", budget)
                 elif game is UW:
-                    servicer = upwords_servicer(
+                    servicer = UPWORDS_SERVING.servicer(
                         host,
                         dictionary,
                         bot_words=str(words_file),
@@ -215,7 +215,7 @@ async def serving(
                         chance=chance,
                     )
                 else:
-                    servicer = takefour_servicer(
+                    servicer = TAKEFOUR_SERVING.servicer(
                         host, dictionary, directory=directory, queue=GameQueue()
                     )
                     runner = service_runner(servicer.pipeline, bots(lambda: words), BotPace())

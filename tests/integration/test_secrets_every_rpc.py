@@ -307,17 +307,16 @@ class Games:
     def truth(self, category: str, game_id: str | None = None) -> Truth:
         game_id = game_id or self.ids[category][-1]
         if category == "upwords":
-            from parlor.services.upwords.codec import Codec
-            from parlor.services.upwords.component import rules
+            from parlor.services.upwords.game import Codec, rules
 
             return fold(self.database_url, category, game_id, Codec(), rules())
         if category == "takefour":
-            from parlor.services.takefour.codec import Codec as TakeFourCodec
-            from parlor.services.takefour.component import rules as takefour_rules
+            from parlor.services.takefour.game import Codec as TakeFourCodec
+            from parlor.services.takefour.game import rules as takefour_rules
 
             return fold(self.database_url, category, game_id, TakeFourCodec(), takefour_rules())
-        from parlor.services.connect4x4.component import rules as c4_rules
-        from parlor.services.connect4x4.wire import Codec as C4Codec
+        from parlor.services.connect4x4.game import Codec as C4Codec
+        from parlor.services.connect4x4.game import rules as c4_rules
 
         return fold(self.database_url, category, game_id, C4Codec(), c4_rules())
 
@@ -613,7 +612,7 @@ def _secret_events(truth: Truth, viewer: int | None) -> list[int]:
             if any(n == "position" or owner != viewer for n in names):
                 out.append(v)
         else:
-            from parlor.services.takefour.codec import event_pb
+            from parlor.services.takefour.game import event_pb
 
             stored: Any = event_pb(event)
             has = "secret" in stored.DESCRIPTOR.fields_by_name and stored.HasField("secret")
@@ -633,9 +632,9 @@ def test_the_search_finds_every_secret_in_unredacted_views_and_events(
     from parlor.common.v1 import common_pb2 as cpb
 
     if category == "upwords":
-        from parlor.services.upwords.codec import event_pb, game_event_pb, game_pb
+        from parlor.services.upwords.game import event_pb, game_event_pb, game_pb
     else:
-        from parlor.services.takefour.codec import event_pb, game_event_pb, game_pb
+        from parlor.services.takefour.game import event_pb, game_event_pb, game_pb
     for who, viewer in VIEWERS.items():
         secrets = secrets_of(truth, viewer)
         last = truth.states[-1]
@@ -685,16 +684,16 @@ def test_the_search_finds_secrets_when_a_live_service_stops_redacting(
         monkeypatch.setattr(Pictures, "shown", lambda self, event, viewer: event)
         monkeypatch.setattr(Pictures, "over", lambda self, table: True)
     else:
-        from parlor.services.takefour import codec
-        from parlor.services.takefour import wire as tk
+        from parlor.services.takefour import game as tk
 
+        event_pb, game_pb = tk.game_event_pb, tk.game_pb  # the codec's own, patched over
         monkeypatch.setattr(
             tk,
             "game_event_pb",
-            lambda e, info, viewer, reveal: codec.game_event_pb(e, info, 0, True),
+            lambda e, info, viewer, reveal: event_pb(e, info, 0, True),
         )
         monkeypatch.setattr(  # ada's view for all (``reveal`` is for finished games' pasts)
-            tk, "game_pb", lambda g, v, table, viewer, reveal=False: codec.game_pb(g, v, table, 0)
+            tk, "game_pb", lambda g, v, table, viewer, reveal=False: game_pb(g, v, table, 0)
         )
     for name in ("GetGame", "GetHistory", "WatchGame"):
         for who in VIEWERS:
@@ -724,11 +723,11 @@ async def test_nats_carries_no_hidden_tile(
                 await sub.next_msg(timeout=0.3)
             await sub.unsubscribe()
             if category == "upwords":
-                from parlor.services.upwords.codec import EVENT_TYPES as types
-                from parlor.services.upwords.codec import public
+                from parlor.services.upwords.game import EVENT_TYPES as types
+                from parlor.services.upwords.game import public
             else:
-                from parlor.services.takefour.codec import _TYPES as types
-                from parlor.services.takefour.codec import public
+                from parlor.services.takefour.game import _TYPES as types
+                from parlor.services.takefour.game import public
             for record, msg in zip(stored, published, strict=True):
                 # the type a spectator is shown (a Take Four joker swap: a move)
                 shown, _ = public(record.type, record.data)

@@ -48,8 +48,8 @@ from parlor.matchmaking.v1 import matchmaking_pb2 as mm
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
 from parlor.matchrecords.consent import CONSENT
 from parlor.rules import connect4x4 as c4r
-from parlor.services.connect4x4.component import rules as c4_rules
-from parlor.services.connect4x4.wire import Codec as C4Codec
+from parlor.services.connect4x4.game import Codec as C4Codec
+from parlor.services.connect4x4.game import rules as c4_rules
 from parlor.takefour.v1 import takefour_pb2 as tf
 from parlor.takefour.v1 import takefour_pb2_grpc as tf_grpc
 from parlor.upwords.v1 import upwords_pb2 as uw

@@ -8,6 +8,7 @@ own build hook into a folder of its own and puts that and the example's source o
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.util
 import sys
@@ -41,5 +42,5 @@ def registered(group: str) -> Any:
     """What the example's pyproject registers under an entry-point group, loaded."""
     pyproject = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())
     (target,) = pyproject["project"]["entry-points"][group].values()
-    module, _, name = str(target).partition(":")
-    return getattr(importlib.import_module(module), name)
+    module, _, name = str(target).partition(":")  # name: attributes, dotted (as EntryPoint)
+    return functools.reduce(getattr, name.split("."), importlib.import_module(module))

@@ -29,8 +29,7 @@ from parlor.gamehost.sweeper import Sweeper
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import GAME, Codec
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 OLD_WINDOW = 5000

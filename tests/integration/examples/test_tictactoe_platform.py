@@ -29,7 +29,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     with tictactoe_on_path(tmp_path_factory.mktemp("tictactoe-generated")):
-        yield importlib.import_module("parlor.examples.tictactoe.component")
+        yield importlib.import_module("parlor.examples.tictactoe.game")
 
 
 async def test_the_example_game_is_played_watched_listed_replayed_and_exported(
@@ -41,7 +41,7 @@ async def test_the_example_game_is_played_watched_listed_replayed_and_exported(
     keys = AuthSettings(private_key=os.environ["PARLOR_JWT_PRIVATE_KEY"])
     settings = ServerSettings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=2)
     game_id = uuid.uuid4().hex
-    async with running(settings, [example.tictactoe], keys) as server:
+    async with running(settings, [example.SERVING.component], keys) as server:
         target = f"127.0.0.1:{server.port}"
 
         def channel(

@@ -32,7 +32,7 @@ from parlor.common.v1 import common_pb2
 from parlor.devinfra.embedded import wait_for_port
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
-from parlor.services.takefour.codec import game_pb, tiles_pb
+from parlor.services.takefour.game import game_pb, tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

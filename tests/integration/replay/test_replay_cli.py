@@ -21,7 +21,7 @@ from typer.testing import CliRunner, Result
 from parlor.cli.main import app
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec
 
 pytestmark = pytest.mark.integration
 

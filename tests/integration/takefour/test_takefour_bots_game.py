@@ -15,8 +15,7 @@ from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
 from parlor.kit import client
 from parlor.kit.status import reason_of
-from parlor.services.takefour.codec import Codec, event_of, game_pb, tiles_pb
-from parlor.services.takefour.component import rules
+from parlor.services.takefour.game import Codec, event_of, game_pb, rules, tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

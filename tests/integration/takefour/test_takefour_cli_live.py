@@ -18,7 +18,7 @@ from kits.terminal import Terminal
 from takefour_actions import game_of_ada_and_bob
 
 from parlor.client import ParlorClient
-from parlor.services.takefour.codec import tiles_pb
+from parlor.services.takefour.game import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 pytestmark = pytest.mark.integration

@@ -21,8 +21,8 @@ from parlor.common.v1 import common_pb2
 from parlor.eventstore import PostgresEventStore
 from parlor.eventstore.bus import decode_event
 from parlor.kit.status import reason_of
-from parlor.services.takefour import codec
-from parlor.services.takefour.codec import tiles_pb
+from parlor.services.takefour import game as codec
+from parlor.services.takefour.game import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

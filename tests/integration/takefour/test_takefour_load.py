@@ -22,7 +22,7 @@ from kits.takefour import tile_set
 from takefour_actions import next_action, stored_game
 
 from parlor.common.v1 import common_pb2
-from parlor.services.takefour.codec import game_pb, tiles_pb
+from parlor.services.takefour.game import game_pb, tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

@@ -28,7 +28,7 @@ from parlor.cli.main import app
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
 from parlor.rules import takefour as tf
-from parlor.services.takefour.codec import Codec, tiles_pb
+from parlor.services.takefour.game import Codec, tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 from parlor.takefour.v1 import takefour_pb2_grpc as pb_grpc
 

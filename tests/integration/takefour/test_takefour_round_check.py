@@ -16,7 +16,7 @@ from kits.takefour import tile_set
 from takefour_actions import game_of_ada_and_bob
 
 from parlor.client import FailedPrecondition, ParlorClient
-from parlor.services.takefour.codec import tiles_pb
+from parlor.services.takefour.game import tiles_pb
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 pytestmark = pytest.mark.integration

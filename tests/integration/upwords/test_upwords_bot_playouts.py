@@ -21,8 +21,7 @@ from parlor.eventstore import PostgresEventStore
 from parlor.gamehost.seating import GameFinished, SeatsTaken
 from parlor.gametypes.ids import system_command_id
 from parlor.rules import upwords as uw
-from parlor.services.upwords.codec import Codec, game_pb
-from parlor.services.upwords.component import rules
+from parlor.services.upwords.game import Codec, game_pb, rules
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 

@@ -25,7 +25,7 @@ from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
 from parlor.rules.upwords.notation import format_play
-from parlor.services.upwords.codec import Codec
+from parlor.services.upwords.game import Codec
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 

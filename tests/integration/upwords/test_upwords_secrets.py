@@ -27,8 +27,7 @@ from parlor.gamehost.seating import Table
 from parlor.kit.status import reason_of
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot
-from parlor.services.upwords.codec import Codec, decode_message
-from parlor.services.upwords.component import rules
+from parlor.services.upwords.game import Codec, decode_message, rules
 from parlor.upwords.v1 import upwords_pb2 as pb
 from parlor.upwords.v1 import upwords_pb2_grpc as pb_grpc
 

@@ -16,7 +16,7 @@ from parlor.gamehost.seating import Table
 from parlor.gametypes.seats import Seat
 from parlor.kit.auth import AuthSettings, data_dir_key, generate_private_key, verify_token
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.wire import game_pb
+from parlor.services.connect4x4.game import game_pb
 
 runner = CliRunner()
 

@@ -17,8 +17,7 @@ from parlor.gamehost.replay import (
 from parlor.gamehost.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 
 def host():  # type: ignore[no-untyped-def]

@@ -24,9 +24,7 @@ from parlor.gamehost.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.codec import Event, game_event_pb, game_pb
-from parlor.services.takefour.component import rules
-from parlor.services.takefour.wire import export
+from parlor.services.takefour.game import Event, export, game_event_pb, game_pb, rules
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()

@@ -23,8 +23,7 @@ from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import BotPlay, UpwordsBot
 from parlor.rules.upwords.dawg import Dawg
 from parlor.rules.upwords.record import export_game
-from parlor.services.upwords.codec import game_event_pb, game_pb
-from parlor.services.upwords.component import rules
+from parlor.services.upwords.game import game_event_pb, game_pb, rules
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 RULES = rules()

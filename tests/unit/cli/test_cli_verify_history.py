@@ -18,8 +18,7 @@ from parlor.gamehost.verify import (
 )
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.game import GAME
+from parlor.services.connect4x4.game import GAME, rules
 
 RULES = rules()
 command_of, create_of = GAME.command_of, GAME.create_of  # as parlor verify finds them

@@ -25,7 +25,7 @@ from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.contract import ENGINE
-from parlor.services.connect4x4 import wire as codec
+from parlor.services.connect4x4 import game as codec
 
 # --- the reference: the codec before the generic mapping ----------------------------------
 

@@ -12,8 +12,14 @@ from parlor.gamehost.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.board import bit
-from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.wire import CONTENT, game_pb
+from parlor.services.connect4x4.game import game_pb, rules
+
+CONTENT = {
+    c4.Content.EMPTY: pb.CONTENT_EMPTY,
+    c4.Content.CHECKER: pb.CONTENT_CHECKER,
+    c4.Content.BLOCKER: pb.CONTENT_BLOCKER,
+    c4.Content.DEAD: pb.CONTENT_DEAD,
+}
 
 
 def random_games(first_seed: int, games: int = 40) -> Iterator[Table[c4.State]]:

@@ -25,7 +25,7 @@ def modules(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any
             importlib.import_module(f"parlor.{name}")
             for name in (
                 "examples.tictactoe.rules",
-                "examples.tictactoe.wire",
+                "examples.tictactoe.game",
                 "tictactoe.v1.tictactoe_pb2",
             )
         )

@@ -39,13 +39,13 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The example's component module (its servicer built from the game's value and its
     wire), its protobuf code generated as its build would."""
     with tictactoe_on_path(tmp_path_factory.mktemp("tictactoe-generated")):
-        yield importlib.import_module("parlor.examples.tictactoe.component")
+        yield importlib.import_module("parlor.examples.tictactoe.game")
 
 
 def make(example: Any) -> tuple[Any, Any, GameType[Any, Any, Any]]:
     game = registered(GROUP)
     host: Any = GameHost(game.name, game.decider, game.codec, InMemoryEventStore())
-    return host, example.servicer(host), game
+    return host, example.SERVING.servicer(host), game
 
 
 async def collect(identity: str, stream: AsyncIterator[Any]) -> list[Any]:

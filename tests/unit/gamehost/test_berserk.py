@@ -22,7 +22,7 @@ from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec
 
 SEATS = (Seat("ada"), Seat("bob"))
 FISCHER = TimeControl.fischer(60, 2)
@@ -158,9 +158,7 @@ def test_verify_re_decides_the_berserk_from_its_event() -> None:
 def test_every_game_stores_seat_berserked_and_carries_it_on_the_bus_as_it_is(game: str) -> None:
     from importlib import import_module
 
-    module = import_module(
-        f"parlor.services.{game}." + ("wire" if game == "connect4x4" else "codec")
-    )
+    module = import_module(f"parlor.services.{game}.game")
     event_type, data = module.Codec().encode(SeatBerserked(2))
     assert event_type == "parlor.common.v1.SeatBerserked"
     assert module.Codec().decode(event_type, data) == SeatBerserked(2)

@@ -21,8 +21,8 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.pipeline import BotCommand, Bots
 from parlor.gamehost.seating import Table
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import servicer as c4_servicer
 from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
 RETRIES: Sequence[float] = (0.01, 0.01, 0.01)
 
@@ -50,7 +50,7 @@ class FlakyBots(Bots):
 def flaky_c4(failures: int) -> Any:
     """Connect 4x4's servicer, its bots ``FlakyBots``."""
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = c4_servicer(host)
+    servicer = C4_SERVING.servicer(host)
     servicer.bots = FlakyBots(failures)
     return servicer
 

@@ -32,16 +32,15 @@ from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
 from parlor.runtime.queue import GameQueue
-from parlor.services.connect4x4.component import servicer as c4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.takefour.component import TakeFourSettings
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 from parlor.services.takefour.game import GAME as TF
+from parlor.services.takefour.game import SERVING as TAKEFOUR_SERVING
+from parlor.services.takefour.game import TakeFourSettings, engine_seats
 from parlor.services.takefour.game import bots as takefour_bots
-from parlor.services.takefour.wire import engine_seats
-from parlor.services.takefour.wire import servicer as takefour_servicer
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.wire import UpwordsTable
-from parlor.services.upwords.wire import servicer as upwords_servicer
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
+from parlor.services.upwords.game import UpwordsTable
 from parlor.takefour.v1 import takefour_pb2 as tfpb
 from parlor.upwords.v1 import upwords_pb2 as uwpb
 
@@ -71,7 +70,7 @@ class SlowRandomBots(Bots):
 
 def slow_connect4x4(now: FakeNow) -> Any:
     """Connect 4x4's servicer, its bots ``SlowRandomBots``."""
-    servicer = c4_servicer(timed_host(C4, now))
+    servicer = C4_SERVING.servicer(timed_host(C4, now))
     servicer.bots = SlowRandomBots(now)
     return servicer
 
@@ -109,7 +108,7 @@ class SlowPassingBots(Bots):
 
 def slow_upwords(now: FakeNow) -> Any:
     """Upwords' servicer, its bots ``SlowPassingBots``."""
-    servicer = upwords_servicer(timed_host(UW, now), EveryWord())
+    servicer = UPWORDS_SERVING.servicer(timed_host(UW, now), EveryWord())
     servicer.bots = SlowPassingBots(now)
     return servicer
 
@@ -175,7 +174,7 @@ async def test_takefour_a_slow_bots_step_leaves_the_persons_deadline_where_it_wa
     however long it thinks, leaves a person's deadline where it was."""
     now = FakeNow()
     host = timed_host(TF, now)
-    servicer = takefour_servicer(host, EveryWord())
+    servicer = TAKEFOUR_SERVING.servicer(host, EveryWord())
     seats = (Seat("ada"), Seat("bot:hard"))
     config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
     create = tf.CreateGame(config, engine_seats(seats))
@@ -201,7 +200,7 @@ async def test_takefour_a_persons_wait_in_the_games_queue_is_not_charged_to_them
     now = FakeNow()
     host = timed_host(TF, now)
     queue = GameQueue()
-    servicer = takefour_servicer(host, EveryWord(), queue=queue)
+    servicer = TAKEFOUR_SERVING.servicer(host, EveryWord(), queue=queue)
     seats = (Seat("ada"), Seat("bot:hard"))
     config = tf.TakeFourConfig(tiles=tile_set("C1 A1 T1 S1 D1 O1 G1 E1"), lexicon="x")
     create = tf.CreateGame(config, engine_seats(seats))
@@ -243,7 +242,7 @@ async def test_upwords_the_dictionarys_time_is_neither_the_movers_nor_the_next_p
     the fold of the stored events (a replica loading the game) agrees."""
     now = FakeNow()
     host = timed_host(UW, now)
-    servicer = upwords_servicer(host, SlowDictionary(now))
+    servicer = UPWORDS_SERVING.servicer(host, SlowDictionary(now))
     names = ("ada", "bob")
     bag = tiles.full_bag()
     create = uw.CreateGame(uw.UpwordsConfig(), names, bag, bag)

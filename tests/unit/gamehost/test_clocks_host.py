@@ -29,7 +29,7 @@ from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec
 from parlor.services.takefour.game import GAME as TF
 
 

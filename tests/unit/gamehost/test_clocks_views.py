@@ -16,9 +16,8 @@ from parlor.gamehost.deadlines import MemoryDeadlines
 from parlor.gamehost.service import GameService
 from parlor.gamehost.sweeper import Sweeper
 from parlor.kit import auth
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
-from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import GAME, Codec
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
 
 def serve() -> tuple[GameService[Any, Any], FakeNow, MemoryDeadlines]:
@@ -26,7 +25,7 @@ def serve() -> tuple[GameService[Any, Any], FakeNow, MemoryDeadlines]:
     host: Any = GameHost(
         "connect4x4", GAME.decider, Codec(), InMemoryEventStore(), now=now, deadlines=index
     )
-    return connect4x4_servicer(host), now, index
+    return C4_SERVING.servicer(host), now, index
 
 
 def as_player(player_id: str, roles: tuple[str, ...] = ()) -> None:

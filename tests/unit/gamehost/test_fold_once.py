@@ -24,7 +24,7 @@ from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 C4Host = GameHost[Table[c4.State], Any, Any]

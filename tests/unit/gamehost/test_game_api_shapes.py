@@ -21,18 +21,18 @@ from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import game_pb
-from parlor.services.takefour import codec as tf_codec
-from parlor.services.upwords import codec as uw_codec
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
+from parlor.services.connect4x4.game import game_pb
+from parlor.services.takefour import game as tf_codec
+from parlor.services.upwords import game as uw_codec
 from parlor.takefour.v1 import takefour_pb2
 from parlor.upwords.v1 import upwords_pb2
 
 
 def c4_servicer() -> GameService[Any, Any]:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    return connect4x4_servicer(host)
+    return C4_SERVING.servicer(host)
 
 
 async def test_connect4x4_create_returns_the_bots_opening_move_and_resign_its_events() -> None:

@@ -26,9 +26,9 @@ from parlor.gamehost.wire import Move, Wire
 from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import servicer as c4_servicer
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import WIRE
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
+from parlor.services.connect4x4.game import WIRE
 from parlor.services.takefour.game import GAME as TF
 
 SERVICE = auth.Identity("host", roles=(auth.SERVICE_ROLE,))
@@ -75,7 +75,7 @@ def test_a_declared_move_is_served_under_its_rpc_name() -> None:
     assert isinstance(declared, Move)
     assert declared.name == "PlayMove"
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    assert c4_servicer(host).PlayMove.__name__ == "PlayMove"
+    assert C4_SERVING.servicer(host).PlayMove.__name__ == "PlayMove"
 
 
 def test_a_wire_move_named_after_no_rpc_is_refused_when_the_servicer_is_built() -> None:
@@ -87,7 +87,7 @@ def test_a_wire_move_named_after_no_rpc_is_refused_when_the_servicer_is_built() 
 
 async def test_declared_moves_answer_with_their_own_response_type() -> None:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = c4_servicer(host)
+    servicer = C4_SERVING.servicer(host)
     seats = [common_pb2.Seat(player_id="ada"), common_pb2.Seat(player_id="bob")]
     config = c4pb.Config(players=2, first_seat=0)
     request = c4pb.CreateGameRequest(game_id="g", seats=seats, config=config)
@@ -109,7 +109,7 @@ def c4_table(*players: str) -> Table[c4.State]:
 
 def test_the_bot_to_move_is_the_engines_one_seat_to_move_if_a_bot_holds_it() -> None:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = c4_servicer(host)
+    servicer = C4_SERVING.servicer(host)
     assert servicer.pipeline.bot_to_move(c4_table("ada", "bot:random")) == 1  # seat 1 moves first
     assert servicer.pipeline.bot_to_move(c4_table("bot:random", "ada")) is None
     assert servicer.pipeline.bot_to_move(Table((), c4.initial_state())) is None
@@ -118,7 +118,7 @@ def test_the_bot_to_move_is_the_engines_one_seat_to_move_if_a_bot_holds_it() -> 
 
 def test_a_game_that_hides_nothing_shows_every_viewer_one_picture_per_version() -> None:
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = c4_servicer(host)
+    servicer = C4_SERVING.servicer(host)
     table = c4_table("ada", "bob")
     seen = [servicer.pictures.game_message("g", 2, table, viewer, False) for viewer in (0, 1, None)]
     assert seen[0] is seen[1] is seen[2]
@@ -129,7 +129,7 @@ async def test_the_callers_own_seat_named_by_no_display_name_takes_their_tokens_
     """A client that signed in as "Ada" and seats itself by id alone is shown as Ada, as a
     match seats her, not as her guest id; other seats keep their ids."""
     host: Any = GameHost(C4.name, C4.decider, C4.codec, InMemoryEventStore())
-    servicer = c4_servicer(host)
+    servicer = C4_SERVING.servicer(host)
     seats = [common_pb2.Seat(player_id="guest-1"), common_pb2.Seat(player_id="bot:random")]
     request = c4pb.CreateGameRequest(seats=seats, config=c4pb.Config(players=2, first_seat=0))
     ada = auth.Identity("guest-1", name="Ada")

@@ -13,8 +13,7 @@ from parlor.gamehost.command import Command
 from parlor.gamehost.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
-from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec, rules
 
 Host = GameHost[Table[c4.State], object, object]
 

@@ -21,9 +21,7 @@ from parlor.gamehost.checkpoints import EVERY
 from parlor.gamehost.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
-from parlor.services.takefour.codec import Codec
-from parlor.services.takefour.component import rules
-from parlor.services.takefour.wire import engine_seats
+from parlor.services.takefour.game import Codec, engine_seats, rules
 
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1")
 

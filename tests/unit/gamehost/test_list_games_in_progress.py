@@ -20,8 +20,8 @@ from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
 from parlor.gamehost.service import GameService
 from parlor.kit import auth
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
 SERVICE = auth.Identity("service:tournaments", roles=(auth.SERVICE_ROLE,))
 
@@ -29,7 +29,7 @@ SERVICE = auth.Identity("service:tournaments", roles=(auth.SERVICE_ROLE,))
 def make() -> GameService[Any, Any]:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
-    return connect4x4_servicer(
+    return C4_SERVING.servicer(
         host, directory=EventScan(store, C4.category, C4.departures), max_open_games=0
     )
 
@@ -106,7 +106,7 @@ async def test_the_scan_counts_what_it_lists_as_in_progress() -> None:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
     scan = EventScan(store, C4.category)
-    servicer = connect4x4_servicer(host, directory=scan, max_open_games=0)
+    servicer = C4_SERVING.servicer(host, directory=scan, max_open_games=0)
     await create(servicer, "g1", "ada", "bot:random")
     await create(servicer, "g2", "ada", "bot:random")
     await as_("ada", servicer.Resign(c4pb.ResignRequest(game_id="g1"), None))

@@ -20,9 +20,8 @@ from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.matchmaking.v1 import events_pb2
 from parlor.matchrecords.consent import MATCH_FORMED, match_stream
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
-from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import GAME, Codec
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
 MATCH = events_pb2.MatchFormed(
     match_id="m1",
@@ -39,7 +38,7 @@ async def served(*matches: events_pb2.MatchFormed) -> GameService[Any, Any]:
         )
     host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
     auth.bind(auth.Identity("ada"))
-    return connect4x4_servicer(host)
+    return C4_SERVING.servicer(host)
 
 
 def test_a_watch_of_a_matched_game_waits_for_its_creation() -> None:

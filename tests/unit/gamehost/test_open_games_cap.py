@@ -23,8 +23,8 @@ from parlor.gamehost import GameHost
 from parlor.gamehost.service import GameService
 from parlor.kit import auth
 from parlor.kit.settings import load
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
 SERVICE = auth.Identity("service:tournaments", roles=(auth.SERVICE_ROLE,))
 
@@ -32,7 +32,7 @@ SERVICE = auth.Identity("service:tournaments", roles=(auth.SERVICE_ROLE,))
 def make(limit: int) -> tuple[InMemoryEventStore, GameService[Any, Any]]:
     store = InMemoryEventStore()
     host: Any = GameHost(C4.name, C4.decider, C4.codec, store)
-    servicer = connect4x4_servicer(
+    servicer = C4_SERVING.servicer(
         host, open_games=EventScan(store, C4.category, C4.departures), max_open_games=limit
     )
     return store, servicer

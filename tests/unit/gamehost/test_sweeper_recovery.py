@@ -23,7 +23,7 @@ from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import Codec
 
 BOTH = pytest.mark.parametrize("partitions", [1, 4], ids=["P1", "P4"])
 """The store's order in one partition, and split into four: recovery follows each."""

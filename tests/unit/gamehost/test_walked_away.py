@@ -29,13 +29,13 @@ from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
 from parlor.services.connect4x4.game import GAME as C4
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 from parlor.services.takefour.game import GAME as TF
-from parlor.services.takefour.wire import engine_seats
+from parlor.services.takefour.game import engine_seats
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.wire import UpwordsTable
-from parlor.services.upwords.wire import servicer as upwords_servicer
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
+from parlor.services.upwords.game import UpwordsTable
 
 
 def real_now() -> FakeNow:
@@ -45,7 +45,7 @@ def real_now() -> FakeNow:
 
 
 async def connect4x4(now: FakeNow) -> tuple[GameService[Any, Any], Sweeper]:
-    servicer = connect4x4_servicer(timed_host(C4, now))
+    servicer = C4_SERVING.servicer(timed_host(C4, now))
     seats = (Seat("ada"), Seat("bot:random"), Seat("bot:random"))
     create = c4.CreateGame(c4.Config(players=3, first_seat=0))
     await servicer.host.create("g", OpenTable(seats, create))
@@ -87,7 +87,7 @@ class PassingBots(Bots):
 
 
 def passing_upwords(host: Any, dictionary: Any) -> Any:
-    servicer = upwords_servicer(host, dictionary)
+    servicer = UPWORDS_SERVING.servicer(host, dictionary)
     servicer.bots = PassingBots(UW.hosting)
     return servicer
 

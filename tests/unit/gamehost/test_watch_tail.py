@@ -22,10 +22,8 @@ from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4
 from parlor.runtime.bells import GameBells
-from parlor.services.connect4x4.component import rules
-from parlor.services.connect4x4.component import servicer as connect4x4_servicer
-from parlor.services.connect4x4.game import GAME
-from parlor.services.connect4x4.wire import Codec
+from parlor.services.connect4x4.game import GAME, Codec, rules
+from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
 Host = GameHost[Table[c4.State], object, object]
 
@@ -169,7 +167,7 @@ async def _served_game() -> tuple[CountingStore, Any, GameService[Any, Any]]:
     """Game "g" of ada and bob on a servicer over a counting store; ada is the caller."""
     store = CountingStore()
     host: Any = GameHost("connect4x4", GAME.decider, Codec(), store)
-    servicer = connect4x4_servicer(host)
+    servicer = C4_SERVING.servicer(host)
     auth.bind(auth.Identity("service:tests", roles=("service",)))
     await servicer.CreateGame(
         c4pb.CreateGameRequest(

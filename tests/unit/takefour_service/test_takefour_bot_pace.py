@@ -16,9 +16,8 @@ from parlor.gamehost.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.component import TakeFourSettings, rules
+from parlor.services.takefour.game import TakeFourSettings, engine_seats, rules
 from parlor.services.takefour.game import bots as takefour_bots
-from parlor.services.takefour.wire import engine_seats
 
 RULES = rules()
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1 H1 I1 N1", jokers=1)

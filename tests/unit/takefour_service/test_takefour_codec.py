@@ -14,18 +14,18 @@ from parlor.core.errors import InvalidArgument
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
-from parlor.services.takefour import codec
-from parlor.services.takefour.codec import (
+from parlor.services.takefour import game as codec
+from parlor.services.takefour.game import (
     Codec,
     Event,
     config_of,
     config_pb,
+    export,
     game_event_pb,
     game_pb,
     public,
+    rules,
 )
-from parlor.services.takefour.component import rules
-from parlor.services.takefour.wire import export
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 

@@ -36,7 +36,7 @@ from parlor.rules.takefour.view import (
     TilesDealtSeen,
     Viewer,
 )
-from parlor.services.takefour import codec
+from parlor.services.takefour import game as codec
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 GAME_TYPE = "takefour"

@@ -19,10 +19,8 @@ from parlor.lexicon.shelf import enable1
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.state import Player
 from parlor.runtime.queue import GameQueue
-from parlor.services.takefour.codec import Codec
-from parlor.services.takefour.component import rules, standings
-from parlor.services.takefour.wire import engine_seats
-from parlor.services.takefour.wire import servicer as takefour_servicer
+from parlor.services.takefour.game import SERVING as TAKEFOUR_SERVING
+from parlor.services.takefour.game import Codec, engine_seats, rules, standings
 
 TILES = tile_set("C1 A1 T1 S1 D1 O1 G1 E1")  # ids: C0 A1 T2 S3 D4 O5 G6 E7
 WORDS = {"CAT", "DOG", "DOGE", "CATS", "GOD", "GODS", "AT", "TA", "DO", "GO", "OD"}
@@ -55,7 +53,7 @@ def make(queue: bool = True) -> tuple[Any, GameService[Any, Any], FakeDictionary
     dictionary = FakeDictionary()
     return (
         host,
-        takefour_servicer(host, dictionary, queue=GameQueue() if queue else None),
+        TAKEFOUR_SERVING.servicer(host, dictionary, queue=GameQueue() if queue else None),
         dictionary,
     )
 
@@ -264,7 +262,7 @@ async def test_a_round_judged_by_enable_is_followed_at_once_by_the_next_deal() -
     """GODE is no word in ENABLE (GOD is: E goes); the round scored short of the game's end
     is followed by the next round's deal, and the last round set ends the game."""
     host: Any = GameHost("takefour", rules(), Codec(), InMemoryEventStore())
-    servicer = takefour_servicer(host, EnableDictionary(), queue=GameQueue())
+    servicer = TAKEFOUR_SERVING.servicer(host, EnableDictionary(), queue=GameQueue())
     seats = (Seat("ada"), Seat("bob"))
     config = tf.TakeFourConfig(tiles=TILES, max_rounds=2, lexicon="enable1-test")
     await host.create("g", OpenTable(seats, tf.CreateGame(config, engine_seats(seats))))

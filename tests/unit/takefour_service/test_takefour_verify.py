@@ -21,9 +21,7 @@ from parlor.gamehost.verify import COMMAND_REFUSED, EVENT_DIFFERS, NOT_DECIDED, 
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts
-from parlor.services.takefour.codec import Codec, Event
-from parlor.services.takefour.component import rules
-from parlor.services.takefour.game import GAME
+from parlor.services.takefour.game import GAME, Codec, Event, rules
 from parlor.takefour.v1 import takefour_pb2 as pb
 
 RULES = rules()

@@ -10,7 +10,7 @@ from parlor.core.decider import execute
 from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing
 from parlor.gametypes.seats import Seat
 from parlor.rules import upwords as uw
-from parlor.services.upwords.codec import Codec, Event, decode_message, public, shown
+from parlor.services.upwords.game import Codec, Event, decode_message, public, shown
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 SECRET_FIELDS = {

@@ -26,7 +26,7 @@ from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
 from parlor.rules.upwords.contract import ENGINE
 from parlor.rules.upwords.render import render
 from parlor.rules.upwords.state import Phase
-from parlor.services.upwords import codec
+from parlor.services.upwords import game as codec
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 # --- the reference: the codec before the generic mapping ----------------------------------

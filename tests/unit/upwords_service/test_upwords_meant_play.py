@@ -25,7 +25,7 @@ from parlor.kit import auth
 from parlor.rules import upwords as uw
 from parlor.rules.upwords import tiles
 from parlor.services.upwords.game import GAME as UW
-from parlor.services.upwords.wire import servicer as upwords_servicer
+from parlor.services.upwords.game import SERVING as UPWORDS_SERVING
 from parlor.upwords.v1 import upwords_pb2 as pb
 
 NAMES = ("ada", "bob", "cy")
@@ -60,7 +60,7 @@ async def started() -> tuple[GameService[Any, Any], GameHost[Any, Any, Any]]:
     bag = tiles.full_bag()
     create = uw.CreateGame(CHALLENGE, NAMES, bag, bag)
     await host.create("u", OpenTable(tuple(Seat(n) for n in NAMES), create))
-    return upwords_servicer(host, EveryWord()), host
+    return UPWORDS_SERVING.servicer(host, EveryWord()), host
 
 
 async def play(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from parlor.rules import upwords as uw
-from parlor.services.upwords.component import standings
+from parlor.services.upwords.game import standings
 
 
 def ended(scores: tuple[int, ...], winners: tuple[int, ...], reason: str) -> uw.UpwordsState:

@@ -20,8 +20,7 @@ from parlor.lexicon import enable1
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot
 from parlor.rules.upwords.dawg import Dawg
-from parlor.services.upwords.component import rules
-from parlor.services.upwords.game import GAME
+from parlor.services.upwords.game import GAME, rules
 
 JUDGE = Dawg(w for w in enable1().words() if 2 <= len(w) <= 4)  # short words: fast bots
 HONEST = UpwordsBot(JUDGE)

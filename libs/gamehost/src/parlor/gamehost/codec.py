@@ -88,6 +88,18 @@ class Bodies:
         getattr(out, self.fields[message.DESCRIPTOR.full_name]).CopyFrom(message)
         return out
 
+    def shown(self, message: Message, info: common_pb2.EventInfo, **fields: Any) -> Any:
+        """The ``GameEvent`` of a stored event as a viewer sees it, ``message`` (the event's
+        own or, Take Four's joker swap shown as a move, another), with ``info``, whose type
+        then names the message shown, and ``fields``."""
+        shown = message.DESCRIPTOR.full_name
+        if info.type and info.type != shown:
+            renamed = common_pb2.EventInfo()
+            renamed.CopyFrom(info)
+            renamed.type = shown
+            info = renamed
+        return self.wrap(message, info=info, **fields)
+
 
 class ProtoCodec(Generic[E]):
     """The ``EventCodec`` of a game whose events are protobuf messages: the message's full
@@ -147,6 +159,26 @@ def play_fields(
         "winners": result.winners if result is not None else (),
         "viewer_seat": viewer,
     }
+
+
+def table_fields(
+    into: type[Message],
+    engine: GameContract[Any, Any, Any],
+    game_id: str,
+    version: int,
+    table: Any,
+    viewer: int | None,
+) -> dict[str, Any]:
+    """The fields every game's ``Game`` message (``into``) starts with, as keyword arguments:
+    ``game_fields`` of the table (``seating.Table``: its seats), then ``play_fields`` of its
+    game, the viewer's seat only where ``into`` has that field."""
+    fields = {
+        **game_fields(game_id, version, table.seats),
+        **play_fields(engine, table.game, viewer),
+    }
+    if "viewer_seat" not in into.DESCRIPTOR.fields_by_name:
+        del fields["viewer_seat"]
+    return fields
 
 
 def table_event_pb(event: object, game_type: str) -> Message | None:

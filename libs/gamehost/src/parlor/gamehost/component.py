@@ -4,14 +4,12 @@ Every game service is the same around its servicer: its backends (``game_backend
 store (which counts its appends); the bus; the relay publishing what ``GameType.public`` lets
 through), its game host, the game directory, the clock sweeper, the ``MatchFormed``
 consumer, the game bells rung by other replicas' appends and its gRPC service (registered
-by the proto's generated ``add_<Service>Servicer_to_server``). A game's ``component.py``
-names its wire (the servicer is built from the game's value and it), or says how to make
-its servicer (and any work of its own)::
+by the proto's generated ``add_<Service>Servicer_to_server``). A game names no component
+of its own: its ``Serving`` (``parlor.gamehost.serving``) makes it from the game's value
+and wire, with whatever the game declares its servicer adds (its own work: ``Served``)::
 
-    @contextlib.asynccontextmanager
-    async def connect4x4() -> AsyncIterator[Component]:
-        async with game_component(GAME, WIRE) as component:
-            yield component
+    async with game_component(GAME, serve) as component:
+        yield component
 
 ``extra`` holds the store (``appends``, ``conflicts``), the host and the servicer, and
 whatever ``Served.extra`` adds.

@@ -126,6 +126,31 @@ class Messages(MessagePlans, Generic[E]):
             message.ClearField(name)
         return message.SerializeToString(deterministic=True)
 
+    def published(self, event_type: str, data: bytes) -> tuple[str, bytes]:
+        """What the relay publishes of a stored event (``GameType.public``) of a game whose
+        secrets are fields of its events (Upwords' racks and draws): the event's own type
+        (every event is shown to all as what it is), its payload ``public``."""
+        return event_type, self.public(event_type, data)
+
+    def published_as(
+        self, seen: Callable[[E], Message]
+    ) -> Callable[[str, bytes], tuple[str, bytes]]:
+        """What the relay publishes of a stored event (``GameType.public``) of a game that
+        shows a spectator another message in an event's place (``seen``: the message a
+        spectator sees of the event during play; Take Four's joker swap, a move): the type
+        and payload of that message. The platform's own events hide nothing: as stored."""
+        table = frozenset(
+            getattr(common_pb2, e.__name__).DESCRIPTOR.full_name for e in TABLE_EVENTS
+        )
+
+        def public(event_type: str, data: bytes) -> tuple[str, bytes]:
+            if event_type in table:
+                return event_type, data
+            shown = seen(self.event_of(self.bodies.parse(event_type, data)))
+            return shown.DESCRIPTOR.full_name, shown.SerializeToString(deterministic=True)
+
+        return public
+
     def _secret_holders(self, of: type[Message]) -> tuple[str, ...]:
         """The fields of an event message holding its event's ``Secret`` fields (the field
         itself, or the sub-message it is routed to)."""

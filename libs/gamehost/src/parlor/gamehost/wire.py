@@ -1,9 +1,10 @@
 """A game's wire as the generic servicer takes it: its pictures and its move RPCs.
 
-A game's own ``wire.py`` (beside its proto) holds its messages, its ``Game`` and
-``GameEvent`` pictures and a table of move RPC -> ``Move``, as one ``Wire``; the game host
-builds the game's servicer from the game's value and it (``GameService(host, game=GAME,
-wire=WIRE)``), subclassing nothing; every game's is built so.
+A game's service module (``parlor.services.<game>.game``, beside its declaration) holds its
+messages, its ``Game`` and ``GameEvent`` pictures and a table of move RPC -> ``Move``, as one
+``Wire``; the game host builds the game's servicer from the game's value and it
+(``GameService(host, game=GAME, wire=WIRE)``, which the module's ``Serving`` does),
+subclassing nothing; every game's is built so.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class Move:
 
 @dataclass(frozen=True)
 class Wire(Generic[T, E]):
-    """A game's wire (its ``wire.py``): the pictures and the move RPCs of its proto service.
+    """A game's wire (``WIRE`` in its service module): the pictures and the move RPCs of its
+    proto service.
 
     ``game(game_id, version, table, viewer, everything)`` is the ``Game`` message as a viewer
     sees it; ``event(event, info, before)`` one ``GameEvent``, already as the viewer may see

@@ -26,7 +26,7 @@ from parlor.rules.takefour.commands import (
 )
 from parlor.rules.takefour.crossword import Cell, is_crossword
 from parlor.rules.takefour.crossword_search import Layout, WordIndex, build_crossword
-from parlor.rules.takefour.state import Phase, Placement
+from parlor.rules.takefour.state import Phase, Placement, TakeFourState
 from parlor.rules.takefour.tiles import TileSet
 from parlor.rules.takefour.view import TakeFourView
 
@@ -166,7 +166,20 @@ class BotSeat:
         self._pending = []
 
 
+def budget(level: str) -> int:
+    """The search budget of a bot of ``level`` (``LEVELS``; an unknown level plays the
+    medium's)."""
+    return LEVELS.get(level, LEVELS["medium"])
+
+
 def seat_bot(index: WordIndex, level: str) -> BotSeat:
-    """A bot of ``level`` (its budget: ``LEVELS``; an unknown level plays the medium's) for
-    one seat, on the shared word ``index``."""
-    return BotSeat(TakeFourBot(index, budget=LEVELS.get(level, LEVELS["medium"])))
+    """A bot of ``level`` (its ``budget``) for one seat, on the shared word ``index``."""
+    return BotSeat(TakeFourBot(index, budget=budget(level)))
+
+
+def mark(state: TakeFourState, seat: int) -> object:
+    """What the seat's own actions change: its grid, its agreement to deal, its calls (a
+    deal changes its hand, not this; a new round empties the grid once). A runner's bot
+    waits for it to change after its command (``botrunner``)."""
+    player = state.players[seat]
+    return (tuple(sorted(player.grid.items())), player.agrees_to_deal, player.calls)

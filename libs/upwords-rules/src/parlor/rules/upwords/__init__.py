@@ -43,6 +43,7 @@ from parlor.rules.upwords.game import (
     UpwordsDecider,
     check_meant_play,
     exchange_positions,
+    insert_position,
     pending_words,
     tile_counts,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "event_for",
     "exchange_positions",
     "full_bag",
+    "insert_position",
     "pending_words",
     "public_event",
     "rules_for_new_game",

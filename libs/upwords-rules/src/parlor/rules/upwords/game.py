@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -444,6 +445,13 @@ def exchange_positions(state: UpwordsState) -> int:
         return 0
     after = UPWORDS._fold(state, UPWORDS._close_window(state))
     return len(after.bag)
+
+
+def insert_position(state: UpwordsState, rng: random.Random) -> int:
+    """Where a returned tile goes into the bag: uniformly at random among the
+    ``exchange_positions`` (``rng``: the service's, a secure one)."""
+    positions = exchange_positions(state)
+    return rng.randrange(positions) if positions > 0 else 0
 
 
 def check_meant_play(state: UpwordsState, meant_for: int) -> None:

@@ -182,6 +182,15 @@ def tile_of(text: str) -> str:
     return tiles.QU if t == "QU" else t
 
 
+def exchanged_tile(text: str) -> str:
+    """The tile an exchange returns, as written (``tile_of``); not an Upwords tile: refused
+    (``UNKNOWN_TILE``)."""
+    tile = tile_of(text)
+    if tile not in tiles.DISTRIBUTION:
+        raise InvalidArgument(f"{text!r} is not an Upwords tile", reason="UNKNOWN_TILE")
+    return tile
+
+
 def play_of(placed: Sequence[tuple[int, int, str]], move: str) -> NotatedPlay:
     """A play given one of two ways, its tiles ``placed`` one by one (row, column, tile as
     written) or ``move`` in this notation: its placements and the tiles it keeps (none when
