@@ -199,3 +199,14 @@ def test_a_command_for_another_round_of_a_game_that_is_over_hears_the_game_is_ov
     with pytest.raises(RuleViolation) as refused:
         check_round(dealt(), 2)
     assert refused.value.reason == "ROUND_CHANGED"
+
+
+@pytest.mark.parametrize("named", ["?!", "AB", "1", "é", "?"])
+def test_a_letter_that_is_no_letter_is_refused_before_the_hand_is_looked_at(named: str) -> None:
+    from parlor.rules.takefour.tiles import named_letter
+
+    with pytest.raises(InvalidArgument) as refused:
+        named_letter(named)
+    assert refused.value.reason == "WRONG_LETTER"
+    assert named_letter("") is None
+    assert named_letter("q") == "Q"

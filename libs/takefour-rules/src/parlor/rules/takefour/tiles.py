@@ -18,6 +18,18 @@ MAX_TILES = 1000
 MAX_TILE_VALUE = 1000
 
 
+def named_letter(value: str) -> str | None:
+    """The letter a command names (a joker's, or a letter tile's to match) as a request gives
+    it: None if empty, else one of A-Z in either case; anything else is refused before the
+    hand or the grid is looked at (INVALID_ARGUMENT ``WRONG_LETTER``)."""
+    if not value:
+        return None
+    letter = value.upper()
+    if len(letter) != 1 or letter not in LETTERS:
+        raise InvalidArgument(f"a letter is one of A-Z, not {value[:8]!r}", reason="WRONG_LETTER")
+    return letter
+
+
 @dataclass(frozen=True)
 class LetterTiles:
     """How many tiles carry one letter, and the value each scores when unused."""

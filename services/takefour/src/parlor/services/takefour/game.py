@@ -72,6 +72,7 @@ from parlor.rules.takefour.bot import LEVELS, BotSeat, TakeFourBot, budget, mark
 from parlor.rules.takefour.contract import ENGINE, chance
 from parlor.rules.takefour.standings import standings as standings  # the component's too
 from parlor.rules.takefour.tiles import STANDARD_TILES
+from parlor.rules.takefour.tiles import named_letter as _letter
 from parlor.rules.takefour.timing import Timing
 from parlor.rules.takefour.view import GridChanged, SeatView, SeenEvent, Viewer
 from parlor.runtime.queue import PER_GAME_HELP, GameQueue
@@ -330,10 +331,6 @@ def _play(build: Callable[[Any, int], tf.TakeFourCommand]) -> Move:
         lambda request, table, seat: build(request, seat),
         lambda request, table: tf.check_round(table.game, request.round),
     )
-
-
-def _letter(value: str) -> str | None:
-    return value.upper() if value else None
 
 
 def _moved(r: pb.MoveTileRequest, seat: int) -> tf.MoveTile:
