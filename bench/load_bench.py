@@ -52,7 +52,7 @@ from parlor.devinfra.backends import find_backends
 from parlor.devinfra.scratch import scratch_settings
 from parlor.eventstore import PostgresEventStore, migrate
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import OpenTable
+from parlor.gamehost.table.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.rules import connect4x4 as c4

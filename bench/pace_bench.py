@@ -91,10 +91,18 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # (kind, markers): a sample is the first kind one of whose markers is in one of its
     # frames, looked for from the outermost frame in: the work that set the rest off
     ("matchmaking", ("matchmaking/", "matching/")),
-    ("directory", ("directory/projection.py", "gamehost/listing.py", "admission/opengames.py")),
+    (
+        "directory",
+        ("directory/projection.py", "gamehost/wire/listing.py", "admission/opengames.py"),
+    ),
     (
         "clocks",
-        ("gamehost/clocks.py", "gamehost/deadlines.py", "gamehost/sweeper.py", "timecheck.py"),
+        (
+            "gamehost/table/clocks.py",
+            "gamehost/drivers/deadlines.py",
+            "gamehost/drivers/sweeper.py",
+            "timecheck.py",
+        ),
     ),
     (
         "relays and bells",
@@ -108,8 +116,11 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "runtime/outbox.py",
         ),
     ),
-    ("pictures to watchers", ("WatchGame", "gamehost/observe.py", "GameHost._after")),
-    ("the command", ("gamehost/command.py", "gamehost/pipeline.py", "gamehost/service.py")),
+    ("pictures to watchers", ("WatchGame", "gamehost/host/observe.py", "GameHost._after")),
+    (
+        "the command",
+        ("gamehost/record/command.py", "gamehost/pipeline/pipeline.py", "gamehost/wire/service.py"),
+    ),
 )
 OTHER = "event loop, gRPC, the rest"
 IDLE = "waiting (not CPU)"

@@ -38,7 +38,7 @@ from parlor.core.decider import execute, replay
 from parlor.devinfra.backends import find_backends, scratch_database
 from parlor.devinfra.scratch import scratch_name
 from parlor.eventstore import NO_STREAM, NewEvent, PostgresEventStore, migrate
-from parlor.gamehost.seating import OpenTable, SeatsTaken
+from parlor.gamehost.table.seating import OpenTable, SeatsTaken
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules.takefour import TAKE_FOUR, CreateGame, TakeFourConfig

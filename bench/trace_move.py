@@ -23,7 +23,7 @@ from parlor.kit import auth
 from parlor.services.connect4x4.game import GAME
 from parlor.services.connect4x4.game import SERVING as C4_SERVING
 
-MODULES = ("gamehost/service.py", "gamehost/pipeline.py", "gamehost/host.py")
+MODULES = ("gamehost/wire/service.py", "gamehost/pipeline/pipeline.py", "gamehost/host/host.py")
 
 
 async def as_(identity: auth.Identity, call: Any) -> Any:
@@ -52,7 +52,7 @@ async def main() -> None:
             return
         frames[id(frame)] = frame
         here = frame.f_code.co_filename
-        if frame.f_code.co_name == "seat_of" and here.endswith("gamehost/seating.py"):
+        if frame.f_code.co_name == "seat_of" and here.endswith("gamehost/table/seating.py"):
             ran["seat_of"] += 1
         for module in MODULES:
             if here.endswith(module):

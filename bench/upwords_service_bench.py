@@ -32,8 +32,8 @@ from parlor.devinfra.scratch import scratch_settings
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
 from parlor.eventstore import migrate
-from parlor.gamehost.botwords import index_once
-from parlor.gamehost.service import GameService
+from parlor.gamehost.wire.service import GameService
+from parlor.gamehost.words.botwords import index_once
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import ServerSettings, running

@@ -36,7 +36,7 @@ from deploy_facts import (
 )
 
 from parlor.eventstore.bus import subject_matches
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 from parlor.kit.auth import jwks
 from parlor.kit.keys import declared_calls
 

@@ -36,7 +36,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from parlor.core.decider import Decider
-from parlor.gamehost.seating import Table
+from parlor.gamehost.table.seating import Table
 from parlor.kit.auth import AuthSettings
 from parlor.kit.main import available
 from parlor.kit.ratelimit import RateLimitSettings

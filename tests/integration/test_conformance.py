@@ -35,9 +35,9 @@ from leakcheck import fold, read_stream
 
 from parlor.common.v1 import common_pb2
 from parlor.core.game import secret_fields
-from parlor.gamehost.export import export_parts
-from parlor.gamehost.turns import Exports
-from parlor.gamehost.verify import verify_history
+from parlor.gamehost.pipeline.turns import Exports
+from parlor.gamehost.verify.verify import verify_history
+from parlor.gamehost.wire.export import export_parts
 from parlor.kit.auth import AuthSettings
 from parlor.kit.status import reason_of
 
@@ -49,7 +49,7 @@ BOTS_AT_ONCE = {
     "BOT_HUMAN_PACE": "false",
     "BOT_ALONE_SECONDS": "3",
 }
-"""A bot runner's pace (``parlor.gamehost.botpace``, under the game's own env names): its
+"""A bot runner's pace (``parlor.gamehost.bots.botpace``, under the game's own env names): its
 bots at once, and a table of bots ended by their leaving it after a few seconds, as the
 platform ends every game of bots (docs/bounds.md, "Every game ends")."""
 

@@ -56,11 +56,11 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as cpb
 from parlor.directory.projection import game_directory
 from parlor.eventstore import PostgresEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.botrunner import service_runner
-from parlor.gamehost.component import generated_register
-from parlor.gamehost.seating import Table
-from parlor.gamehost.words import SERVICE as DICTIONARY_SERVICE
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.drivers.botrunner import service_runner
+from parlor.gamehost.table.seating import Table
+from parlor.gamehost.wiring.component import generated_register
+from parlor.gamehost.words.words import SERVICE as DICTIONARY_SERVICE
+from parlor.gamehost.words.words import Dictionary
 from parlor.kit import inprocess
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.interceptor import ServerInterceptor
@@ -237,7 +237,7 @@ async def serving(
 async def chat_served(stack: contextlib.AsyncExitStack, database_url: str) -> Served:
     """ChatService beside the games, on the same store: its rooms name the games played."""
     from parlor.chat.v1 import chat_pb2, chat_pb2_grpc
-    from parlor.gamehost.games import games
+    from parlor.gamehost.pipeline.games import games
     from parlor.runtime.bells import GameBells
     from parlor.services.chat.facts import Games
     from parlor.services.chat.rooms import Rooms
@@ -1079,7 +1079,7 @@ class Driver:
 
 
 async def explore(database_url: str, games: int, seed: int, chance: random.Random) -> Tally:
-    from parlor.gamehost.botwords import built_index
+    from parlor.gamehost.words.botwords import built_index
 
     clock = FakeNow()
     tally = Tally()
@@ -1098,8 +1098,8 @@ async def explore(database_url: str, games: int, seed: int, chance: random.Rando
 def derandomized(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
     """The services' chance (bags, the first deal, Connect 4x4's bots) drawn from ``seed``:
     a failing seed plays the same games again."""
-    from parlor.gamehost import chance as drawn  # the games' declared chance (bags, deals)
-    from parlor.gamehost import turns  # seeds the games' bots (Connect 4x4's)
+    from parlor.gamehost.pipeline import turns
+    from parlor.gamehost.record import chance as drawn
 
     chance = random.Random(seed ^ 0x5EED)
 

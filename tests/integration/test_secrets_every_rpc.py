@@ -69,7 +69,7 @@ from leakcheck import (
 
 import parlor
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 from parlor.kit.auth import AuthSettings, generate_private_key, issue_token
 from parlor.kit.server import Server
 from parlor.kit.status import reason_of
@@ -539,7 +539,7 @@ def client(served: tuple[Server, AuthSettings]) -> Iterator[Client]:
 
 @pytest.fixture(scope="module")
 def games(client: Client, database_url: str) -> Games:
-    from parlor.gamehost.botwords import built_index
+    from parlor.gamehost.words.botwords import built_index
     from parlor.rules.upwords.bot import UpwordsBot
 
     return Games(client, database_url, built_index(UpwordsBot))
@@ -679,7 +679,7 @@ def test_the_search_finds_secrets_when_a_live_service_stops_redacting(
     """Redaction switched off in the live services (they run in this process): every read leaks."""
     games.live(category)
     if category == "upwords":
-        from parlor.gamehost.pictures import Pictures
+        from parlor.gamehost.wire.pictures import Pictures
 
         monkeypatch.setattr(Pictures, "shown", lambda self, event, viewer: event)
         monkeypatch.setattr(Pictures, "over", lambda self, table: True)

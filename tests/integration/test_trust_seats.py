@@ -40,7 +40,7 @@ from parlor.eventstore import (
     Subjects,
     event_headers,
 )
-from parlor.gamehost.seating import OpenTable
+from parlor.gamehost.table.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.kit.status import reason_of
 from parlor.matchmaking.v1 import events_pb2

@@ -26,7 +26,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
-from parlor.gamehost.words import service_token
+from parlor.gamehost.words.words import service_token
 from parlor.kit import client
 from parlor.kit.auth import WRONG_AUDIENCE, AuthSettings, issue_token
 from parlor.kit.keys import write_keys

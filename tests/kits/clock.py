@@ -26,7 +26,7 @@ def timed_host(game: Any, now: FakeNow) -> Any:
     index (so its sweeper can fire timeouts): how the timed-game tests build one."""
     from parlor.eventstore import InMemoryEventStore
     from parlor.gamehost import GameHost
-    from parlor.gamehost.deadlines import MemoryDeadlines
+    from parlor.gamehost.drivers.deadlines import MemoryDeadlines
 
     return GameHost(
         game.category,

@@ -25,7 +25,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from kits.example import registered, tictactoe_on_path
 from kits.ports import restartable_port as free_port
-from parlor.gamehost.games import GameType, games
+from parlor.gamehost.pipeline.games import GameType, games
 from parlor.kit import client
 from parlor.kit.auth import AuthSettings, issue_token
 from parlor.kit.main import available

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.words.words import Dictionary
 
 
 class EveryWord(Dictionary):

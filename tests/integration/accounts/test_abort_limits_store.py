@@ -11,7 +11,7 @@ import pytest
 
 from parlor.core.errors import FailedPrecondition, ResourceExhausted
 from parlor.eventstore import EventStore
-from parlor.gamehost.aborts import COUNTED, DAY, WITHDRAWN, AbortLedger, aborts_stream
+from parlor.gamehost.wire.aborts import COUNTED, DAY, WITHDRAWN, AbortLedger, aborts_stream
 
 
 class Clock:

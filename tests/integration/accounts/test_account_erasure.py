@@ -29,7 +29,7 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.games import game_types
+from parlor.gamehost.pipeline.games import game_types
 from parlor.identity.v1 import identity_pb2 as pb
 from parlor.identity.v1 import identity_pb2_grpc as pb_grpc
 from parlor.kit import client

@@ -26,7 +26,7 @@ from parlor.core.errors import (
 )
 from parlor.directory.listed import GAME_FINISHED, SEATS_TAKEN
 from parlor.eventstore import NO_STREAM, EventStore, Metadata, NewEvent
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 from parlor.kit import auth
 from parlor.kit.auth import Identity
 from parlor.runtime.bells import GameBells

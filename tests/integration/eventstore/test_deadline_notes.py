@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import event, text
 
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.deadlines import PostgresDeadlines
+from parlor.gamehost.drivers.deadlines import PostgresDeadlines
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

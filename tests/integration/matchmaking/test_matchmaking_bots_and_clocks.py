@@ -13,7 +13,7 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4_grpc
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit import client
 from parlor.kit.status import reason_of

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from parlor.eventstore import BusHealth
-from parlor.gamehost.backends import game_backends
+from parlor.gamehost.wiring.backends import game_backends
 from parlor.kit.server import BUS_HEALTH
 from parlor.runtime.backends import _OUTBOXES
 

@@ -23,9 +23,9 @@ from typer.testing import CliRunner, Result
 from parlor.cli.main import app
 from parlor.eventstore import NO_STREAM, Metadata, NewEvent, PostgresEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.deadlines import MemoryDeadlines
-from parlor.gamehost.seating import OpenTable
-from parlor.gamehost.sweeper import Sweeper
+from parlor.gamehost.drivers.deadlines import MemoryDeadlines
+from parlor.gamehost.drivers.sweeper import Sweeper
+from parlor.gamehost.table.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4

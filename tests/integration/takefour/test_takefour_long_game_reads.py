@@ -25,7 +25,7 @@ import pytest
 from takefour_actions import game_of_ada_and_bob
 
 from parlor.eventstore import NewEvent, PostgresEventStore
-from parlor.gamehost.checkpoints import EVERY
+from parlor.gamehost.record.checkpoints import EVERY
 from parlor.gametypes.clockkeys import AT
 from parlor.kit.status import reason_of
 from parlor.takefour.v1 import takefour_pb2 as pb

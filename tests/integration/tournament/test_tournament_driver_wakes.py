@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import nats
 
 from parlor.eventstore import EventStore, Subjects
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 from parlor.runtime.bells import ring_from_bus
 from parlor.services.tournament.component import DriverBells
 from parlor.services.tournament.driver import Driver

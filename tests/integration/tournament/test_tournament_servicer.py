@@ -26,7 +26,7 @@ from parlor.core.errors import (
     ResourceExhausted,
 )
 from parlor.eventstore import NO_STREAM, EventStore, NewEvent
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 from parlor.matchmaking.v1 import events_pb2
 from parlor.matchrecords.consent import MATCH_FORMED, match_stream
 from parlor.runtime.bells import GameBells

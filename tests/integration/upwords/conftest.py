@@ -15,8 +15,8 @@ import pytest
 
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
 from parlor.dictionary.v1 import dictionary_pb2_grpc as dpb_grpc
-from parlor.gamehost.botwords import built_index
-from parlor.gamehost.service import GameService
+from parlor.gamehost.wire.service import GameService
+from parlor.gamehost.words.botwords import built_index
 from parlor.lexicon import enable1
 from parlor.rules.upwords.bot import UpwordsBot
 from parlor.services.upwords.game import GAME as UW

@@ -18,7 +18,7 @@ import pytest
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.seating import GameFinished, SeatsTaken
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken
 from parlor.gametypes.ids import system_command_id
 from parlor.rules import upwords as uw
 from parlor.services.upwords.game import Codec, game_pb, rules

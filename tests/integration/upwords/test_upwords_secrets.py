@@ -23,7 +23,7 @@ from google.protobuf.message import Message
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.seating import Table
+from parlor.gamehost.table.seating import Table
 from parlor.kit.status import reason_of
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import UpwordsBot

@@ -6,7 +6,7 @@ from importlib.metadata import entry_points
 
 from parlor.cli.games import GROUP, adapters
 from parlor.cli.games.connect4x4 import Connect4x4
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 
 
 def test_the_adapters_are_the_registered_entry_points() -> None:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from parlor.cli import main as cli_main
 from parlor.cli.games.connect4x4 import Connect4x4
-from parlor.gamehost.seating import Table
+from parlor.gamehost.table.seating import Table
 from parlor.gametypes.seats import Seat
 from parlor.kit.auth import AuthSettings, data_dir_key, generate_private_key, verify_token
 from parlor.rules import connect4x4 as c4

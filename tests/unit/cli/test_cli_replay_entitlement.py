@@ -7,14 +7,14 @@ import pytest
 from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.replay import (
+from parlor.gamehost.table.seating import OpenTable
+from parlor.gamehost.wire.replay import (
     MAX_PACE_MS,
     check_pace,
     entitlement,
     entitlement_of,
     play_back,
 )
-from parlor.gamehost.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import Codec, rules

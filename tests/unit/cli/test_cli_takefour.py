@@ -20,7 +20,7 @@ from parlor.cli.games.takefour import (
 )
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
-from parlor.gamehost.seating import OpenTable, Table
+from parlor.gamehost.table.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts

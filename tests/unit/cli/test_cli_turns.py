@@ -42,7 +42,7 @@ def test_your_turn_first_then_the_earliest_deadline_across_game_types() -> None:
 
 def test_the_cli_says_an_aborted_game_is_over_with_no_result() -> None:
     from parlor.cli.games.connect4x4 import Connect4x4
-    from parlor.gamehost.aborts import show_aborted
+    from parlor.gamehost.wire.aborts import show_aborted
 
     game = pb.Game(status=pb.STATUS_IN_PROGRESS)
     show_aborted(game)

@@ -15,8 +15,8 @@ import pytest
 from rich.console import Console
 
 from parlor.cli.games.upwords import Turn, Upwords, read_turn
-from parlor.gamehost.export import with_seat_tags
-from parlor.gamehost.seating import GameFinished, OpenTable, SeatsTaken, Table
+from parlor.gamehost.table.seating import GameFinished, OpenTable, SeatsTaken, Table
+from parlor.gamehost.wire.export import with_seat_tags
 from parlor.gametypes.seats import Seat
 from parlor.lexicon import enable1
 from parlor.rules import upwords as uw

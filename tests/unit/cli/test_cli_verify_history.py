@@ -8,8 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parlor.gamehost.seating import GameFinished, OpenTable, SeatsTaken
-from parlor.gamehost.verify import (
+from parlor.gamehost.table.seating import GameFinished, OpenTable, SeatsTaken
+from parlor.gamehost.verify.verify import (
     COMMAND_REFUSED,
     EVENT_DIFFERS,
     EVENTS_MISSING,

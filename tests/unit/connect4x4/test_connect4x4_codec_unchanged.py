@@ -1,7 +1,7 @@
 """Connect 4x4's codec writes and reads every event exactly as the hand-written one did.
 
 The ``OLD`` functions below are the codec as it was before the generic mapping
-(``parlor.gamehost.messages``) replaced it, kept here as the reference: stored events,
+(``parlor.gamehost.wire.messages``) replaced it, kept here as the reference: stored events,
 replays and command-id fingerprints depend on the bytes staying the same.
 """
 
@@ -20,8 +20,8 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.core.conformance import random_playout
 from parlor.core.decider import execute
-from parlor.gamehost.codec import seat_pb, table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
+from parlor.gamehost.table.codec import seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.contract import ENGINE

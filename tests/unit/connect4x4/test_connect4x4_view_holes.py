@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.core.decider import replay
-from parlor.gamehost.seating import OpenTable, Table
+from parlor.gamehost.table.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4.board import bit

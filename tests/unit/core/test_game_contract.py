@@ -17,7 +17,7 @@ from kits.takefour import check_invariants, lenient_word, tile_set
 
 from parlor.core.conformance import check_contract
 from parlor.core.game import GameContract, Result, Secret, problems, secret_fields
-from parlor.gamehost.games import GameType, games
+from parlor.gamehost.pipeline.games import GameType, games
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
 from parlor.rules import upwords as uw

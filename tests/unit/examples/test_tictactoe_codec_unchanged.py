@@ -12,8 +12,8 @@ from kits.codecs import assert_same
 from kits.example import tictactoe_on_path
 
 from parlor.core.decider import execute
-from parlor.gamehost.codec import table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing
+from parlor.gamehost.table.codec import table_event_of, table_event_pb
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing
 from parlor.gametypes.seats import Seat
 
 

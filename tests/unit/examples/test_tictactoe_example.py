@@ -26,8 +26,8 @@ from parlor.core.errors import InvalidArgument, PermissionDenied
 from parlor.core.game import problems
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.games import GameType
-from parlor.gamehost.verify import verify_history
+from parlor.gamehost.pipeline.games import GameType
+from parlor.gamehost.verify.verify import verify_history
 from parlor.gametypes.catalogue import GROUP
 from parlor.kit import auth
 

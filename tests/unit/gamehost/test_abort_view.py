@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4
-from parlor.gamehost.aborts import show_aborted
+from parlor.gamehost.wire.aborts import show_aborted
 from parlor.takefour.v1 import takefour_pb2 as tf
 from parlor.upwords.v1 import upwords_pb2 as uw
 

@@ -14,10 +14,10 @@ from kits.clock import T0, FakeNow
 from parlor.core.errors import FailedPrecondition, InvalidArgument
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.clocks import Berserk, deadline
-from parlor.gamehost.seating import OpenTable, SeatBerserked, Table
-from parlor.gamehost.timecheck import stamps_of
-from parlor.gamehost.verify import verify_history
+from parlor.gamehost.table.clocks import Berserk, deadline
+from parlor.gamehost.table.seating import OpenTable, SeatBerserked, Table
+from parlor.gamehost.verify.timecheck import stamps_of
+from parlor.gamehost.verify.verify import verify_history
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4

@@ -18,8 +18,8 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.pipeline import BotCommand, Bots
-from parlor.gamehost.seating import Table
+from parlor.gamehost.pipeline.pipeline import BotCommand, Bots
+from parlor.gamehost.table.seating import Table
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING

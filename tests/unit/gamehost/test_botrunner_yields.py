@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from parlor.gamehost.botrunner import BotRunner
+from parlor.gamehost.drivers.botrunner import BotRunner
 from parlor.services.takefour.game import TakeFourSettings
 from parlor.services.takefour.game import bots as takefour_bots
 

@@ -6,7 +6,7 @@ import asyncio
 import gc
 import threading
 
-from parlor.gamehost.once import BuiltOnce
+from parlor.gamehost.bots.once import BuiltOnce
 
 
 async def test_callers_that_come_during_the_build_wait_for_that_one_build() -> None:

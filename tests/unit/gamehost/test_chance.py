@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parlor.gamehost.chance import shuffled
+from parlor.gamehost.record.chance import shuffled
 
 
 def test_a_shuffle_keeps_every_item_and_draws_its_order() -> None:

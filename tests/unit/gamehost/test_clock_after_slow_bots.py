@@ -22,9 +22,9 @@ from kits.takefour import tile_set
 from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
-from parlor.gamehost.botrunner import service_runner
-from parlor.gamehost.pipeline import BotCommand, Bots
-from parlor.gamehost.seating import OpenTable, Table
+from parlor.gamehost.drivers.botrunner import service_runner
+from parlor.gamehost.pipeline.pipeline import BotCommand, Bots
+from parlor.gamehost.table.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4

@@ -18,12 +18,12 @@ from kits.clock import T0, FakeNow
 from parlor.core.errors import Conflict, FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.clocks import Clock, Stamp, advance, deadline, remaining
-from parlor.gamehost.deadlines import MemoryDeadlines
-from parlor.gamehost.pipeline import Pipeline
-from parlor.gamehost.seating import GameFinished, OpenTable, Table
-from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.verify import verify_history
+from parlor.gamehost.drivers.deadlines import MemoryDeadlines
+from parlor.gamehost.drivers.sweeper import Sweeper
+from parlor.gamehost.pipeline.pipeline import Pipeline
+from parlor.gamehost.table.clocks import Clock, Stamp, advance, deadline, remaining
+from parlor.gamehost.table.seating import GameFinished, OpenTable, Table
+from parlor.gamehost.verify.verify import verify_history
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
@@ -227,7 +227,7 @@ def test_two_sweepers_on_stale_caches_still_append_one_timeout() -> None:
         await second.load("g")
         now.advance(31)
         # Both decide on version 2 before either appends.
-        from parlor.gamehost.clocks import Tick
+        from parlor.gamehost.table.clocks import Tick
 
         results = await asyncio.gather(
             first.execute("g", Tick(), actor="parlor:clock"),
@@ -276,7 +276,7 @@ def test_bots_never_run_out() -> None:
         )
         await host.execute("g", drop(0), actor="ada")
         now.advance(3600)
-        from parlor.gamehost.clocks import Tick
+        from parlor.gamehost.table.clocks import Tick
 
         outcome = await host.execute("g", Tick(), actor="parlor:clock")
         assert outcome.events == ()
@@ -308,7 +308,7 @@ def test_a_matched_game_whose_first_move_is_not_made_is_aborted() -> None:
 
 
 def c4_rank1() -> Any:
-    from parlor.gamehost.seating import Standing
+    from parlor.gamehost.table.seating import Standing
 
     return Standing(1)
 
@@ -478,7 +478,7 @@ def test_clocks_of_a_table_whose_engine_has_not_started_yet() -> None:
     for game in (C4, TF):
         table = game.decider.initial_state()
         opened = OpenTable(seats(2), None, TimeControl.per_move(30))  # type: ignore[arg-type]
-        from parlor.gamehost.seating import SeatsTaken
+        from parlor.gamehost.table.seating import SeatsTaken
 
         table = game.decider.evolve(table, SeatsTaken(opened.seats, opened.time_control))
         clocks = game.decider.clocks(table)
@@ -613,7 +613,7 @@ def test_the_view_of_version_one_is_as_of_the_seats_being_taken() -> None:
 
 
 def test_clocks_folded_without_stamps_show_no_as_of() -> None:
-    from parlor.gamehost.seating import SeatsTaken
+    from parlor.gamehost.table.seating import SeatsTaken
 
     table = C4.decider.evolve(
         C4.decider.initial_state(), SeatsTaken(seats(2), TimeControl.per_move(30))
@@ -624,7 +624,7 @@ def test_clocks_folded_without_stamps_show_no_as_of() -> None:
 
 
 def test_abort_is_refused_unless_a_matched_game_is_not_started() -> None:
-    from parlor.gamehost.clocks import Abort
+    from parlor.gamehost.table.clocks import Abort
 
     async def table_after(matched: bool, moves: int, control: TimeControl) -> Any:
         host = c4_host()
@@ -713,8 +713,8 @@ def test_a_seat_that_makes_no_first_move_within_the_window_lets_the_others_abort
     (``ABORTED``), the stamp names the seat, and ``parlor verify`` re-decides it as that
     seat's. The laggard's own abort is ``ABORT_OWN_FIRST_MOVE``, the others' before the
     window ``ABORT_NOT_YET`` (with when), after every first move ``ABORT_TOO_LATE``."""
-    from parlor.gamehost.clocks import Abort
-    from parlor.gamehost.timecheck import stamps_of
+    from parlor.gamehost.table.clocks import Abort
+    from parlor.gamehost.verify.timecheck import stamps_of
 
     per_move = TimeControl.per_move(300)  # longer than the window: the laggard is waited for
 
@@ -785,7 +785,7 @@ def test_a_seat_that_makes_no_first_move_within_the_window_lets_the_others_abort
 def test_three_seats_the_laggard_is_the_one_whose_clock_runs_not_one_out_of_the_game() -> None:
     """Connect 4x4 for three, a window of 60 s longer than the allowance of 30 s: a seat out
     of time before its first move is no longer waited for (the game went on without it)."""
-    from parlor.gamehost.clocks import Abort
+    from parlor.gamehost.table.clocks import Abort
 
     async def refusal(host: Any, command: Any, actor: str) -> FailedPrecondition:
         with pytest.raises(FailedPrecondition) as refused:

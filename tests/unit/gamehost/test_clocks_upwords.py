@@ -13,9 +13,9 @@ from kits.clock import T0, FakeNow
 
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.deadlines import MemoryDeadlines
-from parlor.gamehost.seating import GameFinished, OpenTable
-from parlor.gamehost.sweeper import Sweeper
+from parlor.gamehost.drivers.deadlines import MemoryDeadlines
+from parlor.gamehost.drivers.sweeper import Sweeper
+from parlor.gamehost.table.seating import GameFinished, OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import upwords as uw

@@ -12,9 +12,9 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.deadlines import MemoryDeadlines
-from parlor.gamehost.service import GameService
-from parlor.gamehost.sweeper import Sweeper
+from parlor.gamehost.drivers.deadlines import MemoryDeadlines
+from parlor.gamehost.drivers.sweeper import Sweeper
+from parlor.gamehost.wire.service import GameService
 from parlor.kit import auth
 from parlor.services.connect4x4.game import GAME, Codec
 from parlor.services.connect4x4.game import SERVING as C4_SERVING

@@ -12,7 +12,7 @@ import nats.js.errors
 from parlor.common.v1 import common_pb2
 from parlor.eventstore import InMemoryBus, InMemoryEventStore, NewEvent
 from parlor.eventstore.memory import InMemoryDelivery, InMemorySubscription
-from parlor.gamehost.matches import consume_matches, match_subject
+from parlor.gamehost.pipeline.matches import consume_matches, match_subject
 from parlor.matchmaking.v1 import events_pb2
 from parlor.matchrecords.consent import MATCH_FORMED, match_stream
 

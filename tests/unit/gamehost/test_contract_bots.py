@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlor.gamehost.botrunner import ContractBots
+from parlor.gamehost.drivers.botrunner import ContractBots
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.contract import ENGINE
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import exc as sa_exc
 
 from parlor.core.errors import Unavailable
-from parlor.gamehost.deadlines import PostgresDeadlines
+from parlor.gamehost.drivers.deadlines import PostgresDeadlines
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ import pytest
 
 from parlor.core.errors import DeadlineExceeded, Unavailable
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
-from parlor.gamehost.words import IN_PROCESS_CALLS, SERVICE, Dictionary
+from parlor.gamehost.words.words import IN_PROCESS_CALLS, SERVICE, Dictionary
 from parlor.kit import auth, inprocess
 from parlor.kit.auth import AuthSettings, generate_private_key
 from parlor.kit.server import ServerSettings, running

@@ -11,7 +11,7 @@ import pytest
 
 from parlor.core.errors import DeadlineExceeded, NotFound, Unavailable
 from parlor.dictionary.v1 import dictionary_pb2 as dpb
-from parlor.gamehost.words import MAX_BATCH, Dictionary
+from parlor.gamehost.words.words import MAX_BATCH, Dictionary
 from parlor.kit.status import to_status
 
 WORDS = {"cat", "dog", "at"}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from parlor.gamehost.export import export_parts, seat_tags, tag, with_seat_tags
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing
+from parlor.gamehost.wire.export import export_parts, seat_tags, tag, with_seat_tags
 from parlor.gametypes.seats import Seat
 
 

@@ -18,8 +18,8 @@ from parlor.core.decider import Decider
 from parlor.core.errors import FailedPrecondition
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost, Outcome
-from parlor.gamehost.pipeline import Pipeline
-from parlor.gamehost.seating import GameFinished, OpenTable, Seated, SeatsTaken, Table
+from parlor.gamehost.pipeline.pipeline import Pipeline
+from parlor.gamehost.table.seating import GameFinished, OpenTable, Seated, SeatsTaken, Table
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4

@@ -15,8 +15,8 @@ from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import Table
-from parlor.gamehost.service import GameService
+from parlor.gamehost.table.seating import Table
+from parlor.gamehost.wire.service import GameService
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf
@@ -127,7 +127,7 @@ def test_every_game_that_creates_answers_with_events_and_names_seats_to_move() -
 
 
 def test_the_fields_of_play_are_read_from_the_contract_alike_for_every_game() -> None:
-    from parlor.gamehost.codec import play_fields
+    from parlor.gamehost.table.codec import play_fields
     from parlor.rules.connect4x4.contract import ENGINE as C4_ENGINE
 
     state = c4.initial_state()

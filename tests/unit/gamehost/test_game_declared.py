@@ -18,11 +18,11 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.connect4x4.v1 import connect4x4_pb2_grpc as c4grpc
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.component import generated_register
-from parlor.gamehost.games import games
-from parlor.gamehost.seating import Table
-from parlor.gamehost.service import GameService
-from parlor.gamehost.wire import Move, Wire
+from parlor.gamehost.pipeline.games import games
+from parlor.gamehost.table.seating import Table
+from parlor.gamehost.wire.service import GameService
+from parlor.gamehost.wire.wire import Move, Wire
+from parlor.gamehost.wiring.component import generated_register
 from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4

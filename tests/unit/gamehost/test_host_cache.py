@@ -9,8 +9,8 @@ import pytest
 from parlor.core.errors import ParlorError
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.command import Command
-from parlor.gamehost.seating import OpenTable, Table
+from parlor.gamehost.record.command import Command
+from parlor.gamehost.table.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import Codec, rules

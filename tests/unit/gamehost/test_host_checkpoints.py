@@ -17,8 +17,8 @@ from kits.takefour import tile_set
 from parlor.core.errors import ResourceExhausted
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.checkpoints import EVERY
-from parlor.gamehost.seating import OpenTable
+from parlor.gamehost.record.checkpoints import EVERY
+from parlor.gamehost.table.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.services.takefour.game import Codec, engine_seats, rules
@@ -122,7 +122,7 @@ def test_a_timeout_may_go_past_the_cap_as_leaving_does(event_type: str, leaves: 
     """A timed game at its cap still ends: its timeouts (and Take Four's idle steps towards
     a forfeit) are appended past the cap, within the reserve; a move is not."""
     from parlor.eventstore import NewEvent
-    from parlor.gamehost.length import LEAVING_RESERVE, LengthCapped
+    from parlor.gamehost.record.length import LEAVING_RESERVE, LengthCapped
 
     capped = LengthCapped(InMemoryEventStore(), max_events=10)
     events = [NewEvent(type=event_type, data=b"")]

@@ -7,7 +7,7 @@ import asyncio
 from kits.stores import CountingStore
 
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import OpenTable, Table
+from parlor.gamehost.table.seating import OpenTable, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.services.connect4x4.game import Codec, rules

@@ -18,7 +18,7 @@ from parlor.core.errors import InvalidArgument
 from parlor.directory.eventscan import EventScan
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.service import GameService
+from parlor.gamehost.wire.service import GameService
 from parlor.kit import auth
 from parlor.services.connect4x4.game import GAME as C4
 from parlor.services.connect4x4.game import SERVING as C4_SERVING

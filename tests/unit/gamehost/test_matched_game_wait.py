@@ -16,7 +16,7 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as pb
 from parlor.core.errors import NotFound
 from parlor.eventstore import InMemoryEventStore, NewEvent
 from parlor.gamehost import GameHost
-from parlor.gamehost.service import GameService
+from parlor.gamehost.wire.service import GameService
 from parlor.kit import auth
 from parlor.matchmaking.v1 import events_pb2
 from parlor.matchrecords.consent import MATCH_FORMED, match_stream

@@ -1,4 +1,5 @@
-"""The generic mapping between dataclasses and protobuf messages (``parlor.gamehost.messages``).
+"""The generic mapping between dataclasses and protobuf messages
+(``parlor.gamehost.wire.messages``).
 
 The messages are built here from a descriptor of their own, so each rule is shown on the
 smallest shape that has it; the games' codecs are held to their old bytes elsewhere
@@ -19,9 +20,9 @@ from google.protobuf.message_factory import GetMessageClass
 
 from parlor.common.v1 import common_pb2
 from parlor.core.game import Secret
-from parlor.gamehost.codec import Bodies
-from parlor.gamehost.messages import DEFAULT, Custom, Messages, Wire
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing
+from parlor.gamehost.table.codec import Bodies
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing
+from parlor.gamehost.wire.messages import DEFAULT, Custom, Messages, Wire
 from parlor.gametypes.seats import Seat
 
 PROTO = """

@@ -8,7 +8,7 @@ import pytest
 
 from parlor.core.errors import InvalidArgument
 from parlor.directory.listed import Listed
-from parlor.gamehost.myturn import Waiting, key_of, ordered, token_of
+from parlor.gamehost.wire.myturn import Waiting, key_of, ordered, token_of
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 

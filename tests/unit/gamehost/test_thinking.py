@@ -9,7 +9,7 @@ import time
 import pytest
 
 from parlor.core.errors import RuleViolation, Unavailable
-from parlor.gamehost.thinking import Thinking
+from parlor.gamehost.bots.thinking import Thinking
 
 
 async def test_a_search_runs_in_a_worker_process() -> None:

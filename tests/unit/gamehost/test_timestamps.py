@@ -8,7 +8,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parlor.gamehost.timestamps import set_timestamp
+from parlor.gamehost.table.timestamps import set_timestamp
 
 ZONES = st.sampled_from(
     [None, UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=8))]

@@ -21,12 +21,12 @@ from kits.clock import T0, FakeNow, timed_host
 from parlor.core.decider import replay
 from parlor.core.errors import FailedPrecondition
 from parlor.gamehost import GameHost
-from parlor.gamehost.clocks import Stamp
-from parlor.gamehost.games import GameType
-from parlor.gamehost.seating import GameFinished, OpenTable
-from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.timecheck import stamps_of
-from parlor.gamehost.verify import Verdict, verify_history
+from parlor.gamehost.drivers.sweeper import Sweeper
+from parlor.gamehost.pipeline.games import GameType
+from parlor.gamehost.table.clocks import Stamp
+from parlor.gamehost.table.seating import GameFinished, OpenTable
+from parlor.gamehost.verify.timecheck import stamps_of
+from parlor.gamehost.verify.verify import Verdict, verify_history
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4

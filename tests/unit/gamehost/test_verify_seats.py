@@ -21,12 +21,12 @@ import pytest
 from kits.clock import FakeNow, timed_host
 
 from parlor.gamehost import GameHost
-from parlor.gamehost.clocks import Stamp
-from parlor.gamehost.games import GameType
-from parlor.gamehost.seating import OpenTable
-from parlor.gamehost.sweeper import Sweeper
-from parlor.gamehost.timecheck import stamps_of
-from parlor.gamehost.verify import (
+from parlor.gamehost.drivers.sweeper import Sweeper
+from parlor.gamehost.pipeline.games import GameType
+from parlor.gamehost.table.clocks import Stamp
+from parlor.gamehost.table.seating import OpenTable
+from parlor.gamehost.verify.timecheck import stamps_of
+from parlor.gamehost.verify.verify import (
     COMMAND_REFUSED,
     NOT_SEATED,
     WRONG_SEAT,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
-from parlor.gamehost.views import ElementWire, ViewCache
+from parlor.gamehost.wire.views import ElementWire, ViewCache
 from parlor.upwords.v1 import upwords_pb2 as uwpb
 
 

@@ -19,11 +19,11 @@ from kits.takefour import tile_set
 from kits.words import EveryWord
 
 from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
-from parlor.gamehost.host import WALKED_AWAY
-from parlor.gamehost.pipeline import BotCommand, Bots
-from parlor.gamehost.seating import OpenTable
-from parlor.gamehost.service import GameService
-from parlor.gamehost.sweeper import Sweeper
+from parlor.gamehost.drivers.sweeper import Sweeper
+from parlor.gamehost.host.host import WALKED_AWAY
+from parlor.gamehost.pipeline.pipeline import BotCommand, Bots
+from parlor.gamehost.table.seating import OpenTable
+from parlor.gamehost.wire.service import GameService
 from parlor.gametypes.seats import Seat
 from parlor.rules import connect4x4 as c4
 from parlor.rules import takefour as tf

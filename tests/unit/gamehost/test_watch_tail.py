@@ -16,8 +16,8 @@ from parlor.connect4x4.v1 import connect4x4_pb2 as c4pb
 from parlor.core.errors import NotFound
 from parlor.eventstore import NewEvent
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import OpenTable, Table
-from parlor.gamehost.service import GameService
+from parlor.gamehost.table.seating import OpenTable, Table
+from parlor.gamehost.wire.service import GameService
 from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import connect4x4 as c4

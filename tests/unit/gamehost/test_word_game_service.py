@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from parlor.gamehost.botwords import index_once
-from parlor.gamehost.command import Command, expires_in
-from parlor.gamehost.service import deadline
-from parlor.gamehost.words import Dictionary, WordAnswers
+from parlor.gamehost.record.command import Command, expires_in
+from parlor.gamehost.wire.service import deadline
+from parlor.gamehost.words.botwords import index_once
+from parlor.gamehost.words.words import Dictionary, WordAnswers
 
 WORDS = {"cat", "dog"}
 

@@ -157,7 +157,7 @@ def _service_limits() -> list[tuple[Any, str, int, str]]:
     from parlor.connect4x4.v1 import connect4x4_pb2 as cpb
     from parlor.dictionary.v1 import dictionary_pb2 as dpb
     from parlor.directory.listed import MAX_PAGE
-    from parlor.gamehost.replay import MAX_PACE_MS
+    from parlor.gamehost.wire.replay import MAX_PACE_MS
     from parlor.lexicon import MAX_LIMIT as MAX_WORDS
     from parlor.lexicon import MAX_WORD_LENGTH
     from parlor.scoring.v1 import scoring_pb2 as spb

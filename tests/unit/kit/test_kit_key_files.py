@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from parlor.gamehost.games import games
-from parlor.gamehost.wordgame import word_game_component
-from parlor.gamehost.words import DictionarySettings
+from parlor.gamehost.pipeline.games import games
+from parlor.gamehost.wiring.wordgame import word_game_component
+from parlor.gamehost.words.words import DictionarySettings
 from parlor.kit.keys import calling_services, main, write_keys
 
 

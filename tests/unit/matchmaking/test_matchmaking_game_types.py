@@ -12,7 +12,7 @@ import pytest
 
 from parlor.common.v1 import common_pb2
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.games import games
+from parlor.gamehost.pipeline.games import games
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.matching import Match
 from parlor.matchmaking.v1 import matchmaking_pb2 as pb

@@ -11,8 +11,8 @@ from typing import Any
 from kits.takefour import lexicon, tile_set
 
 from parlor.core.decider import replay
-from parlor.gamehost.botrunner import BotRunner
-from parlor.gamehost.seating import OpenTable
+from parlor.gamehost.drivers.botrunner import BotRunner
+from parlor.gamehost.table.seating import OpenTable
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts

@@ -18,7 +18,7 @@ from test_takefour_bot_pace import Clock, Tabled
 from test_takefour_bot_pace import runner as paced_runner
 
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.botrunner import ABANDON_SECONDS, ALONE_SECONDS, BotRunner
+from parlor.gamehost.drivers.botrunner import ABANDON_SECONDS, ALONE_SECONDS, BotRunner
 from parlor.rules import takefour as tf
 from parlor.services.takefour.game import TakeFourSettings
 

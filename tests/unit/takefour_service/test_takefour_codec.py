@@ -11,7 +11,7 @@ from kits.takefour import playout, tile_set
 from parlor.common.v1 import common_pb2
 from parlor.core.decider import replay
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.services.takefour import game as codec

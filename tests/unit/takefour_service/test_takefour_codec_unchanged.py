@@ -1,7 +1,7 @@
 """Take Four's codec writes and reads every event, and shows it to each viewer, as before.
 
 The ``old_`` functions below are the hand-written codec the generic mapping
-(``parlor.gamehost.messages``) replaced, kept as the reference: stored events, replays,
+(``parlor.gamehost.wire.messages``) replaced, kept as the reference: stored events, replays,
 ``parlor verify`` and command-id fingerprints depend on the bytes staying the same.
 """
 
@@ -20,8 +20,8 @@ from kits.takefour import chooser, crc_word, playout, tile_set
 
 from parlor.core.conformance import random_playout
 from parlor.core.errors import InvalidArgument
-from parlor.gamehost.codec import seat_pb, table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
+from parlor.gamehost.table.codec import seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.contract import ENGINE

@@ -11,9 +11,9 @@ from kits.takefour import tile_set
 from parlor.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import GameFinished, OpenTable
-from parlor.gamehost.service import GameService
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.table.seating import GameFinished, OpenTable
+from parlor.gamehost.wire.service import GameService
+from parlor.gamehost.words.words import Dictionary
 from parlor.gametypes.seats import Seat
 from parlor.lexicon.shelf import enable1
 from parlor.rules import takefour as tf

@@ -16,8 +16,13 @@ from hypothesis import strategies as st
 from kits.takefour import choose, crc_word, lenient_word, lexicon, tile_set
 
 from parlor.core.decider import replay
-from parlor.gamehost.seating import GameFinished, OpenTable, SeatsTaken
-from parlor.gamehost.verify import COMMAND_REFUSED, EVENT_DIFFERS, NOT_DECIDED, verify_history
+from parlor.gamehost.table.seating import GameFinished, OpenTable, SeatsTaken
+from parlor.gamehost.verify.verify import (
+    COMMAND_REFUSED,
+    EVENT_DIFFERS,
+    NOT_DECIDED,
+    verify_history,
+)
 from parlor.gametypes.seats import Seat
 from parlor.rules import takefour as tf
 from parlor.rules.takefour.rules import attach_verdicts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from parlor.gamehost.chance import drawn
+from parlor.gamehost.record.chance import drawn
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.hosting import GAME
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from parlor.core.decider import execute
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing
 from parlor.gametypes.seats import Seat
 from parlor.rules import upwords as uw
 from parlor.services.upwords.game import Codec, Event, decode_message, public, shown

@@ -1,7 +1,7 @@
 """Upwords' codec writes and reads every event, whole or stripped, exactly as before.
 
 The ``old_`` functions below are the hand-written codec the generic mapping
-(``parlor.gamehost.messages``) replaced, kept as the reference: stored events, replays,
+(``parlor.gamehost.wire.messages``) replaced, kept as the reference: stored events, replays,
 ``parlor verify`` and command-id fingerprints depend on the bytes staying the same.
 """
 
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from kits.codecs import assert_same, instances
 
 from parlor.core.conformance import random_playout
-from parlor.gamehost.codec import seat_pb, table_event_of, table_event_pb
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Standing, Table
+from parlor.gamehost.table.codec import seat_pb, table_event_of, table_event_pb
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Standing, Table
 from parlor.gametypes.seats import Seat
 from parlor.rules import upwords as uw
 from parlor.rules.upwords.bot import BotExchange, BotPlay, UpwordsBot

@@ -17,9 +17,9 @@ import pytest
 from parlor.core.errors import RuleViolation
 from parlor.eventstore import InMemoryEventStore
 from parlor.gamehost import GameHost
-from parlor.gamehost.seating import OpenTable
-from parlor.gamehost.service import GameService
-from parlor.gamehost.words import Dictionary
+from parlor.gamehost.table.seating import OpenTable
+from parlor.gamehost.wire.service import GameService
+from parlor.gamehost.words.words import Dictionary
 from parlor.gametypes.seats import Seat
 from parlor.kit import auth
 from parlor.rules import upwords as uw

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from parlor.gamehost.seating import GameFinished, OpenTable, Table
-from parlor.gamehost.verify import COMMAND_REFUSED, EVENT_DIFFERS, verify_history
+from parlor.gamehost.table.seating import GameFinished, OpenTable, Table
+from parlor.gamehost.verify.verify import COMMAND_REFUSED, EVENT_DIFFERS, verify_history
 from parlor.gametypes.seats import Seat
 from parlor.lexicon import enable1
 from parlor.rules import upwords as uw
@@ -174,7 +174,7 @@ def test_a_word_the_play_did_not_form_is_refused_at_that_play() -> None:
 
 
 def test_the_game_type_is_registered_for_parlor_verify() -> None:
-    from parlor.gamehost.replay import game_types
+    from parlor.gamehost.wire.replay import game_types
 
     registered = game_types()["upwords"]()
     assert registered.category == GAME.category == "upwords"

@@ -935,7 +935,7 @@ def _verify(url: str, game_type: str | None, game_id: str | None) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from parlor.cli.verifying import verify_games
-    from parlor.gamehost.replay import game_types
+    from parlor.gamehost.wire.replay import game_types
 
     installed = game_types()
     if game_type is not None and game_type not in installed:

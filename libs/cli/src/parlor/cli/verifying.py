@@ -8,9 +8,9 @@ from typing import Any
 
 from parlor.directory.projection import game_directory
 from parlor.eventstore import PostgresEventStore
-from parlor.gamehost.replay import GameType
-from parlor.gamehost.timecheck import stamps_of
-from parlor.gamehost.verify import Verdict, unreadable, verify_history
+from parlor.gamehost.verify.timecheck import stamps_of
+from parlor.gamehost.verify.verify import Verdict, unreadable, verify_history
+from parlor.gamehost.wire.replay import GameType
 
 
 async def verify_stream(
@@ -103,7 +103,7 @@ async def verify_tournaments(
     """Each stored tournament's stream id and what ``parlor.tournamentrules.verify`` finds
     wrong with it, its games' places read from the games' own streams."""
     from parlor.accounts.codec import decode
-    from parlor.gamehost.games import games
+    from parlor.gamehost.pipeline.games import games
     from parlor.tournamentrules import EVENT_TYPES, TablesPaired, TournamentCreated, verify
 
     categories = {name: g.category for name, g in games().items()}

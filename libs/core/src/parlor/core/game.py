@@ -194,7 +194,7 @@ def problems(engine: object) -> list[str]:
 
 @dataclass(frozen=True)
 class TurnTiming(Generic[S, C]):
-    """The clocks of a game of turns (``parlor.gamehost.clocks.Timing``): the clocks of the
+    """The clocks of a game of turns (``parlor.gamehost.table.clocks.Timing``): the clocks of the
     seats the game waits for (its contract's ``to_move``) run, one allowance each; a seat
     that runs out gets the game's own timeout command, and ``out`` says who has."""
 

@@ -5,7 +5,7 @@ games one by one: the resources, the matchmaking and scoring game types and the 
 bridge's routes (``base/kustomization.yaml``), the gRPC routes (``base/gateway.yaml``), a
 NATS user per game (``overlays/dev/nats.conf``, ``overlays/prod/nats/values.yaml``) and
 the Deployments the prod overlay patches (``overlays/prod/kustomization.yaml``). This
-writes those lists from ``parlor.gamehost.games.games()`` (every installed
+writes those lists from ``parlor.gamehost.pipeline.games.games()`` (every installed
 ``parlor.game_types`` entry point)::
 
     .venv/bin/python -m parlor.devinfra.gamelists          # rewrite the files
@@ -71,7 +71,7 @@ class Game:
 
 def registered() -> list[Game]:
     """Every installed game, by name."""
-    from parlor.gamehost.games import games
+    from parlor.gamehost.pipeline.games import games
 
     found = [
         Game(name, g.service, g.proto.DESCRIPTOR.name if g.proto else "")

@@ -1,7 +1,7 @@
 """The catalogue of games: every installed game type by name, as the services beside the
 game runtime see it.
 
-A game is declared once, as its service's ``GameType`` (``parlor.gamehost.games``),
+A game is declared once, as its service's ``GameType`` (``parlor.gamehost.pipeline.games``),
 registered under the entry-point group ``parlor.game_types``. Matchmaking (the game list,
 seat limits, time controls, bot names, a challenge's config), scoring, chat and tournaments
 read the registry through ``catalogue()`` and know a game by ``CataloguedGame``: what the

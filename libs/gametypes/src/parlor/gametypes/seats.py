@@ -1,7 +1,7 @@
 """Who sits in a seat, as every part of the platform tells it: a person, Parlor's own bot
 (``bot:<level>``, moved by the platform, no clock) or a registered bot account
 (``botacct-<32 hex>``, a player's seat whose clock runs), both shown as a bot in every view
-(docs/bots.md). A game's table of seats (``parlor.gamehost.table``) is made of these."""
+(docs/bots.md). A game's table of seats (``parlor.gamehost.table.table``) is made of these."""
 
 from __future__ import annotations
 

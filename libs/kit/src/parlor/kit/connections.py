@@ -18,7 +18,7 @@ Within a process (``ConnectionBudget``) the budget goes to:
   the inbox and matchmaking's and scoring's tables, all short transactions. No overflow.
 
 Both pools wait for a connection (2 s for a statement, 10 s for a transaction:
-``parlor.gamehost.backends``) rather than open one more, and a caller left waiting hears
+``parlor.gamehost.wiring.backends``) rather than open one more, and a caller left waiting hears
 ``UNAVAILABLE`` (``DATABASE_UNAVAILABLE``) and retries. Start-up
 migrations (matchmaking's and scoring's own tables) use one connection before any pool
 opens, so they too stay within the budget.

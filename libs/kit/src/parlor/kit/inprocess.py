@@ -8,7 +8,7 @@ interceptor, and, with several workers on one port, no hop to whichever worker t
 hands the connection to. It is what gRPC's in-process transport does in other languages;
 a target this process does not serve at (another host, a port nothing here listens on) is
 called over the network as before. The word games' dictionary is the one such client
-(``parlor.gamehost.words``): in ``make run`` every worker hosts both.
+(``parlor.gamehost.words.words``): in ``make run`` every worker hosts both.
 
 Registration is per event loop; an address registered twice for one service is called
 over the network: ``served`` never guesses which one was meant.

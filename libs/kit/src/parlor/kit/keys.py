@@ -25,7 +25,7 @@ from pathlib import Path
 from parlor.kit.auth import IDENTITY_KEY_ID, generate_private_key, jwks
 
 GAME_TYPES = "parlor.game_types"
-"""The entry points that declare the installed games (``parlor.gamehost.games``)."""
+"""The entry points that declare the installed games (``parlor.gamehost.pipeline.games``)."""
 
 
 def declared_calls() -> dict[str, tuple[str, ...]]:

@@ -8,7 +8,7 @@ the services' own tables) and the relay's session and LISTEN.
 The NATS connection and the relay are the process's (``ProcessOutbox``): a platform
 hosting several games and services reads the global order once and publishes every
 category's events, each through its own ``public`` redaction and under its own lease and
-checkpoint. A game service's backends (``parlor.gamehost.backends``) add its deadlines, its
+checkpoint. A game service's backends (``parlor.gamehost.wiring.backends``) add its deadlines, its
 match consumer and its sweeper to these.
 """
 

@@ -13,7 +13,7 @@ kept in its creating events' metadata, is left out of the headers
 subscribes. Each lane has a lease and a checkpoint named after its category: the
 replicas hosting a category elect one publisher for it among themselves, whether a replica
 hosts that game alone (``--only connect4x4``, a pod) or beside others (the platform), where
-one relay reads the global order once for all of them (``parlor.gamehost.backends``).
+one relay reads the global order once for all of them (``parlor.gamehost.wiring.backends``).
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from parlor.examples.tictactoe import rules as ttt
-from parlor.gamehost.codec import Bodies, table_fields
-from parlor.gamehost.games import GameType
-from parlor.gamehost.messages import Custom, Messages
-from parlor.gamehost.seating import GameFinished, SeatsTaken, Table
-from parlor.gamehost.serving import Serving
-from parlor.gamehost.wire import Move, Wire
+from parlor.gamehost.pipeline.games import GameType
+from parlor.gamehost.table.codec import Bodies, table_fields
+from parlor.gamehost.table.seating import GameFinished, SeatsTaken, Table
+from parlor.gamehost.wire.messages import Custom, Messages
+from parlor.gamehost.wire.wire import Move, Wire
+from parlor.gamehost.wiring.serving import Serving
 from parlor.tictactoe.v1 import tictactoe_pb2 as pb
 
 Event = ttt.Event | SeatsTaken | GameFinished

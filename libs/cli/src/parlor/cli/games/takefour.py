@@ -31,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
-from parlor.gamehost.export import seat_tags
+from parlor.gamehost.wire.export import seat_tags
 from parlor.gametypes.seats import Seat
 from parlor.takefour.v1 import takefour_pb2 as pb
 

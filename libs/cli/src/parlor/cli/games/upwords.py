@@ -24,7 +24,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from parlor.cli.games.calls import ServiceCalls
-from parlor.gamehost.export import seat_tags
+from parlor.gamehost.wire.export import seat_tags
 from parlor.gametypes.seats import Seat
 from parlor.upwords.v1 import upwords_pb2 as pb
 

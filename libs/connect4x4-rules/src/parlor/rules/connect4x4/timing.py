@@ -1,4 +1,4 @@
-"""Connect 4x4 on the clock (``parlor.gamehost.clocks.Timing``): the seat to move's clock
+"""Connect 4x4 on the clock (``parlor.gamehost.table.clocks.Timing``): the seat to move's clock
 runs; a timeout is ``TimeOut`` (the seat leaves)."""
 
 from __future__ import annotations

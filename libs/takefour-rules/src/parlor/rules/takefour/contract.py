@@ -59,7 +59,7 @@ ENGINE: GameContract[tf.TakeFourState, tf.TakeFourCommand, tf.TakeFourEvent] = T
 @dataclass(frozen=True)
 class Deal:
     """Take Four's chance step: round ``number`` dealt from an order of every tile id
-    (``size`` of them), which the platform draws (``parlor.gamehost.chance``)."""
+    (``size`` of them), which the platform draws (``parlor.gamehost.record.chance``)."""
 
     number: int
     size: int

@@ -5,7 +5,7 @@ beside the standings, clocks, replay mapping and the deal of each round
 (``contract.chance``, the first round's too, dealt right after the create): the create
 command for the seats given (``create``) and its export, a finished game's whole record
 (``export``). Its bots are a runner's (they plan whole turns,
-``parlor.gamehost.botrunner``).
+``parlor.gamehost.drivers.botrunner``).
 """
 
 from __future__ import annotations

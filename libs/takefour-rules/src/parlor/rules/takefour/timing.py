@@ -1,4 +1,4 @@
-"""Take Four on the clock (``parlor.gamehost.clocks.Timing``): idle clocks, no turns."""
+"""Take Four on the clock (``parlor.gamehost.table.clocks.Timing``): idle clocks, no turns."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 What the platform asks of the rules beyond the game contract (``contract.ENGINE``) and
 beside the standings, clocks and replay mapping: the create command for the seats given
 (``create``) and the chance step that opens a game (``opening``: both bag orders, which the
-platform draws, ``parlor.gamehost.chance``; the rules draw nothing). Its bots need the
+platform draws, ``parlor.gamehost.record.chance``; the rules draw nothing). Its bots need the
 platform's word graph and the dictionary's verdicts: they are the game service's.
 """
 

@@ -1,4 +1,4 @@
-"""Upwords on the clock (``parlor.gamehost.clocks.Timing``): the seat to move's clock runs;
+"""Upwords on the clock (``parlor.gamehost.table.clocks.Timing``): the seat to move's clock runs;
 a timeout is ``TimeOut`` (the seat drops out)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The words an Upwords command is decided by, for the dictionary to judge (``WordChecks`` in
-``parlor.gamehost.words``): a play's in auto mode, and a challenge's, the pending play's."""
+``parlor.gamehost.words.words``): a play's in auto mode, and a challenge's, the pending play's."""
 
 from __future__ import annotations
 

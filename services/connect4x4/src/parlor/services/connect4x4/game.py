@@ -18,13 +18,13 @@ from typing import Any
 
 from parlor.common.v1 import common_pb2
 from parlor.connect4x4.v1 import connect4x4_pb2 as pb
-from parlor.gamehost.codec import Bodies, table_fields
-from parlor.gamehost.games import GameType
-from parlor.gamehost.messages import Messages
-from parlor.gamehost.seating import Table, TableEvent
-from parlor.gamehost.serving import Serving
-from parlor.gamehost.views import ElementWire
-from parlor.gamehost.wire import Move, Wire
+from parlor.gamehost.pipeline.games import GameType
+from parlor.gamehost.table.codec import Bodies, table_fields
+from parlor.gamehost.table.seating import Table, TableEvent
+from parlor.gamehost.wire.messages import Messages
+from parlor.gamehost.wire.views import ElementWire
+from parlor.gamehost.wire.wire import Move, Wire
+from parlor.gamehost.wiring.serving import Serving
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.rules import connect4x4 as c4
 from parlor.rules.connect4x4 import hosting, replay

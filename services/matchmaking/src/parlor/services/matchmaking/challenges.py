@@ -20,7 +20,7 @@ A change is appended to all of them in **one transaction** (``Batch``; PostgreSQ
 accepted challenge's last seat appends ``GameMatched`` with the match's ``MatchFormed``
 (``matchmaking-<match id>``, ``NO_STREAM``) in that same transaction: the matchmaking
 relay publishes it, and the game type's service makes the game from it exactly as it does
-a matching round's (``parlor.gamehost.matches``, under ``parlor:match-<match id>``). The
+a matching round's (``parlor.gamehost.pipeline.matches``, under ``parlor:match-<match id>``). The
 challenge's own stream is appended with its expected version, so a retried or concurrent
 accept decides again on the newer state and appends nothing twice: one match, one game.
 """

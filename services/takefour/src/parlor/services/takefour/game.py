@@ -15,7 +15,7 @@ order:
   during play, a joker swap shown as a move; hands, grids and bags are never published);
 - the declaration (``GAME``: the codec, the bots, the proto, the time controls), registered
   under ``parlor.game_types`` (pyproject.toml). The bots are played by the game host's
-  runner (``parlor.gamehost.botrunner``), which reads the rest from the contract: a bot of
+  runner (``parlor.gamehost.drivers.botrunner``), which reads the rest from the contract: a bot of
   each level plans with its search budget (the rules' ``bot.LEVELS``) on the bots' own word
   index, from its seat's view, and waits its level's pace per step while a person plays
   (``BOT_PACE_SECONDS``, e.g. easy 8 s a tile, so a person typing ``place A 0,0`` keeps up;
@@ -39,7 +39,8 @@ from typing import Any, cast
 from google.protobuf.message import Message
 
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.botrunner import (
+from parlor.gamehost.bots.pooledseat import PooledSeat
+from parlor.gamehost.drivers.botrunner import (
     ABANDON_HELP,
     ABANDON_SECONDS,
     ALONE_HELP,
@@ -50,19 +51,18 @@ from parlor.gamehost.botrunner import (
     ContractBots,
     service_runner,
 )
-from parlor.gamehost.botwords import built_index
-from parlor.gamehost.codec import Bodies, play_fields, seat_pb
-from parlor.gamehost.component import Served
-from parlor.gamehost.export import export_parts
-from parlor.gamehost.games import GameType
-from parlor.gamehost.messages import DEFAULT, Custom, Messages
-from parlor.gamehost.messages import Wire as WireField
-from parlor.gamehost.pooledseat import PooledSeat
-from parlor.gamehost.seating import TABLE_EVENTS, Table, TableEvent
-from parlor.gamehost.service import GameService
-from parlor.gamehost.serving import Serving
-from parlor.gamehost.wire import Move, Wire
-from parlor.gamehost.words import DictionarySettings
+from parlor.gamehost.pipeline.games import GameType
+from parlor.gamehost.table.codec import Bodies, play_fields, seat_pb
+from parlor.gamehost.table.seating import TABLE_EVENTS, Table, TableEvent
+from parlor.gamehost.wire.export import export_parts
+from parlor.gamehost.wire.messages import DEFAULT, Custom, Messages
+from parlor.gamehost.wire.messages import Wire as WireField
+from parlor.gamehost.wire.service import GameService
+from parlor.gamehost.wire.wire import Move, Wire
+from parlor.gamehost.wiring.component import Served
+from parlor.gamehost.wiring.serving import Serving
+from parlor.gamehost.words.botwords import built_index
+from parlor.gamehost.words.words import DictionarySettings
 from parlor.gametypes.seats import Seat
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit.settings import load, setting

@@ -2,9 +2,10 @@
 
 Making: each table a pairing decides becomes ``MatchFormed`` in ``matchmaking-<game id>``
 (first and only event of that stream, written in the pairing's transaction), which the game
-type's service makes the game from exactly once (``parlor.gamehost.matches``), and the relay
-that carries matchmaking's lane puts on the bus. A Parlor bot entrant (``bot:<level>#<n>``)
-sits as ``bot:<level>``, the game service's own bot; everyone else as themselves.
+type's service makes the game from exactly once (``parlor.gamehost.pipeline.matches``), and
+the relay that carries matchmaking's lane puts on the bus. A Parlor bot entrant
+(``bot:<level>#<n>``) sits as ``bot:<level>``, the game service's own bot; everyone else as
+themselves.
 
 Results: a game's ``GameFinished`` as its stream in the store holds it, never as a message
 says; the game is a tournament's only if its match names the tournament. The seats that went

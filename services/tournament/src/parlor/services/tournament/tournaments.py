@@ -5,7 +5,7 @@ the store before each decision) and a decision is appended at the version it was
 a conflict (another replica's driver, a join at the same moment) decides again on the new
 state. A pairing's games are made in the same transaction: each table's ``MatchFormed`` in
 ``matchmaking-<game id>`` (its first and only event), which the game type's service makes
-the game from exactly once, as it does a challenge's (``parlor.gamehost.matches``).
+the game from exactly once, as it does a challenge's (``parlor.gamehost.pipeline.matches``).
 
 The catalogue (every tournament this replica knows, for listings and the driver) is read
 from the store's category index (``streams_touched``, in each partition of the store's order

@@ -31,19 +31,19 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from parlor.common.v1 import common_pb2
-from parlor.gamehost.botwords import built_index
-from parlor.gamehost.codec import Bodies, game_fields
-from parlor.gamehost.component import Served
-from parlor.gamehost.games import GameType
-from parlor.gamehost.messages import Custom, Messages
-from parlor.gamehost.messages import Wire as WireField
-from parlor.gamehost.seating import TABLE_EVENTS, Table, TableEvent
-from parlor.gamehost.serving import Serving
-from parlor.gamehost.thinking import think
-from parlor.gamehost.turns import BotCommand, Bots
-from parlor.gamehost.views import ElementWire
-from parlor.gamehost.wire import Move, Wire
-from parlor.gamehost.words import Dictionary, DictionarySettings
+from parlor.gamehost.bots.thinking import think
+from parlor.gamehost.pipeline.games import GameType
+from parlor.gamehost.pipeline.turns import BotCommand, Bots
+from parlor.gamehost.table.codec import Bodies, game_fields
+from parlor.gamehost.table.seating import TABLE_EVENTS, Table, TableEvent
+from parlor.gamehost.wire.messages import Custom, Messages
+from parlor.gamehost.wire.messages import Wire as WireField
+from parlor.gamehost.wire.views import ElementWire
+from parlor.gamehost.wire.wire import Move, Wire
+from parlor.gamehost.wiring.component import Served
+from parlor.gamehost.wiring.serving import Serving
+from parlor.gamehost.words.botwords import built_index
+from parlor.gamehost.words.words import Dictionary, DictionarySettings
 from parlor.gametypes.timecontrol import TimeControl
 from parlor.kit.settings import load, setting
 from parlor.rules import upwords as uw

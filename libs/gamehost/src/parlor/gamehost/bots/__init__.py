@@ -1,0 +1,1 @@
+"""The game host's bots level (README.md here)."""

@@ -1,0 +1,1 @@
+"""The game host's drivers level (README.md here)."""

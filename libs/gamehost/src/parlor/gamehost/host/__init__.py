@@ -1,0 +1,1 @@
+"""The game host's host level (README.md here)."""

@@ -1,0 +1,1 @@
+"""The game host's pipeline level (README.md here)."""

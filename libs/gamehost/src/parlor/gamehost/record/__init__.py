@@ -1,0 +1,1 @@
+"""The game host's record level (README.md here)."""

@@ -1,0 +1,1 @@
+"""The game host's table level (README.md here)."""

@@ -1,0 +1,1 @@
+"""The game host's verify level (README.md here)."""

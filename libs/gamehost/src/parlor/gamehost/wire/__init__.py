@@ -1,0 +1,1 @@
+"""The game host's wire level (README.md here)."""

@@ -1,0 +1,1 @@
+"""The game host's wiring level (README.md here)."""

@@ -1,0 +1,1 @@
+"""The game host's words level (README.md here)."""
